@@ -1,0 +1,90 @@
+"""Version bumps through bump-my-version, dry-run unless executed, refused on a dirty tree."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from mlrelease import git, versions
+from mlrelease.config import Config
+from mlrelease.errors import PreconditionError, UserError
+
+# `--part pre` increments the release-candidate / dev number (rc1 -> rc2); the other parts are
+# bump-my-version's own (see [tool.bumpversion] parse).
+PARTS = {"major": "major", "minor": "minor", "patch": "patch", "pre": "pre_n", "stage": "pre_l"}
+
+
+@dataclass(frozen=True)
+class Plan:
+    current: str
+    new: str
+    changes: list[tuple[str, int]]
+    """(file, line) of each occurrence that the bump rewrites."""
+
+    @property
+    def noop(self) -> bool:
+        return self.current == self.new
+
+
+def _tool() -> list[str]:
+    exe = shutil.which("bump-my-version")
+    return [exe] if exe else [sys.executable, "-m", "bumpversion"]
+
+
+def _bmv(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*_tool(), *args], cwd=root, capture_output=True, text=True, check=False)
+
+
+def plan(config: Config, *, to: str | None = None, part: str | None = None) -> Plan:
+    """Work out the new version and check every listed file carries the current one."""
+    if (to is None) == (part is None):
+        raise UserError("bump: give exactly one of --to VERSION or --part {" + ",".join(PARTS) + "}.")
+    source = str(config.pyproject_path)
+    current = str(versions.bumpversion_table(config.pyproject, source)["current_version"])
+    if to is not None:
+        new = str(versions.parse(to, key="--to", source="command line"))
+        if new != to:
+            raise UserError(f"bump: --to {to!r} is not in canonical PEP 440 form; use {new!r}.")
+    else:
+        if part not in PARTS:
+            raise UserError(f"bump: --part {part!r}: expected one of {', '.join(PARTS)}.")
+        proc = _bmv(config.root, "show", "new_version", "--increment", PARTS[part])
+        if proc.returncode != 0:
+            raise UserError(f"bump: bump-my-version cannot increment {part}: {proc.stderr.strip()}")
+        new = proc.stdout.strip()
+    found, problems = versions.scan(config.root, config.pyproject, source)
+    stale = versions.mismatches(found, current)
+    if problems or stale:
+        lines = [f"{p.file}: {p.message}" for p in problems]
+        lines += [f"{o.file}:{o.line} carries {o.value}, not {current}" for o in stale]
+        raise PreconditionError(
+            "bump: every listed file must carry the current version " + current + " first: "
+            + "; ".join(lines) + ". Fix them (the `versions` gate shows the same) and re-run."
+        )
+    return Plan(current, new, [(o.file, o.line) for o in found])
+
+
+def execute(config: Config, bump_plan: Plan) -> None:
+    """Rewrite the files. Refuses a dirty tree; restores every file if bump-my-version fails."""
+    if bump_plan.noop:
+        return
+    if git.is_repo(config.root):
+        dirty = git.dirty_files(config.root)
+        if dirty:
+            raise PreconditionError(
+                f"bump: the working tree has uncommitted changes ({', '.join(dirty[:5])}); "
+                "commit or stash them first, so the bump is one reviewable change."
+            )
+    files = sorted({config.root / f for f, _ in bump_plan.changes} | {config.pyproject_path})
+    saved = {path: path.read_bytes() for path in files}
+    proc = _bmv(config.root, "bump", "--new-version", bump_plan.new, "--allow-dirty")
+    if proc.returncode != 0:
+        for path, data in saved.items():
+            path.write_bytes(data)
+        raise UserError(
+            f"bump-my-version failed (exit {proc.returncode}); no file was changed: "
+            f"{(proc.stderr or proc.stdout).strip()}"
+        )

@@ -1,0 +1,83 @@
+"""The changelog: a section per release, generated from Conventional Commits (angular).
+
+Generation is git-changelog's (``--convention angular``); this module checks the result and
+finds the section a release needs.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from packaging.version import InvalidVersion, Version
+
+from mlrelease.errors import UserError
+
+HEADING = re.compile(r"^#{1,3}\s+\[?(?P<title>[^\]\n]+?)\]?(?:\(.*?\))?(?:\s+-\s+.*)?\s*$", re.M)
+MARKER = "<!-- insertion marker -->"
+
+
+def sections(text: str) -> list[str]:
+    """Titles of the version sections (``Unreleased``, ``1.4.0``, ``v1.4.0`` ...) in order."""
+    return [m["title"].strip() for m in HEADING.finditer(text)]
+
+
+def required_title(version: Version) -> str:
+    """What the section for ``version`` is called: Unreleased for a dev version."""
+    return "Unreleased" if version.is_devrelease else version.base_version
+
+
+def has_section(text: str, version: Version) -> bool:
+    """True when the changelog has the section a release of ``version`` needs.
+
+    A release candidate ``1.4.0rc2`` is covered by the ``1.4.0`` section (its notes are the
+    release's notes) or by a section of its own.
+    """
+    wanted = required_title(version)
+    for title in sections(text):
+        if wanted == "Unreleased":
+            if title.lower() == "unreleased":
+                return True
+            continue
+        candidate = title.split()[0].lstrip("v")
+        try:
+            parsed = Version(candidate)
+        except InvalidVersion:
+            continue
+        if parsed == version or parsed == Version(wanted):
+            return True
+    return False
+
+
+def generate_command(root: Path, output: str, *, bump: str | None = None) -> list[str]:
+    """The git-changelog command that rewrites ``output`` in place (angular convention)."""
+    exe = shutil.which("git-changelog")
+    base = [exe] if exe else [sys.executable, "-m", "git_changelog"]
+    command = [
+        *base, "--convention", "angular", "--template", "keepachangelog",
+        "--in-place", "--output", output, "--marker-line", MARKER, "--versioning", "pep440",
+        "--sections", "feat,fix,perf,refactor,revert,docs,build,ci,deps",
+    ]
+    if bump:
+        command += ["--bump", bump]
+    return [*command, str(root)]
+
+
+def generate(root: Path, output: str, *, bump: str | None = None) -> str:
+    """Run git-changelog on ``root`` and return the new text of ``output``."""
+    path = root / output
+    if not path.exists():
+        raise UserError(
+            f"{output}: no such file; create it with a first line '# Changelog' and a line "
+            f"'{MARKER}' where new versions go."
+        )
+    if MARKER not in path.read_text(encoding="utf-8"):
+        raise UserError(f"{output}: the line '{MARKER}' is missing; add it where new versions go.")
+    proc = subprocess.run(generate_command(root, output, bump=bump), cwd=root,
+                          capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise UserError(f"git-changelog failed (exit {proc.returncode}): {proc.stderr.strip()}")
+    return path.read_text(encoding="utf-8")

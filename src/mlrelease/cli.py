@@ -1,0 +1,202 @@
+"""The ``mlrelease`` command line. Every nox session and invoke task calls into it.
+
+Feature modules add their own sub-commands: each module named in :data:`COMMAND_MODULES`
+has ``register(subparsers)``, which adds parsers whose ``func`` default takes the parsed
+arguments and returns an exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import importlib
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from rich.console import Console
+
+from mlrelease import __version__, bump, changelog, exit_criteria, report, verify
+from mlrelease.config import Config, load
+from mlrelease.errors import UserError
+from mlrelease.gates import select
+
+COMMAND_MODULES: list[str] = []
+"""Modules that add sub-commands (``register(subparsers)``)."""
+
+console = Console(stderr=True, highlight=False)
+
+
+def _config(args: argparse.Namespace) -> Config:
+    return load(args.root)
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    try:
+        shard = verify.parse_shard(args.shard) if args.shard else None
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    options = verify.Options(
+        only=args.only, skip=args.skip, strict=args.strict, shard=shard,
+        report_dir=args.report_dir,
+    )
+    outcome = verify.run(_config(args), options, console)
+    return 0 if outcome.ok else 1
+
+
+def cmd_report_merge(args: argparse.Namespace) -> int:
+    merged = report.merge([report.read(Path(p)) for p in args.reports])
+    paths = report.write(merged, args.output)
+    console.print(verify.summary_table(merged))
+    console.print(f"Merged {len(args.reports)} reports into {paths['json'].parent}")
+    return 0 if merged.ok else 1
+
+
+def cmd_gates_list(args: argparse.Namespace) -> int:
+    config = _config(args)
+    for g in select(config):
+        print(f"{g.name:20} {g.description}")
+    return 0
+
+
+def cmd_gates_doc(args: argparse.Namespace) -> int:
+    config = _config(args)
+    page = config.path(config.exit_criteria_doc)
+    text = exit_criteria.render(select(config))
+    current = page.read_text(encoding="utf-8") if page.exists() else ""
+    difference = exit_criteria.first_difference(text, current)
+    if args.check:
+        if difference:
+            console.print(f"{config.exit_criteria_doc} is stale ({difference}); run `mlrelease gates doc`.")
+            return 1
+        console.print(f"{config.exit_criteria_doc} is current.")
+        return 0
+    if difference is None:
+        console.print(f"{config.exit_criteria_doc} is current; nothing to write.")
+        return 0
+    page.parent.mkdir(parents=True, exist_ok=True)
+    page.write_text(text, encoding="utf-8")
+    console.print(f"Wrote {config.exit_criteria_doc}")
+    return 0
+
+
+def cmd_changelog(args: argparse.Namespace) -> int:
+    config = _config(args)
+    path = config.path(config.changelog)
+    before = path.read_text(encoding="utf-8") if path.exists() else ""
+    after = changelog.generate(config.root, config.changelog, bump=args.bump)
+    if not args.execute:
+        path.write_text(before, encoding="utf-8")
+        diff = difflib.unified_diff(before.splitlines(), after.splitlines(), config.changelog,
+                                    config.changelog + " (generated)", lineterm="")
+        print("\n".join(diff) or f"{config.changelog} is up to date.")
+        console.print("Dry run: nothing written. Re-run with --execute to update the file.")
+        return 0
+    console.print(f"{config.changelog}: " + ("updated" if after != before else "already up to date"))
+    return 0
+
+
+def cmd_bump(args: argparse.Namespace) -> int:
+    config = _config(args)
+    bump_plan = bump.plan(config, to=args.to, part=args.part)
+    if bump_plan.noop:
+        console.print(f"Version is already {bump_plan.new}; nothing to do.")
+        return 0
+    console.print(f"Bump {bump_plan.current} -> {bump_plan.new} in:")
+    for file, line in bump_plan.changes:
+        console.print(f"  {file}:{line}")
+    if not args.execute:
+        console.print("Dry run: nothing written. Re-run with --execute to apply.")
+        return 0
+    bump.execute(config, bump_plan)
+    console.print(f"Version is now {bump_plan.new}. Review and commit the change.")
+    return 0
+
+
+def cmd_version(args: argparse.Namespace) -> int:
+    config = _config(args)
+    print(config.pyproject.get("tool", {}).get("bumpversion", {}).get("current_version", ""))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="mlrelease",
+        description="Release engineering for ML libraries: run the release exit criteria (gates), "
+        "write reports, generate the changelog and exit-criteria page, bump versions. "
+        "Configuration: [tool.mlrelease] in pyproject.toml.",
+    )
+    parser.add_argument("--version", action="version", version=f"mlrelease {__version__}")
+    parser.add_argument("--root", type=Path, default=None,
+                        help="project root (default: nearest folder with a pyproject.toml)")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("verify", help="run the release gates and write the reports",
+                       description="Run the gates listed in [tool.mlrelease] gates, in order; "
+                       "write report.md, report.json and junit.xml; exit 0 only when no gate "
+                       "failed or errored.")
+    p.add_argument("--only", action="append", default=[], metavar="GATE",
+                   help="run only this gate (repeatable)")
+    p.add_argument("--skip", action="append", default=[], metavar="GATE",
+                   help="do not run this gate (repeatable)")
+    p.add_argument("--strict", action="store_true", help="a skipped required gate fails")
+    p.add_argument("--shard", metavar="I/N", help="run shard I of N (round-robin over the gates)")
+    p.add_argument("--report-dir", type=Path, default=None,
+                   help="where to write the reports (default: [tool.mlrelease] report-dir)")
+    p.set_defaults(func=cmd_verify)
+
+    p = sub.add_parser("report", help="work with release_verify reports")
+    report_sub = p.add_subparsers(dest="report_command", required=True, metavar="ACTION")
+    m = report_sub.add_parser("merge", help="merge shard report.json files into one report")
+    m.add_argument("reports", nargs="+", metavar="REPORT_JSON")
+    m.add_argument("-o", "--output", type=Path, default=Path("build/release-verify"),
+                   help="folder for the merged report (default: build/release-verify)")
+    m.set_defaults(func=cmd_report_merge)
+
+    p = sub.add_parser("gates", help="list the gates or write the exit-criteria page")
+    gates_sub = p.add_subparsers(dest="gates_command", required=True, metavar="ACTION")
+    gates_sub.add_parser("list", help="the configured gates, in order").set_defaults(
+        func=cmd_gates_list)
+    d = gates_sub.add_parser("doc", help="write docs/release/exit-criteria.md from the gates")
+    d.add_argument("--check", action="store_true", help="fail when the page is stale; write nothing")
+    d.set_defaults(func=cmd_gates_doc)
+
+    p = sub.add_parser("changelog", help="generate the changelog from Conventional Commits",
+                       description="Regenerate the changelog in place with git-changelog's angular "
+                       "convention. Dry run (prints the diff) unless --execute.")
+    p.add_argument("--bump", metavar="VERSION",
+                   help="title the unreleased section with this version ('auto' to infer it)")
+    p.add_argument("--execute", action="store_true", help="write the file")
+    p.set_defaults(func=cmd_changelog)
+
+    p = sub.add_parser("bump", help="bump the version in every listed file (bump-my-version)",
+                       description="Change the version in every file listed in [tool.bumpversion]. "
+                       "Dry run unless --execute; refuses a dirty tree.")
+    group = p.add_mutually_exclusive_group(required=True)
+    group.add_argument("--to", metavar="VERSION", help="the new version, e.g. 1.5.0 or 1.5.0rc1")
+    group.add_argument("--part", choices=sorted(bump.PARTS), help="the part to increment")
+    p.add_argument("--execute", action="store_true", help="write the files")
+    p.set_defaults(func=cmd_bump)
+
+    sub.add_parser("version", help="print the project version").set_defaults(func=cmd_version)
+
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except UserError as exc:
+        console.print(f"[bold red]error:[/] {exc}", soft_wrap=True)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        console.print("interrupted")
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,216 @@
+"""Load and validate ``[tool.mlrelease]`` from ``pyproject.toml``.
+
+The configuration is described by frozen dataclasses. TOML keys are kebab-case
+(``report-dir``), fields are snake_case (``report_dir``). Validation is strict: an unknown key
+(usually a typo), a value of the wrong type or a missing required key raises
+:class:`~mlrelease.errors.ConfigError` naming the key, what was expected and what was found.
+
+Feature modules describe their own tables (``[tool.mlrelease.ops]``, ...) with dataclasses and
+add them as fields of :class:`Config`; gates read their ``[tool.mlrelease.gate-options.NAME]``
+table with :func:`parse_section`, so every table gets the same checks and the same errors.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import sys
+import types
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, TypeVar, Union
+
+from mlrelease.errors import ConfigError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+T = TypeVar("T")
+
+PYPROJECT = "pyproject.toml"
+TABLE = "tool.mlrelease"
+
+
+@dataclass(frozen=True)
+class Config:
+    """The ``[tool.mlrelease]`` table of a project."""
+
+    gates: list[str] = field(
+        default_factory=lambda: ["versions", "changelog", "exit_criteria_doc", "tests"]
+    )
+    """Gates that ``mlrelease verify`` runs, in this order."""
+    changelog: str = "CHANGELOG.md"
+    """Changelog file, relative to the project root."""
+    report_dir: str = "build/release-verify"
+    """Where ``mlrelease verify`` writes report.md, report.json and junit.xml."""
+    exit_criteria_doc: str = "docs/release/exit-criteria.md"
+    """The generated exit-criteria page (``mlrelease gates doc``)."""
+    gate_plugins: list[str] = field(default_factory=list)
+    """Modules imported before the gates run, so an adopter can register its own gates."""
+    gate_options: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Per-gate options: ``[tool.mlrelease.gate-options.GATE]``; each gate validates its own."""
+
+    root: Path = field(default=Path("."), metadata={"toml": False})
+    """The project root (the folder holding pyproject.toml); not read from TOML."""
+    pyproject: Mapping[str, Any] = field(default_factory=dict, metadata={"toml": False})
+    """The whole parsed pyproject.toml (other tools' tables, e.g. ``[tool.bumpversion]``)."""
+
+    @property
+    def pyproject_path(self) -> Path:
+        return self.root / PYPROJECT
+
+    def path(self, relative: str) -> Path:
+        """Resolve a project-relative path from the configuration."""
+        return self.root / relative
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """Parse a TOML file; a missing file or a syntax error is a :class:`ConfigError`."""
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except FileNotFoundError:
+        raise ConfigError(
+            str(path), "an existing TOML file", "no such file", source=str(path),
+            hint="Run the command from the project root or pass --root.",
+        ) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(
+            str(path), "valid TOML", f"a syntax error ({exc})", source=str(path),
+            hint="Fix the syntax at the position given.",
+        ) from None
+
+
+def find_root(start: Path) -> Path:
+    """The nearest folder at or above ``start`` holding a pyproject.toml."""
+    start = start.resolve()
+    for candidate in (start, *start.parents):
+        if (candidate / PYPROJECT).is_file():
+            return candidate
+    raise ConfigError(
+        PYPROJECT, f"a {PYPROJECT} in {start} or a parent folder", "none", source=str(start),
+        hint="Run mlrelease inside the project, or pass --root PATH.",
+    )
+
+
+def load(root: Path | None = None) -> Config:
+    """Load the configuration of the project at ``root`` (found upwards from the cwd if None)."""
+    root = find_root(Path.cwd()) if root is None else root.resolve()
+    path = root / PYPROJECT
+    data = read_toml(path)
+    table = data.get("tool", {}).get("mlrelease", {})
+    config = parse_section(Config, table, prefix=TABLE, source=str(path))
+    return dataclasses.replace(config, root=root, pyproject=data)
+
+
+def parse_section(cls: type[T], table: Any, *, prefix: str, source: str) -> T:
+    """Build dataclass ``cls`` from a TOML table, checking every key and type."""
+    if not isinstance(table, Mapping):
+        raise ConfigError(prefix, "a table", _describe(table), source=source)
+    fields = {
+        f.name: f for f in dataclasses.fields(cls)  # type: ignore[arg-type]
+        if f.metadata.get("toml", True)
+    }
+    hints = typing.get_type_hints(cls)
+    values: dict[str, Any] = {}
+    for key, value in table.items():
+        name = key.replace("-", "_")
+        if name not in fields:
+            known = sorted(f.replace("_", "-") for f in fields)
+            close = difflib.get_close_matches(key, known, n=1)
+            hint = f"Did you mean '{close[0]}'?" if close else f"Known keys: {', '.join(known)}."
+            raise ConfigError(
+                f"{prefix}.{key}", "a known key", "an unknown key", source=source, hint=hint
+            )
+        values[name] = _convert(hints[name], value, f"{prefix}.{key}", source)
+    for name, f in fields.items():
+        required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+        if required and name not in values:
+            raise ConfigError(
+                f"{prefix}.{name.replace('_', '-')}", f"a value ({_expect(hints[name])})",
+                "nothing (the key is required)", source=source,
+            )
+    return cls(**values)
+
+
+def _convert(hint: Any, value: Any, key: str, source: str) -> Any:
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if hint is Any:
+        return value
+    if dataclasses.is_dataclass(hint):
+        return parse_section(hint, value, prefix=key, source=source)  # type: ignore[type-var]
+    if origin in (Union, types.UnionType):
+        options = [a for a in args if a is not type(None)]
+        errors: list[ConfigError] = []
+        for option in options:
+            try:
+                return _convert(option, value, key, source)
+            except ConfigError as exc:
+                errors.append(exc)
+        raise ConfigError(key, _expect(hint), _describe(value), source=source)
+    if origin is Literal:
+        if value in args:
+            return value
+        choices = ", ".join(repr(a) for a in args)
+        raise ConfigError(key, f"one of {choices}", _describe(value), source=source)
+    if origin is list:
+        if not isinstance(value, list):
+            raise ConfigError(key, _expect(hint), _describe(value), source=source)
+        return [_convert(args[0], item, f"{key}[{i}]", source) for i, item in enumerate(value)]
+    if origin is dict:
+        if not isinstance(value, Mapping):
+            raise ConfigError(key, _expect(hint), _describe(value), source=source)
+        return {k: _convert(args[1], v, f"{key}.{k}", source) for k, v in value.items()}
+    if hint is float and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if hint in (str, int, float, bool):
+        # bool is an int in Python; TOML keeps them apart, and so do we.
+        if isinstance(value, hint) and not (hint is int and isinstance(value, bool)):
+            return value
+        raise ConfigError(key, _expect(hint), _describe(value), source=source)
+    raise TypeError(f"unsupported configuration type {hint!r} for {key}")  # a bug in mlrelease
+
+
+def _expect(hint: Any) -> str:
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if dataclasses.is_dataclass(hint):
+        return "a table"
+    if origin in (Union, types.UnionType):
+        return " or ".join(_expect(a) for a in args if a is not type(None))
+    if origin is Literal:
+        return "one of " + ", ".join(repr(a) for a in args)
+    if origin is list:
+        return f"a list of {_plural(args[0])}"
+    if origin is dict:
+        return f"a table of {_plural(args[1])}"
+    names = {str: "a string", int: "an integer", float: "a number", bool: "true or false"}
+    return names.get(hint, str(hint))
+
+
+def _plural(hint: Any) -> str:
+    names = {str: "strings", int: "integers", float: "numbers", bool: "booleans"}
+    if hint in names:
+        return names[hint]
+    if typing.get_origin(hint) is dict or dataclasses.is_dataclass(hint):
+        return "tables"
+    if hint is Any:
+        return "values"
+    return _expect(hint)
+
+
+def _describe(value: Any) -> str:
+    kinds = {
+        bool: "a boolean", int: "an integer", float: "a number", str: "a string",
+        list: "a list", dict: "a table",
+    }
+    kind = next((name for t, name in kinds.items() if isinstance(value, t)), type(value).__name__)
+    shown = repr(value)
+    if len(shown) > 60:
+        shown = shown[:57] + "..."
+    return f"{kind} ({shown})"

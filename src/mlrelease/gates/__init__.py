@@ -1,0 +1,225 @@
+"""The gate contract: one exit criterion of a release.
+
+A gate has a name, a one-line description (it becomes a row of the exit-criteria page) and a
+``run(context) -> GateResult`` function. Gates register themselves with :func:`gate`::
+
+    @gate("versions", "Every file listed for bump-my-version carries the same version.")
+    def check_versions(ctx: Context) -> GateResult:
+        ...
+        return GateResult.passed("4 files carry 1.4.0")
+
+Built-in gates live in the modules listed in :data:`BUILTIN_MODULES`; an adopter registers its
+own in a module named in ``[tool.mlrelease] gate-plugins``.
+"""
+
+from __future__ import annotations
+
+import enum
+import importlib
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from mlrelease.config import Config, parse_section
+from mlrelease.errors import ConfigError, UserError
+
+T = TypeVar("T")
+
+BUILTIN_MODULES = [
+    "mlrelease.gates.project",
+]
+"""Modules whose import registers the built-in gates."""
+
+
+class Status(str, enum.Enum):
+    """The verdict of one gate."""
+
+    PASS = "pass"
+    FAIL = "fail"
+    SKIP = "skip"
+    ERROR = "error"  # the gate itself broke (an exception, a missing tool)
+
+    @property
+    def ok(self) -> bool:
+        return self in (Status.PASS, Status.SKIP)
+
+
+@dataclass
+class GateResult:
+    """What a gate found. ``details`` are Markdown lines; ``evidence`` are paths of files."""
+
+    status: Status
+    summary: str
+    details: list[str] = field(default_factory=list)
+    evidence: list[str] = field(default_factory=list)
+    duration_s: float = 0.0
+    name: str = ""
+
+    @classmethod
+    def passed(cls, summary: str, **kwargs: Any) -> GateResult:
+        return cls(Status.PASS, summary, **kwargs)
+
+    @classmethod
+    def failed(cls, summary: str, **kwargs: Any) -> GateResult:
+        return cls(Status.FAIL, summary, **kwargs)
+
+    @classmethod
+    def skipped(cls, reason: str, **kwargs: Any) -> GateResult:
+        return cls(Status.SKIP, reason, **kwargs)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "status": self.status.value,
+            "summary": self.summary,
+            "details": list(self.details),
+            "evidence": list(self.evidence),
+            "duration_s": round(self.duration_s, 3),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GateResult:
+        return cls(
+            status=Status(data["status"]),
+            summary=data["summary"],
+            details=list(data.get("details", [])),
+            evidence=list(data.get("evidence", [])),
+            duration_s=float(data.get("duration_s", 0.0)),
+            name=data["name"],
+        )
+
+
+@dataclass
+class Context:
+    """What a gate may look at: the project's configuration and where to put evidence."""
+
+    config: Config
+    strict: bool = False
+    evidence_dir: Path | None = None
+
+    @property
+    def root(self) -> Path:
+        return self.config.root
+
+    def options(self, gate_name: str, cls: type[T]) -> T:
+        """Parse ``[tool.mlrelease.gate-options.<gate_name>]`` into the dataclass ``cls``."""
+        table = self.config.gate_options.get(gate_name, {})
+        return parse_section(
+            cls, table, prefix=f"tool.mlrelease.gate-options.{gate_name}",
+            source=str(self.config.pyproject_path),
+        )
+
+    def evidence_path(self, gate_name: str, filename: str) -> Path:
+        """A path under the report folder where a gate may write an evidence file."""
+        base = self.evidence_dir or self.config.path(self.config.report_dir)
+        folder = base / "evidence" / gate_name
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder / filename
+
+    def display(self, path: Path) -> str:
+        """``path`` relative to the project root when inside it (for reports), else absolute."""
+        try:
+            return path.resolve().relative_to(self.root.resolve()).as_posix()
+        except ValueError:
+            return str(path)
+
+
+GateFunction = Callable[[Context], GateResult]
+
+
+@dataclass(frozen=True)
+class Gate:
+    """A registered exit criterion."""
+
+    name: str
+    description: str
+    run: GateFunction
+    required: bool = True
+
+    @property
+    def how_to_run(self) -> str:
+        return f"nox -s release_verify -- --only {self.name}"
+
+    def execute(self, ctx: Context) -> GateResult:
+        """Run the gate; an exception becomes an ``error`` result instead of a crash."""
+        start = time.perf_counter()
+        try:
+            result = self.run(ctx)
+        except UserError as exc:
+            result = GateResult(Status.ERROR, str(exc))
+        except Exception as exc:  # a broken gate must not hide the other gates' verdicts
+            result = GateResult(Status.ERROR, f"{type(exc).__name__}: {exc}")
+        result.name = self.name
+        result.duration_s = time.perf_counter() - start
+        return result
+
+
+REGISTRY: dict[str, Gate] = {}
+
+
+def gate(name: str, description: str, *, required: bool = True) -> Callable[[GateFunction], GateFunction]:
+    """Register ``run`` as the gate ``name``; ``description`` is one line, what it checks."""
+
+    def register(run: GateFunction) -> GateFunction:
+        if name in REGISTRY and REGISTRY[name].run is not run:
+            raise ValueError(f"gate {name!r} is registered twice")
+        REGISTRY[name] = Gate(name, description, run, required)
+        return run
+
+    return register
+
+
+def load_gates(config: Config) -> dict[str, Gate]:
+    """Import built-in and plug-in gate modules; return the registry."""
+    for module in [*BUILTIN_MODULES, *config.gate_plugins]:
+        try:
+            importlib.import_module(module)
+        except ImportError as exc:
+            raise ConfigError(
+                "tool.mlrelease.gate-plugins", "importable module names", f"{module!r} ({exc})",
+                source=str(config.pyproject_path),
+                hint="Install the package that provides it, or remove it from the list.",
+            ) from None
+    return REGISTRY
+
+
+def select(
+    config: Config,
+    only: Iterable[str] = (),
+    skip: Iterable[str] = (),
+) -> list[Gate]:
+    """The configured gates, in configured order, filtered by ``--only`` / ``--skip``."""
+    registry = load_gates(config)
+    only, skip = list(only), list(skip)
+    source = str(config.pyproject_path)
+    for i, name in enumerate(config.gates):
+        if name not in registry:
+            raise ConfigError(
+                f"tool.mlrelease.gates[{i}]", "the name of a registered gate", repr(name),
+                source=source, hint=_suggest(name, registry),
+            )
+    for option, names in (("--only", only), ("--skip", skip)):
+        for name in names:
+            if name not in config.gates:
+                raise UserError(
+                    f"{option} {name}: not a configured gate. Configured gates: "
+                    f"{', '.join(config.gates)}. {_suggest(name, config.gates)}".rstrip()
+                )
+    return [
+        registry[name] for name in config.gates
+        if (not only or name in only) and name not in skip
+    ]
+
+
+def shard(gates: list[Gate], index: int, count: int) -> list[Gate]:
+    """Gates of shard ``index`` (1-based) of ``count``: round-robin over the selection."""
+    return [g for i, g in enumerate(gates) if i % count == index - 1]
+
+
+def _suggest(name: str, known: Iterable[str]) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(name, list(known), n=1)
+    return f"Did you mean '{close[0]}'?" if close else f"Known gates: {', '.join(sorted(known))}."

@@ -1,0 +1,110 @@
+"""Gates every project has: versions, changelog, exit-criteria page, test suite."""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+from dataclasses import dataclass, field
+
+from mlrelease import changelog, exit_criteria, git, versions
+from mlrelease.gates import Context, GateResult, gate, select
+
+
+@gate(
+    "versions",
+    "Every file listed for bump-my-version carries the same PEP 440 version, and a release "
+    "tag on HEAD agrees with it (`v1.4.0-rc2` is `1.4.0rc2`).",
+)
+def check_versions(ctx: Context) -> GateResult:
+    source = str(ctx.config.pyproject_path)
+    table = versions.bumpversion_table(ctx.config.pyproject, source)
+    expected = str(table["current_version"])
+    parsed = versions.parse(expected, key="tool.bumpversion.current_version", source=source)
+    found, problems = versions.scan(ctx.root, ctx.config.pyproject, source)
+    details = [f"`{p.file}`: {p.message}" for p in problems]
+    details += [
+        f"`{o.file}` line {o.line}: found `{o.value}`, expected `{expected}` "
+        "(tool.bumpversion.current_version)"
+        for o in versions.mismatches(found, expected)
+    ]
+    for tag in git.tags_at(ctx.root) if git.head(ctx.root) else []:
+        tagged = versions.tag_to_version(tag)
+        if tagged is not None and tagged != parsed:
+            details.append(f"HEAD is tagged `{tag}` (version {tagged}) but the files carry `{expected}`")
+    if details:
+        return GateResult.failed(f"{len(details)} version problem(s): {details[0]}", details=details)
+    files = sorted({o.file for o in found})
+    return GateResult.passed(f"{len(files)} files carry {expected}", details=[f"`{f}`" for f in files])
+
+
+@gate(
+    "changelog",
+    "The changelog has a section for the version being released (`Unreleased` for a "
+    ".dev version).",
+)
+def check_changelog(ctx: Context) -> GateResult:
+    source = str(ctx.config.pyproject_path)
+    table = versions.bumpversion_table(ctx.config.pyproject, source)
+    version = versions.parse(str(table["current_version"]), source=source)
+    path = ctx.config.path(ctx.config.changelog)
+    if not path.is_file():
+        return GateResult.failed(
+            f"{ctx.config.changelog} does not exist (tool.mlrelease.changelog)",
+            details=["Create it, then run `nox -s changelog` to fill it from the commits."],
+        )
+    text = path.read_text(encoding="utf-8")
+    wanted = changelog.required_title(version)
+    if changelog.has_section(text, version):
+        return GateResult.passed(f"{ctx.config.changelog} has a section for {wanted}")
+    found = ", ".join(changelog.sections(text)[:5]) or "none"
+    return GateResult.failed(
+        f"{ctx.config.changelog} has no section for {wanted} (sections found: {found})",
+        details=[f"Run `nox -s changelog -- --bump {version}` to generate it from the commits."],
+    )
+
+
+@gate(
+    "exit_criteria_doc",
+    "The exit-criteria page equals what `mlrelease gates doc` generates from the configured gates.",
+)
+def check_exit_criteria_doc(ctx: Context) -> GateResult:
+    page = ctx.config.exit_criteria_doc
+    expected = exit_criteria.render(select(ctx.config))
+    path = ctx.config.path(page)
+    if not path.is_file():
+        return GateResult.failed(f"{page} does not exist; run `mlrelease gates doc`")
+    difference = exit_criteria.first_difference(expected, path.read_text(encoding="utf-8"))
+    if difference:
+        return GateResult.failed(
+            f"{page} is stale ({difference}); run `mlrelease gates doc` and commit it"
+        )
+    return GateResult.passed(f"{page} is current")
+
+
+@dataclass(frozen=True)
+class TestsOptions:
+    command: list[str] = field(default_factory=lambda: ["python", "-m", "pytest", "-q"])
+    """The test command, run in the project root in the release_verify environment."""
+    timeout_s: int = 3600
+
+
+@gate("tests", "The project's test suite passes in the release_verify environment.")
+def check_tests(ctx: Context) -> GateResult:
+    options = ctx.options("tests", TestsOptions)
+    log = ctx.evidence_path("tests", "output.txt")
+    try:
+        proc = subprocess.run(
+            options.command, cwd=ctx.root, capture_output=True, text=True, check=False,
+            timeout=options.timeout_s,
+        )
+    except subprocess.TimeoutExpired:
+        return GateResult.failed(f"`{shlex.join(options.command)}` ran past {options.timeout_s} s")
+    except FileNotFoundError as exc:
+        return GateResult.failed(f"cannot run `{shlex.join(options.command)}`: {exc}")
+    log.write_text(proc.stdout + proc.stderr, encoding="utf-8")
+    tail = [line for line in proc.stdout.splitlines() if line.strip()][-1:] or ["(no output)"]
+    evidence = [ctx.display(log)]
+    summary = f"`{shlex.join(options.command)}`: {tail[0].strip('= ')}"
+    if proc.returncode == 0:
+        return GateResult.passed(summary, evidence=evidence)
+    return GateResult.failed(f"exit {proc.returncode}; {summary}", evidence=evidence)

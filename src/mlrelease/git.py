@@ -1,0 +1,55 @@
+"""The git edge: every git invocation of mlrelease goes through :func:`run`."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from mlrelease.errors import UserError
+
+
+class GitError(UserError):
+    """A git command failed; the message carries git's own words."""
+
+    exit_code = 1
+
+
+def run(root: Path, *args: str, check: bool = True) -> str:
+    """Run ``git args`` in ``root`` and return its stripped stdout."""
+    proc = subprocess.run(
+        ["git", *args], cwd=root, capture_output=True, text=True, check=False,
+    )
+    if check and proc.returncode != 0:
+        raise GitError(
+            f"git {' '.join(args)} failed in {root} (exit {proc.returncode}): "
+            f"{proc.stderr.strip() or proc.stdout.strip()}"
+        )
+    return proc.stdout.strip()
+
+
+def is_repo(root: Path) -> bool:
+    return run(root, "rev-parse", "--is-inside-work-tree", check=False) == "true"
+
+
+def head(root: Path) -> str | None:
+    """The commit SHA of HEAD, or None outside a repository or before the first commit."""
+    if not is_repo(root):
+        return None
+    return run(root, "rev-parse", "--verify", "--quiet", "HEAD", check=False) or None
+
+
+def tags_at(root: Path, ref: str = "HEAD") -> list[str]:
+    """Tags pointing at ``ref``."""
+    out = run(root, "tag", "--points-at", ref, check=False)
+    return [t for t in out.splitlines() if t]
+
+
+def dirty_files(root: Path) -> list[str]:
+    """Paths with uncommitted changes (untracked files included), as git status shows them."""
+    out = run(root, "status", "--porcelain", "--untracked-files=normal")
+    return [line[3:] for line in out.splitlines() if line]
+
+
+def current_branch(root: Path) -> str | None:
+    """The checked-out branch, or None for a detached HEAD."""
+    return run(root, "symbolic-ref", "--quiet", "--short", "HEAD", check=False) or None

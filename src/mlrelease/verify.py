@@ -1,0 +1,92 @@
+"""``mlrelease verify``: run the configured gates, show progress, write the reports."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from mlrelease import git, report
+from mlrelease.config import Config
+from mlrelease.gates import Context, Gate, GateResult, Status, select, shard
+
+STYLES = {Status.PASS: "green", Status.FAIL: "bold red", Status.SKIP: "yellow", Status.ERROR: "bold magenta"}
+
+
+@dataclass(frozen=True)
+class Options:
+    only: Sequence[str] = ()
+    skip: Sequence[str] = ()
+    strict: bool = False
+    shard: tuple[int, int] | None = None
+    report_dir: Path | None = None
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """``"2/3"`` -> ``(2, 3)``; raises ValueError with the expected form."""
+    try:
+        index, count = (int(part) for part in text.split("/"))
+    except ValueError:
+        raise ValueError(f"--shard {text!r}: expected I/N, e.g. 1/3") from None
+    if not 1 <= index <= count:
+        raise ValueError(f"--shard {text!r}: I must be between 1 and N")
+    return index, count
+
+
+def apply_strict(gate: Gate, result: GateResult, strict: bool) -> GateResult:
+    """Under --strict a skipped required gate fails."""
+    if strict and gate.required and result.status is Status.SKIP:
+        result.status = Status.FAIL
+        result.summary = f"skipped, and required under --strict: {result.summary}"
+    return result
+
+
+def run(config: Config, options: Options, console: Console | None = None) -> report.Report:
+    """Run the selected gates in order, printing a live status line and a final table."""
+    console = console or Console(stderr=True)
+    selected = select(config, options.only, options.skip)
+    mine = shard(selected, *options.shard) if options.shard else selected
+    folder = options.report_dir or config.path(config.report_dir)
+    ctx = Context(config=config, strict=options.strict, evidence_dir=folder)
+    results: list[GateResult] = []
+    for i, g in enumerate(mine, 1):
+        with console.status(f"[{i}/{len(mine)}] {g.name}: {g.description}"):
+            result = apply_strict(g, g.execute(ctx), options.strict)
+        style = STYLES[result.status]
+        console.print(
+            f"[{i}/{len(mine)}] [{style}]{result.status.value:5}[/] {g.name}: {result.summary} "
+            f"[dim]({result.duration_s:.1f} s)[/]",
+            highlight=False,
+        )
+        results.append(result)
+    project = config.pyproject.get("project", {})
+    bump = config.pyproject.get("tool", {}).get("bumpversion", {})
+    outcome = report.Report(
+        project=str(project.get("name", config.root.name)),
+        version=str(bump.get("current_version", project.get("version", "unknown"))),
+        commit=git.head(config.root),
+        gates=[g.name for g in selected],
+        results=results,
+        strict=options.strict,
+        shard=options.shard,
+    )
+    paths = report.write(outcome, folder)
+    console.print(summary_table(outcome))
+    console.print(f"Reports: {', '.join(str(p) for p in paths.values())}", highlight=False)
+    return outcome
+
+
+def summary_table(outcome: report.Report) -> Table:
+    table = Table(title=f"release_verify: {outcome.verdict.upper()}", title_justify="left")
+    table.add_column("gate")
+    table.add_column("status")
+    table.add_column("summary", overflow="fold")
+    table.add_column("time", justify="right")
+    for r in outcome.results:
+        table.add_row(
+            r.name, f"[{STYLES[r.status]}]{r.status.value}[/]", r.summary, f"{r.duration_s:.1f} s"
+        )
+    return table
