@@ -96,7 +96,8 @@ def search_regex(search: str, is_regex: bool) -> re.Pattern[str]:
     else:
         pieces = [re.escape(p) for p in parts]
     group = f"(?P<version>{VERSION_PATTERN})"
-    pattern = pieces[0] + group + "".join(f"(?P=version){p}" for p in pieces[1:])
+    # The first {current_version} captures; any later one must repeat the same value.
+    pattern = pieces[0] + group + pieces[1] + "".join(f"(?P=version){p}" for p in pieces[2:])
     return re.compile(pattern, re.MULTILINE)
 
 
