@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import commit_all, git
+from repo_helpers import commit_all, git
 
 from mlrelease.cli import main
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import git
+from repo_helpers import git
 
 from mlrelease.cli import main
 
