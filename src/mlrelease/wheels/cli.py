@@ -1,4 +1,4 @@
-"""``mlrelease wheels ...``: plan, build, audit, sums, promote, rc-tag."""
+"""``mlrelease wheels ...``: plan, build, smoke, collect, audit, sums, promote, rc-tag."""
 
 from __future__ import annotations
 
@@ -6,9 +6,11 @@ import argparse
 import json
 import os
 import shlex
+import shutil
 from pathlib import Path
 from typing import Any
 
+from packaging.utils import canonicalize_name
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -110,6 +112,60 @@ def cmd_build(args: argparse.Namespace) -> int:
             sums = Path(label, project.wheels.dist_dir, artifacts.SUMS)
             console.print(f"  wrote {sums.as_posix()}")
     return 1 if failed else 0
+
+
+def cmd_smoke(args: argparse.Namespace) -> int:
+    ((_, project),) = _projects(args)[-1:]
+    findings = artifacts.verify_sums(args.folder)
+    wheels = [w for w in artifacts.collect(args.folder) if w.name.endswith(".whl")]
+    hosted = [w for w in wheels if build.installable(w)]
+    if not hosted:
+        findings.append(Finding(str(args.folder), "no wheel installable on this interpreter"))
+    if not findings:
+        for wheel in hosted:
+            with console.status(f"smoke test of {wheel.name}"):
+                finding = build.smoke_test(project, wheel)
+            if finding:
+                findings.append(finding)
+            else:
+                console.print(f"  [green]smoke test passed[/] in a fresh venv: {wheel.name}")
+    if findings:
+        _report(findings, f"smoke test of {args.folder}")
+        return 1
+    return 0
+
+
+def cmd_collect(args: argparse.Namespace) -> int:
+    findings: list[Finding] = []
+    folders = sorted(p for p in args.downloads.iterdir() if p.is_dir())
+    for folder in folders:
+        findings += [
+            Finding(f"{folder.name}/{f.file}", f.message) for f in artifacts.verify_sums(folder)
+        ]
+    if findings:
+        _report(findings, f"downloads in {args.downloads}")
+        return 1
+    for label, project in _projects(args):
+        version = build_version(project, args.release_tag)
+        target = args.output / project.name
+        target.mkdir(parents=True, exist_ok=True)
+        for folder in folders:
+            for path in artifacts.collect(folder):
+                if artifacts.identify(path).name == canonicalize_name(project.name):
+                    shutil.copy2(path, target / path.name)
+        problems = build.check_folder(project, target, version)
+        problems += promote.completeness(
+            project, [artifacts.identify(p) for p in artifacts.collect(target)]
+        )
+        if problems:
+            _report(problems, f"{project.name} {version} ({label})")
+            return 1
+        artifacts.write_sums(target)
+        console.print(
+            f"{target}: {len(artifacts.collect(target))} artifacts of {project.name} "
+            f"{version}, audited and complete; wrote {artifacts.SUMS}"
+        )
+    return 0
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
@@ -266,6 +322,35 @@ def register(subparsers: Any) -> None:
         "--version", help="the version the file names must carry (default: the project's)"
     )
     a.set_defaults(func=cmd_audit)
+
+    m = sub.add_parser(
+        "smoke",
+        help="smoke-test the wheels of a folder in fresh venvs",
+        description="Verify DIR against DIR/SHA256SUMS, then install each wheel this "
+        "interpreter can install into a fresh virtual environment and run the smoke command "
+        "(the wheel workflow's per-platform check of a pure wheel).",
+    )
+    m.add_argument("folder", type=Path, metavar="DIR")
+    _projects_argument(m, many=False)
+    m.set_defaults(func=cmd_smoke)
+
+    c = sub.add_parser(
+        "collect",
+        help="merge a CI run's artifacts per project, audited",
+        description="Verify each folder of DOWNLOADS (one per CI job) against its SHA256SUMS, "
+        "merge the artifacts per project into OUTPUT/<name>/, audit them, check that every "
+        "required platform has a wheel, and write OUTPUT/<name>/SHA256SUMS.",
+    )
+    c.add_argument("downloads", type=Path, metavar="DOWNLOADS")
+    c.add_argument("--output", type=Path, default=Path("dist"), help="default: dist")
+    _projects_argument(c, many=True)
+    c.add_argument(
+        "--release-tag",
+        default="",
+        metavar="TAG",
+        help="the release tag the artifacts were built for (empty: none)",
+    )
+    c.set_defaults(func=cmd_collect)
 
     s = sub.add_parser(
         "sums",

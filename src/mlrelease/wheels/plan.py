@@ -99,7 +99,8 @@ class Job:
     python: str = "3.12"
     """The Python the job sets up to run nox (and, for ``smoke``, the wheel)."""
     artifact: str = ""
-    """Name of the uploaded artifact: unique in the workflow run."""
+    """Build jobs: the artifact they upload (unique in the run). Smoke jobs: the artifact of
+    the pure wheel they download."""
 
     def to_dict(self) -> dict[str, str]:
         return asdict(self)
@@ -201,7 +202,8 @@ def make_jobs(
                 archs=arch,
                 identifiers=" ".join(str(i) for i in members),
                 python=versions[-1] if versions else "3.12",
-                artifact=f"{'smoke' if kind == 'pure' else 'dist'}-{slug}-{platform}-{arch}",
+                # a smoke job downloads the pure wheel's artifact; a build job uploads its own
+                artifact=first.artifact if kind == "pure" else f"dist-{slug}-{platform}-{arch}",
             )
         )
     return jobs
