@@ -57,9 +57,20 @@ def generate_command(root: Path, output: str, *, bump: str | None = None) -> lis
     exe = shutil.which("git-changelog")
     base = [exe] if exe else [sys.executable, "-m", "git_changelog"]
     command = [
-        *base, "--convention", "angular", "--template", "keepachangelog",
-        "--in-place", "--output", output, "--marker-line", MARKER, "--versioning", "pep440",
-        "--sections", "feat,fix,perf,refactor,revert,docs,build,ci,deps",
+        *base,
+        "--convention",
+        "angular",
+        "--template",
+        "keepachangelog",
+        "--in-place",
+        "--output",
+        output,
+        "--marker-line",
+        MARKER,
+        "--versioning",
+        "pep440",
+        "--sections",
+        "feat,fix,perf,refactor,revert,docs,build,ci,deps",
     ]
     if bump:
         command += ["--bump", bump]
@@ -76,8 +87,13 @@ def generate(root: Path, output: str, *, bump: str | None = None) -> str:
         )
     if MARKER not in path.read_text(encoding="utf-8"):
         raise UserError(f"{output}: the line '{MARKER}' is missing; add it where new versions go.")
-    proc = subprocess.run(generate_command(root, output, bump=bump), cwd=root,
-                          capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        generate_command(root, output, bump=bump),
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if proc.returncode != 0:
         raise UserError(f"git-changelog failed (exit {proc.returncode}): {proc.stderr.strip()}")
     return path.read_text(encoding="utf-8")

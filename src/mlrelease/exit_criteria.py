@@ -24,7 +24,11 @@ order; each can be run alone with the command shown.
 
 def render(gates: Sequence[Gate]) -> str:
     """The page for ``gates``, in order. Deterministic: no dates, no machine facts."""
-    lines = [HEADER, "| # | gate | what it checks | required | run it alone |", "|---:|---|---|---|---|"]
+    lines = [
+        HEADER,
+        "| # | gate | what it checks | required | run it alone |",
+        "|---:|---|---|---|---|",
+    ]
     for i, g in enumerate(gates, 1):
         required = "yes" if g.required else "no"
         lines.append(f"| {i} | `{g.name}` | {g.description} | {required} | `{g.how_to_run}` |")

@@ -108,7 +108,9 @@ class Context:
         """Parse ``[tool.mlrelease.gate-options.<gate_name>]`` into the dataclass ``cls``."""
         table = self.config.gate_options.get(gate_name, {})
         return parse_section(
-            cls, table, prefix=f"tool.mlrelease.gate-options.{gate_name}",
+            cls,
+            table,
+            prefix=f"tool.mlrelease.gate-options.{gate_name}",
             source=str(self.config.pyproject_path),
         )
 
@@ -160,7 +162,9 @@ class Gate:
 REGISTRY: dict[str, Gate] = {}
 
 
-def gate(name: str, description: str, *, required: bool = True) -> Callable[[GateFunction], GateFunction]:
+def gate(
+    name: str, description: str, *, required: bool = True
+) -> Callable[[GateFunction], GateFunction]:
     """Register ``run`` as the gate ``name``; ``description`` is one line, what it checks."""
 
     def register(run: GateFunction) -> GateFunction:
@@ -179,7 +183,9 @@ def load_gates(config: Config) -> dict[str, Gate]:
             importlib.import_module(module)
         except ImportError as exc:
             raise ConfigError(
-                "tool.mlrelease.gate-plugins", "importable module names", f"{module!r} ({exc})",
+                "tool.mlrelease.gate-plugins",
+                "importable module names",
+                f"{module!r} ({exc})",
                 source=str(config.pyproject_path),
                 hint="Install the package that provides it, or remove it from the list.",
             ) from None
@@ -198,8 +204,11 @@ def select(
     for i, name in enumerate(config.gates):
         if name not in registry:
             raise ConfigError(
-                f"tool.mlrelease.gates[{i}]", "the name of a registered gate", repr(name),
-                source=source, hint=_suggest(name, registry),
+                f"tool.mlrelease.gates[{i}]",
+                "the name of a registered gate",
+                repr(name),
+                source=source,
+                hint=_suggest(name, registry),
             )
     for option, names in (("--only", only), ("--skip", skip)):
         for name in names:
@@ -209,8 +218,7 @@ def select(
                     f"{', '.join(config.gates)}. {_suggest(name, config.gates)}".rstrip()
                 )
     return [
-        registry[name] for name in config.gates
-        if (not only or name in only) and name not in skip
+        registry[name] for name in config.gates if (not only or name in only) and name not in skip
     ]
 
 

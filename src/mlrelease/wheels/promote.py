@@ -13,8 +13,8 @@ runs ``mlrelease wheels promote --artifacts DIR --execute``, which refuses unles
 
 Then it uploads them with ``twine upload`` (trusted publishing on GitHub Actions: twine
 exchanges the job's OIDC token, no password exists). Without ``--execute`` it prints the exact
-command and uploads nothing. ``--skip-existing`` makes a re-run after a partial upload finish
-the job instead of failing on the files PyPI already has.
+command and uploads nothing. On PyPI, ``--skip-existing`` makes a re-run after a partial upload
+finish the job instead of failing on the files PyPI already has.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlparse
 
 from packaging.version import Version
 
@@ -83,19 +84,18 @@ def completeness(project: Project, found: Sequence[Artifact]) -> list[Finding]:
 
 
 def upload_command(files: Sequence[Path], repository_url: str) -> list[str]:
-    """The twine invocation promotion runs: the same argv in a dry run and for real."""
+    """The twine invocation promotion runs: the same argv in a dry run and for real.
+
+    ``--skip-existing`` (re-runs skip what PyPI already has) is only for PyPI and TestPyPI:
+    twine refuses it for other indexes, which answer a repeated file with an error instead.
+    """
+    skip = urlparse(repository_url).hostname in ("upload.pypi.org", "test.pypi.org")
     return [
-        sys.executable,
-        "-m",
-        "twine",
-        "upload",
-        "--non-interactive",
-        "--skip-existing",
-        "--disable-progress-bar",
-        "--repository-url",
-        repository_url,
+        sys.executable, "-m", "twine", "upload", "--non-interactive",
+        *(["--skip-existing"] if skip else []),
+        "--disable-progress-bar", "--repository-url", repository_url,
         *(str(f) for f in files),
-    ]
+    ]  # fmt: skip
 
 
 def prepare(
@@ -138,6 +138,6 @@ def publish(promotion: Promotion) -> None:
     proc = subprocess.run(promotion.command, check=False)
     if proc.returncode != 0:
         raise UserError(
-            f"twine upload failed (exit {proc.returncode}). Files already on the index are "
+            f"twine upload failed (exit {proc.returncode}). On PyPI, files already uploaded are "
             "skipped on a re-run (--skip-existing): fix the cause and run the same command again."
         )
