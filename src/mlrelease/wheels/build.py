@@ -31,7 +31,7 @@ from rich.console import Console
 from mlrelease.errors import UserError
 from mlrelease.wheels import artifacts, audit
 from mlrelease.wheels.artifacts import Finding
-from mlrelease.wheels.project import Project, build_version, restamp, run_tool
+from mlrelease.wheels.project import Project, build_version, restamp
 
 BUILDERS = ("build", "sdist", "cibuildwheel")
 COPY_IGNORE = shutil.ignore_patterns(
@@ -303,6 +303,3 @@ def check_folder(project: Project, folder: Path, version: str | None = None) -> 
     """Audit the artifacts already in ``folder`` (e.g. the merged downloads of a CI run)."""
     files = artifacts.collect(folder)
     return audit.audit(project, files, version or project.version, require=("sdist", "wheel"))
-
-
-__all__ = ["BUILDERS", "Outcome", "build", "check_folder", "container_engine", "run_tool"]
