@@ -29,7 +29,7 @@ def _flags(**flags: bool) -> list[str]:
 @task(
     help={
         "to": "the new version, e.g. 1.5.0 or 1.5.0rc1",
-        "part": "or the part to increment: major, minor, patch, pre (rcN, devN), stage (dev/rc/final)",
+        "part": "or the part to bump: major, minor, patch, pre (rcN, devN), stage (dev/rc/final)",
         "execute": "write the files (default: dry run)",
     }
 )
