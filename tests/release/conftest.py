@@ -23,7 +23,11 @@ version = "1.4.0.dev0"
 gates = ["git_state", "changelog"]
 
 [tool.mlrelease.release]
-edits = [{ file = "README.md", search = "/blob/main/", replace = "/blob/{branch}/" }]
+edits = [
+  { file = "README.md", search = "/blob/main/", replace = "/blob/{branch}/" },
+  { file = "docs/links.md", search = "?ref=main", replace = "?ref={branch}" },
+]
+
 [[tool.mlrelease.release.checklist]]
 id = "freeze"
 title = "Cut the branch"
@@ -95,6 +99,7 @@ replace = '__version__ = "{new_version}"'
 FILES = {
     "pyproject.toml": PYPROJECT,
     "README.md": "# demo\n\nDocs: https://github.com/example/demo/blob/main/docs/index.md\n",
+    "docs/links.md": "Source: https://example.com/demo?ref=main\n",
     "CHANGELOG.md": "# Changelog\n\n<!-- insertion marker -->\n## Unreleased\n\n",
     "src/demo/__init__.py": '"""demo."""\n\n__version__ = "1.4.0.dev0"\n',
     "src/demo/core.py": "def answer() -> int:\n    return 42\n",
