@@ -50,6 +50,12 @@ def fault_point(name: str) -> None:
     os.kill(os.getpid(), kill)
 
 
+class StepFailed(UserError):
+    """An action of an executing plan failed (its effects were undone where they can be)."""
+
+    exit_code = 1
+
+
 @dataclass(frozen=True)
 class Action:
     """One step of a plan: a git command (``git_args``) or a Python callable (``call``)."""
@@ -127,12 +133,15 @@ class Plan:
                 elif action.call is not None:
                     action.call()
             except UserError as exc:
+                note = ""
                 if action.undo is not None:
                     git.run(self.root, *action.undo, check=False)
+                    note += f" Ran `git {' '.join(action.undo)}`: nothing of it is left."
                 rolled_back = rollback(self.root)
-                note = f" Restored {', '.join(rolled_back)} from HEAD." if rolled_back else ""
+                if rolled_back:
+                    note += f" Restored {', '.join(rolled_back)} from HEAD."
                 finished = f" Already done: {'; '.join(done)}." if done else ""
-                raise UserError(
+                raise StepFailed(
                     f"{self.name}: `{action.line[2:]}` failed: {exc}{note}{finished} Fix the "
                     "cause and re-run; finished steps are not repeated."
                 ) from None

@@ -278,8 +278,8 @@ def parse_release(text: str, option: str = "--version") -> Version:
         version = Version(text)
     except InvalidVersion:
         version = None
-    if (version is None or len(version.release) != 3 or version.pre or version.dev
-            or version.post or version.local or str(version) != text):
+    if (version is None or len(version.release) != 3 or str(version) != text
+            or version.is_prerelease or version.is_postrelease or version.local is not None):
         raise UserError(
             f"{option} {text!r}: expected a final release version MAJOR.MINOR.PATCH such as "
             "1.4.0 (release candidates are tags of it: `release rc` numbers them)."
