@@ -107,9 +107,12 @@ FILES = {
 }
 
 GIT_ENV = {
-    "GIT_AUTHOR_NAME": "Release Tester", "GIT_AUTHOR_EMAIL": "rt@example.com",
-    "GIT_COMMITTER_NAME": "Release Tester", "GIT_COMMITTER_EMAIL": "rt@example.com",
-    "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_AUTHOR_NAME": "Release Tester",
+    "GIT_AUTHOR_EMAIL": "rt@example.com",
+    "GIT_COMMITTER_NAME": "Release Tester",
+    "GIT_COMMITTER_EMAIL": "rt@example.com",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_CONFIG_NOSYSTEM": "1",
 }
 
 
@@ -121,15 +124,17 @@ class Repo:
         self.origin = origin
 
     def git(self, *args: str, check: bool = True) -> str:
-        proc = subprocess.run(["git", *args], cwd=self.path, capture_output=True, text=True,
-                              check=False)
+        proc = subprocess.run(
+            ["git", *args], cwd=self.path, capture_output=True, text=True, check=False
+        )
         if check and proc.returncode != 0:
             raise AssertionError(f"git {' '.join(args)}: {proc.stderr}")
         return proc.stdout.strip()
 
     def origin_git(self, *args: str) -> str:
-        return subprocess.run(["git", *args], cwd=self.origin, capture_output=True, text=True,
-                              check=True).stdout.strip()
+        return subprocess.run(
+            ["git", *args], cwd=self.origin, capture_output=True, text=True, check=True
+        ).stdout.strip()
 
     def commit_file(self, path: str, text: str, message: str) -> str:
         target = self.path / path
@@ -140,8 +145,9 @@ class Repo:
         return self.git("rev-parse", "HEAD")
 
     def tags(self) -> dict[str, str]:
-        out = self.git("for-each-ref", "--format=%(refname:strip=2) %(*objectname)%(objectname)",
-                       "refs/tags")
+        out = self.git(
+            "for-each-ref", "--format=%(refname:strip=2) %(*objectname)%(objectname)", "refs/tags"
+        )
         return {line.split()[0]: line.split()[1][:40] for line in out.splitlines()}
 
     def branch(self) -> str:

@@ -19,9 +19,24 @@ def checklist(repo: Repo, *args: str, fault: str | None = None) -> subprocess.Co
     if fault:
         env["MLRELEASE_FAULT"] = fault
     return subprocess.run(
-        [sys.executable, "-m", "mlrelease", "--root", str(repo.path), "release", "checklist",
-         "--version", "1.4.0", *args],
-        cwd=repo.path, env=env, capture_output=True, text=True, timeout=300, check=False,
+        [
+            sys.executable,
+            "-m",
+            "mlrelease",
+            "--root",
+            str(repo.path),
+            "release",
+            "checklist",
+            "--version",
+            "1.4.0",
+            *args,
+        ],
+        cwd=repo.path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
 
 
@@ -40,7 +55,11 @@ def assert_released(repo: Repo) -> None:
     assert repo.tags() == {"v1.4.0-rc1": rc1, "v1.4.0": rc1}  # no duplicate RC, final on rc1
     remote = repo.origin_git("for-each-ref", "--format=%(refname) %(*objectname)%(objectname)")
     assert {line.split()[0] for line in remote.splitlines()} == {
-        "refs/heads/main", "refs/heads/release/1.4", "refs/tags/v1.4.0-rc1", "refs/tags/v1.4.0"}
+        "refs/heads/main",
+        "refs/heads/release/1.4",
+        "refs/tags/v1.4.0-rc1",
+        "refs/tags/v1.4.0",
+    }
     assert repo.origin_git("rev-parse", "release/1.4") == rc1
     assert repo.origin_git("rev-parse", "main") == repo.git("rev-parse", "main")
     assert repo.status() == ""  # no half-edited file
@@ -48,10 +67,13 @@ def assert_released(repo: Repo) -> None:
     # one commit per edit: main = initial + bump; branch = initial + release-only edits + prepare
     assert repo.git("log", "--format=%s", "main").splitlines() == [
         "chore(release): open 1.5.0.dev0 on main after cutting release/1.4",
-        "feat: first version of demo"]
+        "feat: first version of demo",
+    ]
     assert repo.git("log", "--format=%s", "release/1.4").splitlines() == [
-        "chore(release): prepare 1.4.0", "chore(release): release-only edits for release/1.4",
-        "feat: first version of demo"]
+        "chore(release): prepare 1.4.0",
+        "chore(release): release-only edits for release/1.4",
+        "feat: first version of demo",
+    ]
     for ref, version in (("main", "1.5.0.dev0"), ("release/1.4", "1.4.0")):
         assert f'version = "{version}"' in repo.git("show", f"{ref}:pyproject.toml")
         assert f'current_version = "{version}"' in repo.git("show", f"{ref}:pyproject.toml")
@@ -81,12 +103,21 @@ def test_checklist_runs_the_release_and_second_run_does_nothing(repo: Repo) -> N
 # and inside the multi-file edits: between bump-my-version and the commit, between two
 # release-only edits, between the version bump and git-changelog, after a tag before its push.
 FAULTS = [
-    *(f"checklist:after:{step}" for step in
-      ("freeze", "verify", "bump", "rc-tag", "rc-verify", "promote")),
-    "cut:after:branch", "cut:after:bump", "cut:after:commit-main",
-    "cut:after:edit:README.md", "cut:after:edit:docs/links.md",
-    "prepare:after:journal", "prepare:after:bump", "prepare:after:changelog",
-    "prepare:after:commit", "rc:after:tag", "promote:after:tag",
+    *(
+        f"checklist:after:{step}"
+        for step in ("freeze", "verify", "bump", "rc-tag", "rc-verify", "promote")
+    ),
+    "cut:after:branch",
+    "cut:after:bump",
+    "cut:after:commit-main",
+    "cut:after:edit:README.md",
+    "cut:after:edit:docs/links.md",
+    "prepare:after:journal",
+    "prepare:after:bump",
+    "prepare:after:changelog",
+    "prepare:after:commit",
+    "rc:after:tag",
+    "promote:after:tag",
 ]
 
 
@@ -108,8 +139,10 @@ def test_killed_checklist_resumes_and_finishes(repo: Repo, fault: str) -> None:
         assert repo.git("log", "-1", "--format=%s").startswith("chore(release): release-only")
     resumed = checklist(repo, "--execute")
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
-    assert f"[{1 + [s['id'] for s in data['steps']].index(running[0])}/6] {running[0]}: was " \
-           "interrupted" in resumed.stderr
+    assert (
+        f"[{1 + [s['id'] for s in data['steps']].index(running[0])}/6] {running[0]}: was "
+        "interrupted" in resumed.stderr
+    )
     assert_released(repo)
     runs = {s["id"]: s["runs"] for s in ledger(repo)["steps"]}
     assert runs == {s: (2 if s == running[0] else 1) for s in runs}  # nothing else repeated

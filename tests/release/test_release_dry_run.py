@@ -14,8 +14,23 @@ from conftest import Repo
 
 # git subcommands that change refs, the index or the work tree (the release flow's queries use
 # plumbing: for-each-ref, rev-parse, show, ls-remote, cherry, patch-id, status, log).
-MUTATING = {"branch", "switch", "checkout", "commit", "tag", "push", "cherry-pick", "restore",
-            "reset", "merge", "rebase", "update-ref", "worktree", "am", "revert"}
+MUTATING = {
+    "branch",
+    "switch",
+    "checkout",
+    "commit",
+    "tag",
+    "push",
+    "cherry-pick",
+    "restore",
+    "reset",
+    "merge",
+    "rebase",
+    "update-ref",
+    "worktree",
+    "am",
+    "revert",
+}
 
 
 def planned(out: str) -> list[list[str]]:
@@ -38,8 +53,13 @@ def traced(path: Path) -> list[list[str]]:
     return commands
 
 
-def check_same(repo: Repo, mlr, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,  # type: ignore[no-untyped-def]
-               *args: str) -> list[list[str]]:
+def check_same(
+    repo: Repo,
+    mlr,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,  # type: ignore[no-untyped-def]
+    *args: str,
+) -> list[list[str]]:
     code, out, err = mlr(*args, "--push")
     assert code == 0, err
     dry = planned(out)
@@ -56,27 +76,42 @@ def check_same(repo: Repo, mlr, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
     return dry
 
 
-def test_dry_run_lists_the_git_commands_execute_runs(repo: Repo, mlr, monkeypatch, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_dry_run_lists_the_git_commands_execute_runs(
+    repo: Repo, mlr, monkeypatch, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
     repo.git("switch", "-q", "-c", "feature")  # cut must switch to main, then to the branch
     cut = check_same(repo, mlr, monkeypatch, tmp_path, "release", "cut", "--version", "1.4")
     assert [c[1] for c in cut] == ["branch", "switch", "commit", "switch", "commit", "push"]
-    prepare = check_same(repo, mlr, monkeypatch, tmp_path, "release", "prepare", "--version",
-                         "1.4.0")
+    prepare = check_same(
+        repo, mlr, monkeypatch, tmp_path, "release", "prepare", "--version", "1.4.0"
+    )
     assert [c[1] for c in prepare] == ["commit", "push"]
     rc = check_same(repo, mlr, monkeypatch, tmp_path, "release", "rc")
     assert rc[0][:5] == ["git", "tag", "-a", "v1.4.0-rc1", "-m"]
     repo.git("switch", "-q", "main")
-    repo.commit_file("src/demo/core.py", "def answer() -> int:\n    return 43\n",
-                     "fix: 43\n\nRelease-Target: 1.4\n")
-    picks = check_same(repo, mlr, monkeypatch, tmp_path, "release", "cherry-picks", "--branch",
-                       "release/1.4")
+    repo.commit_file(
+        "src/demo/core.py",
+        "def answer() -> int:\n    return 43\n",
+        "fix: 43\n\nRelease-Target: 1.4\n",
+    )
+    picks = check_same(
+        repo, mlr, monkeypatch, tmp_path, "release", "cherry-picks", "--branch", "release/1.4"
+    )
     assert [c[1] for c in picks] == ["switch", "cherry-pick", "push"]
     check_same(repo, mlr, monkeypatch, tmp_path, "release", "rc")
     assert mlr("verify")[0] == 0
-    promote = check_same(repo, mlr, monkeypatch, tmp_path, "release", "promote", "--rc",
-                         "v1.4.0-rc2")
+    promote = check_same(
+        repo, mlr, monkeypatch, tmp_path, "release", "promote", "--rc", "v1.4.0-rc2"
+    )
     assert promote == [
-        ["git", "tag", "-a", "v1.4.0", repo.git("rev-parse", "v1.4.0-rc2^{commit}"), "-m",
-         "1.4.0 (promoted from v1.4.0-rc2)"],
+        [
+            "git",
+            "tag",
+            "-a",
+            "v1.4.0",
+            repo.git("rev-parse", "v1.4.0-rc2^{commit}"),
+            "-m",
+            "1.4.0 (promoted from v1.4.0-rc2)",
+        ],
         ["git", "push", "--atomic", "origin", "refs/tags/v1.4.0"],
     ]

@@ -48,8 +48,9 @@ def test_full_release_flow(repo: Repo, mlr) -> None:  # type: ignore[no-untyped-
 
     # two fixes on main marked for 1.4; one is picked by hand (rebased: other SHA)
     repo.git("switch", "-q", "main")
-    fix1 = repo.commit_file("src/demo/core.py", "def answer() -> int:\n    return 43\n",
-                            FIX.format(what="answer 43"))
+    fix1 = repo.commit_file(
+        "src/demo/core.py", "def answer() -> int:\n    return 43\n", FIX.format(what="answer 43")
+    )
     repo.commit_file("src/demo/other.py", "X = 1\n", "feat: not for the release")
     fix2 = repo.commit_file("src/demo/extra.py", "Y = 2\n", FIX.format(what="add extra"))
     repo.git("push", "-q", "origin", "main")
@@ -91,8 +92,13 @@ def test_full_release_flow(repo: Repo, mlr) -> None:  # type: ignore[no-untyped-
     assert code == 0 and "promote: nothing to do" in err
 
     # every command's second run: nothing to do
-    for args in (["cut", "--version", "1.4"], ["prepare", "--version", "1.4.0"], ["rc"],
-                 ["cherry-picks"], ["promote", "--rc", "v1.4.0-rc2"]):
+    for args in (
+        ["cut", "--version", "1.4"],
+        ["prepare", "--version", "1.4.0"],
+        ["rc"],
+        ["cherry-picks"],
+        ["promote", "--rc", "v1.4.0-rc2"],
+    ):
         code, out, err = mlr("release", *args, "--execute", "--push")
         assert code == 0 and "nothing to do" in err, (args, err)
     code, out, err = mlr("release", "status", "--json")

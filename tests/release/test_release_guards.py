@@ -49,8 +49,9 @@ def test_promotion_needs_a_passing_report_of_the_rc_commit(at_rc2: Repo, mlr) ->
     data["results"][0]["summary"] = "broken on purpose"
     failing = at_rc2.path / "build/failing.json"
     failing.write_text(json.dumps(data))
-    code, _, err = mlr("release", "promote", "--rc", "v1.4.0-rc2", "--report", str(failing),
-                       "--execute")
+    code, _, err = mlr(
+        "release", "promote", "--rc", "v1.4.0-rc2", "--report", str(failing), "--execute"
+    )
     assert code == 1 and "fails: git_state (fail: broken on purpose)" in err
     assert "v1.4.0" not in at_rc2.tags()
     assert mlr("release", "promote", "--rc", "v1.4.0-rc2", "--execute")[0] == 0
@@ -63,8 +64,9 @@ def test_final_tag_elsewhere_is_refused(at_rc2: Repo, mlr) -> None:  # type: ign
     assert code == 1 and "v1.4.0 already exists at" in err and "never moved" in err
 
 
-@pytest.mark.parametrize("tag", ["v1.4.0rc3", "1.4.0-rc3", "v1.4-rc3", "v1.4.0-rc03",
-                                 "release-1.4.0-rc3"])
+@pytest.mark.parametrize(
+    "tag", ["v1.4.0rc3", "1.4.0-rc3", "v1.4-rc3", "v1.4.0-rc03", "release-1.4.0-rc3"]
+)
 def test_malformed_tag_names_are_refused(at_rc2: Repo, mlr, tag: str) -> None:  # type: ignore[no-untyped-def]
     at_rc2.commit_file("src/demo/core.py", "def answer() -> int:\n    return 44\n", "fix: 44")
     same = _unchanged(at_rc2)
@@ -81,7 +83,7 @@ def test_rc_tag_must_be_the_next_free_number(at_rc2: Repo, mlr) -> None:  # type
     at_rc2.commit_file("src/demo/core.py", "def answer() -> int:\n    return 44\n", "fix: 44")
     code, _, err = mlr("release", "rc", "--tag", "v1.4.0-rc2", "--execute")
     assert code == 2 and "next free release-candidate number is 3 (v1.4.0-rc3" in err
-    code, out, err = mlr("release", "rc", "--tag", "v1.4.0-rc3", "--execute")
+    code, _, err = mlr("release", "rc", "--tag", "v1.4.0-rc3", "--execute")
     assert code == 0 and "v1.4.0-rc3" in at_rc2.tags()
 
 
@@ -127,7 +129,7 @@ def test_cut_refuses_a_series_main_does_not_develop(repo: Repo, mlr) -> None:  #
     assert "Cut --version 1.4" in err
     code, _, err = mlr("release", "cut", "--version", "1.x")
     assert code == 2 and "expected a release series MAJOR.MINOR" in err
-    assert repo.git("for-each-ref", "refs/heads") .count("\n") == 0  # main only
+    assert repo.git("for-each-ref", "refs/heads").count("\n") == 0  # main only
 
 
 def test_cut_refuses_a_dirty_tree_and_changes_nothing(repo: Repo, mlr) -> None:  # type: ignore[no-untyped-def]

@@ -38,20 +38,26 @@ def test_default_names_round_trip() -> None:
 
 
 def test_custom_names() -> None:
-    n = names(branch="rel-{major}.{minor}.x", tag="{major}.{minor}.{patch}",
-              rc_tag="{major}.{minor}.{patch}.rc{rc}")
+    n = names(
+        branch="rel-{major}.{minor}.x",
+        tag="{major}.{minor}.{patch}",
+        rc_tag="{major}.{minor}.{patch}.rc{rc}",
+    )
     assert n.branch_for((2, 0)) == "rel-2.0.x" and n.series_of_branch("rel-2.0.x") == (2, 0)
     assert n.parse_tag("2.0.1.rc3") == (Version("2.0.1"), 3)
     assert n.parse_tag("2.0.1") == (Version("2.0.1"), None)
 
 
-@pytest.mark.parametrize(("key", "value", "expected"), [
-    ("branch", "release/{major}", "each of {major}{minor} once"),
-    ("rc_tag", "v{major}.{minor}.{patch}", "each of {major}{minor}{patch}{rc} once"),
-    ("tag", "v{major}.{minor}.{patch}{build}", "no other placeholder"),
-    ("tag", "v {major}.{minor}.{patch}", "a valid git ref name"),
-    ("branch", "release..{major}.{minor}", "a valid git ref name"),
-])
+@pytest.mark.parametrize(
+    ("key", "value", "expected"),
+    [
+        ("branch", "release/{major}", "each of {major}{minor} once"),
+        ("rc_tag", "v{major}.{minor}.{patch}", "each of {major}{minor}{patch}{rc} once"),
+        ("tag", "v{major}.{minor}.{patch}{build}", "no other placeholder"),
+        ("tag", "v {major}.{minor}.{patch}", "a valid git ref name"),
+        ("branch", "release..{major}.{minor}", "a valid git ref name"),
+    ],
+)
 def test_bad_patterns_are_config_errors(key: str, value: str, expected: str) -> None:
     with pytest.raises(ConfigError) as info:
         names(**{key: value})
@@ -62,8 +68,12 @@ def test_unknown_release_key_is_named() -> None:
     with pytest.raises(ConfigError, match=r"tool.mlrelease.release.trailr.*Did you mean 'trailer'"):
         parse_section(ReleaseConfig, {"trailr": "X"}, prefix="tool.mlrelease.release", source="t")
     with pytest.raises(ConfigError, match=r"checklist\[0\].title"):
-        parse_section(ReleaseConfig, {"checklist": [{"id": "a", "task": "t"}]},
-                      prefix="tool.mlrelease.release", source="t")
+        parse_section(
+            ReleaseConfig,
+            {"checklist": [{"id": "a", "task": "t"}]},
+            prefix="tool.mlrelease.release",
+            source="t",
+        )
 
 
 def test_version_arguments() -> None:
@@ -78,7 +88,8 @@ def test_checklist_page_is_generated_and_current() -> None:
     config = load(ROOT)
     text = checklist.render(config)
     assert (ROOT / config.release.checklist_doc).read_text(encoding="utf-8") == text, (
-        "docs/release/checklist.md is stale: run `mlrelease release checklist-doc`")
+        "docs/release/checklist.md is stale: run `mlrelease release checklist-doc`"
+    )
     body = re.sub(r"```.*?```", "", text, flags=re.S)
     assert [line for line in body.splitlines() if line.startswith("# ")] == ["# Release checklist"]
     for step in config.release.checklist:
@@ -158,15 +169,19 @@ def test_interrupted_edit_with_foreign_changes_is_refused(repo: Repo, mlr, monke
     assert code == 0, err
     assert "$ git restore --source=HEAD --staged --worktree -- src/demo/__init__.py" in out
     assert repo.status() == "" and repo.git("log", "-1", "--format=%s") == (
-        "chore(release): prepare 1.4.0")
+        "chore(release): prepare 1.4.0"
+    )
 
 
 def test_cherry_pick_conflict_is_aborted(repo: Repo, mlr) -> None:  # type: ignore[no-untyped-def]
     assert mlr("release", "cut", "--version", "1.4", "--execute")[0] == 0
     repo.commit_file("src/demo/core.py", "def answer() -> int:\n    return 1\n", "fix: branch")
     repo.git("switch", "-q", "main")
-    repo.commit_file("src/demo/core.py", "def answer() -> int:\n    return 2\n",
-                     "fix: main\n\nRelease-Target: 1.4, 1.5\n")
+    repo.commit_file(
+        "src/demo/core.py",
+        "def answer() -> int:\n    return 2\n",
+        "fix: main\n\nRelease-Target: 1.4, 1.5\n",
+    )
     head = repo.git("rev-parse", "release/1.4")
     code, out, err = mlr("release", "cherry-picks", "--branch", "release/1.4", "--execute")
     assert code == 1 and "could not apply" in err
@@ -181,10 +196,9 @@ def test_status_json(repo: Repo, mlr) -> None:  # type: ignore[no-untyped-def]
     code, out, _ = mlr("release", "status", "--json")
     data = json.loads(out)
     assert code == 0 and data["version"] == "1.4.0.dev0" and data["release"] == "1.4.0"
-    assert data["consistent"] and data["release_branch"] == {"name": "release/1.4",
-                                                             "exists": False}
+    assert data["consistent"] and data["release_branch"] == {"name": "release/1.4", "exists": False}
     assert data["next_rc"] == "v1.4.0-rc1" and data["tags"] == {"rc": [], "final": None}
     assert data["next"]["cut"].startswith("git branch release/1.4 main")
     assert data["next"]["rc"].startswith("refused: rc: you are on main")
-    code, out, err = mlr("release", "status")
+    code, out, _ = mlr("release", "status")
     assert code == 0 and "next: cut" in out

@@ -120,8 +120,9 @@ def _check_ids(steps: list[ChecklistStep], source: str) -> None:
         if step.id in seen:
             from mlrelease.errors import ConfigError
 
-            raise ConfigError(f"{TABLE}.checklist[{i}].id", "a step id used once",
-                              repr(step.id), source=source)
+            raise ConfigError(
+                f"{TABLE}.checklist[{i}].id", "a step id used once", repr(step.id), source=source
+            )
         seen.add(step.id)
 
 
@@ -161,7 +162,8 @@ class Runner:
             if not rcs:
                 raise PreconditionError(
                     f"checklist: a step needs {{rc_tag}}, but {self.version} has no release "
-                    "candidate yet; an earlier step (rc-tag) should have made one.")
+                    "candidate yet; an earlier step (rc-tag) should have made one."
+                )
             values["rc_tag"] = rcs[max(rcs)][0]
         return values
 
@@ -177,7 +179,7 @@ class Runner:
             ) from None
 
     def show(self, ledger: Ledger) -> None:
-        for i, (step, rec) in enumerate(zip(self.steps, ledger.steps), 1):
+        for i, (step, rec) in enumerate(zip(self.steps, ledger.steps, strict=True), 1):
             when = f" ({rec.finished})" if rec.status == "done" and rec.finished else ""
             what = shlex.join(self.command(step, False)) if step.run else "manual: " + step.task
             self.out(f"[{i}/{len(self.steps)}] {rec.status:8} {step.id}: {step.title}{when}")
@@ -198,11 +200,13 @@ class Runner:
                 ledger.step(step_id).status = "pending"
         if not execute:
             self.show(ledger)
-            self.out(f"Ledger: {ledger.path}. Dry run: nothing run. Re-run with --execute to "
-                     "run the steps that are not done, in order.")
+            self.out(
+                f"Ledger: {ledger.path}. Dry run: nothing run. Re-run with --execute to "
+                "run the steps that are not done, in order."
+            )
             return 0
         total = len(self.steps)
-        for i, (step, rec) in enumerate(zip(self.steps, ledger.steps), 1):
+        for i, (step, rec) in enumerate(zip(self.steps, ledger.steps, strict=True), 1):
             head = f"[{i}/{total}] {step.id}"
             if rec.status == "done":
                 self.out(f"{head}: done {rec.finished or ''}; not repeated.")
@@ -210,9 +214,11 @@ class Runner:
             if not step.run:
                 if step.id not in confirm:
                     ledger.save()
-                    self.out(f"{head}: manual step: {step.title}. {step.task}. When it is done, "
-                             f"confirm it: `mlrelease release checklist --version {self.version} "
-                             f"--execute --confirm {step.id}`.")
+                    self.out(
+                        f"{head}: manual step: {step.title}. {step.task}. When it is done, "
+                        f"confirm it: `mlrelease release checklist --version {self.version} "
+                        f"--execute --confirm {step.id}`."
+                    )
                     return 0
                 rec.status, rec.finished, rec.note = "done", _now(), "confirmed by hand"
                 ledger.save()
@@ -220,8 +226,10 @@ class Runner:
                 continue
             command = self.command(step, True)
             if rec.status == "running":
-                self.out(f"{head}: was interrupted (started {rec.started}); running it again "
-                         "(release commands converge: what is done is not redone).")
+                self.out(
+                    f"{head}: was interrupted (started {rec.started}); running it again "
+                    "(release commands converge: what is done is not redone)."
+                )
             rec.status, rec.started, rec.finished = "running", _now(), None
             rec.command, rec.exit_code, rec.runs = command, None, rec.runs + 1
             ledger.save()
@@ -229,19 +237,26 @@ class Runner:
             log = self.folder / "logs" / f"{step.id}.log"
             code = self._execute(command, log)
             rec.exit_code = code
-            missing = [e for e in (a.format(version=self.version) for a in step.evidence)
-                       if not self.config.path(e).exists()]
+            missing = [
+                e
+                for e in (a.format(version=self.version) for a in step.evidence)
+                if not self.config.path(e).exists()
+            ]
             if code != 0 or missing:
                 rec.status = "failed"
-                rec.note = (f"exit {code}" if code else f"missing evidence: {', '.join(missing)}")
+                rec.note = f"exit {code}" if code else f"missing evidence: {', '.join(missing)}"
                 ledger.save()
-                self.out(f"{head}: failed ({rec.note}); log: {log}. Fix the cause and re-run: "
-                         f"the checklist resumes at {step.id}.")
+                self.out(
+                    f"{head}: failed ({rec.note}); log: {log}. Fix the cause and re-run: "
+                    f"the checklist resumes at {step.id}."
+                )
                 return 1
             fault_point(f"checklist:after:{step.id}")
             rec.status, rec.finished, rec.note = "done", _now(), ""
-            rec.evidence = [self._display(log),
-                            *(a.format(version=self.version) for a in step.evidence)]
+            rec.evidence = [
+                self._display(log),
+                *(a.format(version=self.version) for a in step.evidence),
+            ]
             ledger.save()
         self.out(f"Release {self.version}: all {total} steps done. Ledger: {ledger.path}")
         return 0
@@ -257,8 +272,13 @@ class Runner:
         log.parent.mkdir(parents=True, exist_ok=True)
         env = {**os.environ, FAULT_ALSO_KILL_ENV: str(os.getpid())}
         try:
-            proc = subprocess.Popen(_resolve_argv(command), cwd=self.config.root,
-                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
+            proc = subprocess.Popen(
+                _resolve_argv(command),
+                cwd=self.config.root,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                env=env,
+            )
         except FileNotFoundError as exc:
             log.write_text(f"cannot run {command[0]}: {exc}\n", encoding="utf-8")
             self.out(f"        cannot run {command[0]}: install it or fix the step's run.")
@@ -271,10 +291,18 @@ class Runner:
         return proc.wait()
 
 
-def run_checklist(config: Config, version: str, *, execute: bool, confirm: list[str],
-                  redo: list[str], out: Callable[[str], None]) -> int:
+def run_checklist(
+    config: Config,
+    version: str,
+    *,
+    execute: bool,
+    confirm: list[str],
+    redo: list[str],
+    out: Callable[[str], None],
+) -> int:
     return Runner(config, parse_release(version), out).run(
-        execute=execute, confirm=confirm, redo=redo)
+        execute=execute, confirm=confirm, redo=redo
+    )
 
 
 # --- the generated page -----------------------------------------------------------------------
@@ -282,7 +310,8 @@ def run_checklist(config: Config, version: str, *, execute: bool, confirm: list[
 HEADER = """\
 # Release checklist
 
-<!-- Generated by `mlrelease release checklist-doc` from [tool.mlrelease.release]; do not edit by hand. -->
+<!-- Generated by `mlrelease release checklist-doc` from [tool.mlrelease.release]; \
+do not edit by hand. -->
 
 A release is these steps, in this order. `invoke release.checklist --version X.Y.Z --execute`
 walks them: it runs each step's command, records it in the ledger
@@ -316,10 +345,13 @@ def render(config: Config) -> str:
     ]
     for i, s in enumerate(rel.checklist, 1):
         evidence = ", ".join(f"`{e}`" for e in s.evidence) or (
-            "the step's log" if s.run else "the confirmation in the ledger")
+            "the step's log" if s.run else "the confirmation in the ledger"
+        )
         who = f"`{_cell(s.task)}`" if s.run else f"{_cell(s.task)} (manual)"
-        lines.append(f"| {i} | `{s.id}` | {_cell(s.title)} | {who} | {evidence} | "
-                     f"{'yes' if s.mutating else 'no'} |")
+        lines.append(
+            f"| {i} | `{s.id}` | {_cell(s.title)} | {who} | {evidence} | "
+            f"{'yes' if s.mutating else 'no'} |"
+        )
     notes = [(i, s) for i, s in enumerate(rel.checklist, 1) if s.details]
     if notes:
         lines += ["", "Notes:", ""]
@@ -349,8 +381,11 @@ def render(config: Config) -> str:
         "",
     ]
     lines += [f"{i}. {_cell(c)}" for i, c in enumerate(rel.patch_criteria, 1)]
-    values = {"trailer": rel.trailer, "series": "X.Y",
-              "branch": rel.branch.replace("{major}", "X").replace("{minor}", "Y")}
+    values = {
+        "trailer": rel.trailer,
+        "series": "X.Y",
+        "branch": rel.branch.replace("{major}", "X").replace("{minor}", "Y"),
+    }
     lines += ["", "## Cherry-picks", ""]
     lines += [f"- {rule.format(**values)}" for rule in rel.cherry_pick_rules]
     return "\n".join(lines) + "\n"

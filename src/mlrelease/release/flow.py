@@ -14,6 +14,7 @@ import fnmatch
 import re
 import subprocess
 from collections.abc import Callable, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -100,8 +101,10 @@ class Flow:
         needed: list[str] = []
         for ref in refs:
             if ref.startswith("refs/tags/"):
-                name = ref[len("refs/tags/"):]
-                if ref in changed or remote.tag_objects.get(name) != repo.tag_object(self.root, name):
+                name = ref[len("refs/tags/") :]
+                if ref in changed or remote.tag_objects.get(name) != repo.tag_object(
+                    self.root, name
+                ):
                     needed.append(ref)
             else:
                 local = repo.commit_of(self.root, f"refs/heads/{ref}")
@@ -111,15 +114,22 @@ class Flow:
             return None
         return git_action("push", "push", "--atomic", remote.name, *needed)
 
-    def require_clean(self, name: str, ignore: set[str] = frozenset(),  # type: ignore[assignment]
-                      why: str = "") -> None:
+    def require_clean(
+        self,
+        name: str,
+        ignore: AbstractSet[str] = frozenset(),
+        why: str = "",
+    ) -> None:
         dirty = [f for f in repo.dirty_files(self.root) if f not in ignore]
         if dirty:
             shown = ", ".join(dirty[:5]) + (" ..." if len(dirty) > 5 else "")
             journal = read_journal(self.root)
-            hint = (f" An interrupted `{journal.get('purpose')}` left files half-edited: re-run it "
-                    "with --execute to undo and redo it." if journal else
-                    " Commit or stash them first (`git stash -u`), then re-run.")
+            hint = (
+                f" An interrupted `{journal.get('purpose')}` left files half-edited: re-run it "
+                "with --execute to undo and redo it."
+                if journal
+                else " Commit or stash them first (`git stash -u`), then re-run."
+            )
             raise PreconditionError(
                 f"{name}: the working tree has uncommitted changes ({shown}){why}.{hint}"
             )
@@ -153,6 +163,7 @@ def _bump_call(root: Path, new: str) -> Callable[[], None]:
     def run() -> None:
         config = load(root)  # the checked-out branch's configuration, as of now
         bump.execute(config, bump.plan(config, to=new))
+
     return run
 
 
@@ -178,6 +189,7 @@ def _edits_call(root: Path, edit: ReleaseEdit, values: Mapping[str, str]) -> Cal
         tmp = path.with_name(path.name + ".mlrelease-tmp")
         tmp.write_text(new, encoding="utf-8")
         tmp.replace(path)  # each file is old or new, never half-written
+
     return run
 
 
@@ -201,8 +213,12 @@ def plan_cut(flow: Flow, version: str, from_ref: str | None = None, push: bool =
             if edit.regex:
                 re.compile(edit.search)
         except (KeyError, IndexError, ValueError, re.error) as exc:
-            raise ConfigError(f"{TABLE}.edits[{i}]", "a valid search/replace pair",
-                              f"{edit!r} ({exc})", source=source) from None
+            raise ConfigError(
+                f"{TABLE}.edits[{i}]",
+                "a valid search/replace pair",
+                f"{edit!r} ({exc})",
+                source=source,
+            ) from None
 
     # 1. the branch
     start = from_ref or main
@@ -244,19 +260,26 @@ def plan_cut(flow: Flow, version: str, from_ref: str | None = None, push: bool =
         plan.notes.append(f"{main} already carries {main_version}.")
 
     # 3. release-only edits, checked against the branch (or what it will be created from)
-    values = {"branch": branch, "series": version, "major": str(wanted[0]),
-              "minor": str(wanted[1])}
+    values = {"branch": branch, "series": version, "major": str(wanted[0]), "minor": str(wanted[1])}
     edits: list[ReleaseEdit] = []
     for i, edit in enumerate(rel.edits):
         text = repo.show(root, base, edit.file)
         if text is None:
-            raise ConfigError(f"{TABLE}.edits[{i}].file", f"a file that exists on {base}",
-                              repr(edit.file), source=source)
+            raise ConfigError(
+                f"{TABLE}.edits[{i}].file",
+                f"a file that exists on {base}",
+                repr(edit.file),
+                source=source,
+            )
         if _edit_needed(edit, text):
             if _edit_needed(edit, _edit_text(edit, text, values)):
                 raise ConfigError(
-                    f"{TABLE}.edits[{i}]", "an edit whose result no longer matches its search "
-                    "(so a second cut finds nothing to do)", repr(edit), source=source)
+                    f"{TABLE}.edits[{i}]",
+                    "an edit whose result no longer matches its search "
+                    "(so a second cut finds nothing to do)",
+                    repr(edit),
+                    source=source,
+                )
             edits.append(edit)
     if rel.edits and not edits:
         plan.notes.append(f"the release-only edits are on {branch}.")
@@ -271,11 +294,19 @@ def plan_cut(flow: Flow, version: str, from_ref: str | None = None, push: bool =
         files = version_files(root, main)
         plan.actions += [
             begin_edit(root, files, f"mlrelease release cut --version {version} --execute"),
-            call_action("bump", f"bump-my-version: {main_version} -> {next_dev} in "
-                        f"{', '.join(files)}", _bump_call(root, next_dev)),
-            git_action("commit-main", "commit", "-m",
-                       f"chore(release): open {next_dev} on {main} after cutting {branch}",
-                       "--", *files),
+            call_action(
+                "bump",
+                f"bump-my-version: {main_version} -> {next_dev} in {', '.join(files)}",
+                _bump_call(root, next_dev),
+            ),
+            git_action(
+                "commit-main",
+                "commit",
+                "-m",
+                f"chore(release): open {next_dev} on {main} after cutting {branch}",
+                "--",
+                *files,
+            ),
             end_edit(root),
         ]
         changed.add(main)
@@ -284,19 +315,33 @@ def plan_cut(flow: Flow, version: str, from_ref: str | None = None, push: bool =
             plan.actions.append(git_action("switch-branch", "switch", branch))
             position = branch
         files = sorted({e.file for e in edits})
-        plan.actions.append(begin_edit(root, files,
-                                       f"mlrelease release cut --version {version} --execute"))
+        plan.actions.append(
+            begin_edit(root, files, f"mlrelease release cut --version {version} --execute")
+        )
         for edit in edits:
-            plan.actions.append(call_action(
-                f"edit:{edit.file}", f"edit {edit.file}: {edit.search!r} -> "
-                f"{edit.replace.format(**values)!r}", _edits_call(root, edit, values)))
+            plan.actions.append(
+                call_action(
+                    f"edit:{edit.file}",
+                    f"edit {edit.file}: {edit.search!r} -> {edit.replace.format(**values)!r}",
+                    _edits_call(root, edit, values),
+                )
+            )
         plan.actions += [
-            git_action("commit-branch", "commit", "-m",
-                       f"chore(release): release-only edits for {branch}", "--", *files),
+            git_action(
+                "commit-branch",
+                "commit",
+                "-m",
+                f"chore(release): release-only edits for {branch}",
+                "--",
+                *files,
+            ),
             end_edit(root),
         ]
-    if plan.actions and position != branch and not all(a.key.startswith("journal") or
-                                                       a.key == "restore" for a in plan.actions):
+    if (
+        plan.actions
+        and position != branch
+        and not all(a.key.startswith("journal") or a.key == "restore" for a in plan.actions)
+    ):
         plan.actions.append(git_action("switch-branch", "switch", branch))
     if any(a.git_args and a.git_args[0] in ("switch", "commit") for a in plan.actions):
         flow.require_clean("cut", restored, " and cut switches branches")
@@ -308,8 +353,12 @@ def plan_cut(flow: Flow, version: str, from_ref: str | None = None, push: bool =
         remote = flow.remote()
         theirs = remote.heads.get(main) if remote else None
         # main is pushed for the version bump only: other unpushed commits on it are not cut's.
-        if main in changed or theirs is None or series(
-                _version(repo.version_at(root, theirs), f"{flow.rel.remote}/{main}")) <= wanted:
+        if (
+            main in changed
+            or theirs is None
+            or series(_version(repo.version_at(root, theirs), f"{flow.rel.remote}/{main}"))
+            <= wanted
+        ):
             refs.append(main)
         action = flow.push_action(refs, changed)
         if action:
@@ -320,8 +369,10 @@ def plan_cut(flow: Flow, version: str, from_ref: str | None = None, push: bool =
 def _check_remote_main(flow: Flow, main: str) -> None:
     remote = flow.remote()
     theirs = remote.heads.get(main) if remote else None
-    if theirs and not (repo.commit_of(flow.root, theirs) and
-                       repo.is_ancestor(flow.root, theirs, f"refs/heads/{main}")):
+    if theirs and not (
+        repo.commit_of(flow.root, theirs)
+        and repo.is_ancestor(flow.root, theirs, f"refs/heads/{main}")
+    ):
         raise PreconditionError(
             f"cut --push: {remote.name if remote else ''}/{main} has commits that local {main} "
             f"lacks; run `git switch {main} && git pull --ff-only` and re-run."
@@ -364,7 +415,8 @@ def plan_prepare(flow: Flow, version: str, push: bool = False) -> Plan:
     if need_bump:
         if carried > target:
             raise PreconditionError(
-                f"prepare: {branch} already carries {carried}, newer than {target}.")
+                f"prepare: {branch} already carries {carried}, newer than {target}."
+            )
         if not carried.is_devrelease and flow.names.final_tag(carried) not in tags:
             raise PreconditionError(
                 f"prepare: {branch} carries {carried}, which was never released (no tag "
@@ -380,17 +432,27 @@ def plan_prepare(flow: Flow, version: str, push: bool = False) -> Plan:
         if git.current_branch(root) != branch:
             plan.actions.append(git_action("switch", "switch", branch))
         flow.require_clean("prepare", restored)
-        files = sorted(set(version_files(root, branch) if need_bump else [])
-                       | ({flow.config.changelog} if need_log else set()))
-        plan.actions.append(begin_edit(root, files,
-                                       f"mlrelease release prepare --version {version} --execute"))
+        files = sorted(
+            set(version_files(root, branch) if need_bump else [])
+            | ({flow.config.changelog} if need_log else set())
+        )
+        plan.actions.append(
+            begin_edit(root, files, f"mlrelease release prepare --version {version} --execute")
+        )
         if need_bump:
-            plan.actions.append(call_action(
-                "bump", f"bump-my-version: {carried} -> {target}", _bump_call(root, str(target))))
+            plan.actions.append(
+                call_action(
+                    "bump", f"bump-my-version: {carried} -> {target}", _bump_call(root, str(target))
+                )
+            )
         if need_log:
-            plan.actions.append(call_action(
-                "changelog", f"git-changelog: write the {target} section of "
-                f"{flow.config.changelog}", _changelog_call(root, target)))
+            plan.actions.append(
+                call_action(
+                    "changelog",
+                    f"git-changelog: write the {target} section of {flow.config.changelog}",
+                    _changelog_call(root, target),
+                )
+            )
         plan.actions += [
             git_action("commit", "commit", "-m", f"chore(release): prepare {target}", "--", *files),
             end_edit(root),
@@ -409,6 +471,7 @@ def _changelog_call(root: Path, target: Version) -> Callable[[], None]:
         text = changelog.generate(root, config.changelog, bump=str(target))
         if not changelog.has_section(text, target):
             raise UserError(f"git-changelog wrote no {target} section to {config.changelog}.")
+
     return run
 
 
@@ -441,8 +504,12 @@ def _branch_version(flow: Flow, name: str) -> tuple[str, tuple[int, int], Versio
             f"{'; '.join(lines)}. Fix them (`nox -s release_verify -- --only versions`)."
         )
     version = _version(current, "pyproject.toml")
-    if (version.is_devrelease or version.is_prerelease or version.is_postrelease
-            or series(version) != wanted):
+    if (
+        version.is_devrelease
+        or version.is_prerelease
+        or version.is_postrelease
+        or series(version) != wanted
+    ):
         raise PreconditionError(
             f"{name}: {branch} carries {version}; a release candidate needs the final version "
             f"of the {series_text(wanted)} series. Run `mlrelease release prepare --version "
@@ -474,7 +541,8 @@ def plan_rc(flow: Flow, tag: str | None = None, push: bool = False) -> Plan:
             )
         if parsed[0] != version:
             raise UserError(
-                f"rc --tag {tag}: tags {parsed[0]}, but {branch} carries {version}. Omit --tag.")
+                f"rc --tag {tag}: tags {parsed[0]}, but {branch} carries {version}. Omit --tag."
+            )
     tags = flow.tags()
     final = flow.names.final_tag(version)
     head = git.head(root)
@@ -491,7 +559,8 @@ def plan_rc(flow: Flow, tag: str | None = None, push: bool = False) -> Plan:
         name = rcs[at_head[-1]][0]
         if tag is not None and tag != name:
             raise PreconditionError(
-                f"rc: HEAD is already release candidate {name}; tag a new commit for {tag}.")
+                f"rc: HEAD is already release candidate {name}; tag a new commit for {tag}."
+            )
         plan.notes.append(f"HEAD ({_short(head)}) is already {name}.")
     else:
         number = max(rcs, default=0) + 1
@@ -509,8 +578,9 @@ def plan_rc(flow: Flow, tag: str | None = None, push: bool = False) -> Plan:
                     f"rc: HEAD does not contain {last_name} ({_short(last_commit)}); a new release "
                     f"candidate must build on the previous one. Was {branch} reset?"
                 )
-        plan.actions.append(git_action(
-            "tag", "tag", "-a", name, "-m", f"{version} release candidate {number}"))
+        plan.actions.append(
+            git_action("tag", "tag", "-a", name, "-m", f"{version} release candidate {number}")
+        )
         changed.add(f"refs/tags/{name}")
     if push:
         action = flow.push_action([branch, f"refs/tags/{name}"], changed)
@@ -530,9 +600,15 @@ class Promotion:
     commit: str
 
 
-def plan_promote(flow: Flow, rc: str | None, version: str | None = None,
-                 report_path: Path | None = None, push: bool = False,
-                 publish: bool = False, artifacts: str | None = None) -> Promotion:
+def plan_promote(
+    flow: Flow,
+    rc: str | None,
+    version: str | None = None,
+    report_path: Path | None = None,
+    push: bool = False,
+    publish: bool = False,
+    artifacts: str | None = None,
+) -> Promotion:
     """``release promote --rc vX.Y.Z-rcN``: tag vX.Y.Z on exactly the RC's commit."""
     root, names = flow.root, flow.names
     plan = Plan("promote", root)
@@ -542,8 +618,10 @@ def plan_promote(flow: Flow, rc: str | None, version: str | None = None,
         target = parse_release(version)
         rcs = flow.rc_tags(target)
         if not rcs:
-            raise PreconditionError(f"promote: {target} has no release candidate; tag one with "
-                                    "`mlrelease release rc --execute` on its release branch.")
+            raise PreconditionError(
+                f"promote: {target} has no release candidate; tag one with "
+                "`mlrelease release rc --execute` on its release branch."
+            )
         rc = rcs[max(rcs)][0]
     parsed = names.parse_tag(rc)
     if parsed is None or parsed[1] is None:
@@ -557,7 +635,8 @@ def plan_promote(flow: Flow, rc: str | None, version: str | None = None,
     if commit is None:
         raise PreconditionError(
             f"promote: no tag {rc} here; `git fetch --tags` if it was made elsewhere, or list "
-            "the candidates with `mlrelease release status`.")
+            "the candidates with `mlrelease release status`."
+        )
     rcs = flow.rc_tags(target)
     newer = sorted(n for n in rcs if n > number)
     if newer:
@@ -585,18 +664,28 @@ def plan_promote(flow: Flow, rc: str | None, version: str | None = None,
                 f"(`mlrelease release prepare --version {target}`)."
             )
         _check_report(flow, report_path, rc, commit)
-        plan.actions.append(git_action(
-            "tag", "tag", "-a", final, commit, "-m", f"{target} (promoted from {rc})"))
+        plan.actions.append(
+            git_action("tag", "tag", "-a", final, commit, "-m", f"{target} (promoted from {rc})")
+        )
         changed.add(f"refs/tags/{final}")
     if push:
         action = flow.push_action([f"refs/tags/{final}"], changed)
         if action:
             plan.actions.append(action)
-    command = [a.format(artifacts=artifacts or flow.rel.artifacts, version=str(target),
-                        rc_tag=rc, final_tag=final) for a in flow.rel.publish]
+    command = [
+        a.format(
+            artifacts=artifacts or flow.rel.artifacts,
+            version=str(target),
+            rc_tag=rc,
+            final_tag=final,
+        )
+        for a in flow.rel.publish
+    ]
     shown = " ".join(command)
     if publish and changed:
-        plan.actions.append(call_action("publish", f"publish: {shown}", _publish_call(root, command)))
+        plan.actions.append(
+            call_action("publish", f"publish: {shown}", _publish_call(root, command))
+        )
     elif changed:
         plan.after.append(f"Next, publish the RC's verified artifacts (no rebuild): {shown}")
     return Promotion(plan, rc, final, commit)
@@ -618,8 +707,9 @@ def _check_report(flow: Flow, path: Path | None, rc: str, commit: str) -> None:
             "release_verify`) or pass --report with that run's report.json."
         )
     if not verdict.ok:
-        failing = [f"{r.name} ({r.status.value}: {r.summary})" for r in verdict.results
-                   if not r.status.ok]
+        failing = [
+            f"{r.name} ({r.status.value}: {r.summary})" for r in verdict.results if not r.status.ok
+        ]
         raise PreconditionError(
             f"promote: the release_verify report of {rc} ({path}) fails: {'; '.join(failing)}. "
             "Fix, cherry-pick, tag a new release candidate and verify it."
@@ -631,8 +721,11 @@ def _publish_call(root: Path, command: list[str]) -> Callable[[], None]:
         argv = _resolve_argv(command)
         proc = subprocess.run(argv, cwd=root, check=False)
         if proc.returncode != 0:
-            raise UserError(f"`{' '.join(command)}` exited {proc.returncode}; the tag stays (a "
-                            "release tag is never moved): fix the cause and run it again.")
+            raise UserError(
+                f"`{' '.join(command)}` exited {proc.returncode}; the tag stays (a "
+                "release tag is never moved): fix the cause and run it again."
+            )
+
     return run
 
 
@@ -688,10 +781,11 @@ class CherryPicks:
                 where = f"`{p.on_branch[:12]}`" if p.on_branch else "yes"
                 lines.append(f"| - [x] picked | `{p.commit[:12]}` | {subject} | {where} |")
             else:
-                lines.append(f"| - [ ] missing | `{p.commit[:12]}` | {subject} | "
-                             f"`git cherry-pick -x {p.commit[:12]}` |")
-        lines += ["", f"**{picked} of {len(self.picks)} picked, {len(self.missing)} missing.**",
-                  ""]
+                lines.append(
+                    f"| - [ ] missing | `{p.commit[:12]}` | {subject} | "
+                    f"`git cherry-pick -x {p.commit[:12]}` |"
+                )
+        lines += ["", f"**{picked} of {len(self.picks)} picked, {len(self.missing)} missing.**", ""]
         return "\n".join(lines)
 
 
@@ -730,8 +824,15 @@ def cherry_picks(flow: Flow, branch: str | None, push: bool = False) -> CherryPi
             plan.actions.append(git_action("switch", "switch", branch))
         flow.require_clean("cherry-picks")
         for p in result.missing:
-            plan.actions.append(git_action(f"pick:{p.commit[:12]}", "cherry-pick", "-x", p.commit,
-                                           undo=("cherry-pick", "--abort")))
+            plan.actions.append(
+                git_action(
+                    f"pick:{p.commit[:12]}",
+                    "cherry-pick",
+                    "-x",
+                    p.commit,
+                    undo=("cherry-pick", "--abort"),
+                )
+            )
         changed.add(branch)
     else:
         plan.notes.append(f"every fix marked {flow.rel.trailer}: {text} is on {branch}.")
@@ -774,8 +875,9 @@ def status(flow: Flow, version: str | None = None) -> dict[str, Any]:
     if report_path.is_file():
         try:
             r = report.read(report_path)
-            verdict.update(verdict=r.verdict, commit=r.commit, for_head=r.commit == head,
-                           created=r.created)
+            verdict.update(
+                verdict=r.verdict, commit=r.commit, for_head=r.commit == head, created=r.created
+            )
         except UserError as exc:
             verdict["error"] = str(exc)
     next_steps: dict[str, str] = {}
@@ -788,8 +890,9 @@ def status(flow: Flow, version: str | None = None) -> dict[str, Any]:
     for name, make in checks:
         try:
             plan = make()
-            next_steps[name] = ("nothing to do" if plan.noop else
-                                "; ".join(a.line[2:] for a in plan.actions))
+            next_steps[name] = (
+                "nothing to do" if plan.noop else "; ".join(a.line[2:] for a in plan.actions)
+            )
         except UserError as exc:
             next_steps[name] = f"refused: {exc}"
     return {
@@ -798,15 +901,15 @@ def status(flow: Flow, version: str | None = None) -> dict[str, Any]:
         "consistent": not problems and not versions.mismatches(found, current),
         "files": files,
         "problems": [f"{p.file}: {p.message}" for p in problems],
-        "changelog": {"file": config.changelog,
-                      "section": changelog.has_section(log_text, target)},
+        "changelog": {"file": config.changelog, "section": changelog.has_section(log_text, target)},
         "branch": branch,
         "head": head,
-        "release_branch": {"name": release_branch,
-                           "exists": repo.branch_exists(root, release_branch)},
+        "release_branch": {
+            "name": release_branch,
+            "exists": repo.branch_exists(root, release_branch),
+        },
         "remote": {"name": flow.rel.remote, "error": remote_error},
-        "tags": {"rc": [rcs[n][0] for n in sorted(rcs)],
-                 "final": final if final in tags else None},
+        "tags": {"rc": [rcs[n][0] for n in sorted(rcs)], "final": final if final in tags else None},
         "next_rc": names.rc_tag_for(target, max(rcs, default=0) + 1),
         "release_verify": verdict,
         "next": next_steps,

@@ -33,21 +33,26 @@ def check_git_state(ctx: Context) -> GateResult:
     dirty = repo.dirty_files(root)
     if dirty:
         shown = ", ".join(f"`{f}`" for f in dirty[:10]) + (" ..." if len(dirty) > 10 else "")
-        details.append(f"uncommitted changes: {shown}; commit or stash them (a release is built "
-                       "from a commit, not from a working tree)")
+        details.append(
+            f"uncommitted changes: {shown}; commit or stash them (a release is built "
+            "from a commit, not from a working tree)"
+        )
     branch = git.current_branch(root)
     facts = [f"version {version}", f"branch {branch or '(detached HEAD)'}"]
     if branch == rel.main_branch:
         if not version.is_devrelease:
-            details.append(f"`{branch}` carries {version}, a release version; main carries a "
-                           ".dev version and releases are prepared on their release branch")
+            details.append(
+                f"`{branch}` carries {version}, a release version; main carries a "
+                ".dev version and releases are prepared on their release branch"
+            )
         else:
             cut = names.branch_for(series(version))
             if repo.branch_exists(root, cut):
                 details.append(
                     f"`{cut}` exists but `{branch}` still carries {version}: the cut did not "
                     f"finish; run `mlrelease release cut --version {series_text(series(version))} "
-                    "--execute`")
+                    "--execute`"
+                )
     elif branch is not None:
         owned = names.series_of_branch(branch)
         if owned is not None and series(version) != owned:
@@ -62,8 +67,10 @@ def check_git_state(ctx: Context) -> GateResult:
         tagged, rc = parsed
         if str(version) != str(tagged):
             kind = f"release candidate {rc} of {tagged}" if rc else f"release {tagged}"
-            details.append(f"HEAD is tagged `{name}` ({kind}) but the files carry {version}; "
-                           f"the tagged commit must carry {tagged}")
+            details.append(
+                f"HEAD is tagged `{name}` ({kind}) but the files carry {version}; "
+                f"the tagged commit must carry {tagged}"
+            )
     if details:
         return GateResult.failed(f"{len(details)} problem(s): {details[0]}", details=details)
     return GateResult.passed("clean tree; " + ", ".join(facts) + " agree")

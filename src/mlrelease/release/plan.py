@@ -115,8 +115,10 @@ class Plan:
                 print(line, flush=True)
             for line in self.after:
                 out(line)
-            out(f"{self.name}: dry run, nothing changed. Re-run with --execute to run the "
-                f"{len(self.git_commands())} git command(s) above.")
+            out(
+                f"{self.name}: dry run, nothing changed. Re-run with --execute to run the "
+                f"{len(self.git_commands())} git command(s) above."
+            )
             return
         self.execute()
         for line in self.after:
@@ -213,21 +215,31 @@ def recovery(root: Path, name: str) -> tuple[list[Action], set[str]]:
     if journal is None:
         return [], set()
     if journal.get("head") != git.head(root):
-        return [call_action("journal-drop", "drop the journal of a finished edit",
-                            lambda: _drop_journal(root))], set()
+        return [
+            call_action(
+                "journal-drop", "drop the journal of a finished edit", lambda: _drop_journal(root)
+            )
+        ], set()
     dirty = set(repo.dirty_files(root))
     files = [f for f in journal.get("files", []) if f in dirty]
     others = sorted(dirty - set(files))
     if others:
+        left = ", ".join(files) or "no file"
         raise PreconditionError(
-            f"{name}: an interrupted `{journal.get('purpose')}` left {', '.join(files) or 'no file'} "
-            f"half-edited, and {', '.join(others[:5])} changed too. Commit or stash your own "
-            "changes, then re-run: the interrupted edit is undone and redone."
+            f"{name}: an interrupted `{journal.get('purpose')}` left {left} half-edited, and "
+            f"{', '.join(others[:5])} changed too. Commit or stash your own changes, then "
+            "re-run: the interrupted edit is undone and redone."
         )
     actions: list[Action] = []
     if files:
-        actions.append(git_action("restore", "restore", "--source=HEAD", "--staged", "--worktree",
-                                  "--", *files))
-    actions.append(call_action("journal-drop", "drop the journal of the interrupted edit",
-                               lambda: _drop_journal(root)))
+        actions.append(
+            git_action(
+                "restore", "restore", "--source=HEAD", "--staged", "--worktree", "--", *files
+            )
+        )
+    actions.append(
+        call_action(
+            "journal-drop", "drop the journal of the interrupted edit", lambda: _drop_journal(root)
+        )
+    )
     return actions, set(files)

@@ -25,7 +25,9 @@ else:  # pragma: no cover - exercised on 3.10 only
 
 def commit_of(root: Path, ref: str) -> str | None:
     """The commit a ref (branch, tag, SHA) points at, peeled; None when it does not exist."""
-    return git.run(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", check=False) or None
+    return (
+        git.run(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", check=False) or None
+    )
 
 
 def branch_exists(root: Path, name: str) -> bool:
@@ -34,8 +36,12 @@ def branch_exists(root: Path, name: str) -> bool:
 
 def tags(root: Path) -> dict[str, str]:
     """Every local tag and the commit it points at (annotated tags peeled)."""
-    out = git.run(root, "for-each-ref", "--format=%(refname:strip=2) %(objectname) %(*objectname)",
-                  "refs/tags")
+    out = git.run(
+        root,
+        "for-each-ref",
+        "--format=%(refname:strip=2) %(objectname) %(*objectname)",
+        "refs/tags",
+    )
     result: dict[str, str] = {}
     for line in out.splitlines():
         name, obj, *peeled = line.split(" ")
@@ -45,8 +51,9 @@ def tags(root: Path) -> dict[str, str]:
 
 def show(root: Path, ref: str, path: str) -> str | None:
     """A file's text at ``ref``; None when the file or the ref does not exist."""
-    proc = subprocess.run(["git", "show", f"{ref}:{path}"], cwd=root, capture_output=True,
-                          text=True, check=False)
+    proc = subprocess.run(
+        ["git", "show", f"{ref}:{path}"], cwd=root, capture_output=True, text=True, check=False
+    )
     return proc.stdout if proc.returncode == 0 else None
 
 
@@ -54,7 +61,8 @@ def pyproject_at(root: Path, ref: str) -> Mapping[str, Any]:
     text = show(root, ref, "pyproject.toml")
     if text is None:
         raise PreconditionError(f"{ref} has no pyproject.toml; is it a commit of this project?")
-    return tomllib.loads(text)
+    data: dict[str, Any] = tomllib.loads(text)
+    return data
 
 
 def version_at(root: Path, ref: str) -> str:
@@ -70,8 +78,12 @@ def version_at(root: Path, ref: str) -> str:
 
 
 def is_ancestor(root: Path, ancestor: str, descendant: str) -> bool:
-    proc = subprocess.run(["git", "merge-base", "--is-ancestor", ancestor, descendant], cwd=root,
-                          capture_output=True, check=False)
+    proc = subprocess.run(
+        ["git", "merge-base", "--is-ancestor", ancestor, descendant],
+        cwd=root,
+        capture_output=True,
+        check=False,
+    )
     return proc.returncode == 0
 
 
@@ -96,12 +108,13 @@ def remote(root: Path, name: str) -> Remote | None:
     """
     if not name or name not in git.run(root, "remote").split():
         return None
-    proc = subprocess.run(["git", "ls-remote", name], cwd=root, capture_output=True, text=True,
-                          check=False)
+    proc = subprocess.run(
+        ["git", "ls-remote", name], cwd=root, capture_output=True, text=True, check=False
+    )
     if proc.returncode != 0:
         raise PreconditionError(
             f"cannot list the refs of remote {name!r}: {proc.stderr.strip()}. Fix the connection, "
-            "or set [tool.mlrelease.release] remote = \"\" to work on local refs only."
+            'or set [tool.mlrelease.release] remote = "" to work on local refs only.'
         )
     heads: dict[str, str] = {}
     tag_objects: dict[str, str] = {}
@@ -109,11 +122,11 @@ def remote(root: Path, name: str) -> Remote | None:
     for line in proc.stdout.splitlines():
         sha, _, ref = line.partition("\t")
         if ref.startswith("refs/heads/"):
-            heads[ref[len("refs/heads/"):]] = sha
+            heads[ref[len("refs/heads/") :]] = sha
         elif ref.startswith("refs/tags/") and ref.endswith("^{}"):
-            peeled[ref[len("refs/tags/"):-3]] = sha
+            peeled[ref[len("refs/tags/") : -3]] = sha
         elif ref.startswith("refs/tags/"):
-            tag_objects[ref[len("refs/tags/"):]] = sha
+            tag_objects[ref[len("refs/tags/") :]] = sha
     remote_tags = {t: peeled.get(t, obj) for t, obj in tag_objects.items()}
     return Remote(name, heads, remote_tags, tag_objects)
 
@@ -121,8 +134,13 @@ def remote(root: Path, name: str) -> Remote | None:
 def dirty_files(root: Path) -> list[str]:
     """Paths with uncommitted changes, untracked files included (``git status -z``: exact
     names, whatever characters they hold)."""
-    out = subprocess.run(["git", "status", "--porcelain", "-z", "--untracked-files=normal"],
-                         cwd=root, capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        ["git", "status", "--porcelain", "-z", "--untracked-files=normal"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     entries = out.split("\0")
     files: list[str] = []
     i = 0
@@ -138,8 +156,9 @@ def dirty_files(root: Path) -> list[str]:
 
 
 def tag_object(root: Path, name: str) -> str | None:
-    return git.run(root, "rev-parse", "--verify", "--quiet", f"refs/tags/{name}",
-                   check=False) or None
+    return (
+        git.run(root, "rev-parse", "--verify", "--quiet", f"refs/tags/{name}", check=False) or None
+    )
 
 
 def cherry(root: Path, upstream: str, head: str) -> list[tuple[bool, str]]:
@@ -151,10 +170,15 @@ def cherry(root: Path, upstream: str, head: str) -> list[tuple[bool, str]]:
 
 def patch_ids(root: Path, revisions: str) -> dict[str, str]:
     """patch id -> commit for the commits in ``revisions`` (``git patch-id --stable``)."""
-    log = subprocess.run(["git", "log", "-p", "--no-color", "--format=commit %H", revisions],
-                         cwd=root, capture_output=True, check=True)
-    proc = subprocess.run(["git", "patch-id", "--stable"], cwd=root, input=log.stdout,
-                          capture_output=True, check=True)
+    log = subprocess.run(
+        ["git", "log", "-p", "--no-color", "--format=commit %H", revisions],
+        cwd=root,
+        capture_output=True,
+        check=True,
+    )
+    proc = subprocess.run(
+        ["git", "patch-id", "--stable"], cwd=root, input=log.stdout, capture_output=True, check=True
+    )
     result: dict[str, str] = {}
     for line in proc.stdout.decode().splitlines():
         patch, _, sha = line.partition(" ")
@@ -164,8 +188,9 @@ def patch_ids(root: Path, revisions: str) -> dict[str, str]:
 
 def commit_info(root: Path, sha: str, trailer: str) -> tuple[str, list[str]]:
     """(subject, values of ``trailer``) of a commit."""
-    out = git.run(root, "log", "-1",
-                  f"--format=%s%x00%(trailers:key={trailer},valueonly,separator=%x01)", sha)
+    out = git.run(
+        root, "log", "-1", f"--format=%s%x00%(trailers:key={trailer},valueonly,separator=%x01)", sha
+    )
     subject, _, values = out.partition("\x00")
     return subject, [v.strip() for v in values.split("\x01") if v.strip()]
 

@@ -51,8 +51,16 @@ class ChecklistStep:
     """Why the step exists, or what to check by hand."""
 
 
-def _step(id: str, title: str, task: str, run: list[str], evidence: list[str] | None = None,
-          *, mutating: bool = True, details: str = "") -> ChecklistStep:
+def _step(
+    id: str,
+    title: str,
+    task: str,
+    run: list[str],
+    evidence: list[str] | None = None,
+    *,
+    mutating: bool = True,
+    details: str = "",
+) -> ChecklistStep:
     return ChecklistStep(id, title, task, run, evidence or [], mutating, details)
 
 
@@ -60,44 +68,88 @@ def _step(id: str, title: str, task: str, run: list[str], evidence: list[str] | 
 # tag), PyTorch (cut release/X.Y, RC tags vX.Y.Z-rcN, promote RC to stable), ONNX 1.7 (verify
 # the RC before the final release, publish, announce).
 DEFAULT_CHECKLIST: list[ChecklistStep] = [
-    _step("freeze", "Freeze main: cut the release branch; main moves to the next .dev version",
-          "invoke release.cut --version {series} --execute --push",
-          ["mlrelease", "release", "cut", "--version", "{series}", "--execute", "--push"],
-          details="Release-only edits are committed on the branch; fixes reach it as cherry-picks."),
-    _step("verify", "Check every exit criterion on the release branch", "nox -s release_verify",
-          ["nox", "-s", "release_verify"], ["build/release-verify/report.json"], mutating=False),
-    _step("bump", "Bump the version and write its changelog section (one commit on the branch)",
-          "invoke release.prepare --version {version} --execute --push",
-          ["mlrelease", "release", "prepare", "--version", "{version}", "--execute", "--push"],
-          details="The seeds' version-bump and changelog steps: one commit, so no tag ever sees "
-          "one without the other."),
-    _step("ops-index", "Regenerate the supported-operators index; it must equal the committed one",
-          "nox -s ops_index -- --check", ["nox", "-s", "ops_index", "--", "--check"],
-          ["docs/indices/supported_ops.json"], mutating=False),
-    _step("rc-tag", "Tag the next release candidate vX.Y.Z-rcN on the branch head",
-          "invoke release.rc --execute --push",
-          ["mlrelease", "release", "rc", "--execute", "--push"]),
-    _step("wheels", "Build, audit and smoke-test the sdist and wheels of the RC",
-          "nox -s wheels", ["nox", "-s", "wheels"], ["dist/SHA256SUMS"], mutating=False,
-          details="In CI the RC tag's release workflow builds every platform and stores the "
-          "files with their SHA256SUMS on the RC's pre-release."),
-    _step("rc-verify", "Verify the release candidate: the report promotion reads",
-          "nox -s release_verify", ["nox", "-s", "release_verify"],
-          ["build/release-verify/report.json"], mutating=False),
-    _step("promote", "Promote the verified RC: tag vX.Y.Z on exactly the RC's commit",
-          "invoke release.promote --rc {rc_tag} --execute --push",
-          ["mlrelease", "release", "promote", "--rc", "{rc_tag}", "--execute", "--push"]),
-    _step("publish", "Publish the RC's verified artifacts to PyPI (no rebuild)",
-          "mlrelease wheels promote --artifacts dist --execute",
-          ["mlrelease", "wheels", "promote", "--artifacts", "dist", "--execute"],
-          details="Files are checked against the RC's SHA256SUMS before upload."),
-    _step("docs-freeze", "Freeze this version's docs from its tag and list it in the switcher",
-          "invoke docs.freeze --version {version} --execute",
-          ["invoke", "docs.freeze", "--version", "{version}", "--execute"],
-          details="After promotion: docs.freeze builds from the final tag vX.Y.Z."),
-    _step("announce", "Publish the release notes (the changelog section) and announce the release",
-          "by hand: GitHub release from the changelog section, then the project's channels", [],
-          details="Confirm with `invoke release.checklist --version X.Y.Z --confirm announce`."),
+    _step(
+        "freeze",
+        "Freeze main: cut the release branch; main moves to the next .dev version",
+        "invoke release.cut --version {series} --execute --push",
+        ["mlrelease", "release", "cut", "--version", "{series}", "--execute", "--push"],
+        details="Release-only edits are committed on the branch; fixes reach it as cherry-picks.",
+    ),
+    _step(
+        "verify",
+        "Check every exit criterion on the release branch",
+        "nox -s release_verify",
+        ["nox", "-s", "release_verify"],
+        ["build/release-verify/report.json"],
+        mutating=False,
+    ),
+    _step(
+        "bump",
+        "Bump the version and write its changelog section (one commit on the branch)",
+        "invoke release.prepare --version {version} --execute --push",
+        ["mlrelease", "release", "prepare", "--version", "{version}", "--execute", "--push"],
+        details="The seeds' version-bump and changelog steps: one commit, so no tag ever sees "
+        "one without the other.",
+    ),
+    _step(
+        "ops-index",
+        "Regenerate the supported-operators index; it must equal the committed one",
+        "nox -s ops_index -- --check",
+        ["nox", "-s", "ops_index", "--", "--check"],
+        ["docs/indices/supported_ops.json"],
+        mutating=False,
+    ),
+    _step(
+        "rc-tag",
+        "Tag the next release candidate vX.Y.Z-rcN on the branch head",
+        "invoke release.rc --execute --push",
+        ["mlrelease", "release", "rc", "--execute", "--push"],
+    ),
+    _step(
+        "wheels",
+        "Build, audit and smoke-test the sdist and wheels of the RC",
+        "nox -s wheels",
+        ["nox", "-s", "wheels"],
+        ["dist/SHA256SUMS"],
+        mutating=False,
+        details="In CI the RC tag's release workflow builds every platform and stores the "
+        "files with their SHA256SUMS on the RC's pre-release.",
+    ),
+    _step(
+        "rc-verify",
+        "Verify the release candidate: the report promotion reads",
+        "nox -s release_verify",
+        ["nox", "-s", "release_verify"],
+        ["build/release-verify/report.json"],
+        mutating=False,
+    ),
+    _step(
+        "promote",
+        "Promote the verified RC: tag vX.Y.Z on exactly the RC's commit",
+        "invoke release.promote --rc {rc_tag} --execute --push",
+        ["mlrelease", "release", "promote", "--rc", "{rc_tag}", "--execute", "--push"],
+    ),
+    _step(
+        "publish",
+        "Publish the RC's verified artifacts to PyPI (no rebuild)",
+        "mlrelease wheels promote --artifacts dist --execute",
+        ["mlrelease", "wheels", "promote", "--artifacts", "dist", "--execute"],
+        details="Files are checked against the RC's SHA256SUMS before upload.",
+    ),
+    _step(
+        "docs-freeze",
+        "Freeze this version's docs from its tag and list it in the switcher",
+        "invoke docs.freeze --version {version} --execute",
+        ["invoke", "docs.freeze", "--version", "{version}", "--execute"],
+        details="After promotion: docs.freeze builds from the final tag vX.Y.Z.",
+    ),
+    _step(
+        "announce",
+        "Publish the release notes (the changelog section) and announce the release",
+        "by hand: GitHub release from the changelog section, then the project's channels",
+        [],
+        details="Confirm with `invoke release.checklist --version X.Y.Z --confirm announce`.",
+    ),
 ]
 
 # PyTorch's patch-release criteria, and its cherry-pick tracker rules.
@@ -143,8 +195,14 @@ class ReleaseConfig:
     artifacts: str = "dist"
     """Folder of the RC's verified artifacts, handed to the publish command."""
     publish: list[str] = field(
-        default_factory=lambda: ["mlrelease", "wheels", "promote", "--artifacts", "{artifacts}",
-                                 "--execute"]
+        default_factory=lambda: [
+            "mlrelease",
+            "wheels",
+            "promote",
+            "--artifacts",
+            "{artifacts}",
+            "--execute",
+        ]
     )
     """The command that publishes the RC's artifacts after promotion (``promote --publish``)."""
     ledger_dir: str = "build/release/{version}"
@@ -186,14 +244,18 @@ class Pattern:
         example = "".join(f"{{{n}}}" for n in required)
         if unknown or missing or len(names) != len(set(names)):
             raise ConfigError(
-                f"{TABLE}.{key}", f"a name with each of {example} once and no other placeholder",
-                repr(template), source=source,
+                f"{TABLE}.{key}",
+                f"a name with each of {example} once and no other placeholder",
+                repr(template),
+                source=source,
             )
-        literal = _PLACEHOLDER.sub("", template)
-        if not literal and len(names) < 2 or _BAD_REF.search(_PLACEHOLDER.sub("0", template)):
+        # Adjacent placeholders ({major}{minor}) could not be parsed back unambiguously.
+        if "}{" in template or _BAD_REF.search(_PLACEHOLDER.sub("0", template)):
             raise ConfigError(
-                f"{TABLE}.{key}", "a valid git ref name (see `git check-ref-format`)",
-                repr(template), source=source,
+                f"{TABLE}.{key}",
+                "a valid git ref name (see `git check-ref-format`) with text between placeholders",
+                repr(template),
+                source=source,
             )
         pieces = re.split(r"(\{[^{}]*\})", template)
         body = "".join(_FIELD[p[1:-1]] if p.startswith("{") else re.escape(p) for p in pieces)
@@ -278,8 +340,14 @@ def parse_release(text: str, option: str = "--version") -> Version:
         version = Version(text)
     except InvalidVersion:
         version = None
-    if (version is None or len(version.release) != 3 or str(version) != text
-            or version.is_prerelease or version.is_postrelease or version.local is not None):
+    if (
+        version is None
+        or len(version.release) != 3
+        or str(version) != text
+        or version.is_prerelease
+        or version.is_postrelease
+        or version.local is not None
+    ):
         raise UserError(
             f"{option} {text!r}: expected a final release version MAJOR.MINOR.PATCH such as "
             "1.4.0 (release candidates are tags of it: `release rc` numbers them)."
