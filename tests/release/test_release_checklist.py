@@ -146,3 +146,41 @@ def test_killed_checklist_resumes_and_finishes(repo: Repo, fault: str) -> None:
     assert_released(repo)
     runs = {s["id"]: s["runs"] for s in ledger(repo)["steps"]}
     assert runs == {s: (2 if s == running[0] else 1) for s in runs}  # nothing else repeated
+
+
+MANUAL = """
+[[tool.mlrelease.release.checklist]]
+id = "announce"
+title = "Announce the release"
+task = "by hand: post the release notes"
+run = []
+"""
+
+
+@pytest.mark.slow
+def test_manual_step_waits_for_confirmation(repo: Repo) -> None:
+    with (repo.path / "pyproject.toml").open("a") as handle:
+        handle.write(MANUAL)
+    repo.git("commit", "-q", "-am", "chore: add a manual step")
+    first = checklist(repo, "--execute")
+    assert first.returncode == 0, first.stderr
+    assert "[7/7] announce: manual step: Announce the release" in first.stderr
+    assert "--confirm announce" in first.stderr
+    assert ledger(repo)["steps"][-1]["status"] == "pending" and not ledger(repo)["complete"]
+    redo = checklist(repo, "--execute", "--redo", "rc-verify")
+    assert redo.returncode == 0 and "[5/7] rc-verify: Verify the RC" in redo.stderr
+    assert checklist(repo, "--execute", "--redo", "promote").returncode == 2  # mutating
+    done = checklist(repo, "--execute", "--confirm", "announce")
+    assert done.returncode == 0 and "all 7 steps done" in done.stderr
+    data = ledger(repo)
+    assert data["complete"] and data["steps"][-1]["note"] == "confirmed by hand"
+    assert [s["runs"] for s in data["steps"]] == [1, 1, 1, 1, 2, 1, 0]
+
+
+def test_ledger_folder_must_be_ignored(repo: Repo) -> None:
+    (repo.path / ".gitignore").write_text("")
+    repo.git("commit", "-q", "-am", "chore: ignore nothing")
+    result = checklist(repo, "--execute")
+    assert result.returncode == 1 and "is not ignored by git" in result.stderr
+    assert "Add build/ to .gitignore" in " ".join(result.stderr.split())
+    assert not (repo.path / "build").exists()

@@ -188,6 +188,18 @@ class Runner:
 
     def run(self, *, execute: bool, confirm: list[str], redo: list[str]) -> int:
         ledger = self.ledger()
+        probe = subprocess.run(
+            ["git", "check-ignore", "-q", "--no-index", str(ledger.path)],
+            cwd=self.config.root,
+            check=False,
+        )
+        if probe.returncode == 1:  # 0: ignored; 128: not a repository (the steps will say)
+            raise PreconditionError(
+                f"checklist: {self._display(ledger.path)} is not ignored by git, so the ledger "
+                "would make the tree dirty and the release commands refuse to act. Add "
+                f"{self.config.release.ledger_dir.split('/')[0]}/ to .gitignore "
+                f"({TABLE}.ledger-dir sets the folder)."
+            )
         known = {s.id for s in self.steps}
         for step_id in [*confirm, *redo]:
             if step_id not in known:
