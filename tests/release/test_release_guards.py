@@ -138,3 +138,43 @@ def test_cut_refuses_a_dirty_tree_and_changes_nothing(repo: Repo, mlr) -> None: 
     code, _, err = mlr("release", "cut", "--version", "1.4", "--execute")
     assert code == 1 and "uncommitted changes (README.md)" in err
     assert same()
+
+
+def test_promote_hands_over_to_the_publish_command(at_rc2: Repo, mlr) -> None:  # type: ignore[no-untyped-def]
+    # The publishing command is the wheel issue's; a stand-in records the exact call it gets.
+    pyproject = at_rc2.path / "pyproject.toml"
+    recorder = (
+        "import sys, pathlib; "
+        "pathlib.Path('build/published.txt').write_text(' '.join(sys.argv[1:]))"
+    )
+    text = pyproject.read_text().replace(
+        "[tool.mlrelease.release]\n",
+        "[tool.mlrelease.release]\n"
+        f'publish = ["python", "-c", "{recorder}", "--artifacts", "{{artifacts}}", "--execute"]\n',
+    )
+    pyproject.write_text(text)
+    at_rc2.git("commit", "-q", "-am", "chore: stand-in publisher")
+    assert mlr("release", "rc", "--execute")[0] == 0  # rc3 on the commit with the stand-in
+    assert mlr("verify")[0] == 0
+    code, out, err = mlr("release", "promote", "--version", "1.4.0", "--artifacts", "out/rc3")
+    assert code == 0 and "Next, publish the RC's verified artifacts (no rebuild): python -c" in err
+    code, out, err = mlr(
+        "release", "promote", "--version", "1.4.0", "--artifacts", "out/rc3", "--publish"
+    )
+    assert code == 0 and "# publish: python -c" in out and "--artifacts out/rc3 --execute" in out
+    assert not (at_rc2.path / "build/published.txt").exists()
+    code, out, err = mlr(
+        "release",
+        "promote",
+        "--rc",
+        "v1.4.0-rc3",
+        "--artifacts",
+        "out/rc3",
+        "--publish",
+        "--execute",
+    )
+    assert code == 0, err
+    assert at_rc2.tags()["v1.4.0"] == at_rc2.tags()["v1.4.0-rc3"]
+    assert (at_rc2.path / "build/published.txt").read_text() == "--artifacts out/rc3 --execute"
+    code, out, err = mlr("release", "promote", "--rc", "v1.4.0-rc3", "--publish", "--execute")
+    assert code == 0 and "nothing to do" in err  # published once, not twice

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
+import shlex
 import subprocess
 from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
@@ -681,7 +682,7 @@ def plan_promote(
         )
         for a in flow.rel.publish
     ]
-    shown = " ".join(command)
+    shown = shlex.join(command)
     if publish and changed:
         plan.actions.append(
             call_action("publish", f"publish: {shown}", _publish_call(root, command))
