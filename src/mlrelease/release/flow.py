@@ -723,7 +723,7 @@ def _publish_call(root: Path, command: list[str]) -> Callable[[], None]:
         proc = subprocess.run(argv, cwd=root, check=False)
         if proc.returncode != 0:
             raise UserError(
-                f"`{' '.join(command)}` exited {proc.returncode}; the tag stays (a "
+                f"`{shlex.join(command)}` exited {proc.returncode}; the tag stays (a "
                 "release tag is never moved): fix the cause and run it again."
             )
 
