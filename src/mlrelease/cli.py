@@ -23,6 +23,7 @@ from mlrelease.gates import select
 
 COMMAND_MODULES: list[str] = [
     "mlrelease.wheels.cli",
+    "mlrelease.release.cli",
 ]
 """Modules that add sub-commands (``register(subparsers)``)."""
 

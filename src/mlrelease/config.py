@@ -24,6 +24,7 @@ from typing import Any, Literal, TypeVar, Union
 
 from mlrelease.errors import ConfigError
 from mlrelease.wheels.config import WheelsConfig
+from mlrelease.release.settings import ReleaseConfig
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -56,6 +57,8 @@ class Config:
     """Per-gate options: ``[tool.mlrelease.gate-options.GATE]``; each gate validates its own."""
     wheels: WheelsConfig = field(default_factory=WheelsConfig)
     """``[tool.mlrelease.wheels]``: artifacts, smoke test, required platforms."""
+    release: ReleaseConfig = field(default_factory=ReleaseConfig)
+    """The release flow: ``[tool.mlrelease.release]`` (branches, tags, checklist)."""
 
     root: Path = field(default=Path("."), metadata={"toml": False})
     """The project root (the folder holding pyproject.toml); not read from TOML."""

@@ -31,6 +31,7 @@ T = TypeVar("T")
 BUILTIN_MODULES = [
     "mlrelease.gates.project",
     "mlrelease.wheels.gate",
+    "mlrelease.release.gate",
 ]
 """Modules whose import registers the built-in gates."""
 

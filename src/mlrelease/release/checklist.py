@@ -1,0 +1,403 @@
+"""The release checklist: a resumable runner with a ledger, and the page that documents it.
+
+``release checklist --version X.Y.Z --execute`` walks the configured steps in order. Before a
+step runs, the ledger (``build/release/X.Y.Z/ledger.json``, written atomically) marks it
+``running``; after it succeeds and its evidence files exist, ``done``. A run interrupted at any
+point resumes at the first step that is not done: a done step is never run again, and the step
+that was running is run again, which is safe because every mutating release command converges
+(it plans only what is still missing: an RC tag already on HEAD is not tagged twice).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import shlex
+import subprocess
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from packaging.version import Version
+
+from mlrelease.config import Config
+from mlrelease.errors import PreconditionError, UserError
+from mlrelease.release.flow import Flow, _resolve_argv
+from mlrelease.release.plan import FAULT_ALSO_KILL_ENV, fault_point
+from mlrelease.release.settings import (
+    TABLE,
+    ChecklistStep,
+    Names,
+    parse_release,
+    series,
+    series_text,
+)
+
+LEDGER_SCHEMA = 1
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+@dataclass
+class StepRecord:
+    """One step's line in the ledger."""
+
+    id: str
+    title: str
+    mutating: bool
+    status: str = "pending"
+    """pending, running (started, not known to have finished), done or failed."""
+    started: str | None = None
+    finished: str | None = None
+    command: list[str] = field(default_factory=list)
+    exit_code: int | None = None
+    evidence: list[str] = field(default_factory=list)
+    runs: int = 0
+    note: str = ""
+
+
+@dataclass
+class Ledger:
+    """``ledger.json``: the state of one version's checklist."""
+
+    path: Path
+    version: str
+    steps: list[StepRecord]
+    created: str = field(default_factory=_now)
+    updated: str = field(default_factory=_now)
+
+    @property
+    def complete(self) -> bool:
+        return all(s.status == "done" for s in self.steps)
+
+    def step(self, step_id: str) -> StepRecord:
+        return next(s for s in self.steps if s.id == step_id)
+
+    @classmethod
+    def load(cls, path: Path, version: str, steps: list[ChecklistStep]) -> Ledger:
+        """The ledger at ``path`` (or a new one), aligned with the configured steps."""
+        old: dict[str, StepRecord] = {}
+        created = _now()
+        if path.is_file():
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+                created = data.get("created", created)
+                for item in data.get("steps", []):
+                    old[item["id"]] = StepRecord(**item)
+            except (json.JSONDecodeError, KeyError, TypeError) as exc:
+                raise UserError(
+                    f"{path}: not a checklist ledger ({exc}); move it away to start over."
+                ) from None
+        records = [old.get(s.id) or StepRecord(s.id, s.title, s.mutating) for s in steps]
+        return cls(path, version, records, created=created)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema_version": LEDGER_SCHEMA,
+            "version": self.version,
+            "created": self.created,
+            "updated": self.updated,
+            "complete": self.complete,
+            "steps": [asdict(s) for s in self.steps],
+        }
+
+    def save(self) -> None:
+        """Write atomically: a kill leaves the previous ledger or the new one, never half."""
+        self.updated = _now()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(self.to_dict(), indent=2) + "\n", encoding="utf-8")
+        os.replace(tmp, self.path)
+
+
+def _check_ids(steps: list[ChecklistStep], source: str) -> None:
+    seen: set[str] = set()
+    for i, step in enumerate(steps):
+        if step.id in seen:
+            from mlrelease.errors import ConfigError
+
+            raise ConfigError(
+                f"{TABLE}.checklist[{i}].id", "a step id used once", repr(step.id), source=source
+            )
+        seen.add(step.id)
+
+
+@dataclass
+class Runner:
+    """Walks the checklist of one version."""
+
+    config: Config
+    version: Version
+    out: Callable[[str], None]
+
+    @property
+    def steps(self) -> list[ChecklistStep]:
+        return self.config.release.checklist
+
+    @property
+    def folder(self) -> Path:
+        return self.config.path(self.config.release.ledger_dir.format(version=self.version))
+
+    def ledger(self) -> Ledger:
+        _check_ids(self.steps, str(self.config.pyproject_path))
+        return Ledger.load(self.folder / "ledger.json", str(self.version), self.steps)
+
+    def values(self, need_rc: bool) -> dict[str, str]:
+        names = Names.of(self.config.release, str(self.config.pyproject_path))
+        values = {
+            "version": str(self.version),
+            "series": series_text(series(self.version)),
+            "branch": names.branch_for(series(self.version)),
+            "final_tag": names.final_tag(self.version),
+            "artifacts": self.config.release.artifacts,
+            "ledger_dir": str(self.folder),
+            "rc_tag": "{rc_tag}",
+        }
+        if need_rc:
+            rcs = Flow.of(self.config).rc_tags(self.version)
+            if not rcs:
+                raise PreconditionError(
+                    f"checklist: a step needs {{rc_tag}}, but {self.version} has no release "
+                    "candidate yet; an earlier step (rc-tag) should have made one."
+                )
+            values["rc_tag"] = rcs[max(rcs)][0]
+        return values
+
+    def command(self, step: ChecklistStep, resolve_rc: bool) -> list[str]:
+        need_rc = resolve_rc and any("{rc_tag}" in a for a in step.run)
+        values = self.values(need_rc)
+        try:
+            return [a.format(**values) for a in step.run]
+        except (KeyError, IndexError, ValueError) as exc:
+            raise UserError(
+                f"{TABLE}.checklist step {step.id!r}: bad placeholder in {step.run!r} ({exc}); "
+                f"known: {', '.join('{' + k + '}' for k in values)}."
+            ) from None
+
+    def show(self, ledger: Ledger) -> None:
+        for i, (step, rec) in enumerate(zip(self.steps, ledger.steps, strict=True), 1):
+            when = f" ({rec.finished})" if rec.status == "done" and rec.finished else ""
+            what = shlex.join(self.command(step, False)) if step.run else "manual: " + step.task
+            self.out(f"[{i}/{len(self.steps)}] {rec.status:8} {step.id}: {step.title}{when}")
+            if rec.status != "done":
+                self.out(f"        {what}")
+
+    def run(self, *, execute: bool, confirm: list[str], redo: list[str]) -> int:
+        ledger = self.ledger()
+        probe = subprocess.run(
+            ["git", "check-ignore", "-q", "--no-index", str(ledger.path)],
+            cwd=self.config.root,
+            check=False,
+        )
+        if probe.returncode == 1:  # 0: ignored; 128: not a repository (the steps will say)
+            raise PreconditionError(
+                f"checklist: {self._display(ledger.path)} is not ignored by git, so the ledger "
+                "would make the tree dirty and the release commands refuse to act. Add "
+                f"{self.config.release.ledger_dir.split('/')[0]}/ to .gitignore "
+                f"({TABLE}.ledger-dir sets the folder)."
+            )
+        known = {s.id for s in self.steps}
+        for step_id in [*confirm, *redo]:
+            if step_id not in known:
+                raise UserError(f"checklist: no step {step_id!r}; steps: {', '.join(known)}.")
+        for step_id in redo:
+            step = next(s for s in self.steps if s.id == step_id)
+            if step.mutating:
+                raise UserError(f"checklist --redo {step_id}: a mutating step is never repeated.")
+            if execute:
+                ledger.step(step_id).status = "pending"
+        if not execute:
+            self.show(ledger)
+            self.out(
+                f"Ledger: {ledger.path}. Dry run: nothing run. Re-run with --execute to "
+                "run the steps that are not done, in order."
+            )
+            return 0
+        total = len(self.steps)
+        for i, (step, rec) in enumerate(zip(self.steps, ledger.steps, strict=True), 1):
+            head = f"[{i}/{total}] {step.id}"
+            if rec.status == "done":
+                self.out(f"{head}: done {rec.finished or ''}; not repeated.")
+                continue
+            if not step.run:
+                if step.id not in confirm:
+                    ledger.save()
+                    self.out(
+                        f"{head}: manual step: {step.title}. {step.task}. When it is done, "
+                        f"confirm it: `mlrelease release checklist --version {self.version} "
+                        f"--execute --confirm {step.id}`."
+                    )
+                    return 0
+                rec.status, rec.finished, rec.note = "done", _now(), "confirmed by hand"
+                ledger.save()
+                self.out(f"{head}: confirmed by hand.")
+                continue
+            command = self.command(step, True)
+            if rec.status == "running":
+                self.out(
+                    f"{head}: was interrupted (started {rec.started}); running it again "
+                    "(release commands converge: what is done is not redone)."
+                )
+            rec.status, rec.started, rec.finished = "running", _now(), None
+            rec.command, rec.exit_code, rec.runs = command, None, rec.runs + 1
+            ledger.save()
+            self.out(f"{head}: {step.title}\n        $ {shlex.join(command)}")
+            log = self.folder / "logs" / f"{step.id}.log"
+            code = self._execute(command, log)
+            rec.exit_code = code
+            missing = [
+                e
+                for e in (a.format(version=self.version) for a in step.evidence)
+                if not self.config.path(e).exists()
+            ]
+            if code != 0 or missing:
+                rec.status = "failed"
+                rec.note = f"exit {code}" if code else f"missing evidence: {', '.join(missing)}"
+                ledger.save()
+                self.out(
+                    f"{head}: failed ({rec.note}); log: {log}. Fix the cause and re-run: "
+                    f"the checklist resumes at {step.id}."
+                )
+                return 1
+            fault_point(f"checklist:after:{step.id}")
+            rec.status, rec.finished, rec.note = "done", _now(), ""
+            rec.evidence = [
+                self._display(log),
+                *(a.format(version=self.version) for a in step.evidence),
+            ]
+            ledger.save()
+        self.out(f"Release {self.version}: all {total} steps done. Ledger: {ledger.path}")
+        return 0
+
+    def _display(self, path: Path) -> str:
+        try:
+            return path.relative_to(self.config.root).as_posix()
+        except ValueError:
+            return str(path)
+
+    def _execute(self, command: list[str], log: Path) -> int:
+        """Run a step, echoing its output and keeping it in ``log``."""
+        log.parent.mkdir(parents=True, exist_ok=True)
+        env = {**os.environ, FAULT_ALSO_KILL_ENV: str(os.getpid())}
+        try:
+            proc = subprocess.Popen(
+                _resolve_argv(command),
+                cwd=self.config.root,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                env=env,
+            )
+        except FileNotFoundError as exc:
+            log.write_text(f"cannot run {command[0]}: {exc}\n", encoding="utf-8")
+            self.out(f"        cannot run {command[0]}: install it or fix the step's run.")
+            return 127
+        assert proc.stdout is not None
+        with log.open("wb") as handle:
+            for line in proc.stdout:
+                handle.write(line)
+                self.out("        " + line.decode(errors="replace").rstrip("\n"))
+        return proc.wait()
+
+
+def run_checklist(
+    config: Config,
+    version: str,
+    *,
+    execute: bool,
+    confirm: list[str],
+    redo: list[str],
+    out: Callable[[str], None],
+) -> int:
+    return Runner(config, parse_release(version), out).run(
+        execute=execute, confirm=confirm, redo=redo
+    )
+
+
+# --- the generated page -----------------------------------------------------------------------
+
+HEADER = """\
+# Release checklist
+
+<!-- Generated by `mlrelease release checklist-doc` from [tool.mlrelease.release]; \
+do not edit by hand. -->
+
+A release is these steps, in this order. `invoke release.checklist --version X.Y.Z --execute`
+walks them: it runs each step's command, records it in the ledger
+`{ledger}/ledger.json` (step, status, times, exit code, evidence files, the step's log), and
+stops at the first failure or manual step. Run again, it resumes at the first step that is not
+done; a finished step is never run again, and an interrupted one is run again, which is safe
+because every release command is idempotent (it only does what is still missing). Without
+`--execute` it shows the ledger and the next commands.
+
+In the commands, `{{version}}` is the release (`1.4.0`), `{{series}}` its `MAJOR.MINOR`,
+`{{branch}}` its release branch and `{{rc_tag}}` its newest release candidate.
+"""
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def render(config: Config) -> str:
+    """The checklist page: steps, names, patch-release criteria, cherry-pick rules."""
+    rel = config.release
+    names = Names.of(rel, str(config.pyproject_path))
+    example = Version("1.4.0")
+    branch = names.branch_for(series(example))
+    lines = [
+        HEADER.format(ledger=rel.ledger_dir.replace("{version}", "X.Y.Z")),
+        "## Steps",
+        "",
+        "| # | step | what | who runs it | evidence | mutating |",
+        "|---:|---|---|---|---|---|",
+    ]
+    for i, s in enumerate(rel.checklist, 1):
+        evidence = ", ".join(f"`{e}`" for e in s.evidence) or (
+            "the step's log" if s.run else "the confirmation in the ledger"
+        )
+        who = f"`{_cell(s.task)}`" if s.run else f"{_cell(s.task)} (manual)"
+        lines.append(
+            f"| {i} | `{s.id}` | {_cell(s.title)} | {who} | {evidence} | "
+            f"{'yes' if s.mutating else 'no'} |"
+        )
+    notes = [(i, s) for i, s in enumerate(rel.checklist, 1) if s.details]
+    if notes:
+        lines += ["", "Notes:", ""]
+        lines += [f"- **{i}. `{s.id}`**: {s.details}" for i, s in notes]
+    lines += [
+        "",
+        "## Names and guards",
+        "",
+        f"- Release branches are `{rel.branch}` (e.g. `{branch}`), cut from `{rel.main_branch}`; "
+        f"the cut moves `{rel.main_branch}` to the next minor `.dev0` version.",
+        f"- Release candidates are tagged `{rel.rc_tag}` (e.g. `{names.rc_tag_for(example, 2)}`) "
+        f"on the release branch; the version files carry the final version `{example}`, so an "
+        "RC's artifacts are the release's artifacts.",
+        f"- The release is tagged `{rel.tag}` (e.g. `{names.final_tag(example)}`) on exactly "
+        "the commit of the newest release candidate, and only when that candidate's "
+        f"release_verify report (`{rel.rc_report}`, or `--report`) is for its commit and passes.",
+        "- Every command is a dry run unless `--execute`, prints the exact git commands, pushes "
+        f"only with `--push` (to `{rel.remote or 'no remote'}`), checks its preconditions first "
+        "and finds nothing to do when run twice. Tag names that do not match the patterns are "
+        "refused.",
+        "",
+        "## Patch releases",
+        "",
+        "A patch release (`X.Y.Z+1`) is made from the existing release branch, starting at the "
+        "`bump` step (`invoke release.prepare --version X.Y.Z+1`); the branch is not cut again. "
+        "It is considered when a regression meets these criteria:",
+        "",
+    ]
+    lines += [f"{i}. {_cell(c)}" for i, c in enumerate(rel.patch_criteria, 1)]
+    values = {
+        "trailer": rel.trailer,
+        "series": "X.Y",
+        "branch": rel.branch.replace("{major}", "X").replace("{minor}", "Y"),
+    }
+    lines += ["", "## Cherry-picks", ""]
+    lines += [f"- {rule.format(**values)}" for rule in rel.cherry_pick_rules]
+    return "\n".join(lines) + "\n"

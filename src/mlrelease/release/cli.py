@@ -1,0 +1,314 @@
+"""``mlrelease release ...``: status, cut, prepare, rc, promote, cherry-picks, checklist."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from mlrelease.config import Config, load
+from mlrelease.exit_criteria import first_difference
+from mlrelease.release import checklist, flow
+
+console = Console(stderr=True, highlight=False)
+
+SAFETY = (
+    "Dry run unless --execute: prints the exact git commands it would run. Pushes only "
+    "with --push. Checks its preconditions first; a second run finds nothing to do."
+)
+
+
+def _config(args: argparse.Namespace) -> Config:
+    return load(args.root)
+
+
+def _say(text: str) -> None:
+    console.print(text, soft_wrap=True, markup=False)
+
+
+def _flow(args: argparse.Namespace) -> flow.Flow:
+    return flow.Flow.of(_config(args))
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    data = flow.status(_flow(args), args.version)
+    if args.json:
+        print(json.dumps(data, indent=2))
+        return 0
+    table = Table(title=f"release {data['release']}", title_justify="left", show_header=False)
+    table.add_column("what", style="bold")
+    table.add_column("state", overflow="fold")
+    files = ", ".join(f"{f['file']}:{f['line']}={f['version']}" for f in data["files"])
+    consistent = "consistent" if data["consistent"] else "INCONSISTENT"
+    rows: list[tuple[str, Any]] = [
+        (
+            "version",
+            f"{data['version']} ({consistent}): {files}"
+            + ("; " + "; ".join(data["problems"]) if data["problems"] else ""),
+        ),
+        (
+            "changelog",
+            f"{data['changelog']['file']}: "
+            + ("has a section" if data["changelog"]["section"] else "no section")
+            + f" for {data['release']}",
+        ),
+        ("branch", f"{data['branch'] or '(detached)'} at {(data['head'] or '?')[:12]}"),
+        (
+            "release branch",
+            f"{data['release_branch']['name']} "
+            + ("exists" if data["release_branch"]["exists"] else "does not exist"),
+        ),
+        (
+            "tags",
+            ", ".join(
+                data["tags"]["rc"] + ([data["tags"]["final"]] if data["tags"]["final"] else [])
+            )
+            or "none",
+        ),
+        ("next RC", data["next_rc"]),
+        ("release_verify", _verdict(data["release_verify"])),
+    ]
+    if data["remote"]["error"]:
+        rows.append(("remote", data["remote"]["error"]))
+    for name, what in data["next"].items():
+        rows.append((f"next: {name}", what))
+    for what, state in rows:
+        table.add_row(what, str(state))
+    Console(highlight=False).print(table)
+    return 0
+
+
+def _verdict(info: dict[str, Any]) -> str:
+    if info.get("error"):
+        return str(info["error"])
+    if info["verdict"] is None:
+        return f"no report at {info['report']}"
+    which = "HEAD" if info["for_head"] else f"{(info.get('commit') or '?')[:12]}, not HEAD"
+    return f"{info['verdict']} for {which} ({info.get('created', '')})"
+
+
+def cmd_cut(args: argparse.Namespace) -> int:
+    plan = flow.plan_cut(_flow(args), args.version, args.from_ref, args.push)
+    plan.print(execute=args.execute, out=_say)
+    return 0
+
+
+def cmd_prepare(args: argparse.Namespace) -> int:
+    plan = flow.plan_prepare(_flow(args), args.version, args.push)
+    plan.print(execute=args.execute, out=_say)
+    return 0
+
+
+def cmd_rc(args: argparse.Namespace) -> int:
+    plan = flow.plan_rc(_flow(args), args.tag, args.push)
+    plan.print(execute=args.execute, out=_say)
+    return 0
+
+
+def cmd_promote(args: argparse.Namespace) -> int:
+    promotion = flow.plan_promote(
+        _flow(args), args.rc, args.version, args.report, args.push, args.publish, args.artifacts
+    )
+    promotion.plan.print(execute=args.execute, out=_say)
+    return 0
+
+
+def cmd_cherry_picks(args: argparse.Namespace) -> int:
+    picks = flow.cherry_picks(_flow(args), args.branch, args.push)
+    text = picks.markdown()
+    if args.output:
+        args.output.parent.mkdir(parents=True, exist_ok=True)
+        args.output.write_text(text, encoding="utf-8")
+        _say(f"Wrote {args.output}")
+    else:
+        print(text, flush=True)
+    assert picks.plan is not None
+    picks.plan.print(execute=args.execute, out=_say)
+    return 0
+
+
+def cmd_checklist(args: argparse.Namespace) -> int:
+    return checklist.run_checklist(
+        _config(args),
+        args.version,
+        execute=args.execute,
+        confirm=args.confirm,
+        redo=args.redo,
+        out=_say,
+    )
+
+
+def cmd_checklist_doc(args: argparse.Namespace) -> int:
+    config = _config(args)
+    page = config.release.checklist_doc
+    path = config.path(page)
+    text = checklist.render(config)
+    current = path.read_text(encoding="utf-8") if path.exists() else ""
+    difference = first_difference(text, current)
+    if args.check:
+        if difference:
+            _say(f"{page} is stale ({difference}); run `mlrelease release checklist-doc`.")
+            return 1
+        _say(f"{page} is current.")
+        return 0
+    if difference is None:
+        _say(f"{page} is current; nothing to write.")
+        return 0
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    _say(f"Wrote {page}")
+    return 0
+
+
+def _act(p: argparse.ArgumentParser, push: bool = True) -> None:
+    p.add_argument("--execute", action="store_true", help="act (default: dry run)")
+    if push:
+        p.add_argument(
+            "--push",
+            action="store_true",
+            help="push what it creates to the remote ([tool.mlrelease.release] remote)",
+        )
+
+
+def register(subparsers: Any) -> None:
+    """Add ``mlrelease release ...``."""
+    p = subparsers.add_parser(
+        "release",
+        help="the release flow: status, cut, prepare, rc, promote, cherry-picks, checklist",
+        description="Branch cut, release candidates, promotion, cherry-pick tracking and the "
+        "resumable release checklist. Configuration: [tool.mlrelease.release]. " + SAFETY,
+    )
+    sub = p.add_subparsers(dest="release_command", required=True, metavar="ACTION")
+
+    s = sub.add_parser(
+        "status",
+        help="where the release stands (changes nothing)",
+        description="One table: version in every file, changelog section, "
+        "branches, tags and the next RC number, the last release_verify verdict "
+        "and what each next command would do.",
+    )
+    s.add_argument("--version", help="the release X.Y.Z (default: from the version files)")
+    s.add_argument("--json", action="store_true", help="print JSON (for CI)")
+    s.set_defaults(func=cmd_status)
+
+    s = sub.add_parser(
+        "cut",
+        help="create release/X.Y and move main to the next .dev version",
+        description="Create the release branch from main (or --from REF), commit "
+        "the configured release-only edits on it, bump main to X.Y+1.0.dev0 and "
+        "commit. Ends on the release branch. " + SAFETY,
+    )
+    s.add_argument("--version", required=True, metavar="X.Y", help="the release series")
+    s.add_argument(
+        "--from",
+        dest="from_ref",
+        metavar="REF",
+        help="branch from this ref instead of main (e.g. a known-green commit)",
+    )
+    _act(s)
+    s.set_defaults(func=cmd_cut)
+
+    s = sub.add_parser(
+        "prepare",
+        help="set the release version and write its changelog section",
+        description="On release/X.Y: bump the version files to X.Y.Z "
+        "(bump-my-version) and write the X.Y.Z changelog section (git-changelog), "
+        "as one commit. An interrupted run is undone and redone. " + SAFETY,
+    )
+    s.add_argument("--version", required=True, metavar="X.Y.Z", help="the release version")
+    _act(s)
+    s.set_defaults(func=cmd_prepare)
+
+    s = sub.add_parser(
+        "rc",
+        help="tag the next release candidate vX.Y.Z-rcN on HEAD",
+        description="On a release branch with a clean tree, consistent version "
+        "files carrying the final version and its changelog section: create the "
+        "annotated tag vX.Y.Z-rcN with N the next free number (local and remote "
+        "tags count). Nothing to do when HEAD is already a release candidate. " + SAFETY,
+    )
+    s.add_argument("--tag", help="the expected tag name (refused unless it is the next free one)")
+    _act(s)
+    s.set_defaults(func=cmd_rc)
+
+    s = sub.add_parser(
+        "promote",
+        help="tag vX.Y.Z on exactly the RC's commit",
+        description="Refuses when a newer RC of the version exists, when vX.Y.Z "
+        "exists elsewhere, or when the RC's release_verify report is missing, for "
+        "another commit or failing. The report is read from --report, default "
+        "[tool.mlrelease.release] rc-report (build/release-verify/report.json, "
+        "where `nox -s release_verify` writes it). Then prints (or with --publish "
+        "runs) the verified-artifact publishing command. " + SAFETY,
+    )
+    group = s.add_mutually_exclusive_group(required=True)
+    group.add_argument("--rc", help="the release candidate tag, e.g. v1.4.0-rc2")
+    group.add_argument("--version", metavar="X.Y.Z", help="promote the newest RC of this version")
+    s.add_argument("--report", type=Path, help="the RC's release_verify report.json")
+    s.add_argument(
+        "--artifacts",
+        metavar="DIR",
+        help="the RC's verified artifacts (default: [tool.mlrelease.release] artifacts)",
+    )
+    s.add_argument(
+        "--publish",
+        action="store_true",
+        help="after tagging, run the publish command ([tool.mlrelease.release] publish)",
+    )
+    _act(s)
+    s.set_defaults(func=cmd_promote)
+
+    s = sub.add_parser(
+        "cherry-picks",
+        help="fixes on main marked for a release: picked or missing",
+        description="Commits on main with the trailer `Release-Target: X.Y` "
+        "(configurable), compared with release/X.Y by patch identity (git cherry), "
+        "as Markdown for the tracker issue. With --execute, cherry-picks the "
+        "missing ones (git cherry-pick -x); a conflict is aborted. " + SAFETY,
+    )
+    s.add_argument("--branch", help="the release branch (default: the current branch)")
+    s.add_argument("--output", type=Path, help="write the Markdown here instead of stdout")
+    _act(s)
+    s.set_defaults(func=cmd_cherry_picks)
+
+    s = sub.add_parser(
+        "checklist",
+        help="walk the release checklist, resumably",
+        description="Run the configured checklist steps in order, recording each "
+        "in build/release/X.Y.Z/ledger.json; resume at the first unfinished step; "
+        "never repeat a finished step. Dry run (shows the ledger and next "
+        "commands) unless --execute.",
+    )
+    s.add_argument("--version", required=True, metavar="X.Y.Z", help="the release version")
+    s.add_argument(
+        "--confirm",
+        action="append",
+        default=[],
+        metavar="STEP",
+        help="mark a manual step as done (repeatable)",
+    )
+    s.add_argument(
+        "--redo",
+        action="append",
+        default=[],
+        metavar="STEP",
+        help="run a finished non-mutating step again (repeatable)",
+    )
+    s.add_argument("--execute", action="store_true", help="run the steps (default: dry run)")
+    s.set_defaults(func=cmd_checklist)
+
+    s = sub.add_parser(
+        "checklist-doc",
+        help="write docs/release/checklist.md from the checklist",
+        description="Generate the release checklist page from "
+        "[tool.mlrelease.release] (steps, names, patch-release criteria, "
+        "cherry-pick rules).",
+    )
+    s.add_argument(
+        "--check", action="store_true", help="fail when the page is stale; write nothing"
+    )
+    s.set_defaults(func=cmd_checklist_doc)

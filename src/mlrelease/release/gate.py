@@ -1,0 +1,76 @@
+"""Gate ``git_state``: the tree is clean and the branch, the release tags and the version agree."""
+
+from __future__ import annotations
+
+from packaging.version import InvalidVersion, Version
+
+from mlrelease import git, versions
+from mlrelease.gates import Context, GateResult, gate
+from mlrelease.release import repo
+from mlrelease.release.settings import Names, series, series_text
+
+
+@gate(
+    "git_state",
+    "The working tree is clean; on the main branch the version is a `.dev` version not yet cut "
+    "to a release branch; on a release branch it belongs to the branch's series; a release or "
+    "RC tag on HEAD names the version the files carry.",
+)
+def check_git_state(ctx: Context) -> GateResult:
+    root, rel = ctx.root, ctx.config.release
+    if not git.is_repo(root):
+        return GateResult.skipped("not a git repository (e.g. an unpacked sdist): nothing to check")
+    if git.head(root) is None:
+        return GateResult.skipped("the repository has no commit yet")
+    names = Names.of(rel, str(ctx.config.pyproject_path))
+    source = str(ctx.config.pyproject_path)
+    text = str(versions.bumpversion_table(ctx.config.pyproject, source)["current_version"])
+    try:
+        version = Version(text)
+    except InvalidVersion:
+        return GateResult.failed(f"tool.bumpversion.current_version {text!r} is not PEP 440")
+    details: list[str] = []
+    dirty = repo.dirty_files(root)
+    if dirty:
+        shown = ", ".join(f"`{f}`" for f in dirty[:10]) + (" ..." if len(dirty) > 10 else "")
+        details.append(
+            f"uncommitted changes: {shown}; commit or stash them (a release is built "
+            "from a commit, not from a working tree)"
+        )
+    branch = git.current_branch(root)
+    facts = [f"version {version}", f"branch {branch or '(detached HEAD)'}"]
+    if branch == rel.main_branch:
+        if not version.is_devrelease:
+            details.append(
+                f"`{branch}` carries {version}, a release version; main carries a "
+                ".dev version and releases are prepared on their release branch"
+            )
+        else:
+            cut = names.branch_for(series(version))
+            if repo.branch_exists(root, cut):
+                details.append(
+                    f"`{cut}` exists but `{branch}` still carries {version}: the cut did not "
+                    f"finish; run `mlrelease release cut --version {series_text(series(version))} "
+                    "--execute`"
+                )
+    elif branch is not None:
+        owned = names.series_of_branch(branch)
+        if owned is not None and series(version) != owned:
+            details.append(f"`{branch}` carries {version}, not a {series_text(owned)} version")
+    tags = repo.tags(root)
+    head = git.head(root)
+    for name in sorted(t for t, commit in tags.items() if commit == head):
+        parsed = names.parse_tag(name)
+        if parsed is None:
+            continue
+        facts.append(f"tag {name}")
+        tagged, rc = parsed
+        if str(version) != str(tagged):
+            kind = f"release candidate {rc} of {tagged}" if rc else f"release {tagged}"
+            details.append(
+                f"HEAD is tagged `{name}` ({kind}) but the files carry {version}; "
+                f"the tagged commit must carry {tagged}"
+            )
+    if details:
+        return GateResult.failed(f"{len(details)} problem(s): {details[0]}", details=details)
+    return GateResult.passed("clean tree; " + ", ".join(facts) + " agree")

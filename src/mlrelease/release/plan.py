@@ -1,0 +1,245 @@
+"""Plans: what a release command would do, printed by the dry run and run by ``--execute``.
+
+A :class:`Plan` is a list of :class:`Action`\\ s. A git action is the exact argument list that
+``--execute`` passes to git; the dry run prints it as ``$ git ...``, and execution prints the
+same line before running it, so the two outputs list the same commands. Other actions (file
+edits, bump-my-version, git-changelog) print as ``# ...`` lines.
+
+Edits that end in a commit are journalled: before the first file is written, the journal
+(``.git/mlrelease-edit.json``) records HEAD and the files about to change. A process killed
+between the edits and the commit leaves the journal behind; the next run of any editing command
+restores exactly those files from HEAD (``git restore``) and redoes the edit, so no half-edited
+file survives a crash. A journal whose HEAD has moved on means the commit landed; it is dropped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import signal
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mlrelease import git
+from mlrelease.errors import PreconditionError, UserError
+from mlrelease.release import repo
+
+FAULT_ENV = "MLRELEASE_FAULT"
+"""Test hook: the name of a point (``prepare:after:bump``) where the process kills itself."""
+FAULT_ALSO_KILL_ENV = "MLRELEASE_FAULT_ALSO_KILL"
+"""Test hook: a process id killed together with this one (the checklist that ran the step)."""
+JOURNAL = "mlrelease-edit.json"
+
+
+def fault_point(name: str) -> None:
+    """SIGKILL this process (and the checklist runner above it) when ``$MLRELEASE_FAULT`` names
+    this point. Used only by the fault-injection tests: a kill cannot be caught or cleaned up
+    after, which is what a crash, an OOM kill or a closed laptop looks like."""
+    if os.environ.get(FAULT_ENV) != name:
+        return
+    sys.stdout.flush()
+    sys.stderr.flush()
+    kill = getattr(signal, "SIGKILL", signal.SIGTERM)
+    other = os.environ.get(FAULT_ALSO_KILL_ENV)
+    if other and other.isdigit() and int(other) != os.getpid():
+        os.kill(int(other), kill)
+    os.kill(os.getpid(), kill)
+
+
+class StepFailed(UserError):
+    """An action of an executing plan failed (its effects were undone where they can be)."""
+
+    exit_code = 1
+
+
+@dataclass(frozen=True)
+class Action:
+    """One step of a plan: a git command (``git_args``) or a Python callable (``call``)."""
+
+    key: str
+    """Short name; ``<plan>:after:<key>`` is the fault point after it."""
+    line: str
+    """What the dry run prints and execution echoes."""
+    git_args: tuple[str, ...] | None = None
+    call: Callable[[], None] | None = None
+    undo: tuple[str, ...] | None = None
+    """git arguments that clean up after this git command fails (``cherry-pick --abort``)."""
+
+    @property
+    def is_git(self) -> bool:
+        return self.git_args is not None
+
+
+def git_action(key: str, *args: str, undo: tuple[str, ...] | None = None) -> Action:
+    return Action(key, "$ " + shlex.join(["git", *args]), git_args=tuple(args), undo=undo)
+
+
+def call_action(key: str, line: str, call: Callable[[], None]) -> Action:
+    return Action(key, "# " + line, call=call)
+
+
+@dataclass
+class Plan:
+    """What one command would do, in order; ``notes`` say what is already done."""
+
+    name: str
+    root: Path
+    actions: list[Action] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    after: list[str] = field(default_factory=list)
+    """Lines printed after a successful execution (e.g. the publish command to run next)."""
+
+    @property
+    def noop(self) -> bool:
+        return not self.actions
+
+    def lines(self) -> list[str]:
+        return [a.line for a in self.actions]
+
+    def git_commands(self) -> list[list[str]]:
+        return [["git", *a.git_args] for a in self.actions if a.git_args is not None]
+
+    def print(self, *, execute: bool, out: Callable[[str], None]) -> None:
+        """Show the plan (dry run) or run it (``execute``), one line per action."""
+        for note in self.notes:
+            out(f"{self.name}: {note}")
+        if self.noop:
+            out(f"{self.name}: nothing to do.")
+            return
+        if not execute:
+            for line in self.lines():
+                print(line, flush=True)
+            for line in self.after:
+                out(line)
+            out(
+                f"{self.name}: dry run, nothing changed. Re-run with --execute to run the "
+                f"{len(self.git_commands())} git command(s) above."
+            )
+            return
+        self.execute()
+        for line in self.after:
+            out(line)
+        out(f"{self.name}: done.")
+
+    def execute(self) -> None:
+        done: list[str] = []
+        for action in self.actions:
+            print(action.line, flush=True)
+            try:
+                if action.git_args is not None:
+                    git.run(self.root, *action.git_args)
+                elif action.call is not None:
+                    action.call()
+            except UserError as exc:
+                note = ""
+                if action.undo is not None:
+                    git.run(self.root, *action.undo, check=False)
+                    note += f" Ran `git {' '.join(action.undo)}`: nothing of it is left."
+                rolled_back = rollback(self.root)
+                if rolled_back:
+                    note += f" Restored {', '.join(rolled_back)} from HEAD."
+                finished = f" Already done: {'; '.join(done)}." if done else ""
+                raise StepFailed(
+                    f"{self.name}: `{action.line[2:]}` failed: {exc}{note}{finished} Fix the "
+                    "cause and re-run; finished steps are not repeated."
+                ) from None
+            done.append(action.line[2:])
+            fault_point(f"{self.name}:after:{action.key}")
+
+
+# --- the edit journal -----------------------------------------------------------------------
+
+
+def journal_path(root: Path) -> Path:
+    return repo.git_dir(root) / JOURNAL
+
+
+def read_journal(root: Path) -> dict[str, Any] | None:
+    path = journal_path(root)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except json.JSONDecodeError:
+        # A kill during the (tiny) journal write: nothing was edited yet.
+        path.unlink()
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def begin_edit(root: Path, files: Sequence[str], purpose: str) -> Action:
+    """The action that journals ``files`` before they are edited."""
+
+    def write() -> None:
+        path = journal_path(root)
+        tmp = path.with_suffix(".tmp")
+        data = {"head": git.head(root), "files": list(files), "purpose": purpose}
+        tmp.write_text(json.dumps(data), encoding="utf-8")
+        os.replace(tmp, path)  # atomic: the journal is either absent or complete
+
+    return call_action("journal", f"journal {', '.join(files)} (undone if interrupted)", write)
+
+
+def end_edit(root: Path) -> Action:
+    return call_action("journal-end", "close the journal", lambda: _drop_journal(root))
+
+
+def _drop_journal(root: Path) -> None:
+    journal_path(root).unlink(missing_ok=True)
+
+
+def rollback(root: Path) -> list[str]:
+    """Restore the journalled files from HEAD (after a failed edit); returns the files."""
+    journal = read_journal(root)
+    if journal is None or journal.get("head") != git.head(root):
+        _drop_journal(root)
+        return []
+    dirty = set(repo.dirty_files(root))
+    files = [f for f in journal.get("files", []) if f in dirty]
+    if files:
+        git.run(root, "restore", "--source=HEAD", "--staged", "--worktree", "--", *files)
+    _drop_journal(root)
+    return files
+
+
+def recovery(root: Path, name: str) -> tuple[list[Action], set[str]]:
+    """Actions that undo an interrupted edit, and the files they restore.
+
+    Refuses when files outside the journal are modified too: those are someone's work.
+    """
+    journal = read_journal(root)
+    if journal is None:
+        return [], set()
+    if journal.get("head") != git.head(root):
+        return [
+            call_action(
+                "journal-drop", "drop the journal of a finished edit", lambda: _drop_journal(root)
+            )
+        ], set()
+    dirty = set(repo.dirty_files(root))
+    files = [f for f in journal.get("files", []) if f in dirty]
+    others = sorted(dirty - set(files))
+    if others:
+        left = ", ".join(files) or "no file"
+        raise PreconditionError(
+            f"{name}: an interrupted `{journal.get('purpose')}` left {left} half-edited, and "
+            f"{', '.join(others[:5])} changed too. Commit or stash your own changes, then "
+            "re-run: the interrupted edit is undone and redone."
+        )
+    actions: list[Action] = []
+    if files:
+        actions.append(
+            git_action(
+                "restore", "restore", "--source=HEAD", "--staged", "--worktree", "--", *files
+            )
+        )
+    actions.append(
+        call_action(
+            "journal-drop", "drop the journal of the interrupted edit", lambda: _drop_journal(root)
+        )
+    )
+    return actions, set(files)

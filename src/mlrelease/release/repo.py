@@ -1,0 +1,199 @@
+"""Git queries of the release flow (read-only; every mutation is a planned action).
+
+Queries use plumbing (``for-each-ref``, ``rev-parse``, ``show``, ``ls-remote``, ``cherry``,
+``patch-id``), never ``git branch`` or ``git tag``, so a trace of the git commands a release
+command ran tells its mutations apart from its reads.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mlrelease import git
+from mlrelease.errors import PreconditionError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+
+def commit_of(root: Path, ref: str) -> str | None:
+    """The commit a ref (branch, tag, SHA) points at, peeled; None when it does not exist."""
+    return (
+        git.run(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", check=False) or None
+    )
+
+
+def branch_exists(root: Path, name: str) -> bool:
+    return commit_of(root, f"refs/heads/{name}") is not None
+
+
+def tags(root: Path) -> dict[str, str]:
+    """Every local tag and the commit it points at (annotated tags peeled)."""
+    out = git.run(
+        root,
+        "for-each-ref",
+        "--format=%(refname:strip=2) %(objectname) %(*objectname)",
+        "refs/tags",
+    )
+    result: dict[str, str] = {}
+    for line in out.splitlines():
+        name, obj, *peeled = line.split(" ")
+        result[name] = peeled[0] if peeled and peeled[0] else obj
+    return result
+
+
+def show(root: Path, ref: str, path: str) -> str | None:
+    """A file's text at ``ref``; None when the file or the ref does not exist."""
+    proc = subprocess.run(
+        ["git", "show", f"{ref}:{path}"], cwd=root, capture_output=True, text=True, check=False
+    )
+    return proc.stdout if proc.returncode == 0 else None
+
+
+def pyproject_at(root: Path, ref: str) -> Mapping[str, Any]:
+    text = show(root, ref, "pyproject.toml")
+    if text is None:
+        raise PreconditionError(f"{ref} has no pyproject.toml; is it a commit of this project?")
+    data: dict[str, Any] = tomllib.loads(text)
+    return data
+
+
+def version_at(root: Path, ref: str) -> str:
+    """``[tool.bumpversion] current_version`` as committed at ``ref``."""
+    table = pyproject_at(root, ref).get("tool", {}).get("bumpversion", {})
+    version = table.get("current_version") if isinstance(table, Mapping) else None
+    if not isinstance(version, str):
+        raise PreconditionError(
+            f"pyproject.toml at {ref} has no [tool.bumpversion] current_version; add it (the "
+            "release flow reads the version from there)."
+        )
+    return version
+
+
+def is_ancestor(root: Path, ancestor: str, descendant: str) -> bool:
+    proc = subprocess.run(
+        ["git", "merge-base", "--is-ancestor", ancestor, descendant],
+        cwd=root,
+        capture_output=True,
+        check=False,
+    )
+    return proc.returncode == 0
+
+
+def git_dir(root: Path) -> Path:
+    return (root / git.run(root, "rev-parse", "--git-dir")).resolve()
+
+
+@dataclass
+class Remote:
+    """A remote's branches and tags, as ``git ls-remote`` reports them (tags peeled)."""
+
+    name: str
+    heads: dict[str, str]
+    tags: dict[str, str]
+    tag_objects: dict[str, str]
+
+
+def remote(root: Path, name: str) -> Remote | None:
+    """The remote's refs; None when no remote is configured (``remote = ""`` or not added).
+
+    An unreachable remote is refused: tags pushed by someone else must count as taken.
+    """
+    if not name or name not in git.run(root, "remote").split():
+        return None
+    proc = subprocess.run(
+        ["git", "ls-remote", name], cwd=root, capture_output=True, text=True, check=False
+    )
+    if proc.returncode != 0:
+        raise PreconditionError(
+            f"cannot list the refs of remote {name!r}: {proc.stderr.strip()}. Fix the connection, "
+            'or set [tool.mlrelease.release] remote = "" to work on local refs only.'
+        )
+    heads: dict[str, str] = {}
+    tag_objects: dict[str, str] = {}
+    peeled: dict[str, str] = {}
+    for line in proc.stdout.splitlines():
+        sha, _, ref = line.partition("\t")
+        if ref.startswith("refs/heads/"):
+            heads[ref[len("refs/heads/") :]] = sha
+        elif ref.startswith("refs/tags/") and ref.endswith("^{}"):
+            peeled[ref[len("refs/tags/") : -3]] = sha
+        elif ref.startswith("refs/tags/"):
+            tag_objects[ref[len("refs/tags/") :]] = sha
+    remote_tags = {t: peeled.get(t, obj) for t, obj in tag_objects.items()}
+    return Remote(name, heads, remote_tags, tag_objects)
+
+
+def dirty_files(root: Path) -> list[str]:
+    """Paths with uncommitted changes, untracked files included (``git status -z``: exact
+    names, whatever characters they hold)."""
+    out = subprocess.run(
+        ["git", "status", "--porcelain", "-z", "--untracked-files=normal"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    entries = out.split("\0")
+    files: list[str] = []
+    i = 0
+    while i < len(entries):
+        entry = entries[i]
+        i += 1
+        if len(entry) < 4:
+            continue
+        files.append(entry[3:])
+        if entry[0] in "RC":  # a rename or copy is followed by its source path
+            i += 1
+    return files
+
+
+def tag_object(root: Path, name: str) -> str | None:
+    return (
+        git.run(root, "rev-parse", "--verify", "--quiet", f"refs/tags/{name}", check=False) or None
+    )
+
+
+def cherry(root: Path, upstream: str, head: str) -> list[tuple[bool, str]]:
+    """``git cherry upstream head``: commits of ``head`` not in ``upstream``; True when an
+    equivalent patch (same patch id) is already in ``upstream``."""
+    out = git.run(root, "cherry", upstream, head)
+    return [(line[0] == "-", line[2:].strip()) for line in out.splitlines() if line]
+
+
+def patch_ids(root: Path, revisions: str) -> dict[str, str]:
+    """patch id -> commit for the commits in ``revisions`` (``git patch-id --stable``)."""
+    log = subprocess.run(
+        ["git", "log", "-p", "--no-color", "--format=commit %H", revisions],
+        cwd=root,
+        capture_output=True,
+        check=True,
+    )
+    proc = subprocess.run(
+        ["git", "patch-id", "--stable"], cwd=root, input=log.stdout, capture_output=True, check=True
+    )
+    result: dict[str, str] = {}
+    for line in proc.stdout.decode().splitlines():
+        patch, _, sha = line.partition(" ")
+        result.setdefault(patch, sha)
+    return result
+
+
+def commit_info(root: Path, sha: str, trailer: str) -> tuple[str, list[str]]:
+    """(subject, values of ``trailer``) of a commit."""
+    out = git.run(
+        root, "log", "-1", f"--format=%s%x00%(trailers:key={trailer},valueonly,separator=%x01)", sha
+    )
+    subject, _, values = out.partition("\x00")
+    return subject, [v.strip() for v in values.split("\x01") if v.strip()]
+
+
+def merge_base(root: Path, a: str, b: str) -> str | None:
+    return git.run(root, "merge-base", a, b, check=False) or None

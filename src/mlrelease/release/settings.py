@@ -1,0 +1,355 @@
+"""``[tool.mlrelease.release]``: branch and tag names, the cherry-pick trailer, release-only edits
+and the release checklist (pure: no git, no files).
+
+Branch and tag names are templates with ``{major}``, ``{minor}``, ``{patch}`` and ``{rc}``
+placeholders; :class:`Names` turns them into names and parses names back, so a malformed tag
+(``v1.4.0rc1`` where ``v1.4.0-rc1`` is configured) is refused instead of silently created.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from packaging.version import InvalidVersion, Version
+
+from mlrelease.errors import ConfigError, UserError
+
+TABLE = "tool.mlrelease.release"
+
+
+@dataclass(frozen=True)
+class ReleaseEdit:
+    """A release-only edit that ``release cut`` commits on the new branch (e.g. pin doc links)."""
+
+    file: str
+    """File to edit, relative to the project root."""
+    search: str
+    """Text to find (literal unless ``regex``)."""
+    replace: str
+    """Replacement; may use ``{branch}``, ``{series}``, ``{major}`` and ``{minor}``."""
+    regex: bool = False
+
+
+@dataclass(frozen=True)
+class ChecklistStep:
+    """One step of the release checklist (and one row of docs/release/checklist.md)."""
+
+    id: str
+    """Short name, unique; the ledger and ``--confirm`` use it."""
+    title: str
+    """What the step achieves, one line."""
+    task: str
+    """The session or task a person runs for this step (shown on the checklist page)."""
+    run: list[str] = field(default_factory=list)
+    """The command the checklist runner executes; empty for a manual step."""
+    evidence: list[str] = field(default_factory=list)
+    """Files the step must leave behind (recorded in the ledger; missing ones fail the step)."""
+    mutating: bool = True
+    """Changes git state or publishes something: once done, never run again."""
+    details: str = ""
+    """Why the step exists, or what to check by hand."""
+
+
+def _step(
+    id: str,
+    title: str,
+    task: str,
+    run: list[str],
+    evidence: list[str] | None = None,
+    *,
+    mutating: bool = True,
+    details: str = "",
+) -> ChecklistStep:
+    return ChecklistStep(id, title, task, run, evidence or [], mutating, details)
+
+
+# Modelled on the seeds: Torch-TensorRT (freeze, test, ops index, version bump PR with changelog,
+# tag), PyTorch (cut release/X.Y, RC tags vX.Y.Z-rcN, promote RC to stable), ONNX 1.7 (verify
+# the RC before the final release, publish, announce).
+DEFAULT_CHECKLIST: list[ChecklistStep] = [
+    _step(
+        "freeze",
+        "Freeze main: cut the release branch; main moves to the next .dev version",
+        "invoke release.cut --version {series} --execute --push",
+        ["mlrelease", "release", "cut", "--version", "{series}", "--execute", "--push"],
+        details="Release-only edits are committed on the branch; fixes reach it as cherry-picks.",
+    ),
+    _step(
+        "verify",
+        "Check every exit criterion on the release branch",
+        "nox -s release_verify",
+        ["nox", "-s", "release_verify"],
+        ["build/release-verify/report.json"],
+        mutating=False,
+    ),
+    _step(
+        "bump",
+        "Bump the version and write its changelog section (one commit on the branch)",
+        "invoke release.prepare --version {version} --execute --push",
+        ["mlrelease", "release", "prepare", "--version", "{version}", "--execute", "--push"],
+        details="The seeds' version-bump and changelog steps: one commit, so no tag ever sees "
+        "one without the other.",
+    ),
+    _step(
+        "ops-index",
+        "Regenerate the supported-operators index; it must equal the committed one",
+        "nox -s ops_index -- --check",
+        ["nox", "-s", "ops_index", "--", "--check"],
+        ["docs/indices/supported_ops.json"],
+        mutating=False,
+    ),
+    _step(
+        "rc-tag",
+        "Tag the next release candidate vX.Y.Z-rcN on the branch head",
+        "invoke release.rc --execute --push",
+        ["mlrelease", "release", "rc", "--execute", "--push"],
+    ),
+    _step(
+        "wheels",
+        "Build, audit and smoke-test the sdist and wheels of the RC",
+        "nox -s wheels",
+        ["nox", "-s", "wheels"],
+        ["dist/SHA256SUMS"],
+        mutating=False,
+        details="In CI the RC tag's release workflow builds every platform and stores the "
+        "files with their SHA256SUMS on the RC's pre-release.",
+    ),
+    _step(
+        "rc-verify",
+        "Verify the release candidate: the report promotion reads",
+        "nox -s release_verify",
+        ["nox", "-s", "release_verify"],
+        ["build/release-verify/report.json"],
+        mutating=False,
+    ),
+    _step(
+        "promote",
+        "Promote the verified RC: tag vX.Y.Z on exactly the RC's commit",
+        "invoke release.promote --rc {rc_tag} --execute --push",
+        ["mlrelease", "release", "promote", "--rc", "{rc_tag}", "--execute", "--push"],
+    ),
+    _step(
+        "publish",
+        "Publish the RC's verified artifacts to PyPI (no rebuild)",
+        "mlrelease wheels promote --artifacts dist --execute",
+        ["mlrelease", "wheels", "promote", "--artifacts", "dist", "--execute"],
+        details="Files are checked against the RC's SHA256SUMS before upload.",
+    ),
+    _step(
+        "docs-freeze",
+        "Freeze this version's docs from its tag and list it in the switcher",
+        "invoke docs.freeze --version {version} --execute",
+        ["invoke", "docs.freeze", "--version", "{version}", "--execute"],
+        details="After promotion: docs.freeze builds from the final tag vX.Y.Z.",
+    ),
+    _step(
+        "announce",
+        "Publish the release notes (the changelog section) and announce the release",
+        "by hand: GitHub release from the changelog section, then the project's channels",
+        [],
+        details="Confirm with `invoke release.checklist --version X.Y.Z --confirm announce`.",
+    ),
+]
+
+# PyTorch's patch-release criteria, and its cherry-pick tracker rules.
+DEFAULT_PATCH_CRITERIA = [
+    "The regression breaks core functionality (stable or beta features), including the "
+    "functionality that first-party downstream libraries rely on.",
+    "There is no viable workaround: users cannot simply avoid or overcome the regression.",
+    "Documentation-only problems do not qualify; they are fixed on main and in the next release.",
+]
+DEFAULT_CHERRY_PICK_RULES = [
+    "Cherry-picks fix regressions, test or build breakage and release blockers; they are not "
+    "a way to add features after the freeze.",
+    "Every fix lands on main first, with the trailer `{trailer}: {series}` in its commit message.",
+    "The release manager tracks them with `invoke release.cherry-picks --branch {branch}` "
+    "(Markdown for the tracker issue) and picks the missing ones with `--execute` "
+    "(`git cherry-pick -x`).",
+    "A fix counts as picked when a commit with the same patch (`git cherry`) is on the branch, "
+    "even if it was rebased or picked by hand.",
+    "A new release candidate is tagged after the picks; only the newest RC can be promoted.",
+]
+
+
+@dataclass(frozen=True)
+class ReleaseConfig:
+    """The ``[tool.mlrelease.release]`` table."""
+
+    main_branch: str = "main"
+    """The development branch release branches are cut from."""
+    remote: str = "origin"
+    """Remote that ``--push`` pushes to and whose tags count as taken; "" to work locally."""
+    branch: str = "release/{major}.{minor}"
+    """Release branch names."""
+    tag: str = "v{major}.{minor}.{patch}"
+    """Final release tags."""
+    rc_tag: str = "v{major}.{minor}.{patch}-rc{rc}"
+    """Release-candidate tags."""
+    trailer: str = "Release-Target"
+    """Commit trailer marking a fix on main for a release series (``Release-Target: 1.4``)."""
+    edits: list[ReleaseEdit] = field(default_factory=list)
+    """Release-only edits committed on a new release branch."""
+    rc_report: str = "build/release-verify/report.json"
+    """The release_verify report of the RC that ``release promote`` reads (``--report``)."""
+    artifacts: str = "dist"
+    """Folder of the RC's verified artifacts, handed to the publish command."""
+    publish: list[str] = field(
+        default_factory=lambda: [
+            "mlrelease",
+            "wheels",
+            "promote",
+            "--artifacts",
+            "{artifacts}",
+            "--execute",
+        ]
+    )
+    """The command that publishes the RC's artifacts after promotion (``promote --publish``)."""
+    ledger_dir: str = "build/release/{version}"
+    """Where ``release checklist`` keeps ledger.json and the step logs."""
+    checklist_doc: str = "docs/release/checklist.md"
+    """The generated checklist page (``mlrelease release checklist-doc``)."""
+    checklist: list[ChecklistStep] = field(default_factory=lambda: list(DEFAULT_CHECKLIST))
+    """The release checklist, in order."""
+    patch_criteria: list[str] = field(default_factory=lambda: list(DEFAULT_PATCH_CRITERIA))
+    """When a patch release is made (shown on the checklist page)."""
+    cherry_pick_rules: list[str] = field(default_factory=lambda: list(DEFAULT_CHERRY_PICK_RULES))
+    """Rules for fixes that reach a release branch (shown on the checklist page)."""
+
+
+_FIELD = {
+    "major": r"(?P<major>0|[1-9][0-9]*)",
+    "minor": r"(?P<minor>0|[1-9][0-9]*)",
+    "patch": r"(?P<patch>0|[1-9][0-9]*)",
+    "rc": r"(?P<rc>[1-9][0-9]*)",
+}
+_PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
+# Characters git refuses in ref names (git check-ref-format), plus whitespace.
+_BAD_REF = re.compile(r"[\s~^:?*\[\\]|\.\.|@\{|//|^/|/$|\.lock$|^\.|/\.")
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """A name template (``v{major}.{minor}.{patch}-rc{rc}``) and its compiled regex."""
+
+    key: str
+    template: str
+    regex: re.Pattern[str]
+
+    @classmethod
+    def compile(cls, key: str, template: str, required: tuple[str, ...], source: str) -> Pattern:
+        names = _PLACEHOLDER.findall(template)
+        unknown = [n for n in names if n not in required]
+        missing = [n for n in required if n not in names]
+        example = "".join(f"{{{n}}}" for n in required)
+        if unknown or missing or len(names) != len(set(names)):
+            raise ConfigError(
+                f"{TABLE}.{key}",
+                f"a name with each of {example} once and no other placeholder",
+                repr(template),
+                source=source,
+            )
+        # Adjacent placeholders ({major}{minor}) could not be parsed back unambiguously.
+        if "}{" in template or _BAD_REF.search(_PLACEHOLDER.sub("0", template)):
+            raise ConfigError(
+                f"{TABLE}.{key}",
+                "a valid git ref name (see `git check-ref-format`) with text between placeholders",
+                repr(template),
+                source=source,
+            )
+        pieces = re.split(r"(\{[^{}]*\})", template)
+        body = "".join(_FIELD[p[1:-1]] if p.startswith("{") else re.escape(p) for p in pieces)
+        return cls(key, template, re.compile(f"^{body}$"))
+
+    def format(self, **values: int) -> str:
+        return self.template.format(**values)
+
+    def parse(self, name: str) -> dict[str, int] | None:
+        match = self.regex.match(name)
+        return {k: int(v) for k, v in match.groupdict().items()} if match else None
+
+
+@dataclass(frozen=True)
+class Names:
+    """Branch and tag names of the configured flow."""
+
+    branch: Pattern
+    tag: Pattern
+    rc_tag: Pattern
+
+    @classmethod
+    def of(cls, config: ReleaseConfig, source: str) -> Names:
+        return cls(
+            Pattern.compile("branch", config.branch, ("major", "minor"), source),
+            Pattern.compile("tag", config.tag, ("major", "minor", "patch"), source),
+            Pattern.compile("rc-tag", config.rc_tag, ("major", "minor", "patch", "rc"), source),
+        )
+
+    def branch_for(self, series: tuple[int, int]) -> str:
+        return self.branch.format(major=series[0], minor=series[1])
+
+    def series_of_branch(self, name: str | None) -> tuple[int, int] | None:
+        parsed = self.branch.parse(name) if name else None
+        return (parsed["major"], parsed["minor"]) if parsed else None
+
+    def final_tag(self, version: Version) -> str:
+        major, minor, patch = release_triple(version)
+        return self.tag.format(major=major, minor=minor, patch=patch)
+
+    def rc_tag_for(self, version: Version, number: int) -> str:
+        major, minor, patch = release_triple(version)
+        return self.rc_tag.format(major=major, minor=minor, patch=patch, rc=number)
+
+    def parse_tag(self, name: str) -> tuple[Version, int | None] | None:
+        """``v1.4.0-rc2`` -> (1.4.0, 2); ``v1.4.0`` -> (1.4.0, None); None for other names."""
+        rc = self.rc_tag.parse(name)
+        if rc is not None:
+            return Version(f"{rc['major']}.{rc['minor']}.{rc['patch']}"), rc["rc"]
+        final = self.tag.parse(name)
+        if final is not None:
+            return Version(f"{final['major']}.{final['minor']}.{final['patch']}"), None
+        return None
+
+
+def release_triple(version: Version) -> tuple[int, int, int]:
+    """(major, minor, patch) of a version, padded with zeros."""
+    parts = (*version.release, 0, 0)
+    return parts[0], parts[1], parts[2]
+
+
+def series(version: Version) -> tuple[int, int]:
+    major, minor, _ = release_triple(version)
+    return major, minor
+
+
+def series_text(value: tuple[int, int]) -> str:
+    return f"{value[0]}.{value[1]}"
+
+
+def parse_series(text: str, option: str = "--version") -> tuple[int, int]:
+    """``"1.4"`` -> (1, 4); anything else is a :class:`UserError` saying the expected form."""
+    match = re.fullmatch(r"(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)", text)
+    if not match:
+        raise UserError(f"{option} {text!r}: expected a release series MAJOR.MINOR such as 1.4.")
+    return int(match[1]), int(match[2])
+
+
+def parse_release(text: str, option: str = "--version") -> Version:
+    """A final release version ``X.Y.Z`` (no rc, dev or post part)."""
+    try:
+        version = Version(text)
+    except InvalidVersion:
+        version = None
+    if (
+        version is None
+        or len(version.release) != 3
+        or str(version) != text
+        or version.is_prerelease
+        or version.is_postrelease
+        or version.local is not None
+    ):
+        raise UserError(
+            f"{option} {text!r}: expected a final release version MAJOR.MINOR.PATCH such as "
+            "1.4.0 (release candidates are tags of it: `release rc` numbers them)."
+        )
+    return version
