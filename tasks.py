@@ -39,69 +39,135 @@ def bump(c: Context, to: str = "", part: str = "", execute: bool = False) -> Non
     _mlrelease(c, "bump", *target, *_flags(execute=execute))
 
 
-@task(help={"version": "the release X.Y.Z (default: from the version files)",
-            "json": "print JSON (for CI)"})
+@task(
+    help={
+        "version": "the release X.Y.Z (default: from the version files)",
+        "json": "print JSON (for CI)",
+    }
+)
 def status(c: Context, version: str = "", json: bool = False) -> None:
     """Show where the release stands: versions, changelog, branches, tags, verdict, next steps."""
-    _mlrelease(c, "release", "status", *(["--version", version] if version else []),
-               *_flags(json=json))
+    _mlrelease(
+        c, "release", "status", *(["--version", version] if version else []), *_flags(json=json)
+    )
 
 
-@task(help={"version": "the release series X.Y", "from_ref": "branch from this ref, not main",
-            "execute": "act (default: dry run)", "push": "push the branch and main"})
-def cut(c: Context, version: str, from_ref: str = "", execute: bool = False,
-        push: bool = False) -> None:
+@task(
+    help={
+        "version": "the release series X.Y",
+        "from_ref": "branch from this ref, not main",
+        "execute": "act (default: dry run)",
+        "push": "push the branch and main",
+    }
+)
+def cut(
+    c: Context, version: str, from_ref: str = "", execute: bool = False, push: bool = False
+) -> None:
     """Cut release/X.Y, commit its release-only edits, move main to the next .dev version."""
-    _mlrelease(c, "release", "cut", "--version", version,
-               *(["--from", from_ref] if from_ref else []), *_flags(execute=execute, push=push))
+    _mlrelease(
+        c,
+        "release",
+        "cut",
+        "--version",
+        version,
+        *(["--from", from_ref] if from_ref else []),
+        *_flags(execute=execute, push=push),
+    )
 
 
-@task(help={"version": "the release X.Y.Z", "execute": "act (default: dry run)",
-            "push": "push the release branch"})
+@task(
+    help={
+        "version": "the release X.Y.Z",
+        "execute": "act (default: dry run)",
+        "push": "push the release branch",
+    }
+)
 def prepare(c: Context, version: str, execute: bool = False, push: bool = False) -> None:
     """Set the release version and write its changelog section: one commit on release/X.Y."""
     _mlrelease(c, "release", "prepare", "--version", version, *_flags(execute=execute, push=push))
 
 
-@task(help={"tag": "the expected tag (refused unless it is the next free one)",
-            "execute": "act (default: dry run)", "push": "push the branch and the tag"})
+@task(
+    help={
+        "tag": "the expected tag (refused unless it is the next free one)",
+        "execute": "act (default: dry run)",
+        "push": "push the branch and the tag",
+    }
+)
 def rc(c: Context, tag: str = "", execute: bool = False, push: bool = False) -> None:
     """Tag the next release candidate vX.Y.Z-rcN on the release branch head."""
-    _mlrelease(c, "release", "rc", *(["--tag", tag] if tag else []),
-               *_flags(execute=execute, push=push))
+    _mlrelease(
+        c, "release", "rc", *(["--tag", tag] if tag else []), *_flags(execute=execute, push=push)
+    )
 
 
-@task(help={"rc": "the release candidate tag, e.g. v1.4.0-rc2",
-            "report": "the RC's release_verify report.json (default: build/release-verify/)",
-            "artifacts": "the RC's verified artifacts folder", "publish": "run the publish command",
-            "execute": "act (default: dry run)", "push": "push the final tag"})
-def promote(c: Context, rc: str, report: str = "", artifacts: str = "", publish: bool = False,
-            execute: bool = False, push: bool = False) -> None:
+@task(
+    help={
+        "rc": "the release candidate tag, e.g. v1.4.0-rc2",
+        "report": "the RC's release_verify report.json (default: build/release-verify/)",
+        "artifacts": "the RC's verified artifacts folder",
+        "publish": "run the publish command",
+        "execute": "act (default: dry run)",
+        "push": "push the final tag",
+    }
+)
+def promote(
+    c: Context,
+    rc: str,
+    report: str = "",
+    artifacts: str = "",
+    publish: bool = False,
+    execute: bool = False,
+    push: bool = False,
+) -> None:
     """Tag vX.Y.Z on exactly the verified RC's commit, then hand over to publishing."""
-    options = [*(["--report", report] if report else []),
-               *(["--artifacts", artifacts] if artifacts else [])]
-    _mlrelease(c, "release", "promote", "--rc", rc, *options,
-               *_flags(publish=publish, execute=execute, push=push))
+    options = [
+        *(["--report", report] if report else []),
+        *(["--artifacts", artifacts] if artifacts else []),
+    ]
+    _mlrelease(
+        c,
+        "release",
+        "promote",
+        "--rc",
+        rc,
+        *options,
+        *_flags(publish=publish, execute=execute, push=push),
+    )
 
 
-@task(help={"branch": "the release branch (default: the current one)",
-            "output": "write the Markdown to this file",
-            "execute": "cherry-pick the missing fixes", "push": "push the release branch"})
-def cherry_picks(c: Context, branch: str = "", output: str = "", execute: bool = False,
-                 push: bool = False) -> None:
+@task(
+    help={
+        "branch": "the release branch (default: the current one)",
+        "output": "write the Markdown to this file",
+        "execute": "cherry-pick the missing fixes",
+        "push": "push the release branch",
+    }
+)
+def cherry_picks(
+    c: Context, branch: str = "", output: str = "", execute: bool = False, push: bool = False
+) -> None:
     """Track fixes marked `Release-Target: X.Y` on main: picked or missing (Markdown)."""
     options = [*(["--branch", branch] if branch else []), *(["--output", output] if output else [])]
     _mlrelease(c, "release", "cherry-picks", *options, *_flags(execute=execute, push=push))
 
 
-@task(help={"version": "the release X.Y.Z", "confirm": "mark a manual step done",
-            "execute": "run the steps (default: show the ledger)"}, iterable=["confirm"])
-def checklist(c: Context, version: str, confirm: list[str] | None = None,
-              execute: bool = False) -> None:
+@task(
+    help={
+        "version": "the release X.Y.Z",
+        "confirm": "mark a manual step done",
+        "execute": "run the steps (default: show the ledger)",
+    },
+    iterable=["confirm"],
+)
+def checklist(
+    c: Context, version: str, confirm: list[str] | None = None, execute: bool = False
+) -> None:
     """Walk the release checklist, resuming at the first unfinished step (ledger in build/)."""
     confirmed = [a for step in confirm or [] for a in ("--confirm", step)]
-    _mlrelease(c, "release", "checklist", "--version", version, *confirmed,
-               *_flags(execute=execute))
+    _mlrelease(
+        c, "release", "checklist", "--version", version, *confirmed, *_flags(execute=execute)
+    )
 
 
 @task(help={"check": "fail when the page is stale; write nothing"})

@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar, Union
 
 from mlrelease.errors import ConfigError
-from mlrelease.wheels.config import WheelsConfig
 from mlrelease.release.settings import ReleaseConfig
+from mlrelease.wheels.config import WheelsConfig
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -49,9 +49,28 @@ def tags_at(root: Path, ref: str = "HEAD") -> list[str]:
 
 
 def dirty_files(root: Path) -> list[str]:
-    """Paths with uncommitted changes (untracked files included), as git status shows them."""
-    out = run(root, "status", "--porcelain", "--untracked-files=normal")
-    return [line[3:] for line in out.splitlines() if line]
+    """Paths with uncommitted changes, untracked files included (``git status -z``: exact
+    names, whatever characters they hold)."""
+    # Not run(): it strips the output, and the first entry's leading space is part of it.
+    out = subprocess.run(
+        ["git", "status", "--porcelain", "-z", "--untracked-files=normal"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    entries = out.split("\0")
+    files: list[str] = []
+    i = 0
+    while i < len(entries):
+        entry = entries[i]
+        i += 1
+        if len(entry) < 4:
+            continue
+        files.append(entry[3:])
+        if entry[0] in "RC":  # a rename or copy is followed by its source path
+            i += 1
+    return files
 
 
 def current_branch(root: Path) -> str | None:

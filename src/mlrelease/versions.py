@@ -78,6 +78,19 @@ def tag_to_version(tag: str) -> Version | None:
     return Version(match["base"] + (f"rc{rc}" if rc is not None else ""))
 
 
+def tag_agrees(tagged: Version, files: Version) -> bool:
+    """Whether a release tag's version agrees with the version the files carry.
+
+    ``v1.4.0`` needs ``1.4.0``. A release candidate ``v1.4.0-rc2`` agrees with ``1.4.0rc2`` and
+    also with ``1.4.0``: RCs that are promoted by copy (PyTorch's model, and mlrelease's release
+    flow) are built with the final version, and the final tag lands on the same commit.
+    """
+    if tagged == files:
+        return True
+    is_rc = tagged.pre is not None and tagged.pre[0] == "rc"
+    return is_rc and files == Version(tagged.base_version)
+
+
 def bumpversion_table(pyproject: Mapping[str, Any], source: str) -> Mapping[str, Any]:
     table = pyproject.get("tool", {}).get("bumpversion")
     if not isinstance(table, Mapping) or "current_version" not in table:

@@ -65,6 +65,18 @@ def test_versions_checks_the_release_tag_on_head(make_repo: MakeRepo) -> None:
     assert "HEAD is tagged `v2.0.0-rc3` (version 2.0.0rc3)" in data["results"][0]["details"][0]
 
 
+def test_rc_tag_on_final_version_files(make_repo: MakeRepo) -> None:
+    """Promote-by-copy: v2.0.0-rc1 and later v2.0.0 name one commit whose files say 2.0.0."""
+    root = make_repo(version="2.0.0", changelog_title="2.0.0")
+    git(root, "tag", "v2.0.0-rc1")
+    git(root, "tag", "v2.0.0")
+    assert verify(root, "--only", "versions")[0] == 0
+    git(root, "tag", "v2.0.1-rc1")
+    code, data = verify(root, "--only", "versions")
+    assert code == 1
+    assert "`v2.0.1-rc1` (version 2.0.1rc1)" in data["results"][0]["summary"]
+
+
 def test_versions_missing_file_fails(make_repo: MakeRepo) -> None:
     root = make_repo()
     (root / "src" / "demo" / "__init__.py").unlink()

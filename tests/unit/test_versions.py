@@ -30,6 +30,16 @@ def test_versions_without_tags(version: str) -> None:
         versions.version_to_tag(version)
 
 
+def test_tag_agrees() -> None:
+    v = Version
+    assert versions.tag_agrees(v("1.4.0"), v("1.4.0"))
+    assert versions.tag_agrees(v("1.4.0rc2"), v("1.4.0rc2"))
+    assert versions.tag_agrees(v("1.4.0rc2"), v("1.4.0"))
+    assert not versions.tag_agrees(v("1.4.0"), v("1.4.0rc2"))
+    assert not versions.tag_agrees(v("1.4.0rc2"), v("1.4.0rc1"))
+    assert not versions.tag_agrees(v("12.0.0"), v("1.12.0"))  # ONNX tagged v12.0.0 for 1.12.0
+
+
 def test_search_regex_plain_and_regex() -> None:
     plain = versions.search_regex('__version__ = "{current_version}"', False)
     assert plain.search('__version__ = "1.2.3rc1"\n')["version"] == "1.2.3rc1"  # type: ignore[index]

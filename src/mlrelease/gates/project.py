@@ -13,7 +13,8 @@ from mlrelease.gates import Context, GateResult, gate, select
 @gate(
     "versions",
     "Every file listed for bump-my-version carries the same PEP 440 version, and a release "
-    "tag on HEAD agrees with it (`v1.4.0-rc2` is `1.4.0rc2`).",
+    "tag on HEAD agrees with it (`v1.4.0` is `1.4.0`; `v1.4.0-rc2` is `1.4.0rc2`, or `1.4.0` "
+    "for an RC built with the final version).",
 )
 def check_versions(ctx: Context) -> GateResult:
     source = str(ctx.config.pyproject_path)
@@ -29,7 +30,7 @@ def check_versions(ctx: Context) -> GateResult:
     ]
     for tag in git.tags_at(ctx.root) if git.head(ctx.root) else []:
         tagged = versions.tag_to_version(tag)
-        if tagged is not None and tagged != parsed:
+        if tagged is not None and not versions.tag_agrees(tagged, parsed):
             details.append(
                 f"HEAD is tagged `{tag}` (version {tagged}) but the files carry `{expected}`"
             )

@@ -121,7 +121,7 @@ class Flow:
         ignore: AbstractSet[str] = frozenset(),
         why: str = "",
     ) -> None:
-        dirty = [f for f in repo.dirty_files(self.root) if f not in ignore]
+        dirty = [f for f in git.dirty_files(self.root) if f not in ignore]
         if dirty:
             shown = ", ".join(dirty[:5]) + (" ..." if len(dirty) > 5 else "")
             journal = read_journal(self.root)

@@ -30,7 +30,7 @@ def check_git_state(ctx: Context) -> GateResult:
     except InvalidVersion:
         return GateResult.failed(f"tool.bumpversion.current_version {text!r} is not PEP 440")
     details: list[str] = []
-    dirty = repo.dirty_files(root)
+    dirty = git.dirty_files(root)
     if dirty:
         shown = ", ".join(f"`{f}`" for f in dirty[:10]) + (" ..." if len(dirty) > 10 else "")
         details.append(

@@ -198,7 +198,7 @@ def rollback(root: Path) -> list[str]:
     if journal is None or journal.get("head") != git.head(root):
         _drop_journal(root)
         return []
-    dirty = set(repo.dirty_files(root))
+    dirty = set(git.dirty_files(root))
     files = [f for f in journal.get("files", []) if f in dirty]
     if files:
         git.run(root, "restore", "--source=HEAD", "--staged", "--worktree", "--", *files)
@@ -220,7 +220,7 @@ def recovery(root: Path, name: str) -> tuple[list[Action], set[str]]:
                 "journal-drop", "drop the journal of a finished edit", lambda: _drop_journal(root)
             )
         ], set()
-    dirty = set(repo.dirty_files(root))
+    dirty = set(git.dirty_files(root))
     files = [f for f in journal.get("files", []) if f in dirty]
     others = sorted(dirty - set(files))
     if others:

@@ -131,30 +131,6 @@ def remote(root: Path, name: str) -> Remote | None:
     return Remote(name, heads, remote_tags, tag_objects)
 
 
-def dirty_files(root: Path) -> list[str]:
-    """Paths with uncommitted changes, untracked files included (``git status -z``: exact
-    names, whatever characters they hold)."""
-    out = subprocess.run(
-        ["git", "status", "--porcelain", "-z", "--untracked-files=normal"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    entries = out.split("\0")
-    files: list[str] = []
-    i = 0
-    while i < len(entries):
-        entry = entries[i]
-        i += 1
-        if len(entry) < 4:
-            continue
-        files.append(entry[3:])
-        if entry[0] in "RC":  # a rename or copy is followed by its source path
-            i += 1
-    return files
-
-
 def tag_object(root: Path, name: str) -> str | None:
     return (
         git.run(root, "rev-parse", "--verify", "--quiet", f"refs/tags/{name}", check=False) or None
