@@ -1,6 +1,6 @@
 """Sessions of mlrelease: the same ones run by maintainers, contributors and GitHub Actions.
 
-Tags: ``lint`` (static checks), ``release`` (what the release checklist runs).
+Tags: ``lint`` (static checks), ``release`` (what the release checklist runs), ``docs``.
 Sessions that change files are ``default=False``.
 """
 
@@ -55,3 +55,11 @@ def cli(session: nox.Session) -> None:
     """Run the mlrelease CLI with the release tools installed (`nox -s cli -- --help`)."""
     _install(session, "release")
     session.run("mlrelease", *session.posargs)
+
+
+@nox.session(tags=["docs"], default=False)
+def docs(session: nox.Session) -> None:
+    """Build the docs (warnings are errors, internal links checked); serve them when interactive."""
+    _install(session, "docs")
+    serve = ["--serve"] if session.interactive else []
+    session.run("mlrelease", "docs", "build", *serve, *session.posargs)
