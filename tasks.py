@@ -59,15 +59,22 @@ def docs_generate(c: Context, check: bool = False) -> None:
     _mlrelease(c, "docs", "generate", *_flags(check=check))
 
 
-@task(name="freeze", help={
-    "version": "the release whose tag to build, e.g. 1.4.0 (tag v1.4.0) or 1.4.0rc1",
-    "dev": "or build HEAD as the dev docs ('main')",
-    "site": "the versioned site folder, e.g. a gh-pages checkout (default: build/site)",
-    "force": "rebuild a version that is already frozen",
-    "execute": "build and write (default: dry run)",
-})
+@task(
+    name="freeze",
+    help={
+        "version": "the release whose tag to build, e.g. 1.4.0 (tag v1.4.0) or 1.4.0rc1",
+        "dev": "or build HEAD as the dev docs ('main')",
+        "site": "the versioned site folder, e.g. a gh-pages checkout (default: build/site)",
+        "force": "rebuild a version that is already frozen",
+        "execute": "build and write (default: dry run)",
+    },
+)
 def docs_freeze(
-    c: Context, version: str = "", dev: bool = False, site: str = "", force: bool = False,
+    c: Context,
+    version: str = "",
+    dev: bool = False,
+    site: str = "",
+    force: bool = False,
     execute: bool = False,
 ) -> None:
     """Freeze a release's docs from its tag into the versioned site; update the switcher."""

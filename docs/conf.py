@@ -56,7 +56,7 @@ def _drop_empty_sections(app: Any, docname: str, source: list[str]) -> None:
     if docname != "index":
         return
     for section in OPTIONAL_SECTIONS:
-        if not any((HERE / section).glob("*.md")):
+        if not any(p.suffix in (".md", ".rst") for p in (HERE / section).glob("*")):
             source[0] = source[0].replace(f"\n{section}/*\n", "\n")
 
 
