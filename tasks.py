@@ -9,7 +9,9 @@ import importlib.util
 import shlex
 import sys
 
-from invoke import Collection, Context, task
+from invoke.collection import Collection
+from invoke.context import Context
+from invoke.tasks import task
 
 
 def _mlrelease(c: Context, *args: str) -> None:
@@ -26,7 +28,7 @@ def _flags(**flags: bool) -> list[str]:
 
 @task(help={
     "to": "the new version, e.g. 1.5.0 or 1.5.0rc1",
-    "part": "or the part to increment: major, minor, patch, pre (rcN / devN), stage (.dev -> rc -> final)",
+    "part": "or the part to increment: major, minor, patch, pre (rcN, devN), stage (dev/rc/final)",
     "execute": "write the files (default: dry run)",
 })
 def bump(c: Context, to: str = "", part: str = "", execute: bool = False) -> None:

@@ -41,7 +41,9 @@ def _bmv(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
 def plan(config: Config, *, to: str | None = None, part: str | None = None) -> Plan:
     """Work out the new version and check every listed file carries the current one."""
     if (to is None) == (part is None):
-        raise UserError("bump: give exactly one of --to VERSION or --part {" + ",".join(PARTS) + "}.")
+        raise UserError(
+            "bump: give exactly one of --to VERSION or --part {" + ",".join(PARTS) + "}."
+        )
     source = str(config.pyproject_path)
     current = str(versions.bumpversion_table(config.pyproject, source)["current_version"])
     if to is not None:
@@ -61,8 +63,11 @@ def plan(config: Config, *, to: str | None = None, part: str | None = None) -> P
         lines = [f"{p.file}: {p.message}" for p in problems]
         lines += [f"{o.file}:{o.line} carries {o.value}, not {current}" for o in stale]
         raise PreconditionError(
-            "bump: every listed file must carry the current version " + current + " first: "
-            + "; ".join(lines) + ". Fix them (the `versions` gate shows the same) and re-run."
+            "bump: every listed file must carry the current version "
+            + current
+            + " first: "
+            + "; ".join(lines)
+            + ". Fix them (the `versions` gate shows the same) and re-run."
         )
     return Plan(current, new, [(o.file, o.line) for o in found])
 

@@ -16,12 +16,12 @@ from packaging.version import InvalidVersion, Version
 
 from mlrelease.errors import UserError
 
-HEADING = re.compile(r"^#{1,3}\s+\[?(?P<title>[^\]\n]+?)\]?(?:\(.*?\))?(?:\s+-\s+.*)?\s*$", re.M)
+HEADING = re.compile(r"^##\s+\[?(?P<title>[^\]\n]+?)\]?(?:\(.*?\))?(?:\s+-\s+.*)?\s*$", re.M)
 MARKER = "<!-- insertion marker -->"
 
 
 def sections(text: str) -> list[str]:
-    """Titles of the version sections (``Unreleased``, ``1.4.0``, ``v1.4.0`` ...) in order."""
+    """Titles of the level-2 (version) sections, in order: ``Unreleased``, ``v1.4.0`` ..."""
     return [m["title"].strip() for m in HEADING.finditer(text)]
 
 
@@ -57,9 +57,20 @@ def generate_command(root: Path, output: str, *, bump: str | None = None) -> lis
     exe = shutil.which("git-changelog")
     base = [exe] if exe else [sys.executable, "-m", "git_changelog"]
     command = [
-        *base, "--convention", "angular", "--template", "keepachangelog",
-        "--in-place", "--output", output, "--marker-line", MARKER, "--versioning", "pep440",
-        "--sections", "feat,fix,perf,refactor,revert,docs,build,ci,deps",
+        *base,
+        "--convention",
+        "angular",
+        "--template",
+        "keepachangelog",
+        "--in-place",
+        "--output",
+        output,
+        "--marker-line",
+        MARKER,
+        "--versioning",
+        "pep440",
+        "--sections",
+        "feat,fix,perf,refactor,revert,docs,build,ci,deps",
     ]
     if bump:
         command += ["--bump", bump]
@@ -76,8 +87,13 @@ def generate(root: Path, output: str, *, bump: str | None = None) -> str:
         )
     if MARKER not in path.read_text(encoding="utf-8"):
         raise UserError(f"{output}: the line '{MARKER}' is missing; add it where new versions go.")
-    proc = subprocess.run(generate_command(root, output, bump=bump), cwd=root,
-                          capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        generate_command(root, output, bump=bump),
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if proc.returncode != 0:
         raise UserError(f"git-changelog failed (exit {proc.returncode}): {proc.stderr.strip()}")
     return path.read_text(encoding="utf-8")

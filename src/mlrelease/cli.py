@@ -70,7 +70,9 @@ def cmd_gates_doc(args: argparse.Namespace) -> int:
     difference = exit_criteria.first_difference(text, current)
     if args.check:
         if difference:
-            console.print(f"{config.exit_criteria_doc} is stale ({difference}); run `mlrelease gates doc`.")
+            console.print(
+                f"{config.exit_criteria_doc} is stale ({difference}); run `mlrelease gates doc`."
+            )
             return 1
         console.print(f"{config.exit_criteria_doc} is current.")
         return 0
@@ -95,7 +97,8 @@ def cmd_changelog(args: argparse.Namespace) -> int:
         print("\n".join(diff) or f"{config.changelog} is up to date.")
         console.print("Dry run: nothing written. Re-run with --execute to update the file.")
         return 0
-    console.print(f"{config.changelog}: " + ("updated" if after != before else "already up to date"))
+    state = "updated" if after != before else "already up to date"
+    console.print(f"{config.changelog}: {state}")
     return 0
 
 
@@ -161,7 +164,7 @@ def build_parser() -> argparse.ArgumentParser:
     gates_sub.add_parser("list", help="the configured gates, in order").set_defaults(
         func=cmd_gates_list)
     d = gates_sub.add_parser("doc", help="write docs/release/exit-criteria.md from the gates")
-    d.add_argument("--check", action="store_true", help="fail when the page is stale; write nothing")
+    d.add_argument("--check", action="store_true", help="fail when stale; write nothing")
     d.set_defaults(func=cmd_gates_doc)
 
     p = sub.add_parser("changelog", help="generate the changelog from Conventional Commits",

@@ -75,7 +75,8 @@ def read_toml(path: Path) -> dict[str, Any]:
     """Parse a TOML file; a missing file or a syntax error is a :class:`ConfigError`."""
     try:
         with path.open("rb") as handle:
-            return tomllib.load(handle)
+            data: dict[str, Any] = tomllib.load(handle)
+            return data
     except FileNotFoundError:
         raise ConfigError(
             str(path), "an existing TOML file", "no such file", source=str(path),
@@ -146,7 +147,7 @@ def _convert(hint: Any, value: Any, key: str, source: str) -> Any:
     if hint is Any:
         return value
     if dataclasses.is_dataclass(hint):
-        return parse_section(hint, value, prefix=key, source=source)  # type: ignore[type-var]
+        return parse_section(typing.cast(type, hint), value, prefix=key, source=source)
     if origin in (Union, types.UnionType):
         options = [a for a in args if a is not type(None)]
         errors: list[ConfigError] = []

@@ -24,7 +24,11 @@ order; each can be run alone with the command shown.
 
 def render(gates: Sequence[Gate]) -> str:
     """The page for ``gates``, in order. Deterministic: no dates, no machine facts."""
-    lines = [HEADER, "| # | gate | what it checks | required | run it alone |", "|---:|---|---|---|---|"]
+    lines = [
+        HEADER,
+        "| # | gate | what it checks | required | run it alone |",
+        "|---:|---|---|---|---|",
+    ]
     for i, g in enumerate(gates, 1):
         required = "yes" if g.required else "no"
         lines.append(f"| {i} | `{g.name}` | {g.description} | {required} | `{g.how_to_run}` |")
@@ -35,7 +39,9 @@ def first_difference(expected: str, actual: str) -> str | None:
     """A one-line description of the first differing line, or None when equal."""
     if expected == actual:
         return None
-    for i, (want, have) in enumerate(zip(expected.splitlines(), actual.splitlines()), 1):
+    for i, (want, have) in enumerate(
+        zip(expected.splitlines(), actual.splitlines(), strict=False), 1
+    ):
         if want != have:
             return f"line {i}: expected {want!r}, found {have!r}"
     diff = list(difflib.unified_diff(actual.splitlines(), expected.splitlines(), lineterm="", n=0))

@@ -17,7 +17,11 @@ class GitError(UserError):
 def run(root: Path, *args: str, check: bool = True) -> str:
     """Run ``git args`` in ``root`` and return its stripped stdout."""
     proc = subprocess.run(
-        ["git", *args], cwd=root, capture_output=True, text=True, check=False,
+        ["git", *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     if check and proc.returncode != 0:
         raise GitError(

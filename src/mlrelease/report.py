@@ -57,7 +57,9 @@ class Report:
             "commit": self.commit,
             "created": self.created,
             "strict": self.strict,
-            "shard": None if self.shard is None else {"index": self.shard[0], "count": self.shard[1]},
+            "shard": None
+            if self.shard is None
+            else {"index": self.shard[0], "count": self.shard[1]},
             "gates": list(self.gates),
             "verdict": self.verdict,
             "counts": self.counts(),
@@ -96,7 +98,8 @@ def to_markdown(report: Report) -> str:
         f"**{head}**: " + ", ".join(f"{n} {s}" for s, n in counts.items() if n) + ".",
         "",
         f"Commit `{report.commit or 'unknown'}`, {report.created}"
-        + (", strict" if report.strict else "") + ".",
+        + (", strict" if report.strict else "")
+        + ".",
         "",
         "| gate | status | summary | time |",
         "|---|---|---|---:|",
@@ -104,7 +107,8 @@ def to_markdown(report: Report) -> str:
     for r in report.results:
         summary = r.summary.replace("|", "\\|").replace("\n", " ")
         lines.append(
-            f"| `{r.name}` | {ICONS[r.status]} {r.status.value} | {summary} | {r.duration_s:.1f} s |"
+            f"| `{r.name}` | {ICONS[r.status]} {r.status.value} | {summary} "
+            f"| {r.duration_s:.1f} s |"
         )
     for r in report.results:
         if r.details or r.evidence:
@@ -119,7 +123,8 @@ def to_junit(report: Report) -> str:
     counts = report.counts()
     suites = ET.Element("testsuites")
     suite = ET.SubElement(
-        suites, "testsuite",
+        suites,
+        "testsuite",
         name="release_verify",
         tests=str(len(report.results)),
         failures=str(counts["fail"]),
@@ -130,7 +135,10 @@ def to_junit(report: Report) -> str:
     )
     for r in report.results:
         case = ET.SubElement(
-            suite, "testcase", classname=f"{report.project}.release_verify", name=r.name,
+            suite,
+            "testcase",
+            classname=f"{report.project}.release_verify",
+            name=r.name,
             time=f"{r.duration_s:.3f}",
         )
         body = "\n".join([*r.details, *(f"evidence: {e}" for e in r.evidence)])
@@ -202,6 +210,11 @@ def merge(reports: list[Report]) -> Report:
             f"report merge: no shard reported {', '.join(missing)}; pass every shard's report.json."
         )
     return Report(
-        project=first.project, version=first.version, commit=first.commit, gates=first.gates,
-        results=[by_name[g] for g in first.gates], strict=first.strict, shard=None,
+        project=first.project,
+        version=first.version,
+        commit=first.commit,
+        gates=first.gates,
+        results=[by_name[g] for g in first.gates],
+        strict=first.strict,
+        shard=None,
     )

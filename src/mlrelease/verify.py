@@ -13,7 +13,12 @@ from mlrelease import git, report
 from mlrelease.config import Config
 from mlrelease.gates import Context, Gate, GateResult, Status, select, shard
 
-STYLES = {Status.PASS: "green", Status.FAIL: "bold red", Status.SKIP: "yellow", Status.ERROR: "bold magenta"}
+STYLES = {
+    Status.PASS: "green",
+    Status.FAIL: "bold red",
+    Status.SKIP: "yellow",
+    Status.ERROR: "bold magenta",
+}
 
 
 @dataclass(frozen=True)

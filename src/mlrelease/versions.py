@@ -18,7 +18,10 @@ from packaging.version import InvalidVersion, Version
 from mlrelease.errors import ConfigError
 
 # A PEP 440 public version, as it appears in files (permissive: normalisation happens later).
-VERSION_PATTERN = r"[0-9]+(?:\.[0-9]+)*(?:[-_.]?(?:a|b|c|rc|alpha|beta)[0-9]*)?(?:\.?post[0-9]+)?(?:\.?dev[0-9]*)?"
+VERSION_PATTERN = (
+    r"[0-9]+(?:\.[0-9]+)*(?:[-_.]?(?:a|b|c|rc|alpha|beta)[0-9]*)?"
+    r"(?:\.?post[0-9]+)?(?:\.?dev[0-9]*)?"
+)
 
 # Release tags: v1.4.0 for a final release, v1.4.0-rc2 for its second release candidate.
 TAG_RE = re.compile(r"^v(?P<base>\d+\.\d+\.\d+)(?:-rc(?P<rc>\d+))?$")
@@ -47,7 +50,9 @@ def parse(version: str, *, key: str = "version", source: str = "pyproject.toml")
         return Version(version)
     except InvalidVersion:
         raise ConfigError(
-            key, "a PEP 440 version such as 1.4.0, 1.4.0rc2 or 1.5.0.dev0", repr(version),
+            key,
+            "a PEP 440 version such as 1.4.0, 1.4.0rc2 or 1.5.0.dev0",
+            repr(version),
             source=source,
         ) from None
 
@@ -77,8 +82,10 @@ def bumpversion_table(pyproject: Mapping[str, Any], source: str) -> Mapping[str,
     table = pyproject.get("tool", {}).get("bumpversion")
     if not isinstance(table, Mapping) or "current_version" not in table:
         raise ConfigError(
-            "tool.bumpversion.current_version", "the project version (bump-my-version's table)",
-            "no [tool.bumpversion] table with current_version", source=source,
+            "tool.bumpversion.current_version",
+            "the project version (bump-my-version's table)",
+            "no [tool.bumpversion] table with current_version",
+            source=source,
             hint="Add [tool.bumpversion] with current_version and one [[tool.bumpversion.files]] "
             "entry per file that carries the version.",
         )
@@ -101,7 +108,9 @@ def search_regex(search: str, is_regex: bool) -> re.Pattern[str]:
     return re.compile(pattern, re.MULTILINE)
 
 
-def scan(root: Path, pyproject: Mapping[str, Any], source: str) -> tuple[list[Occurrence], list[Problem]]:
+def scan(
+    root: Path, pyproject: Mapping[str, Any], source: str
+) -> tuple[list[Occurrence], list[Problem]]:
     """Every version string in the files listed under ``[[tool.bumpversion.files]]``."""
     table = bumpversion_table(pyproject, source)
     default_search = table.get("search", "{current_version}")
@@ -112,7 +121,9 @@ def scan(root: Path, pyproject: Mapping[str, Any], source: str) -> tuple[list[Oc
         pattern = entry.get("filename") or entry.get("glob")
         if not isinstance(pattern, str):
             raise ConfigError(
-                f"tool.bumpversion.files[{i}].filename", "a file name or glob", repr(pattern),
+                f"tool.bumpversion.files[{i}].filename",
+                "a file name or glob",
+                repr(pattern),
                 source=source,
             )
         search = entry.get("search", default_search)
@@ -120,12 +131,15 @@ def scan(root: Path, pyproject: Mapping[str, Any], source: str) -> tuple[list[Oc
             regex = search_regex(search, bool(entry.get("regex", default_regex)))
         except (ValueError, re.error) as exc:
             raise ConfigError(
-                f"tool.bumpversion.files[{i}].search", "a pattern containing {current_version}",
-                f"{search!r} ({exc})", source=source,
+                f"tool.bumpversion.files[{i}].search",
+                "a pattern containing {current_version}",
+                f"{search!r} ({exc})",
+                source=source,
             ) from None
         paths = (
             sorted(Path(p) for p in glob.glob(str(root / pattern), recursive=True))
-            if "glob" in entry else [root / pattern]
+            if "glob" in entry
+            else [root / pattern]
         )
         if not paths:
             problems.append(Problem(pattern, "the glob matches no file"))

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import enum
 import importlib
+import sys
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -160,7 +161,9 @@ class Gate:
 REGISTRY: dict[str, Gate] = {}
 
 
-def gate(name: str, description: str, *, required: bool = True) -> Callable[[GateFunction], GateFunction]:
+def gate(
+    name: str, description: str, *, required: bool = True
+) -> Callable[[GateFunction], GateFunction]:
     """Register ``run`` as the gate ``name``; ``description`` is one line, what it checks."""
 
     def register(run: GateFunction) -> GateFunction:
@@ -173,7 +176,14 @@ def gate(name: str, description: str, *, required: bool = True) -> Callable[[Gat
 
 
 def load_gates(config: Config) -> dict[str, Gate]:
-    """Import built-in and plug-in gate modules; return the registry."""
+    """Import built-in and plug-in gate modules; return the registry.
+
+    Plug-in modules are looked up on ``sys.path`` and in the project root, so an adopter can
+    keep its gates in the repository (``gate-plugins = ["ci.release_gates"]``).
+    """
+    root = str(config.root)
+    if config.gate_plugins and root not in sys.path:
+        sys.path.append(root)
     for module in [*BUILTIN_MODULES, *config.gate_plugins]:
         try:
             importlib.import_module(module)

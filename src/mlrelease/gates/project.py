@@ -30,17 +30,22 @@ def check_versions(ctx: Context) -> GateResult:
     for tag in git.tags_at(ctx.root) if git.head(ctx.root) else []:
         tagged = versions.tag_to_version(tag)
         if tagged is not None and tagged != parsed:
-            details.append(f"HEAD is tagged `{tag}` (version {tagged}) but the files carry `{expected}`")
+            details.append(
+                f"HEAD is tagged `{tag}` (version {tagged}) but the files carry `{expected}`"
+            )
     if details:
-        return GateResult.failed(f"{len(details)} version problem(s): {details[0]}", details=details)
+        return GateResult.failed(
+            f"{len(details)} version problem(s): {details[0]}", details=details
+        )
     files = sorted({o.file for o in found})
-    return GateResult.passed(f"{len(files)} files carry {expected}", details=[f"`{f}`" for f in files])
+    return GateResult.passed(
+        f"{len(files)} files carry {expected}", details=[f"`{f}`" for f in files]
+    )
 
 
 @gate(
     "changelog",
-    "The changelog has a section for the version being released (`Unreleased` for a "
-    ".dev version).",
+    "The changelog has a section for the version being released (`Unreleased` for a .dev version).",
 )
 def check_changelog(ctx: Context) -> GateResult:
     source = str(ctx.config.pyproject_path)
@@ -94,7 +99,11 @@ def check_tests(ctx: Context) -> GateResult:
     log = ctx.evidence_path("tests", "output.txt")
     try:
         proc = subprocess.run(
-            options.command, cwd=ctx.root, capture_output=True, text=True, check=False,
+            options.command,
+            cwd=ctx.root,
+            capture_output=True,
+            text=True,
+            check=False,
             timeout=options.timeout_s,
         )
     except subprocess.TimeoutExpired:

@@ -1,0 +1,103 @@
+"""Config loading: strict keys and types, errors that name the key."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from mlrelease import config
+from mlrelease.cli import main
+from mlrelease.errors import ConfigError
+
+
+def write(tmp_path: Path, body: str) -> Path:
+    (tmp_path / "pyproject.toml").write_text(body, encoding="utf-8")
+    return tmp_path
+
+
+def test_defaults_when_table_is_absent(tmp_path: Path) -> None:
+    cfg = config.load(write(tmp_path, "[project]\nname = 'x'\n"))
+    assert cfg.gates == ["versions", "changelog", "exit_criteria_doc", "tests"]
+    assert cfg.root == tmp_path.resolve()
+
+
+def test_typo_names_the_key_and_suggests(tmp_path: Path) -> None:
+    write(tmp_path, '[tool.mlrelease]\nchangelg = "CHANGES.md"\n')
+    with pytest.raises(ConfigError) as info:
+        config.load(tmp_path)
+    message = str(info.value)
+    assert "tool.mlrelease.changelg" in message
+    assert "unknown key" in message
+    assert "Did you mean 'changelog'?" in message
+
+
+def test_wrong_type_names_key_expected_and_found(tmp_path: Path) -> None:
+    write(tmp_path, '[tool.mlrelease]\ngates = "versions"\n')
+    with pytest.raises(ConfigError) as info:
+        config.load(tmp_path)
+    assert str(info.value).endswith(
+        "tool.mlrelease.gates: expected a list of strings, found a string ('versions')."
+    )
+
+
+def test_wrong_item_type_names_the_index(tmp_path: Path) -> None:
+    write(tmp_path, "[tool.mlrelease]\ngates = ['versions', 3]\n")
+    with pytest.raises(ConfigError, match=r"tool\.mlrelease\.gates\[1\]: expected a string"):
+        config.load(tmp_path)
+
+
+def test_bool_is_not_an_integer() -> None:
+    @dataclass(frozen=True)
+    class Options:
+        jobs: int = 1
+        names: dict[str, list[str]] = field(default_factory=dict)
+
+    with pytest.raises(ConfigError, match="expected an integer, found a boolean"):
+        config.parse_section(Options, {"jobs": True}, prefix="t", source="s")
+    parsed = config.parse_section(Options, {"names": {"a": ["b"]}}, prefix="t", source="s")
+    assert parsed.names == {"a": ["b"]}
+
+
+def test_missing_required_key() -> None:
+    @dataclass(frozen=True)
+    class Needs:
+        path: str
+
+    with pytest.raises(ConfigError, match=r"t\.path: expected a value \(a string\), found nothing"):
+        config.parse_section(Needs, {}, prefix="t", source="s")
+
+
+def test_toml_syntax_error_names_the_file(tmp_path: Path) -> None:
+    write(tmp_path, "[tool.mlrelease\n")
+    with pytest.raises(ConfigError, match="valid TOML"):
+        config.load(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("body", "key"),
+    [
+        ('[tool.mlrelease]\nreport-dri = "out"\n', "tool.mlrelease.report-dri"),
+        ("[tool.mlrelease]\nchangelog = 5\n", "tool.mlrelease.changelog"),
+        ('[tool.mlrelease.gate-options]\ntests = "x"\n', "tool.mlrelease.gate-options.tests"),
+    ],
+)
+def test_cli_exits_2_with_one_paragraph(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], body: str, key: str
+) -> None:
+    write(tmp_path, body)
+    assert main(["--root", str(tmp_path), "verify"]) == 2
+    err = capsys.readouterr().err
+    assert key in err
+    assert "Traceback" not in err
+    assert "\n\n" not in err.strip()  # one paragraph
+
+
+def test_unknown_gate_in_config_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tmp_path, '[tool.mlrelease]\ngates = ["versions", "chnagelog"]\n')
+    assert main(["--root", str(tmp_path), "verify"]) == 2
+    err = capsys.readouterr().err
+    assert "tool.mlrelease.gates[1]" in err and "'chnagelog'" in err and "changelog" in err
