@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -67,9 +68,17 @@ def _reread_index(
     return ["index"] if added or removed else []
 
 
+def _unlink_empty_targets(app: Any, path: Path, parent: str, content: list[str]) -> None:
+    # git-changelog leaves a link's target empty when the repository has no remote URL
+    # ("[3f63a4f]()"); the changelog page shows such links as text, not as links to nowhere.
+    if path.name == "CHANGELOG.md":
+        content[0] = re.sub(r"\[([^\]\n]+)\]\(\)", r"\1", content[0])
+
+
 def setup(app: Any) -> None:
     app.connect("source-read", _drop_empty_sections)
     app.connect("env-get-outdated", _reread_index)
+    app.connect("include-read", _unlink_empty_targets)
 
 
 # Set by `mlrelease docs freeze`; a local build has no versioned site, hence no switcher.
