@@ -13,6 +13,8 @@ nox.options.default_venv_backend = "uv|virtualenv"
 nox.options.reuse_venv = "yes"
 
 PROJECT = nox.project.load_toml("pyproject.toml")
+WHEEL_PROJECTS = [".", "examples/native-adopter"]
+"""Projects whose artifacts `nox -s wheels` builds: mlrelease (pure) and the native example."""
 
 
 def _install(session: nox.Session, *groups: str) -> None:
@@ -29,11 +31,13 @@ def tests(session: nox.Session) -> None:
 
 @nox.session(tags=["lint"])
 def lint(session: nox.Session) -> None:
-    """Lint with ruff and type-check src, noxfile.py, tasks.py and scripts with mypy."""
+    """Lint with ruff, type-check with mypy, check the workflows with actionlint and zizmor."""
     _install(session, "lint")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
     session.run("mypy")
+    session.run("actionlint")
+    session.run("zizmor", "--offline", ".github/workflows")
 
 
 @nox.session(tags=["release"])
@@ -55,6 +59,17 @@ def cli(session: nox.Session) -> None:
     """Run the mlrelease CLI with the release tools installed (`nox -s cli -- --help`)."""
     _install(session, "release")
     session.run("mlrelease", *session.posargs)
+
+
+@nox.session(tags=["release"], default=False)
+def wheels(session: nox.Session) -> None:
+    """Build, audit and smoke-test sdists and wheels into dist/ (`-- --plan`: the CI matrix)."""
+    _install(session, "wheels")
+    args = session.posargs or ["build"]
+    args = ["plan", *args[1:]] if args[0] == "--plan" else args
+    if args[0] in ("plan", "build") and "--project" not in args:
+        args += [f"--project={p}" for p in WHEEL_PROJECTS]
+    session.run("mlrelease", "wheels", *args)
 
 
 @nox.session(tags=["docs"], default=False)

@@ -26,11 +26,13 @@ def _flags(**flags: bool) -> list[str]:
     return [f"--{name.replace('_', '-')}" for name, on in flags.items() if on]
 
 
-@task(help={
-    "to": "the new version, e.g. 1.5.0 or 1.5.0rc1",
-    "part": "or the part to increment: major, minor, patch, pre (rcN, devN), stage (dev/rc/final)",
-    "execute": "write the files (default: dry run)",
-})
+@task(
+    help={
+        "to": "the new version, e.g. 1.5.0 or 1.5.0rc1",
+        "part": "or the part to bump: major, minor, patch, pre (rcN, devN), stage (dev/rc/final)",
+        "execute": "write the files (default: dry run)",
+    }
+)
 def bump(c: Context, to: str = "", part: str = "", execute: bool = False) -> None:
     """Bump the version in every file listed for bump-my-version."""
     target = ["--to", to] if to else ["--part", part] if part else []

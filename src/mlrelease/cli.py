@@ -23,6 +23,7 @@ from mlrelease.errors import UserError
 from mlrelease.gates import select
 
 COMMAND_MODULES: list[str] = [
+    "mlrelease.wheels.cli",
     "mlrelease.docs.cli",
 ]
 """Modules that add sub-commands (``register(subparsers)``)."""
@@ -40,7 +41,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UserError(str(exc)) from None
     options = verify.Options(
-        only=args.only, skip=args.skip, strict=args.strict, shard=shard,
+        only=args.only,
+        skip=args.skip,
+        strict=args.strict,
+        shard=shard,
         report_dir=args.report_dir,
     )
     outcome = verify.run(_config(args), options, console)
@@ -92,8 +96,13 @@ def cmd_changelog(args: argparse.Namespace) -> int:
     after = changelog.generate(config.root, config.changelog, bump=args.bump)
     if not args.execute:
         path.write_text(before, encoding="utf-8")
-        diff = difflib.unified_diff(before.splitlines(), after.splitlines(), config.changelog,
-                                    config.changelog + " (generated)", lineterm="")
+        diff = difflib.unified_diff(
+            before.splitlines(),
+            after.splitlines(),
+            config.changelog,
+            config.changelog + " (generated)",
+            lineterm="",
+        )
         print("\n".join(diff) or f"{config.changelog} is up to date.")
         console.print("Dry run: nothing written. Re-run with --execute to update the file.")
         return 0
@@ -133,51 +142,87 @@ def build_parser() -> argparse.ArgumentParser:
         "Configuration: [tool.mlrelease] in pyproject.toml.",
     )
     parser.add_argument("--version", action="version", version=f"mlrelease {__version__}")
-    parser.add_argument("--root", type=Path, default=None,
-                        help="project root (default: nearest folder with a pyproject.toml)")
+    parser.add_argument(
+        "--root",
+        type=Path,
+        default=None,
+        help="project root (default: nearest folder with a pyproject.toml)",
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p = sub.add_parser("verify", help="run the release gates and write the reports",
-                       description="Run the gates listed in [tool.mlrelease] gates, in order; "
-                       "write report.md, report.json and junit.xml; exit 0 only when no gate "
-                       "failed or errored.")
-    p.add_argument("--only", action="append", default=[], metavar="GATE",
-                   help="run only this gate (repeatable)")
-    p.add_argument("--skip", action="append", default=[], metavar="GATE",
-                   help="do not run this gate (repeatable)")
+    p = sub.add_parser(
+        "verify",
+        help="run the release gates and write the reports",
+        description="Run the gates listed in [tool.mlrelease] gates, in order; "
+        "write report.md, report.json and junit.xml; exit 0 only when no gate "
+        "failed or errored.",
+    )
+    p.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="GATE",
+        help="run only this gate (repeatable)",
+    )
+    p.add_argument(
+        "--skip",
+        action="append",
+        default=[],
+        metavar="GATE",
+        help="do not run this gate (repeatable)",
+    )
     p.add_argument("--strict", action="store_true", help="a skipped required gate fails")
     p.add_argument("--shard", metavar="I/N", help="run shard I of N (round-robin over the gates)")
-    p.add_argument("--report-dir", type=Path, default=None,
-                   help="where to write the reports (default: [tool.mlrelease] report-dir)")
+    p.add_argument(
+        "--report-dir",
+        type=Path,
+        default=None,
+        help="where to write the reports (default: [tool.mlrelease] report-dir)",
+    )
     p.set_defaults(func=cmd_verify)
 
     p = sub.add_parser("report", help="work with release_verify reports")
     report_sub = p.add_subparsers(dest="report_command", required=True, metavar="ACTION")
     m = report_sub.add_parser("merge", help="merge shard report.json files into one report")
     m.add_argument("reports", nargs="+", metavar="REPORT_JSON")
-    m.add_argument("-o", "--output", type=Path, default=Path("build/release-verify"),
-                   help="folder for the merged report (default: build/release-verify)")
+    m.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        default=Path("build/release-verify"),
+        help="folder for the merged report (default: build/release-verify)",
+    )
     m.set_defaults(func=cmd_report_merge)
 
     p = sub.add_parser("gates", help="list the gates or write the exit-criteria page")
     gates_sub = p.add_subparsers(dest="gates_command", required=True, metavar="ACTION")
     gates_sub.add_parser("list", help="the configured gates, in order").set_defaults(
-        func=cmd_gates_list)
+        func=cmd_gates_list
+    )
     d = gates_sub.add_parser("doc", help="write docs/release/exit-criteria.md from the gates")
     d.add_argument("--check", action="store_true", help="fail when stale; write nothing")
     d.set_defaults(func=cmd_gates_doc)
 
-    p = sub.add_parser("changelog", help="generate the changelog from Conventional Commits",
-                       description="Regenerate the changelog in place with git-changelog's angular "
-                       "convention. Dry run (prints the diff) unless --execute.")
-    p.add_argument("--bump", metavar="VERSION",
-                   help="title the unreleased section with this version ('auto' to infer it)")
+    p = sub.add_parser(
+        "changelog",
+        help="generate the changelog from Conventional Commits",
+        description="Regenerate the changelog in place with git-changelog's angular "
+        "convention. Dry run (prints the diff) unless --execute.",
+    )
+    p.add_argument(
+        "--bump",
+        metavar="VERSION",
+        help="title the unreleased section with this version ('auto' to infer it)",
+    )
     p.add_argument("--execute", action="store_true", help="write the file")
     p.set_defaults(func=cmd_changelog)
 
-    p = sub.add_parser("bump", help="bump the version in every listed file (bump-my-version)",
-                       description="Change the version in every file listed in [tool.bumpversion]. "
-                       "Dry run unless --execute; refuses a dirty tree.")
+    p = sub.add_parser(
+        "bump",
+        help="bump the version in every listed file (bump-my-version)",
+        description="Change the version in every file listed in [tool.bumpversion]. "
+        "Dry run unless --execute; refuses a dirty tree.",
+    )
     group = p.add_mutually_exclusive_group(required=True)
     group.add_argument("--to", metavar="VERSION", help="the new version, e.g. 1.5.0 or 1.5.0rc1")
     group.add_argument("--part", choices=sorted(bump.PARTS), help="the part to increment")

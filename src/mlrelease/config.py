@@ -24,6 +24,7 @@ from typing import Any, Literal, TypeVar, Union
 
 from mlrelease.docs.settings import DocsConfig
 from mlrelease.errors import ConfigError
+from mlrelease.wheels.config import WheelsConfig
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -54,6 +55,8 @@ class Config:
     """Modules imported before the gates run, so an adopter can register its own gates."""
     gate_options: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Per-gate options: ``[tool.mlrelease.gate-options.GATE]``; each gate validates its own."""
+    wheels: WheelsConfig = field(default_factory=WheelsConfig)
+    """``[tool.mlrelease.wheels]``: artifacts, smoke test, required platforms."""
     docs: DocsConfig = field(default_factory=DocsConfig)
     """The documentation and its versioned site: ``[tool.mlrelease.docs]``."""
 
@@ -79,12 +82,18 @@ def read_toml(path: Path) -> dict[str, Any]:
             return data
     except FileNotFoundError:
         raise ConfigError(
-            str(path), "an existing TOML file", "no such file", source=str(path),
+            str(path),
+            "an existing TOML file",
+            "no such file",
+            source=str(path),
             hint="Run the command from the project root or pass --root.",
         ) from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(
-            str(path), "valid TOML", f"a syntax error ({exc})", source=str(path),
+            str(path),
+            "valid TOML",
+            f"a syntax error ({exc})",
+            source=str(path),
             hint="Fix the syntax at the position given.",
         ) from None
 
@@ -96,7 +105,10 @@ def find_root(start: Path) -> Path:
         if (candidate / PYPROJECT).is_file():
             return candidate
     raise ConfigError(
-        PYPROJECT, f"a {PYPROJECT} in {start} or a parent folder", "none", source=str(start),
+        PYPROJECT,
+        f"a {PYPROJECT} in {start} or a parent folder",
+        "none",
+        source=str(start),
         hint="Run mlrelease inside the project, or pass --root PATH.",
     )
 
@@ -116,7 +128,8 @@ def parse_section(cls: type[T], table: Any, *, prefix: str, source: str) -> T:
     if not isinstance(table, Mapping):
         raise ConfigError(prefix, "a table", _describe(table), source=source)
     fields = {
-        f.name: f for f in dataclasses.fields(cls)  # type: ignore[arg-type]
+        f.name: f
+        for f in dataclasses.fields(cls)  # type: ignore[arg-type]
         if f.metadata.get("toml", True)
     }
     hints = typing.get_type_hints(cls)
@@ -135,8 +148,10 @@ def parse_section(cls: type[T], table: Any, *, prefix: str, source: str) -> T:
         required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
         if required and name not in values:
             raise ConfigError(
-                f"{prefix}.{name.replace('_', '-')}", f"a value ({_expect(hints[name])})",
-                "nothing (the key is required)", source=source,
+                f"{prefix}.{name.replace('_', '-')}",
+                f"a value ({_expect(hints[name])})",
+                "nothing (the key is required)",
+                source=source,
             )
     return cls(**values)
 
@@ -210,8 +225,12 @@ def _plural(hint: Any) -> str:
 
 def _describe(value: Any) -> str:
     kinds = {
-        bool: "a boolean", int: "an integer", float: "a number", str: "a string",
-        list: "a list", dict: "a table",
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+        str: "a string",
+        list: "a list",
+        dict: "a table",
     }
     kind = next((name for t, name in kinds.items() if isinstance(value, t)), type(value).__name__)
     shown = repr(value)

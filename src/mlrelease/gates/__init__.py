@@ -30,6 +30,7 @@ T = TypeVar("T")
 
 BUILTIN_MODULES = [
     "mlrelease.gates.project",
+    "mlrelease.wheels.gate",
     "mlrelease.gates.docs",
 ]
 """Modules whose import registers the built-in gates."""
@@ -109,7 +110,9 @@ class Context:
         """Parse ``[tool.mlrelease.gate-options.<gate_name>]`` into the dataclass ``cls``."""
         table = self.config.gate_options.get(gate_name, {})
         return parse_section(
-            cls, table, prefix=f"tool.mlrelease.gate-options.{gate_name}",
+            cls,
+            table,
+            prefix=f"tool.mlrelease.gate-options.{gate_name}",
             source=str(self.config.pyproject_path),
         )
 
@@ -189,7 +192,9 @@ def load_gates(config: Config) -> dict[str, Gate]:
             importlib.import_module(module)
         except ImportError as exc:
             raise ConfigError(
-                "tool.mlrelease.gate-plugins", "importable module names", f"{module!r} ({exc})",
+                "tool.mlrelease.gate-plugins",
+                "importable module names",
+                f"{module!r} ({exc})",
                 source=str(config.pyproject_path),
                 hint="Install the package that provides it, or remove it from the list.",
             ) from None
@@ -208,8 +213,11 @@ def select(
     for i, name in enumerate(config.gates):
         if name not in registry:
             raise ConfigError(
-                f"tool.mlrelease.gates[{i}]", "the name of a registered gate", repr(name),
-                source=source, hint=_suggest(name, registry),
+                f"tool.mlrelease.gates[{i}]",
+                "the name of a registered gate",
+                repr(name),
+                source=source,
+                hint=_suggest(name, registry),
             )
     for option, names in (("--only", only), ("--skip", skip)):
         for name in names:
@@ -219,8 +227,7 @@ def select(
                     f"{', '.join(config.gates)}. {_suggest(name, config.gates)}".rstrip()
                 )
     return [
-        registry[name] for name in config.gates
-        if (not only or name in only) and name not in skip
+        registry[name] for name in config.gates if (not only or name in only) and name not in skip
     ]
 
 

@@ -1,0 +1,26 @@
+"""Wheels for every platform: plan, build, audit, smoke-test, checksum, promote.
+
+The pieces, from the pure core to the edges:
+
+- :mod:`~mlrelease.wheels.config` -- ``[tool.mlrelease.wheels]`` (what a good artifact holds).
+- :mod:`~mlrelease.wheels.plan` -- cibuildwheel's build identifiers per platform, grouped into
+  the job matrix of ``.github/workflows/wheels.yml``; the required-platform check.
+- :mod:`~mlrelease.wheels.artifacts` -- file-name parsing, expected contents, ``SHA256SUMS``.
+- :mod:`~mlrelease.wheels.audit` -- twine, check-wheel-contents and abi3audit on each file.
+- :mod:`~mlrelease.wheels.build` -- ``python -m build`` + ``auditwheel repair`` (or
+  cibuildwheel on a CI runner), then audits and clean-venv smoke tests.
+- :mod:`~mlrelease.wheels.promote` -- promotion of a release candidate's files to PyPI:
+  verified against ``SHA256SUMS``, never rebuilt.
+- :mod:`~mlrelease.wheels.gate` -- the ``wheels`` gate; :mod:`~mlrelease.wheels.cli` -- the
+  ``mlrelease wheels`` sub-commands.
+
+Pure-Python projects (``kind = "pure"``, such as mlrelease itself) build one
+``py3-none-any`` wheel. Their ``[tool.cibuildwheel]`` table still names the platforms and
+CPython versions the release supports: the plan turns it into one smoke-test job per platform
+(the single wheel installed and run there) instead of one build job per platform, and the gate
+checks the required platforms against it exactly as for a native project.
+
+Release candidates carry the *final* version in their artifact names: ``v1.4.0-rc2`` (files
+at ``1.4.0rc2``) is built as ``1.4.0`` in a temporary copy of the tree, so that promotion to
+``v1.4.0`` publishes the very files that were tested, byte for byte.
+"""

@@ -1,0 +1,213 @@
+"""Release artifacts (pure, plus reading local files): names, contents, ``SHA256SUMS``.
+
+``SHA256SUMS`` uses the GNU coreutils format (``<hex digest>  <file name>``), so
+``sha256sum -c SHA256SUMS`` checks it too, without mlrelease.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import re
+import tarfile
+import zipfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from packaging.tags import Tag
+from packaging.utils import (
+    InvalidSdistFilename,
+    InvalidWheelFilename,
+    canonicalize_name,
+    parse_sdist_filename,
+    parse_wheel_filename,
+)
+from packaging.version import Version
+
+SUMS = "SHA256SUMS"
+SUMS_LINE = re.compile(r"^(?P<digest>[0-9a-f]{64}) [ *](?P<name>[^/\\]+)$")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem with one file: reports name the file first."""
+
+    file: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}: {self.message}"
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """A wheel or sdist, identified by its file name."""
+
+    path: Path
+    kind: str
+    """``wheel`` or ``sdist``."""
+    name: str
+    """Normalized distribution name."""
+    version: Version
+    tags: frozenset[Tag] = frozenset()
+
+    @property
+    def filename(self) -> str:
+        return self.path.name
+
+    @property
+    def pure(self) -> bool:
+        return all(t.abi == "none" and t.platform == "any" for t in self.tags)
+
+    @property
+    def abi3(self) -> bool:
+        return any(t.abi == "abi3" for t in self.tags)
+
+    @property
+    def platforms(self) -> set[str]:
+        """Platform tags, with manylinux aliases folded: ``manylinux_2_17_x86_64`` and
+        ``manylinux2014_x86_64`` both give ``manylinux_x86_64`` (cibuildwheel's spelling)."""
+        return {platform_family(t.platform) for t in self.tags}
+
+
+def platform_family(platform: str) -> str:
+    """``manylinux_2_28_aarch64`` -> ``manylinux_aarch64``; ``macosx_11_0_arm64`` ->
+    ``macosx_arm64``; ``win_amd64`` stays."""
+    match = re.match(r"^(manylinux|musllinux)(?:_\d+_\d+|1|2010|2014)_(?P<arch>.+)$", platform)
+    if match:
+        return f"{match[1]}_{match['arch']}"
+    match = re.match(r"^macosx_\d+_\d+_(?P<arch>.+)$", platform)
+    if match:
+        return f"macosx_{match['arch']}"
+    return platform
+
+
+def identify(path: Path) -> Artifact:
+    """Parse a wheel or sdist file name; ValueError (naming the file) for anything else."""
+    name = path.name
+    try:
+        if name.endswith(".whl"):
+            dist, version, _build, tags = parse_wheel_filename(name)
+            return Artifact(path, "wheel", str(dist), version, frozenset(tags))
+        if name.endswith((".tar.gz", ".zip")):
+            dist, version = parse_sdist_filename(name)
+            return Artifact(path, "sdist", str(dist), version)
+    except (InvalidWheelFilename, InvalidSdistFilename) as exc:
+        raise ValueError(f"{name}: not a valid wheel or sdist file name ({exc})") from None
+    raise ValueError(f"{name}: not a wheel (.whl) or an sdist (.tar.gz)")
+
+
+def collect(folder: Path) -> list[Path]:
+    """Artifact files of ``folder`` (wheels and sdists), sorted by name."""
+    return sorted(
+        p for p in folder.iterdir() if p.is_file() and p.name.endswith((".whl", ".tar.gz"))
+    )
+
+
+def members(artifact: Artifact) -> list[str]:
+    """File names inside the artifact; for an sdist, relative to its top folder."""
+    if artifact.kind == "wheel":
+        with zipfile.ZipFile(artifact.path) as archive:
+            return [n for n in archive.namelist() if not n.endswith("/")]
+    with tarfile.open(artifact.path) as archive:
+        names = [m.name for m in archive.getmembers() if m.isfile()]
+    return [n.split("/", 1)[1] for n in names if "/" in n]
+
+
+def missing(names: Iterable[str], patterns: Sequence[str]) -> list[str]:
+    """Patterns that match none of ``names``."""
+    names = list(names)
+    return [p for p in patterns if not fnmatch.filter(names, p)]
+
+
+def check_identity(artifact: Artifact, name: str, version: str) -> list[Finding]:
+    """The file name must carry the project's name and exactly the expected version."""
+    findings = []
+    expected = canonicalize_name(name)
+    if artifact.name != expected:
+        findings.append(
+            Finding(
+                artifact.filename,
+                f"distribution name `{artifact.name}` is not the project's `{expected}`",
+            )
+        )
+    if artifact.version != Version(version) or str(artifact.version) != version:
+        findings.append(
+            Finding(
+                artifact.filename,
+                f"version in the file name is `{artifact.version}`, expected `{version}`",
+            )
+        )
+    return findings
+
+
+def sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def render_sums(files: Iterable[Path]) -> str:
+    return "".join(f"{sha256(p)}  {p.name}\n" for p in sorted(files, key=lambda p: p.name))
+
+
+def write_sums(folder: Path) -> Path:
+    """Write ``folder/SHA256SUMS`` over every artifact in ``folder`` (atomically)."""
+    target = folder / SUMS
+    partial = folder / f".{SUMS}.partial"
+    partial.write_text(render_sums(collect(folder)), encoding="utf-8")
+    partial.replace(target)
+    return target
+
+
+def read_sums(path: Path) -> dict[str, str]:
+    """File name -> digest; ValueError naming the line for a malformed one."""
+    entries: dict[str, str] = {}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        match = SUMS_LINE.match(line)
+        if not match:
+            raise ValueError(
+                f"{path.name} line {number}: expected `<64 hex digits>  <file name>`, "
+                f"found {line[:80]!r}"
+            )
+        if match["name"] in entries:
+            raise ValueError(f"{path.name} line {number}: {match['name']} is listed twice")
+        entries[match["name"]] = match["digest"]
+    return entries
+
+
+def verify_sums(folder: Path) -> list[Finding]:
+    """Every file of ``folder`` is listed in its SHA256SUMS with the right digest, and every
+    listed file is there. Hidden files (a download tool's leftovers) are not artifacts."""
+    sums = folder / SUMS
+    if not sums.is_file():
+        return [Finding(SUMS, f"missing from {folder}: nothing to verify the artifacts against")]
+    try:
+        listed = read_sums(sums)
+    except ValueError as exc:
+        return [Finding(SUMS, str(exc))]
+    present = {
+        p.name: p
+        for p in folder.iterdir()
+        if p.is_file() and p.name != SUMS and not p.name.startswith(".")
+    }
+    findings = []
+    for name in sorted(set(listed) | set(present)):
+        if name not in present:
+            findings.append(Finding(name, f"listed in {SUMS} but missing from {folder}"))
+        elif name not in listed:
+            findings.append(Finding(name, f"present in {folder} but not listed in {SUMS} (extra)"))
+        elif sha256(present[name]) != listed[name]:
+            findings.append(
+                Finding(
+                    name,
+                    f"SHA-256 differs from {SUMS} (tampered or corrupted): "
+                    f"expected {listed[name][:16]}..., found {sha256(present[name])[:16]}...",
+                )
+            )
+    return findings

@@ -1,0 +1,396 @@
+"""``mlrelease wheels ...``: plan, build, smoke, collect, audit, sums, promote, rc-tag."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import shutil
+from pathlib import Path
+from typing import Any
+
+from packaging.utils import canonicalize_name
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from mlrelease import git, versions
+from mlrelease.config import find_root
+from mlrelease.errors import PreconditionError, UserError
+from mlrelease.wheels import artifacts, build, plan, promote
+from mlrelease.wheels.artifacts import Finding
+from mlrelease.wheels.project import Project, build_version, load_project
+
+console = Console(stderr=True, highlight=False)
+
+
+def _projects(args: argparse.Namespace) -> list[tuple[str, Project]]:
+    """(folder as given, project) for each PROJECT argument; default: the --root project."""
+    given = args.projects or [str(args.root) if args.root else None]
+    found = []
+    for folder in given:
+        root = Path(folder) if folder else find_root(Path.cwd())
+        label = folder or "."
+        found.append((Path(label).as_posix(), load_project(root)))
+    return found
+
+
+def _report(findings: list[Finding], what: str) -> None:
+    for finding in findings:
+        console.print(f"  [bold red]x[/] {escape(str(finding))}", soft_wrap=True)
+    console.print(f"[bold red]{what}: {len(findings)} problem(s)[/]")
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    result = plan.Plan()
+    for label, project in _projects(args):
+        identifiers = plan.query(project.root)
+        result.identifiers[label] = identifiers
+        result.jobs += plan.make_jobs(
+            label, project.name, project.wheels.kind, identifiers, project.wheels.runners
+        )
+        build_version(project, args.release_tag)  # a tag that disagrees with the files stops here
+    table = Table(
+        title="wheel build plan (cibuildwheel --print-build-identifiers)", title_justify="left"
+    )
+    for column in ("project", "job", "runner", "platform tags", "pythons"):
+        table.add_column(column, overflow="fold")
+    labels = {"build": "sdist + pure wheel", "sdist": "sdist"}
+    for job in result.jobs:
+        members = [plan.parse_identifier(i) for i in job.identifiers.split()]
+        tags = sorted({i.tag for i in members})
+        pythons = sorted({i.python for i in members}, key=lambda s: (len(s), s))
+        what = labels.get(job.builder, f"{job.builder} {job.platform}/{job.archs}")
+        table.add_row(
+            job.project, what, job.runner, " ".join(tags) or "-", " ".join(pythons) or "-"
+        )
+    console.print(table)
+    matrix = result.matrix()
+    text = json.dumps(matrix, separators=(",", ":"))
+    if args.output:
+        args.output.parent.mkdir(parents=True, exist_ok=True)
+        args.output.write_text(json.dumps(matrix, indent=2) + "\n", encoding="utf-8")
+        console.print(f"Wrote {args.output}")
+    if args.github_output:
+        target = os.environ.get("GITHUB_OUTPUT")
+        if not target:
+            raise UserError("--github-output: $GITHUB_OUTPUT is not set (not on GitHub Actions).")
+        with open(target, "a", encoding="utf-8") as handle:
+            handle.write(f"build={json.dumps(matrix['build'], separators=(',', ':'))}\n")
+            handle.write(f"smoke={json.dumps(matrix['smoke'], separators=(',', ':'))}\n")
+    if args.json:
+        print(text)
+    return 0
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    failed = 0
+    for label, project in _projects(args):
+        console.rule(f"{project.name} ({label})")
+        outcome = build.build(
+            project,
+            builder=args.builder,
+            release_tag=args.release_tag,
+            platform=args.platform or "",
+            archs=args.archs or "",
+            smoke=not args.no_smoke,
+            console=console,
+        )
+        for note in outcome.notes:
+            console.print(f"  note: {escape(note)}", soft_wrap=True)
+        if not outcome.ok:
+            _report(outcome.findings, f"{project.name} {outcome.version}")
+            console.print(f"  {project.wheels.dist_dir}/ left as it was.")
+            failed += 1
+            continue
+        for path in outcome.files:
+            console.print(f"  [green]ok[/] {path.name}")
+        for name in outcome.smoked:
+            console.print(f"  [green]smoke test passed[/] in a fresh venv: {name}")
+        if outcome.sums:
+            sums = Path(label, project.wheels.dist_dir, artifacts.SUMS)
+            console.print(f"  wrote {sums.as_posix()}")
+    return 1 if failed else 0
+
+
+def cmd_smoke(args: argparse.Namespace) -> int:
+    ((_, project),) = _projects(args)[-1:]
+    findings = artifacts.verify_sums(args.folder)
+    wheels = [w for w in artifacts.collect(args.folder) if w.name.endswith(".whl")]
+    hosted = [w for w in wheels if build.installable(w)]
+    if not hosted:
+        findings.append(Finding(str(args.folder), "no wheel installable on this interpreter"))
+    if not findings:
+        for wheel in hosted:
+            with console.status(f"smoke test of {wheel.name}"):
+                finding = build.smoke_test(project, wheel)
+            if finding:
+                findings.append(finding)
+            else:
+                console.print(f"  [green]smoke test passed[/] in a fresh venv: {wheel.name}")
+    if findings:
+        _report(findings, f"smoke test of {args.folder}")
+        return 1
+    return 0
+
+
+def cmd_collect(args: argparse.Namespace) -> int:
+    findings: list[Finding] = []
+    folders = sorted(p for p in args.downloads.iterdir() if p.is_dir())
+    for folder in folders:
+        findings += [
+            Finding(f"{folder.name}/{f.file}", f.message) for f in artifacts.verify_sums(folder)
+        ]
+    if findings:
+        _report(findings, f"downloads in {args.downloads}")
+        return 1
+    for label, project in _projects(args):
+        version = build_version(project, args.release_tag)
+        target = args.output / project.name
+        target.mkdir(parents=True, exist_ok=True)
+        for folder in folders:
+            for path in artifacts.collect(folder):
+                if artifacts.identify(path).name == canonicalize_name(project.name):
+                    shutil.copy2(path, target / path.name)
+        problems = build.check_folder(project, target, version)
+        problems += promote.completeness(
+            project, [artifacts.identify(p) for p in artifacts.collect(target)]
+        )
+        if problems:
+            _report(problems, f"{project.name} {version} ({label})")
+            return 1
+        artifacts.write_sums(target)
+        console.print(
+            f"{target}: {len(artifacts.collect(target))} artifacts of {project.name} "
+            f"{version}, audited and complete; wrote {artifacts.SUMS}"
+        )
+    return 0
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    ((_, project),) = _projects(args)[-1:]
+    findings = build.check_folder(project, args.folder, args.version)
+    if findings:
+        _report(findings, f"audit of {args.folder}")
+        return 1
+    console.print(f"{args.folder}: {len(artifacts.collect(args.folder))} artifacts pass the audit")
+    return 0
+
+
+def cmd_sums(args: argparse.Namespace) -> int:
+    folder: Path = args.folder
+    if not folder.is_dir():
+        raise UserError(f"{folder}: no such folder.")
+    if args.check:
+        findings = artifacts.verify_sums(folder)
+        if findings:
+            _report(findings, f"{folder}/{artifacts.SUMS}")
+            return 1
+        console.print(f"{folder}: every file matches {artifacts.SUMS}")
+        return 0
+    path = artifacts.write_sums(folder)
+    console.print(f"Wrote {path} ({len(artifacts.collect(folder))} artifacts)")
+    return 0
+
+
+def cmd_promote(args: argparse.Namespace) -> int:
+    ((_, project),) = _projects(args)[-1:]
+    promotion = promote.prepare(
+        project, args.artifacts, version=args.version, repository_url=args.repository_url
+    )
+    if not promotion.ok:
+        _report(promotion.findings, f"promotion of {args.artifacts}")
+        console.print("Nothing was uploaded.")
+        return 1
+    console.print(
+        f"{len(promotion.files)} artifacts of {project.name} {promotion.version} "
+        f"verified against {artifacts.SUMS}:"
+    )
+    for path in promotion.files:
+        console.print(f"  {path.name}")
+    console.print(f"Upload command: {shlex.join(promotion.command)}", soft_wrap=True)
+    if not args.execute:
+        console.print("Dry run: nothing uploaded. Re-run with --execute to publish.")
+        return 0
+    promote.publish(promotion)
+    console.print(f"Published {project.name} {promotion.version}.")
+    return 0
+
+
+def cmd_rc_tag(args: argparse.Namespace) -> int:
+    tagged = versions.tag_to_version(args.tag)
+    if tagged is None or tagged.is_prerelease:
+        raise UserError(f"{args.tag!r}: expected a final release tag such as v1.4.0.")
+    root = args.root or find_root(Path.cwd())
+    candidates = []
+    for tag in git.run(root, "tag", "--list", f"{args.tag}-rc*").splitlines():
+        version = versions.tag_to_version(tag)
+        if version is not None and version.base_version == tagged.base_version:
+            candidates.append((version, tag))
+    if not candidates:
+        raise PreconditionError(
+            f"no release candidate tag {args.tag}-rcN exists: a final release promotes an RC's "
+            "files and is never built from scratch. Tag and release an RC first."
+        )
+    print(max(candidates)[1])
+    return 0
+
+
+def _projects_argument(parser: argparse.ArgumentParser, many: bool) -> None:
+    parser.add_argument(
+        "--project",
+        dest="projects",
+        action="append",
+        metavar="DIR",
+        help="project folder"
+        + (" (repeatable)" if many else "")
+        + " (default: the --root project)",
+    )
+
+
+def register(subparsers: Any) -> None:
+    """Add ``mlrelease wheels`` and its actions."""
+    p = subparsers.add_parser(
+        "wheels",
+        help="plan, build, audit, checksum and promote wheels",
+        description="Wheels for every platform: the cibuildwheel plan, local builds with audits "
+        "and clean-venv smoke tests, SHA256SUMS, and promotion of a release candidate's files.",
+    )
+    sub = p.add_subparsers(dest="wheels_command", required=True, metavar="ACTION")
+
+    q = sub.add_parser(
+        "plan",
+        help="the build matrix from cibuildwheel's build identifiers",
+        description="Ask cibuildwheel which build identifiers [tool.cibuildwheel] "
+        "selects per platform and group them into one job per platform and arch "
+        "on a native runner: a table, and the JSON matrix the wheel workflow uses.",
+    )
+    _projects_argument(q, many=True)
+    q.add_argument("--json", action="store_true", help="print the matrix JSON on stdout")
+    q.add_argument("--output", type=Path, help="write the matrix JSON to this file")
+    q.add_argument(
+        "--github-output",
+        action="store_true",
+        help="append build=... and smoke=... to $GITHUB_OUTPUT",
+    )
+    q.add_argument(
+        "--release-tag",
+        default="",
+        metavar="TAG",
+        help="check that the files carry this tag's version (empty: no check)",
+    )
+    q.set_defaults(func=cmd_plan)
+
+    b = sub.add_parser(
+        "build",
+        help="build, audit and smoke-test; write dist/ and SHA256SUMS",
+        description="Build the sdist and wheels in a temporary folder, audit "
+        "them (twine check --strict, check-wheel-contents, abi3audit, expected "
+        "files, version in the file name), install each host-compatible wheel "
+        "into a fresh virtual environment and run the smoke command; only then "
+        "copy them to dist/ and write dist/SHA256SUMS.",
+    )
+    _projects_argument(b, many=True)
+    b.add_argument(
+        "--builder",
+        choices=build.BUILDERS,
+        default="build",
+        help="build: python -m build (+ auditwheel repair); sdist: the sdist only; "
+        "cibuildwheel: one platform's wheels on a native CI runner (default: build)",
+    )
+    b.add_argument("--platform", help="cibuildwheel --platform (builder cibuildwheel)")
+    b.add_argument("--archs", help="cibuildwheel --archs (builder cibuildwheel)")
+    b.add_argument(
+        "--release-tag",
+        default="",
+        metavar="TAG",
+        help="build for this release tag: vX.Y.Z-rcN builds the final X.Y.Z in a "
+        "temporary copy of the tree (empty: the files' version)",
+    )
+    b.add_argument("--no-smoke", action="store_true", help="skip the clean-venv smoke tests")
+    b.set_defaults(func=cmd_build)
+
+    a = sub.add_parser(
+        "audit",
+        help="audit the artifacts in a folder",
+        description="Run every artifact audit on the wheels and sdist in DIR.",
+    )
+    a.add_argument("folder", type=Path, metavar="DIR")
+    _projects_argument(a, many=False)
+    a.add_argument(
+        "--version", help="the version the file names must carry (default: the project's)"
+    )
+    a.set_defaults(func=cmd_audit)
+
+    m = sub.add_parser(
+        "smoke",
+        help="smoke-test the wheels of a folder in fresh venvs",
+        description="Verify DIR against DIR/SHA256SUMS, then install each wheel this "
+        "interpreter can install into a fresh virtual environment and run the smoke command "
+        "(the wheel workflow's per-platform check of a pure wheel).",
+    )
+    m.add_argument("folder", type=Path, metavar="DIR")
+    _projects_argument(m, many=False)
+    m.set_defaults(func=cmd_smoke)
+
+    c = sub.add_parser(
+        "collect",
+        help="merge a CI run's artifacts per project, audited",
+        description="Verify each folder of DOWNLOADS (one per CI job) against its SHA256SUMS, "
+        "merge the artifacts per project into OUTPUT/<name>/, audit them, check that every "
+        "required platform has a wheel, and write OUTPUT/<name>/SHA256SUMS.",
+    )
+    c.add_argument("downloads", type=Path, metavar="DOWNLOADS")
+    c.add_argument("--output", type=Path, default=Path("dist"), help="default: dist")
+    _projects_argument(c, many=True)
+    c.add_argument(
+        "--release-tag",
+        default="",
+        metavar="TAG",
+        help="the release tag the artifacts were built for (empty: none)",
+    )
+    c.set_defaults(func=cmd_collect)
+
+    s = sub.add_parser(
+        "sums",
+        help="write or check DIR/SHA256SUMS",
+        description="Write DIR/SHA256SUMS over the artifacts in DIR, or with "
+        "--check verify every file against it (missing, extra, tampered).",
+    )
+    s.add_argument("folder", type=Path, metavar="DIR")
+    s.add_argument("--check", action="store_true", help="verify instead of writing")
+    s.set_defaults(func=cmd_sums)
+
+    r = sub.add_parser(
+        "promote",
+        help="verify an RC's artifacts and publish them (dry run)",
+        description=promote.__doc__.split("\n\n")[0] + " Verifies every file "
+        "against DIR/SHA256SUMS, the version in each file name and the set's "
+        "completeness, then uploads with twine. Dry run unless --execute.",
+    )
+    r.add_argument(
+        "--artifacts",
+        type=Path,
+        required=True,
+        metavar="DIR",
+        help="folder holding the RC's artifacts and their SHA256SUMS",
+    )
+    _projects_argument(r, many=False)
+    r.add_argument("--version", help="the final version (default: the project's)")
+    r.add_argument(
+        "--repository-url",
+        default=promote.PYPI_UPLOAD_URL,
+        help=f"upload endpoint (default: {promote.PYPI_UPLOAD_URL})",
+    )
+    r.add_argument("--execute", action="store_true", help="upload (default: dry run)")
+    r.set_defaults(func=cmd_promote)
+
+    t = sub.add_parser(
+        "rc-tag",
+        help="the newest release-candidate tag of a final tag",
+        description="Print the newest vX.Y.Z-rcN tag for the final tag vX.Y.Z: "
+        "the release whose assets promotion publishes.",
+    )
+    t.add_argument("tag", metavar="TAG")
+    t.set_defaults(func=cmd_rc_tag)

@@ -1,0 +1,39 @@
+"""``[tool.mlrelease.wheels]``: what the wheel commands build, check and require."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+DEFAULT_REQUIRED_PLATFORMS = [
+    "manylinux_x86_64",
+    "manylinux_aarch64",
+    "win_amd64",
+    "win_arm64",
+    "macosx_arm64",
+    "macosx_x86_64",
+]
+"""The platforms of the wheel workflow's native runners."""
+
+
+@dataclass(frozen=True)
+class WheelsConfig:
+    """The ``[tool.mlrelease.wheels]`` table."""
+
+    kind: Literal["pure", "native"] = "native"
+    """``pure``: one ``py3-none-any`` wheel; ``native``: one wheel per platform (and Python)."""
+    required_platforms: list[str] = field(default_factory=lambda: list(DEFAULT_REQUIRED_PLATFORMS))
+    """Platform tags (``win_arm64``, ``manylinux_x86_64``, ...) that must have a build
+    identifier in ``[tool.cibuildwheel]``, and a wheel among the artifacts of a promotion."""
+    smoke_command: list[str] = field(default_factory=list)
+    """Run in a fresh virtual environment holding only the wheel (and its dependencies), from
+    an empty folder. ``python`` means that environment's interpreter. Default:
+    ``python -c "import <package>"``."""
+    wheel_files: list[str] = field(default_factory=list)
+    """Glob patterns (``fnmatch``) that must each match a file inside every wheel."""
+    sdist_files: list[str] = field(default_factory=list)
+    """Glob patterns that must each match a file of the sdist (paths below its top folder)."""
+    dist_dir: str = "dist"
+    """Where the artifacts and ``SHA256SUMS`` are written, relative to the project root."""
+    runners: dict[str, str] = field(default_factory=dict)
+    """GitHub runner labels by ``platform/arch`` (``linux/aarch64``), overriding the defaults."""

@@ -1,0 +1,58 @@
+"""The ``wheels`` gate: cibuildwheel's plan covers every required platform.
+
+For a native project each required platform needs a build identifier for each CPython
+version of the classifiers. A pure project builds one ``py3-none-any`` wheel; its
+``[tool.cibuildwheel]`` names where that wheel is smoke-tested, and the same coverage applies:
+a platform missing there is a platform on which nobody installed the release before it shipped.
+"""
+
+from __future__ import annotations
+
+import json
+
+from mlrelease.gates import Context, GateResult, gate
+from mlrelease.wheels import plan
+from mlrelease.wheels.project import from_config
+
+
+@gate(
+    "wheels",
+    "Every platform in `[tool.mlrelease.wheels] required-platforms` has a cibuildwheel build "
+    "identifier for each CPython version of the classifiers (for a pure project: a smoke-test "
+    "job of its one py3-none-any wheel).",
+)
+def check_wheels(ctx: Context) -> GateResult:
+    project = from_config(ctx.config)
+    identifiers = plan.query(ctx.root)
+    versions = plan.classifier_versions(ctx.config.pyproject)
+    jobs = plan.make_jobs(
+        ".", project.name, project.wheels.kind, identifiers, project.wheels.runners
+    )
+    evidence = ctx.evidence_path("wheels", "plan.json")
+    evidence.write_text(
+        json.dumps(plan.Plan(jobs, {".": identifiers}).matrix(), indent=2) + "\n", encoding="utf-8"
+    )
+    problems = plan.coverage_problems(identifiers, project.wheels.required_platforms, versions)
+    if problems:
+        return GateResult.failed(
+            f"{len(problems)} coverage problem(s): {'; '.join(problems)}",
+            details=[
+                *problems,
+                "Add the platform (archs) or CPython version to "
+                "[tool.cibuildwheel] in pyproject.toml, or drop it from "
+                "[tool.mlrelease.wheels] required-platforms.",
+            ],
+            evidence=[ctx.display(evidence)],
+        )
+    tags = sorted({i.tag for i in identifiers})
+    how = (
+        "one py3-none-any wheel, smoke-tested on"
+        if project.wheels.kind == "pure"
+        else "native wheels built on"
+    )
+    return GateResult.passed(
+        f"{len(identifiers)} build identifiers; {how} {len(jobs) - 1} runners; required "
+        f"platforms covered: {', '.join(project.wheels.required_platforms)}",
+        details=[f"`{t}`" for t in tags] + [f"CPython {', '.join(versions)} (classifiers)"],
+        evidence=[ctx.display(evidence)],
+    )

@@ -1,0 +1,127 @@
+"""A project whose artifacts the wheel commands handle: its config, name and version."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from packaging.utils import canonicalize_name
+from packaging.version import Version
+
+from mlrelease import versions
+from mlrelease.config import Config, load
+from mlrelease.errors import ConfigError, PreconditionError, UserError
+from mlrelease.wheels.config import WheelsConfig
+
+
+@dataclass(frozen=True)
+class Project:
+    """A project root with its ``[tool.mlrelease]`` and the version its files carry."""
+
+    config: Config
+    name: str
+    version: str
+
+    @property
+    def root(self) -> Path:
+        return self.config.root
+
+    @property
+    def wheels(self) -> WheelsConfig:
+        return self.config.wheels
+
+    @property
+    def module(self) -> str:
+        """The import name guessed from the distribution name (``native-adopter`` ->
+        ``native_adopter``), used by the default smoke command."""
+        return canonicalize_name(self.name).replace("-", "_")
+
+    @property
+    def dist(self) -> Path:
+        return self.config.path(self.wheels.dist_dir)
+
+    def smoke_command(self) -> list[str]:
+        return list(self.wheels.smoke_command) or ["python", "-c", f"import {self.module}"]
+
+
+def load_project(root: Path) -> Project:
+    """Read the project at ``root`` (see :func:`from_config`)."""
+    return from_config(load(root))
+
+
+def from_config(config: Config) -> Project:
+    """Name from ``[project]``; version from ``[project]`` or, when it is dynamic, from
+    ``[tool.bumpversion] current_version``."""
+    source = str(config.pyproject_path)
+    table = config.pyproject.get("project", {})
+    name = table.get("name")
+    if not isinstance(name, str):
+        raise ConfigError("project.name", "the distribution name", "nothing", source=source)
+    version = table.get("version")
+    if version is None:
+        version = versions.bumpversion_table(config.pyproject, source)["current_version"]
+    versions.parse(str(version), key="project.version", source=source)
+    return Project(config, name, str(version))
+
+
+def build_version(project: Project, release_tag: str | None) -> str:
+    """The version the artifacts must carry.
+
+    Without a tag: the files' version. With ``vX.Y.Z``: the files must carry ``X.Y.Z``. With an
+    RC tag ``vX.Y.Z-rcN``: the files must carry ``X.Y.ZrcN`` (what the ``versions`` gate checks)
+    and the artifacts are built as ``X.Y.Z``, so that promotion can publish them unchanged.
+    """
+    if not release_tag:
+        return project.version
+    tagged = versions.tag_to_version(release_tag)
+    if tagged is None:
+        raise UserError(
+            f"--release-tag {release_tag!r}: expected a release tag such as v1.4.0 or v1.4.0-rc2."
+        )
+    if tagged != Version(project.version):
+        raise PreconditionError(
+            f"{project.name}: the tag {release_tag} says {tagged}, but the files carry "
+            f"{project.version}. Check out the tagged commit (or fix the tag) and re-run."
+        )
+    return tagged.base_version
+
+
+def restamp(root: Path, version: str) -> None:
+    """Rewrite the version in every file listed for bump-my-version under ``root`` (a
+    throw-away copy of the project: this never runs on the working tree)."""
+    from mlrelease import bump  # the release edge: imported only when a build restamps
+
+    config = load(root)
+    bump.execute(config, bump.plan(config, to=version))
+    rewritten = load_project(root)
+    if rewritten.version != version:
+        raise UserError(
+            f"after bump-my-version the copy in {root} carries {rewritten.version}, not "
+            f"{version}: list pyproject.toml's version in [[tool.bumpversion.files]]."
+        )
+
+
+def run_tool(args: Sequence[str], cwd: Path, timeout: int = 900) -> tuple[int, str]:
+    """Run a Python tool of this environment (``[module, *args]`` via ``python -m``)."""
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", *args],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired:
+        return 124, f"{args[0]} ran past {timeout} s"
+    output = (proc.stdout + proc.stderr).strip()
+    if proc.returncode != 0 and re.search(rf"No module named {re.escape(args[0])}\b", output):
+        raise UserError(
+            f"{args[0]} is not installed in this environment; install the `wheels` dependency "
+            "group (nox -s wheels does)."
+        )
+    return proc.returncode, output

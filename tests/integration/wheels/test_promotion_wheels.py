@@ -1,0 +1,198 @@
+"""Promotion of a release candidate's files: verified against SHA256SUMS, named with the final
+version, uploaded with twine to a local index server (never to PyPI)."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from wheels_support import FINAL, RC, Built
+
+from mlrelease import cli, git
+from mlrelease.wheels import artifacts, promote
+from mlrelease.wheels.project import load_project
+
+
+@pytest.fixture
+def release(built: Built, tmp_path: Path) -> Path:
+    """The RC's assets as the release workflow downloads them."""
+    folder = tmp_path / "release"
+    shutil.copytree(built.dist, folder)
+    return folder
+
+
+def _promote(built: Built, folder: Path, *extra: str) -> int:
+    return cli.main(
+        [
+            "wheels",
+            "promote",
+            "--project",
+            str(built.repo),
+            "--artifacts",
+            str(folder),
+            "--version",
+            FINAL,
+            *extra,
+        ]
+    )
+
+
+@pytest.mark.slow
+def test_dry_run_shows_the_exact_upload_and_sends_nothing(
+    built: Built, release: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _promote(built, release) == 0
+    err = capsys.readouterr().err
+    assert "Dry run: nothing uploaded" in err
+    promotion = promote.prepare(load_project(built.repo), release, version=FINAL)
+    wheel, sdist = (
+        release / f"mlrelease-{FINAL}-py3-none-any.whl",
+        release / f"mlrelease-{FINAL}.tar.gz",
+    )
+    assert promotion.command == [
+        sys.executable,
+        "-m",
+        "twine",
+        "upload",
+        "--non-interactive",
+        "--skip-existing",
+        "--disable-progress-bar",
+        "--repository-url",
+        "https://upload.pypi.org/legacy/",
+        str(wheel),
+        str(sdist),
+    ]
+
+
+@pytest.mark.slow
+def test_tampered_artifact_fails_naming_it(
+    built: Built, release: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    wheel = release / f"mlrelease-{FINAL}-py3-none-any.whl"
+    wheel.write_bytes(wheel.read_bytes() + b"\0")
+    assert _promote(built, release, "--execute") == 1
+    err = capsys.readouterr().err
+    assert f"{wheel.name}: SHA-256 differs from SHA256SUMS (tampered or corrupted)" in err
+    assert "Nothing was uploaded." in err
+
+
+@pytest.mark.slow
+def test_missing_and_extra_files_fail_naming_them(
+    built: Built, release: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (release / f"mlrelease-{FINAL}.tar.gz").unlink()
+    (release / "notes.txt").write_text("not an artifact\n")
+    assert _promote(built, release) == 1
+    err = capsys.readouterr().err
+    assert f"mlrelease-{FINAL}.tar.gz: listed in SHA256SUMS but missing" in err
+    assert "notes.txt: present in" in err and "not listed in SHA256SUMS (extra)" in err
+    assert "no sdist among the artifacts" in err
+
+
+@pytest.mark.slow
+def test_rc_named_artifact_is_refused(
+    built: Built, release: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    wheel = release / f"mlrelease-{FINAL}-py3-none-any.whl"
+    wheel.rename(release / f"mlrelease-{RC}-py3-none-any.whl")
+    artifacts.write_sums(release)  # consistent sums: only the name is wrong
+    assert _promote(built, release) == 1
+    assert (
+        f"mlrelease-{RC}-py3-none-any.whl: version in the file name is `{RC}`, expected `{FINAL}`"
+    ) in capsys.readouterr().err
+
+
+@pytest.fixture
+def index(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """pypiserver on 127.0.0.1 (no authentication): the upload target of the tests."""
+    packages = tmp_path / "index"
+    packages.mkdir()
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "pypiserver",
+            "run",
+            "-i",
+            "127.0.0.1",
+            "-p",
+            str(port),
+            "-a",
+            ".",
+            "-P",
+            ".",
+            str(packages),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        for _ in range(100):  # at most ~20 s for the server to answer
+            try:
+                urllib.request.urlopen(url, timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.2)
+        else:
+            pytest.fail("pypiserver did not start on 127.0.0.1")
+        yield url, packages
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+@pytest.mark.slow
+def test_execute_publishes_exactly_the_rc_files(
+    built: Built, release: Path, index: tuple[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url, packages = index
+    monkeypatch.setenv("TWINE_USERNAME", "test")
+    monkeypatch.setenv("TWINE_PASSWORD", "test")
+    # A local index gets no --skip-existing (twine allows it for PyPI and TestPyPI only).
+    command = promote.prepare(
+        load_project(built.repo), release, version=FINAL, repository_url=url
+    ).command
+    assert "--skip-existing" not in command and command[-3:-2] == [url]
+    assert _promote(built, release, "--repository-url", url, "--execute") == 0
+
+    def digests(folder: Path) -> dict[str, str]:
+        return {
+            p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in artifacts.collect(folder)
+        }
+
+    assert digests(packages) == digests(release)
+    assert len(digests(packages)) == 2
+
+
+def test_rc_tag_is_the_newest_candidate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    git.run(tmp_path, "init", "-q")
+    git.run(
+        tmp_path,
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@example.org",
+        "commit",
+        "-q",
+        "--allow-empty",
+        "-m",
+        "release",
+    )
+    for tag in ("v1.0.0-rc1", "v1.0.0-rc10", "v1.0.0-rc2", "v1.0.0", "v1.1.0-rc1"):
+        git.run(tmp_path, "tag", tag)
+    assert cli.main(["--root", str(tmp_path), "wheels", "rc-tag", "v1.0.0"]) == 0
+    assert capsys.readouterr().out.strip() == "v1.0.0-rc10"
+    assert cli.main(["--root", str(tmp_path), "wheels", "rc-tag", "v2.0.0"]) == 1
+    assert "no release candidate tag v2.0.0-rcN exists" in capsys.readouterr().err
