@@ -114,8 +114,8 @@ def plan(
             root, "rev-parse", "--verify", "--quiet", f"refs/tags/{ref}^{{commit}}", check=False
         )
         if not commit:
-            listed = git.run(root, "tag", "--list", "v*", "--sort=-v:refname", check=False)
-            tags = [t for t in listed.split() if versions.tag_to_version(t) is not None]
+            found = git.run(root, "tag", "--list", "v*", "--sort=-v:refname", check=False)
+            tags = [t for t in found.split() if versions.tag_to_version(t) is not None]
             shown = ", ".join(tags[:10]) or "none"
             raise PreconditionError(
                 f"tag {ref} does not exist in {root}: docs of {name} are frozen from it. "
