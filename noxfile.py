@@ -1,6 +1,6 @@
 """Sessions of mlrelease: the same ones run by maintainers, contributors and GitHub Actions.
 
-Tags: ``lint`` (static checks), ``release`` (what the release checklist runs).
+Tags: ``lint`` (static checks), ``release`` (what the release checklist runs), ``docs``.
 Sessions that change files are ``default=False``.
 """
 
@@ -70,3 +70,11 @@ def wheels(session: nox.Session) -> None:
     if args[0] in ("plan", "build") and "--project" not in args:
         args += [f"--project={p}" for p in WHEEL_PROJECTS]
     session.run("mlrelease", "wheels", *args)
+
+
+@nox.session(tags=["docs"], default=False)
+def docs(session: nox.Session) -> None:
+    """Build the docs (warnings are errors, internal links checked); serve them when interactive."""
+    _install(session, "docs")
+    serve = ["--serve"] if session.interactive else []
+    session.run("mlrelease", "docs", "build", *serve, *session.posargs)

@@ -2,4 +2,5 @@
 
 from mlrelease.cli import main
 
-raise SystemExit(main())
+if __name__ == "__main__":  # importing the module (autodoc does) must not run the CLI
+    raise SystemExit(main())

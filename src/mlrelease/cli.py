@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 
 from mlrelease import __version__, bump, changelog, exit_criteria, report, verify
 from mlrelease.config import Config, load
@@ -24,6 +25,7 @@ from mlrelease.gates import select
 COMMAND_MODULES: list[str] = [
     "mlrelease.wheels.cli",
     "mlrelease.release.cli",
+    "mlrelease.docs.cli",
 ]
 """Modules that add sub-commands (``register(subparsers)``)."""
 
@@ -241,7 +243,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except UserError as exc:
-        console.print(f"[bold red]error:[/] {exc}", soft_wrap=True)
+        console.print(f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True)
         return exc.exit_code
     except KeyboardInterrupt:
         console.print("interrupted")

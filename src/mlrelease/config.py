@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar, Union
 
+from mlrelease.docs.settings import DocsConfig
 from mlrelease.errors import ConfigError
 from mlrelease.release.settings import ReleaseConfig
 from mlrelease.wheels.config import WheelsConfig
@@ -59,6 +60,8 @@ class Config:
     """``[tool.mlrelease.wheels]``: artifacts, smoke test, required platforms."""
     release: ReleaseConfig = field(default_factory=ReleaseConfig)
     """The release flow: ``[tool.mlrelease.release]`` (branches, tags, checklist)."""
+    docs: DocsConfig = field(default_factory=DocsConfig)
+    """The documentation and its versioned site: ``[tool.mlrelease.docs]``."""
 
     root: Path = field(default=Path("."), metadata={"toml": False})
     """The project root (the folder holding pyproject.toml); not read from TOML."""

@@ -32,6 +32,7 @@ BUILTIN_MODULES = [
     "mlrelease.gates.project",
     "mlrelease.wheels.gate",
     "mlrelease.release.gate",
+    "mlrelease.gates.docs",
 ]
 """Modules whose import registers the built-in gates."""
 

@@ -1,0 +1,268 @@
+"""Freeze one version's docs from its release tag into the versioned site.
+
+``plan`` checks every precondition and describes the change without writing anything;
+``execute`` carries it out: a git worktree at the tag, a fresh environment with the tag's own
+docs dependency group (and the project as it was at the tag), a Sphinx build with the version
+injected on the command line (``-D version=... -D release=...``) and in the environment
+(:data:`VERSION_ENV`, for the switcher's ``version_match``), then the new folder and
+``switcher.json``. ``conf.py`` is never edited. A failure before the last step leaves the site
+as it was; the worktree and the environment are removed either way.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from packaging.version import Version
+
+from mlrelease import git, versions
+from mlrelease.config import Config
+from mlrelease.docs import site, sphinx_run, switcher
+from mlrelease.docs.settings import DocsConfig
+from mlrelease.docs.switcher import Entry
+from mlrelease.errors import PreconditionError, UserError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+VERSION_ENV = "MLRELEASE_DOCS_VERSION"
+"""Set for a frozen build: the version the switcher marks as current (``main`` for dev docs)."""
+
+
+class BuildFailed(UserError):
+    """Sphinx (or installing the tag's dependencies) failed; the site was not changed."""
+
+    exit_code = 1
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a freeze will do; every precondition has been checked."""
+
+    name: str
+    """The site folder and switcher version: ``1.4.0``, or ``main`` for the dev docs."""
+    ref: str
+    """What is built: the tag (``v1.4.0``), or ``HEAD`` for the dev docs."""
+    commit: str
+    release: str | None
+    """The version injected into Sphinx; None for the dev docs (conf.py's own)."""
+    root: Path
+    source: str
+    group: str
+    install_project: bool
+    site: Path
+    replaces: bool
+    before: list[Entry] | None
+    after: list[Entry]
+
+    @property
+    def target(self) -> Path:
+        return self.site / self.name
+
+
+def normalise(text: str) -> Version:
+    """``1.4.0``, ``v1.4.0``, ``1.4.0rc2`` or ``v1.4.0-rc2`` -> the release's version."""
+    tagged = versions.tag_to_version(text)
+    if tagged is not None:
+        return tagged
+    version = versions.parse(text, key="--version", source="the command line")
+    try:
+        versions.version_to_tag(version)
+    except ValueError as exc:
+        raise UserError(
+            f"--version {text}: {exc}. Freeze a release such as 1.4.0 or a "
+            "release candidate such as 1.4.0rc1."
+        ) from None
+    return version
+
+
+def plan(
+    config: Config,
+    docs: DocsConfig,
+    *,
+    version: str | None = None,
+    dev: bool = False,
+    site_dir: Path | None = None,
+    force: bool = False,
+) -> Plan:
+    """Check the preconditions of freezing ``version`` (or the dev docs) and describe it."""
+    root = config.root
+    docs.validate(str(config.pyproject_path))
+    if not git.is_repo(root):
+        raise PreconditionError(f"{root} is not a git repository: docs are frozen from tags.")
+    if dev:
+        name, ref, release = switcher.DEV, "HEAD", None
+        commit = git.head(root)
+        if commit is None:
+            raise PreconditionError(f"{root} has no commit yet: there is nothing to build.")
+    else:
+        if not version:
+            raise UserError("Give --version X.Y.Z (a release tag's version) or --dev.")
+        parsed = normalise(version)
+        name, ref, release = str(parsed), versions.version_to_tag(parsed), str(parsed)
+        commit = git.run(
+            root, "rev-parse", "--verify", "--quiet", f"refs/tags/{ref}^{{commit}}", check=False
+        )
+        if not commit:
+            found = git.run(root, "tag", "--list", "v*", "--sort=-v:refname", check=False)
+            tags = [t for t in found.split() if versions.tag_to_version(t) is not None]
+            shown = ", ".join(tags[:10]) or "none"
+            raise PreconditionError(
+                f"tag {ref} does not exist in {root}: docs of {name} are frozen from it. "
+                f"Release tags found: {shown}. Create the tag first, or fetch it "
+                "(git fetch --tags)."
+            )
+    pyproject = _toml_at(root, commit, "pyproject.toml", ref)
+    groups = pyproject.get("dependency-groups", {})
+    if docs.group not in groups:
+        raise PreconditionError(
+            f"{ref}:pyproject.toml has no [dependency-groups] {docs.group}: expected the group "
+            "listing what its docs need (tool.mlrelease.docs.group), found "
+            f"{', '.join(groups) or 'no groups'}."
+        )
+    if not _exists_at(root, commit, f"{docs.source}/conf.py"):
+        raise PreconditionError(
+            f"{ref} has no {docs.source}/conf.py: expected a Sphinx project in the folder "
+            "tool.mlrelease.docs.source names."
+        )
+    site_dir = (site_dir if site_dir is not None else config.path(docs.site)).resolve()
+    target = site_dir / name
+    if target.exists() and not dev and not force:
+        raise PreconditionError(
+            f"{target} already holds the frozen docs of {name}; nothing was changed. "
+            "Pass --force to rebuild them from the tag."
+        )
+    if site.is_checkout(site_dir):
+        dirty = git.dirty_files(site_dir)
+        if dirty:
+            raise PreconditionError(
+                f"the site checkout {site_dir} has uncommitted changes ({', '.join(dirty[:5])}): "
+                "a freeze commits there. Commit or discard them first."
+            )
+    before = site.read_switcher(site_dir)
+    listed = switcher.versions(before or [])
+    has_dev = dev or (site_dir / switcher.DEV).is_dir() or switcher.has_dev(before or [])
+    after = switcher.entries([*listed, *([] if dev else [name])], docs.base_url, dev=has_dev)
+    return Plan(
+        name=name,
+        ref=ref,
+        commit=commit,
+        release=release,
+        root=root,
+        source=docs.source,
+        group=docs.group,
+        install_project="project" in pyproject,
+        site=site_dir,
+        replaces=target.exists(),
+        before=before,
+        after=after,
+    )
+
+
+def execute(plan: Plan, *, log: Path, step: Callable[[str], Any] | None = None) -> str | None:
+    """Build and publish; returns the site commit when the site is a git checkout."""
+    say = step or (lambda message: None)
+    temporary = Path(tempfile.mkdtemp(prefix=f"mlrelease-docs-{plan.name}-"))
+    worktree = temporary / "src"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text("", encoding="utf-8")
+    try:
+        say(f"checking out {plan.ref} ({plan.commit[:12]}) in a worktree")
+        git.run(plan.root, "worktree", "add", "--detach", str(worktree), plan.commit)
+        say(f"installing {plan.ref}'s [dependency-groups] {plan.group}")
+        python = _environment(temporary / "env", worktree, plan, log)
+        say(f"building the docs of {plan.name}")
+        overrides = {"version": plan.release, "release": plan.release} if plan.release else {}
+        result = sphinx_run.build(
+            worktree / plan.source,
+            temporary / "html" / "out",
+            strict=False,
+            doctrees=temporary / "doctrees",
+            overrides=overrides,
+            env={VERSION_ENV: plan.name},
+            python=python,
+            log=temporary / "sphinx.log",
+            cwd=worktree,
+        )
+        _append(log, (temporary / "sphinx.log").read_text(encoding="utf-8"))
+        if result.returncode != 0:
+            raise BuildFailed(
+                f"Sphinx failed building {plan.ref} (exit {result.returncode}); the site was not "
+                f"changed. Last lines of {log}:\n{_tail(log)}"
+            )
+        say(f"writing {plan.name}/ and {switcher.FILENAME} in the site")
+        plan.site.mkdir(parents=True, exist_ok=True)
+        site.replace_folder(temporary / "html" / "out", plan.target)
+        site.write_index(plan.site, plan.after)
+        if site.is_checkout(plan.site):
+            what = "dev docs" if plan.release is None else "docs"
+            return site.commit(
+                plan.site, f"docs: freeze {plan.name} {what} from {plan.ref} ({plan.commit[:12]})"
+            )
+        return None
+    finally:
+        git.run(plan.root, "worktree", "remove", "--force", str(worktree), check=False)
+        git.run(plan.root, "worktree", "prune", check=False)
+        shutil.rmtree(temporary, ignore_errors=True)
+
+
+def _environment(env_dir: Path, worktree: Path, plan: Plan, log: Path) -> str:
+    """A fresh virtual environment with the tag's docs group (and the project at the tag)."""
+    bindir = "Scripts" if os.name == "nt" else "bin"
+    python = str(env_dir / bindir / ("python.exe" if os.name == "nt" else "python"))
+    project = [str(worktree)] if plan.install_project else []
+    uv = shutil.which("uv")
+    if uv:  # uv when present: an order of magnitude faster than pip for a fresh environment
+        steps = [
+            [uv, "venv", "--quiet", "--python", sys.executable, str(env_dir)],
+            [uv, "pip", "install", "--quiet", "--python", python, *project, "--group", plan.group],
+        ]
+    else:  # pip reads dependency groups (--group) from 25.1 on
+        steps = [
+            [sys.executable, "-m", "venv", str(env_dir)],
+            [python, "-m", "pip", "install", "--quiet", "--upgrade", "pip>=25.1"],
+            [python, "-m", "pip", "install", "--quiet", *project, "--group", plan.group],
+        ]
+    for args in steps:
+        proc = subprocess.run(args, cwd=worktree, capture_output=True, text=True, check=False)
+        _append(log, f"$ {' '.join(args)}\n{proc.stdout}{proc.stderr}")
+        if proc.returncode != 0:
+            raise BuildFailed(
+                f"installing {plan.ref}'s docs dependencies failed (exit {proc.returncode}); the "
+                f"site was not changed. Last lines of {log}:\n{_tail(log)}"
+            )
+    return python
+
+
+def _toml_at(root: Path, commit: str, path: str, ref: str) -> dict[str, Any]:
+    text = git.run(root, "show", f"{commit}:{path}", check=False)
+    if not text:
+        raise PreconditionError(f"{ref} has no {path}: expected the project file at the tag.")
+    try:
+        data: dict[str, Any] = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise PreconditionError(f"{ref}:{path} is not valid TOML ({exc}).") from None
+    return data
+
+
+def _exists_at(root: Path, commit: str, path: str) -> bool:
+    return bool(git.run(root, "ls-tree", "--name-only", commit, "--", path, check=False))
+
+
+def _append(log: Path, text: str) -> None:
+    with log.open("a", encoding="utf-8") as handle:
+        handle.write(text if text.endswith("\n") else text + "\n")
+
+
+def _tail(log: Path, lines: int = 20) -> str:
+    return "\n".join(log.read_text(encoding="utf-8").splitlines()[-lines:])

@@ -1,0 +1,50 @@
+"""The ``docs`` gate: the documentation builds clean and the versioned site is consistent."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+from mlrelease.docs import build, site, switcher
+from mlrelease.gates import Context, GateResult, gate
+
+
+@gate(
+    "docs",
+    "The docs build with no warnings (`-W`), their generated pages equal a fresh "
+    "regeneration, internal links resolve, and the versioned site's `switcher.json` is valid "
+    "with a folder for every listed version.",
+)
+def check_docs(ctx: Context) -> GateResult:
+    docs = ctx.config.docs
+    docs.validate(str(ctx.config.pyproject_path))
+    logs = ctx.evidence_path("docs", "html.log").parent
+    out = Path(tempfile.mkdtemp(prefix="mlrelease-docs-gate-"))
+    try:
+        outcome = build.build(ctx.config, docs, out, logs=logs)
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+    problems = outcome.problems()
+    evidence = [ctx.display(p) for p in sorted(logs.glob("*.log"))]
+    site_dir = ctx.config.path(docs.site)
+    if (site_dir / switcher.FILENAME).is_file():
+        problems += [f"site {ctx.display(site_dir)}: {p}" for p in site.problems(site_dir)]
+        listed = site.read_switcher(site_dir) if not problems else None
+        site_note = (
+            f"site {ctx.display(site_dir)} lists "
+            f"{', '.join(switcher.versions(listed or [])) or 'no release'}"
+        )
+    else:
+        site_note = f"no frozen site at {ctx.display(site_dir)} (nothing to check there)"
+    if problems:
+        return GateResult.failed(
+            f"{len(problems)} docs problem(s): {problems[0]}",
+            details=problems,
+            evidence=evidence,
+        )
+    return GateResult.passed(
+        f"built with no warnings; generated pages current; {outcome.internal_links} internal "
+        f"links resolve; {site_note}",
+        evidence=evidence,
+    )
