@@ -6,11 +6,14 @@ finds the section a release needs.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
@@ -77,8 +80,50 @@ def generate_command(root: Path, output: str, *, bump: str | None = None) -> lis
     return [*command, str(root)]
 
 
-def generate(root: Path, output: str, *, bump: str | None = None) -> str:
-    """Run git-changelog on ``root`` and return the new text of ``output``."""
+URL_KEYS = ("source", "repository", "code", "homepage")
+CHANGELOG_REMOTE = "mlrelease-changelog"
+
+
+def repository_url(pyproject: Mapping[str, Any]) -> str | None:
+    """The project's repository URL from ``[project.urls]`` (Source, Repository, ...)."""
+    urls = {str(k).lower(): v for k, v in pyproject.get("project", {}).get("urls", {}).items()}
+    for key in URL_KEYS:
+        url = urls.get(key)
+        if isinstance(url, str) and url.startswith("https://"):
+            return url.rstrip("/").removesuffix(".git")
+    return None
+
+
+def _remote_env(url: str | None) -> dict[str, str] | None:
+    """Environment giving git-changelog the project's URL for commit and compare links.
+
+    git-changelog reads the URL of a git remote. The project's declared URL is used instead of
+    ``origin`` (which may be a local path or a fork) through a command-scoped remote, so the
+    generated file is the same on every clone and the repository's config is untouched.
+    """
+    if url is None:
+        return None
+    env = dict(os.environ)
+    count = int(env.get("GIT_CONFIG_COUNT", "0"))
+    env.update(
+        {
+            "GIT_CONFIG_COUNT": str(count + 1),
+            f"GIT_CONFIG_KEY_{count}": f"remote.{CHANGELOG_REMOTE}.url",
+            f"GIT_CONFIG_VALUE_{count}": url,
+            "GIT_CHANGELOG_REMOTE": CHANGELOG_REMOTE,
+        }
+    )
+    return env
+
+
+def generate(
+    root: Path, output: str, *, bump: str | None = None, repository_url: str | None = None
+) -> str:
+    """Run git-changelog on ``root`` and return the new text of ``output``.
+
+    ``repository_url`` (see :func:`repository_url`) makes the commit and compare links point
+    at the project's repository; without it they point at the ``origin`` remote, if any.
+    """
     path = root / output
     if not path.exists():
         raise UserError(
@@ -93,6 +138,7 @@ def generate(root: Path, output: str, *, bump: str | None = None) -> str:
         capture_output=True,
         text=True,
         check=False,
+        env=_remote_env(repository_url),
     )
     if proc.returncode != 0:
         raise UserError(f"git-changelog failed (exit {proc.returncode}): {proc.stderr.strip()}")

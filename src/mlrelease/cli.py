@@ -94,7 +94,12 @@ def cmd_changelog(args: argparse.Namespace) -> int:
     config = _config(args)
     path = config.path(config.changelog)
     before = path.read_text(encoding="utf-8") if path.exists() else ""
-    after = changelog.generate(config.root, config.changelog, bump=args.bump)
+    after = changelog.generate(
+        config.root,
+        config.changelog,
+        bump=args.bump,
+        repository_url=changelog.repository_url(config.pyproject),
+    )
     if not args.execute:
         path.write_text(before, encoding="utf-8")
         diff = difflib.unified_diff(

@@ -108,6 +108,25 @@ def test_changelog_generated_from_angular_commits(
     assert text.index("[1.4.0]") < text.index("v1.3.0")
 
 
+def test_changelog_links_point_at_the_declared_repository(make_repo: MakeRepo) -> None:
+    root = make_repo()
+    pyproject = root / "pyproject.toml"
+    pyproject.write_text(
+        pyproject.read_text().replace(
+            "[tool.mlrelease]",
+            '[project.urls]\nSource = "https://github.com/example/demo"\n\n[tool.mlrelease]',
+            1,
+        )
+    )
+    commit_all(root, "feat: declare the repository")
+    assert main(["--root", str(root), "changelog", "--execute"]) == 0
+    text = (root / "CHANGELOG.md").read_text()
+    head = git(root, "rev-parse", "HEAD")
+    assert f"(https://github.com/example/demo/commit/{head})" in text
+    assert "demo-origin" not in text  # the local origin remote is not used for links
+    assert "mlrelease-changelog" not in git(root, "config", "--list")  # config untouched
+
+
 def test_invoke_lists_the_release_tasks() -> None:
     repo = Path(__file__).resolve().parents[2]
     proc = subprocess.run(

@@ -469,7 +469,12 @@ def plan_prepare(flow: Flow, version: str, push: bool = False) -> Plan:
 def _changelog_call(root: Path, target: Version) -> Callable[[], None]:
     def run() -> None:
         config = load(root)
-        text = changelog.generate(root, config.changelog, bump=str(target))
+        text = changelog.generate(
+            root,
+            config.changelog,
+            bump=str(target),
+            repository_url=changelog.repository_url(config.pyproject),
+        )
         if not changelog.has_section(text, target):
             raise UserError(f"git-changelog wrote no {target} section to {config.changelog}.")
 
