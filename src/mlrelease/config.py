@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar, Union
 
 from mlrelease.errors import ConfigError
+from mlrelease.models.config import CompatConfig, ModelsConfig, OpsetRulesConfig
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -53,6 +54,12 @@ class Config:
     """Modules imported before the gates run, so an adopter can register its own gates."""
     gate_options: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Per-gate options: ``[tool.mlrelease.gate-options.GATE]``; each gate validates its own."""
+    models: ModelsConfig = field(default_factory=ModelsConfig)
+    """Model-set verification and its sandbox: ``[tool.mlrelease.models]``."""
+    compat: CompatConfig = field(default_factory=CompatConfig)
+    """Runtime compatibility: ``[tool.mlrelease.compat]``."""
+    opset_rules: OpsetRulesConfig = field(default_factory=OpsetRulesConfig)
+    """Operator-versioning rules: ``[tool.mlrelease.opset-rules]``."""
 
     root: Path = field(default=Path("."), metadata={"toml": False})
     """The project root (the folder holding pyproject.toml); not read from TOML."""
