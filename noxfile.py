@@ -55,3 +55,10 @@ def cli(session: nox.Session) -> None:
     """Run the mlrelease CLI with the release tools installed (`nox -s cli -- --help`)."""
     _install(session, "release")
     session.run("mlrelease", *session.posargs)
+
+
+@nox.session(tags=["release"])
+def verify_models(session: nox.Session) -> None:
+    """Verify the default model set, or a Model Zoo submission (`-- path/to/submission/`)."""
+    _install(session, "models")
+    session.run("mlrelease", "models", "verify", *session.posargs)

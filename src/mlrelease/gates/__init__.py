@@ -29,6 +29,8 @@ T = TypeVar("T")
 
 BUILTIN_MODULES = [
     "mlrelease.gates.project",
+    "mlrelease.models.gates",
+    "mlrelease.opset_rules",
 ]
 """Modules whose import registers the built-in gates."""
 
