@@ -159,6 +159,8 @@ def _convert(hint: Any, value: Any, key: str, source: str) -> Any:
                 return _convert(option, value, key, source)
             except ConfigError as exc:
                 errors.append(exc)
+        if len(errors) == 1:  # an optional value: the one real option's error says more
+            raise errors[0]
         raise ConfigError(key, _expect(hint), _describe(value), source=source)
     if origin is Literal:
         if value in args:

@@ -634,7 +634,10 @@ def _ai_onnx_opset(model: ModelProto) -> int | None:
 
 
 def _stage(state: State, converted: ModelProto) -> Path:
-    """Save the converted model in the temp folder, its external data linked (not copied)."""
+    """Save the converted model in the temp folder, with a copy of its external data.
+
+    A copy, because onnx rightly refuses external data behind a symlink or a hard link.
+    """
     import onnx
 
     folder = state.tmp / "converted"
@@ -645,10 +648,7 @@ def _stage(state: State, converted: ModelProto) -> Path:
         target = folder / real.relative_to(source)
         target.parent.mkdir(parents=True, exist_ok=True)
         if not target.exists():
-            try:
-                target.symlink_to(real)
-            except OSError:  # no symlink privilege (Windows): a copy is the honest fallback
-                shutil.copyfile(real, target)
+            shutil.copyfile(real, target)
     onnx.save_model(converted, str(path))
     return path
 

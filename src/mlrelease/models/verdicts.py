@@ -158,9 +158,10 @@ def findings(
                     f"- `{v.name}` {STEPS.get(s.step, s.step)}: **{s.outcome.value}**: "
                     f"{_escape(s.summary)}"
                 )
-                lines.extend(f"  - {_escape(d)}" for d in s.details[:20])
-                if len(s.details) > 20:
-                    lines.append(f"  - ... and {len(s.details) - 20} more")
+                extra = s.details[1:] if s.details and s.details[0] == s.summary else s.details
+                lines.extend(f"  - {_escape(d)}" for d in extra[:20])
+                if len(extra) > 20:
+                    lines.append(f"  - ... and {len(extra) - 20} more")
         lines.extend(f"- `{v.name}`: {_escape(n)}" for n in v.notes)
     return lines
 
