@@ -89,7 +89,7 @@ def judge_project(ctx: Context, *, refresh: bool = False) -> CompatReport:
 @gate(
     "compat",
     "Every supported runtime really loads (probed, cached by runtime version) the IR version and "
-    "opsets the project stamps (declared in [tool.mlrelease.compat], else the pinned onnx's "
+    "opsets the project stamps (declared in tool.mlrelease.compat, else the pinned onnx's "
     "defaults) and its models declare; the pinned onnx's version table agrees with its defaults.",
 )
 def check_compat(ctx: Context) -> GateResult:
@@ -135,7 +135,7 @@ def check_compat(ctx: Context) -> GateResult:
 
 @gate(
     "models",
-    "Every model of the manifest ([tool.mlrelease.models] manifest) passes, each in a sandboxed "
+    "Every model of the manifest (tool.mlrelease.models.manifest) passes, each in a sandboxed "
     "subprocess: integrity, onnx.checker full check, strict shape inference, opset imports, "
     "runtime compatibility, inference against expected outputs and the reference evaluator, "
     "and the version-converter round trip.",
