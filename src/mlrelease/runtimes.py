@@ -98,7 +98,8 @@ def clean_message(error: BaseException | str) -> str:
     """The user-facing sentence of a runtime error, without source locations and signatures."""
     text = str(error).strip()
     # onnxruntime: "[ONNXRuntimeError] : 1 : FAIL : /src/model.cc:256 ns::Model::Model(args...) Msg"
-    match = re.match(r"^\[ONNXRuntimeError\] : \d+ : \w+ : (?:.*?: ?)?\S+\.(?:cc|h|cpp):\d+ ", text)
+    text = re.sub(r"^\[ONNXRuntimeError\] : \d+ : \w+ : ", "", text)
+    match = re.match(r"^(?:[^/]*?: ?)?\S+\.(?:cc|h|cpp):\d+ ", text)
     if match:
         rest = text[match.end() :]
         depth, cut = 0, 0

@@ -216,3 +216,14 @@ def test_wrong_type_in_initializer_data_is_caught_before_running(model_dir: Path
     step = verdict.step("integrity")
     assert step is not None and step.outcome is Outcome.FAIL
     assert "float_data holds 2 values but shape [2, 3] needs 6" in step.summary
+
+
+def test_test_data_of_the_wrong_shape_is_named(model_dir: Path) -> None:
+    onnx.save(add_model(), model_dir / "model.onnx")
+    write_test_data(model_dir, [np.ones(6, np.float32)], [np.ones(6, np.float32)])
+    verdict = sandbox.run(single(model_dir / "model.onnx"))
+    step = verdict.step("inference")
+    assert step is not None and step.outcome is Outcome.FAIL
+    assert step.summary == (
+        "test_data_set_0/input_0.pb holds shape [6], but graph input 'x' declares [2, 3]"
+    )

@@ -251,8 +251,10 @@ def check_external(
     problems = []
     links = _real(path).stat().st_nlink
     if links > 1:  # a hard link inside the folder can be any file of the same file system
-        return [f"{where}: external data file {location} has {links} hard links; a hard link "
-                "can expose a file from outside the model's folder (copy the file instead)"], None
+        return [
+            f"{where}: external data file {location} has {links} hard links; a hard link "
+            "can expose a file from outside the model's folder (copy the file instead)"
+        ], None
     try:
         offset = int(info.get("offset", "0"))
         length = int(info["length"]) if "length" in info else None

@@ -413,8 +413,12 @@ def load_datasets(state: State) -> list[Dataset]:
             raise ValueError(f"{folder} has no input_N.pb files")
         if len(files_in) != len(inputs):
             raise ValueError(f"{folder} has {len(files_in)} inputs; the graph takes {len(inputs)}")
-        pairs = zip(inputs, files_in, strict=True)
+        pairs = list(zip(inputs, files_in, strict=True))
         feeds = {value.name: _read_tensor(f, confine) for value, f in pairs}
+        for value, file in pairs:
+            problem = _shape_mismatch(value, list(feeds[value.name].shape))
+            if problem:
+                raise ValueError(f"{folder.name}/{file.name} {problem}")
         expected = [_read_tensor(f, confine) for f in files_out] or None
         sets.append(Dataset(folder.name, feeds, expected))
     if job.inputs == "onnx-backend-dummy":
@@ -440,6 +444,21 @@ def load_datasets(state: State) -> list[Dataset]:
         expected = [_read_tensor(Path(p), confine) for p in job.expected_outputs] or None
         sets.append(Dataset("onnx-backend-dummy", feeds, expected))
     return sets
+
+
+def _shape_mismatch(value: Any, got: list[int]) -> str | None:
+    """Why an array of shape ``got`` cannot feed graph input ``value`` (None: it can)."""
+    tensor = value.type.tensor_type
+    if not tensor.HasField("shape"):
+        return None
+    declared = [d.dim_value if d.HasField("dim_value") else None for d in tensor.shape.dim]
+    fits = len(declared) == len(got) and all(
+        d is None or d == g for d, g in zip(declared, got, strict=True)
+    )
+    if fits:
+        return None
+    shown = [d if d is not None else "?" for d in declared]
+    return f"holds shape {got}, but graph input '{value.name}' declares {shown}"
 
 
 def _index(path: Path) -> int:
@@ -757,10 +776,17 @@ def step_performance(state: State) -> StepVerdict:
         return _verdict("performance", Outcome.SKIP, "no runtime available")
     limit = float(job.performance["latency_ms"])
     runs, warmup = int(job.performance.get("runs", 20)), int(job.performance.get("warmup", 3))
-    session = runtime.session(state.path, threads=job.threads)
     feeds = state.datasets[0].feeds
-    for _ in range(warmup):
-        session.run(feeds)
+    try:
+        session = runtime.session(state.path, threads=job.threads)
+        for _ in range(warmup):
+            session.run(feeds)
+    except Exception as exc:
+        return _verdict(
+            "performance",
+            Outcome.FAIL,
+            f"{runtime.label} cannot run the model: {clean_message(exc)}",
+        )
     times = []
     for _ in range(runs):
         start = time.perf_counter()
