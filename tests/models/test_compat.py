@@ -6,10 +6,11 @@ import dataclasses
 import json
 from pathlib import Path
 
+import numpy as np
 import onnx
 import onnxruntime
 import pytest
-from conftest import add_model, write_project
+from conftest import add_model, write_project, write_test_data
 from onnx import helper
 
 from mlrelease import config as config_mod
@@ -220,3 +221,77 @@ def test_declared_targets_complete_onnx_defaults() -> None:
     mixed = compat.declared(None, {"ai.onnx": 21}, facts.made)
     assert mixed.ir_version == facts.ir_version and mixed.opsets == {"": 21}
     assert add_model().ir_version == 10  # mlrelease's own fixtures use its declared targets
+
+
+PLUGIN = '''
+"""A runtime plug-in: the onnx reference evaluator, after the onnx checker accepts the model."""
+import onnx
+from onnx.reference import ReferenceEvaluator
+
+from mlrelease.runtimes import Runtime, Session, register_runtime
+
+
+class _Session(Session):
+    def __init__(self, path):
+        self._evaluator = ReferenceEvaluator(onnx.load_model(str(path)))
+        self.input_names = list(self._evaluator.input_names)
+        self.output_names = list(self._evaluator.output_names)
+
+    def run(self, feeds):
+        return list(self._evaluator.run(None, feeds))
+
+
+class CheckedReference(Runtime):
+    name, version, target = "checked-reference", onnx.__version__, ""
+
+    def load(self, model):
+        onnx.checker.check_model(model)
+        ReferenceEvaluator(onnx.load_model_from_string(model))
+
+    def session(self, path, *, threads=0):
+        return _Session(path)
+
+
+register_runtime("checked-reference", lambda spec: [CheckedReference()])
+'''
+
+
+def test_runtime_plugins_are_probed_judged_and_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    (plugins / "checked_reference.py").write_text(PLUGIN, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(plugins))
+    monkeypatch.setenv("PYTHONPATH", str(plugins))  # the sandboxed worker imports it too
+    root = write_project(
+        tmp_path / "adopter",
+        """
+        [tool.mlrelease]
+        gates = ["compat"]
+
+        [tool.mlrelease.compat]
+        runtime-plugins = ["checked_reference"]
+        runtimes = [{ name = "onnxruntime" }, { name = "checked-reference" }]
+        """,
+    )
+    status, _, details = _gate(root)
+    assert status is Status.FAIL  # onnxruntime refuses onnx's defaults; the plug-in does not
+    text = "\n".join(details)
+    ir = onnx.IR_VERSION
+    assert f"checked-reference {onnx.__version__} (probed now): IR 3-{ir}, ai.onnx any" in text
+    assert f"IR {ir} loads on checked-reference {onnx.__version__} (IR 3-{ir})" in text
+    assert f"checked-reference {onnx.__version__} does not validate ai.onnx versions" in text
+
+    folder = tmp_path / "model"
+    folder.mkdir()
+    onnx.save(add_model(2.0), folder / "model.onnx")
+    x = np.ones((2, 3), np.float32)
+    write_test_data(folder, [x], [x + 2.0])
+    job = single(folder / "model.onnx")
+    config = config_mod.load(root)
+    prepare([job], config, probe_runtimes(config.compat, root=root, source="pyproject.toml"))
+    verdict = sandbox.run(job)
+    inference = verdict.step("inference")
+    assert inference is not None and inference.outcome is Outcome.PASS, verdict.to_dict()
+    assert f"checked-reference {onnx.__version__} matches the expected outputs" in inference.details
