@@ -133,3 +133,21 @@ def test_submission_without_manifest_discovers_model_and_test_data(tmp_path: Pat
     assert found.reasons == []
     assert [job.name for job in found.jobs] == ["model"]
     assert [Path(p).name for p in found.jobs[0].test_data] == ["test_data_set_0"]
+
+
+def test_test_data_outside_the_submission_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    write_test_data(elsewhere, [np.ones((2, 3), np.float32)], [np.full((2, 3), 3.0, np.float32)])
+    folder = submission(
+        tmp_path / "sneaky",
+        manifest="""\
+        [[models]]
+        path = "model.onnx"
+        test-data = ["../elsewhere/test_data_set_0"]
+        """,
+    )
+    code, out = _verify(folder, capsys)
+    assert code == 1 and "DECLINE" in out
+    assert "test data folder" in out and "is outside the submission folder" in out

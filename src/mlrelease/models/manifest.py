@@ -24,6 +24,7 @@ expected-output files.
 from __future__ import annotations
 
 import importlib.util
+import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -225,14 +226,9 @@ def jobs(
     allow = submission is None
     for i, entry in enumerate(manifest.models):
         try:
-            model = _absolute(resolve_path(entry.path, base, allow_packages=allow))
-            expected = [
-                _absolute(resolve_path(p, base, allow_packages=allow))
-                for p in entry.expected_outputs
-            ]
-            test_data = [
-                _absolute(resolve_path(p, base, allow_packages=allow)) for p in entry.test_data
-            ]
+            model = _located(entry.path, base, allow)
+            expected = [_located(p, base, allow) for p in entry.expected_outputs]
+            test_data = [_located(p, base, allow) for p in entry.test_data]
         except ValueError as exc:
             raise ConfigError(
                 f"models[{i}].path",
@@ -275,9 +271,14 @@ def _steps(chosen: list[str], has_baseline: bool) -> list[str]:
 
 def _absolute(path: Path) -> Path:
     """Absolute and lexically normalized, without following symlinks (integrity does that)."""
-    import os
-
     return Path(os.path.normpath(path.absolute()))
+
+
+def _located(text: str, base: Path, allow_packages: bool) -> Path:
+    """A manifest path made absolute. Inside an installed package (trusted, never in a
+    submission) symlinks are resolved: installers may link files in from their cache."""
+    path = resolve_path(text, base, allow_packages=allow_packages)
+    return Path(os.path.realpath(path)) if text.startswith("pkg:") else _absolute(path)
 
 
 def single(model: Path, **overrides: Any) -> ModelJob:
