@@ -78,3 +78,8 @@ def docs(session: nox.Session) -> None:
     _install(session, "docs")
     serve = ["--serve"] if session.interactive else []
     session.run("mlrelease", "docs", "build", *serve, *session.posargs)
+@nox.session(tags=["release"])
+def verify_models(session: nox.Session) -> None:
+    """Verify the default model set, or a Model Zoo submission (`-- path/to/submission/`)."""
+    _install(session, "models")
+    session.run("mlrelease", "models", "verify", *session.posargs)

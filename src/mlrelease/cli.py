@@ -26,6 +26,8 @@ COMMAND_MODULES: list[str] = [
     "mlrelease.wheels.cli",
     "mlrelease.release.cli",
     "mlrelease.docs.cli",
+    "mlrelease.models.cli",
+    "mlrelease.opset_rules",
 ]
 """Modules that add sub-commands (``register(subparsers)``)."""
 

@@ -26,6 +26,7 @@ from mlrelease.docs.settings import DocsConfig
 from mlrelease.errors import ConfigError
 from mlrelease.release.settings import ReleaseConfig
 from mlrelease.wheels.config import WheelsConfig
+from mlrelease.models.config import CompatConfig, ModelsConfig, OpsetRulesConfig
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -62,6 +63,12 @@ class Config:
     """The release flow: ``[tool.mlrelease.release]`` (branches, tags, checklist)."""
     docs: DocsConfig = field(default_factory=DocsConfig)
     """The documentation and its versioned site: ``[tool.mlrelease.docs]``."""
+    models: ModelsConfig = field(default_factory=ModelsConfig)
+    """Model-set verification and its sandbox: ``[tool.mlrelease.models]``."""
+    compat: CompatConfig = field(default_factory=CompatConfig)
+    """Runtime compatibility: ``[tool.mlrelease.compat]``."""
+    opset_rules: OpsetRulesConfig = field(default_factory=OpsetRulesConfig)
+    """Operator-versioning rules: ``[tool.mlrelease.opset-rules]``."""
 
     root: Path = field(default=Path("."), metadata={"toml": False})
     """The project root (the folder holding pyproject.toml); not read from TOML."""
@@ -174,6 +181,8 @@ def _convert(hint: Any, value: Any, key: str, source: str) -> Any:
                 return _convert(option, value, key, source)
             except ConfigError as exc:
                 errors.append(exc)
+        if len(errors) == 1:  # an optional value: the one real option's error says more
+            raise errors[0]
         raise ConfigError(key, _expect(hint), _describe(value), source=source)
     if origin is Literal:
         if value in args:

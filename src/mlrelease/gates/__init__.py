@@ -33,6 +33,8 @@ BUILTIN_MODULES = [
     "mlrelease.wheels.gate",
     "mlrelease.release.gate",
     "mlrelease.gates.docs",
+    "mlrelease.models.gates",
+    "mlrelease.opset_rules",
 ]
 """Modules whose import registers the built-in gates."""
 

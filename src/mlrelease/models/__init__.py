@@ -1,0 +1,14 @@
+"""Model verification: manifests, the untrusted-input sandbox, per-step verdicts, Model Zoo mode.
+
+The pieces, by layer:
+
+- pure: :mod:`.config` (configuration tables), :mod:`.manifest` (``models/manifest.toml``),
+  :mod:`.verdicts` (per-step verdicts and their rendering), :mod:`.compat` (judging IR/opset
+  against probed runtime limits), :mod:`.zoo` (submission artifacts and the ACCEPT/DECLINE
+  comment);
+- edges: :mod:`.sandbox` (one subprocess per model, with memory and time limits),
+  :mod:`.worker` (what runs inside it: :mod:`.integrity` and :mod:`.steps`);
+- entry points: :mod:`.gates` (gates ``compat`` and ``models``), :mod:`.cli`.
+
+Importing this package imports neither onnx nor onnxruntime.
+"""

@@ -1,0 +1,210 @@
+"""``mlrelease models verify`` and ``mlrelease compat probe``."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import sys
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from mlrelease import __version__
+from mlrelease.config import PYPROJECT, Config, load
+from mlrelease.errors import UserError
+from mlrelease.gates import Context
+from mlrelease.models import manifest as manifest_mod
+from mlrelease.models import verdicts, verification, zoo
+from mlrelease.models.verdicts import STEPS
+
+console = Console(stderr=True, highlight=False)
+
+
+def _config(args: argparse.Namespace, *, required: bool = True) -> Config:
+    root = args.root
+    if root is None and not required:
+        here = Path.cwd()
+        if not any((p / PYPROJECT).is_file() for p in (here, *here.parents)):
+            return Config(root=here)  # a submission checked outside any project: defaults
+    config = load(root)
+    models = config.models
+    overrides: dict[str, Any] = {}
+    if getattr(args, "time_limit_s", None):
+        overrides["time_limit_s"] = args.time_limit_s
+    if getattr(args, "memory_limit_mb", None):
+        overrides["memory_limit_mb"] = args.memory_limit_mb
+    if overrides:
+        config = dataclasses.replace(config, models=dataclasses.replace(models, **overrides))
+    return config
+
+
+def _steps(text: str | None) -> list[str] | None:
+    if not text:
+        return None
+    steps = [s.strip() for s in text.split(",") if s.strip()]
+    unknown = [s for s in steps if s not in STEPS]
+    if unknown:
+        raise UserError(
+            f"--steps: unknown step(s) {', '.join(unknown)}; expected a comma-"
+            f"separated list of {', '.join(STEPS)}"
+        )
+    return steps
+
+
+def environment() -> str:
+    """Tool versions, for the submission comment."""
+    parts = [f"mlrelease {__version__}"]
+    for dist in ("onnx", "onnxruntime"):
+        try:
+            parts.append(f"{dist} {metadata.version(dist)}")
+        except metadata.PackageNotFoundError:
+            parts.append(f"{dist} (not installed)")
+    return ", ".join(parts)
+
+
+def cmd_models_verify(args: argparse.Namespace) -> int:
+    steps = _steps(args.steps)
+    target: Path | None = args.path
+    submission = None
+    if target is not None and target.is_dir():
+        config = _config(args, required=False)
+        submission = zoo.inspect(target)
+        jobs = submission.jobs
+    elif target is not None and target.suffix == ".onnx":
+        config = _config(args, required=False)
+        jobs = [manifest_mod.single(target)]
+    elif target is not None:
+        if not target.is_file():
+            raise UserError(
+                f"{target}: no such file or folder. Pass a submission folder, a "
+                "manifest (.toml) or a model (.onnx); or nothing for the default set."
+            )
+        config = _config(args, required=False)
+        manifest = manifest_mod.load(target)
+        jobs = manifest_mod.jobs(manifest, target.parent.absolute(), source=str(target))
+    else:
+        config = _config(args)
+        jobs = verification.project_jobs(config)
+    if steps:
+        for job in jobs:
+            job.steps = [s for s in STEPS if s in steps]
+    results = verification.verify(jobs, config, console=console, refresh_probe=args.refresh_probe)
+    if submission is not None:
+        accepted, _ = zoo.decide(submission, results)
+        text = zoo.comment(submission, results, environment())
+        ok = accepted
+    else:
+        text = verdicts.markdown(results)
+        ok = all(v.ok for v in results)
+    if submission is not None or not sys.stdout.isatty():
+        print(text)
+    else:
+        Console(highlight=False).print(verdicts.rich_table(results))
+    if args.markdown:
+        args.markdown.parent.mkdir(parents=True, exist_ok=True)
+        args.markdown.write_text(text, encoding="utf-8")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps([v.to_dict() for v in results], indent=2), encoding="utf-8")
+    for v in results:
+        if v.peak_rss_mb is not None:
+            console.print(f"{v.name}: verifier peak RSS {v.peak_rss_mb:.1f} MB", style="dim")
+    return 0 if ok else 1
+
+
+def cmd_compat_probe(args: argparse.Namespace) -> int:
+    from mlrelease.models.gates import judge_project
+
+    config = _config(args)
+    report = judge_project(Context(config=config), refresh=args.refresh)
+    if args.json:
+        print(
+            json.dumps(
+                {"problems": report.problems, "facts": report.facts, "limits": report.limits},
+                indent=2,
+            )
+        )
+        return 1 if report.problems else 0
+    table = Table(title="probed runtime limits", title_justify="left")
+    for column in ("runtime", "target", "IR", "opsets (newest loaded)"):
+        table.add_column(column)
+    for lim in report.limits:
+        ir = lim["ir"]
+        opsets = lim["opsets"]
+        assert isinstance(opsets, dict)
+        shown = ", ".join(f"{d or 'ai.onnx'} {v[1] if v else 'any'}" for d, v in opsets.items())
+        table.add_row(
+            str(lim["runtime"]) + " " + str(lim["version"]),
+            str(lim["target"]),
+            f"{ir[0]}-{ir[1]}" if isinstance(ir, (list, tuple)) else "none",
+            shown,
+        )
+    Console(highlight=False).print(table)
+    for fact in report.facts:
+        console.print(f"  ok   {escape(fact)}")
+    for problem in report.problems:
+        console.print(f"  [bold red]FAIL[/] {escape(problem)}")
+    return 1 if report.problems else 0
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``models`` and ``compat`` to the mlrelease command line."""
+    p = sub.add_parser(
+        "models",
+        help="verify models (the default set, a manifest, a model, a submission)",
+        description="Verify ONNX models, each in a sandboxed subprocess with memory and time "
+        "limits, step by step: " + ", ".join(f"{v} ({k})" for k, v in STEPS.items()) + ".",
+    )
+    models_sub = p.add_subparsers(dest="models_command", required=True, metavar="ACTION")
+    v = models_sub.add_parser(
+        "verify",
+        help="verify a model set and print a verdict per model and step",
+        description="PATH may be a Model Zoo submission folder (README, model, test data sets, "
+        "scripts; prints ACCEPT or DECLINE as Markdown for a PR comment), a manifest (.toml) or "
+        "one model (.onnx). Without PATH: the project's manifest ([tool.mlrelease.models] "
+        "manifest). Exits 1 on any failed step or a declined submission.",
+    )
+    v.add_argument("path", nargs="?", type=Path, default=None, metavar="PATH")
+    v.add_argument(
+        "--steps",
+        metavar="LIST",
+        help=f"comma-separated steps to run (integrity always runs): {', '.join(STEPS)}",
+    )
+    v.add_argument("--markdown", type=Path, metavar="FILE", help="also write the Markdown report")
+    v.add_argument("--json", type=Path, metavar="FILE", help="also write the verdicts as JSON")
+    v.add_argument(
+        "--time-limit-s",
+        type=int,
+        metavar="S",
+        help="wall-clock limit per model (default: [tool.mlrelease.models])",
+    )
+    v.add_argument(
+        "--memory-limit-mb",
+        type=int,
+        metavar="MB",
+        help="address-space limit per model (default: [tool.mlrelease.models])",
+    )
+    v.add_argument(
+        "--refresh-probe",
+        action="store_true",
+        help="re-probe the runtimes instead of using the cached limits",
+    )
+    v.set_defaults(func=cmd_models_verify)
+
+    p = sub.add_parser("compat", help="probe what the runtimes load and judge the project")
+    compat_sub = p.add_subparsers(dest="compat_command", required=True, metavar="ACTION")
+    c = compat_sub.add_parser(
+        "probe",
+        help="show each runtime's probed IR/opset limits and the compat verdict",
+        description="Probe (or read from the cache) the newest IR version and opsets each "
+        "configured runtime loads, and compare them with what the project stamps and its models "
+        "declare; the same judgement as the compat gate.",
+    )
+    c.add_argument("--refresh", action="store_true", help="probe again, ignoring the cache")
+    c.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    c.set_defaults(func=cmd_compat_probe)

@@ -1,0 +1,84 @@
+"""``[tool.mlrelease.models]``, ``[tool.mlrelease.compat]`` and ``[tool.mlrelease.opset-rules]``.
+
+Plain frozen dataclasses (no onnx import): :mod:`mlrelease.config` adds them as fields of
+``Config``, so they are validated with every other table of ``[tool.mlrelease]``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+ONNX_DOMAIN_ALIASES = ("", "ai.onnx")
+"""The default ONNX domain is the empty string; configuration may spell it ``ai.onnx``."""
+
+
+def canonical_domain(domain: str) -> str:
+    """``"ai.onnx"`` -> ``""`` (how models and onnx.defs spell the default domain)."""
+    return "" if domain in ONNX_DOMAIN_ALIASES else domain
+
+
+def display_domain(domain: str) -> str:
+    """``""`` -> ``"ai.onnx"`` (how people spell it)."""
+    return domain or "ai.onnx"
+
+
+@dataclass(frozen=True)
+class RuntimeSpec:
+    """One runtime the project supports, e.g. ``{ name = "onnxruntime", providers = [...] }``."""
+
+    name: str = "onnxruntime"
+    """A runtime adapter: ``onnxruntime`` is built in, others come from ``runtime-plugins``."""
+    providers: list[str] = field(default_factory=lambda: ["CPUExecutionProvider"])
+    """Execution providers (onnxruntime), each probed and run separately."""
+    required: bool = True
+    """A required runtime that is missing or lacks a provider fails the gate; otherwise skipped."""
+
+
+@dataclass(frozen=True)
+class CompatConfig:
+    """``[tool.mlrelease.compat]``: what the project produces and which runtimes must load it."""
+
+    runtimes: list[RuntimeSpec] = field(default_factory=lambda: [RuntimeSpec()])
+    """Runtimes whose real limits are probed and compared with what the project produces."""
+    ir_version: int | None = None
+    """The IR version the project's exporters stamp; unset: the pinned onnx's default."""
+    opsets: dict[str, int] = field(default_factory=dict)
+    """Opset per domain the exporters target (``ai.onnx`` or ``""`` for the default domain);
+    unset: the pinned onnx's default opset."""
+    runtime_plugins: list[str] = field(default_factory=list)
+    """Modules imported before probing; each may call ``mlrelease.runtimes.register_runtime``."""
+    cache_dir: str = ""
+    """Where probe results are cached (by runtime version); empty: ``$MLRELEASE_CACHE_DIR`` or
+    the user cache folder."""
+
+
+@dataclass(frozen=True)
+class ModelsConfig:
+    """``[tool.mlrelease.models]``: the model set the ``models`` gate verifies, and the sandbox."""
+
+    manifest: str = "models/manifest.toml"
+    """The model manifest, relative to the project root."""
+    memory_limit_mb: int = 4096
+    """Address-space limit of each model's verifier subprocess (POSIX only)."""
+    time_limit_s: int = 600
+    """Wall-clock limit of each model's verifier subprocess."""
+    max_tensor_elements: int = 2**32
+    """Larger declared tensors are refused as absurd before anything allocates them."""
+    max_input_elements: int = 2**28
+    """Generated test inputs larger than this are refused (the graph declares an absurd shape)."""
+    threads: int = 0
+    """onnxruntime intra-op threads in the verifier (0: onnxruntime's default)."""
+
+
+@dataclass(frozen=True)
+class OpsetRulesConfig:
+    """``[tool.mlrelease.opset-rules]``: operator-versioning rules against a schema snapshot."""
+
+    snapshot: str = "ci/opset_snapshot.json"
+    """The previous release's schema snapshot (written by ``mlrelease opset snapshot``)."""
+    domains: list[str] = field(default_factory=list)
+    """Domains to check (``ai.onnx`` or ``""`` for the default one); empty: every domain."""
+    schema_modules: list[str] = field(default_factory=list)
+    """Modules whose import registers custom operator schemas with ``onnx.defs``."""
+    python_path: list[str] = field(default_factory=list)
+    """Folders (relative to the project root) put on ``sys.path`` to import ``schema-modules``."""

@@ -1,0 +1,208 @@
+"""Per-model, per-step verdicts and their rendering (Markdown, rich table, JSON). Pure."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.markup import escape
+from rich.table import Table
+
+
+class Outcome(str, enum.Enum):
+    """The verdict of one step. ``warn`` passes but says what looked wrong."""
+
+    PASS = "pass"
+    WARN = "warn"
+    FAIL = "fail"
+    SKIP = "skip"
+
+
+STEPS: dict[str, str] = {
+    "integrity": "0 integrity",
+    "checker": "1 checker",
+    "shape_inference": "2 shapes",
+    "opset_imports": "3 opsets",
+    "compat": "4 compat",
+    "inference": "5 inference",
+    "version_conversion": "6 convert",
+    "performance": "perf",
+}
+"""Step ids in order, with their column titles. ``integrity`` guards every other step: it
+checks the untrusted file (containment, checksums, protobuf, tensor sizes, recursion) before
+anything parses, allocates or runs it. ``performance`` runs only when a baseline is declared."""
+
+DEFAULT_STEPS = [s for s in STEPS if s != "performance"]
+
+STYLE = {
+    Outcome.PASS: "green",
+    Outcome.WARN: "yellow",
+    Outcome.FAIL: "bold red",
+    Outcome.SKIP: "dim",
+}
+
+
+@dataclass
+class StepVerdict:
+    """What one step found for one model."""
+
+    step: str
+    outcome: Outcome
+    summary: str
+    details: list[str] = field(default_factory=list)
+    duration_s: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "step": self.step,
+            "outcome": self.outcome.value,
+            "summary": self.summary,
+            "details": list(self.details),
+            "duration_s": round(self.duration_s, 3),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> StepVerdict:
+        return cls(
+            step=str(data["step"]),
+            outcome=Outcome(data["outcome"]),
+            summary=str(data["summary"]),
+            details=[str(d) for d in data.get("details", [])],
+            duration_s=float(data.get("duration_s", 0.0)),
+        )
+
+
+@dataclass
+class ModelVerdict:
+    """Every step's verdict for one model, and what the sandbox measured."""
+
+    name: str
+    path: str
+    steps: list[StepVerdict] = field(default_factory=list)
+    duration_s: float = 0.0
+    peak_rss_mb: float | None = None
+    """The verifier worker's own peak resident memory (None where the platform cannot say)."""
+    notes: list[str] = field(default_factory=list)
+    """Sandbox remarks (limits not enforceable on this platform, worker output on a crash)."""
+
+    @property
+    def ok(self) -> bool:
+        return all(s.outcome is not Outcome.FAIL for s in self.steps)
+
+    def step(self, name: str) -> StepVerdict | None:
+        return next((s for s in self.steps if s.step == name), None)
+
+    def failures(self) -> list[StepVerdict]:
+        return [s for s in self.steps if s.outcome is Outcome.FAIL]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "path": self.path,
+            "ok": self.ok,
+            "duration_s": round(self.duration_s, 3),
+            "peak_rss_mb": None if self.peak_rss_mb is None else round(self.peak_rss_mb, 1),
+            "notes": list(self.notes),
+            "steps": [s.to_dict() for s in self.steps],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ModelVerdict:
+        return cls(
+            name=data["name"],
+            path=data["path"],
+            steps=[StepVerdict.from_dict(s) for s in data["steps"]],
+            duration_s=float(data.get("duration_s", 0.0)),
+            peak_rss_mb=data.get("peak_rss_mb"),
+            notes=list(data.get("notes", [])),
+        )
+
+
+def columns(verdicts: Sequence[ModelVerdict]) -> list[str]:
+    """Step ids that appear in any verdict, in step order."""
+    seen = {s.step for v in verdicts for s in v.steps}
+    return [step for step in STEPS if step in seen]
+
+
+def _cell(verdict: StepVerdict | None) -> str:
+    return "" if verdict is None else verdict.outcome.value
+
+
+def _escape(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def markdown_table(verdicts: Sequence[ModelVerdict]) -> str:
+    """One row per model, one column per step, then the time; Markdown."""
+    steps = columns(verdicts)
+    head = ["model", *(STEPS[s] for s in steps), "verdict", "time"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for v in verdicts:
+        cells = [f"`{_escape(v.name)}`", *(_cell(v.step(s)) for s in steps)]
+        cells += ["**ok**" if v.ok else "**FAIL**", f"{v.duration_s:.1f} s"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def findings(
+    verdicts: Iterable[ModelVerdict], outcomes: Sequence[Outcome] = (Outcome.FAIL, Outcome.WARN)
+) -> list[str]:
+    """Markdown bullets: each failed or warned step with its summary and details."""
+    lines: list[str] = []
+    for v in verdicts:
+        for s in v.steps:
+            if s.outcome in outcomes:
+                lines.append(
+                    f"- `{v.name}` {STEPS.get(s.step, s.step)}: **{s.outcome.value}**: "
+                    f"{_escape(s.summary)}"
+                )
+                extra = s.details[1:] if s.details and s.details[0] == s.summary else s.details
+                lines.extend(f"  - {_escape(d)}" for d in extra[:20])
+                if len(extra) > 20:
+                    lines.append(f"  - ... and {len(extra) - 20} more")
+        lines.extend(f"- `{v.name}`: {_escape(n)}" for n in v.notes)
+    return lines
+
+
+def markdown(verdicts: Sequence[ModelVerdict], title: str = "Model verification") -> str:
+    """A full Markdown report: the table, then every finding."""
+    failed = sum(not v.ok for v in verdicts)
+    verdict = "PASS" if not failed else f"FAIL ({failed} of {len(verdicts)} models)"
+    parts = [f"## {title}: {verdict}", "", markdown_table(verdicts)]
+    found = findings(verdicts)
+    if found:
+        parts += ["", "### Findings", "", *found]
+    return "\n".join(parts) + "\n"
+
+
+def rich_table(verdicts: Sequence[ModelVerdict], title: str = "model verification") -> Table:
+    steps = columns(verdicts)
+    failed = sum(not v.ok for v in verdicts)
+    table = Table(title=f"{title}: {'PASS' if not failed else 'FAIL'}", title_justify="left")
+    table.add_column("model")
+    for step in steps:
+        table.add_column(STEPS[step])
+    table.add_column("time", justify="right")
+    for v in verdicts:
+        cells = []
+        for step in steps:
+            sv = v.step(step)
+            cells.append("" if sv is None else f"[{STYLE[sv.outcome]}]{sv.outcome.value}[/]")
+        table.add_row(escape(v.name), *cells, f"{v.duration_s:.1f} s")
+    return table
+
+
+def summary(verdicts: Sequence[ModelVerdict]) -> str:
+    """One line: how many models passed, and the first failure."""
+    failed = [v for v in verdicts if not v.ok]
+    warned = sum(any(s.outcome is Outcome.WARN for s in v.steps) for v in verdicts)
+    head = f"{len(verdicts) - len(failed)}/{len(verdicts)} models pass every step"
+    if warned:
+        head += f" ({warned} with warnings)"
+    if failed:
+        first = failed[0].failures()[0]
+        step = STEPS.get(first.step, first.step)
+        head += f"; first failure: {failed[0].name} {step}: {first.summary}"
+    return head

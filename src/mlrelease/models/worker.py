@@ -1,0 +1,120 @@
+"""The sandboxed verifier process: ``python -m mlrelease.models.worker`` (one model per process).
+
+Reads a :class:`~mlrelease.models.manifest.ModelJob` as JSON on stdin, limits its own memory
+(address space) and CPU time, then runs the steps in order and writes one event per line,
+each flushed at once, so the parent knows which step was running if this process dies:
+
+    @@mlrelease-worker@@ {"event": "start", "step": "checker"}
+    @@mlrelease-worker@@ {"event": "verdict", "step": "checker", "outcome": "pass", ...}
+    @@mlrelease-worker@@ {"event": "done", "peak_rss_mb": 61.2}
+
+Events go to a private copy of the original stdout; file descriptor 1 is pointed at stderr,
+so a library that prints cannot corrupt them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import IO, Any
+
+MARK = "@@mlrelease-worker@@ "
+
+
+def apply_limits(memory_limit_mb: int, time_limit_s: int) -> dict[str, bool]:
+    """Cap this process's address space and CPU time; say which limits the platform enforces."""
+    enforced = {"memory": False, "cpu": False}
+    try:
+        import resource
+    except ImportError:  # Windows: the parent's wall-clock limit still applies
+        return enforced
+    limits = (
+        ("memory", resource.RLIMIT_AS, memory_limit_mb * 2**20),
+        ("cpu", resource.RLIMIT_CPU, time_limit_s + 5),
+        ("core", resource.RLIMIT_CORE, 0),  # a crashing model leaves no core file behind
+    )
+    for name, which, value in limits:
+        try:
+            _, hard = resource.getrlimit(which)
+            capped = value if hard == resource.RLIM_INFINITY else min(value, hard)
+            resource.setrlimit(which, (capped, hard))
+            enforced[name] = True
+        except (ValueError, OSError):  # macOS refuses RLIMIT_AS: say so, do not pretend
+            pass
+    enforced.pop("core", None)
+    return enforced
+
+
+def peak_rss_mb() -> float | None:
+    try:
+        import resource
+    except ImportError:
+        return None
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / 2**20 if sys.platform == "darwin" else peak / 2**10  # bytes vs KiB
+
+
+def _emit(stream: IO[str], event: dict[str, Any]) -> None:
+    stream.write(MARK + json.dumps(event) + "\n")
+    stream.flush()
+
+
+def main() -> int:
+    events = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    job_data = json.loads(sys.stdin.read())
+    enforced = apply_limits(int(job_data["memory_limit_mb"]), int(job_data["time_limit_s"]))
+    _emit(events, {"event": "hello", "enforced": enforced, "pid": os.getpid()})
+
+    # Imported after the limits are in place: onnx and onnxruntime count against them too.
+    from mlrelease.models.manifest import ModelJob
+    from mlrelease.models.steps import STEP_FUNCTIONS, State
+    from mlrelease.models.verdicts import Outcome, StepVerdict
+
+    job = ModelJob.from_dict(job_data)
+    steps = job.steps if "integrity" in job.steps else ["integrity", *job.steps]
+    with tempfile.TemporaryDirectory(prefix="mlrelease-verify-") as tmp:
+        state = State(job, Path(tmp))
+        for step in steps:
+            if state.stop:
+                verdict = StepVerdict(step, Outcome.SKIP, f"not run: {state.stop}")
+                _emit(events, {"event": "verdict", **verdict.to_dict()})
+                continue
+            _emit(events, {"event": "start", "step": step})
+            start = time.perf_counter()
+            try:
+                verdict = STEP_FUNCTIONS[step](state)
+            except MemoryError as exc:
+                verdict = StepVerdict(step, Outcome.FAIL, memory_message(job.memory_limit_mb, exc))
+            except RecursionError:
+                verdict = StepVerdict(
+                    step,
+                    Outcome.FAIL,
+                    "the model nests too deeply to process (Python recursion limit reached)",
+                )
+            except Exception as exc:  # a step must never take the other verdicts down with it
+                text = f"{type(exc).__name__}: {exc}"
+                if "bad_alloc" in text or "Failed to allocate" in text:
+                    text = memory_message(job.memory_limit_mb, exc)
+                verdict = StepVerdict(step, Outcome.FAIL, " ".join(text.split())[:2000])
+            verdict.duration_s = time.perf_counter() - start
+            _emit(events, {"event": "verdict", **verdict.to_dict()})
+    _emit(events, {"event": "done", "peak_rss_mb": peak_rss_mb()})
+    return 0
+
+
+def memory_message(limit_mb: int, exc: BaseException) -> str:
+    return (
+        f"ran out of memory under the verifier's limit of {limit_mb} MB "
+        f"([tool.mlrelease.models] memory-limit-mb): {type(exc).__name__}: "
+        + " ".join(str(exc).split())[:300]
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())
