@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar, Union
 
+from mlrelease.conformance.config import OpsConfig
 from mlrelease.errors import ConfigError
 
 if sys.version_info >= (3, 11):
@@ -53,6 +54,8 @@ class Config:
     """Modules imported before the gates run, so an adopter can register its own gates."""
     gate_options: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Per-gate options: ``[tool.mlrelease.gate-options.GATE]``; each gate validates its own."""
+    ops: OpsConfig = field(default_factory=OpsConfig)
+    """``[tool.mlrelease.ops]``: the supported-operators index (``mlrelease ops index``)."""
 
     root: Path = field(default=Path("."), metadata={"toml": False})
     """The project root (the folder holding pyproject.toml); not read from TOML."""
