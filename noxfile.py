@@ -55,3 +55,10 @@ def cli(session: nox.Session) -> None:
     """Run the mlrelease CLI with the release tools installed (`nox -s cli -- --help`)."""
     _install(session, "release")
     session.run("mlrelease", *session.posargs)
+
+
+@nox.session(tags=["release"], default=False)
+def ops_index(session: nox.Session) -> None:
+    """Regenerate the supported-operators index and page (`-- --check`: fail when stale)."""
+    _install(session, "ops")
+    session.run("mlrelease", "ops", "index", *session.posargs)

@@ -35,7 +35,19 @@ def bump(c: Context, to: str = "", part: str = "", execute: bool = False) -> Non
     _mlrelease(c, "bump", *target, *_flags(execute=execute))
 
 
+@task(help={
+    "check": "write nothing; fail when the committed index or page is stale",
+    "diff": "also compare with a previous index: a file, a git ref, or 'auto'",
+})
+def index(c: Context, check: bool = False, diff: str = "") -> None:
+    """Regenerate the supported-operators index from a conformance run (nox -s ops_index)."""
+    extra = [*_flags(check=check), *(["--diff", diff] if diff else [])]
+    c.run(shlex.join(["nox", "-s", "ops_index", "--", *extra]))
+
+
 release = Collection("release")
 release.add_task(bump)
+ops = Collection("ops")
+ops.add_task(index)
 
-ns = Collection(release)
+ns = Collection(release, ops)

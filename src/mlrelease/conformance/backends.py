@@ -22,23 +22,37 @@ from mlrelease.conformance.verdicts import CaseResult, Description, Verdict
 # Message rules, checked in order after the exception-type rules. They hold for onnxruntime
 # (C++ messages), the onnx reference evaluator and Python backends alike.
 MESSAGE_RULES: list[tuple[Verdict, re.Pattern[str]]] = [
-    (Verdict.IR_UNSUPPORTED, re.compile(
-        r"unsupported model ir version|ir version \d+ is not supported", re.I)),
-    (Verdict.OPSET_UNSUPPORTED, re.compile(
-        r"official released onnx opset versions|opset \d+ is under development"
-        r"|only released onnx opsets are supported|opset .* is not supported", re.I)),
-    (Verdict.NOT_IMPLEMENTED, re.compile(
-        r"could not find an implementation|failed to find kernel|is not a registered function/op"
-        r"|no registered implementation|not implemented|\bare not supported\b"
-        # onnxruntime's Python binding cannot feed tensors of some element types (float8, int4).
-        r"|can't be converted to MLDataType", re.I)),
+    (
+        Verdict.IR_UNSUPPORTED,
+        re.compile(r"unsupported model ir version|ir version \d+ is not supported", re.I),
+    ),
+    (
+        Verdict.OPSET_UNSUPPORTED,
+        re.compile(
+            r"official released onnx opset versions|opset \d+ is under development"
+            r"|only released onnx opsets are supported|opset .* is not supported",
+            re.I,
+        ),
+    ),
+    (
+        Verdict.NOT_IMPLEMENTED,
+        re.compile(
+            r"could not find an implementation|failed to find kernel"
+            r"|is not a registered function/op"
+            r"|no registered implementation|not implemented|\bare not supported\b"
+            # onnxruntime's Python binding cannot feed tensors of some element types (float8, int4).
+            r"|can't be converted to MLDataType",
+            re.I,
+        ),
+    ),
 ]
 
 
 def classify(exc: BaseException) -> Verdict:
     """The verdict an exception from a backend stands for."""
     if isinstance(exc, (NotImplementedError, unittest.SkipTest)) or type(exc).__name__ in (
-        "NotImplemented", "BackendIsNotSupposedToImplementIt",
+        "NotImplemented",
+        "BackendIsNotSupposedToImplementIt",
     ):
         text = str(exc)
         for verdict, rule in MESSAGE_RULES[:2]:
@@ -90,25 +104,31 @@ class OnnxRuntimeAdapter:
 
     def prepare(self, model: bytes) -> Any:
         return self.ort.InferenceSession(
-            model, self._options(), providers=[self.config.provider],
+            model,
+            self._options(),
+            providers=[self.config.provider],
             provider_options=[dict(self.config.provider_options)],
         )
 
     def run(self, prepared: Any, inputs: Sequence[Any]) -> Sequence[Any]:
         names = [i.name for i in prepared.get_inputs()]
-        return list(prepared.run(None, dict(zip(names, inputs))))
+        return list(prepared.run(None, dict(zip(names, inputs, strict=False))))
 
     @staticmethod
     def describe(config: BackendConfig) -> Description:
         try:
             import onnxruntime as ort
         except ImportError as exc:
-            return Description(config.name, False, "onnxruntime", f"onnxruntime is not installed ({exc})")
+            return Description(
+                config.name, False, "onnxruntime", f"onnxruntime is not installed ({exc})"
+            )
         runtime = f"onnxruntime {ort.__version__}"
         available = ort.get_available_providers()
         if config.provider not in available:
             return Description(
-                config.name, False, runtime,
+                config.name,
+                False,
+                runtime,
                 f"{config.provider} is not in this onnxruntime build "
                 f"(available: {', '.join(available)})",
             )
@@ -117,21 +137,32 @@ class OnnxRuntimeAdapter:
             import onnx.helper as oh
 
             graph = oh.make_graph(
-                [oh.make_node("Identity", ["x"], ["y"])], "probe",
-                [oh.make_tensor_value_info("x", 1, [1])], [oh.make_tensor_value_info("y", 1, [1])],
+                [oh.make_node("Identity", ["x"], ["y"])],
+                "probe",
+                [oh.make_tensor_value_info("x", 1, [1])],
+                [oh.make_tensor_value_info("y", 1, [1])],
             )
             model = oh.make_model(graph, opset_imports=[oh.make_opsetid("", 13)], ir_version=7)
             try:
                 session = ort.InferenceSession(
-                    model.SerializeToString(), providers=[config.provider],
+                    model.SerializeToString(),
+                    providers=[config.provider],
                     provider_options=[dict(config.provider_options)],
                 )
             except Exception as exc:
-                return Description(config.name, False, runtime,
-                                   f"{config.provider} cannot start here: {first_line(exc)}")
+                return Description(
+                    config.name,
+                    False,
+                    runtime,
+                    f"{config.provider} cannot start here: {first_line(exc)}",
+                )
             if config.provider not in session.get_providers():
-                return Description(config.name, False, runtime,
-                                   f"{config.provider} is built in but has no device here")
+                return Description(
+                    config.name,
+                    False,
+                    runtime,
+                    f"{config.provider} is built in but has no device here",
+                )
         return Description(config.name, True, runtime)
 
 
@@ -150,7 +181,7 @@ class ReferenceAdapter:
 
     def run(self, prepared: Any, inputs: Sequence[Any]) -> Sequence[Any]:
         names = prepared.input_names
-        return list(prepared.run(None, dict(zip(names, inputs))))
+        return list(prepared.run(None, dict(zip(names, inputs, strict=False))))
 
     @staticmethod
     def describe(config: BackendConfig) -> Description:
@@ -183,16 +214,25 @@ class PythonBackendAdapter:
         try:
             backend = load_backend(config.module)
         except Exception as exc:
-            return Description(config.name, False, config.module,
-                               f"cannot import {config.module}: {first_line(exc)}")
+            return Description(
+                config.name,
+                False,
+                config.module,
+                f"cannot import {config.module}: {first_line(exc)}",
+            )
         module = sys.modules.get(getattr(backend, "__module__", "") or "", backend)
         version = getattr(module, "__version__", "") or getattr(
-            sys.modules.get(config.module.split(":")[0].split(".")[0]), "__version__", "")
+            sys.modules.get(config.module.split(":")[0].split(".")[0]), "__version__", ""
+        )
         runtime = f"{config.module} {version}".strip()
         supports = getattr(backend, "supports_device", None)
         if callable(supports) and not supports(config.device):
-            return Description(config.name, False, runtime,
-                               f"{config.module} does not support device {config.device}")
+            return Description(
+                config.name,
+                False,
+                runtime,
+                f"{config.module} does not support device {config.device}",
+            )
         return Description(config.name, True, runtime)
 
 
@@ -260,12 +300,19 @@ def _attempt(adapter: Adapter, model: bytes, case: Any, rtol: float, atol: float
         if outcome.ok and case.random_ops:
             message = f"values not compared: {', '.join(case.random_ops)} is random"
         attempt = _Attempt(
-            Verdict.PASS if outcome.ok else Verdict.WRONG_RESULT, message,
-            outcome.max_abs_error, outcome.max_rel_error, outcome.tolerance_ratio,
+            Verdict.PASS if outcome.ok else Verdict.WRONG_RESULT,
+            message,
+            outcome.max_abs_error,
+            outcome.max_rel_error,
+            outcome.tolerance_ratio,
         )
-        if worst is None or (worst.verdict.ok and not attempt.verdict.ok) or (
-            attempt.verdict.ok == worst.verdict.ok
-            and (attempt.tolerance_ratio or 0) > (worst.tolerance_ratio or 0)
+        if (
+            worst is None
+            or (worst.verdict.ok and not attempt.verdict.ok)
+            or (
+                attempt.verdict.ok == worst.verdict.ok
+                and (attempt.tolerance_ratio or 0) > (worst.tolerance_ratio or 0)
+            )
         ):
             worst = attempt
     return worst or _Attempt(Verdict.ERROR, "the case has no data set")
@@ -294,9 +341,15 @@ def run_case(adapter: Adapter, backend: str, case: Any, rtol: float, atol: float
                 f"refuses ({attempt.message})",
             )
     return CaseResult(
-        case=case.name, backend=backend, verdict=attempt.verdict, message=attempt.message,
-        max_abs_error=attempt.max_abs_error, max_rel_error=attempt.max_rel_error,
-        tolerance_ratio=attempt.tolerance_ratio, ir_version=ir_version,
-        restamped_from=restamped_from, ir_refused=ir_refused,
+        case=case.name,
+        backend=backend,
+        verdict=attempt.verdict,
+        message=attempt.message,
+        max_abs_error=attempt.max_abs_error,
+        max_rel_error=attempt.max_rel_error,
+        tolerance_ratio=attempt.tolerance_ratio,
+        ir_version=ir_version,
+        restamped_from=restamped_from,
+        ir_refused=ir_refused,
         duration_s=time.perf_counter() - start,
     )

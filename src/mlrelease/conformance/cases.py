@@ -35,10 +35,16 @@ CACHE_FORMAT = 2
 """Bump when the cached data changes shape; older cache files are then ignored."""
 
 DEFAULT_DOMAIN = "ai.onnx"
-RANDOM_OPS = frozenset({
-    "Bernoulli", "Multinomial", "RandomNormal", "RandomNormalLike", "RandomUniform",
-    "RandomUniformLike",
-})
+RANDOM_OPS = frozenset(
+    {
+        "Bernoulli",
+        "Multinomial",
+        "RandomNormal",
+        "RandomNormalLike",
+        "RandomUniform",
+        "RandomUniformLike",
+    }
+)
 """ai.onnx ops whose values come from a generator ONNX does not specify (seeded or not)."""
 _EXPANDED = re.compile(r"_expanded(_ver\d+)?$")
 
@@ -97,7 +103,9 @@ def shard(cases: Sequence[Case], index: int, count: int) -> list[Case]:
 
 
 def describe_model(
-    name: str, model: Any, declared: dict[str, Any] | None = None,
+    name: str,
+    model: Any,
+    declared: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The operator a case tests: ``domain``, ``op_type``, ``since_version`` and the IR facts.
 
@@ -125,20 +133,38 @@ def describe_model(
         min_ir = onnx.helper.find_min_ir_version_for(list(model.opset_import), ignore_unknown=True)
     except ValueError:
         min_ir = model.ir_version
-    random = sorted({n.op_type for n in nodes if n.domain in ("", DEFAULT_DOMAIN) and (
-        n.op_type in RANDOM_OPS or (n.op_type == "Dropout" and len(n.input) > 2 and n.input[2])
-    )})
+    random = sorted(
+        {
+            n.op_type
+            for n in nodes
+            if n.domain in ("", DEFAULT_DOMAIN)
+            and (
+                n.op_type in RANDOM_OPS
+                or (n.op_type == "Dropout" and len(n.input) > 2 and n.input[2])
+            )
+        }
+    )
     return {
-        "domain": domain, "op_type": op_type, "since_version": int(since), "opsets": opsets,
-        "ir_version": int(model.ir_version), "min_ir_version": int(min_ir),
-        "nodes": len(nodes), "random_ops": tuple(random),
+        "domain": domain,
+        "op_type": op_type,
+        "since_version": int(since),
+        "opsets": opsets,
+        "ir_version": int(model.ir_version),
+        "min_ir_version": int(min_ir),
+        "nodes": len(nodes),
+        "random_ops": tuple(random),
     }
 
 
-def _finish(raw: list[tuple[str, Any, list[Any], float, float, dict[str, Any], str]]) -> list[Case]:
+RawCase = tuple[str, Any, list[Any], float, float, dict[str, Any], str]
+"""name, ModelProto, data sets, rtol, atol, declared metadata, source."""
+
+
+def _finish(raw: list[RawCase]) -> list[Case]:
     """Attribute every raw case to its operator and build the :class:`Case` list."""
-    described = {name: describe_model(name, model, declared)
-                 for name, model, _, _, _, declared, _ in raw}
+    described = {
+        name: describe_model(name, model, declared) for name, model, _, _, _, declared, _ in raw
+    }
     cases = []
     for name, model, data_sets, rtol, atol, _declared, source in raw:
         info = dict(described[name])
@@ -153,13 +179,24 @@ def _finish(raw: list[tuple[str, Any, list[Any], float, float, dict[str, Any], s
                 f"{info['nodes']} nodes. Expected one node, a test_X_expanded name with a test_X "
                 'case, or "op_type" (and "domain") in its data.json.'
             )
-        cases.append(Case(
-            name=name, model=model.SerializeToString(), data_sets=data_sets, rtol=rtol,
-            atol=atol, domain=info["domain"], op_type=info["op_type"],
-            since_version=info["since_version"], opsets=info["opsets"],
-            ir_version=info["ir_version"], min_ir_version=info["min_ir_version"],
-            random_ops=info["random_ops"], expanded=expanded, source=source,
-        ))
+        cases.append(
+            Case(
+                name=name,
+                model=model.SerializeToString(),
+                data_sets=data_sets,
+                rtol=rtol,
+                atol=atol,
+                domain=info["domain"],
+                op_type=info["op_type"],
+                since_version=info["since_version"],
+                opsets=info["opsets"],
+                ir_version=info["ir_version"],
+                min_ir_version=info["min_ir_version"],
+                random_ops=info["random_ops"],
+                expanded=expanded,
+                source=source,
+            )
+        )
     return cases
 
 
@@ -213,7 +250,8 @@ def cache_path(cache_dir: Path) -> Path:
 
 
 def onnx_node_cases(
-    cache_dir: Path | None = None, on_generate: Callable[[Path], None] | None = None,
+    cache_dir: Path | None = None,
+    on_generate: Callable[[Path], None] | None = None,
 ) -> list[Case]:
     """The node cases of the installed onnx: from the cache, else generated and cached.
 
@@ -246,8 +284,11 @@ def _read_cache(path: Path) -> list[Case] | None:
 
 def _write_cache(path: Path, cases: list[Case]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    payload = {"format": CACHE_FORMAT, "onnx": onnx_version(),
-               "cases": [c.to_dict() for c in cases]}
+    payload = {
+        "format": CACHE_FORMAT,
+        "onnx": onnx_version(),
+        "cases": [c.to_dict() for c in cases],
+    }
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -267,11 +308,13 @@ def _generate_node_cases() -> list[Case]:
         # Some generators overflow on purpose (casts to narrow types); numpy warns each time.
         warnings.simplefilter("ignore")
         collected = collect_testcases()
-    raw = []
+    raw: list[RawCase] = []
     for tc in collected:
         assert tc.model is not None and tc.data_sets is not None
-        data = [([_normalize(x) for x in ins], [_normalize(x) for x in outs])
-                for ins, outs in tc.data_sets]
+        data = [
+            ([_normalize(x) for x in ins], [_normalize(x) for x in outs])
+            for ins, outs in tc.data_sets
+        ]
         raw.append((tc.name, tc.model, data, float(tc.rtol), float(tc.atol), {}, source))
     return _finish(raw)
 
@@ -289,16 +332,20 @@ def load_case_folder(folder: Path) -> list[Case]:
             "NAME/test_data_set_0/input_0.pb, output_0.pb), found "
             f"{'a file' if folder.exists() else 'nothing'}. Fix [tool.mlrelease.ops] case-sets."
         )
-    raw = []
+    raw: list[RawCase] = []
     for case_dir in sorted(p for p in folder.iterdir() if p.is_dir()):
         model_path = case_dir / "model.onnx"
         if not model_path.is_file():
-            raise UserError(f"case {case_dir}: no model.onnx. Each case folder holds model.onnx "
-                            "and test_data_set_N/ folders of input_K.pb and output_K.pb.")
+            raise UserError(
+                f"case {case_dir}: no model.onnx. Each case folder holds model.onnx "
+                "and test_data_set_N/ folders of input_K.pb and output_K.pb."
+            )
         try:
             model = onnx.load(str(model_path))
         except Exception as exc:
-            raise UserError(f"case {case_dir}: model.onnx is not a valid ONNX model ({exc}).") from None
+            raise UserError(
+                f"case {case_dir}: model.onnx is not a valid ONNX model ({exc})."
+            ) from None
         declared: dict[str, Any] = {}
         meta = case_dir / "data.json"
         if meta.is_file():
@@ -313,8 +360,17 @@ def load_case_folder(folder: Path) -> list[Case]:
             data_sets.append((inputs, outputs))
         if not data_sets:
             raise UserError(f"case {case_dir}: no test_data_set_0 folder with inputs and outputs.")
-        raw.append((case_dir.name, model, data_sets, float(declared.get("rtol", 1e-3)),
-                    float(declared.get("atol", 1e-7)), declared, str(folder)))
+        raw.append(
+            (
+                case_dir.name,
+                model,
+                data_sets,
+                float(declared.get("rtol", 1e-3)),
+                float(declared.get("atol", 1e-7)),
+                declared,
+                str(folder),
+            )
+        )
     if not raw:
         raise UserError(f"case set {folder}: no case folders in it.")
     return _finish(raw)
@@ -371,5 +427,7 @@ class CaseSummary:
 
 
 def summaries(cases: Iterable[Case]) -> list[CaseSummary]:
-    return [CaseSummary(c.name, c.domain, c.op_type, c.since_version, c.expanded, dict(c.opsets))
-            for c in cases]
+    return [
+        CaseSummary(c.name, c.domain, c.op_type, c.since_version, c.expanded, dict(c.opsets))
+        for c in cases
+    ]

@@ -6,7 +6,6 @@ import argparse
 import datetime as dt
 import json
 from collections import Counter
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,9 +27,14 @@ from mlrelease.verify import parse_shard
 console = Console(stderr=True, highlight=False)
 
 STYLES = {
-    Verdict.PASS: "green", Verdict.WRONG_RESULT: "bold red", Verdict.NOT_IMPLEMENTED: "yellow",
-    Verdict.OPSET_UNSUPPORTED: "cyan", Verdict.IR_UNSUPPORTED: "cyan", Verdict.CRASH: "bold magenta",
-    Verdict.TIMEOUT: "magenta", Verdict.ERROR: "red",
+    Verdict.PASS: "green",
+    Verdict.WRONG_RESULT: "bold red",
+    Verdict.NOT_IMPLEMENTED: "yellow",
+    Verdict.OPSET_UNSUPPORTED: "cyan",
+    Verdict.IR_UNSUPPORTED: "cyan",
+    Verdict.CRASH: "bold magenta",
+    Verdict.TIMEOUT: "magenta",
+    Verdict.ERROR: "red",
 }
 
 
@@ -56,8 +60,13 @@ class _Display:
 
 def _progress() -> Progress:
     return Progress(
-        TextColumn("{task.description:<18}"), BarColumn(bar_width=24), MofNCompleteColumn(),
-        TimeElapsedColumn(), TextColumn("{task.fields[counts]}"), console=console, transient=False,
+        TextColumn("{task.description:<18}"),
+        BarColumn(bar_width=24),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.fields[counts]}"),
+        console=console,
+        transient=False,
     )
 
 
@@ -73,14 +82,20 @@ def _jobs(args: argparse.Namespace, ops: OpsConfig) -> int:
     return jobs
 
 
-def _run(args: argparse.Namespace, config: Config, ops: OpsConfig, policy: policy_mod.Policy,
-         shard: tuple[int, int] | None = None) -> engine.Outcome:
+def _run(
+    args: argparse.Namespace,
+    config: Config,
+    ops: OpsConfig,
+    policy: policy_mod.Policy,
+    shard: tuple[int, int] | None = None,
+) -> engine.Outcome:
     def generating(path: Path) -> None:
         console.print(f"Generating the onnx node test cases (once per onnx version) into {path}")
 
     with console.status("Loading the conformance cases"):
-        cases = engine.load_cases(config, ops, select=getattr(args, "select", []) or [],
-                                  on_generate=generating)
+        cases = engine.load_cases(
+            config, ops, select=getattr(args, "select", []) or [], on_generate=generating
+        )
     if shard:
         from mlrelease.conformance.cases import shard as take_shard
 
@@ -88,8 +103,14 @@ def _run(args: argparse.Namespace, config: Config, ops: OpsConfig, policy: polic
     display = _Display(_progress())
     with display.progress:
         outcome = engine.run(
-            config, ops, cases, policy=policy, jobs=_jobs(args, ops),
-            only_backends=args.backend, on_start=display.start, on_result=display.result,
+            config,
+            ops,
+            cases,
+            policy=policy,
+            jobs=_jobs(args, ops),
+            only_backends=args.backend,
+            on_start=display.start,
+            on_result=display.result,
         )
     for name, reason in outcome.skipped.items():
         console.print(f"[yellow]skipped[/] backend {name}: {reason}")
@@ -102,19 +123,25 @@ def _report(outcome: engine.Outcome, policy: policy_mod.Policy, known_path: str)
     table.add_column("verdict")
     for name in outcome.measured:
         table.add_column(name, justify="right")
-    counts = {name: Counter(r.verdict for r in outcome.results if r.backend == name)
-              for name in outcome.measured}
+    counts = {
+        name: Counter(r.verdict for r in outcome.results if r.backend == name)
+        for name in outcome.measured
+    }
     for verdict in Verdict:
         if any(counts[n][verdict] for n in outcome.measured):
-            table.add_row(f"[{STYLES[verdict]}]{verdict.label}[/]",
-                          *(str(counts[n][verdict]) for n in outcome.measured))
+            table.add_row(
+                f"[{STYLES[verdict]}]{verdict.label}[/]",
+                *(str(counts[n][verdict]) for n in outcome.measured),
+            )
     console.print(table)
     near = engine.borderline(outcome.results)
     if near:
-        console.print(f"{len(near)} case(s) within 2x of their tolerance (a verdict another CPU "
-                      "may flip): " + ", ".join(f"{r.case} on {r.backend} ({r.tolerance_ratio:.2f}x)"
-                                                for r in near[:8])
-                      + (" ..." if len(near) > 8 else ""))
+        console.print(
+            f"{len(near)} case(s) within 2x of their tolerance (a verdict another CPU "
+            "may flip): "
+            + ", ".join(f"{r.case} on {r.backend} ({r.tolerance_ratio:.2f}x)" for r in near[:8])
+            + (" ..." if len(near) > 8 else "")
+        )
     rows = ((r.case, r.backend, r.verdict.ok) for r in outcome.results)
     for entry, why in policy.unneeded(rows, set(outcome.measured)):
         console.print(f"[yellow]remove[/] {entry.label(known_path)}: {why}")
@@ -140,7 +167,7 @@ def cmd_index(args: argparse.Namespace) -> int:
         if not args.check:
             raise
         committed, committed_error = None, str(exc)
-    fresh = engine.build_index(outcome, policy, committed)
+    fresh = engine.build_index(outcome, policy, committed, ops.domains)
     text = index_mod.dumps(fresh)
     page = engine.render_page(config, ops, fresh)
     page_path = config.path(ops.page)
@@ -154,7 +181,9 @@ def cmd_index(args: argparse.Namespace) -> int:
         else:
             difference = index_mod.first_difference(fresh, committed)
             if difference:
-                problems.append(f"{ops.index} is stale: {difference}{_flip_hint(difference, outcome)}")
+                problems.append(
+                    f"{ops.index} is stale: {difference}{_flip_hint(difference, outcome)}"
+                )
         current_page = page_path.read_text(encoding="utf-8") if page_path.is_file() else ""
         page_difference = first_text_difference(page, current_page)
         if page_difference:
@@ -166,7 +195,9 @@ def cmd_index(args: argparse.Namespace) -> int:
         if stale:
             console.print("Run `nox -s ops_index` and commit the result.")
         if expired:
-            console.print(f"Fix the expired failures or renew their entries in {ops.known_failures}.")
+            console.print(
+                f"Fix the expired failures or renew their entries in {ops.known_failures}."
+            )
         if stale or expired:
             status = 1
         else:
@@ -184,9 +215,11 @@ def cmd_index(args: argparse.Namespace) -> int:
 def _flip_hint(difference: str, outcome: engine.Outcome) -> str:
     for result in engine.borderline(outcome.results):
         if f"case {result.case}:" in difference:
-            return (f". {result.case} is within {result.tolerance_ratio:.2f}x of its tolerance "
-                    "here: floating point may round across the line on another CPU; consider "
-                    "a tolerance override in ci/tolerances.toml")
+            return (
+                f". {result.case} is within {result.tolerance_ratio:.2f}x of its tolerance "
+                "here: floating point may round across the line on another CPU; consider "
+                "a tolerance override in ci/tolerances.toml"
+            )
     return ""
 
 
@@ -205,8 +238,9 @@ def _current_version(config: Config) -> str:
     return str(bump.get("current_version") or project.get("version") or "0")
 
 
-def _print_diff(config: Config, ops: OpsConfig, policy: policy_mod.Policy, spec: str,
-                new: dict[str, Any]) -> int:
+def _print_diff(
+    config: Config, ops: OpsConfig, policy: policy_mod.Policy, spec: str, new: dict[str, Any]
+) -> int:
     previous = diff_mod.load_previous(config.root, spec, ops.index, _current_version(config))
     if previous is None:
         console.print(f"No previous index for {spec!r}; nothing to compare.")
@@ -227,7 +261,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from None
     outcome = _run(args, config, ops, policy, shard)
     output = args.output or config.path(engine.WORK_DIR) / (
-        f"results-{shard[0]}-of-{shard[1]}.json" if shard else "results.json")
+        f"results-{shard[0]}-of-{shard[1]}.json" if shard else "results.json"
+    )
     engine.write_results(output, outcome)
     _report(outcome, policy, ops.known_failures)
     console.print(f"Results: {output}")
@@ -251,9 +286,22 @@ def cmd_cases(args: argparse.Namespace) -> int:
     config, ops, _ = _setup(args)
     cases = engine.load_cases(config, ops, select=args.select)
     if args.json:
-        print(json.dumps([{"name": c.name, "domain": c.domain, "op_type": c.op_type,
-                           "since_version": c.since_version, "expanded": c.expanded,
-                           "source": c.source} for c in cases], indent=1))
+        print(
+            json.dumps(
+                [
+                    {
+                        "name": c.name,
+                        "domain": c.domain,
+                        "op_type": c.op_type,
+                        "since_version": c.since_version,
+                        "expanded": c.expanded,
+                        "source": c.source,
+                    }
+                    for c in cases
+                ],
+                indent=1,
+            )
+        )
         return 0
     for case in cases:
         print(f"{case.name:60} {case.domain} {case.op_type}-{case.since_version}")
@@ -262,17 +310,29 @@ def cmd_cases(args: argparse.Namespace) -> int:
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--jobs", "-j", type=int, default=0, metavar="N",
-                   help="worker processes (default: [tool.mlrelease.ops] jobs, else one per CPU)")
-    p.add_argument("--backend", action="append", default=[], metavar="NAME",
-                   help="run only this configured backend (repeatable); the index keeps the "
-                   "other backends' columns as committed")
+    p.add_argument(
+        "--jobs",
+        "-j",
+        type=int,
+        default=0,
+        metavar="N",
+        help="worker processes (default: [tool.mlrelease.ops] jobs, else one per CPU)",
+    )
+    p.add_argument(
+        "--backend",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="run only this configured backend (repeatable); the index keeps the "
+        "other backends' columns as committed",
+    )
 
 
 def register(subparsers: Any) -> None:
     """Add ``mlrelease ops ...``."""
     p = subparsers.add_parser(
-        "ops", help="supported-operators index from measured conformance",
+        "ops",
+        help="supported-operators index from measured conformance",
         description="Run the ONNX node test cases (and your own case folders) on the backends of "
         "[tool.mlrelease.ops], each case isolated in a worker process, and write or check the "
         "supported-operators index and its docs page.",
@@ -280,37 +340,61 @@ def register(subparsers: Any) -> None:
     sub = p.add_subparsers(dest="ops_command", required=True, metavar="ACTION")
 
     i = sub.add_parser(
-        "index", help="regenerate the index and page (or --check them)",
+        "index",
+        help="regenerate the index and page (or --check them)",
         description="Run every configured case on every configured backend, then write "
         "docs/indices/supported_ops.json and its page, or with --check fail (exit 1) when "
         "they differ from the fresh run or a known failure has expired.",
     )
     _common(i)
-    i.add_argument("--check", action="store_true",
-                   help="write nothing; exit 1 when the committed index or page is stale")
-    i.add_argument("--diff", metavar="REF_OR_FILE",
-                   help="also compare with a previous index (a file, a git ref such as v1.3.0, "
-                   "or 'auto' for the previous release); exit 1 on unlisted regressions")
-    i.add_argument("--from-results", nargs="+", type=Path, metavar="FILE",
-                   help="build the index from `ops run` results files (CI shards) instead of "
-                   "running")
+    i.add_argument(
+        "--check",
+        action="store_true",
+        help="write nothing; exit 1 when the committed index or page is stale",
+    )
+    i.add_argument(
+        "--diff",
+        metavar="REF_OR_FILE",
+        help="also compare with a previous index (a file, a git ref such as v1.3.0, "
+        "or 'auto' for the previous release); exit 1 on unlisted regressions",
+    )
+    i.add_argument(
+        "--from-results",
+        nargs="+",
+        type=Path,
+        metavar="FILE",
+        help="build the index from `ops run` results files (CI shards) instead of running",
+    )
     i.set_defaults(func=cmd_index)
 
     r = sub.add_parser(
-        "run", help="run the cases and write a results file (no index)",
+        "run",
+        help="run the cases and write a results file (no index)",
         description="Run the cases and write per-case verdicts, errors and timings as JSON; "
         "shards of a CI matrix merge with `mlrelease ops index --from-results`.",
     )
     _common(r)
     r.add_argument("--shard", metavar="I/N", help="run shard I of N (round-robin over cases)")
-    r.add_argument("--select", action="append", default=[], metavar="PATTERN",
-                   help="run only cases whose name matches this fnmatch pattern (repeatable)")
-    r.add_argument("-o", "--output", type=Path, default=None, metavar="FILE",
-                   help="results file (default: build/ops-index/results.json)")
+    r.add_argument(
+        "--select",
+        action="append",
+        default=[],
+        metavar="PATTERN",
+        help="run only cases whose name matches this fnmatch pattern (repeatable)",
+    )
+    r.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="results file (default: build/ops-index/results.json)",
+    )
     r.set_defaults(func=cmd_run)
 
     d = sub.add_parser(
-        "diff", help="compare two indices: ops added, removed, newly failing, newly passing",
+        "diff",
+        help="compare two indices: ops added, removed, newly failing, newly passing",
         description="Compare the index OLD (a file, a git ref, or 'auto' for the previous "
         "release) with NEW (default: the committed index); exit 1 when a case regressed "
         "and no known failure lists it.",

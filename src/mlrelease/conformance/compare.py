@@ -36,7 +36,12 @@ class Comparison:
 
 
 def compare(
-    expected: Sequence[Any], actual: Sequence[Any], rtol: float, atol: float, *, values: bool = True,
+    expected: Sequence[Any],
+    actual: Sequence[Any],
+    rtol: float,
+    atol: float,
+    *,
+    values: bool = True,
 ) -> Comparison:
     """Compare every output; the first mismatch names the output and what differs.
 
@@ -47,7 +52,7 @@ def compare(
     if len(actual) != len(expected):
         return _mismatch(f"{len(actual)} outputs, expected {len(expected)}")
     result = Comparison()
-    for i, (want, have) in enumerate(zip(expected, actual)):
+    for i, (want, have) in enumerate(zip(expected, actual, strict=True)):
         result.merge(_compare_value(want, have, rtol, atol, f"output {i}", values))
     return result
 
@@ -58,7 +63,12 @@ def _mismatch(message: str, inf: bool = True) -> Comparison:
 
 
 def _compare_value(
-    want: Any, have: Any, rtol: float, atol: float, where: str, values: bool,
+    want: Any,
+    have: Any,
+    rtol: float,
+    atol: float,
+    where: str,
+    values: bool,
 ) -> Comparison:
     if want is None:
         if have is None:
@@ -70,7 +80,7 @@ def _compare_value(
         if len(have) != len(want):
             return _mismatch(f"{where}: sequence of {len(have)}, expected {len(want)}")
         result = Comparison()
-        for j, (w, h) in enumerate(zip(want, have)):
+        for j, (w, h) in enumerate(zip(want, have, strict=True)):
             result.merge(_compare_value(w, h, rtol, atol, f"{where}[{j}]", values))
         return result
     if have is None or isinstance(have, (list, tuple, dict)):
@@ -79,7 +89,12 @@ def _compare_value(
 
 
 def _compare_arrays(
-    want: np.ndarray, have: np.ndarray, rtol: float, atol: float, where: str, values: bool,
+    want: np.ndarray,
+    have: np.ndarray,
+    rtol: float,
+    atol: float,
+    where: str,
+    values: bool,
 ) -> Comparison:
     if want.shape != have.shape:
         return _mismatch(f"{where}: shape {have.shape}, expected {want.shape}")
@@ -129,7 +144,7 @@ def _compare_arrays(
 
 def _first_difference(want: np.ndarray, have: np.ndarray) -> str:
     flat_want, flat_have = want.reshape(-1), have.reshape(-1)
-    for i, (w, h) in enumerate(zip(flat_want, flat_have)):
+    for i, (w, h) in enumerate(zip(flat_want, flat_have, strict=True)):
         if w != h:
             return f"at flat index {i}: {h!r}, expected {w!r}"
     return "same elements, different types"

@@ -68,6 +68,9 @@ class OpsConfig:
     """Extra case folders (onnx's layout: NAME/model.onnx, NAME/test_data_set_0/*.pb)."""
     select: list[str] = field(default_factory=list)
     """Case-name patterns (fnmatch) to run; empty: every case."""
+    domains: list[str] = field(default_factory=list)
+    """Index only these operator domains (e.g. an adopter's own); empty: every domain. For a
+    domain onnx has no schemas for, an operator's versions are the opsets its cases import."""
     backends: list[BackendConfig] = field(default_factory=_default_backends)
     """The backends, in column order."""
     jobs: int = 0
@@ -87,26 +90,40 @@ class OpsConfig:
             key = f"{TABLE}.backends[{i}]"
             if not backend.name or backend.name in seen:
                 raise ConfigError(
-                    f"{key}.name", "a unique, non-empty backend name",
-                    repr(backend.name), source=source,
+                    f"{key}.name",
+                    "a unique, non-empty backend name",
+                    repr(backend.name),
+                    source=source,
                     hint="Each backend is a column of the index; give it its own name.",
                 )
             seen.add(backend.name)
             if backend.kind == "backend" and not backend.module:
                 raise ConfigError(
-                    f"{key}.module", "an import path (package.module or package.module:Class)",
-                    "nothing", source=source,
+                    f"{key}.module",
+                    "an import path (package.module or package.module:Class)",
+                    "nothing",
+                    source=source,
                     hint="A backend of kind 'backend' names its onnx.backend.base.Backend.",
                 )
         if self.jobs < 0:
-            raise ConfigError(f"{TABLE}.jobs", "0 (one per CPU) or a positive integer",
-                              str(self.jobs), source=source)
+            raise ConfigError(
+                f"{TABLE}.jobs",
+                "0 (one per CPU) or a positive integer",
+                str(self.jobs),
+                source=source,
+            )
         if self.timeout_s <= 0:
-            raise ConfigError(f"{TABLE}.timeout-s", "a positive number of seconds",
-                              str(self.timeout_s), source=source)
+            raise ConfigError(
+                f"{TABLE}.timeout-s",
+                "a positive number of seconds",
+                str(self.timeout_s),
+                source=source,
+            )
         if not self.onnx_node_cases and not self.case_sets:
             raise ConfigError(
-                f"{TABLE}.case-sets", "at least one case folder when onnx-node-cases is false",
-                "no cases at all", source=source,
+                f"{TABLE}.case-sets",
+                "at least one case folder when onnx-node-cases is false",
+                "no cases at all",
+                source=source,
             )
         return self

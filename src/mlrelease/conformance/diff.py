@@ -31,28 +31,40 @@ class IndexDiff:
     def lines(self) -> list[str]:
         out = []
         for title, items in (
-            ("ops added", self.added), ("ops removed", self.removed),
-            ("newly failing", self.newly_failing), ("newly passing", self.newly_passing),
+            ("ops added", self.added),
+            ("ops removed", self.removed),
+            ("newly failing", self.newly_failing),
+            ("newly passing", self.newly_passing),
             ("regressions not listed as known failures", self.regressions),
             ("regressions listed as known failures", self.known_regressions),
         ):
             if items:
-                out.append(f"{title} ({len(items)}): " + "; ".join(items[:20])
-                           + (f"; and {len(items) - 20} more" if len(items) > 20 else ""))
+                out.append(
+                    f"{title} ({len(items)}): "
+                    + "; ".join(items[:20])
+                    + (f"; and {len(items) - 20} more" if len(items) > 20 else "")
+                )
         return out
 
 
 def _versions(index: Mapping[str, Any]) -> dict[tuple[str, str, int], Mapping[str, Any]]:
-    return {(op["domain"], op["op_type"], v["since_version"]): v
-            for op in index.get("ops", []) for v in op["versions"]}
+    return {
+        (op["domain"], op["op_type"], v["since_version"]): v
+        for op in index.get("ops", [])
+        for v in op["versions"]
+    }
 
 
-def diff(old: Mapping[str, Any], new: Mapping[str, Any],
-         known: Callable[[str, str], bool]) -> IndexDiff:
+def label(key: tuple[str, str, int]) -> str:
+    return f"{key[0]} {key[1]}-{key[2]}"
+
+
+def diff(
+    old: Mapping[str, Any], new: Mapping[str, Any], known: Callable[[str, str], bool]
+) -> IndexDiff:
     """Compare ``old`` (previous release) with ``new``; ``known(case, backend)`` excuses."""
     result = IndexDiff()
     before, after = _versions(old), _versions(new)
-    label = lambda key: f"{key[0]} {key[1]}-{key[2]}"  # noqa: E731
     result.added = [label(k) for k in after if k not in before]
     result.removed = [label(k) for k in before if k not in after]
     old_backends = {b["name"] for b in old.get("backends", [])}
@@ -77,8 +89,9 @@ def diff(old: Mapping[str, Any], new: Mapping[str, Any],
     return result
 
 
-def load_previous(root: Path, spec: str, index_path: str, current_version: str
-                  ) -> tuple[str, dict[str, Any]] | None:
+def load_previous(
+    root: Path, spec: str, index_path: str, current_version: str
+) -> tuple[str, dict[str, Any]] | None:
     """The previous index named by ``spec``: a file, a git ref, or ``auto``; None when none.
 
     ``auto`` is the index at the newest release tag (``vX.Y.Z``, no pre-release) older than

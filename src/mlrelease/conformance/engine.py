@@ -42,7 +42,10 @@ def case_set_names(ops: OpsConfig) -> list[str]:
 
 
 def load_cases(
-    config: Config, ops: OpsConfig, *, select: Sequence[str] = (),
+    config: Config,
+    ops: OpsConfig,
+    *,
+    select: Sequence[str] = (),
     on_generate: Callable[[Path], None] | None = None,
 ) -> list[Case]:
     """Every configured case (node suite from the cache, then the case folders), selected."""
@@ -64,8 +67,10 @@ def load_cases(
     chosen = cases_mod.select(cases_mod.select(loaded, ops.select), select)
     if not chosen:
         patterns = ", ".join([*ops.select, *select])
-        raise UserError(f"no case matches {patterns!r}. Case names look like test_abs; "
-                        "patterns are fnmatch globs such as 'test_abs*'.")
+        raise UserError(
+            f"no case matches {patterns!r}. Case names look like test_abs; "
+            "patterns are fnmatch globs such as 'test_abs*'."
+        )
     return chosen
 
 
@@ -86,18 +91,28 @@ class Outcome:
 
     @property
     def skipped(self) -> dict[str, str]:
-        return {b.name: self.descriptions[b.name].reason for b in self.backends
-                if not self.descriptions[b.name].available}
+        return {
+            b.name: self.descriptions[b.name].reason
+            for b in self.backends
+            if not self.descriptions[b.name].available
+        }
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "schema": RESULTS_SCHEMA,
             "onnx": self.onnx,
             "case_sets": self.case_sets,
-            "backends": [{"name": b.name, "kind": b.kind, "provider": b.provider,
-                          "available": self.descriptions[b.name].available,
-                          "runtime": self.descriptions[b.name].runtime,
-                          "reason": self.descriptions[b.name].reason} for b in self.backends],
+            "backends": [
+                {
+                    "name": b.name,
+                    "kind": b.kind,
+                    "provider": b.provider,
+                    "available": self.descriptions[b.name].available,
+                    "runtime": self.descriptions[b.name].runtime,
+                    "reason": self.descriptions[b.name].reason,
+                }
+                for b in self.backends
+            ],
             "cases": [vars(c) for c in self.cases],
             "results": [r.to_dict() for r in self.results],
         }
@@ -118,13 +133,16 @@ def run(
     known_names = [b.name for b in ops.backends]
     for name in only_backends:
         if name not in known_names:
-            raise UserError(f"--backend {name}: not a configured backend. Configured in "
-                            f"[tool.mlrelease.ops] backends: {', '.join(known_names)}.")
+            raise UserError(
+                f"--backend {name}: not a configured backend. Configured in "
+                f"[tool.mlrelease.ops] backends: {', '.join(known_names)}."
+            )
     chosen = [b for b in ops.backends if not only_backends or b.name in only_backends]
     python_path = [str(config.path(p)) for b in chosen for p in b.python_path]
     log_dir = config.path(WORK_DIR) / "logs"
-    with Pool(chosen, jobs=jobs, timeout_s=ops.timeout_s, log_dir=log_dir,
-              python_path=python_path) as pool:
+    with Pool(
+        chosen, jobs=jobs, timeout_s=ops.timeout_s, log_dir=log_dir, python_path=python_path
+    ) as pool:
         descriptions = {d.name: d for d in pool.describe()}
         available = [i for i, b in enumerate(chosen) if descriptions[b.name].available]
         tasks = []
@@ -135,8 +153,19 @@ def run(
         if on_start:
             on_start([chosen[i] for i in available], len(cases))
         results = pool.run(tasks, on_result)
-    return Outcome(cases_mod.summaries(cases), chosen, descriptions, results,
-                   case_set_names(ops), cases_mod.onnx_version())
+    for backend in ops.backends:
+        if backend not in chosen:
+            descriptions[backend.name] = Description(
+                backend.name, False, "", "not selected (--backend)"
+            )
+    return Outcome(
+        cases_mod.summaries(cases),
+        list(ops.backends),
+        descriptions,
+        results,
+        case_set_names(ops),
+        cases_mod.onnx_version(),
+    )
 
 
 def read_results(paths: Sequence[Path]) -> Outcome:
@@ -147,20 +176,30 @@ def read_results(paths: Sequence[Path]) -> Outcome:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError) as exc:
-            raise UserError(f"{path}: expected a results file of `mlrelease ops run`, "
-                            f"could not read it ({exc}).") from None
+            raise UserError(
+                f"{path}: expected a results file of `mlrelease ops run`, "
+                f"could not read it ({exc})."
+            ) from None
         if data.get("schema") != RESULTS_SCHEMA:
-            raise UserError(f"{path}: expected \"schema\": \"{RESULTS_SCHEMA}\"; "
-                            "pass files written by `mlrelease ops run -o FILE`.")
-        backends = [BackendConfig(name=b["name"], kind=b["kind"], provider=b["provider"])
-                    for b in data["backends"]]
-        descriptions = {b["name"]: Description(b["name"], b["available"], b["runtime"],
-                                               b["reason"]) for b in data["backends"]}
+            raise UserError(
+                f'{path}: expected "schema": "{RESULTS_SCHEMA}"; '
+                "pass files written by `mlrelease ops run -o FILE`."
+            )
+        backends = [
+            BackendConfig(name=b["name"], kind=b["kind"], provider=b["provider"])
+            for b in data["backends"]
+        ]
+        descriptions = {
+            b["name"]: Description(b["name"], b["available"], b["runtime"], b["reason"])
+            for b in data["backends"]
+        }
         if merged is None:
             merged = Outcome([], backends, descriptions, [], data["case_sets"], data["onnx"])
         elif [b.name for b in backends] != [b.name for b in merged.backends]:
-            raise UserError(f"{path}: its backends differ from {paths[0]}; merge results of one "
-                            "configuration only.")
+            raise UserError(
+                f"{path}: its backends differ from {paths[0]}; merge results of one "
+                "configuration only."
+            )
         for case in data["cases"]:
             if case["name"] not in seen_cases:
                 seen_cases.add(case["name"])
@@ -176,19 +215,24 @@ def defined_ops() -> list[index_mod.OpVersion]:
     import onnx.defs
 
     return [
-        index_mod.OpVersion(cases_mod.domain_name(s.domain), s.name, int(s.since_version),
-                            bool(s.deprecated))
+        index_mod.OpVersion(
+            cases_mod.domain_name(s.domain), s.name, int(s.since_version), bool(s.deprecated)
+        )
         for s in onnx.defs.get_all_schemas_with_history()
     ]
 
 
 def build_index(
-    outcome: Outcome, policy: policy_mod.Policy, committed: dict[str, Any] | None,
+    outcome: Outcome,
+    policy: policy_mod.Policy,
+    committed: dict[str, Any] | None,
+    domains: Sequence[str] = (),
 ) -> dict[str, Any]:
     """The index of a run. Backends that did not run here (no device, ``--backend``) keep
     their column from the committed index, so one machine never erases another's results."""
-    verdicts: dict[tuple[str, str], Verdict] = {(r.case, r.backend): r.verdict
-                                                for r in outcome.results}
+    verdicts: dict[tuple[str, str], Verdict] = {
+        (r.case, r.backend): r.verdict for r in outcome.results
+    }
     headers = []
     by_backend: dict[str, list[CaseResult]] = {}
     for r in outcome.results:
@@ -197,8 +241,11 @@ def build_index(
     for backend in outcome.backends:
         description = outcome.descriptions[backend.name]
         if description.available:
-            header: dict[str, Any] = {"name": backend.name, "kind": backend.kind,
-                                      "runtime": description.runtime}
+            header: dict[str, Any] = {
+                "name": backend.name,
+                "kind": backend.kind,
+                "runtime": description.runtime,
+            }
             if backend.kind == "onnxruntime":
                 header["provider"] = backend.provider
             header["ir"] = index_mod.ir_facts(by_backend.get(backend.name, []))
@@ -208,12 +255,18 @@ def build_index(
         if previous and carried:
             headers.append(previous)
             names = {c.name for c in outcome.cases}
-            verdicts.update({k: v for k, v in carried.items()
-                             if k[1] == backend.name and k[0] in names})
+            verdicts.update(
+                {k: v for k, v in carried.items() if k[1] == backend.name and k[0] in names}
+            )
     return index_mod.build(
-        onnx_version=outcome.onnx, case_sets=outcome.case_sets, defined=defined_ops(),
-        cases=outcome.cases, backends=headers, verdicts=verdicts,
+        onnx_version=outcome.onnx,
+        case_sets=outcome.case_sets,
+        defined=defined_ops(),
+        cases=outcome.cases,
+        backends=headers,
+        verdicts=verdicts,
         known=lambda case, backend: policy.known(case, backend) is not None,
+        domains=domains,
     )
 
 
@@ -224,8 +277,10 @@ def read_benchmark(config: Config, ops: OpsConfig) -> dict[str, Any] | None:
     try:
         data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
-        raise UserError(f"{ops.benchmark}: not valid JSON ({exc}); re-run "
-                        "`python scripts/bench_conformance.py` to rewrite it.") from None
+        raise UserError(
+            f"{ops.benchmark}: not valid JSON ({exc}); re-run "
+            "`python scripts/bench_conformance.py` to rewrite it."
+        ) from None
     return data
 
 
@@ -253,7 +308,12 @@ def borderline(results: Sequence[CaseResult], band: float = 2.0) -> list[CaseRes
     recognised, and so a tolerance override can be considered.
     """
     return sorted(
-        (r for r in results if r.tolerance_ratio is not None
-         and 1.0 / band <= r.tolerance_ratio <= band and r.tolerance_ratio != float("inf")),
+        (
+            r
+            for r in results
+            if r.tolerance_ratio is not None
+            and 1.0 / band <= r.tolerance_ratio <= band
+            and r.tolerance_ratio != float("inf")
+        ),
         key=lambda r: (r.backend, r.case),
     )

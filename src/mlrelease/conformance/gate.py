@@ -34,7 +34,7 @@ def check_ops_index(ctx: Context) -> GateResult:
     results_path = ctx.evidence_path("ops_index", "results.json")
     engine.write_results(results_path, outcome)
     committed = engine.read_committed(config, ops)
-    fresh = engine.build_index(outcome, policy, committed)
+    fresh = engine.build_index(outcome, policy, committed, ops.domains)
     fresh_path = ctx.evidence_path("ops_index", "supported_ops.json")
     fresh_path.write_text(index_mod.dumps(fresh), encoding="utf-8")
     evidence = [ctx.display(results_path), ctx.display(fresh_path)]
@@ -54,16 +54,21 @@ def check_ops_index(ctx: Context) -> GateResult:
 
     details: list[str] = []
     bump = config.pyproject.get("tool", {}).get("bumpversion", {})
-    version = str(bump.get("current_version") or config.pyproject.get("project", {}).get("version", "0"))
+    version = str(
+        bump.get("current_version") or config.pyproject.get("project", {}).get("version", "0")
+    )
     previous = diff_mod.load_previous(config.root, ops.previous_index, ops.index, version)
     if previous is None:
-        details.append("No previous release index to compare with (no earlier release tag "
-                       "holds one); regressions not checked.")
+        details.append(
+            "No previous release index to compare with (no earlier release tag "
+            "holds one); regressions not checked."
+        )
     else:
         label, old = previous
         changes = diff_mod.diff(old, fresh, lambda c, b: policy.known(c, b) is not None)
         details += [f"Since {label}: {line}" for line in changes.lines()] or [
-            f"No operator changes since {label}."]
+            f"No operator changes since {label}."
+        ]
         if changes.regressions:
             failures.append(
                 f"{len(changes.regressions)} case(s) passed in {label} and fail now without a "
@@ -73,13 +78,17 @@ def check_ops_index(ctx: Context) -> GateResult:
     for entry, why in policy.unneeded(rows, set(outcome.measured)):
         details.append(f"Remove {entry.label(ops.known_failures)}: {why}.")
     for name, reason in outcome.skipped.items():
-        details.append(f"Backend `{name}` not run here: {reason} (its column is kept as committed).")
+        details.append(
+            f"Backend `{name}` not run here: {reason} (its column is kept as committed)."
+        )
 
     totals = ", ".join(
         f"{fresh['totals'][b]['cases']['pass']}/{sum(fresh['totals'][b]['cases'].values())} "
-        f"cases pass on {b}" for b in outcome.measured
+        f"cases pass on {b}"
+        for b in outcome.measured
     )
     if failures:
         return GateResult.failed(failures[0], details=failures[1:] + details, evidence=evidence)
-    return GateResult.passed(f"{ops.index} is current ({totals})", details=details,
-                             evidence=evidence)
+    return GateResult.passed(
+        f"{ops.index} is current ({totals})", details=details, evidence=evidence
+    )

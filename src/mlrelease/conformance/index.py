@@ -66,9 +66,14 @@ def build(
     backends: Sequence[Mapping[str, Any]],
     verdicts: Mapping[tuple[str, str], Verdict],
     known: Callable[[str, str], bool],
+    domains: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """The index. ``backends`` are header entries (``name`` first), in column order."""
+    """The index. ``backends`` are header entries (``name`` first), in column order; with
+    ``domains``, only operators of those domains are indexed."""
     names = [str(b["name"]) for b in backends]
+    if domains:
+        defined = [op for op in defined if op.domain in domains]
+        cases = [c for c in cases if c.domain in domains]
     ops: dict[tuple[str, str], dict[int, dict[str, Any]]] = {}
     deprecated: dict[tuple[str, str], bool] = {}
     for op in defined:
@@ -76,13 +81,14 @@ def build(
         deprecated[(op.domain, op.op_type)] = op.deprecated
     for case in sorted(cases, key=lambda c: c.name):
         entry = ops.setdefault((case.domain, case.op_type), {}).setdefault(
-            case.since_version, _version())
+            case.since_version, _version()
+        )
         row = {b: verdicts[(case.name, b)].value for b in names if (case.name, b) in verdicts}
         entry["expanded_cases" if case.expanded else "cases"][case.name] = row
 
     totals = {b: {"op_versions": Counter[str](), "cases": Counter[str]()} for b in names}
     out_ops = []
-    for (domain, op_type) in sorted(ops, key=lambda k: (domain_key(k[0]), k[1])):
+    for domain, op_type in sorted(ops, key=lambda k: (domain_key(k[0]), k[1])):
         versions = []
         for since in sorted(ops[(domain, op_type)]):
             entry = ops[(domain, op_type)][since]
@@ -93,16 +99,22 @@ def build(
                 for row in (*entry["cases"].values(), *entry["expanded_cases"].values()):
                     if b in row:
                         totals[b]["cases"][row[b]] += 1
-            versions.append({
-                "since_version": since,
-                "backends": status,
-                "cases": dict(sorted(entry["cases"].items())),
-                "expanded_cases": dict(sorted(entry["expanded_cases"].items())),
-            })
-        out_ops.append({
-            "domain": domain, "op_type": op_type,
-            "deprecated": deprecated.get((domain, op_type), False), "versions": versions,
-        })
+            versions.append(
+                {
+                    "since_version": since,
+                    "backends": status,
+                    "cases": dict(sorted(entry["cases"].items())),
+                    "expanded_cases": dict(sorted(entry["expanded_cases"].items())),
+                }
+            )
+        out_ops.append(
+            {
+                "domain": domain,
+                "op_type": op_type,
+                "deprecated": deprecated.get((domain, op_type), False),
+                "versions": versions,
+            }
+        )
     return {
         "schema": SCHEMA,
         "schema_version": SCHEMA_VERSION,
@@ -113,8 +125,9 @@ def build(
         "backends": [dict(b) for b in backends],
         "totals": {
             b: {
-                "op_versions": {k: totals[b]["op_versions"].get(k, 0)
-                                for k in ("pass", "fail", "no_test")},
+                "op_versions": {
+                    k: totals[b]["op_versions"].get(k, 0) for k in ("pass", "fail", "no_test")
+                },
                 "cases": {v.value: totals[b]["cases"].get(v.value, 0) for v in Verdict},
             }
             for b in names
@@ -127,8 +140,9 @@ def _version() -> dict[str, Any]:
     return {"cases": {}, "expanded_cases": {}}
 
 
-def _status(cases: Mapping[str, Mapping[str, str]], backend: str,
-            known: Callable[[str, str], bool]) -> dict[str, Any]:
+def _status(
+    cases: Mapping[str, Mapping[str, str]], backend: str, known: Callable[[str, str], bool]
+) -> dict[str, Any]:
     verdicts = {name: Verdict(row[backend]) for name, row in cases.items() if backend in row}
     if not verdicts:
         return {"status": "no_test"}
@@ -139,7 +153,10 @@ def _status(cases: Mapping[str, Mapping[str, str]], backend: str,
     assert reason is not None
     failing = [name for name, v in verdicts.items() if not v.ok]
     return {
-        "status": "fail", "reason": reason.value, "passed": passed, "total": len(verdicts),
+        "status": "fail",
+        "reason": reason.value,
+        "passed": passed,
+        "total": len(verdicts),
         "known": sum(known(name, backend) for name in failing),
     }
 
@@ -176,15 +193,20 @@ def loads(text: str, source: str) -> dict[str, Any]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise UserError(f"{source}: not valid JSON (line {exc.lineno}, column {exc.colno}: "
-                        f"{exc.msg}). Regenerate it with `nox -s ops_index`.") from None
+        raise UserError(
+            f"{source}: not valid JSON (line {exc.lineno}, column {exc.colno}: "
+            f"{exc.msg}). Regenerate it with `nox -s ops_index`."
+        ) from None
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
-        raise UserError(f"{source}: expected a supported-ops index (\"schema\": \"{SCHEMA}\"), "
-                        "found something else. Regenerate it with `nox -s ops_index`.")
+        raise UserError(
+            f'{source}: expected a supported-ops index ("schema": "{SCHEMA}"), '
+            "found something else. Regenerate it with `nox -s ops_index`."
+        )
     if data.get("schema_version") != SCHEMA_VERSION:
         raise UserError(
             f"{source}: schema_version {data.get('schema_version')!r}, this mlrelease reads "
-            f"{SCHEMA_VERSION}. Regenerate it with `nox -s ops_index`.")
+            f"{SCHEMA_VERSION}. Regenerate it with `nox -s ops_index`."
+        )
     return data
 
 
@@ -214,16 +236,26 @@ def first_difference(expected: Mapping[str, Any], found: Mapping[str, Any]) -> s
 
     ``expected`` is the fresh index, ``found`` the committed one.
     """
+    derived = ("ops", "totals")  # totals follow from the ops: name the op, not the total
     for key in expected:
-        if key != "ops" and expected.get(key) != found.get(key):
-            return f"{key}: {_path_difference(expected.get(key), found.get(key), key)}"
+        if key not in derived and expected.get(key) != found.get(key):
+            return _path_difference(expected.get(key), found.get(key), key)
     for key in found:
         if key not in expected:
             return f"unexpected key {key!r}"
+    return _ops_difference(expected, found) or (
+        None
+        if expected.get("totals") == found.get("totals")
+        else _path_difference(expected.get("totals"), found.get("totals"), "totals")
+    )
+
+
+def _ops_difference(expected: Mapping[str, Any], found: Mapping[str, Any]) -> str | None:
     fresh = {(o["domain"], o["op_type"]): o for o in expected.get("ops", [])}
-    committed = {(o.get("domain"), o.get("op_type")): o for o in found.get("ops", [])
-                 if isinstance(o, dict)}
-    for position, op in enumerate(expected.get("ops", [])):
+    committed = {
+        (o.get("domain"), o.get("op_type")): o for o in found.get("ops", []) if isinstance(o, dict)
+    }
+    for op in expected.get("ops", []):
         key = (op["domain"], op["op_type"])
         if key not in committed:
             return f"{op_label(op)}: missing from the committed index"
@@ -231,8 +263,14 @@ def first_difference(expected: Mapping[str, Any], found: Mapping[str, Any]) -> s
         if other == op:
             continue
         for version in op["versions"]:
-            match = next((v for v in other.get("versions", [])
-                          if v.get("since_version") == version["since_version"]), None)
+            match = next(
+                (
+                    v
+                    for v in other.get("versions", [])
+                    if v.get("since_version") == version["since_version"]
+                ),
+                None,
+            )
             label = op_label(op, version["since_version"])
             if match is None:
                 return f"{label}: missing from the committed index"
@@ -251,8 +289,10 @@ def _version_difference(fresh: Mapping[str, Any], committed: Mapping[str, Any]) 
     for backend, status in fresh.get("backends", {}).items():
         other = committed.get("backends", {}).get(backend)
         if other != status:
-            return (f"{backend}: committed {_status_text(other)}, "
-                    f"fresh run {_status_text(status)}{_case_hint(fresh, committed, backend)}")
+            return (
+                f"{backend}: committed {_status_text(other)}, "
+                f"fresh run {_status_text(status)}{_case_hint(fresh, committed, backend)}"
+            )
     return _path_difference(fresh, committed, "")
 
 
@@ -285,7 +325,7 @@ def _path_difference(expected: Any, found: Any, path: str) -> str:
             if key not in expected:
                 return f"{path}.{key}: not expected".strip(".")
     if isinstance(expected, list) and isinstance(found, list) and len(expected) == len(found):
-        for i, (a, b) in enumerate(zip(expected, found)):
+        for i, (a, b) in enumerate(zip(expected, found, strict=True)):
             if a != b:
                 return _path_difference(a, b, f"{path}[{i}]")
     where = f"{path}: " if path else ""

@@ -53,7 +53,9 @@ class KnownFailure:
         return f"{where}: known failure '{self.pattern}' on backend '{self.backend}'"
 
     def matches(self, case: str, backend: str) -> bool:
-        return fnmatch.fnmatchcase(case, self.pattern) and fnmatch.fnmatchcase(backend, self.backend)
+        return fnmatch.fnmatchcase(case, self.pattern) and fnmatch.fnmatchcase(
+            backend, self.backend
+        )
 
 
 @dataclass(frozen=True)
@@ -77,7 +79,9 @@ class Policy:
     def tolerance(self, case: str, backend: str, rtol: float, atol: float) -> tuple[float, float]:
         """The (rtol, atol) for a case on a backend: the first matching override, else its own."""
         for entry in self.tolerances:
-            if fnmatch.fnmatchcase(case, entry.pattern) and fnmatch.fnmatchcase(backend, entry.backend):
+            if fnmatch.fnmatchcase(case, entry.pattern) and fnmatch.fnmatchcase(
+                backend, entry.backend
+            ):
                 return (
                     rtol if entry.rtol is None else entry.rtol,
                     atol if entry.atol is None else entry.atol,
@@ -86,7 +90,9 @@ class Policy:
 
     def override_for(self, case: str, backend: str) -> ToleranceOverride | None:
         for entry in self.tolerances:
-            if fnmatch.fnmatchcase(case, entry.pattern) and fnmatch.fnmatchcase(backend, entry.backend):
+            if fnmatch.fnmatchcase(case, entry.pattern) and fnmatch.fnmatchcase(
+                backend, entry.backend
+            ):
                 return entry
         return None
 
@@ -98,7 +104,9 @@ class Policy:
         return [k for k in self.known_failures if k.expiry is not None and k.expiry < today]
 
     def unneeded(
-        self, verdicts: Iterable[tuple[str, str, bool]], measured: set[str],
+        self,
+        verdicts: Iterable[tuple[str, str, bool]],
+        measured: set[str],
     ) -> list[tuple[KnownFailure, str]]:
         """Entries to remove, with why: every case they match passed, or they match no case.
 
@@ -126,7 +134,11 @@ def load(root: Path, tolerances: str, known_failures: str) -> Policy:
     """Read both files (each optional); a malformed entry is a :class:`ConfigError`."""
     tol = _read(root / tolerances, _TolerancesFile)
     known = _read(root / known_failures, _KnownFailuresFile)
-    text = (root / known_failures).read_text(encoding="utf-8") if (root / known_failures).is_file() else ""
+    text = (
+        (root / known_failures).read_text(encoding="utf-8")
+        if (root / known_failures).is_file()
+        else ""
+    )
     entries = []
     for i, entry in enumerate(known.failure):
         source = str(root / known_failures)
@@ -135,22 +147,42 @@ def load(root: Path, tolerances: str, known_failures: str) -> Policy:
             try:
                 expires = dt.date.fromisoformat(str(entry.expires))
             except ValueError:
-                raise ConfigError(f"{key}.expires", "a date such as 2027-06-30",
-                                  repr(entry.expires), source=source) from None
-            entry = KnownFailure(entry.pattern, entry.reason, entry.backend, expires, entry.tracking)
+                raise ConfigError(
+                    f"{key}.expires",
+                    "a date such as 2027-06-30",
+                    repr(entry.expires),
+                    source=source,
+                ) from None
+            entry = KnownFailure(
+                entry.pattern, entry.reason, entry.backend, expires, entry.tracking
+            )
         if entry.expires is None and not entry.tracking:
             raise ConfigError(
-                key, "an 'expires' date or a 'tracking' link", "neither", source=source,
+                key,
+                "an 'expires' date or a 'tracking' link",
+                "neither",
+                source=source,
                 hint=f"Say until when '{entry.pattern}' may fail, or link the issue tracking it.",
             )
         if not entry.reason.strip():
-            raise ConfigError(f"{key}.reason", "why the case fails", "an empty reason", source=source)
-        entries.append(KnownFailure(entry.pattern, entry.reason, entry.backend, entry.expires,
-                                    entry.tracking, line=_line_of(text, entry.pattern)))
+            raise ConfigError(
+                f"{key}.reason", "why the case fails", "an empty reason", source=source
+            )
+        entries.append(
+            KnownFailure(
+                entry.pattern,
+                entry.reason,
+                entry.backend,
+                entry.expires,
+                entry.tracking,
+                line=_line_of(text, entry.pattern),
+            )
+        )
     for i, override in enumerate(tol.override):
         if override.rtol is None and override.atol is None:
-            raise ConfigError(f"override[{i}]", "rtol, atol or both", "neither",
-                              source=str(root / tolerances))
+            raise ConfigError(
+                f"override[{i}]", "rtol, atol or both", "neither", source=str(root / tolerances)
+            )
     return Policy(list(tol.override), entries, known_failures)
 
 
@@ -164,6 +196,8 @@ def _line_of(text: str, pattern: str) -> int:
     """The line of ``pattern = "..."`` (for messages that point into the file)."""
     for number, line in enumerate(text.splitlines(), 1):
         stripped = line.strip()
-        if stripped.startswith("pattern") and (f'"{pattern}"' in stripped or f"'{pattern}'" in stripped):
+        if stripped.startswith("pattern") and (
+            f'"{pattern}"' in stripped or f"'{pattern}'" in stripped
+        ):
             return number
     return 0

@@ -22,8 +22,11 @@ def _cell(status: Mapping[str, Any]) -> str:
         return f"{PASS} {counts}"
     text = f"{FAIL} {Verdict(status['reason']).label} {counts}"
     if status.get("known"):
-        text += " (known)" if status["known"] == status["total"] - status["passed"] else (
-            f" ({status['known']} known)")
+        text += (
+            " (known)"
+            if status["known"] == status["total"] - status["passed"]
+            else (f" ({status['known']} known)")
+        )
     return text
 
 
@@ -33,8 +36,13 @@ def _table(header: Sequence[str], align: Sequence[str], rows: Sequence[Sequence[
     return lines
 
 
-def render(index: Mapping[str, Any], *, source: str, benchmark: Mapping[str, Any] | None = None,
-           regenerate: str = "nox -s ops_index") -> str:
+def render(
+    index: Mapping[str, Any],
+    *,
+    source: str,
+    benchmark: Mapping[str, Any] | None = None,
+    regenerate: str = "nox -s ops_index",
+) -> str:
     """The page for ``index`` (read from ``source``), with the benchmark section when given."""
     backends = [b["name"] for b in index["backends"]]
     sets = ", ".join(index["case_sets"])
@@ -60,29 +68,63 @@ def render(index: Mapping[str, Any], *, source: str, benchmark: Mapping[str, Any
         totals = index["totals"][b["name"]]
         ops = totals["op_versions"]
         cases = totals["cases"]
-        rows.append([f"`{b['name']}`", b.get("runtime", ""), ops["pass"], ops["fail"],
-                     ops["no_test"], cases["pass"], sum(cases.values()) - cases["pass"]])
-    out += _table(["backend", "runtime", "op versions pass", "fail", "no test", "cases pass",
-                   "cases fail"], ["---", "---", "---:", "---:", "---:", "---:", "---:"], rows)
-    out += ["", "## Case verdicts", "",
-            "What each case showed (expanded cases included). *Opset unsupported* covers models "
-            "whose opsets need a newer IR version than the backend loads.", ""]
-    verdict_rows = [[v.label] + [index["totals"][b]["cases"][v.value] for b in backends]
-                    for v in Verdict]
-    out += _table(["verdict", *(f"`{b}`" for b in backends)], ["---"] + ["---:"] * len(backends),
-                  verdict_rows)
-    out += ["", "## IR limit", "",
-            "Measured apart from operator support: a model the backend refuses for its IR version "
-            "is run again re-stamped to the lowest IR version its opsets allow "
-            "(`onnx.helper.find_min_ir_version_for`).", ""]
+        rows.append(
+            [
+                f"`{b['name']}`",
+                b.get("runtime", ""),
+                ops["pass"],
+                ops["fail"],
+                ops["no_test"],
+                cases["pass"],
+                sum(cases.values()) - cases["pass"],
+            ]
+        )
+    out += _table(
+        ["backend", "runtime", "op versions pass", "fail", "no test", "cases pass", "cases fail"],
+        ["---", "---", "---:", "---:", "---:", "---:", "---:"],
+        rows,
+    )
+    out += [
+        "",
+        "## Case verdicts",
+        "",
+        "What each case showed (expanded cases included). *Opset unsupported* covers models "
+        "whose opsets need a newer IR version than the backend loads.",
+        "",
+    ]
+    verdict_rows = [
+        [v.label] + [index["totals"][b]["cases"][v.value] for b in backends] for v in Verdict
+    ]
+    out += _table(
+        ["verdict", *(f"`{b}`" for b in backends)], ["---"] + ["---:"] * len(backends), verdict_rows
+    )
+    out += [
+        "",
+        "## IR limit",
+        "",
+        "Measured apart from operator support: a model the backend refuses for its IR version "
+        "is run again re-stamped to the lowest IR version its opsets allow "
+        "(`onnx.helper.find_min_ir_version_for`).",
+        "",
+    ]
     ir_rows = []
     for b in index["backends"]:
         ir = b.get("ir", {})
         refused = ", ".join(str(v) for v in ir.get("refused", [])) or "none"
-        ir_rows.append([f"`{b['name']}`", ir.get("highest_loaded", NO_TEST), refused,
-                        ir.get("cases_refused", 0), ir.get("cases_restamped", 0)])
-    out += _table(["backend", "highest IR loaded", "IR refused", "cases refused",
-                   "cases run re-stamped"], ["---", "---:", "---", "---:", "---:"], ir_rows)
+        ir_rows.append(
+            [
+                f"`{b['name']}`",
+                ir.get("highest_loaded", NO_TEST),
+                refused,
+                ir.get("cases_refused", 0),
+                ir.get("cases_restamped", 0),
+            ]
+        )
+    out += _table(
+        ["backend", "highest IR loaded", "IR refused", "cases refused", "cases run re-stamped"],
+        ["---", "---:", "---", "---:", "---:"],
+        ir_rows,
+    )
     out += ["", "## Operators", ""]
     by_domain: dict[str, list[Mapping[str, Any]]] = {}
     for op in index["ops"]:
@@ -93,10 +135,18 @@ def render(index: Mapping[str, Any], *, source: str, benchmark: Mapping[str, Any
         for op in ops:
             name = f"{op['op_type']} (deprecated)" if op.get("deprecated") else op["op_type"]
             for version in reversed(op["versions"]):
-                rows.append([name, version["since_version"],
-                             *(_cell(version["backends"][b]) for b in backends)])
-        out += _table(["operator", "version", *(f"`{b}`" for b in backends)],
-                      ["---", "---:"] + ["---"] * len(backends), rows)
+                rows.append(
+                    [
+                        name,
+                        version["since_version"],
+                        *(_cell(version["backends"][b]) for b in backends),
+                    ]
+                )
+        out += _table(
+            ["operator", "version", *(f"`{b}`" for b in backends)],
+            ["---", "---:"] + ["---"] * len(backends),
+            rows,
+        )
         out.append("")
     if benchmark:
         out += _benchmark(benchmark)
@@ -117,18 +167,24 @@ def _benchmark(bench: Mapping[str, Any]) -> list[str]:
     confusion = agreement.get("confusion", {})
     if confusion:
         peer_outcomes = sorted({k for row in confusion.values() for k in row})
-        rows = [[Verdict(v).label, *(row.get(p, 0) for p in peer_outcomes)]
-                for v, row in confusion.items()]
-        out += _table(["our verdict", *(f"peer: {p}" for p in peer_outcomes)],
-                      ["---"] + ["---:"] * len(peer_outcomes), rows)
+        rows = [
+            [Verdict(v).label, *(row.get(p, 0) for p in peer_outcomes)]
+            for v, row in confusion.items()
+        ]
+        out += _table(
+            ["our verdict", *(f"peer: {p}" for p in peer_outcomes)],
+            ["---"] + ["---:"] * len(peer_outcomes),
+            rows,
+        )
         out.append("")
     groups = agreement.get("explained", [])
     if groups:
         out += ["Every disagreement, explained:", ""]
         for group in groups:
             cases = ", ".join(f"`{c}`" for c in group["cases"])
-            out.append(f"- **{group['title']}** ({len(group['cases'])}): {group['why']} "
-                       f"Cases: {cases}.")
+            out.append(
+                f"- **{group['title']}** ({len(group['cases'])}): {group['why']} Cases: {cases}."
+            )
         out.append("")
     timing = bench.get("median_s", {})
     out += [
@@ -141,12 +197,22 @@ def _benchmark(bench: Mapping[str, Any]) -> list[str]:
         "",
     ]
     rows = [
-        [f"mlrelease (`{bench.get('commands', {}).get('ours', '')}`)",
-         f"{timing.get('ours', 0):.1f}", ", ".join(f"{t:.1f}" for t in bench.get("timings_s", {}).get("ours", []))],
-        [f"peer (`{bench.get('commands', {}).get('peer', '')}`)",
-         f"{timing.get('peer', 0):.1f}", ", ".join(f"{t:.1f}" for t in bench.get("timings_s", {}).get("peer", []))],
+        [
+            f"mlrelease (`{bench.get('commands', {}).get('ours', '')}`)",
+            f"{timing.get('ours', 0):.1f}",
+            ", ".join(f"{t:.1f}" for t in bench.get("timings_s", {}).get("ours", [])),
+        ],
+        [
+            f"peer (`{bench.get('commands', {}).get('peer', '')}`)",
+            f"{timing.get('peer', 0):.1f}",
+            ", ".join(f"{t:.1f}" for t in bench.get("timings_s", {}).get("peer", [])),
+        ],
     ]
     out += _table(["runner", "median wall time (s)", "runs (s)"], ["---", "---:", "---"], rows)
-    out += ["", f"mlrelease is **{bench.get('speedup', 0):.1f}x** faster than the peer "
-            f"(target: at least 4x).", ""]
+    out += [
+        "",
+        f"mlrelease is **{bench.get('speedup', 0):.1f}x** faster than the peer "
+        f"(target: at least 4x).",
+        "",
+    ]
     return out

@@ -8,6 +8,7 @@ and the case is ``timeout``. Nothing a backend does can stop the run.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import signal
@@ -106,7 +107,10 @@ class Pool:
         with log.open("wb") as log_file:
             process = subprocess.Popen(
                 [sys.executable, "-m", "mlrelease.conformance.worker"],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log_file, env=env,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=log_file,
+                env=env,
             )
         worker = _Worker(self.spawned, process, log)
         protocol.send(worker.stdin, ("init", self.backends, self.python_path))
@@ -137,26 +141,20 @@ class Pool:
             worker.process.wait()
         for stream in (worker.process.stdin, worker.process.stdout):
             if stream is not None:
-                try:
+                with contextlib.suppress(OSError):
                     stream.close()
-                except OSError:
-                    pass
         if worker in self.workers:
             self.workers.remove(worker)
 
     def close(self) -> None:
         """Stop every worker (politely, then by force)."""
         for worker in list(self.workers):
-            try:
+            with contextlib.suppress(OSError):
                 protocol.send(worker.stdin, ("stop",))
-            except OSError:
-                pass
         deadline = time.monotonic() + 5
         for worker in list(self.workers):
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 worker.process.wait(timeout=max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                pass
             self._retire(worker, kill=True)
 
     def _next_event(self, timeout: float | None) -> tuple[_Worker, Any] | None:
@@ -195,7 +193,9 @@ class Pool:
     # --- run ------------------------------------------------------------------------------
 
     def run(
-        self, tasks: Sequence[Task], on_result: Callable[[CaseResult], None] | None = None,
+        self,
+        tasks: Sequence[Task],
+        on_result: Callable[[CaseResult], None] | None = None,
     ) -> list[CaseResult]:
         """Run every task; results come back in task order."""
         results: list[CaseResult | None] = [None] * len(tasks)
@@ -243,11 +243,11 @@ class Pool:
         index = pending.popleft()
         task = tasks[index]
         worker.task, worker.started = index, time.monotonic()
-        try:
-            protocol.send(worker.stdin, ("run", index, task.backend_index, task.case,
-                                         task.rtol, task.atol))
-        except OSError:
-            pass  # the worker is dying; its closed pipe reports the crash for this task
+        # A worker that is dying fails the send; its closed pipe then reports the crash.
+        with contextlib.suppress(OSError):
+            protocol.send(
+                worker.stdin, ("run", index, task.backend_index, task.case, task.rtol, task.atol)
+            )
 
     def _wait_time(self) -> float | None:
         busy = [w.started + self.timeout_s for w in self.workers if w.task is not None]
@@ -256,7 +256,10 @@ class Pool:
         return max(0.0, min(busy) - time.monotonic()) + 0.01
 
     def _expire(
-        self, tasks: Sequence[Task], results: list[CaseResult | None], pending: deque[int],
+        self,
+        tasks: Sequence[Task],
+        results: list[CaseResult | None],
+        pending: deque[int],
         on_result: Callable[[CaseResult], None] | None,
     ) -> int:
         done = 0
@@ -266,9 +269,12 @@ class Pool:
                 continue
             index = worker.task
             self._retire(worker, kill=True)
-            result = self._failed(tasks[index], Verdict.TIMEOUT,
-                                  f"ran past the {self.timeout_s:g} s limit; the worker was killed",
-                                  now - worker.started)
+            result = self._failed(
+                tasks[index],
+                Verdict.TIMEOUT,
+                f"ran past the {self.timeout_s:g} s limit; the worker was killed",
+                now - worker.started,
+            )
             results[index] = result
             done += 1
             if on_result:
@@ -278,7 +284,10 @@ class Pool:
         return done
 
     def _crashed(
-        self, worker: _Worker, tasks: Sequence[Task], results: list[CaseResult | None],
+        self,
+        worker: _Worker,
+        tasks: Sequence[Task],
+        results: list[CaseResult | None],
         on_result: Callable[[CaseResult], None] | None,
     ) -> int:
         index, started = worker.task, worker.started
@@ -287,7 +296,8 @@ class Pool:
             return 0
         code = worker.process.returncode
         result = self._failed(
-            tasks[index], Verdict.CRASH,
+            tasks[index],
+            Verdict.CRASH,
             f"the worker process died ({describe_exit(code)}); log: {log_tail(worker.log, 3)}",
             time.monotonic() - started,
         )
@@ -298,8 +308,12 @@ class Pool:
 
     def _failed(self, task: Task, verdict: Verdict, message: str, duration: float) -> CaseResult:
         return CaseResult(
-            case=task.case.name, backend=self.backends[task.backend_index].name, verdict=verdict,
-            message=message, ir_version=task.case.ir_version, duration_s=duration,
+            case=task.case.name,
+            backend=self.backends[task.backend_index].name,
+            verdict=verdict,
+            message=message,
+            ir_version=task.case.ir_version,
+            duration_s=duration,
         )
 
 

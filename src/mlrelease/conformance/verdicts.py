@@ -43,8 +43,13 @@ class Verdict(str, enum.Enum):
 
 
 SEVERITY = [
-    Verdict.CRASH, Verdict.TIMEOUT, Verdict.WRONG_RESULT, Verdict.ERROR,
-    Verdict.NOT_IMPLEMENTED, Verdict.OPSET_UNSUPPORTED, Verdict.IR_UNSUPPORTED,
+    Verdict.CRASH,
+    Verdict.TIMEOUT,
+    Verdict.WRONG_RESULT,
+    Verdict.ERROR,
+    Verdict.NOT_IMPLEMENTED,
+    Verdict.OPSET_UNSUPPORTED,
+    Verdict.IR_UNSUPPORTED,
 ]
 """Failure verdicts, most severe first: breaks ties when choosing the dominant reason."""
 

@@ -50,8 +50,12 @@ def main() -> int:
                 if backend_index not in adapters:
                     adapters[backend_index] = backends.create(spec)
             except Exception as exc:
-                result = CaseResult(case.name, spec.name, Verdict.ERROR,
-                                    f"cannot load the backend: {backends.first_line(exc)}")
+                result = CaseResult(
+                    case.name,
+                    spec.name,
+                    Verdict.ERROR,
+                    f"cannot load the backend: {backends.first_line(exc)}",
+                )
             else:
                 result = backends.run_case(adapters[backend_index], spec.name, case, rtol, atol)
             protocol.send(channel_out, ("result", task_id, result))
