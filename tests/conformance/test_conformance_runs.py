@@ -377,3 +377,17 @@ def test_custom_domain_example_index_is_current(tmp_path: Path) -> None:
 def test_committed_index_matches_a_full_run() -> None:
     """Acceptance: the repository's own index is current (the whole node suite, both backends)."""
     assert main(["--root", str(REPO), "ops", "index", "--check"]) == 0
+
+
+def test_shards_merge_into_the_same_index(tmp_path: Path) -> None:
+    """CI matrices: `ops run --shard i/n` per job, `ops index --from-results` merges them."""
+    root = project(tmp_path, ORT + REFERENCE, ["test_abs", "test_relu", "test_neg*", "test_sign"])
+    assert main(["--root", str(root), "ops", "index", "--jobs", "1"]) == 0
+    whole = (root / "docs/indices/supported_ops.json").read_text()
+    shards = [str(root / f"shard-{i}.json") for i in (1, 2)]
+    for i, path in enumerate(shards, 1):
+        assert main(["--root", str(root), "ops", "run", "--shard", f"{i}/2", "-o", path]) == 0
+    results = [json.loads(Path(p).read_text())["results"] for p in shards]
+    assert {r["case"] for r in results[0]}.isdisjoint({r["case"] for r in results[1]})
+    assert main(["--root", str(root), "ops", "index", "--check", "--from-results", *shards]) == 0
+    assert (root / "docs/indices/supported_ops.json").read_text() == whole
