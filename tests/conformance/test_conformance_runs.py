@@ -314,7 +314,7 @@ def test_release_verify_fails_on_regressions_stale_index_and_expired_entries(
     assert result["summary"] == (
         "docs/indices/supported_ops.json is stale: ai.onnx Relu-14: planted: committed pass, "
         "1/1 cases pass, fresh run fail (wrong_result), 0/1 cases pass (case test_relu: "
-        "committed pass, fresh run wrong_result); run `nox -s ops_index` and commit the result"
+        "committed pass, fresh run wrong_result); run `mlrelease ops index` and commit the result"
     )
     details = " ".join(result["details"])
     assert (

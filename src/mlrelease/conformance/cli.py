@@ -193,7 +193,7 @@ def cmd_index(args: argparse.Namespace) -> int:
         for problem in [*problems, *expired]:
             console.print(f"[bold red]fail[/] {problem}", soft_wrap=True)
         if stale:
-            console.print("Run `nox -s ops_index` and commit the result.")
+            console.print(f"Run `{ops.regenerate}` and commit the result.")
         if expired:
             console.print(
                 f"Fix the expired failures or renew their entries in {ops.known_failures}."
@@ -278,7 +278,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     else:
         new = engine.read_committed(config, ops) or {}
         if not new:
-            raise UserError(f"{ops.index} does not exist; run `nox -s ops_index` first.")
+            raise UserError(f"{ops.index} does not exist; run `{ops.regenerate}` first.")
     return _print_diff(config, ops, policy, args.old, new)
 
 

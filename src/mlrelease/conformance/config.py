@@ -80,6 +80,9 @@ class OpsConfig:
     previous_index: str = "auto"
     """The previous release's index for the diff: ``auto`` (the index at the newest release tag
     older than the current version), a file, a git ref, or ``""`` for none."""
+    regenerate: str = "mlrelease ops index"
+    """The command that regenerates the index, as the page and the gate's messages name it
+    (e.g. ``nox -s ops_index`` in a project that wraps it in a session)."""
     cache_dir: str = ""
     """Where generated cases are cached; empty: ``$MLRELEASE_CACHE_DIR`` or the user cache."""
 

@@ -38,7 +38,7 @@ def default_jobs(ops: OpsConfig) -> int:
 
 def case_set_names(ops: OpsConfig) -> list[str]:
     names = [f"the onnx {cases_mod.onnx_version()} node test suite"] if ops.onnx_node_cases else []
-    return names + [f"`{s}`" for s in ops.case_sets]
+    return names + [f"the case folder `{s}`" for s in ops.case_sets]
 
 
 def load_cases(
@@ -285,7 +285,9 @@ def read_benchmark(config: Config, ops: OpsConfig) -> dict[str, Any] | None:
 
 
 def render_page(config: Config, ops: OpsConfig, index: dict[str, Any]) -> str:
-    return render.render(index, source=ops.index, benchmark=read_benchmark(config, ops))
+    return render.render(
+        index, source=ops.index, benchmark=read_benchmark(config, ops), regenerate=ops.regenerate
+    )
 
 
 def read_committed(config: Config, ops: OpsConfig) -> dict[str, Any] | None:

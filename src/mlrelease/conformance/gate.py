@@ -11,8 +11,6 @@ from mlrelease.conformance import policy as policy_mod
 from mlrelease.exit_criteria import first_difference as first_text_difference
 from mlrelease.gates import Context, GateResult, gate
 
-REGENERATE = "run `nox -s ops_index` and commit the result"
-
 
 @gate(
     "ops_index",
@@ -23,6 +21,7 @@ REGENERATE = "run `nox -s ops_index` and commit the result"
 def check_ops_index(ctx: Context) -> GateResult:
     config = ctx.config
     ops = engine.ops_config(config)
+    regenerate = f"run `{ops.regenerate}` and commit the result"
     policy = policy_mod.load(config.root, ops.tolerances, ops.known_failures)
     failures: list[str] = [
         f"{k.label(ops.known_failures)} expired on {k.expiry}: fix the failure or renew the "
@@ -40,17 +39,17 @@ def check_ops_index(ctx: Context) -> GateResult:
     evidence = [ctx.display(results_path), ctx.display(fresh_path)]
 
     if committed is None:
-        failures.append(f"{ops.index} does not exist; {REGENERATE}")
+        failures.append(f"{ops.index} does not exist; {regenerate}")
     else:
         difference = index_mod.first_difference(fresh, committed)
         if difference:
-            failures.append(f"{ops.index} is stale: {difference}; {REGENERATE}")
+            failures.append(f"{ops.index} is stale: {difference}; {regenerate}")
     page_path = config.path(ops.page)
     page = engine.render_page(config, ops, fresh)
     current_page = page_path.read_text(encoding="utf-8") if page_path.is_file() else ""
     page_difference = first_text_difference(page, current_page)
     if page_difference:
-        failures.append(f"{ops.page} is stale ({page_difference}); {REGENERATE}")
+        failures.append(f"{ops.page} is stale ({page_difference}); {regenerate}")
 
     details: list[str] = []
     bump = config.pyproject.get("tool", {}).get("bumpversion", {})

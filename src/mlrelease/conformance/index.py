@@ -195,17 +195,17 @@ def loads(text: str, source: str) -> dict[str, Any]:
     except json.JSONDecodeError as exc:
         raise UserError(
             f"{source}: not valid JSON (line {exc.lineno}, column {exc.colno}: "
-            f"{exc.msg}). Regenerate it with `nox -s ops_index`."
+            f"{exc.msg}). Regenerate it with `mlrelease ops index`."
         ) from None
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         raise UserError(
             f'{source}: expected a supported-ops index ("schema": "{SCHEMA}"), '
-            "found something else. Regenerate it with `nox -s ops_index`."
+            "found something else. Regenerate it with `mlrelease ops index`."
         )
     if data.get("schema_version") != SCHEMA_VERSION:
         raise UserError(
             f"{source}: schema_version {data.get('schema_version')!r}, this mlrelease reads "
-            f"{SCHEMA_VERSION}. Regenerate it with `nox -s ops_index`."
+            f"{SCHEMA_VERSION}. Regenerate it with `mlrelease ops index`."
         )
     return data
 

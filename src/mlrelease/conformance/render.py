@@ -41,7 +41,7 @@ def render(
     *,
     source: str,
     benchmark: Mapping[str, Any] | None = None,
-    regenerate: str = "nox -s ops_index",
+    regenerate: str = "mlrelease ops index",
 ) -> str:
     """The page for ``index`` (read from ``source``), with the benchmark section when given."""
     backends = [b["name"] for b in index["backends"]]
@@ -57,8 +57,8 @@ def render(
         "expansions (`test_*_expanded`) exercise the ops of the function body, so they are "
         "counted under *cases* but do not decide an operator's status.",
         "",
-        f"`{regenerate}` regenerates this page and `{source}`; "
-        f"`{regenerate} -- --check` fails when either differs from a fresh run.",
+        f"`{regenerate}` regenerates this page and `{source}`; with `--check` it fails when "
+        "either differs from a fresh run.",
         "",
         "## Backends",
         "",
