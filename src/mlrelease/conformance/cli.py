@@ -113,7 +113,7 @@ def _run(
             on_result=display.result,
         )
     for name, reason in outcome.skipped.items():
-        console.print(f"[yellow]skipped[/] backend {name}: {reason}")
+        console.print(f"[yellow]skipped[/] backend {name}: {reason}", soft_wrap=True)
     return outcome
 
 

@@ -77,9 +77,9 @@ def check_ops_index(ctx: Context) -> GateResult:
     for entry, why in policy.unneeded(rows, set(outcome.measured)):
         details.append(f"Remove {entry.label(ops.known_failures)}: {why}.")
     for name, reason in outcome.skipped.items():
-        details.append(
-            f"Backend `{name}` not run here: {reason} (its column is kept as committed)."
-        )
+        kept = committed is not None and index_mod.backend_header(committed, name) is not None
+        column = "its column is kept as committed" if kept else "the index has no column for it"
+        details.append(f"Backend `{name}` not run here: {reason} ({column}).")
 
     totals = ", ".join(
         f"{fresh['totals'][b]['cases']['pass']}/{sum(fresh['totals'][b]['cases'].values())} "
