@@ -78,8 +78,16 @@ def docs(session: nox.Session) -> None:
     _install(session, "docs")
     serve = ["--serve"] if session.interactive else []
     session.run("mlrelease", "docs", "build", *serve, *session.posargs)
+
+
 @nox.session(tags=["release"])
 def verify_models(session: nox.Session) -> None:
     """Verify the default model set, or a Model Zoo submission (`-- path/to/submission/`)."""
     _install(session, "models")
     session.run("mlrelease", "models", "verify", *session.posargs)
+
+
+def ops_index(session: nox.Session) -> None:
+    """Regenerate the supported-operators index and page (`-- --check`: fail when stale)."""
+    _install(session, "ops")
+    session.run("mlrelease", "ops", "index", *session.posargs)

@@ -176,12 +176,27 @@ def checklist_doc(c: Context, check: bool = False) -> None:
     _mlrelease(c, "release", "checklist-doc", *_flags(check=check))
 
 
+@task(
+    help={
+        "check": "write nothing; fail when the committed index or page is stale",
+        "diff": "also compare with a previous index: a file, a git ref, or 'auto'",
+    }
+)
+def index(c: Context, check: bool = False, diff: str = "") -> None:
+    """Regenerate the supported-operators index from a conformance run (nox -s ops_index)."""
+    extra = [*_flags(check=check), *(["--diff", diff] if diff else [])]
+    c.run(shlex.join(["nox", "-s", "ops_index", "--", *extra]))
+
+
 release = Collection("release")
 release.add_task(bump)
 for _task in (status, cut, prepare, rc, promote, cherry_picks, checklist, checklist_doc):
     release.add_task(_task)
 
-ns = Collection(release)
+ops = Collection("ops")
+ops.add_task(index)
+
+ns = Collection(release, ops)
 
 
 @task(name="build")

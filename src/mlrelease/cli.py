@@ -28,6 +28,7 @@ COMMAND_MODULES: list[str] = [
     "mlrelease.docs.cli",
     "mlrelease.models.cli",
     "mlrelease.opset_rules",
+    "mlrelease.conformance.cli",
 ]
 """Modules that add sub-commands (``register(subparsers)``)."""
 

@@ -22,11 +22,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar, Union
 
+from mlrelease.conformance.config import OpsConfig
 from mlrelease.docs.settings import DocsConfig
 from mlrelease.errors import ConfigError
+from mlrelease.models.config import CompatConfig, ModelsConfig, OpsetRulesConfig
 from mlrelease.release.settings import ReleaseConfig
 from mlrelease.wheels.config import WheelsConfig
-from mlrelease.models.config import CompatConfig, ModelsConfig, OpsetRulesConfig
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -69,6 +70,8 @@ class Config:
     """Runtime compatibility: ``[tool.mlrelease.compat]``."""
     opset_rules: OpsetRulesConfig = field(default_factory=OpsetRulesConfig)
     """Operator-versioning rules: ``[tool.mlrelease.opset-rules]``."""
+    ops: OpsConfig = field(default_factory=OpsConfig)
+    """``[tool.mlrelease.ops]``: the supported-operators index (``mlrelease ops index``)."""
 
     root: Path = field(default=Path("."), metadata={"toml": False})
     """The project root (the folder holding pyproject.toml); not read from TOML."""

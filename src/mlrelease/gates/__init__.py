@@ -35,6 +35,7 @@ BUILTIN_MODULES = [
     "mlrelease.gates.docs",
     "mlrelease.models.gates",
     "mlrelease.opset_rules",
+    "mlrelease.conformance.gate",
 ]
 """Modules whose import registers the built-in gates."""
 

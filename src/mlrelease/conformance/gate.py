@@ -1,0 +1,93 @@
+"""The ``ops_index`` gate: the committed supported-operators index is current and honest."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from mlrelease.conformance import diff as diff_mod
+from mlrelease.conformance import engine
+from mlrelease.conformance import index as index_mod
+from mlrelease.conformance import policy as policy_mod
+from mlrelease.exit_criteria import first_difference as first_text_difference
+from mlrelease.gates import Context, GateResult, gate
+
+
+@gate(
+    "ops_index",
+    "The supported-operators index (`docs/indices/supported_ops.json` and its page) equals a "
+    "fresh conformance run, no known failure has expired, and no case that passed in the "
+    "previous release's index fails unless `ci/known_failures.toml` lists it.",
+)
+def check_ops_index(ctx: Context) -> GateResult:
+    config = ctx.config
+    ops = engine.ops_config(config)
+    regenerate = f"run `{ops.regenerate}` and commit the result"
+    policy = policy_mod.load(config.root, ops.tolerances, ops.known_failures)
+    failures: list[str] = [
+        f"{k.label(ops.known_failures)} expired on {k.expiry}: fix the failure or renew the "
+        f"entry ({k.reason})"
+        for k in policy.expired(dt.date.today())
+    ]
+    cases = engine.load_cases(config, ops)
+    outcome = engine.run(config, ops, cases, policy=policy, jobs=engine.default_jobs(ops))
+    results_path = ctx.evidence_path("ops_index", "results.json")
+    engine.write_results(results_path, outcome)
+    committed = engine.read_committed(config, ops)
+    fresh = engine.build_index(outcome, policy, committed, ops.domains)
+    fresh_path = ctx.evidence_path("ops_index", "supported_ops.json")
+    fresh_path.write_text(index_mod.dumps(fresh), encoding="utf-8")
+    evidence = [ctx.display(results_path), ctx.display(fresh_path)]
+
+    if committed is None:
+        failures.append(f"{ops.index} does not exist; {regenerate}")
+    else:
+        difference = index_mod.first_difference(fresh, committed)
+        if difference:
+            failures.append(f"{ops.index} is stale: {difference}; {regenerate}")
+    page_path = config.path(ops.page)
+    page = engine.render_page(config, ops, fresh)
+    current_page = page_path.read_text(encoding="utf-8") if page_path.is_file() else ""
+    page_difference = first_text_difference(page, current_page)
+    if page_difference:
+        failures.append(f"{ops.page} is stale ({page_difference}); {regenerate}")
+
+    details: list[str] = []
+    bump = config.pyproject.get("tool", {}).get("bumpversion", {})
+    version = str(
+        bump.get("current_version") or config.pyproject.get("project", {}).get("version", "0")
+    )
+    previous = diff_mod.load_previous(config.root, ops.previous_index, ops.index, version)
+    if previous is None:
+        details.append(
+            "No previous release index to compare with (no earlier release tag "
+            "holds one); regressions not checked."
+        )
+    else:
+        label, old = previous
+        changes = diff_mod.diff(old, fresh, lambda c, b: policy.known(c, b) is not None)
+        details += [f"Since {label}: {line}" for line in changes.lines()] or [
+            f"No operator changes since {label}."
+        ]
+        if changes.regressions:
+            failures.append(
+                f"{len(changes.regressions)} case(s) passed in {label} and fail now without a "
+                f"known-failure entry: {'; '.join(changes.regressions[:5])}"
+            )
+    rows = ((r.case, r.backend, r.verdict.ok) for r in outcome.results)
+    for entry, why in policy.unneeded(rows, set(outcome.measured)):
+        details.append(f"Remove {entry.label(ops.known_failures)}: {why}.")
+    for name, reason in outcome.skipped.items():
+        kept = committed is not None and index_mod.backend_header(committed, name) is not None
+        column = "its column is kept as committed" if kept else "the index has no column for it"
+        details.append(f"Backend `{name}` not run here: {reason} ({column}).")
+
+    totals = ", ".join(
+        f"{fresh['totals'][b]['cases']['pass']}/{sum(fresh['totals'][b]['cases'].values())} "
+        f"cases pass on {b}"
+        for b in outcome.measured
+    )
+    if failures:
+        return GateResult.failed(failures[0], details=failures[1:] + details, evidence=evidence)
+    return GateResult.passed(
+        f"{ops.index} is current ({totals})", details=details, evidence=evidence
+    )

@@ -1,0 +1,203 @@
+"""Tolerance overrides (``ci/tolerances.toml``) and known failures (``ci/known_failures.toml``).
+
+Both files hold a list of entries whose ``pattern`` (fnmatch, on the case name) and ``backend``
+(fnmatch, on the backend name; ``*`` when left out) select cases. The first matching entry wins.
+A known failure gives a ``reason`` and an ``expires`` date, a ``tracking`` link, or both; an
+expired entry fails the ``ops_index`` gate, and an entry whose cases all pass is reported so it
+can be removed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import fnmatch
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mlrelease.config import parse_section, read_toml
+from mlrelease.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class ToleranceOverride:
+    """One ``[[override]]`` of ``ci/tolerances.toml``."""
+
+    pattern: str
+    reason: str
+    rtol: float | None = None
+    atol: float | None = None
+    backend: str = "*"
+
+
+@dataclass(frozen=True)
+class KnownFailure:
+    """One ``[[failure]]`` of ``ci/known_failures.toml``."""
+
+    pattern: str
+    reason: str
+    backend: str = "*"
+    expires: Any = None
+    """A TOML date (``2027-06-30``) or an ISO date string."""
+    tracking: str = ""
+    """A link to the issue that tracks the fix."""
+    line: int = field(default=0, metadata={"toml": False})
+
+    @property
+    def expiry(self) -> dt.date | None:
+        return self.expires if isinstance(self.expires, dt.date) else None
+
+    def label(self, path: str) -> str:
+        where = f"{path}:{self.line}" if self.line else path
+        return f"{where}: known failure '{self.pattern}' on backend '{self.backend}'"
+
+    def matches(self, case: str, backend: str) -> bool:
+        return fnmatch.fnmatchcase(case, self.pattern) and fnmatch.fnmatchcase(
+            backend, self.backend
+        )
+
+
+@dataclass(frozen=True)
+class _TolerancesFile:
+    override: list[ToleranceOverride] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _KnownFailuresFile:
+    failure: list[KnownFailure] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Policy:
+    """Both files, loaded and checked."""
+
+    tolerances: list[ToleranceOverride] = field(default_factory=list)
+    known_failures: list[KnownFailure] = field(default_factory=list)
+    known_failures_path: str = "ci/known_failures.toml"
+
+    def tolerance(self, case: str, backend: str, rtol: float, atol: float) -> tuple[float, float]:
+        """The (rtol, atol) for a case on a backend: the first matching override, else its own."""
+        for entry in self.tolerances:
+            if fnmatch.fnmatchcase(case, entry.pattern) and fnmatch.fnmatchcase(
+                backend, entry.backend
+            ):
+                return (
+                    rtol if entry.rtol is None else entry.rtol,
+                    atol if entry.atol is None else entry.atol,
+                )
+        return rtol, atol
+
+    def override_for(self, case: str, backend: str) -> ToleranceOverride | None:
+        for entry in self.tolerances:
+            if fnmatch.fnmatchcase(case, entry.pattern) and fnmatch.fnmatchcase(
+                backend, entry.backend
+            ):
+                return entry
+        return None
+
+    def known(self, case: str, backend: str) -> KnownFailure | None:
+        """The known-failure entry covering a case on a backend, if any."""
+        return next((k for k in self.known_failures if k.matches(case, backend)), None)
+
+    def expired(self, today: dt.date) -> list[KnownFailure]:
+        return [k for k in self.known_failures if k.expiry is not None and k.expiry < today]
+
+    def unneeded(
+        self,
+        verdicts: Iterable[tuple[str, str, bool]],
+        measured: set[str],
+    ) -> list[tuple[KnownFailure, str]]:
+        """Entries to remove, with why: every case they match passed, or they match no case.
+
+        ``verdicts`` are (case, backend, passed); only entries for ``measured`` backends count.
+        """
+        matched: dict[int, list[bool]] = {}
+        rows = list(verdicts)
+        for i, entry in enumerate(self.known_failures):
+            for case, backend, passed in rows:
+                if entry.matches(case, backend):
+                    matched.setdefault(i, []).append(passed)
+        out = []
+        for i, entry in enumerate(self.known_failures):
+            if not any(fnmatch.fnmatchcase(b, entry.backend) for b in measured):
+                continue
+            found = matched.get(i)
+            if found is None:
+                out.append((entry, "it matches no case"))
+            elif all(found):
+                out.append((entry, f"all {len(found)} matching case(s) now pass"))
+        return out
+
+
+def load(root: Path, tolerances: str, known_failures: str) -> Policy:
+    """Read both files (each optional); a malformed entry is a :class:`ConfigError`."""
+    tol = _read(root / tolerances, _TolerancesFile)
+    known = _read(root / known_failures, _KnownFailuresFile)
+    text = (
+        (root / known_failures).read_text(encoding="utf-8")
+        if (root / known_failures).is_file()
+        else ""
+    )
+    entries = []
+    for i, entry in enumerate(known.failure):
+        source = str(root / known_failures)
+        key = f"failure[{i}]"
+        if entry.expires is not None and not isinstance(entry.expires, dt.date):
+            try:
+                expires = dt.date.fromisoformat(str(entry.expires))
+            except ValueError:
+                raise ConfigError(
+                    f"{key}.expires",
+                    "a date such as 2027-06-30",
+                    repr(entry.expires),
+                    source=source,
+                ) from None
+            entry = KnownFailure(
+                entry.pattern, entry.reason, entry.backend, expires, entry.tracking
+            )
+        if entry.expires is None and not entry.tracking:
+            raise ConfigError(
+                key,
+                "an 'expires' date or a 'tracking' link",
+                "neither",
+                source=source,
+                hint=f"Say until when '{entry.pattern}' may fail, or link the issue tracking it.",
+            )
+        if not entry.reason.strip():
+            raise ConfigError(
+                f"{key}.reason", "why the case fails", "an empty reason", source=source
+            )
+        entries.append(
+            KnownFailure(
+                entry.pattern,
+                entry.reason,
+                entry.backend,
+                entry.expires,
+                entry.tracking,
+                line=_line_of(text, entry.pattern),
+            )
+        )
+    for i, override in enumerate(tol.override):
+        if override.rtol is None and override.atol is None:
+            raise ConfigError(
+                f"override[{i}]", "rtol, atol or both", "neither", source=str(root / tolerances)
+            )
+    return Policy(list(tol.override), entries, known_failures)
+
+
+def _read(path: Path, cls: Any) -> Any:
+    if not path.is_file():
+        return cls()
+    return parse_section(cls, read_toml(path), prefix=path.name, source=str(path))
+
+
+def _line_of(text: str, pattern: str) -> int:
+    """The line of ``pattern = "..."`` (for messages that point into the file)."""
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if stripped.startswith("pattern") and (
+            f'"{pattern}"' in stripped or f"'{pattern}'" in stripped
+        ):
+            return number
+    return 0
