@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from mlrelease import git, report
@@ -58,11 +59,13 @@ def run(config: Config, options: Options, console: Console | None = None) -> rep
     ctx = Context(config=config, strict=options.strict, evidence_dir=folder)
     results: list[GateResult] = []
     for i, g in enumerate(mine, 1):
-        with console.status(f"[{i}/{len(mine)}] {g.name}: {g.description}"):
+        # Summaries and descriptions are plain text: "[tool.mlrelease]" is not rich markup.
+        with console.status(f"\\[{i}/{len(mine)}] {g.name}: {escape(g.description)}"):
             result = apply_strict(g, g.execute(ctx), options.strict)
         style = STYLES[result.status]
         console.print(
-            f"[{i}/{len(mine)}] [{style}]{result.status.value:5}[/] {g.name}: {result.summary} "
+            f"\\[{i}/{len(mine)}] [{style}]{result.status.value:5}[/] {g.name}: "
+            f"{escape(result.summary)} "
             f"[dim]({result.duration_s:.1f} s)[/]",
             highlight=False,
         )
@@ -92,6 +95,9 @@ def summary_table(outcome: report.Report) -> Table:
     table.add_column("time", justify="right")
     for r in outcome.results:
         table.add_row(
-            r.name, f"[{STYLES[r.status]}]{r.status.value}[/]", r.summary, f"{r.duration_s:.1f} s"
+            r.name,
+            f"[{STYLES[r.status]}]{r.status.value}[/]",
+            escape(r.summary),
+            f"{r.duration_s:.1f} s",
         )
     return table

@@ -121,15 +121,18 @@ def test_tests_gate_fails_on_a_failing_test(make_repo: MakeRepo) -> None:
     assert "assert 1 == 2" in log.read_text()
 
 
-def test_plugin_gate_skip_passes_unless_strict(make_repo: MakeRepo) -> None:
+def test_plugin_gate_skip_passes_unless_strict(
+    make_repo: MakeRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
     plugin = (
         "from mlrelease.gates import GateResult, gate\n\n"
         "@gate('gpu_only', 'Needs a CUDA device.')\n"
-        "def run(ctx):\n    return GateResult.skipped('no CUDA device')\n"
+        "def run(ctx):\n    return GateResult.skipped('no CUDA device [tool.mlrelease.gpu]')\n"
     )
     root = make_repo(gates=("versions", "gpu_only"), plugins={"skip_gates": plugin})
     code, data = verify(root)
     assert code == 0 and statuses(data) == {"versions": "pass", "gpu_only": "skip"}
+    assert "gpu_only: no CUDA device [tool.mlrelease.gpu]" in capsys.readouterr().err
     code, data = verify(root, "--strict")
     assert code == 1 and statuses(data)["gpu_only"] == "fail"
     assert "required under --strict: no CUDA device" in data["results"][1]["summary"]
