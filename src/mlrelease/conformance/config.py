@@ -65,7 +65,7 @@ class OpsConfig:
     onnx_node_cases: bool = True
     """Run the node test cases of the installed onnx."""
     case_sets: list[str] = field(default_factory=list)
-    """Extra case folders (onnx's layout: NAME/model.onnx, NAME/test_data_set_0/*.pb)."""
+    """Extra case folders, in onnx's layout: ``NAME/model.onnx``, ``NAME/test_data_set_0/*.pb``."""
     select: list[str] = field(default_factory=list)
     """Case-name patterns (fnmatch) to run; empty: every case."""
     domains: list[str] = field(default_factory=list)
