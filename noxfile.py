@@ -87,6 +87,7 @@ def verify_models(session: nox.Session) -> None:
     session.run("mlrelease", "models", "verify", *session.posargs)
 
 
+@nox.session(tags=["release"], default=False)
 def ops_index(session: nox.Session) -> None:
     """Regenerate the supported-operators index and page (`-- --check`: fail when stale)."""
     _install(session, "ops")
