@@ -21,7 +21,7 @@ from mlrelease.config import Config, load
 from mlrelease.errors import UserError
 from mlrelease.gates import select
 
-COMMAND_MODULES: list[str] = []
+COMMAND_MODULES: list[str] = ["mlrelease.perf.cli"]
 """Modules that add sub-commands (``register(subparsers)``)."""
 
 console = Console(stderr=True, highlight=False)

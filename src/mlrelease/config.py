@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar, Union
 
 from mlrelease.errors import ConfigError
+from mlrelease.perf.config import PerfConfig
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -53,6 +54,8 @@ class Config:
     """Modules imported before the gates run, so an adopter can register its own gates."""
     gate_options: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Per-gate options: ``[tool.mlrelease.gate-options.GATE]``; each gate validates its own."""
+    perf: PerfConfig = field(default_factory=PerfConfig)
+    """Release performance sessions: ``[tool.mlrelease.perf]`` (see mlrelease.perf.config)."""
 
     root: Path = field(default=Path("."), metadata={"toml": False})
     """The project root (the folder holding pyproject.toml); not read from TOML."""

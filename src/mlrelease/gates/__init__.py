@@ -29,6 +29,7 @@ T = TypeVar("T")
 
 BUILTIN_MODULES = [
     "mlrelease.gates.project",
+    "mlrelease.perf.gate",
 ]
 """Modules whose import registers the built-in gates."""
 
