@@ -14,14 +14,28 @@ def samples(median_ms: float, seed: int) -> list[list[int]]:
 
 
 def results(rows: list[Row], device: str = "cpu-test-2c") -> Results:
-    return Results(profile="cpu", device_key=device, device_name="Test CPU",
-                   settings={"unstable_cov": 0.10}, environment={}, rows=rows)
+    return Results(
+        profile="cpu",
+        device_key=device,
+        device_name="Test CPU",
+        settings={"unstable_cov": 0.10},
+        environment={},
+        rows=rows,
+    )
 
 
-def row(framework: str, status: str = "ok", median: float = 10.0, seed: int = 0,
-        model: str = "m") -> Row:
-    return Row(model, "s", 1, framework, status, error="boom" if status != "ok" else "",
-               samples_ns=samples(median, seed) if status == "ok" else [])
+def row(
+    framework: str, status: str = "ok", median: float = 10.0, seed: int = 0, model: str = "m"
+) -> Row:
+    return Row(
+        model,
+        "s",
+        1,
+        framework,
+        status,
+        error="boom" if status != "ok" else "",
+        samples_ns=samples(median, seed) if status == "ok" else [],
+    )
 
 
 def kinds(current: Results, baseline: Results | None, **kw: bool) -> dict[str, str]:
@@ -30,23 +44,45 @@ def kinds(current: Results, baseline: Results | None, **kw: bool) -> dict[str, s
 
 
 def test_status_rules() -> None:
-    baseline = results([row("ok_ok", seed=1), row("ok_fail", seed=2),
-                        row("fail_fail", "export_failed"), row("fail_ok", "build_failed"),
-                        row("ok_gone", seed=3), row("ok_unavailable", seed=4)])
-    current = results([row("ok_ok", seed=5), row("ok_fail", "parity_failed"),
-                       row("fail_fail", "timeout"), row("fail_ok", seed=6),
-                       row("ok_unavailable", "unavailable"), row("new_fail", "oom"),
-                       row("new_ok", seed=7)])
+    baseline = results(
+        [
+            row("ok_ok", seed=1),
+            row("ok_fail", seed=2),
+            row("fail_fail", "export_failed"),
+            row("fail_ok", "build_failed"),
+            row("ok_gone", seed=3),
+            row("ok_unavailable", seed=4),
+        ]
+    )
+    current = results(
+        [
+            row("ok_ok", seed=5),
+            row("ok_fail", "parity_failed"),
+            row("fail_fail", "timeout"),
+            row("fail_ok", seed=6),
+            row("ok_unavailable", "unavailable"),
+            row("new_fail", "oom"),
+            row("new_ok", seed=7),
+        ]
+    )
     found = kinds(current, baseline)
     assert found == {
-        "m/ok_ok": "same", "m/ok_fail": "new_failure", "m/fail_fail": "known_failure",
-        "m/fail_ok": "fixed", "m/ok_unavailable": "new_failure", "m/new_fail": "new_failure",
-        "m/new_ok": "new_row", "m/ok_gone": "dropped_row",
+        "m/ok_ok": "same",
+        "m/ok_fail": "new_failure",
+        "m/fail_fail": "known_failure",
+        "m/fail_ok": "fixed",
+        "m/ok_unavailable": "new_failure",
+        "m/new_fail": "new_failure",
+        "m/new_ok": "new_row",
+        "m/ok_gone": "dropped_row",
     }
     comparison = compare(current, baseline, threshold=0.10, alpha=0.01)
     assert not comparison.ok
     assert sorted(v.key for v in comparison.failed) == [
-        "m/s/b1/new_fail", "m/s/b1/ok_fail", "m/s/b1/ok_unavailable"]
+        "m/s/b1/new_fail",
+        "m/s/b1/ok_fail",
+        "m/s/b1/ok_unavailable",
+    ]
 
 
 def test_known_failures_pass() -> None:

@@ -11,8 +11,9 @@ from mlrelease.errors import ConfigError
 
 
 def project(tmp_path: Path, table: str) -> Path:
-    (tmp_path / "pyproject.toml").write_text(f'[project]\nname = "x"\n\n{table}\n',
-                                             encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text(
+        f'[project]\nname = "x"\n\n{table}\n', encoding="utf-8"
+    )
     return tmp_path
 
 
@@ -27,27 +28,40 @@ def test_builtin_profiles_resolve_by_device(tmp_path: Path) -> None:
 
 
 def test_project_profile_replaces_and_adds(tmp_path: Path) -> None:
-    config = load(project(tmp_path, """
+    config = load(
+        project(
+            tmp_path,
+            """
 [tool.mlrelease.perf.profiles.cpu]
 batch-sizes = [1, 2]
 iters = 50
 [tool.mlrelease.perf.profiles.mine]
 device = "cuda"
 models = ["resnet50"]
-"""))
+""",
+        )
+    )
     cpu = config.perf.profile("cpu")
     assert cpu.batch_sizes == [1, 2] and cpu.iters == 50 and cpu.layers == {}
     assert config.perf.profile("mine").threshold == 0.05
     assert config.perf.profile("gpu").device == "cuda"  # built-in, still there
 
 
-@pytest.mark.parametrize(("table", "message"), [
-    ('[tool.mlrelease.perf.profiles.cpu]\nframeworks = ["tensorflow"]',
-     "profiles.cpu.frameworks[0]: expected one of pytorch"),
-    ("[tool.mlrelease.perf.profiles.cpu]\nbatch-size = [1]", "Did you mean 'batch-sizes'?"),
-    ("[tool.mlrelease.perf.profiles.cpu]\nbatch-sizes = [0]", "batch-sizes[0]: expected a batch"),
-    ('[tool.mlrelease.perf.profiles.cpu]\ndevice = "tpu"', "expected one of 'cpu', 'cuda'"),
-])
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        (
+            '[tool.mlrelease.perf.profiles.cpu]\nframeworks = ["tensorflow"]',
+            "profiles.cpu.frameworks[0]: expected one of pytorch",
+        ),
+        ("[tool.mlrelease.perf.profiles.cpu]\nbatch-size = [1]", "Did you mean 'batch-sizes'?"),
+        (
+            "[tool.mlrelease.perf.profiles.cpu]\nbatch-sizes = [0]",
+            "batch-sizes[0]: expected a batch",
+        ),
+        ('[tool.mlrelease.perf.profiles.cpu]\ndevice = "tpu"', "expected one of 'cpu', 'cuda'"),
+    ],
+)
 def test_bad_profiles_name_the_key(tmp_path: Path, table: str, message: str) -> None:
     with pytest.raises(ConfigError, match=message.replace("[", r"\[").replace("]", r"\]")):
         load(project(tmp_path, table)).perf.profile("cpu")

@@ -12,8 +12,9 @@ torch = pytest.importorskip("torch", reason="the perf dependency group is not in
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("name", "layers"), [("bert", 1), ("efficientnet_b0", None),
-                                              ("vit_b16", 1), ("resnet50", None)])
+@pytest.mark.parametrize(
+    ("name", "layers"), [("bert", 1), ("efficientnet_b0", None), ("vit_b16", 1), ("resnet50", None)]
+)
 def test_builders_give_well_scaled_features(name: str, layers: int | None) -> None:
     from mlrelease.perf.models import build
 
@@ -33,7 +34,8 @@ def test_cuda_gate_profile_skips_without_a_device(tmp_path: object) -> None:
 
     root = Path(str(tmp_path))
     (root / "pyproject.toml").write_text(
-        '[project]\nname = "x"\n[tool.mlrelease.perf]\ngate-profile = "gpu"\n', encoding="utf-8")
+        '[project]\nname = "x"\n[tool.mlrelease.perf]\ngate-profile = "gpu"\n', encoding="utf-8"
+    )
     if torch.cuda.is_available():
         pytest.skip("this machine has a CUDA device")
     result = check_perf(Context(load(root)))

@@ -19,12 +19,24 @@ def sample_results(device: str = "cpu-test-2c") -> Results:
         Row("resnet50", "3x224x224", 1, "pytorch", "ok", samples_ns=ok, build_s=1.0),
         Row("resnet50", "3x224x224", 1, "onnxruntime_cpu", "ok", samples_ns=fast, parity=1e-6),
         Row("vit_b16", "3x224x224", 1, "pytorch", "ok", samples_ns=ok),
-        Row("vit_b16", "3x224x224", 1, "onnxruntime_cpu", "export_failed",
-            error="Traceback ...\ntorch.onnx.errors.UnsupportedOperatorError: aten::foo"),
+        Row(
+            "vit_b16",
+            "3x224x224",
+            1,
+            "onnxruntime_cpu",
+            "export_failed",
+            error="Traceback ...\ntorch.onnx.errors.UnsupportedOperatorError: aten::foo",
+        ),
         Row("vit_b16", "3x1920x1080", 1, "pytorch", "not_applicable", error="too big"),
     ]
-    return Results("cpu", device, "Test CPU", {"unstable_cov": 0.10, "threads": 1, "opset": 20},
-                   {"host": {"cpu": "Test CPU"}, "libraries": {"torch": "2.13.0"}}, rows)
+    return Results(
+        "cpu",
+        device,
+        "Test CPU",
+        {"unstable_cov": 0.10, "threads": 1, "opset": 20},
+        {"host": {"cpu": "Test CPU"}, "libraries": {"torch": "2.13.0"}},
+        rows,
+    )
 
 
 def test_write_and_read_back(tmp_path: Path) -> None:
@@ -57,12 +69,19 @@ def test_page_merges_devices_with_one_h1(tmp_path: Path) -> None:
 
 def test_plan_marks_not_applicable_and_unavailable() -> None:
     specs = [("vit_b16", BUILTIN_MODELS["vit_b16"])]
-    rows = plan(specs, p2_shapes=True, batch_sizes=[1, 8], frameworks=["pytorch", "torch_tensorrt"],
-                unavailable={"torch_tensorrt": "not installed"})
+    rows = plan(
+        specs,
+        p2_shapes=True,
+        batch_sizes=[1, 8],
+        frameworks=["pytorch", "torch_tensorrt"],
+        unavailable={"torch_tensorrt": "not installed"},
+    )
     assert len(rows) == 8
     statuses = {(p.combination.shape, p.combination.framework): p.status for p in rows}
     assert statuses[("3x224x224", "pytorch")] is None
     assert statuses[("3x224x224", "torch_tensorrt")] == "unavailable"
     assert statuses[("3x1920x1080", "pytorch")] == "not_applicable"
-    assert len(plan(specs, p2_shapes=False, batch_sizes=[1], frameworks=["pytorch"],
-                    unavailable={})) == 1
+    assert (
+        len(plan(specs, p2_shapes=False, batch_sizes=[1], frameworks=["pytorch"], unavailable={}))
+        == 1
+    )

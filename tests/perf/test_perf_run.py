@@ -46,17 +46,24 @@ def first_run(project: Path) -> tuple[int, dict[str, dict[str, object]]]:
 
 
 @pytest.mark.slow
-def test_every_combination_has_a_status(first_run: tuple[int, dict[str, dict[str, object]]],
-                                        project: Path) -> None:
+def test_every_combination_has_a_status(
+    first_run: tuple[int, dict[str, dict[str, object]]], project: Path
+) -> None:
     _, rows = first_run
     assert {k: r["status"] for k, r in rows.items()} == {
-        "tiny/v16/b1/pytorch": "ok", "tiny/v16/b1/onnxruntime_cpu": "ok",
+        "tiny/v16/b1/pytorch": "ok",
+        "tiny/v16/b1/onnxruntime_cpu": "ok",
         "tiny/v16/b1/onnxruntime_cuda": "unavailable",
-        "tiny/v16/b4/pytorch": "ok", "tiny/v16/b4/onnxruntime_cpu": "ok",
+        "tiny/v16/b4/pytorch": "ok",
+        "tiny/v16/b4/onnxruntime_cpu": "ok",
         "tiny/v16/b4/onnxruntime_cuda": "unavailable",
-        **{f"tiny/v65536/b{b}/{f}": "not_applicable" for b in (1, 4)
-           for f in ("pytorch", "onnxruntime_cpu", "onnxruntime_cuda")},
-        "unexportable/v16/b1/pytorch": "ok", "unexportable/v16/b4/pytorch": "ok",
+        **{
+            f"tiny/v65536/b{b}/{f}": "not_applicable"
+            for b in (1, 4)
+            for f in ("pytorch", "onnxruntime_cpu", "onnxruntime_cuda")
+        },
+        "unexportable/v16/b1/pytorch": "ok",
+        "unexportable/v16/b4/pytorch": "ok",
         "unexportable/v16/b1/onnxruntime_cpu": "export_failed",
         "unexportable/v16/b4/onnxruntime_cpu": "export_failed",
         "unexportable/v16/b1/onnxruntime_cuda": "unavailable",
@@ -74,15 +81,17 @@ def test_every_combination_has_a_status(first_run: tuple[int, dict[str, dict[str
 
 
 @pytest.mark.slow
-def test_baseline_rule(first_run: tuple[int, dict[str, dict[str, object]]], project: Path,
-                       capsys: pytest.CaptureFixture[str]) -> None:
+def test_baseline_rule(
+    first_run: tuple[int, dict[str, dict[str, object]]],
+    project: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     code, _ = first_run
     assert code == 1  # no baseline: the export failure is a new failure
     results = project / "build/perf/tiny/results.json"
     assert main(["--root", str(project), "perf", "baseline", "--profile", "tiny"]) == 0
     assert not (project / "ci/perf_baselines").exists()  # dry run
-    assert main(["--root", str(project), "perf", "baseline", "--profile", "tiny",
-                 "--execute"]) == 0
+    assert main(["--root", str(project), "perf", "baseline", "--profile", "tiny", "--execute"]) == 0
     capsys.readouterr()
     # The same failure, now known: passes. Timings are the same samples: no regression.
     assert main(["--root", str(project), "perf", "compare", str(results)]) == 0
@@ -95,6 +104,8 @@ def test_baseline_rule(first_run: tuple[int, dict[str, dict[str, object]]], proj
             row["samples_ns"] = [[1000, 1100, 1050]]
     fixed = project / "fixed.json"
     fixed.write_text(json.dumps(data))
-    assert main(["--root", str(project), "perf", "compare", str(results),
-                 "--baseline", str(fixed)]) == 1
+    assert (
+        main(["--root", str(project), "perf", "compare", str(results), "--baseline", str(fixed)])
+        == 1
+    )
     assert "new failure" in capsys.readouterr().out

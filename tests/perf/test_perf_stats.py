@@ -8,8 +8,15 @@ import pytest
 from mlrelease.perf.stats import compare, percentile, summarize
 
 
-def rounds(rng: np.random.Generator, median: float, *, count: int = 5, size: int = 30,
-           spread: float = 0.02, drift: float = 0.01) -> list[list[float]]:
+def rounds(
+    rng: np.random.Generator,
+    median: float,
+    *,
+    count: int = 5,
+    size: int = 30,
+    spread: float = 0.02,
+    drift: float = 0.01,
+) -> list[list[float]]:
     """Latency-like samples: log-normal around ``median`` with a per-round drift."""
     out = []
     for _ in range(count):
@@ -53,8 +60,10 @@ def test_slowdown_at_the_threshold_is_a_regression(method: str) -> None:
 def test_small_real_slowdown_is_reported_not_failed() -> None:
     rng = np.random.default_rng(3)
     a = rounds(rng, 10.0, count=8, size=60, spread=0.005, drift=0.002)
-    b = [[x * 1.03 for x in r] for r in rounds(rng, 10.0, count=8, size=60, spread=0.005,
-                                               drift=0.002)]
+    b = [
+        [x * 1.03 for x in r]
+        for r in rounds(rng, 10.0, count=8, size=60, spread=0.005, drift=0.002)
+    ]
     verdict = compare(a, b, threshold=0.10, alpha=0.01, resamples=500)
     assert verdict.significant and not verdict.regression
     assert verdict.ci_high < 1.10

@@ -22,8 +22,9 @@ def interpreter(tmp_path: Path, body: str) -> str:
 
 
 def call(tmp_path: Path, body: str, timeout: int = 30) -> tuple[str, str]:
-    worker = Worker(Build("x", interpreter(tmp_path, body)), tmp_path / "work", tmp_path,
-                    timeout, threads=1)
+    worker = Worker(
+        Build("x", interpreter(tmp_path, body)), tmp_path / "work", tmp_path, timeout, threads=1
+    )
     outcome = worker.call("run-m/s/b1/f", {"kind": "run"})
     assert outcome.result is None
     return outcome.status, outcome.error
@@ -49,11 +50,17 @@ def test_worker_sets_thread_environment(tmp_path: Path) -> None:
 
 def test_measure_counts_warmup_and_iterations() -> None:
     calls: list[str] = []
-    result = measure(lambda: calls.append("run"), lambda: calls.append("sync"),
-                     warmup_iters=3, warmup_s=0.0, iters=5)
+    result = measure(
+        lambda: calls.append("run"),
+        lambda: calls.append("sync"),
+        warmup_iters=3,
+        warmup_s=0.0,
+        iters=5,
+    )
     assert result.warmup_iters == 3 and len(result.samples_ns) == 5
     assert calls == ["run", "sync"] * 8
     slowed = measure(lambda: sum(range(20000)), warmup_iters=0, warmup_s=0, iters=20)
-    injected = measure(lambda: sum(range(20000)), warmup_iters=0, warmup_s=0, iters=20,
-                       slowdown=1.0)
+    injected = measure(
+        lambda: sum(range(20000)), warmup_iters=0, warmup_s=0, iters=20, slowdown=1.0
+    )
     assert sorted(injected.samples_ns)[10] > sorted(slowed.samples_ns)[10]

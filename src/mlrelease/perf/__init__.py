@@ -7,5 +7,6 @@ combination becomes that row's status instead of ending the session.
 
 Core (pure): :mod:`.config`, :mod:`.catalog`, :mod:`.stats`, :mod:`.results`, :mod:`.compare`,
 :mod:`.page`. Edges: :mod:`.runner` (subprocesses), :mod:`.device` (machine facts),
-:mod:`.worker`, :mod:`.models` and :mod:`.frameworks` (torch / onnxruntime / TensorRT), :mod:`.plots`.
+:mod:`.worker`, :mod:`.models` and :mod:`.frameworks` (torch / onnxruntime / TensorRT),
+:mod:`.plots`.
 """

@@ -52,20 +52,33 @@ SEQ_128 = InputShape("seq128", (128,))
 BUILTIN_MODELS: dict[str, ModelSpec] = {
     spec.name: spec
     for spec in (
-        ModelSpec("bert", "BERT-base", "mlrelease.perf.models:build_bert", (SEQ_128,),
-                  depth_name="encoder layers"),
-        ModelSpec("efficientnet_b0", "EfficientNet-B0", "mlrelease.perf.models:build_efficientnet",
-                  (IMAGE_224, IMAGE_FHD)),
         ModelSpec(
-            "vit_b16", "ViT-B/16", "mlrelease.perf.models:build_vit", (IMAGE_224, IMAGE_FHD),
+            "bert",
+            "BERT-base",
+            "mlrelease.perf.models:build_bert",
+            (SEQ_128,),
+            depth_name="encoder layers",
+        ),
+        ModelSpec(
+            "efficientnet_b0",
+            "EfficientNet-B0",
+            "mlrelease.perf.models:build_efficientnet",
+            (IMAGE_224, IMAGE_FHD),
+        ),
+        ModelSpec(
+            "vit_b16",
+            "ViT-B/16",
+            "mlrelease.perf.models:build_vit",
+            (IMAGE_224, IMAGE_FHD),
             not_applicable={
                 IMAGE_FHD.key: "ViT-B/16 has position embeddings for 14x14 patches of a 224x224 "
                 "image, and 1080 is not a multiple of the 16-pixel patch",
             },
             depth_name="encoder layers",
         ),
-        ModelSpec("resnet50", "ResNet-50", "mlrelease.perf.models:build_resnet",
-                  (IMAGE_224, IMAGE_FHD)),
+        ModelSpec(
+            "resnet50", "ResNet-50", "mlrelease.perf.models:build_resnet", (IMAGE_224, IMAGE_FHD)
+        ),
     )
 }
 
@@ -76,18 +89,26 @@ def resolve_model(name: str, *, key: str = "models", source: str = "pyproject.to
         return BUILTIN_MODELS[name]
     if ":" not in name:
         raise ConfigError(
-            key, f"a built-in model ({', '.join(BUILTIN_MODELS)}) or module:attribute",
-            repr(name), source=source,
+            key,
+            f"a built-in model ({', '.join(BUILTIN_MODELS)}) or module:attribute",
+            repr(name),
+            source=source,
         )
     module_name, _, attribute = name.partition(":")
     try:
         spec = getattr(importlib.import_module(module_name), attribute)
     except (ImportError, AttributeError) as exc:
-        raise ConfigError(key, "an importable module:attribute", f"{name!r} ({exc})",
-                          source=source, hint="Is the module on PYTHONPATH?") from None
+        raise ConfigError(
+            key,
+            "an importable module:attribute",
+            f"{name!r} ({exc})",
+            source=source,
+            hint="Is the module on PYTHONPATH?",
+        ) from None
     if not isinstance(spec, ModelSpec):
-        raise ConfigError(key, "a mlrelease.perf.catalog.ModelSpec", type(spec).__name__,
-                          source=source)
+        raise ConfigError(
+            key, "a mlrelease.perf.catalog.ModelSpec", type(spec).__name__, source=source
+        )
     return spec
 
 
@@ -138,8 +159,9 @@ def plan(
                 for framework in frameworks:
                     combo = Combination(spec.name, shape.key, batch, framework)
                     if shape.key in spec.not_applicable:
-                        rows.append(Planned(combo, ref, "not_applicable",
-                                            spec.not_applicable[shape.key]))
+                        rows.append(
+                            Planned(combo, ref, "not_applicable", spec.not_applicable[shape.key])
+                        )
                     elif framework in unavailable:
                         rows.append(Planned(combo, ref, "unavailable", unavailable[framework]))
                     else:

@@ -6,9 +6,10 @@ Rules, per combination:
   already failing is a known failure and does not; an ``ok`` row that became ``unavailable``
   fails too (a framework went missing);
 * a row ``ok`` in both is timed against the baseline with :func:`mlrelease.perf.stats.compare`
-  (threshold and alpha of the profile); a regression **fails**. Rows flagged unstable on either
-  side are not timed (their spread is over the profile's limit), and neither is anything when the
-  baseline comes from another device.
+  (threshold and alpha of the profile); a regression **fails**. Against a recorded baseline, rows
+  flagged unstable on either side are not timed (their spread is over the profile's limit);
+  nothing is timed when the baseline comes from another device. Interleaved rounds of two builds
+  time every row: their interval already holds the machine's drift.
 """
 
 from __future__ import annotations
@@ -64,8 +65,11 @@ class Comparison:
 
     def summary(self) -> str:
         counts = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in sorted(self.counts().items()))
-        head = (f"{len(self.failed)} of {len(self.verdicts)} combinations fail" if self.failed
-                else f"no regression in {len(self.verdicts)} combinations")
+        head = (
+            f"{len(self.failed)} of {len(self.verdicts)} combinations fail"
+            if self.failed
+            else f"no regression in {len(self.verdicts)} combinations"
+        )
         return f"{head} ({counts})" + (f"; {self.note}" if self.note else "")
 
     def to_markdown(self) -> str:
@@ -73,28 +77,46 @@ class Comparison:
         order = {"new_failure": 0, "regression": 1}
         for v in sorted(self.verdicts, key=lambda v: order.get(v.kind, 2)):
             icon = "❌ " if v.fails else ""
-            lines.append(f"| `{v.key}` | {icon}{v.kind.replace('_', ' ')} | "
-                         f"{v.message.replace('|', '/')} |")
+            lines.append(
+                f"| `{v.key}` | {icon}{v.kind.replace('_', ' ')} | {v.message.replace('|', '/')} |"
+            )
         return "\n".join(lines) + "\n"
 
 
-def _timing(key: str, base: Row, cand: Row, *, threshold: float, alpha: float, method: str,
-            cov_limit: float) -> Verdict:
-    unstable = [name for name, row in (("baseline", base), ("this run", cand))
-                if row.unstable(cov_limit)]
+def _timing(
+    key: str,
+    base: Row,
+    cand: Row,
+    *,
+    threshold: float,
+    alpha: float,
+    method: str,
+    cov_limit: float | None,
+) -> Verdict:
+    unstable = [
+        name
+        for name, row in (("baseline", base), ("this run", cand))
+        if cov_limit is not None and row.unstable(cov_limit)
+    ]
     if unstable:
-        return Verdict(key, "not_timed",
-                       f"unstable in {' and '.join(unstable)} (CoV over {cov_limit:.0%})")
-    result = compare_samples(base.samples_ns, cand.samples_ns, threshold=threshold, alpha=alpha,
-                             method=method)
-    interval = (f"median x{result.ratio:.3f}, {1 - alpha:.0%} CI [{result.ci_low:.3f}, "
-                f"{result.ci_high:.3f}], {result.method}")
+        return Verdict(
+            key, "not_timed", f"unstable in {' and '.join(unstable)} (CoV over {cov_limit:.0%})"
+        )
+    result = compare_samples(
+        base.samples_ns, cand.samples_ns, threshold=threshold, alpha=alpha, method=method
+    )
+    interval = (
+        f"median x{result.ratio:.3f}, {1 - alpha:.0%} CI [{result.ci_low:.3f}, "
+        f"{result.ci_high:.3f}], {result.method}"
+    )
     if result.regression:
-        return Verdict(key, "regression",
-                       f"slower beyond the {threshold:.0%} threshold: {interval}", result)
+        return Verdict(
+            key, "regression", f"slower beyond the {threshold:.0%} threshold: {interval}", result
+        )
     if result.significant:
-        return Verdict(key, "slower", f"significantly slower, but under {threshold:.0%}: "
-                       f"{interval}", result)
+        return Verdict(
+            key, "slower", f"significantly slower, but under {threshold:.0%}: {interval}", result
+        )
     if result.ci_high < 1.0:
         return Verdict(key, "faster", interval, result)
     return Verdict(key, "same", interval, result)
@@ -108,31 +130,37 @@ def compare(
     alpha: float,
     method: str = "bootstrap",
     timing: bool = True,
+    skip_unstable: bool = True,
     note: str = "",
 ) -> Comparison:
     """Verdicts for every row of ``current`` (and rows the baseline had that are gone).
 
     ``baseline`` None means there is none: every failing row is a new failure. ``timing`` False
-    compares statuses only (e.g. a baseline recorded on another device).
+    compares statuses only (e.g. a baseline recorded on another device). ``skip_unstable``
+    False times unstable rows too: right for interleaved rounds, whose interval includes the
+    machine's drift; a baseline recorded at another time has no such protection.
     """
     verdicts: list[Verdict] = []
     base_rows = {r.key: r for r in baseline.rows} if baseline else {}
-    cov_limit = current.cov_limit
+    cov_limit = current.cov_limit if skip_unstable else None
     for row in current.rows:
         base = base_rows.get(row.key)
         key = row.key
         if row.failing:
             if base is not None and base.failing:
-                verdicts.append(Verdict(key, "known_failure",
-                                        f"{row.status} (baseline: {base.status})"))
+                verdicts.append(
+                    Verdict(key, "known_failure", f"{row.status} (baseline: {base.status})")
+                )
             else:
                 was = f"baseline: {base.status}" if base else "no baseline row"
-                verdicts.append(Verdict(key, "new_failure", f"{row.status} ({was}): "
-                                        f"{_last_line(row.error)}"))
+                verdicts.append(
+                    Verdict(key, "new_failure", f"{row.status} ({was}): {_last_line(row.error)}")
+                )
         elif row.status == UNAVAILABLE:
             if base is not None and base.status == OK:
-                verdicts.append(Verdict(key, "new_failure",
-                                        f"ok in the baseline, now unavailable: {row.error}"))
+                verdicts.append(
+                    Verdict(key, "new_failure", f"ok in the baseline, now unavailable: {row.error}")
+                )
             else:
                 verdicts.append(Verdict(key, "not_timed", f"unavailable: {row.error}"))
         elif row.status != OK:
@@ -142,16 +170,27 @@ def compare(
         elif base.status in FAILING:
             verdicts.append(Verdict(key, "fixed", f"ok now; baseline: {base.status}"))
         elif base.status != OK or not timing:
-            verdicts.append(Verdict(key, "not_timed", "ok" + (
-                "" if timing else "; timings not compared")))
+            verdicts.append(
+                Verdict(key, "not_timed", "ok" + ("" if timing else "; timings not compared"))
+            )
         else:
-            verdicts.append(_timing(key, base, row, threshold=threshold, alpha=alpha,
-                                    method=method, cov_limit=cov_limit))
+            verdicts.append(
+                _timing(
+                    key,
+                    base,
+                    row,
+                    threshold=threshold,
+                    alpha=alpha,
+                    method=method,
+                    cov_limit=cov_limit,
+                )
+            )
     current_keys = {r.key for r in current.rows}
     for key, base in base_rows.items():
         if key not in current_keys:
-            verdicts.append(Verdict(key, "dropped_row", f"in the baseline ({base.status}), "
-                                    "not in this run"))
+            verdicts.append(
+                Verdict(key, "dropped_row", f"in the baseline ({base.status}), not in this run")
+            )
     return Comparison(verdicts, timing=timing, note=note)
 
 
@@ -170,10 +209,22 @@ def choose_baseline(
             return candidate, True, ""
     if same_profile:
         other = same_profile[0]
-        return other, False, (f"no baseline for device `{device_key}`: statuses compared with "
-                              f"`{other.device_key}`'s baseline, timings not compared")
-    return None, False, (f"no baseline for profile `{profile}`: any failing row is a new "
-                         "failure, timings not compared")
+        return (
+            other,
+            False,
+            (
+                f"no baseline for device `{device_key}`: statuses compared with "
+                f"`{other.device_key}`'s baseline, timings not compared"
+            ),
+        )
+    return (
+        None,
+        False,
+        (
+            f"no baseline for profile `{profile}`: any failing row is a new "
+            "failure, timings not compared"
+        ),
+    )
 
 
 def _last_line(text: str) -> str:

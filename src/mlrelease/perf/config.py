@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from mlrelease.errors import ConfigError
 
 Device = Literal["cpu", "cuda"]
 Method = Literal["bootstrap", "mannwhitney"]
+Clock = Literal["wall", "cpu"]
 
 FRAMEWORKS = (
     "pytorch",
@@ -41,7 +42,8 @@ class Profile:
     models: list[str] = field(
         default_factory=lambda: ["bert", "efficientnet_b0", "vit_b16", "resnet50"]
     )
-    """Built-in model names, or ``module:attribute`` naming a :class:`~mlrelease.perf.catalog.ModelSpec`."""
+    """Built-in model names, or ``module:attribute`` naming a
+    :class:`~mlrelease.perf.catalog.ModelSpec`."""
     p2_shapes: bool = False
     """Also run the seed's P2 input shapes (images at 3x1920x1080)."""
     batch_sizes: list[int] = field(default_factory=lambda: [1])
@@ -52,6 +54,10 @@ class Profile:
     """Intra-op threads for torch and onnxruntime; 0 keeps each library's default. On small CPU
     machines one thread is the stable choice (two threads on two shared cores measured up to 20x
     slower for PyTorch)."""
+    clock: Clock = "wall"
+    """What a sample measures: ``wall`` time (perf_counter_ns), or the process's ``cpu`` time
+    (process_time_ns; CPU profiles with one thread only): robust to the other tenants of a
+    shared machine, where wall time varied 2x between rounds."""
     opset: int = 20
     """The ai.onnx opset the exporter targets; it must be one every ONNX framework here loads."""
     warmup_iters: int = 10
@@ -78,28 +84,43 @@ class Profile:
     def resolved(self) -> Profile:
         """This profile with the device-dependent ``None`` settings filled in."""
         defaults = DEVICE_DEFAULTS[self.device]
-        changes = {k: v for k, v in defaults.items() if getattr(self, k) is None}
+        changes: dict[str, Any] = {k: v for k, v in defaults.items() if getattr(self, k) is None}
         return dataclasses.replace(self, **changes)
 
 
 DEVICE_DEFAULTS: dict[str, dict[str, float | int]] = {
-    "cpu": {"iters": 30, "min_time_s": 0.0, "unstable_cov": 0.10, "threshold": 0.10,
-            "parity_tolerance": 1e-3},
-    "cuda": {"iters": 100, "min_time_s": 3.0, "unstable_cov": 0.02, "threshold": 0.05,
-             "parity_tolerance": 1e-2},
+    "cpu": {
+        "iters": 30,
+        "min_time_s": 0.0,
+        "unstable_cov": 0.10,
+        "threshold": 0.10,
+        "parity_tolerance": 1e-3,
+    },
+    "cuda": {
+        "iters": 100,
+        "min_time_s": 3.0,
+        "unstable_cov": 0.02,
+        "threshold": 0.05,
+        "parity_tolerance": 1e-2,
+    },
 }
 
 BUILTIN_PROFILES: dict[str, Profile] = {
     # About a minute of measuring on two cores: batch 1, ONNX Runtime CPU against PyTorch eager,
     # a two-layer BERT (the other models at full size).
-    "cpu": Profile(layers={"bert": 2}),
+    "cpu": Profile(layers={"bert": 2}, clock="cpu"),
     # Torch-TensorRT's release matrix (seed step 5), on a CUDA device.
     "gpu": Profile(
         device="cuda",
         p2_shapes=True,
         batch_sizes=[1, 4, 8, 16, 32],
-        frameworks=["pytorch", "torch_compile", "onnxruntime_cuda", "onnxruntime_tensorrt",
-                    "torch_tensorrt"],
+        frameworks=[
+            "pytorch",
+            "torch_compile",
+            "onnxruntime_cuda",
+            "onnxruntime_tensorrt",
+            "torch_tensorrt",
+        ],
         threads=0,
     ),
 }
@@ -125,8 +146,10 @@ class PerfConfig:
         known = {**BUILTIN_PROFILES, **self.profiles}
         if name not in known:
             raise ConfigError(
-                f"tool.mlrelease.perf.profiles.{name}", f"one of {', '.join(sorted(known))}",
-                f"'{name}'", source=source,
+                f"tool.mlrelease.perf.profiles.{name}",
+                f"one of {', '.join(sorted(known))}",
+                f"'{name}'",
+                source=source,
                 hint="Pick a defined profile or add a [tool.mlrelease.perf.profiles.NAME] table.",
             )
         profile = known[name]
@@ -139,26 +162,46 @@ def validate(profile: Profile, prefix: str, source: str) -> None:
     for i, name in enumerate(profile.frameworks):
         if name not in FRAMEWORKS:
             raise ConfigError(
-                f"{prefix}.frameworks[{i}]", f"one of {', '.join(FRAMEWORKS)}", repr(name),
+                f"{prefix}.frameworks[{i}]",
+                f"one of {', '.join(FRAMEWORKS)}",
+                repr(name),
                 source=source,
             )
-    for key, values in (("batch-sizes", profile.batch_sizes), ("models", profile.models),
-                        ("frameworks", profile.frameworks)):
+    for key, values in (
+        ("batch-sizes", profile.batch_sizes),
+        ("models", profile.models),
+        ("frameworks", profile.frameworks),
+    ):
         if not values:
             raise ConfigError(f"{prefix}.{key}", "a non-empty list", "[]", source=source)
     for i, batch in enumerate(profile.batch_sizes):
         if batch < 1:
-            raise ConfigError(f"{prefix}.batch-sizes[{i}]", "a batch size >= 1", str(batch),
-                              source=source)
-    for key, value, low in (("rounds", profile.rounds, 1), ("warmup-iters", profile.warmup_iters, 0),
-                            ("threads", profile.threads, 0), ("timeout-s", profile.timeout_s, 1),
-                            ("iters", profile.iters, 2)):
+            raise ConfigError(
+                f"{prefix}.batch-sizes[{i}]", "a batch size >= 1", str(batch), source=source
+            )
+    for key, value, low in (
+        ("rounds", profile.rounds, 1),
+        ("warmup-iters", profile.warmup_iters, 0),
+        ("threads", profile.threads, 0),
+        ("timeout-s", profile.timeout_s, 1),
+        ("iters", profile.iters, 2),
+    ):
         if value is not None and value < low:
             raise ConfigError(f"{prefix}.{key}", f"an integer >= {low}", str(value), source=source)
+    if profile.clock == "cpu" and (profile.device != "cpu" or profile.threads != 1):
+        raise ConfigError(
+            f"{prefix}.clock",
+            "'wall' unless device = 'cpu' and threads = 1",
+            "'cpu'",
+            source=source,
+            hint="CPU time sums every thread: it is a latency only with one.",
+        )
     if not 0 < profile.alpha < 0.5:
-        raise ConfigError(f"{prefix}.alpha", "a number between 0 and 0.5", str(profile.alpha),
-                          source=source)
+        raise ConfigError(
+            f"{prefix}.alpha", "a number between 0 and 0.5", str(profile.alpha), source=source
+        )
     for model, depth in profile.layers.items():
         if depth < 1:
-            raise ConfigError(f"{prefix}.layers.{model}", "an integer >= 1", str(depth),
-                              source=source)
+            raise ConfigError(
+                f"{prefix}.layers.{model}", "an integer >= 1", str(depth), source=source
+            )

@@ -70,19 +70,33 @@ def nvidia_smi() -> list[dict[str, str]]:
     exe = shutil.which("nvidia-smi")
     if not exe:
         return []
-    fields = ["name", "driver_version", "memory.total", "clocks.sm", "clocks.mem",
-              "clocks.max.sm", "clocks.max.mem", "power.limit", "persistence_mode",
-              "mig.mode.current"]
+    fields = [
+        "name",
+        "driver_version",
+        "memory.total",
+        "clocks.sm",
+        "clocks.mem",
+        "clocks.max.sm",
+        "clocks.max.mem",
+        "power.limit",
+        "persistence_mode",
+        "mig.mode.current",
+    ]
     try:
-        proc = subprocess.run([exe, f"--query-gpu={','.join(fields)}", "--format=csv,noheader"],
-                              capture_output=True, text=True, timeout=30, check=False)
+        proc = subprocess.run(
+            [exe, f"--query-gpu={','.join(fields)}", "--format=csv,noheader"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return []
     gpus = []
     for line in proc.stdout.strip().splitlines():
         values = [v.strip() for v in line.split(",")]
         if len(values) == len(fields):
-            gpus.append(dict(zip(fields, values)))
+            gpus.append(dict(zip(fields, values, strict=True)))
     return gpus
 
 
@@ -107,6 +121,7 @@ def host() -> dict[str, Any]:
     governor = Path("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")
     if governor.is_file():
         facts["cpu_governor"] = governor.read_text(encoding="utf-8").strip()
-    facts["thread_env"] = {k: os.environ[k] for k in ("OMP_NUM_THREADS", "MKL_NUM_THREADS")
-                           if k in os.environ}
+    facts["thread_env"] = {
+        k: os.environ[k] for k in ("OMP_NUM_THREADS", "MKL_NUM_THREADS") if k in os.environ
+    }
     return facts

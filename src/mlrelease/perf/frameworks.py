@@ -32,6 +32,8 @@ class Runner:
     output: Callable[[], np.ndarray]
     """The output of the last ``run``, on the host, for the parity check."""
     facts: dict[str, Any] = field(default_factory=dict)
+    handle: Any = None
+    """The framework's own object (module, session), for benchmarks of the harness itself."""
 
 
 @dataclass
@@ -69,8 +71,10 @@ def _ort_provider_reason(provider: str, package: str) -> str | None:
     import onnxruntime as ort
 
     if provider not in ort.get_available_providers():
-        return (f"onnxruntime {ort.__version__} has no {provider} (available: "
-                f"{', '.join(ort.get_available_providers())}); install {package}")
+        return (
+            f"onnxruntime {ort.__version__} has no {provider} (available: "
+            f"{', '.join(ort.get_available_providers())}); install {package}"
+        )
     return None
 
 
@@ -84,7 +88,7 @@ def unavailable(framework: str, device: str) -> str | None:
         if framework == "torch_compile":
             import torch._dynamo
 
-            if not torch._dynamo.is_dynamo_supported():
+            if not getattr(torch._dynamo, "is_dynamo_supported", lambda: True)():
                 return "torch.compile is not supported on this Python / platform"
             if device == "cpu" and not (shutil.which("g++") or shutil.which("c++")):
                 return "torch.compile on the CPU needs a C++ compiler (no g++ / c++ on PATH)"
@@ -116,8 +120,11 @@ def _torch_runner(job: Job, compile_with: str | None) -> Runner:
     torch_device = torch.device("cuda" if job.device == "cuda" else "cpu")
     module = job.build_model().to(torch_device)
     tensors = [torch.from_numpy(v).to(torch_device) for v in job.inputs.values()]
-    facts: dict[str, Any] = {"torch": torch.__version__, "device": str(torch_device),
-                             "threads": torch.get_num_threads()}
+    facts: dict[str, Any] = {
+        "torch": torch.__version__,
+        "device": str(torch_device),
+        "threads": torch.get_num_threads(),
+    }
     if compile_with == "torch_compile":
         module = torch.compile(module)
         facts["compile"] = "torch.compile (inductor, default mode)"
@@ -125,7 +132,10 @@ def _torch_runner(job: Job, compile_with: str | None) -> Runner:
         import torch_tensorrt
 
         module = torch_tensorrt.compile(
-            module, ir="dynamo", inputs=tensors, enabled_precisions={torch.float32},
+            module,
+            ir="dynamo",
+            inputs=tensors,
+            enabled_precisions={torch.float32},
         )
         facts["torch_tensorrt"] = torch_tensorrt.__version__
     result: dict[str, torch.Tensor] = {}
@@ -146,7 +156,7 @@ def _torch_runner(job: Job, compile_with: str | None) -> Runner:
     def output() -> np.ndarray:
         return result["out"].detach().float().cpu().numpy()
 
-    return Runner(run, sync, output, facts)
+    return Runner(run, sync, output, facts, handle=module)
 
 
 # --- ONNX Runtime ------------------------------------------------------------------------------
@@ -167,8 +177,9 @@ def _session_options(threads: int) -> Any:
 def _ort_cpu_runner(job: Job) -> Runner:
     import onnxruntime as ort
 
-    session = ort.InferenceSession(str(job.onnx_path), _session_options(job.threads),
-                                   providers=["CPUExecutionProvider"])
+    session = ort.InferenceSession(
+        str(job.onnx_path), _session_options(job.threads), providers=["CPUExecutionProvider"]
+    )
     feeds = dict(job.inputs)
     names = [o.name for o in session.get_outputs()]
     result: dict[str, np.ndarray] = {}
@@ -176,14 +187,23 @@ def _ort_cpu_runner(job: Job) -> Runner:
     def run() -> None:
         result["out"] = session.run(names, feeds)[0]
 
-    return Runner(run, lambda: None, lambda: np.asarray(result["out"]),
-                  {"onnxruntime": ort.__version__, "providers": session.get_providers(),
-                   "intra_op_threads": job.threads or "default"})
+    return Runner(
+        run,
+        lambda: None,
+        lambda: np.asarray(result["out"]),
+        {
+            "onnxruntime": ort.__version__,
+            "providers": session.get_providers(),
+            "intra_op_threads": job.threads or "default",
+        },
+        handle=session,
+    )
 
 
 def _tensorrt_options(job: Job, input_names: list[str]) -> dict[str, Any]:
-    shapes = ",".join(f"{name}:{'x'.join(map(str, job.inputs[name].shape))}"
-                      for name in input_names)
+    shapes = ",".join(
+        f"{name}:{'x'.join(map(str, job.inputs[name].shape))}" for name in input_names
+    )
     cache = job.work_dir / "trt-cache"
     cache.mkdir(parents=True, exist_ok=True)
     return {
@@ -209,20 +229,25 @@ def _ort_gpu_runner(job: Job, tensorrt: bool) -> Runner:
     providers: list[Any] = [("CUDAExecutionProvider", {"device_id": 0})]
     if tensorrt:
         providers.insert(0, ("TensorrtExecutionProvider", _tensorrt_options(job, input_names)))
-    session = ort.InferenceSession(str(job.onnx_path), _session_options(job.threads),
-                                   providers=providers)
+    session = ort.InferenceSession(
+        str(job.onnx_path), _session_options(job.threads), providers=providers
+    )
     if session.get_providers()[0] != wanted:
-        raise RuntimeError(f"{wanted} was requested but onnxruntime runs the session with "
-                           f"{session.get_providers()}")
+        raise RuntimeError(
+            f"{wanted} was requested but onnxruntime runs the session with "
+            f"{session.get_providers()}"
+        )
     binding = session.io_binding()
     # Inputs copied to the device once; outputs preallocated on the device: the timed loop
     # does no host-device traffic and no allocation.
-    device_inputs = {name: ort.OrtValue.ortvalue_from_numpy(job.inputs[name], "cuda", 0)
-                     for name in input_names}
+    device_inputs = {
+        name: ort.OrtValue.ortvalue_from_numpy(job.inputs[name], "cuda", 0) for name in input_names
+    }
     for name, value in device_inputs.items():
         binding.bind_ortvalue_input(name, value)
-    output = ort.OrtValue.ortvalue_from_shape_and_type(list(job.output_shape), np.float32,
-                                                       "cuda", 0)
+    output = ort.OrtValue.ortvalue_from_shape_and_type(
+        list(job.output_shape), np.float32, "cuda", 0
+    )
     binding.bind_ortvalue_output(output_names[0], output)
     for extra in output_names[1:]:
         binding.bind_output(extra, "cuda", 0)
@@ -237,9 +262,13 @@ def _ort_gpu_runner(job: Job, tensorrt: bool) -> Runner:
         # The TensorRT engine is built at the first run: count it as build time.
         run()
         sync()
-    return Runner(run, sync, lambda: np.asarray(output.numpy()),
-                  {"onnxruntime": ort.__version__, "providers": session.get_providers(),
-                   "io_binding": True})
+    return Runner(
+        run,
+        sync,
+        lambda: np.asarray(output.numpy()),
+        {"onnxruntime": ort.__version__, "providers": session.get_providers(), "io_binding": True},
+        handle=session,
+    )
 
 
 def build_runner(framework: str, job: Job) -> Runner:

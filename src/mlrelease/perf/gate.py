@@ -28,8 +28,9 @@ def check_perf(ctx: Context) -> GateResult:
             return GateResult.skipped(f"profile `{name}` needs a CUDA device: {reason}")
     folder = ctx.evidence_path("perf", "results.json").parent
     log = io.StringIO()
-    outcome = session.run(ctx.config, name, console=Console(file=log, width=120), output=folder,
-                          docs=False)
+    outcome = session.run(
+        ctx.config, name, console=Console(file=log, width=120), output=folder, docs=False
+    )
     evidence = [ctx.display(p) for p in outcome.paths.values()]
     comparison = outcome.comparison
     details = [f"`{v.key}`: {v.kind.replace('_', ' ')}: {v.message}" for v in comparison.failed]

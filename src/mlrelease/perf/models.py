@@ -51,8 +51,9 @@ class TextFeatures(torch.nn.Module):
         self.model = model
 
     def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
-        out: torch.Tensor = self.model(input_ids=input_ids,
-                                       attention_mask=attention_mask).last_hidden_state
+        out: torch.Tensor = self.model(
+            input_ids=input_ids, attention_mask=attention_mask
+        ).last_hidden_state
         return out
 
 
@@ -88,8 +89,9 @@ def _calibrate_batchnorm(module: torch.nn.Module) -> None:
 
 def _no_layers(name: str, layers: int | None) -> None:
     if layers is not None:
-        raise ValueError(f"{name} has no reduced-depth variant here; remove it from the "
-                         "profile's `layers` table")
+        raise ValueError(
+            f"{name} has no reduced-depth variant here; remove it from the profile's `layers` table"
+        )
 
 
 def build_bert(shape: InputShape, layers: int | None) -> Built:
@@ -114,8 +116,13 @@ def build_efficientnet(shape: InputShape, layers: int | None) -> Built:
 
     _no_layers("efficientnet_b0", layers)
     torch.manual_seed(SEED)
-    config = EfficientNetConfig(width_coefficient=1.0, depth_coefficient=1.0, image_size=224,
-                                dropout_rate=0.2, hidden_dim=1280)
+    config = EfficientNetConfig(
+        width_coefficient=1.0,
+        depth_coefficient=1.0,
+        image_size=224,
+        dropout_rate=0.2,
+        hidden_dim=1280,
+    )
     module = ImageFeatures(EfficientNetModel(config))
     _calibrate_batchnorm(module)
     return Built(module, _images(shape))
@@ -149,10 +156,12 @@ def build(spec: ModelSpec, shape_key: str, layers: int | None) -> Built:
     shape = next(s for s in spec.shapes if s.key == shape_key)
     module_name, _, function = spec.builder.partition(":")
     builder: Callable[[InputShape, int | None], Any] = getattr(
-        importlib.import_module(module_name), function)
+        importlib.import_module(module_name), function
+    )
     built = builder(shape, layers)
     if not isinstance(built, Built):
-        raise TypeError(f"{spec.builder} returned {type(built).__name__}, expected "
-                        "mlrelease.perf.models.Built")
+        raise TypeError(
+            f"{spec.builder} returned {type(built).__name__}, expected mlrelease.perf.models.Built"
+        )
     built.module.eval()
     return built

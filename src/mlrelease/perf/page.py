@@ -34,20 +34,31 @@ def _environment(results: Results) -> list[str]:
     host = env.get("host", {})
     libraries = env.get("libraries", {})
     facts = [
-        ("CPU", f"{host.get('cpu', '?')} (family/model {host.get('cpu_family_model', '?')}, "
-                f"{host.get('logical_cpus', '?')} logical CPUs)"),
+        (
+            "CPU",
+            f"{host.get('cpu', '?')} (family/model {host.get('cpu_family_model', '?')}, "
+            f"{host.get('logical_cpus', '?')} logical CPUs)",
+        ),
         ("Python", f"{host.get('python', '?')} on {host.get('platform', '?')}"),
         ("Libraries", ", ".join(f"{k} {v}" for k, v in sorted(libraries.items())) or "?"),
-        ("Threads", f"intra-op {results.settings.get('threads') or 'library default'}, torch "
-                    f"reports {env.get('torch_threads', '?')}"),
+        (
+            "Threads",
+            f"intra-op {results.settings.get('threads') or 'library default'}, torch "
+            f"reports {env.get('torch_threads', '?')}",
+        ),
         ("Load average at start", ", ".join(map(str, host.get("load_average", []))) or "?"),
     ]
     gpu = env.get("gpu") or {}
     if gpu.get("name"):
         smi = (gpu.get("nvidia_smi") or [{}])[0]
-        facts.append(("GPU", f"{gpu['name']}, CUDA {gpu.get('cuda')}, driver "
-                             f"{smi.get('driver_version', '?')}, SM clock {smi.get('clocks.sm', '?')}"
-                             f" (max {smi.get('clocks.max.sm', '?')})"))
+        facts.append(
+            (
+                "GPU",
+                f"{gpu['name']}, CUDA {gpu.get('cuda')}, driver "
+                f"{smi.get('driver_version', '?')}, SM clock "
+                f"{smi.get('clocks.sm', '?')} (max {smi.get('clocks.max.sm', '?')})",
+            )
+        )
     lines = ["| | |", "|---|---|"]
     lines += [f"| {name} | {value.replace('|', '/')} |" for name, value in facts]
     return lines
@@ -61,18 +72,27 @@ def render(devices: Sequence[tuple[str, Results]], *, gpu_note: str = "") -> str
     for folder, results in devices:
         body = to_markdown(results, heading="##").rstrip("\n").splitlines()
         lines += [*body[:1], "", *_environment(results), "", *body[1:], ""]
-        lines += [f"![Latency by batch size on {results.device_name}]({folder}/latency.png)", "",
-                  f"![Speedup over PyTorch eager on {results.device_name}]"
-                  f"({folder}/speedup.png)", "",
-                  f"Files: [results.json]({folder}/results.json) (raw samples), "
-                  f"[results.csv]({folder}/results.csv).", ""]
+        lines += [
+            f"![Latency by batch size on {results.device_name}]({folder}/latency.png)",
+            "",
+            f"![Speedup over PyTorch eager on {results.device_name}]({folder}/speedup.png)",
+            "",
+            f"Files: [results.json]({folder}/results.json) (raw samples), "
+            f"[results.csv]({folder}/results.csv).",
+            "",
+        ]
     if gpu_note and not any(r.settings.get("device") == "cuda" for _, r in devices):
         lines += ["## GPU profile", "", gpu_note, ""]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def publish(results: Sequence[Results], docs: Path, *, plots_from: dict[str, Path] | None = None,
-            gpu_note: str = "") -> Path:
+def publish(
+    results: Sequence[Results],
+    docs: Path,
+    *,
+    plots_from: dict[str, Path] | None = None,
+    gpu_note: str = "",
+) -> Path:
     """Put each result's files under ``docs/<device-key>/`` and rewrite ``docs/report.md``.
 
     A device folder already there (another device's run, merged earlier) stays on the page.

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 from mlrelease.perf.results import Results, speedups
 
 
-def _pyplot():  # type: ignore[no-untyped-def]
+def _pyplot() -> Any:
     import matplotlib
 
     matplotlib.use("Agg")  # files only: no display on CI or in a nox session
@@ -23,8 +24,7 @@ def latency(results: Results, path: Path) -> Path:
     groups = list(dict.fromkeys((r.model, r.shape) for r in results.rows))
     columns = min(2, len(groups)) or 1
     lines = math.ceil(len(groups) / columns) or 1
-    figure, axes = plt.subplots(lines, columns, figsize=(6 * columns, 3.6 * lines),
-                                squeeze=False)
+    figure, axes = plt.subplots(lines, columns, figsize=(6 * columns, 3.6 * lines), squeeze=False)
     for index, (model, shape) in enumerate(groups):
         ax = axes[index // columns][index % columns]
         mine = [r for r in results.rows if (r.model, r.shape) == (model, shape)]
@@ -51,12 +51,20 @@ def latency(results: Results, path: Path) -> Path:
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize="small")
         if notes:
-            ax.text(0.02, 0.02, "\n".join(notes), transform=ax.transAxes, fontsize="small",
-                    color="firebrick", va="bottom")
+            ax.text(
+                0.02,
+                0.02,
+                "\n".join(notes),
+                transform=ax.transAxes,
+                fontsize="small",
+                color="firebrick",
+                va="bottom",
+            )
     for index in range(len(groups), lines * columns):
         axes[index // columns][index % columns].axis("off")
-    figure.suptitle(f"{results.device_name} ({results.profile}): latency by batch size "
-                    "(bars: min to p90)")
+    figure.suptitle(
+        f"{results.device_name} ({results.profile}): latency by batch size (bars: min to p90)"
+    )
     figure.tight_layout()
     figure.savefig(path, dpi=100)
     plt.close(figure)
@@ -82,8 +90,9 @@ def speedup(results: Results, path: Path) -> Path:
     ax.set_xticks([x + width * (len(frameworks) - 1) / 2 for x in range(len(labels))])
     ax.set_xticklabels(labels, fontsize="small")
     ax.set_ylabel("speedup over PyTorch eager (x)")
-    ax.set_title(f"{results.device_name} ({results.profile}): speedup over PyTorch eager "
-                 "(no bar: not ok)")
+    ax.set_title(
+        f"{results.device_name} ({results.profile}): speedup over PyTorch eager (no bar: not ok)"
+    )
     if frameworks:
         ax.legend(fontsize="small")
     ax.grid(True, axis="y", alpha=0.3)
@@ -95,5 +104,7 @@ def speedup(results: Results, path: Path) -> Path:
 
 def write(results: Results, folder: Path) -> dict[str, Path]:
     """Write latency.png and speedup.png into ``folder``."""
-    return {"latency": latency(results, folder / "latency.png"),
-            "speedup": speedup(results, folder / "speedup.png")}
+    return {
+        "latency": latency(results, folder / "latency.png"),
+        "speedup": speedup(results, folder / "speedup.png"),
+    }

@@ -31,8 +31,17 @@ TIMEOUT = "timeout"
 NOT_APPLICABLE = "not_applicable"
 UNAVAILABLE = "unavailable"
 
-STATUSES = (OK, EXPORT_FAILED, BUILD_FAILED, PARITY_FAILED, RUNTIME_ERROR, OOM, TIMEOUT,
-            NOT_APPLICABLE, UNAVAILABLE)
+STATUSES = (
+    OK,
+    EXPORT_FAILED,
+    BUILD_FAILED,
+    PARITY_FAILED,
+    RUNTIME_ERROR,
+    OOM,
+    TIMEOUT,
+    NOT_APPLICABLE,
+    UNAVAILABLE,
+)
 FAILING = frozenset({EXPORT_FAILED, BUILD_FAILED, PARITY_FAILED, RUNTIME_ERROR, OOM, TIMEOUT})
 """Statuses that mean the framework could not run the model (a release may care)."""
 
@@ -101,11 +110,19 @@ class Row:
     def to_dict(self) -> dict[str, Any]:
         summary = self.summary()
         return {
-            "key": self.key, "model": self.model, "shape": self.shape, "batch": self.batch,
-            "framework": self.framework, "status": self.status, "error": self.error,
-            "build_s": _round(self.build_s), "first_s": _round(self.first_s),
-            "export_s": _round(self.export_s), "parity": self.parity,
-            "warmup_iters": self.warmup_iters, "extra": self.extra,
+            "key": self.key,
+            "model": self.model,
+            "shape": self.shape,
+            "batch": self.batch,
+            "framework": self.framework,
+            "status": self.status,
+            "error": self.error,
+            "build_s": _round(self.build_s),
+            "first_s": _round(self.first_s),
+            "export_s": _round(self.export_s),
+            "parity": self.parity,
+            "warmup_iters": self.warmup_iters,
+            "extra": self.extra,
             "summary": summary.to_dict() if summary else None,
             "samples_ns": self.samples_ns,
         }
@@ -113,12 +130,19 @@ class Row:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Row:
         return cls(
-            model=data["model"], shape=data["shape"], batch=int(data["batch"]),
-            framework=data["framework"], status=data["status"], error=data.get("error", ""),
+            model=data["model"],
+            shape=data["shape"],
+            batch=int(data["batch"]),
+            framework=data["framework"],
+            status=data["status"],
+            error=data.get("error", ""),
             samples_ns=[list(map(int, r)) for r in data.get("samples_ns", [])],
-            build_s=data.get("build_s"), first_s=data.get("first_s"),
-            export_s=data.get("export_s"), parity=data.get("parity"),
-            warmup_iters=int(data.get("warmup_iters", 0)), extra=dict(data.get("extra", {})),
+            build_s=data.get("build_s"),
+            first_s=data.get("first_s"),
+            export_s=data.get("export_s"),
+            parity=data.get("parity"),
+            warmup_iters=int(data.get("warmup_iters", 0)),
+            extra=dict(data.get("extra", {})),
         )
 
 
@@ -174,10 +198,13 @@ class Results:
                 f"(mlrelease {__version__})."
             )
         return cls(
-            profile=data["profile"], device_key=data["device"]["key"],
-            device_name=data["device"]["name"], settings=dict(data["settings"]),
+            profile=data["profile"],
+            device_key=data["device"]["key"],
+            device_name=data["device"]["name"],
+            settings=dict(data["settings"]),
             environment=dict(data["environment"]),
-            rows=[Row.from_dict(r) for r in data["rows"]], created=data.get("created", ""),
+            rows=[Row.from_dict(r) for r in data["rows"]],
+            created=data.get("created", ""),
             duration_s=float(data.get("duration_s", 0.0)),
         )
 
@@ -199,9 +226,29 @@ def to_json(results: Results) -> str:
     return json.dumps(results.to_dict(), indent=1) + "\n"
 
 
-CSV_COLUMNS = ("model", "shape", "batch", "framework", "status", "median_ms", "mean_ms",
-               "p90_ms", "p95_ms", "p99_ms", "min_ms", "std_ms", "cov", "unstable",
-               "throughput", "n", "build_s", "first_s", "export_s", "parity", "error")
+CSV_COLUMNS = (
+    "model",
+    "shape",
+    "batch",
+    "framework",
+    "status",
+    "median_ms",
+    "mean_ms",
+    "p90_ms",
+    "p95_ms",
+    "p99_ms",
+    "min_ms",
+    "std_ms",
+    "cov",
+    "unstable",
+    "throughput",
+    "n",
+    "build_s",
+    "first_s",
+    "export_s",
+    "parity",
+    "error",
+)
 
 
 def to_csv(results: Results) -> str:
@@ -212,9 +259,13 @@ def to_csv(results: Results) -> str:
     for row in results.rows:
         summary = row.summary()
         line: dict[str, Any] = {
-            "model": row.model, "shape": row.shape, "batch": row.batch,
-            "framework": row.framework, "status": row.status,
-            "build_s": _fmt(row.build_s), "first_s": _fmt(row.first_s),
+            "model": row.model,
+            "shape": row.shape,
+            "batch": row.batch,
+            "framework": row.framework,
+            "status": row.status,
+            "build_s": _fmt(row.build_s),
+            "first_s": _fmt(row.first_s),
             "export_s": _fmt(row.export_s),
             "parity": "" if row.parity is None else f"{row.parity:.3g}",
             "error": row.error.replace("\n", " | "),
@@ -259,8 +310,7 @@ def matrix_table(results: Results, *, speedup_over: str = "pytorch") -> list[str
             base = reference.summary() if reference else None
             for f in others:
                 other = cells[f].summary() if f in cells else None
-                line.append(f"{base.median_ms / other.median_ms:.2f}x"
-                            if base and other else "")
+                line.append(f"{base.median_ms / other.median_ms:.2f}x" if base and other else "")
         lines.append("| " + " | ".join(line) + " |")
     return lines
 
@@ -284,7 +334,9 @@ def to_markdown(results: Results, *, heading: str = "#") -> str:
         f"{heading} {results.device_name}: profile `{results.profile}`",
         "",
         f"{len(results.rows)} combinations ({counts}); {results.created}, "
-        f"{results.duration_s:.0f} s. Median latency per batch; ⚠️ marks a coefficient of "
+        f"{results.duration_s:.0f} s. Median latency per batch "
+        f"({'process CPU time' if settings.get('clock') == 'cpu' else 'wall time'}); "
+        f"⚠️ marks a coefficient of "
         f"variation over {results.cov_limit:.0%} (unstable). Speedup is over PyTorch eager.",
         "",
         *matrix_table(results),
@@ -303,8 +355,11 @@ def to_markdown(results: Results, *, heading: str = "#") -> str:
 def write(results: Results, folder: Path, *, plots: bool = True) -> dict[str, Path]:
     """Write results.json, results.csv, results.md (and the PNG plots) into ``folder``."""
     folder.mkdir(parents=True, exist_ok=True)
-    paths = {"json": folder / "results.json", "csv": folder / "results.csv",
-             "markdown": folder / "results.md"}
+    paths = {
+        "json": folder / "results.json",
+        "csv": folder / "results.csv",
+        "markdown": folder / "results.md",
+    }
     paths["json"].write_text(to_json(results), encoding="utf-8")
     paths["csv"].write_text(to_csv(results), encoding="utf-8")
     paths["markdown"].write_text(to_markdown(results), encoding="utf-8")

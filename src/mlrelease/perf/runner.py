@@ -9,6 +9,7 @@ any other crash ``runtime_error`` with the end of its log.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
@@ -46,6 +47,8 @@ class Build:
 
     name: str
     python: str = sys.executable
+    env: tuple[tuple[str, str], ...] = ()
+    """Extra environment of this build's workers (e.g. an injected slowdown)."""
 
 
 @dataclass
@@ -60,8 +63,7 @@ class Outcome:
 class Worker:
     """Starts worker subprocesses for one build, with logs and task files under ``work``."""
 
-    def __init__(self, build: Build, work: Path, root: Path, timeout_s: int,
-                 threads: int) -> None:
+    def __init__(self, build: Build, work: Path, root: Path, timeout_s: int, threads: int) -> None:
         self.build = build
         self.work = work
         self.root = root
@@ -69,12 +71,24 @@ class Worker:
         self.env = dict(os.environ)
         # The project root first, so a profile's `module:attribute` models import in workers.
         self.env["PYTHONPATH"] = os.pathsep.join(
-            p for p in (str(root), os.environ.get("PYTHONPATH", "")) if p)
-        self.env.update({"HF_HUB_OFFLINE": "1", "TRANSFORMERS_VERBOSITY": "error",
-                         "TOKENIZERS_PARALLELISM": "false", "PYTHONHASHSEED": "0"})
+            p for p in (str(root), os.environ.get("PYTHONPATH", "")) if p
+        )
+        self.env.update(
+            {
+                "HF_HUB_OFFLINE": "1",
+                "TRANSFORMERS_VERBOSITY": "error",
+                "TOKENIZERS_PARALLELISM": "false",
+                "PYTHONHASHSEED": "0",
+            }
+        )
+        self.env.update(dict(build.env))
         if threads:
-            for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS",
-                         "TORCHINDUCTOR_COMPILE_THREADS"):
+            for name in (
+                "OMP_NUM_THREADS",
+                "MKL_NUM_THREADS",
+                "OPENBLAS_NUM_THREADS",
+                "TORCHINDUCTOR_COMPILE_THREADS",
+            ):
                 self.env[name] = str(threads)
         (work / "logs").mkdir(parents=True, exist_ok=True)
 
@@ -86,27 +100,44 @@ class Worker:
         log_path = self.work / "logs" / f"{safe}.log"
         result_path.unlink(missing_ok=True)
         task_path.write_text(json.dumps(task), encoding="utf-8")
-        command = [self.build.python, "-m", "mlrelease.perf.worker", str(task_path),
-                   str(result_path)]
+        command = [
+            self.build.python,
+            "-m",
+            "mlrelease.perf.worker",
+            str(task_path),
+            str(result_path),
+        ]
         with log_path.open("w", encoding="utf-8") as log:
             try:
-                proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT,
-                                        stdin=subprocess.DEVNULL, cwd=self.root, env=self.env,
-                                        start_new_session=True)
+                proc = subprocess.Popen(
+                    command,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    stdin=subprocess.DEVNULL,
+                    cwd=self.root,
+                    env=self.env,
+                    start_new_session=True,
+                )
             except OSError as exc:
                 return Outcome(None, RUNTIME_ERROR, f"cannot start {self.build.python}: {exc}")
             try:
                 code = proc.wait(timeout=self.timeout_s)
             except subprocess.TimeoutExpired:
                 _kill_group(proc)
-                return Outcome(None, TIMEOUT, f"ran past the {self.timeout_s} s limit "
-                               f"(profile timeout-s); log: {log_path}")
+                return Outcome(
+                    None,
+                    TIMEOUT,
+                    f"ran past the {self.timeout_s} s limit (profile timeout-s); log: {log_path}",
+                )
         if code == 0 and result_path.is_file():
             return Outcome(json.loads(result_path.read_text(encoding="utf-8")))
         tail = excerpt(log_path.read_text(encoding="utf-8", errors="replace"))
         if code == -signal.SIGKILL:
-            return Outcome(None, OOM, "killed by SIGKILL (most likely the kernel's "
-                           f"out-of-memory killer)\n{tail}")
+            return Outcome(
+                None,
+                OOM,
+                f"killed by SIGKILL (most likely the kernel's out-of-memory killer)\n{tail}",
+            )
         return Outcome(None, RUNTIME_ERROR, f"worker exited with {code}\n{tail}")
 
 
@@ -124,10 +155,8 @@ def resolve_in(root: Path, ref: str, profile_name: str) -> catalog.ModelSpec:
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
     # torch.compile and TensorRT start helper processes: end the whole session we started.
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
     proc.wait()
 
 
@@ -148,14 +177,21 @@ def execute(
     """Run ``profile`` for every build; one :class:`Results` per build name."""
     console = console or Console(stderr=True)
     started = time.perf_counter()
-    workers = {b.name: Worker(b, work / b.name, root, profile.timeout_s, profile.threads)
-               for b in builds}
+    workers = {
+        b.name: Worker(b, work / b.name, root, profile.timeout_s, profile.threads) for b in builds
+    }
     probes: dict[str, dict[str, Any]] = {}
     for name, worker in workers.items():
         console.print(f"[{name}] probing {worker.build.python} ...")
-        outcome = worker.call("probe", {"kind": "probe", "device": profile.device,
-                                        "frameworks": profile.frameworks,
-                                        "threads": profile.threads})
+        outcome = worker.call(
+            "probe",
+            {
+                "kind": "probe",
+                "device": profile.device,
+                "frameworks": profile.frameworks,
+                "threads": profile.threads,
+            },
+        )
         if outcome.result is None:
             from mlrelease.errors import UserError
 
@@ -175,35 +211,58 @@ def execute(
             )
     specs = [(ref, resolve_in(root, ref, profile_name)) for ref in profile.models]
     plans = {
-        name: catalog.plan(specs, p2_shapes=profile.p2_shapes, batch_sizes=profile.batch_sizes,
-                           frameworks=profile.frameworks,
-                           unavailable=probes[name]["unavailable"])
+        name: catalog.plan(
+            specs,
+            p2_shapes=profile.p2_shapes,
+            batch_sizes=profile.batch_sizes,
+            frameworks=profile.frameworks,
+            unavailable=probes[name]["unavailable"],
+        )
         for name in workers
     }
     rows: dict[str, dict[str, Row]] = {name: {} for name in workers}
     runnable = {name: [p for p in plan if p.status is None] for name, plan in plans.items()}
-    groups = list(dict.fromkeys((p.combination.model, p.combination.shape, p.spec_ref)
-                                for b in runnable.values() for p in b))
+    groups = list(
+        dict.fromkeys(
+            (p.combination.model, p.combination.shape, p.spec_ref)
+            for b in runnable.values()
+            for p in b
+        )
+    )
     total = len(groups) * len(workers) + sum(len(r) for r in runnable.values()) * profile.rounds
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TimeElapsedColumn())
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
     with Progress(*columns, console=console, transient=False) as progress:
         bar = progress.add_task("perf", total=total)
         for model, shape, ref in groups:
             prepared: dict[str, Outcome] = {}
             for name, worker in workers.items():
-                mine = [p for p in runnable[name]
-                        if (p.combination.model, p.combination.shape) == (model, shape)]
+                mine = [
+                    p
+                    for p in runnable[name]
+                    if (p.combination.model, p.combination.shape) == (model, shape)
+                ]
                 if not mine:
                     continue
                 progress.update(bar, description=f"[{name}] {model} {shape}: build + export")
                 export = any(p.combination.framework in ONNX_FRAMEWORKS for p in mine)
-                prepared[name] = worker.call(f"prepare-{model}-{shape}", {
-                    "kind": "prepare", "model": ref, "shape": shape,
-                    "layers": profile.layers.get(model), "opset": profile.opset,
-                    "export": export, "work_dir": str(worker.work / f"{model}-{shape}"),
-                    "threads": profile.threads,
-                })
+                prepared[name] = worker.call(
+                    f"prepare-{model}-{shape}",
+                    {
+                        "kind": "prepare",
+                        "model": ref,
+                        "shape": shape,
+                        "layers": profile.layers.get(model),
+                        "opset": profile.opset,
+                        "export": export,
+                        "work_dir": str(worker.work / f"{model}-{shape}"),
+                        "threads": profile.threads,
+                    },
+                )
                 progress.advance(bar)
             _run_group(model, shape, profile, workers, runnable, prepared, rows, progress, bar)
             if not keep_work:
@@ -216,16 +275,25 @@ def execute(
         for planned in plans[name]:
             c = planned.combination
             if planned.status is not None:
-                ordered.append(Row(c.model, c.shape, c.batch, c.framework, planned.status,
-                                   error=planned.reason))
+                ordered.append(
+                    Row(
+                        c.model, c.shape, c.batch, c.framework, planned.status, error=planned.reason
+                    )
+                )
             else:
                 ordered.append(rows[name][c.key])
         probe = probes[name]
         environment = dict(probe["environment"])
         environment["python_executable"] = workers[name].build.python
-        out[name] = Results(profile=profile_name, device_key=probe["device_key"],
-                            device_name=probe["device_name"], settings=settings_of(profile),
-                            environment=environment, rows=ordered, duration_s=duration)
+        out[name] = Results(
+            profile=profile_name,
+            device_key=probe["device_key"],
+            device_name=probe["device_name"],
+            settings=settings_of(profile),
+            environment=environment,
+            rows=ordered,
+            duration_s=duration,
+        )
     return out
 
 
@@ -242,9 +310,14 @@ def _run_group(
 ) -> None:
     """Run (rounds of) every combination of one model and shape, interleaving the builds."""
     names = list(workers)
-    mine = {name: [p for p in runnable[name]
-                   if (p.combination.model, p.combination.shape) == (model, shape)]
-            for name in names}
+    mine = {
+        name: [
+            p
+            for p in runnable[name]
+            if (p.combination.model, p.combination.shape) == (model, shape)
+        ]
+        for name in names
+    }
     keys = list(dict.fromkeys(p.combination.key for n in names for p in mine[n]))
     for key in keys:
         for round_index in range(profile.rounds):
@@ -262,8 +335,9 @@ def _run_group(
                 progress.advance(bar)
 
 
-def _run_one(worker: Worker, planned: catalog.Planned, profile: Profile, prepared: Outcome,
-             row: Row) -> None:
+def _run_one(
+    worker: Worker, planned: catalog.Planned, profile: Profile, prepared: Outcome, row: Row
+) -> None:
     """Run one round of one combination into ``row`` (a failure sets its status)."""
     c = planned.combination
     onnx = c.framework in ONNX_FRAMEWORKS
@@ -279,13 +353,21 @@ def _run_one(worker: Worker, planned: catalog.Planned, profile: Profile, prepare
             row.error = prepared.result["export_error"]
             return
     task = {
-        "kind": "run", "model": planned.spec_ref, "shape": c.shape, "batch": c.batch,
-        "framework": c.framework, "device": profile.device, "threads": profile.threads,
+        "kind": "run",
+        "model": planned.spec_ref,
+        "shape": c.shape,
+        "batch": c.batch,
+        "framework": c.framework,
+        "device": profile.device,
+        "threads": profile.threads,
         "layers": profile.layers.get(c.model),
         "work_dir": str(worker.work / f"{c.model}-{c.shape}"),
-        "warmup_iters": profile.warmup_iters, "warmup_s": profile.warmup_s,
-        "iters": profile.iters, "min_time_s": profile.min_time_s,
+        "warmup_iters": profile.warmup_iters,
+        "warmup_s": profile.warmup_s,
+        "iters": profile.iters,
+        "min_time_s": profile.min_time_s,
         "parity_tolerance": profile.parity_tolerance,
+        "clock": profile.clock,
     }
     outcome = worker.call(f"run-{c.key}", task)
     if outcome.result is None:
@@ -295,7 +377,10 @@ def _run_one(worker: Worker, planned: catalog.Planned, profile: Profile, prepare
     row.build_s = _first(row.build_s, result.get("build_s"))
     row.first_s = _first(row.first_s, result.get("first_s"))
     row.parity = result.get("parity", row.parity)
-    row.extra.update(result.get("extra", {}))
+    extra = dict(result.get("extra", {}))
+    if "wall_median_ms" in extra:
+        row.extra.setdefault("wall_median_ms", []).append(extra.pop("wall_median_ms"))
+    row.extra.update(extra)
     if result["status"] != OK:
         row.status, row.error = result["status"], result.get("error", "")
         return
@@ -306,4 +391,3 @@ def _run_one(worker: Worker, planned: catalog.Planned, profile: Profile, prepare
 def _first(current: float | None, new: float | None) -> float | None:
     """Build and first-inference times of the first round (later rounds hit warm caches)."""
     return current if current is not None else new
-

@@ -20,10 +20,12 @@ from mlrelease.perf import compare, page, runner
 from mlrelease.perf.config import Profile
 from mlrelease.perf.results import Results, read, write
 
-GPU_NOTE = ("No GPU results on this page yet: `nox -s perf_gpu` runs the `gpu` profile (the "
-            "seed's full matrix) on a machine with a CUDA device, and is skipped, with that "
-            "reason, elsewhere. The `perf-gpu` workflow runs it on self-hosted runners labelled "
-            "by device and merges their reports here.")
+GPU_NOTE = (
+    "No GPU results on this page yet: `nox -s perf_gpu` runs the `gpu` profile (the "
+    "seed's full matrix) on a machine with a CUDA device, and is skipped, with that "
+    "reason, elsewhere. The `perf-gpu` workflow runs it on self-hosted runners labelled "
+    "by device and merges their reports here."
+)
 
 
 @dataclass
@@ -49,28 +51,46 @@ def baseline_at(config: Config, ref: str, device_key: str) -> Results:
     relative = f"{config.perf.baselines_dir}/{device_key}.json"
     text = git.run(config.root, "show", f"{ref}:{relative}", check=False)
     if not text.strip().startswith("{"):
-        raise UserError(f"{ref}:{relative}: no such baseline at that ref. Check the tag "
-                        "(`git tag`) and that a baseline for this device was committed there.")
+        raise UserError(
+            f"{ref}:{relative}: no such baseline at that ref. Check the tag "
+            "(`git tag`) and that a baseline for this device was committed there."
+        )
     data = json.loads(text)
     return Results.from_dict(data, source=f"{ref}:{relative}")
 
 
 def compare_with(
-    config: Config, profile: Profile, results: Results, *, baseline: Results | None = None,
+    config: Config,
+    profile: Profile,
+    results: Results,
+    *,
+    baseline: Results | None = None,
     note: str = "",
+    interleaved: bool = False,
 ) -> compare.Comparison:
     """Compare ``results`` with ``baseline``, or with the best committed baseline."""
     timing = True
     if baseline is None:
-        baseline, timing, note = compare.choose_baseline(results.device_key, results.profile,
-                                                         baselines(config))
+        baseline, timing, note = compare.choose_baseline(
+            results.device_key, results.profile, baselines(config)
+        )
     elif baseline.device_key != results.device_key:
         timing = False
-        note = (f"the baseline is from `{baseline.device_key}`, this run from "
-                f"`{results.device_key}`: timings not compared")
+        note = (
+            f"the baseline is from `{baseline.device_key}`, this run from "
+            f"`{results.device_key}`: timings not compared"
+        )
     assert profile.threshold is not None
-    return compare.compare(results, baseline, threshold=profile.threshold, alpha=profile.alpha,
-                           method=profile.method, timing=timing, note=note)
+    return compare.compare(
+        results,
+        baseline,
+        threshold=profile.threshold,
+        alpha=profile.alpha,
+        method=profile.method,
+        timing=timing,
+        note=note,
+        skip_unstable=not interleaved,
+    )
 
 
 def run(
@@ -86,13 +106,23 @@ def run(
     """Run a profile, write results (and the docs page), compare with the baseline."""
     profile = profile_of(config, profile_name)
     folder = output or config.path(config.perf.results_dir) / profile_name
-    results = runner.execute(profile_name, profile, root=config.root, work=folder / "work",
-                             console=console, keep_work=keep_work)["current"]
+    results = runner.execute(
+        profile_name,
+        profile,
+        root=config.root,
+        work=folder / "work",
+        console=console,
+        keep_work=keep_work,
+    )["current"]
     paths = write(results, folder)
     published = None
     if docs:
-        published = page.publish([results], config.path(config.perf.docs_dir),
-                                 plots_from={results.device_key: folder}, gpu_note=GPU_NOTE)
+        published = page.publish(
+            [results],
+            config.path(config.perf.docs_dir),
+            plots_from={results.device_key: folder},
+            gpu_note=GPU_NOTE,
+        )
     comparison = compare_with(config, profile, results, baseline=baseline)
     (folder / "comparison.md").write_text(comparison.to_markdown(), encoding="utf-8")
     paths["comparison"] = folder / "comparison.md"
@@ -116,13 +146,28 @@ def interleaved(
     if rounds is not None:
         profile = dataclasses.replace(profile, rounds=rounds)
     folder = output or config.path(config.perf.results_dir) / f"{profile_name}-compare"
-    builds = [runner.Build("baseline", baseline_python), runner.Build("candidate", candidate_python)]
-    both = runner.execute(profile_name, profile, root=config.root, work=folder / "work",
-                          builds=builds, console=console)
+    builds = [
+        runner.Build("baseline", baseline_python),
+        runner.Build("candidate", candidate_python),
+    ]
+    both = runner.execute(
+        profile_name,
+        profile,
+        root=config.root,
+        work=folder / "work",
+        builds=builds,
+        console=console,
+    )
     for name, results in both.items():
         write(results, folder / name, plots=False)
-    comparison = compare_with(config, profile, both["candidate"], baseline=both["baseline"],
-                              note=f"interleaved rounds: {profile.rounds}")
+    comparison = compare_with(
+        config,
+        profile,
+        both["candidate"],
+        baseline=both["baseline"],
+        note=f"interleaved rounds: {profile.rounds}",
+        interleaved=True,
+    )
     (folder / "comparison.md").write_text(comparison.to_markdown(), encoding="utf-8")
     return both, comparison
 
@@ -135,6 +180,8 @@ def merge(config: Config, files: Sequence[Path], docs: Path | None = None) -> Pa
     keys = [r.device_key for r in loaded]
     duplicates = sorted({k for k in keys if keys.count(k) > 1})
     if duplicates:
-        raise UserError(f"perf merge: two results for device {', '.join(duplicates)}; pass one "
-                        "results.json per device.")
+        raise UserError(
+            f"perf merge: two results for device {', '.join(duplicates)}; pass one "
+            "results.json per device."
+        )
     return page.publish(loaded, docs or config.path(config.perf.docs_dir), gpu_note=GPU_NOTE)

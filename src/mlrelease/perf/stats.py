@@ -66,9 +66,16 @@ def summarize(samples_ns: Sequence[int | float], batch: int) -> Summary:
     std = statistics.stdev(ms)
     median = percentile(ms, 50)
     return Summary(
-        n=len(ms), median_ms=median, mean_ms=mean, p90_ms=percentile(ms, 90),
-        p95_ms=percentile(ms, 95), p99_ms=percentile(ms, 99), min_ms=ms[0], max_ms=ms[-1],
-        std_ms=std, cov=std / mean if mean > 0 else 0.0,
+        n=len(ms),
+        median_ms=median,
+        mean_ms=mean,
+        p90_ms=percentile(ms, 90),
+        p95_ms=percentile(ms, 95),
+        p99_ms=percentile(ms, 99),
+        min_ms=ms[0],
+        max_ms=ms[-1],
+        std_ms=std,
+        cov=std / mean if mean > 0 else 0.0,
         throughput=batch / (median / 1e3) if median > 0 else 0.0,
     )
 
@@ -130,16 +137,20 @@ def bootstrap_ratio_ci(
         medians = np.empty(count)
         for i in range(count):
             chosen = rng.integers(0, len(arrays), size=len(arrays))
-            parts = [arrays[c][rng.integers(0, len(arrays[c]), size=len(arrays[c]))]
-                     for c in chosen]
+            parts = [
+                arrays[c][rng.integers(0, len(arrays[c]), size=len(arrays[c]))] for c in chosen
+            ]
             medians[i] = np.median(np.concatenate(parts))
         return medians
 
     ratios = draw(candidate, resamples) / draw(baseline, resamples)
     tail = (1 - confidence) / 2 * 100
     low, high = np.percentile(ratios, [tail, 100 - tail])
-    method = (f"bootstrap over {len(baseline)}+{len(candidate)} rounds" if hierarchical
-              else "bootstrap over samples")
+    method = (
+        f"bootstrap over {len(baseline)}+{len(candidate)} rounds"
+        if hierarchical
+        else "bootstrap over samples"
+    )
     return float(low), float(high), method
 
 
@@ -158,8 +169,9 @@ def compare(
     if len(base) < 2 or len(cand) < 2:
         raise ValueError("compare needs at least 2 samples on each side")
     ratio = statistics.median(cand) / statistics.median(base)
-    low, high, how = bootstrap_ratio_ci(baseline, candidate, confidence=1 - alpha,
-                                        resamples=resamples, seed=seed)
+    low, high, how = bootstrap_ratio_ci(
+        baseline, candidate, confidence=1 - alpha, resamples=resamples, seed=seed
+    )
     p_value = mann_whitney_greater(cand, base)
     if method == "mannwhitney":
         significant = p_value < alpha

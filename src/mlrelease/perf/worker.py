@@ -25,8 +25,14 @@ from typing import Any
 
 from mlrelease.perf.config import ONNX_FRAMEWORKS
 
-OOM_MARKERS = ("out of memory", "outofmemory", "failed to allocate", "cuda_error_out_of_memory",
-               "memoryerror", "std::bad_alloc")
+OOM_MARKERS = (
+    "out of memory",
+    "outofmemory",
+    "failed to allocate",
+    "cuda_error_out_of_memory",
+    "memoryerror",
+    "std::bad_alloc",
+)
 
 
 def _set_threads(threads: int, *, torch_too: bool) -> None:
@@ -39,6 +45,11 @@ def _set_threads(threads: int, *, torch_too: bool) -> None:
         if threads:
             torch.set_num_threads(threads)
             torch.set_num_interop_threads(1)
+
+
+def _call(function: Any) -> Any:
+    """Call an untyped library function (keeps mypy strict elsewhere)."""
+    return function()
 
 
 def _importable(name: str) -> bool:
@@ -60,16 +71,28 @@ def probe(task: dict[str, Any]) -> dict[str, Any]:
     from mlrelease.perf import device, frameworks
 
     facts: dict[str, Any] = {"host": device.host(), "libraries": {}}
-    for name in ("torch", "transformers", "onnx", "onnxruntime", "onnxscript", "numpy",
-                 "tensorrt", "torch_tensorrt", "triton"):
+    for name in (
+        "torch",
+        "transformers",
+        "onnx",
+        "onnxruntime",
+        "onnxscript",
+        "numpy",
+        "tensorrt",
+        "torch_tensorrt",
+        "triton",
+    ):
         if _importable(name):
             try:
                 module = __import__(name)
                 facts["libraries"][name] = str(getattr(module, "__version__", "?"))
             except Exception as exc:  # a broken install is a fact worth recording
                 facts["libraries"][name] = f"import failed: {exc}"
-    unavailable = {f: r for f in task["frameworks"]
-                   if (r := frameworks.unavailable(f, task["device"])) is not None}
+    unavailable = {
+        f: r
+        for f in task["frameworks"]
+        if (r := frameworks.unavailable(f, task["device"])) is not None
+    }
     gpu: dict[str, Any] = {}
     if _importable("torch"):
         import torch
@@ -78,9 +101,13 @@ def probe(task: dict[str, Any]) -> dict[str, Any]:
         facts["torch_interop_threads"] = torch.get_num_interop_threads()
         if torch.cuda.is_available():
             props = torch.cuda.get_device_properties(0)
-            gpu = {"name": props.name, "memory_gib": round(props.total_memory / 2**30, 1),
-                   "capability": f"{props.major}.{props.minor}",
-                   "cuda": torch.version.cuda, "cudnn": torch.backends.cudnn.version()}
+            gpu = {
+                "name": props.name,
+                "memory_gib": round(props.total_memory / 2**30, 1),
+                "capability": f"{props.major}.{props.minor}",
+                "cuda": getattr(torch.version, "cuda", None),
+                "cudnn": _call(torch.backends.cudnn.version),
+            }
     if _importable("onnxruntime"):
         import onnxruntime as ort
 
@@ -95,8 +122,12 @@ def probe(task: dict[str, Any]) -> dict[str, Any]:
         key, name = "cuda-none", "no CUDA device"
     else:
         key, name = device.cpu_key(), device.cpu_name()
-    return {"device_key": key, "device_name": name, "environment": facts,
-            "unavailable": unavailable}
+    return {
+        "device_key": key,
+        "device_name": name,
+        "environment": facts,
+        "unavailable": unavailable,
+    }
 
 
 def prepare(task: dict[str, Any]) -> dict[str, Any]:
@@ -114,7 +145,8 @@ def prepare(task: dict[str, Any]) -> dict[str, Any]:
     with torch.inference_mode():
         reference = built.module(*(torch.from_numpy(v) for v in built.sample.values()))
     result: dict[str, Any] = {"build_s": time.perf_counter() - start}
-    np.savez(work / "reference.npz", __output__=reference.float().numpy(), **built.sample)
+    arrays: dict[str, Any] = {"__output__": reference.float().numpy(), **built.sample}
+    np.savez(work / "reference.npz", **arrays)
     result["inputs"] = built.input_names
     if not task["export"]:
         return result
@@ -122,10 +154,15 @@ def prepare(task: dict[str, Any]) -> dict[str, Any]:
     try:
         batch = torch.export.Dim("batch", min=1, max=4096)
         program = torch.onnx.export(
-            built.module, tuple(torch.from_numpy(v) for v in built.sample.values()),
-            dynamo=True, opset_version=task["opset"], external_data=False,
-            input_names=built.input_names, output_names=["features"],
-            dynamic_shapes=tuple({0: batch} for _ in built.sample), verbose=False,
+            built.module,
+            tuple(torch.from_numpy(v) for v in built.sample.values()),
+            dynamo=True,
+            opset_version=task["opset"],
+            external_data=False,
+            input_names=built.input_names,
+            output_names=["features"],
+            dynamic_shapes=tuple({0: batch} for _ in built.sample),
+            verbose=False,
         )
         if program is None:
             raise RuntimeError("torch.onnx.export returned no program")
@@ -133,8 +170,10 @@ def prepare(task: dict[str, Any]) -> dict[str, Any]:
         import onnx
 
         model = onnx.load(str(work / "model.onnx"), load_external_data=False)
-        result["onnx"] = {"ir_version": model.ir_version,
-                          "opsets": {o.domain or "ai.onnx": o.version for o in model.opset_import}}
+        result["onnx"] = {
+            "ir_version": model.ir_version,
+            "opsets": {o.domain or "ai.onnx": o.version for o in model.opset_import},
+        }
     except Exception as exc:
         result["export_error"] = _error(exc)[1]
     result["export_s"] = time.perf_counter() - start
@@ -163,17 +202,26 @@ def run(task: dict[str, Any]) -> dict[str, Any]:
 
         return build(resolve_model(task["model"]), task["shape"], task.get("layers")).module
 
-    job = frameworks.Job(device=task["device"], threads=int(task["threads"]), inputs=inputs,
-                         output_shape=tuple(expected.shape), onnx_path=work / "model.onnx",
-                         work_dir=work, build_model=build_model)
+    job = frameworks.Job(
+        device=task["device"],
+        threads=int(task["threads"]),
+        inputs=inputs,
+        output_shape=tuple(expected.shape),
+        onnx_path=work / "model.onnx",
+        work_dir=work,
+        build_model=build_model,
+    )
     out: dict[str, Any] = {"status": "ok"}
     start = time.perf_counter()
     try:
         runner = frameworks.build_runner(task["framework"], job)
     except Exception as exc:
         hint, text = _error(exc)
-        return {"status": hint or "build_failed", "error": text,
-                "build_s": time.perf_counter() - start}
+        return {
+            "status": hint or "build_failed",
+            "error": text,
+            "build_s": time.perf_counter() - start,
+        }
     out["build_s"] = time.perf_counter() - start
     out["extra"] = runner.facts
     try:
@@ -186,28 +234,45 @@ def run(task: dict[str, Any]) -> dict[str, Any]:
         hint, text = _error(exc)
         return {**out, "status": hint or "runtime_error", "error": text}
     scale = float(np.linalg.norm(expected))
-    difference = float(np.linalg.norm(actual.astype(np.float64) - expected)) if (
-        actual.shape == expected.shape) else float("inf")
+    difference = (
+        float(np.linalg.norm(actual.astype(np.float64) - expected))
+        if (actual.shape == expected.shape)
+        else float("inf")
+    )
     parity = difference / scale if scale > 0 else difference
     out["parity"] = parity
     tolerance = float(task["parity_tolerance"])
     if not np.isfinite(parity) or parity > tolerance:
-        found = (f"output shape {actual.shape}, expected {expected.shape}"
-                 if actual.shape != expected.shape else f"relative error {parity:.3g}")
-        return {**out, "status": "parity_failed",
-                "error": f"{found} against PyTorch eager exceeds the tolerance {tolerance:g}"}
+        found = (
+            f"output shape {actual.shape}, expected {expected.shape}"
+            if actual.shape != expected.shape
+            else f"relative error {parity:.3g}"
+        )
+        return {
+            **out,
+            "status": "parity_failed",
+            "error": f"{found} against PyTorch eager exceeds the tolerance {tolerance:g}",
+        }
     slowdown = _injected_slowdown(task["framework"])
     if slowdown:
         out["extra"] = {**out["extra"], "injected_slowdown": slowdown}
     try:
         measured = harness.measure(
-            runner.run, runner.sync, warmup_iters=int(task["warmup_iters"]),
-            warmup_s=float(task["warmup_s"]), iters=int(task["iters"]),
-            min_time_s=float(task["min_time_s"]), slowdown=slowdown,
+            runner.run,
+            runner.sync,
+            warmup_iters=int(task["warmup_iters"]),
+            warmup_s=float(task["warmup_s"]),
+            iters=int(task["iters"]),
+            min_time_s=float(task["min_time_s"]),
+            slowdown=slowdown,
+            clock=task.get("clock", "wall"),
         )
     except Exception as exc:
         hint, text = _error(exc)
         return {**out, "status": hint or "runtime_error", "error": excerpt(text)}
+    if measured.wall_ns:
+        walls = sorted(measured.wall_ns)
+        out["extra"] = {**out["extra"], "wall_median_ms": walls[len(walls) // 2] / 1e6}
     return {**out, "samples_ns": measured.samples_ns, "warmup_iters": measured.warmup_iters}
 
 
