@@ -42,9 +42,10 @@ def _environment(results: Results) -> list[str]:
         ("Python", f"{host.get('python', '?')} on {host.get('platform', '?')}"),
         ("Libraries", ", ".join(f"{k} {v}" for k, v in sorted(libraries.items())) or "?"),
         (
-            "Threads",
-            f"intra-op {results.settings.get('threads') or 'library default'}, torch "
-            f"reports {env.get('torch_threads', '?')}",
+            "Threads, clock",
+            f"intra-op threads: {results.settings.get('threads') or 'library default'} "
+            f"(environment: {host.get('thread_env') or 'none set'}); samples are "
+            f"{'process CPU time' if results.settings.get('clock') == 'cpu' else 'wall time'}",
         ),
         ("Load average at start", ", ".join(map(str, host.get("load_average", []))) or "?"),
     ]

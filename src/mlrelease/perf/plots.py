@@ -18,6 +18,12 @@ def _pyplot() -> Any:
     return plt
 
 
+def _scalar_formatter() -> Any:
+    from matplotlib.ticker import ScalarFormatter
+
+    return ScalarFormatter()
+
+
 def latency(results: Results, path: Path) -> Path:
     """One panel per model and shape: median latency (p10-p90 bars) per framework, by batch."""
     plt = _pyplot()
@@ -25,6 +31,7 @@ def latency(results: Results, path: Path) -> Path:
     columns = min(2, len(groups)) or 1
     lines = math.ceil(len(groups) / columns) or 1
     figure, axes = plt.subplots(lines, columns, figsize=(6 * columns, 3.6 * lines), squeeze=False)
+    cpu_clock = results.settings.get("clock") == "cpu"
     for index, (model, shape) in enumerate(groups):
         ax = axes[index // columns][index % columns]
         mine = [r for r in results.rows if (r.model, r.shape) == (model, shape)]
@@ -43,10 +50,15 @@ def latency(results: Results, path: Path) -> Path:
             high = [s.p90_ms - s.median_ms for _, s in ok]
             ax.errorbar(xs, ys, yerr=[low, high], marker="o", capsize=3, label=framework)
         ax.set_title(f"{model} {shape}")
+        batches = sorted({r.batch for r in mine})
         ax.set_xlabel("batch size")
-        ax.set_ylabel("median latency (ms)")
+        ax.set_ylabel(f"median {'CPU time' if cpu_clock else 'latency'} (ms)")
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
+        ax.set_xticks(batches, [str(b) for b in batches])
+        ax.set_xlim(batches[0] / 1.5, batches[-1] * 1.5)
+        ax.yaxis.set_major_formatter(_scalar_formatter())
+        ax.yaxis.set_minor_formatter(_scalar_formatter())
         ax.grid(True, which="both", alpha=0.3)
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize="small")

@@ -344,7 +344,11 @@ def to_markdown(results: Results, *, heading: str = "#") -> str:
         f"Threads: {settings.get('threads') or 'library default'}; opset "
         f"{settings.get('opset')}; at least {settings.get('iters')} timed iterations and "
         f"{settings.get('min_time_s')} s after at least {settings.get('warmup_iters')} warm-up "
-        f"iterations and {settings.get('warmup_s')} s.",
+        f"iterations and {settings.get('warmup_s')} s."
+        + "".join(
+            f" {m}: {n} layers (reduced depth)."
+            for m, n in sorted((settings.get("layers") or {}).items())
+        ),
     ]
     problems = failures(results.rows)
     if problems:

@@ -58,6 +58,8 @@ class Outcome:
     result: dict[str, Any] | None
     status: str = ""
     error: str = ""
+    seconds: float = 0.0
+    """Wall time of the whole subprocess (start-up, imports, the task)."""
 
 
 class Worker:
@@ -107,6 +109,12 @@ class Worker:
             str(task_path),
             str(result_path),
         ]
+        started = time.perf_counter()
+        outcome = self._call(command, log_path, result_path)
+        outcome.seconds = time.perf_counter() - started
+        return outcome
+
+    def _call(self, command: list[str], log_path: Path, result_path: Path) -> Outcome:
         with log_path.open("w", encoding="utf-8") as log:
             try:
                 proc = subprocess.Popen(
@@ -341,6 +349,7 @@ def _run_one(
     """Run one round of one combination into ``row`` (a failure sets its status)."""
     c = planned.combination
     onnx = c.framework in ONNX_FRAMEWORKS
+    row.extra["prepare_s"] = round(prepared.seconds, 2)
     if prepared.result is None:
         row.status = BUILD_FAILED if prepared.status == RUNTIME_ERROR else prepared.status
         row.error = f"building the model failed: {prepared.error}"
@@ -370,6 +379,7 @@ def _run_one(
         "clock": profile.clock,
     }
     outcome = worker.call(f"run-{c.key}", task)
+    row.extra.setdefault("worker_s", []).append(round(outcome.seconds, 2))
     if outcome.result is None:
         row.status, row.error = outcome.status, outcome.error
         return

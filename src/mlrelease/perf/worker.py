@@ -67,38 +67,51 @@ def _error(exc: BaseException) -> tuple[str, str]:
     return ("oom" if oom else ""), excerpt(text)
 
 
+DISTRIBUTIONS = {
+    "torch": ("torch",),
+    "transformers": ("transformers",),
+    "onnx": ("onnx",),
+    "onnxruntime": ("onnxruntime", "onnxruntime-gpu"),
+    "onnxscript": ("onnxscript",),
+    "numpy": ("numpy",),
+    "tensorrt": ("tensorrt", "tensorrt-cu13", "tensorrt-cu12"),
+    "torch_tensorrt": ("torch-tensorrt", "torch_tensorrt"),
+    "triton": ("triton",),
+}
+
+
+def _versions() -> dict[str, str]:
+    """Installed versions, from package metadata (no imports: torch alone takes seconds)."""
+    from importlib import metadata
+
+    found: dict[str, str] = {}
+    for name, distributions in DISTRIBUTIONS.items():
+        for distribution in distributions:
+            try:
+                found[name] = metadata.version(distribution)
+                if distribution != name:
+                    found[name] += f" ({distribution})"
+                break
+            except metadata.PackageNotFoundError:
+                continue
+    return found
+
+
 def probe(task: dict[str, Any]) -> dict[str, Any]:
     from mlrelease.perf import device, frameworks
 
-    facts: dict[str, Any] = {"host": device.host(), "libraries": {}}
-    for name in (
-        "torch",
-        "transformers",
-        "onnx",
-        "onnxruntime",
-        "onnxscript",
-        "numpy",
-        "tensorrt",
-        "torch_tensorrt",
-        "triton",
-    ):
-        if _importable(name):
-            try:
-                module = __import__(name)
-                facts["libraries"][name] = str(getattr(module, "__version__", "?"))
-            except Exception as exc:  # a broken install is a fact worth recording
-                facts["libraries"][name] = f"import failed: {exc}"
+    facts: dict[str, Any] = {"host": device.host(), "libraries": _versions()}
     unavailable = {
         f: r
         for f in task["frameworks"]
         if (r := frameworks.unavailable(f, task["device"])) is not None
     }
     gpu: dict[str, Any] = {}
-    if _importable("torch"):
+    # torch takes seconds to import: only a CUDA profile needs it here (the device's facts).
+    if task["device"] == "cuda" and _importable("torch"):
         import torch
 
         facts["torch_threads"] = torch.get_num_threads()
-        facts["torch_interop_threads"] = torch.get_num_interop_threads()
         if torch.cuda.is_available():
             props = torch.cuda.get_device_properties(0)
             gpu = {
