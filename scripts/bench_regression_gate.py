@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -34,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", default="efficientnet_b0")
     parser.add_argument("--slowed", default="onnxruntime_cpu", help="framework to slow down")
     parser.add_argument("--slowdown", type=float, default=0.10)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--output", type=Path, default=Path("build/bench/regression_gate.json"))
     args = parser.parse_args(argv)
 
@@ -61,7 +62,15 @@ def main(argv: list[str] | None = None) -> int:
             builds=builds,
             console=console,
         )
-        entry: dict[str, Any] = {}
+        entry: dict[str, Any] = {
+            "round_medians_ms": {
+                name: {
+                    row.key: [round(statistics.median(r) / 1e6, 4) for r in row.samples_ns]
+                    for row in results.rows
+                }
+                for name, results in out.items()
+            }
+        }
         for label, candidate in (("same", out["B"]), ("injected", out["C"])):
             verdicts = compare.compare(
                 candidate,
@@ -69,14 +78,16 @@ def main(argv: list[str] | None = None) -> int:
                 threshold=profile.threshold,
                 alpha=profile.alpha,
                 method=profile.method,
-                skip_unstable=False,
+                interleaved=True,
             ).verdicts
             entry[label] = {
                 v.key: {"kind": v.kind, **(v.slowdown.to_dict() if v.slowdown else {})}
                 for v in verdicts
             }
         repetitions.append(entry)
-        console.print(json.dumps(entry, indent=1))
+        console.print(
+            json.dumps({k: v for k, v in entry.items() if k != "round_medians_ms"}, indent=1)
+        )
 
     def count(label: str, framework: str, kinds: set[str]) -> int:
         return sum(

@@ -80,3 +80,23 @@ def test_single_round_uses_sample_bootstrap() -> None:
 def test_too_few_samples_is_an_error() -> None:
     with pytest.raises(ValueError, match="at least 2 samples"):
         compare([[1.0]], [[1.0, 2.0]], threshold=0.1, alpha=0.01)
+
+
+def test_interleaved_pairs_cancel_drift_between_rounds() -> None:
+    rng = np.random.default_rng(5)
+    for _ in range(10):
+        drift = rng.normal(0, 0.10, 5)  # the machine's state: shared by both sides of a pair
+
+        def side(factor: float, drift: np.ndarray = drift) -> list[list[float]]:
+            return [list(10.0 * factor * (1 + d) * rng.lognormal(0, 0.01, 30)) for d in drift]
+
+        same = compare(side(1.0), side(1.0), threshold=0.10, alpha=0.01, paired=True, resamples=500)
+        slower = compare(
+            side(1.0), side(1.10), threshold=0.10, alpha=0.01, paired=True, resamples=500
+        )
+        assert same.method == "t-interval over 5 interleaved round pairs"
+        assert not same.regression and slower.regression, (same, slower)
+        # Unpaired, the drift swamps the difference: no significance either way.
+        assert not compare(
+            side(1.0), side(1.10), threshold=0.10, alpha=0.01, resamples=500
+        ).significant

@@ -178,7 +178,12 @@ def register(subparsers: Any) -> None:
         help="... the candidate build's interpreter (default: this one)",
     )
     c.add_argument("--profile", default="cpu", help="profile for --python runs (default: cpu)")
-    c.add_argument("--rounds", type=int, help="interleaved rounds per build (default: profile)")
+    c.add_argument(
+        "--rounds",
+        type=int,
+        default=5,
+        help="interleaved rounds per build with --python (default: 5)",
+    )
     c.set_defaults(func=cmd_compare)
 
     m = sub.add_parser(

@@ -92,6 +92,7 @@ def _timing(
     alpha: float,
     method: str,
     cov_limit: float | None,
+    paired: bool,
 ) -> Verdict:
     unstable = [
         name
@@ -103,7 +104,12 @@ def _timing(
             key, "not_timed", f"unstable in {' and '.join(unstable)} (CoV over {cov_limit:.0%})"
         )
     result = compare_samples(
-        base.samples_ns, cand.samples_ns, threshold=threshold, alpha=alpha, method=method
+        base.samples_ns,
+        cand.samples_ns,
+        threshold=threshold,
+        alpha=alpha,
+        method=method,
+        paired=paired,
     )
     interval = (
         f"median x{result.ratio:.3f}, {1 - alpha:.0%} CI [{result.ci_low:.3f}, "
@@ -130,19 +136,20 @@ def compare(
     alpha: float,
     method: str = "bootstrap",
     timing: bool = True,
-    skip_unstable: bool = True,
+    interleaved: bool = False,
     note: str = "",
 ) -> Comparison:
     """Verdicts for every row of ``current`` (and rows the baseline had that are gone).
 
     ``baseline`` None means there is none: every failing row is a new failure. ``timing`` False
-    compares statuses only (e.g. a baseline recorded on another device). ``skip_unstable``
-    False times unstable rows too: right for interleaved rounds, whose interval includes the
-    machine's drift; a baseline recorded at another time has no such protection.
+    compares statuses only (e.g. a baseline recorded on another device). ``interleaved``: the
+    two sides' rounds ran interleaved (``perf compare --python``): rounds are compared in pairs
+    and unstable rows are timed too, the pairs' spread holding the machine's drift; a baseline
+    recorded at another time has no such protection.
     """
     verdicts: list[Verdict] = []
     base_rows = {r.key: r for r in baseline.rows} if baseline else {}
-    cov_limit = current.cov_limit if skip_unstable else None
+    cov_limit = None if interleaved else current.cov_limit
     for row in current.rows:
         base = base_rows.get(row.key)
         key = row.key
@@ -183,6 +190,7 @@ def compare(
                     alpha=alpha,
                     method=method,
                     cov_limit=cov_limit,
+                    paired=interleaved,
                 )
             )
     current_keys = {r.key for r in current.rows}

@@ -89,7 +89,7 @@ def compare_with(
         method=profile.method,
         timing=timing,
         note=note,
-        skip_unstable=not interleaved,
+        interleaved=interleaved,
     )
 
 
