@@ -12,10 +12,9 @@ from mlrelease.perf import session
 
 @gate(
     "perf",
-    "The `cpu` perf profile runs every combination with a status, and compared with this "
-    "device's baseline (`ci/perf_baselines/`) no row newly fails and none is significantly "
-    "slower beyond the profile's threshold; without a baseline for this device only statuses "
-    "are compared.",
+    "The `cpu` perf profile gives every model x framework combination a status and, against "
+    "this device's baseline (`ci/perf_baselines/`), no row newly fails and none with 3+ rounds "
+    "a side is significantly slower beyond the threshold (another device: statuses only).",
 )
 def check_perf(ctx: Context) -> GateResult:
     name = ctx.config.perf.gate_profile

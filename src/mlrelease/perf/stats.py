@@ -227,7 +227,7 @@ def compare(
     base, cand = _flat(baseline), _flat(candidate)
     if len(base) < 2 or len(cand) < 2:
         raise ValueError("compare needs at least 2 samples on each side")
-    if paired and len(baseline) == len(candidate) >= 3:
+    if paired and len(baseline) == len(candidate) >= 2:
         ratio = paired_ratio(baseline, candidate)
         low, high, how = paired_ratio_ci(baseline, candidate, confidence=1 - alpha)
     else:
