@@ -10,7 +10,7 @@ from mlrelease.perf.results import Results, Row
 
 def samples(median_ms: float, seed: int) -> list[list[int]]:
     rng = np.random.default_rng(seed)
-    return [[int(median_ms * 1e6 * x) for x in rng.lognormal(0, 0.01, 30)] for _ in range(3)]
+    return [[int(median_ms * 1e6 * x) for x in rng.lognormal(0, 0.01, 30)] for _ in range(5)]
 
 
 def results(rows: list[Row], device: str = "cpu-test-2c") -> Results:
@@ -46,7 +46,7 @@ def kinds(current: Results, baseline: Results | None, **kw: bool) -> dict[str, s
 def test_status_rules() -> None:
     baseline = results(
         [
-            row("ok_ok", seed=1),
+            row("ok_ok", seed=5),
             row("ok_fail", seed=2),
             row("fail_fail", "export_failed"),
             row("fail_ok", "build_failed"),
@@ -114,3 +114,13 @@ def test_choose_baseline_prefers_same_device_then_statuses_only() -> None:
     chosen, timing, note = choose_baseline("cpu-c-4c", "cpu", [other, mine])
     assert chosen is other and not timing and "timings not compared" in note
     assert choose_baseline("cpu-a-2c", "gpu", [mine])[0] is None
+
+
+def test_one_round_a_side_is_reported_not_gated() -> None:
+    base = row("a", seed=1)
+    slow = row("a", median=20.0, seed=2)
+    base.samples_ns, slow.samples_ns = base.samples_ns[:1], slow.samples_ns[:1]
+    comparison = compare(results([slow]), results([base]), threshold=0.10, alpha=0.01)
+    (verdict,) = comparison.verdicts
+    assert comparison.ok and verdict.kind == "not_timed"
+    assert verdict.message.startswith("median x2.0")

@@ -10,8 +10,8 @@ Rules, per combination:
   regression **fails**. With fewer rounds the ratio is reported, not gated. Against a recorded
   baseline, rows flagged unstable on either side are not timed (their spread is over the
   profile's limit); nothing is timed when the baseline comes from another device. Interleaved
-  rounds of two builds are compared in pairs, unstable or not: the pairs' spread holds the
-  machine's drift.
+  rounds of two builds are timed, unstable or not: the rounds' spread holds the machine's
+  drift.
 """
 
 from __future__ import annotations
@@ -26,11 +26,12 @@ from mlrelease.perf.stats import compare as compare_samples
 
 FAILS = frozenset({"new_failure", "regression"})
 
-MIN_ROUNDS = 3
-"""Rounds (worker processes) a side needs for a timing verdict: the median of one process is
-not the build's. Measured here, six processes of PyTorch eager on EfficientNet-B0 had medians
-from 17.9 to 31.1 ms of CPU time (ONNX Runtime: within 2%); without several processes a side,
-such a swing is indistinguishable from a regression."""
+MIN_ROUNDS = 4
+"""Rounds (worker processes) a side needs for a timing verdict. The median of one process is
+not the build's: measured here, six processes of PyTorch eager on EfficientNet-B0 had medians
+from 17.9 to 31.1 ms of CPU time (ONNX Runtime: within 2%), a swing that one process against
+one cannot tell from a regression. And with three a side Mann-Whitney U cannot go below
+p = 0.05."""
 
 
 @dataclass(frozen=True)
@@ -101,7 +102,6 @@ def _timing(
     alpha: float,
     method: str,
     cov_limit: float | None,
-    paired: bool,
 ) -> Verdict:
     unstable = [
         name
@@ -128,7 +128,6 @@ def _timing(
         threshold=threshold,
         alpha=alpha,
         method=method,
-        paired=paired,
     )
     interval = (
         f"median x{result.ratio:.3f}, {1 - alpha:.0%} CI [{result.ci_low:.3f}, "
@@ -153,7 +152,7 @@ def compare(
     *,
     threshold: float,
     alpha: float,
-    method: str = "bootstrap",
+    method: str = "mannwhitney",
     timing: bool = True,
     interleaved: bool = False,
     note: str = "",
@@ -162,9 +161,9 @@ def compare(
 
     ``baseline`` None means there is none: every failing row is a new failure. ``timing`` False
     compares statuses only (e.g. a baseline recorded on another device). ``interleaved``: the
-    two sides' rounds ran interleaved (``perf compare --python``): rounds are compared in pairs
-    and unstable rows are timed too, the pairs' spread holding the machine's drift; a baseline
-    recorded at another time has no such protection.
+    two sides' rounds ran interleaved (``perf compare --python``): unstable rows are timed too,
+    the rounds' spread holding the machine's drift; a baseline recorded at another time has no
+    such protection.
     """
     verdicts: list[Verdict] = []
     base_rows = {r.key: r for r in baseline.rows} if baseline else {}
@@ -209,7 +208,6 @@ def compare(
                     alpha=alpha,
                     method=method,
                     cov_limit=cov_limit,
-                    paired=interleaved,
                 )
             )
     current_keys = {r.key for r in current.rows}

@@ -72,10 +72,11 @@ class Profile:
     """Slowdown a comparison treats as a regression (0.10 on CPU, 0.05 on CUDA)."""
     parity_tolerance: float | None = None
     """Largest relative error of a framework's output against PyTorch eager (1e-3 / 1e-2)."""
-    alpha: float = 0.01
-    """Significance level of the comparison (the confidence interval is 1 - alpha)."""
-    method: Method = "bootstrap"
-    """Significance test: bootstrap CI of the median ratio, or one-sided Mann-Whitney U."""
+    alpha: float = 0.05
+    """Significance level of the comparison (the confidence interval is 1 - alpha). A failure
+    also needs the interval to reach the threshold, which keeps false failures rare."""
+    method: Method = "mannwhitney"
+    """Mann-Whitney U over round medians (Hodges-Lehmann interval), or a bootstrap interval."""
     rounds: int = 1
     """Rounds per combination; with two builds (``perf compare --python``) they interleave."""
     timeout_s: int = 600

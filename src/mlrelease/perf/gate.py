@@ -13,7 +13,7 @@ from mlrelease.perf import session
 @gate(
     "perf",
     "The `cpu` perf profile gives every model x framework combination a status and, against "
-    "this device's baseline (`ci/perf_baselines/`), no row newly fails and none with 3+ rounds "
+    "this device's baseline (`ci/perf_baselines/`), no row newly fails and none with 4+ rounds "
     "a side is significantly slower beyond the threshold (another device: statuses only).",
 )
 def check_perf(ctx: Context) -> GateResult:

@@ -1,19 +1,22 @@
 """Statistics of latency samples: summaries, and the slowdown test of a comparison (pure).
 
 Samples are per-iteration latencies in nanoseconds, grouped in rounds (one round = one worker
-subprocess). The comparison rule:
+subprocess; the unit of replication, since processes of one build differ more than iterations
+of one process). A verdict needs four rounds a side or more (:mod:`.compare` checks that).
+Two methods:
 
-* ``ratio`` = median(candidate) / median(baseline), over all samples;
-* a (1 - alpha) confidence interval of that ratio: for rounds that ran interleaved (three or
-  more a side), a t-interval over the round pairs' ratios (the ratio is then their geometric
-  mean); otherwise by bootstrap, over rounds then over samples within each drawn round when both
-  sides have at least two rounds (so drift between rounds is part of the interval), else over
-  samples;
-* the slowdown is *significant* when the interval lies above 1 (``method = "bootstrap"``), or when
-  a one-sided Mann-Whitney U test of candidate > baseline gives p < alpha (``"mannwhitney"``);
-* it is a *regression* only when it is significant **and** a slowdown of the threshold is inside
-  or below the interval (the interval's upper end reaches ``1 + threshold``): a slowdown the data
-  cannot show to be smaller than the threshold fails; a real but provably small one is reported.
+* ``mannwhitney`` (the default): the rounds' medians of both sides; one-sided Mann-Whitney U
+  (exact) of candidate > baseline, significant when p < alpha; the ratio is the Hodges-Lehmann
+  estimate (the median of all candidate/baseline round-median ratios) and its interval the
+  matching distribution-free (1 - alpha) interval. Rank-based: one disturbed round moves it
+  little.
+* ``bootstrap``: ``median(candidate) / median(baseline)`` over all samples, with a percentile
+  bootstrap interval resampling rounds, then samples within each drawn round (a single round
+  a side resamples samples); significant when the interval lies above 1.
+
+Either way the slowdown is a *regression* only when it is significant **and** the interval's
+upper end reaches ``1 + threshold``: a slowdown the data cannot show to be smaller than the
+threshold fails; a real but provably small one is reported.
 """
 
 from __future__ import annotations
@@ -91,7 +94,8 @@ class Slowdown:
     ci_low: float
     ci_high: float
     p_value: float
-    """One-sided Mann-Whitney U p-value of candidate > baseline (raw samples)."""
+    """One-sided Mann-Whitney U p-value of candidate > baseline (round medians, or samples
+    for ``bootstrap``)."""
     significant: bool
     regression: bool
     method: str
@@ -106,7 +110,8 @@ def _flat(rounds: Sequence[Sequence[float]]) -> list[float]:
 
 
 def mann_whitney_greater(candidate: Sequence[float], baseline: Sequence[float]) -> float:
-    """One-sided Mann-Whitney U p-value for "candidate tends to be larger than baseline"."""
+    """One-sided Mann-Whitney U p-value for "candidate tends to be larger than baseline"
+    (exact for small samples, as scipy chooses)."""
     from scipy.stats import mannwhitneyu
 
     return float(mannwhitneyu(candidate, baseline, alternative="greater").pvalue)
@@ -166,46 +171,48 @@ def round_medians(rounds: Sequence[Sequence[float]]) -> list[float]:
     return [statistics.median(r) for r in rounds if len(r)]
 
 
-def paired_ratio(
-    baseline: Sequence[Sequence[float]], candidate: Sequence[Sequence[float]]
-) -> float:
-    """Geometric mean over interleaved rounds of median(candidate round) / median(baseline)."""
-    pairs = zip(round_medians(baseline), round_medians(candidate), strict=True)
-    return math.exp(statistics.fmean(math.log(c / b) for b, c in pairs))
+def _u_distribution(n: int, m: int) -> list[int]:
+    """Counts of each value of the Mann-Whitney U statistic under the null (n x m, no ties)."""
+    table: dict[tuple[int, int], list[int]] = {}
+
+    def counts(a: int, b: int) -> list[int]:
+        if a == 0 or b == 0:
+            return [1]
+        if (a, b) not in table:
+            # The largest value is from side a (U grows by b) or from side b (U unchanged).
+            left, right = counts(a - 1, b), counts(a, b - 1)
+            out = [0] * (a * b + 1)
+            for u, c in enumerate(left):
+                out[u + b] += c
+            for u, c in enumerate(right):
+                out[u] += c
+            table[(a, b)] = out
+        return table[(a, b)]
+
+    return counts(n, m)
 
 
-def paired_ratio_ci(
-    baseline: Sequence[Sequence[float]],
-    candidate: Sequence[Sequence[float]],
-    *,
-    confidence: float,
-) -> tuple[float, float, str]:
-    """A Student-t interval of :func:`paired_ratio` over the round pairs (log scale).
+def hodges_lehmann_ratio(
+    baseline: Sequence[float], candidate: Sequence[float], *, confidence: float
+) -> tuple[float, float, float]:
+    """(estimate, low, high) of candidate / baseline from all pairwise ratios (log scale).
 
-    Rounds of two builds that ran interleaved (A B, B A, ...) saw the same machine state: the
-    ratio within a pair cancels the drift between pairs, and the spread of the pairs' ratios is
-    the noise left. With a handful of pairs a percentile bootstrap of them is too narrow: in 300
-    synthetic trials of a true 10% slowdown over five pairs, the upper end of a 99% bootstrap
-    interval reached 1.10 in 93% of them, that of this t-interval (pairs - 1 degrees of
-    freedom) in 98%.
+    The interval is the exact distribution-free one that inverts the Mann-Whitney test: the
+    k-th smallest and largest pairwise ratios, k from the null distribution of U.
     """
-    from scipy.stats import t as student
-
-    logs = [
-        math.log(c / b)
-        for b, c in zip(round_medians(baseline), round_medians(candidate), strict=True)
-    ]
-    centre = statistics.fmean(logs)
-    half = (
-        student.ppf(1 - (1 - confidence) / 2, len(logs) - 1)
-        * statistics.stdev(logs)
-        / (math.sqrt(len(logs)))
-    )
-    return (
-        math.exp(centre - half),
-        math.exp(centre + half),
-        (f"t-interval over {len(logs)} interleaved round pairs"),
-    )
+    ratios = sorted(math.log(c / b) for b in baseline for c in candidate)
+    counts = _u_distribution(len(baseline), len(candidate))
+    total = sum(counts)
+    tail = (1 - confidence) / 2
+    k, cumulative = 0, 0
+    for count in counts:
+        cumulative += count
+        if cumulative / total > tail:
+            break
+        k += 1
+    k = max(k, 1)  # too few rounds for this confidence: the widest interval there is
+    centre = statistics.median(ratios)
+    return math.exp(centre), math.exp(ratios[k - 1]), math.exp(ratios[-k])
 
 
 def compare(
@@ -214,32 +221,29 @@ def compare(
     *,
     threshold: float,
     alpha: float,
-    method: str = "bootstrap",
-    paired: bool = False,
+    method: str = "mannwhitney",
     resamples: int = 2000,
     seed: int = 0,
 ) -> Slowdown:
-    """Decide whether ``candidate`` is a regression of ``baseline`` (rounds of samples each).
-
-    ``paired``: the rounds ran interleaved, round i of each side together; with at least 3
-    rounds a side, the ratio and its interval come from the round pairs.
-    """
+    """Decide whether ``candidate`` is a regression of ``baseline`` (rounds of samples each)."""
     base, cand = _flat(baseline), _flat(candidate)
     if len(base) < 2 or len(cand) < 2:
         raise ValueError("compare needs at least 2 samples on each side")
-    if paired and len(baseline) == len(candidate) >= 2:
-        ratio = paired_ratio(baseline, candidate)
-        low, high, how = paired_ratio_ci(baseline, candidate, confidence=1 - alpha)
+    if method == "mannwhitney":
+        base_medians, cand_medians = round_medians(baseline), round_medians(candidate)
+        p_value = mann_whitney_greater(cand_medians, base_medians)
+        ratio, low, high = hodges_lehmann_ratio(base_medians, cand_medians, confidence=1 - alpha)
+        significant = p_value < alpha
+        how = (
+            f"Mann-Whitney U over {len(base_medians)}+{len(cand_medians)} round medians "
+            f"(p={p_value:.2g}), Hodges-Lehmann interval"
+        )
     else:
         ratio = statistics.median(cand) / statistics.median(base)
         low, high, how = bootstrap_ratio_ci(
             baseline, candidate, confidence=1 - alpha, resamples=resamples, seed=seed
         )
-    p_value = mann_whitney_greater(cand, base)
-    if method == "mannwhitney":
-        significant = p_value < alpha
-        how = f"Mann-Whitney U (p={p_value:.2g}); interval by {how}"
-    else:
+        p_value = mann_whitney_greater(cand, base)
         significant = low > 1.0
     regression = significant and high >= 1.0 + threshold
     return Slowdown(ratio, low, high, p_value, significant, regression, how)
