@@ -29,6 +29,10 @@ their error. How the numbers are taken, and how a regression is decided:
 """
 
 
+def _env_text(variables: dict[str, str] | None) -> str:
+    return ", ".join(f"{k}={v}" for k, v in sorted((variables or {}).items())) or "none set"
+
+
 def _environment(results: Results) -> list[str]:
     env = results.environment
     host = env.get("host", {})
@@ -44,7 +48,7 @@ def _environment(results: Results) -> list[str]:
         (
             "Threads, clock",
             f"intra-op threads: {results.settings.get('threads') or 'library default'} "
-            f"(environment: {host.get('thread_env') or 'none set'}); samples are "
+            f"(environment: {_env_text(host.get('thread_env'))}); samples are "
             f"{'process CPU time' if results.settings.get('clock') == 'cpu' else 'wall time'}",
         ),
         ("Load average at start", ", ".join(map(str, host.get("load_average", []))) or "?"),
