@@ -29,6 +29,7 @@ COMMAND_MODULES: list[str] = [
     "mlrelease.models.cli",
     "mlrelease.opset_rules",
     "mlrelease.conformance.cli",
+    "mlrelease.perf.cli",
 ]
 """Modules that add sub-commands (``register(subparsers)``)."""
 

@@ -26,6 +26,7 @@ from mlrelease.conformance.config import OpsConfig
 from mlrelease.docs.settings import DocsConfig
 from mlrelease.errors import ConfigError
 from mlrelease.models.config import CompatConfig, ModelsConfig, OpsetRulesConfig
+from mlrelease.perf.config import PerfConfig
 from mlrelease.release.settings import ReleaseConfig
 from mlrelease.wheels.config import WheelsConfig
 
@@ -72,6 +73,8 @@ class Config:
     """Operator-versioning rules: ``[tool.mlrelease.opset-rules]``."""
     ops: OpsConfig = field(default_factory=OpsConfig)
     """``[tool.mlrelease.ops]``: the supported-operators index (``mlrelease ops index``)."""
+    perf: PerfConfig = field(default_factory=PerfConfig)
+    """Release performance sessions: ``[tool.mlrelease.perf]`` (see mlrelease.perf.config)."""
 
     root: Path = field(default=Path("."), metadata={"toml": False})
     """The project root (the folder holding pyproject.toml); not read from TOML."""

@@ -36,6 +36,7 @@ BUILTIN_MODULES = [
     "mlrelease.models.gates",
     "mlrelease.opset_rules",
     "mlrelease.conformance.gate",
+    "mlrelease.perf.gate",
 ]
 """Modules whose import registers the built-in gates."""
 

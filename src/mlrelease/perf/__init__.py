@@ -1,0 +1,12 @@
+"""Release performance sessions: models x input shapes x batch sizes x frameworks.
+
+The parent process (CLI, gate) plans the combinations, runs each one in its own subprocess
+(:mod:`mlrelease.perf.worker`), and turns the rows into JSON, CSV, Markdown and plots. It never
+imports torch: only the workers do, so a crash, a hang or an out-of-memory kill in one
+combination becomes that row's status instead of ending the session.
+
+Core (pure): :mod:`.config`, :mod:`.catalog`, :mod:`.stats`, :mod:`.results`, :mod:`.compare`,
+:mod:`.page`. Edges: :mod:`.runner` (subprocesses), :mod:`.device` (machine facts),
+:mod:`.worker`, :mod:`.models` and :mod:`.frameworks` (torch / onnxruntime / TensorRT),
+:mod:`.plots`.
+"""

@@ -1,0 +1,210 @@
+"""``mlrelease perf``: run a profile, compare with a baseline, merge devices, update baselines."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from mlrelease.config import load
+from mlrelease.errors import UserError
+from mlrelease.perf import session
+from mlrelease.perf.results import read
+
+console = Console(stderr=True, highlight=False)
+
+
+def _report(comparison_md: str, ok: bool) -> int:
+    print(comparison_md)
+    console.print(
+        "[green]perf: no regression[/]"
+        if ok
+        else "[bold red]perf: regression or new failure (see above)[/]"
+    )
+    return 0 if ok else 1
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    config = load(args.root)
+    baseline = read(args.baseline) if args.baseline else None
+    outcome = session.run(
+        config,
+        args.profile,
+        console=console,
+        output=args.output,
+        docs=not args.no_docs,
+        keep_work=args.keep_work,
+        baseline=baseline,
+    )
+    results = outcome.results
+    console.print(
+        f"{results.device_name} ({results.device_key}): "
+        + ", ".join(f"{n} {s}" for s, n in results.counts().items())
+        + f" in {results.duration_s:.0f} s"
+    )
+    for name, path in outcome.paths.items():
+        console.print(f"  {name}: {path}")
+    if outcome.page:
+        console.print(f"  page: {outcome.page}")
+    return _report(outcome.comparison.to_markdown(), outcome.comparison.ok)
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    config = load(args.root)
+    if args.python:
+        if args.candidate:
+            raise UserError(
+                "perf compare: give either a CANDIDATE results.json or --python "
+                "(run both builds now), not both."
+            )
+        _, comparison = session.interleaved(
+            config,
+            args.profile,
+            baseline_python=args.python,
+            candidate_python=args.candidate_python,
+            rounds=args.rounds,
+            console=console,
+        )
+        return _report(comparison.to_markdown(), comparison.ok)
+    if not args.candidate:
+        raise UserError(
+            "perf compare: give the CANDIDATE results.json to compare (e.g. "
+            "build/perf/cpu/results.json), or --python OLD_PYTHON to run both builds."
+        )
+    candidate = read(args.candidate)
+    profile = session.profile_of(config, candidate.profile)
+    if args.baseline and args.against:
+        raise UserError("perf compare: give --baseline FILE or --against REF, not both.")
+    if args.baseline:
+        baseline = read(args.baseline)
+    elif args.against:
+        baseline = session.baseline_at(config, args.against, candidate.device_key)
+    else:
+        baseline = None
+    comparison = session.compare_with(config, profile, candidate, baseline=baseline)
+    return _report(comparison.to_markdown(), comparison.ok)
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    config = load(args.root)
+    page = session.merge(config, args.results, args.docs)
+    console.print(f"Wrote {page} from {len(args.results)} device report(s)")
+    return 0
+
+
+def cmd_baseline(args: argparse.Namespace) -> int:
+    config = load(args.root)
+    source = args.results or config.path(config.perf.results_dir) / args.profile / "results.json"
+    results = read(source)
+    target = config.path(config.perf.baselines_dir) / f"{results.device_key}.json"
+    failing = [r.key for r in results.rows if r.failing]
+    console.print(
+        f"{source} -> {target} ({len(results.rows)} rows, {len(failing)} failing"
+        + (f": {', '.join(failing)}" if failing else "")
+        + ")"
+    )
+    if not args.execute:
+        console.print("Dry run: nothing written. Re-run with --execute to record this baseline.")
+        return 0
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(source, target)
+    console.print(f"Wrote {target}; commit it with the release.")
+    return 0
+
+
+def register(subparsers: Any) -> None:
+    """Add ``perf run|compare|merge|baseline``."""
+    p = subparsers.add_parser(
+        "perf",
+        help="release performance matrix: models x batch sizes x frameworks",
+        description="Time models (BERT, EfficientNet-B0, ViT-B/16, ResNet-50 and your own) at "
+        "each batch size under each framework (PyTorch eager, torch.compile, ONNX Runtime CPU / "
+        "CUDA / TensorRT, Torch-TensorRT), every combination in its own subprocess, and compare "
+        "with the per-device baseline. Profiles: [tool.mlrelease.perf.profiles].",
+    )
+    sub = p.add_subparsers(dest="perf_command", required=True, metavar="ACTION")
+
+    r = sub.add_parser(
+        "run",
+        help="run a profile; write JSON/CSV/Markdown/plots, the docs page",
+        description="Run a profile, write results.json (raw samples), "
+        "results.csv, results.md, latency.png and speedup.png under "
+        "[tool.mlrelease.perf] results-dir/PROFILE, update the docs page, then "
+        "compare with this device's baseline: exit 1 on a new failure or a "
+        "significant slowdown beyond the profile's threshold.",
+    )
+    r.add_argument("--profile", default="cpu", help="profile name (default: cpu)")
+    r.add_argument("--output", type=Path, help="results folder (default: results-dir/PROFILE)")
+    r.add_argument(
+        "--baseline",
+        type=Path,
+        help="compare with this results.json instead of ci/perf_baselines/DEVICE.json",
+    )
+    r.add_argument("--no-docs", action="store_true", help="do not update the docs perf page")
+    r.add_argument(
+        "--keep-work",
+        action="store_true",
+        help="keep exported ONNX models and worker logs' model folders",
+    )
+    r.set_defaults(func=cmd_run)
+
+    c = sub.add_parser(
+        "compare",
+        help="compare results with a baseline, or two builds in interleaved rounds",
+        description="Compare a results.json with a baseline (this device's committed baseline, "
+        "--baseline FILE, or --against REF: the baseline committed at a git ref such as the "
+        "previous release's tag). Or, with --python, run the profile in two Python environments "
+        "in interleaved rounds and compare them. A status change ok -> failing fails; a slowdown "
+        "fails when significant and not shown to be under the threshold.",
+    )
+    c.add_argument(
+        "candidate", nargs="?", type=Path, metavar="CANDIDATE", help="the results.json to judge"
+    )
+    c.add_argument("--baseline", type=Path, help="the baseline results.json")
+    c.add_argument("--against", metavar="REF", help="the baseline committed at this git ref")
+    c.add_argument(
+        "--python",
+        metavar="OLD_PYTHON",
+        help="run the baseline build with this interpreter, interleaved with ...",
+    )
+    c.add_argument(
+        "--candidate-python",
+        default=sys.executable,
+        metavar="NEW_PYTHON",
+        help="... the candidate build's interpreter (default: this one)",
+    )
+    c.add_argument("--profile", default="cpu", help="profile for --python runs (default: cpu)")
+    c.add_argument(
+        "--rounds",
+        type=int,
+        default=5,
+        help="interleaved rounds per build with --python (default: 5)",
+    )
+    c.set_defaults(func=cmd_compare)
+
+    m = sub.add_parser(
+        "merge",
+        help="merge devices' results.json into the docs perf page",
+        description="Copy each device's results into DOCS/<device-key>/, draw "
+        "its plots and rewrite DOCS/report.md with one section per device.",
+    )
+    m.add_argument("results", nargs="+", type=Path, metavar="RESULTS_JSON")
+    m.add_argument(
+        "--docs", type=Path, help="docs folder (default: [tool.mlrelease.perf] docs-dir)"
+    )
+    m.set_defaults(func=cmd_merge)
+
+    b = sub.add_parser(
+        "baseline",
+        help="record the last run as this device's baseline",
+        description="Copy results-dir/PROFILE/results.json to "
+        "baselines-dir/<device-key>.json. Dry run unless --execute.",
+    )
+    b.add_argument("--profile", default="cpu")
+    b.add_argument("--results", type=Path, help="results.json to record (default: last run)")
+    b.add_argument("--execute", action="store_true", help="write the baseline file")
+    b.set_defaults(func=cmd_baseline)

@@ -1,0 +1,208 @@
+"""``[tool.mlrelease.perf]``: where results go, and the profiles (``cpu``, ``gpu``, your own).
+
+A profile says which models, shapes, batch sizes and frameworks to run and how to measure them.
+Settings that depend on the device (iteration counts, the instability limit, the regression
+threshold, the parity tolerance) default to ``None`` and resolve by ``device``: see
+:data:`DEVICE_DEFAULTS`. A profile given in ``pyproject.toml`` replaces the built-in profile of the
+same name; built-in profiles not named there stay available.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from mlrelease.errors import ConfigError
+
+Device = Literal["cpu", "cuda"]
+Method = Literal["bootstrap", "mannwhitney"]
+Clock = Literal["wall", "cpu"]
+
+FRAMEWORKS = (
+    "pytorch",
+    "torch_compile",
+    "onnxruntime_cpu",
+    "onnxruntime_cuda",
+    "onnxruntime_tensorrt",
+    "torch_tensorrt",
+)
+"""Framework names a profile may list (see :mod:`mlrelease.perf.frameworks`)."""
+
+ONNX_FRAMEWORKS = frozenset({"onnxruntime_cpu", "onnxruntime_cuda", "onnxruntime_tensorrt"})
+"""Frameworks that run the exported ONNX model (exported once per model and shape)."""
+
+
+@dataclass(frozen=True)
+class Profile:
+    """One perf profile: what to run, and how to measure it."""
+
+    device: Device = "cpu"
+    """Where the models run: ``cpu``, or ``cuda`` (the profile is skipped without a CUDA device)."""
+    models: list[str] = field(
+        default_factory=lambda: ["bert", "efficientnet_b0", "vit_b16", "resnet50"]
+    )
+    """Built-in model names, or ``module:attribute`` naming a
+    :class:`~mlrelease.perf.catalog.ModelSpec`."""
+    p2_shapes: bool = False
+    """Also run the seed's P2 input shapes (images at 3x1920x1080)."""
+    batch_sizes: list[int] = field(default_factory=lambda: [1])
+    frameworks: list[str] = field(default_factory=lambda: ["pytorch", "onnxruntime_cpu"])
+    layers: dict[str, int] = field(default_factory=dict)
+    """Reduced depth per model (``{ bert = 2 }``): encoder layers / stages kept."""
+    threads: int = 1
+    """Intra-op threads for torch and onnxruntime; 0 keeps each library's default. On small CPU
+    machines one thread is the stable choice (two threads on two shared cores measured up to 20x
+    slower for PyTorch)."""
+    clock: Clock = "wall"
+    """What a sample measures: ``wall`` time (perf_counter_ns), or the process's ``cpu`` time
+    (process_time_ns; CPU profiles with one thread only): robust to the other tenants of a
+    shared machine, where wall time varied 2x between rounds."""
+    opset: int = 20
+    """The ai.onnx opset the exporter targets; it must be one every ONNX framework here loads."""
+    warmup_iters: int = 10
+    warmup_s: float = 0.2
+    iters: int | None = None
+    """Timed iterations, at least (default: 30 on CPU, 100 on CUDA)."""
+    min_time_s: float | None = None
+    """Timed seconds, at least (default: 0 on CPU, 3 on CUDA)."""
+    unstable_cov: float | None = None
+    """A result whose coefficient of variation exceeds this is flagged unstable (0.10 / 0.02)."""
+    threshold: float | None = None
+    """Slowdown a comparison treats as a regression (0.10 on CPU, 0.05 on CUDA)."""
+    parity_tolerance: float | None = None
+    """Largest relative error of a framework's output against PyTorch eager (1e-3 / 1e-2)."""
+    alpha: float = 0.05
+    """Significance level of the comparison (the confidence interval is 1 - alpha). A failure
+    also needs the interval to reach the threshold, which keeps false failures rare."""
+    method: Method = "mannwhitney"
+    """Mann-Whitney U over round medians (Hodges-Lehmann interval), or a bootstrap interval."""
+    rounds: int = 1
+    """Rounds per combination; with two builds (``perf compare --python``) they interleave."""
+    timeout_s: int = 600
+    """Wall-clock limit of one subprocess (an export or one combination)."""
+
+    def resolved(self) -> Profile:
+        """This profile with the device-dependent ``None`` settings filled in."""
+        defaults = DEVICE_DEFAULTS[self.device]
+        changes: dict[str, Any] = {k: v for k, v in defaults.items() if getattr(self, k) is None}
+        return dataclasses.replace(self, **changes)
+
+
+DEVICE_DEFAULTS: dict[str, dict[str, float | int]] = {
+    "cpu": {
+        "iters": 30,
+        "min_time_s": 0.0,
+        "unstable_cov": 0.10,
+        "threshold": 0.10,
+        "parity_tolerance": 1e-3,
+    },
+    "cuda": {
+        "iters": 100,
+        "min_time_s": 3.0,
+        "unstable_cov": 0.02,
+        "threshold": 0.05,
+        "parity_tolerance": 1e-2,
+    },
+}
+
+BUILTIN_PROFILES: dict[str, Profile] = {
+    # About a minute of measuring on two cores: batch 1, ONNX Runtime CPU against PyTorch eager,
+    # a two-layer BERT (the other models at full size).
+    "cpu": Profile(layers={"bert": 2}, clock="cpu"),
+    # Torch-TensorRT's release matrix (seed step 5), on a CUDA device.
+    "gpu": Profile(
+        device="cuda",
+        p2_shapes=True,
+        batch_sizes=[1, 4, 8, 16, 32],
+        frameworks=[
+            "pytorch",
+            "torch_compile",
+            "onnxruntime_cuda",
+            "onnxruntime_tensorrt",
+            "torch_tensorrt",
+        ],
+        threads=0,
+    ),
+}
+
+
+@dataclass(frozen=True)
+class PerfConfig:
+    """The ``[tool.mlrelease.perf]`` table."""
+
+    results_dir: str = "build/perf"
+    """Where ``perf run`` writes results.json / .csv / .md and the plots, one folder per profile."""
+    docs_dir: str = "docs/perf"
+    """The docs folder of the perf report page (one subfolder per device)."""
+    baselines_dir: str = "ci/perf_baselines"
+    """Per-device baselines, ``<device-key>.json``."""
+    gate_profile: str = "cpu"
+    """The profile the ``perf`` gate runs."""
+    profiles: dict[str, Profile] = field(default_factory=dict)
+    """Profiles by name; they replace built-in profiles of the same name."""
+
+    def profile(self, name: str, *, source: str = "pyproject.toml") -> Profile:
+        """The named profile, validated and resolved for its device."""
+        known = {**BUILTIN_PROFILES, **self.profiles}
+        if name not in known:
+            raise ConfigError(
+                f"tool.mlrelease.perf.profiles.{name}",
+                f"one of {', '.join(sorted(known))}",
+                f"'{name}'",
+                source=source,
+                hint="Pick a defined profile or add a [tool.mlrelease.perf.profiles.NAME] table.",
+            )
+        profile = known[name]
+        validate(profile, f"tool.mlrelease.perf.profiles.{name}", source)
+        return profile.resolved()
+
+
+def validate(profile: Profile, prefix: str, source: str) -> None:
+    """Check what the types alone cannot: known frameworks, positive sizes."""
+    for i, name in enumerate(profile.frameworks):
+        if name not in FRAMEWORKS:
+            raise ConfigError(
+                f"{prefix}.frameworks[{i}]",
+                f"one of {', '.join(FRAMEWORKS)}",
+                repr(name),
+                source=source,
+            )
+    for key, values in (
+        ("batch-sizes", profile.batch_sizes),
+        ("models", profile.models),
+        ("frameworks", profile.frameworks),
+    ):
+        if not values:
+            raise ConfigError(f"{prefix}.{key}", "a non-empty list", "[]", source=source)
+    for i, batch in enumerate(profile.batch_sizes):
+        if batch < 1:
+            raise ConfigError(
+                f"{prefix}.batch-sizes[{i}]", "a batch size >= 1", str(batch), source=source
+            )
+    for key, value, low in (
+        ("rounds", profile.rounds, 1),
+        ("warmup-iters", profile.warmup_iters, 0),
+        ("threads", profile.threads, 0),
+        ("timeout-s", profile.timeout_s, 1),
+        ("iters", profile.iters, 2),
+    ):
+        if value is not None and value < low:
+            raise ConfigError(f"{prefix}.{key}", f"an integer >= {low}", str(value), source=source)
+    if profile.clock == "cpu" and (profile.device != "cpu" or profile.threads != 1):
+        raise ConfigError(
+            f"{prefix}.clock",
+            "'wall' unless device = 'cpu' and threads = 1",
+            "'cpu'",
+            source=source,
+            hint="CPU time sums every thread: it is a latency only with one.",
+        )
+    if not 0 < profile.alpha < 0.5:
+        raise ConfigError(
+            f"{prefix}.alpha", "a number between 0 and 0.5", str(profile.alpha), source=source
+        )
+    for model, depth in profile.layers.items():
+        if depth < 1:
+            raise ConfigError(
+                f"{prefix}.layers.{model}", "an integer >= 1", str(depth), source=source
+            )

@@ -1,0 +1,288 @@
+"""The frameworks of the matrix (worker side): availability, build, run, sync, output.
+
+Each framework turns a built model (PyTorch) or the exported ONNX file into a :class:`Runner`
+whose ``run`` does one inference on inputs already where they belong (on the GPU for CUDA
+frameworks: no host-device copies in the timed loop), and whose ``sync`` waits for the device.
+ONNX Runtime's CUDA and TensorRT providers run through IO binding with preallocated output
+buffers on the device. The CUDA, TensorRT and Torch-TensorRT paths run only where a CUDA device
+and those packages exist; elsewhere :func:`unavailable` says why and their rows are
+``unavailable``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mlrelease.perf.config import ONNX_FRAMEWORKS
+
+
+@dataclass
+class Runner:
+    """One framework's compiled model bound to one batch of inputs."""
+
+    run: Callable[[], object]
+    sync: Callable[[], object]
+    output: Callable[[], np.ndarray]
+    """The output of the last ``run``, on the host, for the parity check."""
+    facts: dict[str, Any] = field(default_factory=dict)
+    handle: Any = None
+    """The framework's own object (module, session), for benchmarks of the harness itself."""
+
+
+@dataclass
+class Job:
+    """What a framework needs to build a runner."""
+
+    device: str
+    """The profile's device: ``cpu`` or ``cuda``."""
+    threads: int
+    inputs: dict[str, np.ndarray]
+    output_shape: tuple[int, ...]
+    onnx_path: Path
+    work_dir: Path
+    build_model: Callable[[], Any]
+    """Builds the PyTorch module (torch frameworks only)."""
+
+
+def _has(module: str) -> bool:
+    return importlib.util.find_spec(module) is not None
+
+
+def _cuda_reason() -> str | None:
+    if not _has("torch"):
+        return "torch is not installed"
+    import torch
+
+    if not torch.cuda.is_available():
+        return "no CUDA device (torch.cuda.is_available() is False)"
+    return None
+
+
+def _ort_provider_reason(provider: str, package: str) -> str | None:
+    if not _has("onnxruntime"):
+        return "onnxruntime is not installed"
+    import onnxruntime as ort
+
+    if provider not in ort.get_available_providers():
+        return (
+            f"onnxruntime {ort.__version__} has no {provider} (available: "
+            f"{', '.join(ort.get_available_providers())}); install {package}"
+        )
+    return None
+
+
+def unavailable(framework: str, device: str) -> str | None:
+    """Why ``framework`` cannot run on this machine for a ``device`` profile (None: it can)."""
+    if framework in ("pytorch", "torch_compile"):
+        if not _has("torch"):
+            return "torch is not installed"
+        if device == "cuda" and (reason := _cuda_reason()):
+            return reason
+        if framework == "torch_compile":
+            import torch._dynamo
+
+            if not getattr(torch._dynamo, "is_dynamo_supported", lambda: True)():
+                return "torch.compile is not supported on this Python / platform"
+            if device == "cpu" and not (shutil.which("g++") or shutil.which("c++")):
+                return "torch.compile on the CPU needs a C++ compiler (no g++ / c++ on PATH)"
+            if device == "cuda" and not _has("triton"):
+                return "torch.compile on CUDA needs triton, which is not installed"
+        return None
+    if framework == "onnxruntime_cpu":
+        return _ort_provider_reason("CPUExecutionProvider", "onnxruntime")
+    if framework == "onnxruntime_cuda":
+        return _ort_provider_reason("CUDAExecutionProvider", "onnxruntime-gpu") or _cuda_reason()
+    if framework == "onnxruntime_tensorrt":
+        reason = _ort_provider_reason("TensorrtExecutionProvider", "onnxruntime-gpu")
+        if reason is None and not _has("tensorrt"):
+            reason = "the TensorRT execution provider needs the tensorrt package (not installed)"
+        return reason or _cuda_reason()
+    if framework == "torch_tensorrt":
+        if not _has("torch_tensorrt"):
+            return "torch_tensorrt is not installed"
+        return _cuda_reason()
+    return f"unknown framework {framework!r}"
+
+
+# --- PyTorch -----------------------------------------------------------------------------------
+
+
+def _torch_runner(job: Job, compile_with: str | None) -> Runner:
+    import torch
+
+    torch_device = torch.device("cuda" if job.device == "cuda" else "cpu")
+    module = job.build_model().to(torch_device)
+    tensors = [torch.from_numpy(v).to(torch_device) for v in job.inputs.values()]
+    facts: dict[str, Any] = {
+        "torch": torch.__version__,
+        "device": str(torch_device),
+        "threads": torch.get_num_threads(),
+    }
+    if compile_with == "torch_compile":
+        module = torch.compile(module)
+        facts["compile"] = "torch.compile (inductor, default mode)"
+    elif compile_with == "torch_tensorrt":
+        import torch_tensorrt
+
+        module = torch_tensorrt.compile(
+            module,
+            ir="dynamo",
+            inputs=tensors,
+            enabled_precisions={torch.float32},
+        )
+        facts["torch_tensorrt"] = torch_tensorrt.__version__
+    result: dict[str, torch.Tensor] = {}
+
+    def run() -> None:
+        with torch.inference_mode():
+            result["out"] = module(*tensors)
+
+    def sync() -> None:
+        if torch_device.type == "cuda":
+            torch.cuda.synchronize()
+
+    if compile_with:
+        # Compilation happens at the first call: do it here, so it counts as build time.
+        run()
+        sync()
+
+    def output() -> np.ndarray:
+        return result["out"].detach().float().cpu().numpy()
+
+    return Runner(run, sync, output, facts, handle=module)
+
+
+# --- ONNX Runtime ------------------------------------------------------------------------------
+
+
+def _session_options(threads: int) -> Any:
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    if threads:
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    return options
+
+
+def _ort_cpu_runner(job: Job) -> Runner:
+    import onnxruntime as ort
+
+    session = ort.InferenceSession(
+        str(job.onnx_path), _session_options(job.threads), providers=["CPUExecutionProvider"]
+    )
+    feeds = dict(job.inputs)
+    names = [o.name for o in session.get_outputs()]
+    result: dict[str, np.ndarray] = {}
+
+    def run() -> None:
+        result["out"] = session.run(names, feeds)[0]
+
+    return Runner(
+        run,
+        lambda: None,
+        lambda: np.asarray(result["out"]),
+        {
+            "onnxruntime": ort.__version__,
+            "providers": session.get_providers(),
+            "intra_op_threads": job.threads or "default",
+        },
+        handle=session,
+    )
+
+
+def _tensorrt_options(job: Job, input_names: list[str]) -> dict[str, Any]:
+    shapes = ",".join(
+        f"{name}:{'x'.join(map(str, job.inputs[name].shape))}" for name in input_names
+    )
+    cache = job.work_dir / "trt-cache"
+    cache.mkdir(parents=True, exist_ok=True)
+    return {
+        "device_id": 0,
+        "trt_fp16_enable": False,
+        "trt_engine_cache_enable": True,
+        "trt_engine_cache_path": str(cache),
+        # The model has a dynamic batch axis: build the engine for exactly this batch.
+        "trt_profile_min_shapes": shapes,
+        "trt_profile_opt_shapes": shapes,
+        "trt_profile_max_shapes": shapes,
+    }
+
+
+def _ort_gpu_runner(job: Job, tensorrt: bool) -> Runner:
+    import onnxruntime as ort
+
+    wanted = "TensorrtExecutionProvider" if tensorrt else "CUDAExecutionProvider"
+    probe = ort.InferenceSession(str(job.onnx_path), providers=["CPUExecutionProvider"])
+    input_names = [i.name for i in probe.get_inputs()]
+    output_names = [o.name for o in probe.get_outputs()]
+    del probe
+    providers: list[Any] = [("CUDAExecutionProvider", {"device_id": 0})]
+    if tensorrt:
+        providers.insert(0, ("TensorrtExecutionProvider", _tensorrt_options(job, input_names)))
+    session = ort.InferenceSession(
+        str(job.onnx_path), _session_options(job.threads), providers=providers
+    )
+    if session.get_providers()[0] != wanted:
+        raise RuntimeError(
+            f"{wanted} was requested but onnxruntime runs the session with "
+            f"{session.get_providers()}"
+        )
+    binding = session.io_binding()
+    # Inputs copied to the device once; outputs preallocated on the device: the timed loop
+    # does no host-device traffic and no allocation.
+    device_inputs = {
+        name: ort.OrtValue.ortvalue_from_numpy(job.inputs[name], "cuda", 0) for name in input_names
+    }
+    for name, value in device_inputs.items():
+        binding.bind_ortvalue_input(name, value)
+    output = ort.OrtValue.ortvalue_from_shape_and_type(
+        list(job.output_shape), np.float32, "cuda", 0
+    )
+    binding.bind_ortvalue_output(output_names[0], output)
+    for extra in output_names[1:]:
+        binding.bind_output(extra, "cuda", 0)
+
+    def run() -> None:
+        session.run_with_iobinding(binding)
+
+    def sync() -> None:
+        binding.synchronize_outputs()
+
+    if tensorrt:
+        # The TensorRT engine is built at the first run: count it as build time.
+        run()
+        sync()
+    return Runner(
+        run,
+        sync,
+        lambda: np.asarray(output.numpy()),
+        {"onnxruntime": ort.__version__, "providers": session.get_providers(), "io_binding": True},
+        handle=session,
+    )
+
+
+def build_runner(framework: str, job: Job) -> Runner:
+    """Build ``framework``'s runner for ``job`` (the timed build step of a combination)."""
+    if framework == "pytorch":
+        return _torch_runner(job, None)
+    if framework in ("torch_compile", "torch_tensorrt"):
+        return _torch_runner(job, framework)
+    if framework == "onnxruntime_cpu":
+        return _ort_cpu_runner(job)
+    if framework in ("onnxruntime_cuda", "onnxruntime_tensorrt"):
+        return _ort_gpu_runner(job, tensorrt=framework == "onnxruntime_tensorrt")
+    raise ValueError(f"unknown framework {framework!r}")
+
+
+def needs_onnx(framework: str) -> bool:
+    return framework in ONNX_FRAMEWORKS

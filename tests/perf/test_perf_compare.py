@@ -1,0 +1,126 @@
+"""Baseline rules: status changes and timing verdicts, on constructed results."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mlrelease.perf.compare import choose_baseline, compare
+from mlrelease.perf.results import Results, Row
+
+
+def samples(median_ms: float, seed: int) -> list[list[int]]:
+    rng = np.random.default_rng(seed)
+    return [[int(median_ms * 1e6 * x) for x in rng.lognormal(0, 0.01, 30)] for _ in range(5)]
+
+
+def results(rows: list[Row], device: str = "cpu-test-2c") -> Results:
+    return Results(
+        profile="cpu",
+        device_key=device,
+        device_name="Test CPU",
+        settings={"unstable_cov": 0.10},
+        environment={},
+        rows=rows,
+    )
+
+
+def row(
+    framework: str, status: str = "ok", median: float = 10.0, seed: int = 0, model: str = "m"
+) -> Row:
+    return Row(
+        model,
+        "s",
+        1,
+        framework,
+        status,
+        error="boom" if status != "ok" else "",
+        samples_ns=samples(median, seed) if status == "ok" else [],
+    )
+
+
+def kinds(current: Results, baseline: Results | None, **kw: bool) -> dict[str, str]:
+    comparison = compare(current, baseline, threshold=0.10, alpha=0.01, **kw)
+    return {v.key.split("/")[0] + "/" + v.key.split("/")[-1]: v.kind for v in comparison.verdicts}
+
+
+def test_status_rules() -> None:
+    baseline = results(
+        [
+            row("ok_ok", seed=5),
+            row("ok_fail", seed=2),
+            row("fail_fail", "export_failed"),
+            row("fail_ok", "build_failed"),
+            row("ok_gone", seed=3),
+            row("ok_unavailable", seed=4),
+        ]
+    )
+    current = results(
+        [
+            row("ok_ok", seed=5),
+            row("ok_fail", "parity_failed"),
+            row("fail_fail", "timeout"),
+            row("fail_ok", seed=6),
+            row("ok_unavailable", "unavailable"),
+            row("new_fail", "oom"),
+            row("new_ok", seed=7),
+        ]
+    )
+    found = kinds(current, baseline)
+    assert found == {
+        "m/ok_ok": "same",
+        "m/ok_fail": "new_failure",
+        "m/fail_fail": "known_failure",
+        "m/fail_ok": "fixed",
+        "m/ok_unavailable": "new_failure",
+        "m/new_fail": "new_failure",
+        "m/new_ok": "new_row",
+        "m/ok_gone": "dropped_row",
+    }
+    comparison = compare(current, baseline, threshold=0.10, alpha=0.01)
+    assert not comparison.ok
+    assert sorted(v.key for v in comparison.failed) == [
+        "m/s/b1/new_fail",
+        "m/s/b1/ok_fail",
+        "m/s/b1/ok_unavailable",
+    ]
+
+
+def test_known_failures_pass() -> None:
+    baseline = results([row("a", "export_failed"), row("b", seed=1)])
+    current = results([row("a", "export_failed"), row("b", seed=2)])
+    assert compare(current, baseline, threshold=0.10, alpha=0.01).ok
+
+
+def test_no_baseline_fails_any_failing_row() -> None:
+    current = results([row("a", "export_failed"), row("b"), row("c", "not_applicable")])
+    comparison = compare(current, None, threshold=0.10, alpha=0.01)
+    assert [v.key for v in comparison.failed] == ["m/s/b1/a"]
+
+
+def test_timing_regression_and_unstable_rows() -> None:
+    baseline = results([row("slow", seed=1), row("noisy", seed=2)])
+    noisy = row("noisy", seed=3)
+    noisy.samples_ns = [[int(x) for x in np.random.default_rng(9).uniform(1e6, 3e7, 30)]]
+    current = results([row("slow", median=12.0, seed=4), noisy])
+    found = kinds(current, baseline)
+    assert found == {"m/slow": "regression", "m/noisy": "not_timed"}
+    assert kinds(current, baseline, timing=False)["m/slow"] == "not_timed"
+
+
+def test_choose_baseline_prefers_same_device_then_statuses_only() -> None:
+    mine = results([], device="cpu-a-2c")
+    other = results([], device="cpu-b-2c")
+    assert choose_baseline("cpu-a-2c", "cpu", [other, mine])[:2] == (mine, True)
+    chosen, timing, note = choose_baseline("cpu-c-4c", "cpu", [other, mine])
+    assert chosen is other and not timing and "timings not compared" in note
+    assert choose_baseline("cpu-a-2c", "gpu", [mine])[0] is None
+
+
+def test_one_round_a_side_is_reported_not_gated() -> None:
+    base = row("a", seed=1)
+    slow = row("a", median=20.0, seed=2)
+    base.samples_ns, slow.samples_ns = base.samples_ns[:1], slow.samples_ns[:1]
+    comparison = compare(results([slow]), results([base]), threshold=0.10, alpha=0.01)
+    (verdict,) = comparison.verdicts
+    assert comparison.ok and verdict.kind == "not_timed"
+    assert verdict.message.startswith("median x2.0")

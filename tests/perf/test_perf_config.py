@@ -1,0 +1,72 @@
+"""[tool.mlrelease.perf]: profiles, device defaults, errors that name the key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mlrelease.config import load
+from mlrelease.errors import ConfigError
+
+
+def project(tmp_path: Path, table: str) -> Path:
+    (tmp_path / "pyproject.toml").write_text(
+        f'[project]\nname = "x"\n\n{table}\n', encoding="utf-8"
+    )
+    return tmp_path
+
+
+def test_builtin_profiles_resolve_by_device(tmp_path: Path) -> None:
+    config = load(project(tmp_path, ""))
+    cpu = config.perf.profile("cpu")
+    gpu = config.perf.profile("gpu")
+    assert (cpu.iters, cpu.min_time_s, cpu.unstable_cov, cpu.threshold) == (30, 0.0, 0.10, 0.10)
+    assert (gpu.iters, gpu.min_time_s, gpu.unstable_cov, gpu.threshold) == (100, 3.0, 0.02, 0.05)
+    assert cpu.layers == {"bert": 2} and cpu.threads == 1
+    assert gpu.batch_sizes == [1, 4, 8, 16, 32] and gpu.p2_shapes
+
+
+def test_project_profile_replaces_and_adds(tmp_path: Path) -> None:
+    config = load(
+        project(
+            tmp_path,
+            """
+[tool.mlrelease.perf.profiles.cpu]
+batch-sizes = [1, 2]
+iters = 50
+[tool.mlrelease.perf.profiles.mine]
+device = "cuda"
+models = ["resnet50"]
+""",
+        )
+    )
+    cpu = config.perf.profile("cpu")
+    assert cpu.batch_sizes == [1, 2] and cpu.iters == 50 and cpu.layers == {}
+    assert config.perf.profile("mine").threshold == 0.05
+    assert config.perf.profile("gpu").device == "cuda"  # built-in, still there
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        (
+            '[tool.mlrelease.perf.profiles.cpu]\nframeworks = ["tensorflow"]',
+            "profiles.cpu.frameworks[0]: expected one of pytorch",
+        ),
+        ("[tool.mlrelease.perf.profiles.cpu]\nbatch-size = [1]", "Did you mean 'batch-sizes'?"),
+        (
+            "[tool.mlrelease.perf.profiles.cpu]\nbatch-sizes = [0]",
+            "batch-sizes[0]: expected a batch",
+        ),
+        ('[tool.mlrelease.perf.profiles.cpu]\ndevice = "tpu"', "expected one of 'cpu', 'cuda'"),
+    ],
+)
+def test_bad_profiles_name_the_key(tmp_path: Path, table: str, message: str) -> None:
+    with pytest.raises(ConfigError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        load(project(tmp_path, table)).perf.profile("cpu")
+
+
+def test_unknown_profile(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="expected one of cpu, gpu"):
+        load(project(tmp_path, "")).perf.profile("gpus")

@@ -1,0 +1,20 @@
+"""Small models for the perf integration tests (spec module: no torch import here)."""
+
+from mlrelease.perf.catalog import InputShape, ModelSpec
+
+VECTOR = InputShape("v16", (16,))
+HUGE = InputShape("v65536", (65536,))
+
+# A two-layer MLP: exports, runs everywhere; one shape it "cannot take".
+TINY = ModelSpec(
+    "tiny",
+    "Tiny MLP",
+    "tiny_builders:build_tiny",
+    (VECTOR, HUGE),
+    not_applicable={HUGE.key: "the tiny MLP takes 16 features"},
+)
+
+# Calls a custom operator the ONNX exporter has no translation for: its export fails.
+UNEXPORTABLE = ModelSpec(
+    "unexportable", "MLP with a custom op", "tiny_builders:build_unexportable", (VECTOR,)
+)
