@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import importlib.metadata
 import json
 import os
 import platform
@@ -128,7 +129,6 @@ def main() -> int:
 
     import onnx
     import onnxruntime
-    import pytest
 
     bench = {
         "schema": "mlrelease/conformance-benchmark",
@@ -137,7 +137,7 @@ def main() -> int:
         "versions": {
             "onnx": onnx.__version__,
             "onnxruntime": onnxruntime.__version__,
-            "pytest": pytest.__version__,
+            "pytest": importlib.metadata.version("pytest"),
         },
         "cases": len(ours),
         "repeats": args.repeat,

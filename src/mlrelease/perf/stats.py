@@ -2,7 +2,8 @@
 
 Samples are per-iteration latencies in nanoseconds, grouped in rounds (one round = one worker
 subprocess; the unit of replication, since processes of one build differ more than iterations
-of one process). A verdict needs four rounds a side or more (:mod:`mlrelease.perf.compare` checks that).
+of one process). A verdict needs four rounds a side or more (:mod:`mlrelease.perf.compare`
+checks that).
 Two methods:
 
 * ``mannwhitney`` (the default): the rounds' medians of both sides; one-sided Mann-Whitney U
