@@ -8,6 +8,7 @@ Sessions that change files are ``default=False``.
 from __future__ import annotations
 
 import shutil
+import subprocess
 
 import nox
 
@@ -19,9 +20,12 @@ PROJECT = nox.project.load_toml("pyproject.toml")
 WHEEL_PROJECTS = [".", "examples/native-adopter"]
 """Projects whose artifacts `nox -s wheels` builds: mlrelease (pure) and the native example."""
 
-# Sessions that install torch use pip: pip reads the machine's find-links (here /opt/wheels, the
-# CPU torch wheel); uv ignores pip's configuration and would fetch the CUDA build (GBs).
+# Sessions that install torch use pip: pip reads the machine's find-links (a local wheelhouse);
+# uv ignores pip's configuration.
 TORCH_BACKEND = "virtualenv"
+TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+PYPI = "https://pypi.org/simple"
+"""Where torch's CPU build comes from when no local wheel has it (PyPI's Linux wheel is CUDA)."""
 
 
 def _install(session: nox.Session, *groups: str) -> None:
@@ -29,11 +33,37 @@ def _install(session: nox.Session, *groups: str) -> None:
     session.install("-e", ".", *nox.project.dependency_groups(PROJECT, *groups))
 
 
-@nox.session(venv_backend=TORCH_BACKEND)
+def _install_cpu_torch(session: nox.Session) -> None:
+    """Install the pinned torch as a CPU build, before the groups that need it: from a local
+    wheelhouse (pip's find-links) when it has the pin, else from the PyTorch CPU index."""
+    pin = next(r for r in nox.project.dependency_groups(PROJECT, "perf") if r.startswith("torch"))
+    python = [session.virtualenv.bin + "/python", "-m", "pip", "install", "--quiet"]
+    local = subprocess.run([*python, "--no-index", "--no-deps", pin], check=False)
+    if local.returncode != 0:
+        session.install("--index-url", TORCH_CPU_INDEX, "--extra-index-url", PYPI, pin)
+
+
+
+@nox.session
 def tests(session: nox.Session) -> None:
-    """Run the test suite (unit and integration, real git repositories and runtimes)."""
+    """Run the unit and integration lanes (real git repositories, runtimes, builds; no torch)."""
     _install(session, "test")
-    session.run("pytest", *session.posargs)
+    session.run("pytest", *(session.posargs or ["tests/unit", "tests/integration"]))
+
+
+@nox.session(default=False)
+def tests_unit(session: nox.Session) -> None:
+    """Run the unit lane alone: pure code, no subprocess, no torch (well under a minute)."""
+    _install(session, "test")
+    session.run("pytest", "tests/unit", *session.posargs)
+
+
+@nox.session(tags=["perf"], venv_backend=TORCH_BACKEND, default=False)
+def tests_perf(session: nox.Session) -> None:
+    """Run the perf-integration lane: real profile runs with CPU torch and the ONNX exporter."""
+    _install_cpu_torch(session)
+    _install(session, "test-perf")
+    session.run("pytest", "tests/perf_integration", *session.posargs)
 
 
 @nox.session(tags=["lint"])
@@ -50,7 +80,8 @@ def lint(session: nox.Session) -> None:
 @nox.session(tags=["release"], venv_backend=TORCH_BACKEND)
 def release_verify(session: nox.Session) -> None:
     """Check every release exit criterion; exit 0 only when the release may ship."""
-    _install(session, "test")
+    _install_cpu_torch(session)  # the perf gate exports and runs the perf models
+    _install(session, "test-perf")
     session.run("mlrelease", "verify", *session.posargs)
 
 
@@ -104,6 +135,7 @@ def ops_index(session: nox.Session) -> None:
 @nox.session(tags=["perf"], venv_backend=TORCH_BACKEND, default=False)
 def perf(session: nox.Session) -> None:
     """Run the `cpu` perf profile; write results, plots and docs/perf; compare with the baseline."""
+    _install_cpu_torch(session)
     _install(session, "perf")
     session.run("mlrelease", "perf", "run", "--profile", "cpu", *session.posargs)
 

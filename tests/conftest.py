@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from repo_helpers import git, write_project
+from helpers.repo import git, write_project
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test",

@@ -4,7 +4,7 @@ version, and the native adopter example, each in a copy of the repository."""
 from __future__ import annotations
 
 import pytest
-from wheels_support import Built, build_all
+from helpers.wheels import Built, build_all
 
 
 @pytest.fixture(scope="session")

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from wheels_support import FINAL, RC, Built
+from helpers.wheels import FINAL, RC, Built
 
 from mlrelease import cli, git
 from mlrelease.wheels import artifacts, promote

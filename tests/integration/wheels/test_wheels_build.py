@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import tomlkit  # bump-my-version's TOML library: edits keep the file's layout
-from wheels_support import FINAL, RC, REPO, Built
+from helpers.wheels import FINAL, RC, REPO, Built
 
 from mlrelease import cli
 from mlrelease.wheels import artifacts, audit, build

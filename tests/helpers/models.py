@@ -1,0 +1,78 @@
+"""Real ONNX models and adopter projects for the model-verification tests."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnx
+from helpers import REPO_ROOT
+from onnx import TensorProto, helper, numpy_helper
+
+from mlrelease import config as config_mod
+
+TARGETS = config_mod.load(REPO_ROOT).compat
+IR = TARGETS.ir_version or onnx.IR_VERSION
+OPSET = TARGETS.opsets.get("ai.onnx", 21)
+"""mlrelease stamps its own models with the targets it declares in [tool.mlrelease.compat]."""
+
+
+def make_model(
+    nodes: Sequence[onnx.NodeProto],
+    inputs: Sequence[onnx.ValueInfoProto],
+    outputs: Sequence[onnx.ValueInfoProto],
+    *,
+    initializers: Sequence[TensorProto] = (),
+    ir_version: int = IR,
+    opsets: dict[str, int] | None = None,
+    **kwargs: Any,
+) -> onnx.ModelProto:
+    graph = helper.make_graph(list(nodes), "g", list(inputs), list(outputs), list(initializers))
+    imports = [helper.make_opsetid(d, v) for d, v in (opsets or {"": OPSET}).items()]
+    return helper.make_model(graph, ir_version=ir_version, opset_imports=imports, **kwargs)
+
+
+def tensor_info(
+    name: str, shape: Sequence[int | str], dtype: int = TensorProto.FLOAT
+) -> onnx.ValueInfoProto:
+    return helper.make_tensor_value_info(name, dtype, list(shape))
+
+
+def add_model(k: float = 2.0) -> onnx.ModelProto:
+    """y = x + k, x of shape [2, 3]: the smallest model every step can run."""
+    const = numpy_helper.from_array(np.full((2, 3), k, np.float32), "k")
+    return make_model(
+        [helper.make_node("Add", ["x", "k"], ["y"], name="add")],
+        [tensor_info("x", [2, 3])],
+        [tensor_info("y", [2, 3])],
+        initializers=[const],
+    )
+
+
+def write_test_data(
+    folder: Path, inputs: Sequence[np.ndarray], outputs: Sequence[np.ndarray]
+) -> Path:
+    """A Model Zoo style test_data_set_0 folder."""
+    data = folder / "test_data_set_0"
+    data.mkdir(parents=True, exist_ok=True)
+    for i, array in enumerate(inputs):
+        onnx.save_tensor(numpy_helper.from_array(array), str(data / f"input_{i}.pb"))
+    for i, array in enumerate(outputs):
+        onnx.save_tensor(numpy_helper.from_array(array), str(data / f"output_{i}.pb"))
+    return data
+
+
+def write_project(root: Path, tool_mlrelease: str, manifest: str | None = None) -> Path:
+    """A minimal adopter project: pyproject.toml with the given [tool.mlrelease] body."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "pyproject.toml").write_text(
+        '[project]\nname = "adopter"\nversion = "1.0.0"\n\n' + textwrap.dedent(tool_mlrelease),
+        encoding="utf-8",
+    )
+    if manifest is not None:
+        (root / "models").mkdir(exist_ok=True)
+        (root / "models" / "manifest.toml").write_text(textwrap.dedent(manifest), encoding="utf-8")
+    return root

@@ -1,0 +1,151 @@
+"""Repositories for the release-flow tests: a small project with [tool.mlrelease] and
+[tool.bumpversion], committed on main and pushed to a bare "origin" in a temporary folder."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+
+PYPROJECT = '''\
+[project]
+name = "demo"
+version = "1.4.0.dev0"
+
+[tool.mlrelease]
+gates = ["git_state", "changelog"]
+
+[tool.mlrelease.release]
+edits = [
+  { file = "README.md", search = "/blob/main/", replace = "/blob/{branch}/" },
+  { file = "docs/links.md", search = "?ref=main", replace = "?ref={branch}" },
+]
+
+[[tool.mlrelease.release.checklist]]
+id = "freeze"
+title = "Cut the branch"
+task = "invoke release.cut"
+run = ["mlrelease", "release", "cut", "--version", "{series}", "--execute", "--push"]
+
+[[tool.mlrelease.release.checklist]]
+id = "verify"
+title = "Verify the branch"
+task = "nox -s release_verify"
+run = ["mlrelease", "verify"]
+evidence = ["build/release-verify/report.json"]
+mutating = false
+
+[[tool.mlrelease.release.checklist]]
+id = "bump"
+title = "Bump and changelog"
+task = "invoke release.prepare"
+run = ["mlrelease", "release", "prepare", "--version", "{version}", "--execute", "--push"]
+
+[[tool.mlrelease.release.checklist]]
+id = "rc-tag"
+title = "Tag the RC"
+task = "invoke release.rc"
+run = ["mlrelease", "release", "rc", "--execute", "--push"]
+
+[[tool.mlrelease.release.checklist]]
+id = "rc-verify"
+title = "Verify the RC"
+task = "nox -s release_verify"
+run = ["mlrelease", "verify"]
+evidence = ["build/release-verify/report.json"]
+mutating = false
+
+[[tool.mlrelease.release.checklist]]
+id = "promote"
+title = "Promote"
+task = "invoke release.promote"
+run = ["mlrelease", "release", "promote", "--rc", "{rc_tag}", "--execute", "--push"]
+
+
+[tool.bumpversion]
+current_version = "1.4.0.dev0"
+parse = """(?x)
+    (?P<major>\\\\d+)\\\\.(?P<minor>\\\\d+)\\\\.(?P<patch>\\\\d+)
+    (?:(?P<pre_l>rc|\\\\.dev)(?P<pre_n>\\\\d+))?
+"""
+serialize = ["{major}.{minor}.{patch}{pre_l}{pre_n}", "{major}.{minor}.{patch}"]
+commit = false
+tag = false
+allow_dirty = false
+
+[tool.bumpversion.parts.pre_l]
+values = [".dev", "rc", "final"]
+optional_value = "final"
+
+[[tool.bumpversion.files]]
+filename = "pyproject.toml"
+search = '^version = "{current_version}"'
+replace = 'version = "{new_version}"'
+regex = true
+
+[[tool.bumpversion.files]]
+filename = "src/demo/__init__.py"
+search = '__version__ = "{current_version}"'
+replace = '__version__ = "{new_version}"'
+'''
+
+FILES = {
+    "pyproject.toml": PYPROJECT,
+    "README.md": "# demo\n\nDocs: https://github.com/example/demo/blob/main/docs/index.md\n",
+    "docs/links.md": "Source: https://example.com/demo?ref=main\n",
+    "CHANGELOG.md": "# Changelog\n\n<!-- insertion marker -->\n## Unreleased\n\n",
+    "src/demo/__init__.py": '"""demo."""\n\n__version__ = "1.4.0.dev0"\n',
+    "src/demo/core.py": "def answer() -> int:\n    return 42\n",
+    ".gitignore": "build/\n",
+}
+
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Release Tester",
+    "GIT_AUTHOR_EMAIL": "rt@example.com",
+    "GIT_COMMITTER_NAME": "Release Tester",
+    "GIT_COMMITTER_EMAIL": "rt@example.com",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+
+
+class Repo:
+    """A working clone with a bare origin; helpers run git and the mlrelease CLI."""
+
+    def __init__(self, path: Path, origin: Path) -> None:
+        self.path = path
+        self.origin = origin
+
+    def git(self, *args: str, check: bool = True) -> str:
+        proc = subprocess.run(
+            ["git", *args], cwd=self.path, capture_output=True, text=True, check=False
+        )
+        if check and proc.returncode != 0:
+            raise AssertionError(f"git {' '.join(args)}: {proc.stderr}")
+        return proc.stdout.strip()
+
+    def origin_git(self, *args: str) -> str:
+        return subprocess.run(
+            ["git", *args], cwd=self.origin, capture_output=True, text=True, check=True
+        ).stdout.strip()
+
+    def commit_file(self, path: str, text: str, message: str) -> str:
+        target = self.path / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+        self.git("add", path)
+        self.git("commit", "-q", "-m", message)
+        return self.git("rev-parse", "HEAD")
+
+    def tags(self) -> dict[str, str]:
+        out = self.git(
+            "for-each-ref", "--format=%(refname:strip=2) %(*objectname)%(objectname)", "refs/tags"
+        )
+        return {line.split()[0]: line.split()[1][:40] for line in out.splitlines()}
+
+    def branch(self) -> str:
+        return self.git("symbolic-ref", "--short", "HEAD")
+
+    def status(self) -> str:
+        return self.git("status", "--porcelain")

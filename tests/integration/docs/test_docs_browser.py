@@ -1,0 +1,137 @@
+"""The frozen site in a real browser: Debian's headless Chromium driven by chromedriver.
+
+The site is served over HTTP on 127.0.0.1 (a random port), the version switcher is populated
+by the theme's JavaScript from ``switcher.json``, and choosing 0.1.0 must land on 0.1.0's page.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from helpers.docs_project import REPO_ROOT, Frozen
+
+pytestmark = pytest.mark.slow
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver")
+SCREENSHOTS = REPO_ROOT / "build" / "docs-browser"
+
+requires_chromium = pytest.mark.skipif(
+    CHROMIUM is None or CHROMEDRIVER is None,
+    reason="Debian's chromium and chromium-driver are not installed "
+    "(apt-get install chromium chromium-driver; .ci/run installs them)",
+)
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def served(frozen: Frozen) -> Iterator[str]:
+    """The frozen site over HTTP; yields its base URL."""
+    assert all(run.returncode == 0 for run in frozen.runs), [r.stderr for r in frozen.runs]
+    handler = functools.partial(QuietHandler, directory=str(frozen.project.site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture
+def browser(tmp_path: Path) -> Iterator[object]:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for argument in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        f"--user-data-dir={tmp_path / 'chromium-profile'}",
+        "--window-size=1280,900",
+    ):
+        options.add_argument(argument)
+    driver = webdriver.Chrome(options=options, service=Service(executable_path=CHROMEDRIVER))
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+@requires_chromium
+def test_switcher_lists_both_versions_and_navigates_to_the_chosen_one(
+    served: str, browser: object
+) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.remote.webdriver import WebDriver
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    assert isinstance(browser, WebDriver)
+    wait = WebDriverWait(browser, 30)
+    browser.get(f"{served}/0.2.0/guide.html")
+    assert "How to use Beta." in browser.find_element(By.TAG_NAME, "body").text
+
+    # The theme fetches ../switcher.json and fills the menu; wait for it.
+    entries = ".version-switcher__menu a[data-version]"
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, entries)) >= 2)
+    listed = {
+        a.get_attribute("data-version") for a in browser.find_elements(By.CSS_SELECTOR, entries)
+    }
+    assert listed == {"0.1.0", "0.2.0"}
+    button = next(
+        b
+        for b in browser.find_elements(By.CSS_SELECTOR, ".version-switcher__button")
+        if b.is_displayed()
+    )
+    assert button.text == "0.2.0 (stable)"
+
+    button.click()
+    choice = wait.until(
+        lambda d: next(
+            (
+                a
+                for a in d.find_elements(By.CSS_SELECTOR, f"{entries}[data-version='0.1.0']")
+                if a.is_displayed()
+            ),
+            False,
+        )
+    )
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    assert browser.save_screenshot(str(SCREENSHOTS / "switcher-open.png"))
+    choice.click()
+
+    wait.until(lambda d: d.current_url == f"{served}/0.1.0/guide.html")
+    wait.until(lambda d: "How to use Alpha." in d.find_element(By.TAG_NAME, "body").text)
+    assert "demo 0.1.0" in browser.title
+    wait.until(
+        lambda d: (
+            next(
+                (
+                    b.text
+                    for b in d.find_elements(By.CSS_SELECTOR, ".version-switcher__button")
+                    if b.is_displayed()
+                ),
+                "",
+            )
+            == "0.1.0"
+        )
+    )
+    assert browser.save_screenshot(str(SCREENSHOTS / "after-choosing-0.1.0.png"))
+    assert (SCREENSHOTS / "after-choosing-0.1.0.png").stat().st_size > 0

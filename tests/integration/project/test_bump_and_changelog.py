@@ -1,0 +1,142 @@
+"""Version bumps (bump-my-version) and changelog generation (git-changelog) on real repos."""
+
+from __future__ import annotations
+
+from helpers import REPO_ROOT
+
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from helpers.repo import commit_all, git
+
+from mlrelease.cli import main
+
+MakeRepo = Callable[..., Path]
+FILES = ("pyproject.toml", "src/demo/__init__.py")
+
+
+def contents(root: Path) -> dict[str, str]:
+    return {f: (root / f).read_text() for f in FILES}
+
+
+def test_bump_is_a_dry_run_by_default(
+    make_repo: MakeRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_repo()
+    before = contents(root)
+    assert main(["--root", str(root), "bump", "--to", "1.5.0"]) == 0
+    err = capsys.readouterr().err
+    assert "1.4.0.dev0 -> 1.5.0" in err and "src/demo/__init__.py:3" in err and "Dry run" in err
+    assert contents(root) == before
+
+
+def test_bump_execute_rewrites_every_listed_file_then_is_a_noop(
+    make_repo: MakeRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_repo()
+    assert main(["--root", str(root), "bump", "--to", "1.5.0rc1", "--execute"]) == 0
+    after = contents(root)
+    assert 'version = "1.5.0rc1"' in after["pyproject.toml"]
+    assert 'current_version = "1.5.0rc1"' in after["pyproject.toml"]
+    assert '__version__ = "1.5.0rc1"' in after["src/demo/__init__.py"]
+    assert main(["--root", str(root), "verify", "--only", "versions"]) == 0
+    commit_all(root, "chore: bump")
+    capsys.readouterr()
+    assert main(["--root", str(root), "bump", "--to", "1.5.0rc1", "--execute"]) == 0
+    assert "already 1.5.0rc1; nothing to do" in capsys.readouterr().err
+    assert git(root, "status", "--porcelain") == ""
+
+
+@pytest.mark.parametrize(
+    ("part", "expected"), [("patch", "1.4.1.dev0"), ("minor", "1.5.0.dev0"), ("pre", "1.4.0.dev1")]
+)
+def test_bump_parts(make_repo: MakeRepo, part: str, expected: str) -> None:
+    root = make_repo()
+    assert main(["--root", str(root), "bump", "--part", part, "--execute"]) == 0
+    assert f'__version__ = "{expected}"' in (root / "src/demo/__init__.py").read_text()
+
+
+def test_bump_refuses_a_dirty_tree(make_repo: MakeRepo, capsys: pytest.CaptureFixture[str]) -> None:
+    root = make_repo()
+    (root / "notes.txt").write_text("wip\n")
+    before = contents(root)
+    assert main(["--root", str(root), "bump", "--to", "1.5.0", "--execute"]) == 1
+    assert "uncommitted changes (notes.txt)" in capsys.readouterr().err
+    assert contents(root) == before
+
+
+def test_bump_fails_when_a_file_lacks_the_old_version(
+    make_repo: MakeRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_repo()
+    module = root / "src" / "demo" / "__init__.py"
+    module.write_text('__version__ = "0.0.1"\n')
+    commit_all(root, "chore: drift")
+    before = contents(root)
+    assert main(["--root", str(root), "bump", "--to", "1.5.0", "--execute"]) == 1
+    err = capsys.readouterr().err
+    assert "src/demo/__init__.py:1 carries 0.0.1, not 1.4.0.dev0" in err
+    assert contents(root) == before
+
+
+def test_bump_rejects_non_canonical_versions(
+    make_repo: MakeRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_repo()
+    assert main(["--root", str(root), "bump", "--to", "1.5.0-rc1"]) == 2
+    assert "use '1.5.0rc1'" in capsys.readouterr().err
+
+
+def test_changelog_generated_from_angular_commits(
+    make_repo: MakeRepo, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_repo()
+    git(root, "tag", "v1.3.0")
+    git(root, "commit", "-q", "--allow-empty", "-m", "feat(ops): index custom domains")
+    git(root, "commit", "-q", "--allow-empty", "-m", "fix(models): keep external data inside")
+    git(root, "commit", "-q", "--allow-empty", "-m", "chore: tidy")
+    before = (root / "CHANGELOG.md").read_text()
+    assert main(["--root", str(root), "changelog"]) == 0
+    out = capsys.readouterr().out
+    assert "+- index custom domains" in out
+    assert (root / "CHANGELOG.md").read_text() == before  # dry run wrote nothing
+    assert main(["--root", str(root), "changelog", "--bump", "1.4.0", "--execute"]) == 0
+    text = (root / "CHANGELOG.md").read_text()
+    assert "## [1.4.0]" in text and "### Features" in text and "### Bug Fixes" in text
+    assert "- keep external data inside" in text and "tidy" not in text
+    assert text.index("[1.4.0]") < text.index("v1.3.0")
+
+
+def test_changelog_links_point_at_the_declared_repository(make_repo: MakeRepo) -> None:
+    root = make_repo()
+    pyproject = root / "pyproject.toml"
+    pyproject.write_text(
+        pyproject.read_text().replace(
+            "[tool.mlrelease]",
+            '[project.urls]\nSource = "https://github.com/example/demo"\n\n[tool.mlrelease]',
+            1,
+        )
+    )
+    commit_all(root, "feat: declare the repository")
+    assert main(["--root", str(root), "changelog", "--execute"]) == 0
+    text = (root / "CHANGELOG.md").read_text()
+    head = git(root, "rev-parse", "HEAD")
+    assert f"(https://github.com/example/demo/commit/{head})" in text
+    assert "demo-origin" not in text  # the local origin remote is not used for links
+    assert "mlrelease-changelog" not in git(root, "config", "--list")  # config untouched
+
+
+def test_invoke_lists_the_release_tasks() -> None:
+    repo = REPO_ROOT
+    proc = subprocess.run(
+        [sys.executable, "-m", "invoke", "--list"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "release.bump" in proc.stdout

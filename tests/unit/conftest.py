@@ -1,0 +1,29 @@
+"""The unit lane: pure code only. A test here that starts a process, opens a network
+connection or imports torch fails and says where it belongs (tests/integration)."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+MOVE = "unit tests are pure; move this test to tests/integration/"
+
+
+def _refuse(what: str) -> Any:
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError(f"{what} in the unit lane: {MOVE}")
+
+    return refuse
+
+
+@pytest.fixture(autouse=True)
+def _pure(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setattr(subprocess.Popen, "_execute_child", _refuse("a subprocess"))
+    monkeypatch.setattr(socket.socket, "connect", _refuse("a network connection"))
+    yield
+    assert "torch" not in sys.modules, f"torch was imported in the unit lane: {MOVE}"
