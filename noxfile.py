@@ -43,7 +43,6 @@ def _install_cpu_torch(session: nox.Session) -> None:
         session.install("--index-url", TORCH_CPU_INDEX, "--extra-index-url", PYPI, pin)
 
 
-
 @nox.session
 def tests(session: nox.Session) -> None:
     """Run the unit and integration lanes (real git repositories, runtimes, builds; no torch)."""

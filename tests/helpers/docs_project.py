@@ -3,8 +3,6 @@ v0.1.0 and v0.2.0 (and main). Named uniquely so that no other ``conftest`` shado
 
 from __future__ import annotations
 
-from helpers import REPO_ROOT
-
 import os
 import subprocess
 import sys
@@ -12,7 +10,7 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
-REPO_ROOT = REPO_ROOT
+from helpers import REPO_ROOT
 
 PYPROJECT = """\
 [build-system]

@@ -9,9 +9,9 @@ from typing import Any
 
 import numpy as np
 import onnx
-from helpers import REPO_ROOT
 from onnx import TensorProto, helper, numpy_helper
 
+from helpers import REPO_ROOT
 from mlrelease import config as config_mod
 
 TARGETS = config_mod.load(REPO_ROOT).compat

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from helpers import REPO_ROOT
-
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from helpers import REPO_ROOT
 from mlrelease import bump, cli
 from mlrelease.config import load
 from mlrelease.wheels.build import COPY_IGNORE

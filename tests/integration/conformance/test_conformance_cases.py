@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from helpers import REPO_ROOT
-
 import json
 import shutil
 import subprocess
@@ -12,6 +10,7 @@ from pathlib import Path
 
 import onnx
 import pytest
+from helpers import REPO_ROOT
 
 from mlrelease.conformance import cases
 

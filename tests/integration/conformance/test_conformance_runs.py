@@ -7,8 +7,6 @@ project and loaded by import path, exactly as an adopter's backend is.
 
 from __future__ import annotations
 
-from helpers import REPO_ROOT
-
 import json
 import shutil
 import subprocess
@@ -18,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import REPO_ROOT
 
 from mlrelease.cli import main
 from mlrelease.config import load

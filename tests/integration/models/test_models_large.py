@@ -6,12 +6,11 @@ measured by scripts/bench_large_model_rss.py and stated in the docs.
 
 from __future__ import annotations
 
-from helpers import REPO_ROOT
-
 import sys
 from pathlib import Path
 
 import pytest
+from helpers import REPO_ROOT
 
 from mlrelease.models import sandbox
 from mlrelease.models.manifest import single

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from helpers import REPO_ROOT
-
 import hashlib
 from pathlib import Path
 
 import pytest
+from helpers import REPO_ROOT
 
 from mlrelease.errors import ConfigError
 from mlrelease.models import manifest

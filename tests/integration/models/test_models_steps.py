@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from helpers import REPO_ROOT
-
 import textwrap
 from pathlib import Path
 
 import numpy as np
 import onnx
 import pytest
+from helpers import REPO_ROOT
 from helpers.models import add_model, make_model, tensor_info, write_project, write_test_data
 from onnx import TensorProto, helper, numpy_helper
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from helpers import REPO_ROOT
-
 import copy
 import re
 import shutil
@@ -11,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import REPO_ROOT
 
 from mlrelease import opset_rules
 from mlrelease.cli import main

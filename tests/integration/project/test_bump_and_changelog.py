@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from helpers import REPO_ROOT
-
 import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from helpers import REPO_ROOT
 from helpers.repo import commit_all, git
 
 from mlrelease.cli import main

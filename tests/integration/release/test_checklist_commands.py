@@ -6,15 +6,13 @@ this test fails at commit time instead.
 
 from __future__ import annotations
 
-from helpers import REPO_ROOT
-
 import json
 import shlex
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from helpers import REPO_ROOT
 
 from mlrelease.cli import build_parser
 from mlrelease.config import load

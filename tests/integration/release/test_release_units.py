@@ -3,12 +3,10 @@ the gate on real repositories, journal recovery and cherry-pick conflicts."""
 
 from __future__ import annotations
 
-from helpers import REPO_ROOT
-
 import re
-from pathlib import Path
 
 import pytest
+from helpers import REPO_ROOT
 from helpers.release import Repo
 from packaging.version import Version
 
