@@ -23,9 +23,23 @@ HEADING = re.compile(r"^##\s+\[?(?P<title>[^\]\n]+?)\]?(?:\(.*?\))?(?:\s+-\s+.*)
 MARKER = "<!-- insertion marker -->"
 
 
+# A reStructuredText section title: a line underlined by = - ~ ^ or " at least as long as it.
+RST_HEADING = re.compile(r"^(?P<title>[^\s.][^\n]*?)[ \t]*\n(?P<rule>([=\-~^\"])\3*)[ \t]*$", re.M)
+
+
 def sections(text: str) -> list[str]:
-    """Titles of the level-2 (version) sections, in order: ``Unreleased``, ``v1.4.0`` ..."""
-    return [m["title"].strip() for m in HEADING.finditer(text)]
+    """Titles of the version sections, in order: ``Unreleased``, ``v1.4.0`` ...
+
+    Markdown level-2 headings (``## 1.4.0``) and reStructuredText underlined titles
+    (``1.4.0 (2024-05-01)`` over ``------``) both count.
+    """
+    found = [(m.start(), m["title"].strip()) for m in HEADING.finditer(text)]
+    found += [
+        (m.start(), m["title"].strip())
+        for m in RST_HEADING.finditer(text)
+        if len(m["rule"]) >= len(m["title"].strip())
+    ]
+    return [title for _, title in sorted(found)]
 
 
 def required_title(version: Version) -> str:

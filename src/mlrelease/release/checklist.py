@@ -188,12 +188,13 @@ class Runner:
 
     def run(self, *, execute: bool, confirm: list[str], redo: list[str]) -> int:
         ledger = self.ledger()
+        # Only a run that writes the ledger needs it ignored; a dry run writes nothing.
         probe = subprocess.run(
             ["git", "check-ignore", "-q", "--no-index", str(ledger.path)],
             cwd=self.config.root,
             check=False,
         )
-        if probe.returncode == 1:  # 0: ignored; 128: not a repository (the steps will say)
+        if execute and probe.returncode == 1:  # 0: ignored; 128: not a repository
             raise PreconditionError(
                 f"checklist: {self._display(ledger.path)} is not ignored by git, so the ledger "
                 "would make the tree dirty and the release commands refuse to act. Add "

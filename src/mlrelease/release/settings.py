@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Literal
 
 from packaging.version import InvalidVersion, Version
 
@@ -176,6 +177,10 @@ DEFAULT_CHERRY_PICK_RULES = [
 class ReleaseConfig:
     """The ``[tool.mlrelease.release]`` table."""
 
+    model: Literal["branch", "trunk"] = "branch"
+    """``branch``: releases are cut to ``release/X.Y`` branches, RCs are tagged there and main
+    moves to the next ``.dev`` (PyTorch, ONNX). ``trunk``: releases are tagged on main, which
+    may carry the released version until the next bump."""
     main_branch: str = "main"
     """The development branch release branches are cut from."""
     remote: str = "origin"

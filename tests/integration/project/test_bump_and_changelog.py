@@ -77,7 +77,7 @@ def test_bump_fails_when_a_file_lacks_the_old_version(
     before = contents(root)
     assert main(["--root", str(root), "bump", "--to", "1.5.0", "--execute"]) == 1
     err = capsys.readouterr().err
-    assert "src/demo/__init__.py:1 carries 0.0.1, not 1.4.0.dev0" in err
+    assert "src/demo/__init__.py: line 1: found `0.0.1`, expected `1.4.0.dev0`" in err
     assert contents(root) == before
 
 
