@@ -156,3 +156,10 @@ def perf_merge(session: nox.Session) -> None:
     """Merge devices' perf results.json files into docs/perf/report.md (`-- FILE...`)."""
     _install(session, "perf-report")
     session.run("mlrelease", "perf", "merge", *session.posargs)
+
+
+@nox.session(tags=["release"], default=False)
+def adoption(session: nox.Session) -> None:
+    """Adopt mlrelease in real ONNX / PyTorch projects from PyPI; writes docs/adoption.md."""
+    _install(session, "wheels")  # bump-my-version, cibuildwheel: what init and verify call
+    session.run("python", "scripts/adoption_matrix.py", *session.posargs)

@@ -219,18 +219,30 @@ def adopt(project: Project, work: Path) -> Row:
     row.steps.append(init)
     if not init.ok:
         return row
-    row.changed = sorted(
-        line[3:] for line in git(repo, "status", "--porcelain").splitlines() if line
+    changed = (
+        git(repo, "diff", "--name-only")
+        + "\n"
+        + git(repo, "ls-files", "--others", "--exclude-standard")
     )
+    row.changed = sorted(line for line in changed.splitlines() if line)
     row.detected = detected(repo)
     git(repo, "commit", "-q", "-am", "chore: adopt mlrelease")
     data = tomllib.loads((repo / "pyproject.toml").read_text(encoding="utf-8"))
     version = data["tool"]["bumpversion"]["current_version"]
+    gates = data["tool"]["mlrelease"]["gates"]
     major, minor, patch = (int(p) for p in version.split(".")[:3])
     row.steps += [
         # The projects' own test suites need their own dependencies (TensorFlow, scikit-learn,
         # torch...), which are theirs to install; every other proposed gate runs.
-        mlrelease(repo, "verify", "--skip", "tests"),
+        # An sdist has no .gitignore: the reports go outside the repository, so that the tree
+        # stays clean for the release verbs after it.
+        mlrelease(
+            repo,
+            "verify",
+            "--report-dir",
+            str(repo.parent / "reports"),
+            *(["--skip", "tests"] if "tests" in gates else []),
+        ),
         mlrelease(repo, "release", "status"),
         mlrelease(repo, "bump", "--part", "patch"),
         mlrelease(repo, "release", "cut", "--version", f"{major}.{minor}"),

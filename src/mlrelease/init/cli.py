@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
 from mlrelease.errors import UserError
@@ -20,7 +19,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
-console = Console(stderr=True, highlight=False)
+# No markup: what init prints is full of TOML table names in brackets.
+console = Console(stderr=True, highlight=False, markup=False)
 
 
 def _native_platforms(root: Path) -> tuple[list[str] | None, str]:
@@ -62,13 +62,13 @@ def run(root: Path, *, execute: bool) -> int:
     table.add_column("found", overflow="fold")
     table.add_column("why", overflow="fold")
     for f in found.findings():
-        table.add_row(f.topic, escape(f.found), escape(f.why))
+        table.add_row(f.topic, f.found, f.why)
     console.print(table)
     verb = "Appending to" if execute else "Proposed additions to"
     console.print(f"{verb} {path.name}{'' if before else ' (a new file)'}:")
     print(proposal.text, end="")
     for note in proposal.notes:
-        console.print(f"- {escape(note)}")
+        console.print(f"- {note}")
     console.print("New files you may add (init writes none): " + "; ".join(proposal.new_files))
     if not execute:
         console.print("Dry run: nothing written. Re-run with --execute to write pyproject.toml.")

@@ -244,7 +244,9 @@ def plan_cut(flow: Flow, version: str, from_ref: str | None = None, push: bool =
     next_dev = f"{wanted[0]}.{wanted[1] + 1}.0.dev0"
     bump_main = False
     if series(main_version) == wanted:
-        if not main_version.is_devrelease:
+        # Trunk model: main carries the released version until the next bump; cutting a
+        # maintenance branch from it is what moves main on.
+        if not main_version.is_devrelease and rel.model != "trunk":
             raise PreconditionError(
                 f"cut: {main} carries {main_version}, a release version; main must carry a "
                 f".dev version (e.g. {wanted[0]}.{wanted[1]}.0.dev0). Fix it with "
