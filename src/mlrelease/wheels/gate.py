@@ -24,18 +24,15 @@ from mlrelease.wheels.project import from_config
 def check_wheels(ctx: Context) -> GateResult:
     project = from_config(ctx.config)
     if project.wheels.kind == "pure" and "cibuildwheel" not in ctx.config.pyproject.get("tool", {}):
-        if project.wheels.required_platforms:
-            return GateResult.failed(
-                "a pure project without [tool.cibuildwheel] has no smoke-test jobs, but "
-                f"required-platforms lists {', '.join(project.wheels.required_platforms)}",
-                details=[
-                    "Add [tool.cibuildwheel] naming where the py3-none-any wheel is smoke-tested, "
-                    "or set [tool.mlrelease.wheels] required-platforms = []."
-                ],
-            )
+        required = project.wheels.required_platforms
         return GateResult.passed(
-            "pure: one py3-none-any wheel for every platform; no [tool.cibuildwheel] smoke "
-            "matrix, none required"
+            "pure: one py3-none-any wheel installs on every platform"
+            + (f" ({', '.join(required)})" if required else "")
+            + "; no [tool.cibuildwheel] table, so no per-platform smoke-test jobs",
+            details=[
+                "Add [tool.cibuildwheel] to smoke-test the wheel on each required platform "
+                "(the gate then checks it covers them)."
+            ],
         )
     identifiers = plan.query(ctx.root)
     versions = plan.classifier_versions(ctx.config.pyproject)
