@@ -140,7 +140,7 @@ def test_a_bump_bump_my_version_cannot_express_fails_and_writes_nothing(
 
 def test_a_pure_project_without_cibuildwheel_passes_the_wheels_gate(make_repo: MakeRepo) -> None:
     root = make_repo(version="1.4.0", gates=("wheels",))
-    append(root, "\n[tool.mlrelease.wheels]\nkind = \"pure\"\n")  # default required platforms
+    append(root, '\n[tool.mlrelease.wheels]\nkind = "pure"\n')  # default required platforms
     proc = mlrelease(root, "verify")
     assert proc.returncode == 0, proc.stderr
     assert "py3-none-any" in proc.stderr
