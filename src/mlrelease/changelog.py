@@ -11,6 +11,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -69,8 +70,11 @@ def has_section(text: str, version: Version) -> bool:
     return False
 
 
-def generate_command(root: Path, output: str, *, bump: str | None = None) -> list[str]:
-    """The git-changelog command that rewrites ``output`` in place (angular convention)."""
+def generate_command(
+    root: Path, output: str, *, bump: str | None = None, other_changes: bool = True
+) -> list[str]:
+    """The git-changelog command that rewrites ``output`` in place (angular convention);
+    ``other_changes`` keeps commits of no Conventional Commit type (``--include-all``)."""
     exe = shutil.which("git-changelog")
     base = [exe] if exe else [sys.executable, "-m", "git_changelog"]
     command = [
@@ -89,9 +93,30 @@ def generate_command(root: Path, output: str, *, bump: str | None = None) -> lis
         "--sections",
         "feat,fix,perf,refactor,revert,docs,build,ci,deps",
     ]
+    if other_changes:
+        command.append("--include-all")
     if bump:
         command += ["--bump", bump]
     return [*command, str(root)]
+
+
+OTHER_TITLE = "### Other changes"
+"""The section of commits with no Conventional Commit type (git-changelog calls it Misc)."""
+
+
+def _name_other_changes(before: str, after: str) -> str:
+    """Title git-changelog's "Misc" sections "Other changes" in the part it inserted only; what
+    the file already held is never rewritten."""
+    start = 0
+    limit = min(len(before), len(after))
+    while start < limit and before[start] == after[start]:
+        start += 1
+    end = 0
+    while end < limit - start and before[-1 - end] == after[-1 - end]:
+        end += 1
+    middle = after[start : len(after) - end]
+    middle = re.sub(r"^### Misc$", OTHER_TITLE, middle, flags=re.M)
+    return after[:start] + middle + after[len(after) - end :]
 
 
 URL_KEYS = ("source", "repository", "code", "homepage")
@@ -131,12 +156,22 @@ def _remote_env(url: str | None) -> dict[str, str] | None:
 
 
 def generate(
-    root: Path, output: str, *, bump: str | None = None, repository_url: str | None = None
+    root: Path,
+    output: str,
+    *,
+    bump: str | None = None,
+    repository_url: str | None = None,
+    other_changes: bool = True,
+    write: bool = True,
 ) -> str:
     """Run git-changelog on ``root`` and return the new text of ``output``.
 
-    ``repository_url`` (see :func:`repository_url`) makes the commit and compare links point
-    at the project's repository; without it they point at the ``origin`` remote, if any.
+    git-changelog works on a copy outside the repository: with ``write=False`` (a dry run) the
+    real file is never written, not even for a moment; with ``write=True`` it is replaced
+    atomically, and only when the text changed. ``repository_url`` (see
+    :func:`repository_url`) makes the commit and compare links point at the project's
+    repository; without it they point at the ``origin`` remote, if any. ``other_changes`` keeps
+    commits of no Conventional Commit type in an "Other changes" section.
     """
     path = root / output
     if not path.exists():
@@ -144,16 +179,27 @@ def generate(
             f"{output}: no such file; create it with a first line '# Changelog' and a line "
             f"'{MARKER}' where new versions go."
         )
-    if MARKER not in path.read_text(encoding="utf-8"):
+    before = path.read_text(encoding="utf-8")
+    if MARKER not in before:
         raise UserError(f"{output}: the line '{MARKER}' is missing; add it where new versions go.")
-    proc = subprocess.run(
-        generate_command(root, output, bump=bump),
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=False,
-        env=_remote_env(repository_url),
-    )
-    if proc.returncode != 0:
-        raise UserError(f"git-changelog failed (exit {proc.returncode}): {proc.stderr.strip()}")
-    return path.read_text(encoding="utf-8")
+    with tempfile.TemporaryDirectory(prefix="mlrelease-changelog-") as tmp:
+        work = Path(tmp) / path.name
+        work.write_text(before, encoding="utf-8")
+        proc = subprocess.run(
+            generate_command(root, str(work), bump=bump, other_changes=other_changes),
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=False,
+            env=_remote_env(repository_url),
+        )
+        if proc.returncode != 0 and "already in changelog" in proc.stderr:
+            return before  # the version's section exists: a second run changes nothing
+        if proc.returncode != 0:
+            raise UserError(f"git-changelog failed (exit {proc.returncode}): {proc.stderr.strip()}")
+        after = _name_other_changes(before, work.read_text(encoding="utf-8"))
+    if write and after != before:
+        staged = path.with_name(path.name + ".mlrelease-tmp")
+        staged.write_text(after, encoding="utf-8")
+        os.replace(staged, path)
+    return after

@@ -110,9 +110,10 @@ def cmd_changelog(args: argparse.Namespace) -> int:
         config.changelog,
         bump=args.bump,
         repository_url=changelog.repository_url(config.pyproject),
+        other_changes=config.changelog_other_changes,
+        write=args.execute,
     )
     if not args.execute:
-        path.write_text(before, encoding="utf-8")
         diff = difflib.unified_diff(
             before.splitlines(),
             after.splitlines(),

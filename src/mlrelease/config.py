@@ -51,6 +51,9 @@ class Config:
     """Gates that ``mlrelease verify`` runs, in this order."""
     changelog: str = "CHANGELOG.md"
     """Changelog file, relative to the project root."""
+    changelog_other_changes: bool = True
+    """Commits of no Conventional Commit type go to an "Other changes" section of the generated
+    changelog (false: they are left out)."""
     report_dir: str = "build/release-verify"
     """Where ``mlrelease verify`` writes report.md, report.json and junit.xml."""
     exit_criteria_doc: str = "docs/release/exit-criteria.md"

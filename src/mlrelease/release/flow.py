@@ -476,6 +476,7 @@ def _changelog_call(root: Path, target: Version) -> Callable[[], None]:
             config.changelog,
             bump=str(target),
             repository_url=changelog.repository_url(config.pyproject),
+            other_changes=config.changelog_other_changes,
         )
         if not changelog.has_section(text, target):
             raise UserError(f"git-changelog wrote no {target} section to {config.changelog}.")
