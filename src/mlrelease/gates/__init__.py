@@ -257,6 +257,9 @@ def check_config(config: Config) -> None:
         cls = registry[name].options
         if cls is not None:
             parse_section(cls, table, prefix=f"tool.mlrelease.gate-options.{name}", source=source)
+    from mlrelease.release.settings import check_placeholders
+
+    check_placeholders(config.release, source)
     # Only a configured gate list asks for the file: the defaults must not refuse a new project.
     listed = "gates" in config.pyproject.get("tool", {}).get("mlrelease", {})
     if listed and "changelog" in config.gates and not config.path(config.changelog).is_file():

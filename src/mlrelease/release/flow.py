@@ -389,7 +389,9 @@ def plan_prepare(flow: Flow, version: str, push: bool = False) -> Plan:
     """``release prepare --version X.Y.Z``: set the release version and write its changelog."""
     target = parse_release(version)
     root = flow.root
-    branch = flow.names.branch_for(series(target))
+    # Trunk model: a release is prepared, tagged and promoted on main itself.
+    trunk = flow.rel.model == "trunk"
+    branch = flow.rel.main_branch if trunk else flow.names.branch_for(series(target))
     plan = Plan("prepare", root)
     restore, restored = recovery(root, "prepare")
     plan.actions += restore
@@ -492,6 +494,10 @@ def _branch_version(flow: Flow, name: str) -> tuple[str, tuple[int, int], Versio
     root = flow.root
     branch = git.current_branch(root)
     wanted = flow.names.series_of_branch(branch)
+    if wanted is None and branch == flow.rel.main_branch and flow.rel.model == "trunk":
+        # Trunk model: main carries the release; its series is the version's.
+        table = versions.bumpversion_table(flow.config.pyproject, str(flow.config.pyproject_path))
+        wanted = series(_version(str(table["current_version"]), "pyproject.toml"))
     if branch is None or wanted is None:
         where = f"on {branch}" if branch else "on a detached HEAD"
         raise PreconditionError(
