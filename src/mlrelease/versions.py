@@ -175,7 +175,20 @@ def scan(
         matches = list(pattern.finditer(text))
         if not matches and not change.ignore_missing_version:
             problems.append(Problem(rel, _nothing_found(change, context, text, value, raw)))
-        found += [Occurrence(rel, _line(text, m.start()), value) for m in matches]
+        for m in matches:
+            inside = _embedded(text, m.start(), m.end()) if raw == value else None
+            if inside:
+                # No search pattern: bump-my-version would rewrite part of another number.
+                problems.append(
+                    Problem(
+                        rel,
+                        f"line {_line(text, m.start())}: bump-my-version's search {raw!r} "
+                        f"(no search pattern) matches inside `{inside}`, which a bump would "
+                        "rewrite; give this file an exact search pattern",
+                    )
+                )
+            else:
+                found.append(Occurrence(rel, _line(text, m.start()), value))
     return found, problems
 
 
@@ -198,6 +211,26 @@ def _nothing_found(change: Any, context: dict[str, Any], text: str, value: str, 
         line = _line(text, other.start())
         return f"line {line}: found `{other['v']}`, expected `{value}`: {message}"
     return message
+
+
+def _embedded(text: str, start: int, end: int) -> str | None:
+    """The longer number a match sits inside (``21.0.0`` around ``1.0.0``), if any."""
+    before = text[start - 1] if start else ""
+    after = text[end : end + 2]
+    if (
+        before.isdigit()
+        or before == "."
+        or after[:1].isdigit()
+        or (after[:1] == "." and after[1:2].isdigit())
+    ):
+        left = start
+        while left and (text[left - 1].isalnum() or text[left - 1] in ".-+"):
+            left -= 1
+        right = end
+        while right < len(text) and (text[right].isalnum() or text[right] in ".-+"):
+            right += 1
+        return text[left:right].strip(".-+")
+    return None
 
 
 def _line(text: str, index: int) -> int:
