@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 import shlex
 import subprocess
@@ -11,7 +12,7 @@ from dataclasses import dataclass, field
 from packaging.version import Version
 
 from mlrelease import changelog, exit_criteria, git, versions
-from mlrelease.gates import Context, GateResult, gate, select
+from mlrelease.gates import Context, GateResult, gate, reuse, select
 from mlrelease.release.settings import Names
 
 
@@ -112,6 +113,8 @@ class TestsOptions:
     """The test command, run in the project root; ``python`` is the interpreter running
     mlrelease."""
     timeout_s: int = 3600
+    reuse: bool = True
+    """Reuse the last passing result of the same commit, tree, command and environment."""
 
 
 @gate(
@@ -123,6 +126,17 @@ def check_tests(ctx: Context) -> GateResult:
     options = ctx.options("tests", TestsOptions)
     log = ctx.evidence_path("tests", "output.txt")
     command = _interpreter(options.command)
+    stamp_path = ctx.evidence_path("tests", "passed.json")
+    now = reuse.fingerprint(ctx.root, options.command) if options.reuse else None
+    last = reuse.load(stamp_path) if now else None
+    if now and last and last.fingerprint == now[1]:
+        return GateResult.passed(
+            f"{last.summary} (reused: the run of {last.finished} passed on this commit "
+            f"{now[0][:12]}, tree, command and environment; set "
+            "[tool.mlrelease.gate-options.tests] reuse = false to always run)",
+            evidence=[ctx.display(stamp_path)],
+        )
+    stamp_path.unlink(missing_ok=True)
     try:
         proc = subprocess.run(
             command,
@@ -144,6 +158,9 @@ def check_tests(ctx: Context) -> GateResult:
     evidence = [ctx.display(log)]
     summary = f"`{shlex.join(options.command)}`: {tail[0].strip('= ')}"
     if proc.returncode == 0:
+        if now:
+            finished = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+            reuse.save(stamp_path, reuse.Stamp(now[1], now[0], summary, finished))
         return GateResult.passed(summary, evidence=evidence)
     return GateResult.failed(f"exit {proc.returncode}; {summary}", evidence=evidence)
 
