@@ -12,7 +12,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +60,8 @@ def has_section(text: str, version: Version) -> bool:
             if title.lower() == "unreleased":
                 return True
             continue
-        candidate = title.split()[0].lstrip("v")
+        # The version inside the tag-like title (v1.4.0, rel-1.4.0, 1.4.0).
+        candidate = re.sub(r"^[^0-9]*", "", title.split()[0])
         try:
             parsed = Version(candidate)
         except InvalidVersion:
@@ -117,6 +118,23 @@ def _name_other_changes(before: str, after: str) -> str:
     middle = after[start : len(after) - end]
     middle = re.sub(r"^### Misc$", OTHER_TITLE, middle, flags=re.M)
     return after[:start] + middle + after[len(after) - end :]
+
+
+def bump_tag(bump: str | None, tag: Callable[[Version], str]) -> str | None:
+    """What git-changelog's ``--bump`` gets: a release version becomes its tag (``tag`` spells
+    it as the project does), so the new section's title and links name the real tag; ``auto``,
+    ``major`` ... and other versions pass through."""
+    if bump is None:
+        return None
+    try:
+        version = Version(bump)
+    except InvalidVersion:
+        return bump
+    if version.is_devrelease or version.is_postrelease or version.local:
+        return bump
+    if version.pre is not None and version.pre[0] != "rc":
+        return bump
+    return tag(version)
 
 
 URL_KEYS = ("source", "repository", "code", "homepage")

@@ -20,6 +20,7 @@ from mlrelease import __version__, bump, changelog, exit_criteria, report, verif
 from mlrelease.config import Config, load
 from mlrelease.errors import UserError
 from mlrelease.gates import load_gates, select
+from mlrelease.release.settings import Names
 from mlrelease.terminal import make_console
 
 COMMAND_MODULES: list[str] = [
@@ -105,10 +106,11 @@ def cmd_changelog(args: argparse.Namespace) -> int:
     config = _config(args)
     path = config.path(config.changelog)
     before = path.read_text(encoding="utf-8") if path.exists() else ""
+    names = Names.of(config.release, str(config.pyproject_path))
     after = changelog.generate(
         config.root,
         config.changelog,
-        bump=args.bump,
+        bump=changelog.bump_tag(args.bump, names.tag_of),
         repository_url=changelog.repository_url(config.pyproject),
         other_changes=config.changelog_other_changes,
         write=args.execute,

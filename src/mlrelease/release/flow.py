@@ -476,7 +476,7 @@ def _changelog_call(root: Path, target: Version) -> Callable[[], None]:
         text = changelog.generate(
             root,
             config.changelog,
-            bump=str(target),
+            bump=Names.of(config.release, str(config.pyproject_path)).final_tag(target),
             repository_url=changelog.repository_url(config.pyproject),
             other_changes=config.changelog_other_changes,
         )

@@ -346,6 +346,12 @@ class Names:
         major, minor, patch = release_triple(version)
         return self.rc_tag.format(major=major, minor=minor, patch=patch, rc=number)
 
+    def tag_of(self, version: Version) -> str:
+        """The final tag of a release, the RC tag of a release candidate."""
+        if version.pre is not None:
+            return self.rc_tag_for(version, version.pre[1])
+        return self.final_tag(version)
+
     def parse_tag(self, name: str) -> tuple[Version, int | None] | None:
         """``v1.4.0-rc2`` -> (1.4.0, 2); ``v1.4.0`` -> (1.4.0, None); None for other names."""
         rc = self.rc_tag.parse(name)

@@ -56,3 +56,26 @@ def test_other_changes_can_be_left_out(make_repo: MakeRepo) -> None:
     assert main(["--root", str(root), "changelog", "--bump", "1.4.0", "--execute"]) == 0
     text = (root / "CHANGELOG.md").read_text()
     assert "index custom domains" in text and "Update the installation notes" not in text
+
+
+@pytest.mark.parametrize("prefix", ["", "v"])
+def test_links_use_the_configured_tag_scheme(make_repo: MakeRepo, prefix: str) -> None:
+    root = make_repo()
+    pyproject = root / "pyproject.toml"
+    pyproject.write_text(
+        pyproject.read_text().replace(
+            "[tool.mlrelease]\n",
+            '[project.urls]\nSource = "https://github.com/example/demo"\n\n[tool.mlrelease]\n',
+            1,
+        )
+        + f'\n[tool.mlrelease.release]\ntag = "{prefix}{{major}}.{{minor}}.{{patch}}"\n'
+        f'rc-tag = "{prefix}{{major}}.{{minor}}.{{patch}}rc{{rc}}"\n'
+    )
+    git(root, "commit", "-q", "-am", "chore: tag scheme")
+    git(root, "tag", f"{prefix}1.3.0")
+    git(root, "commit", "-q", "--allow-empty", "-m", "fix: a bug")
+    assert main(["--root", str(root), "changelog", "--bump", "1.4.0", "--execute"]) == 0
+    text = (root / "CHANGELOG.md").read_text()
+    tag = f"{prefix}1.4.0"
+    assert f"## [{tag}](https://github.com/example/demo/releases/tag/{tag})" in text
+    assert f"compare/{prefix}1.3.0...{tag}" in text

@@ -104,9 +104,10 @@ def test_changelog_generated_from_angular_commits(
     assert (root / "CHANGELOG.md").read_text() == before  # dry run wrote nothing
     assert main(["--root", str(root), "changelog", "--bump", "1.4.0", "--execute"]) == 0
     text = (root / "CHANGELOG.md").read_text()
-    assert "## [1.4.0]" in text and "### Features" in text and "### Bug Fixes" in text
+    # The section is titled, and linked, by the tag the configured scheme gives 1.4.0.
+    assert "## [v1.4.0]" in text and "### Features" in text and "### Bug Fixes" in text
     assert "- keep external data inside" in text and "tidy" not in text
-    assert text.index("[1.4.0]") < text.index("v1.3.0")
+    assert text.index("[v1.4.0]") < text.index("[v1.3.0]")
 
 
 def test_changelog_links_point_at_the_declared_repository(make_repo: MakeRepo) -> None:
