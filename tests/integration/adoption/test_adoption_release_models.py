@@ -106,3 +106,28 @@ def test_trunk_prepare_and_rc_happen_on_main(tmp_path: Path) -> None:
     assert "v1.4.1rc1" in git(root, "tag", "--points-at", "HEAD").split()
     verify = mlrelease(root, "verify")
     assert verify.returncode == 0, verify.stderr
+
+
+def test_every_derived_step_runs_a_real_command(tmp_path: Path) -> None:
+    from mlrelease.cli import build_parser
+    from mlrelease.config import load
+    from mlrelease.release.checklist import steps_for
+
+    root = adopted(tmp_path)
+    values = {"version": "1.4.1", "series": "1.4", "rc_tag": "v1.4.1rc1", "artifacts": "dist"}
+    parser = build_parser()
+    steps = steps_for(load(root))
+    assert [s.id for s in steps] == [
+        "verify",
+        "bump",
+        "rc-tag",
+        "wheels",
+        "rc-verify",
+        "promote",
+        "publish",
+        "announce",
+    ]
+    for step in steps:
+        if step.run:
+            assert step.run[0] == "mlrelease", step
+            parser.parse_args([a.format(**values) for a in step.run[1:]])  # exits on a bad one
