@@ -308,3 +308,29 @@ def test_invoke_init_wraps_it(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "[tool.mlrelease]" in proc.stdout and "Dry run: nothing written" in proc.stderr
     assert git(root, "status", "--porcelain") == ""
+
+
+def test_a_setup_py_only_project_gets_a_new_pyproject_and_verifies(tmp_path: Path) -> None:
+    root = make(
+        tmp_path,
+        {
+            "setup.py": "from setuptools import setup\n"
+            "setup(name='pkg', version=open('VERSION_NUMBER').read().strip(), packages=['pkg'])\n",
+            "VERSION_NUMBER": "1.17.0\n",
+            "pkg/__init__.py": "",
+        },
+        tags=("v1.17.0",),
+    )
+    assert init(root, "--execute")[0] == 0
+    assert git(root, "status", "--porcelain") == "?? pyproject.toml"
+    git(root, "add", "pyproject.toml")
+    git(root, "commit", "-q", "-m", "chore: adopt mlrelease")
+    verify = subprocess.run(
+        [sys.executable, "-m", "mlrelease", "--root", str(root), "verify"],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={"COLUMNS": "200", "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+    )
+    assert verify.returncode == 0, verify.stderr
+    assert "pass  wheels" in verify.stderr
