@@ -902,6 +902,8 @@ def status(flow: Flow, version: str | None = None) -> dict[str, Any]:
         ("rc", lambda: plan_rc(flow)),
         ("promote", lambda: plan_promote(flow, None, str(target)).plan),
     ]
+    if flow.rel.model == "trunk":  # releases are tagged on main: no branch to cut
+        checks = checks[1:]
     for name, make in checks:
         try:
             plan = make()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -61,6 +62,9 @@ def test_trunk_checklist_names_only_what_the_project_has(tmp_path: Path) -> None
     assert mlrelease(root, "release", "checklist-doc").returncode == 0
     page = (root / "docs" / "release" / "checklist.md").read_text()
     assert "nox -s" not in page and "invoke " not in page and "Trunk model" in page
+    status = mlrelease(root, "release", "status", "--json")
+    assert status.returncode == 0, status.stderr
+    assert sorted(json.loads(status.stdout)["next"]) == ["prepare", "promote", "rc"]  # no cut
 
 
 def test_branch_model_keeps_the_cut(tmp_path: Path) -> None:
