@@ -95,7 +95,8 @@ def test_incomplete_submission_is_declined_with_every_reason(
         "README.md section 'license' is empty",
         "pre-processing script preprocess.py is not valid Python",
         "`model` has no test data set",
-        "`model` step 2 shapes: strict shape/type inference (data_prop)",
+        # Submitted text is escaped for Markdown: "data_prop" renders as written.
+        "`model` step 2 shapes: strict shape/type inference (data\\_prop)",
     ):
         assert expected in reasons, (expected, reasons)
 
