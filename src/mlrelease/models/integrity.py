@@ -178,13 +178,17 @@ def _numel(dims: list[int]) -> int:
     return math.prod(dims) if dims else 1
 
 
-def _label(message: Any, field_name: str, index: int | None) -> str:
-    name = getattr(message, "name", "") if hasattr(message, "name") else ""
-    kind = message.DESCRIPTOR.name.removesuffix("Proto").lower()
-    own = f"{kind} '{name}'" if name else kind
-    if kind == "node" and not name:
-        own = f"node '{getattr(message, 'op_type', '')}'"
-    return own + f" {field_name}" + (f"[{index}]" if index is not None else "")
+def _label(item: Any, field_name: str, index: int | None) -> str:
+    """``node 'conv1'``, ``initializer 'w'``, ``attribute 'value'``, ``graph[0]``: one step of a
+    path into the model."""
+    name = ""
+    if field_name == "node":
+        name = item.name or item.op_type
+    elif hasattr(item, "name") and isinstance(item.name, str):
+        name = item.name
+    if name:
+        return f"{field_name} '{name}'"
+    return f"{field_name}[{index}]" if index is not None else field_name
 
 
 def all_tensors(model: ModelProto) -> Iterator[tuple[str, TensorProto]]:
@@ -196,7 +200,7 @@ def all_tensors(model: ModelProto) -> Iterator[tuple[str, TensorProto]]:
     attribute defaults, training info, and any field a future onnx adds: nothing that can point
     at external data is missed because it is not on a list.
     """
-    stack: list[tuple[Any, str]] = [(model, "model")]
+    stack: list[tuple[Any, str]] = [(model, "")]
     while stack:
         message, where = stack.pop()
         for descriptor, value in message.ListFields():
@@ -205,9 +209,10 @@ def all_tensors(model: ModelProto) -> Iterator[tuple[str, TensorProto]]:
             repeated = not hasattr(value, "DESCRIPTOR")  # a repeated field's container
             items = list(enumerate(value)) if repeated else [(None, value)]
             for index, item in reversed(items):
-                here = f"{where} > {_label(message, descriptor.name, index)}"
+                step = _label(item, descriptor.name, index)
+                here = f"{where} > {step}" if where else step
                 if item.DESCRIPTOR.full_name == "onnx.TensorProto":
-                    yield here.removeprefix("model > model "), item
+                    yield here, item
                 else:
                     stack.append((item, here))
 
