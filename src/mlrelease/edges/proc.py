@@ -118,16 +118,22 @@ def enforceable(limits: Limits) -> dict[str, bool]:
 
 
 def _preexec(limits: Limits) -> Callable[[], None]:
-    pairs = rlimits(limits)
+    """What the child runs between fork and exec: only ``setrlimit`` calls with values computed
+    here, so it takes no lock another thread of this process might hold (no import, no I/O)."""
+    import resource
 
-    def limit_child() -> None:  # runs in the child after fork: no locks, no allocation-heavy work
-        import resource
+    settings = []
+    for which, value in rlimits(limits):
+        _, hard = resource.getrlimit(which)
+        soft = value if hard == resource.RLIM_INFINITY else min(value, hard)
+        settings.append((which, (soft, hard)))
+    setrlimit = resource.setrlimit
 
-        for which, value in pairs:
+    def limit_child() -> None:
+        for which, pair in settings:
+            # macOS refuses RLIMIT_AS; the wall clock still holds there.
             with contextlib.suppress(ValueError, OSError):
-                _, hard = resource.getrlimit(which)
-                capped = value if hard == resource.RLIM_INFINITY else min(value, hard)
-                resource.setrlimit(which, (capped, hard))
+                setrlimit(which, pair)
 
     return limit_child
 
@@ -192,11 +198,12 @@ def signal_name(number: int) -> str:
 
 
 def describe_exit(code: int | None) -> str:
-    """``signal SIGABRT`` / ``exit code 3`` / ``still running``: how a process ended."""
-    if code is None:
-        return "still running"
-    if code < 0:
-        return f"signal {signal_name(-code)}"
+    """``signal SIGABRT`` / ``exit code 3``: how a process ended."""
+    if code is not None and code < 0:
+        try:
+            return f"signal {signal.Signals(-code).name}"
+        except ValueError:
+            return f"signal {-code}"
     return f"exit code {code}"
 
 

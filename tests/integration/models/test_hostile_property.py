@@ -100,8 +100,9 @@ def test_every_hostile_submission_gets_a_verdict_and_leaks_nothing(
 
         assert done.returncode in (0, 1), (plan, done.returncode, err[-2000:])
         assert out.startswith("## Model Zoo submission: "), (plan, out[:500])
-        headings = [line for line in out.splitlines() if "Model Zoo submission" in line]
-        assert headings == [out.splitlines()[0]], (plan, headings)
+        headings = [line for line in out.splitlines() if line.lstrip().startswith("#")]
+        verdicts = [line for line in headings if "Model Zoo submission" in line]
+        assert verdicts == [out.splitlines()[0]], (plan, headings)
         assert "Traceback" not in everything, (plan, everything[-2000:])
         assert took < WALL_BOUND_S, (plan, took)
         assert hostile.canary_hits(everything) == [], (plan, hostile.canary_hits(everything))
