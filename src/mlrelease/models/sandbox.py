@@ -84,24 +84,24 @@ def run(job: ModelJob, *, python: str = sys.executable) -> ModelVerdict:
         try:
             event = json.loads(line[len(MARK) :])
             kind = event.pop("event")
-        except (ValueError, AttributeError, KeyError):
+            if kind == "hello":
+                missing = [k for k, on in event["enforced"].items() if not on]
+                if missing:
+                    verdict.notes.append(
+                        f"{' and '.join(missing)} limit not enforceable on "
+                        f"{sys.platform}; the wall-clock limit still applies"
+                    )
+            elif kind == "start":
+                running = str(event["step"])
+            elif kind == "verdict":
+                verdict.steps.append(StepVerdict.from_dict(event))
+                running = None
+            elif kind == "done":
+                done = True
+                verdict.peak_rss_mb = event.get("peak_rss_mb")
+                verdict.external_files = [str(f) for f in event.get("files", [])]
+        except (ValueError, AttributeError, KeyError, TypeError):
             continue  # a garbled line (the worker died mid-write) is not an event
-        if kind == "hello":
-            missing = [k for k, on in event["enforced"].items() if not on]
-            if missing:
-                verdict.notes.append(
-                    f"{' and '.join(missing)} limit not enforceable on "
-                    f"{sys.platform}; the wall-clock limit still applies"
-                )
-        elif kind == "start":
-            running = event["step"]
-        elif kind == "verdict":
-            verdict.steps.append(StepVerdict.from_dict(event))
-            running = None
-        elif kind == "done":
-            done = True
-            verdict.peak_rss_mb = event.get("peak_rss_mb")
-            verdict.external_files = [str(f) for f in event.get("files", [])]
     if not done:
         cause = _death(finished, job)
         stderr_tail = [

@@ -419,6 +419,13 @@ def load_datasets(state: State) -> list[Dataset]:
             Path(os.path.realpath(folder)), Path(os.path.realpath(confine))
         ):
             raise ValueError(f"test data folder {folder} is outside the submission folder")
+        if confine is not None and safefile.inside(folder, confine):
+            expected_real = Path(os.path.realpath(confine)) / os.path.relpath(folder, confine)
+            if Path(os.path.realpath(folder)) != Path(os.path.normpath(expected_real)):
+                raise ValueError(
+                    f"test data folder {folder} is reached through a symlink; links are "
+                    "refused: store the test data in the folder itself"
+                )
         files_in = sorted(folder.glob("input_*.pb"), key=_index)
         files_out = sorted(folder.glob("output_*.pb"), key=_index)
         if not files_in:
