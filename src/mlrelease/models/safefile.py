@@ -76,7 +76,11 @@ def _link_problem(path: Path, folder: Path, what: str) -> UnsafeFile:
 def _open_walk(parts: tuple[str, ...], path: Path, folder: Path, what: str) -> int:
     flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
     dir_flags = flags | getattr(os, "O_DIRECTORY", 0) | os.O_NOFOLLOW
-    current = os.open(folder.absolute(), flags | getattr(os, "O_DIRECTORY", 0))
+    try:
+        current = os.open(folder.absolute(), flags | getattr(os, "O_DIRECTORY", 0))
+    except OSError as exc:
+        problem = f"{what} {path}: its folder {folder} cannot be opened: {exc.strerror}"
+        raise UnsafeFile(problem) from None
     try:
         for i, part in enumerate(parts[:-1]):
             try:

@@ -24,7 +24,8 @@ from mlrelease.models.verdicts import ModelVerdict, Outcome, StepVerdict
 from mlrelease.models.worker import MARK
 
 
-def _environment() -> dict[str, str]:
+def worker_environment() -> dict[str, str]:
+    """This environment, with this mlrelease importable first (the workers run its code)."""
     env = dict(os.environ)
     package_root = str(Path(mlrelease.__file__).resolve().parents[1])
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
@@ -71,7 +72,7 @@ def run(job: ModelJob, *, python: str = sys.executable) -> ModelVerdict:
         [python, "-m", "mlrelease.models.worker"],
         limits=limits_of(job),
         input=payload,
-        env=_environment(),
+        env=worker_environment(),
         scratch=True,
     )
     verdict = ModelVerdict(name=job.name, path=job.model)

@@ -270,7 +270,7 @@ def inspect_isolated(folder: Path, *, time_limit_s: float, memory_limit_mb: int)
     """:func:`inspect` in a subprocess with time and memory limits: this process never reads a
     submitted file, and whatever the files do to the parsers, the answer is a Submission."""
     from mlrelease.edges import proc
-    from mlrelease.models.sandbox import _environment
+    from mlrelease.models.sandbox import worker_environment
 
     folder = folder.absolute()
     finished = proc.run(
@@ -278,7 +278,7 @@ def inspect_isolated(folder: Path, *, time_limit_s: float, memory_limit_mb: int)
         limits=proc.Limits(
             wall_s=time_limit_s, memory_mb=memory_limit_mb, cpu_s=int(time_limit_s) + 5
         ),
-        env=_environment(),
+        env=worker_environment(),
         scratch=True,
     )
     for line in finished.stdout.decode("utf-8", "replace").splitlines():
