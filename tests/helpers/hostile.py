@@ -303,6 +303,21 @@ def toml_outside(folder: Path, canary: Path) -> None:
     )
 
 
+def toml_hardlink(folder: Path, canary: Path) -> None:
+    outside = canary.parent / "outside-model.toml"
+    if not outside.exists():
+        outside.write_text(MANIFEST.format(name="from-outside"))
+    _write(folder / "model.toml", b"")
+    (folder / "model.toml").unlink()
+    os.link(outside, folder / "model.toml")
+
+
+def license_symlink(folder: Path, canary: Path) -> None:
+    _write(folder / "LICENSE", b"")
+    (folder / "LICENSE").unlink()
+    (folder / "LICENSE").symlink_to(canary)
+
+
 def _rename(folder: Path, name: str) -> None:
     escaped = name.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
     escaped = escaped.replace("\x1b", "\\u001b")
@@ -462,6 +477,8 @@ ATTACKS: dict[str, Callable[[Path, Path], None]] = {
     "script_symlink": script_symlink,
     "toml_deep": toml_deep,
     "toml_outside": toml_outside,
+    "toml_hardlink": toml_hardlink,
+    "license_symlink": license_symlink,
     "name_rich_markup": name_rich_markup,
     "name_markdown": name_markdown,
     "name_ansi": name_ansi,

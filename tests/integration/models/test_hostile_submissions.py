@@ -79,6 +79,23 @@ def test_hard_links_are_refused_for_every_file(
     assert hostile.canary_hits(text) == []
 
 
+@pytest.mark.parametrize(
+    ("attack", "says"),
+    [
+        ("toml_hardlink", "model.toml"),
+        ("script_symlink", "pre-processing script"),
+        ("license_symlink", "license file"),
+    ],
+)
+def test_links_are_refused_for_manifest_scripts_and_licence(
+    attack: str, says: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, text = verify(submission(tmp_path, attack), capsys)
+    assert code == 1 and says in text, text
+    assert "hard links" in text or "is a symlink to" in text, text
+    assert "from-outside" not in text and hostile.canary_hits(text) == []
+
+
 def test_symlinked_test_data_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, text = verify(submission(tmp_path, "test_data_symlink"), capsys)
     assert code == 1 and "test data file" in text and "is a symlink" in text, text
