@@ -1,15 +1,18 @@
 """The sandboxed verifier process: ``python -m mlrelease.models.worker`` (one model per process).
 
 Reads a :class:`~mlrelease.models.manifest.ModelJob` as JSON on stdin, limits its own memory
-(address space) and CPU time, then runs the steps in order and writes one event per line,
-each flushed at once, so the parent knows which step was running if this process dies:
+(address space) and CPU time (again: the parent set them before it started), then runs the
+steps in order and writes one event per line, each flushed at once, so the parent knows which
+step was running if this process dies:
 
     @@mlrelease-worker@@ {"event": "start", "step": "checker"}
     @@mlrelease-worker@@ {"event": "verdict", "step": "checker", "outcome": "pass", ...}
-    @@mlrelease-worker@@ {"event": "done", "peak_rss_mb": 61.2}
+    @@mlrelease-worker@@ {"event": "done", "peak_rss_mb": 61.2, "files": ["/m/weights.bin"]}
 
 Events go to a private copy of the original stdout; file descriptor 1 is pointed at stderr,
-so a library that prints cannot corrupt them.
+so a library that prints cannot corrupt them. An exception in a step is that step's failing
+verdict; step 0 not passing stops every later step. ``files`` lists the external data files
+step 0 cleared (the verdict cache checks them).
 """
 
 from __future__ import annotations
