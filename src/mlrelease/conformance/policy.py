@@ -201,7 +201,7 @@ def load(root: Path, tolerances: str, known_failures: str) -> Policy:
     disagreements = []
     for i, entry in enumerate(known.disagreement):
         key, source = f"disagreement[{i}]", str(root / known_failures)
-        expires = entry.expires
+        expires: Any = entry.expires
         if expires is not None and not isinstance(expires, dt.date):
             try:
                 expires = dt.date.fromisoformat(str(expires))
