@@ -201,13 +201,13 @@ def load(root: Path, tolerances: str, known_failures: str) -> Policy:
     disagreements = []
     for i, entry in enumerate(known.disagreement):
         key, source = f"disagreement[{i}]", str(root / known_failures)
-        expires: Any = entry.expires
-        if expires is not None and not isinstance(expires, dt.date):
+        until: dt.date | None = entry.expiry
+        if until is None and entry.expires is not None:
             try:
-                expires = dt.date.fromisoformat(str(expires))
+                until = dt.date.fromisoformat(str(entry.expires))
             except ValueError:
-                expires = None
-        if expires is None:
+                until = None
+        if until is None:
             raise ConfigError(
                 f"{key}.expires",
                 "a date such as 2027-06-30 (until when the backends may disagree)",
@@ -224,7 +224,7 @@ def load(root: Path, tolerances: str, known_failures: str) -> Policy:
                 entry.pattern,
                 entry.reason,
                 entry.backend,
-                expires,
+                until,
                 entry.tracking,
                 line=_line_of(text, entry.pattern),
             )
