@@ -101,3 +101,66 @@ def ops_project(root: Path, select: list[str], version: str = "1.0.0") -> Path:
                 """,
         },
     )
+
+
+def wheels_project(
+    root: Path,
+    *,
+    pythons: list[str],
+    build: list[str],
+    skip: list[str] | None = None,
+    required: list[str] | None = None,
+    extra: str = "",
+) -> Path:
+    """A native project: classifiers for ``pythons``, ``[tool.cibuildwheel]`` selecting
+    ``build`` minus ``skip``, and ``required`` platforms (extra TOML appended)."""
+    classifiers = [f"Programming Language :: Python :: {p}" for p in pythons]
+    platforms = required or ["manylinux_x86_64", "win_amd64", "macosx_arm64"]
+    return write(
+        root,
+        {
+            "pyproject.toml": f"""\
+                [project]
+                name = "demo-native"
+                version = "1.1.0"
+                classifiers = {json.dumps(classifiers)}
+
+                [tool.mlrelease]
+                gates = ["wheels"]
+
+                [tool.mlrelease.wheels]
+                kind = "native"
+                required-platforms = {json.dumps(platforms)}
+
+                [tool.cibuildwheel]
+                build = {json.dumps(build)}
+                skip = {json.dumps(skip or [])}
+
+                [tool.cibuildwheel.linux]
+                archs = ["x86_64"]
+
+                [tool.cibuildwheel.windows]
+                archs = ["AMD64"]
+
+                [tool.cibuildwheel.macos]
+                archs = ["arm64"]
+                """
+            + textwrap.dedent(extra),
+        },
+    )
+
+
+def artifact_names(name: str, version: str, keys: list[str]) -> list[str]:
+    """Wheel file names for ``cp312-manylinux_x86_64``-style keys, plus the sdist."""
+    tags = {
+        "manylinux_x86_64": "manylinux_2_17_x86_64.manylinux2014_x86_64",
+        "win_amd64": "win_amd64",
+        "macosx_arm64": "macosx_11_0_arm64",
+        "macosx_x86_64": "macosx_10_9_x86_64",
+    }
+    dist = name.replace("-", "_")
+    wheels = []
+    for key in keys:
+        python, _, platform = key.partition("-")
+        wheels.append(f"{dist}-{version}-{python}-{python}-{tags[platform]}.whl")
+    return [*wheels, f"{dist}-{version}.tar.gz"]
