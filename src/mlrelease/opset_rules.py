@@ -234,10 +234,10 @@ def check(
             )
         for op, since in removed:
             problems.append(
-                f"{name}.{op}:{since}: published in opset {old_version} and removed; a "
-                "published operator version is never removed (models that import it lose "
-                "their schema): keep it registered, and deprecate the operator with a new "
-                "since_version instead"
+                f"{name}.{op}:{since}: published in the previous release (opset "
+                f"{old_version}) and removed; a published operator version is never removed "
+                "(models that import it lose their schema): keep it registered, and deprecate "
+                "the operator with a new since_version instead"
             )
         for op, since in added:
             if since <= old_version:
