@@ -12,6 +12,10 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import onnx
+
+from helpers.models import add_model, write_test_data
 from mlrelease.cli import main
 
 
@@ -164,3 +168,30 @@ def artifact_names(name: str, version: str, keys: list[str]) -> list[str]:
         python, _, platform = key.partition("-")
         wheels.append(f"{dist}-{version}-{python}-{python}-{tags[platform]}.whl")
     return [*wheels, f"{dist}-{version}.tar.gz"]
+
+
+ZOO_README = """\
+# TinyAdd
+
+## Description
+Adds two to every element; a stand-in for an image classifier.
+
+## Dataset
+Synthetic: ones of shape 2x3 (test_data_set_0).
+
+## Accuracy
+Exact: output equals input + 2 (max abs error 0).
+
+## License
+Apache-2.0
+"""
+
+
+def zoo_submission(folder: Path, *, readme: str = ZOO_README, outputs: bool = True) -> Path:
+    """A Model Zoo submission folder: README, model, one test data set (outputs optional)."""
+    folder.mkdir(parents=True)
+    (folder / "README.md").write_text(readme, encoding="utf-8")
+    onnx.save(add_model(2.0), folder / "model.onnx")
+    x = np.ones((2, 3), np.float32)
+    write_test_data(folder, [x], [x + 2.0] if outputs else [])
+    return folder
