@@ -201,7 +201,7 @@ def version_changes(committed: Mapping[str, Any], fresh: Mapping[str, Any]) -> l
                 b = new_rows.get(case, {}).get(backend)
                 if a != b:
                     cases.append(f"{case} {a or 'absent'} -> {b or 'absent'}")
-                    if a == "pass" and b is not None and b != "pass":
+                    if a == "pass" and b not in (None, "pass", "environment"):  # not measured
                         worse.append((case, backend))
             if was != now or cases:
                 parts.append(

@@ -39,7 +39,7 @@ def check_ops_index(ctx: Context) -> GateResult:
     fresh_path = ctx.evidence_path("ops_index", "supported_ops.json")
     fresh_path.write_text(index_mod.dumps(fresh), encoding="utf-8")
     evidence = [ctx.display(results_path), ctx.display(fresh_path)]
-    details: list[str] = []
+    details: list[str] = outcome.environment_notes()
     page_is_checked = True
 
     if committed is None:
