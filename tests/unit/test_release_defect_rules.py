@@ -136,6 +136,11 @@ def test_a_listed_disagreement_or_a_dated_known_failure_explains_it(tmp_path: Pa
     )
     failures, details = agreement.agreement_findings(built, listed, None)
     assert failures == [] and "explained: known.toml:2" in details[0]
+    _, details = agreement.agreement_findings(_index(), listed, None)
+    assert details == [
+        "Remove known.toml:2: known failure 'test_relu' on backend 'ref': no case it matches "
+        "disagrees any more."
+    ]
     dated = _policy(
         tmp_path, '[[failure]]\npattern = "test_relu"\nreason = "r"\nexpires = 2999-01-01\n'
     )

@@ -216,7 +216,11 @@ def agreement_findings(
     failures: list[str] = []
     details: list[str] = []
     unexplained = []
-    for d in disagreements(index):
+    found = disagreements(index)
+    for entry in policy.disagreements:
+        if not any(all(entry.matches(d.case, b) for b in d.wrong) for d in found):
+            details.append(f"Remove {entry.label(where)}: no case it matches disagrees any more.")
+    for d in found:
         entry = policy.explained(d.case, d.wrong)
         if entry is not None:
             details.append(f"Backends disagree on {d.text()}; explained: {entry.label(where)}.")
