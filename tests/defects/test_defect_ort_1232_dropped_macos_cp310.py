@@ -69,3 +69,15 @@ def test_clean_twin(tmp_path: Path) -> None:
     """The same plan, with the decision to drop macOS 3.10 recorded."""
     result = verify(_project(tmp_path, DROPPED), "wheels")
     assert result["status"] == "pass", result
+
+
+def test_a_decision_without_its_record_is_refused(tmp_path: Path) -> None:
+    result = verify(
+        _project(
+            tmp_path,
+            DROPPED.replace("issues/1", "").replace('"https://github.com/example/demo/"', '""'),
+        ),
+        "wheels",
+    )
+    assert result["status"] == "error"
+    assert "tool.mlrelease.wheels.dropped[0].decision" in result["summary"]

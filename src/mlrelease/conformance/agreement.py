@@ -215,11 +215,11 @@ def agreement_findings(
     where = policy.known_failures_path
     failures: list[str] = []
     details: list[str] = []
-    unexplained = []
+    unexplained: list[Disagreement] = []
     found = disagreements(index)
-    for entry in policy.disagreements:
-        if not any(all(entry.matches(d.case, b) for b in d.wrong) for d in found):
-            details.append(f"Remove {entry.label(where)}: no case it matches disagrees any more.")
+    for listed in policy.disagreements:
+        if not any(all(listed.matches(d.case, b) for b in d.wrong) for d in found):
+            details.append(f"Remove {listed.label(where)}: no case it matches disagrees any more.")
     for d in found:
         entry = policy.explained(d.case, d.wrong)
         if entry is not None:

@@ -128,6 +128,15 @@ def against_previous(project: Project, current: set[str]) -> list[tuple[str, str
             source=str(project.config.pyproject_path),
             hint="Download SHA256SUMS from the previous release's assets and commit it there.",
         )
+    for i, decision in enumerate(project.wheels.dropped):
+        for field_name in ("target", "reason", "decision"):
+            if not getattr(decision, field_name).strip():
+                raise ConfigError(
+                    f"tool.mlrelease.wheels.dropped[{i}].{field_name}",
+                    "a non-empty string (a decision names what, why and where it was made)",
+                    repr(getattr(decision, field_name)),
+                    source=str(project.config.pyproject_path),
+                )
     previous = artifacts.release_set(artifacts.read_names(path), project.name)
     out = []
     for what, keys in artifacts.dropped(previous, current).items():
