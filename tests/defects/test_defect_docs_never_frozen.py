@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+import http.server
+import threading
 from pathlib import Path
 
 import pytest
@@ -115,3 +118,32 @@ def test_release_status_and_the_checklist_read_the_site(
     out = captured.out + captured.err
     line = next(x for x in out.splitlines() if "docs-freeze" in x)
     assert ("done" if done else "pending") in line
+
+
+def test_the_published_switcher_is_read_from_base_url(tmp_path: Path) -> None:
+    """No pages branch: the site served at ``base-url`` (a local server here) is the truth."""
+    root = _project(tmp_path, ["0.1.0"])
+    git(root, "branch", "-rd", "origin/gh-pages")
+    served = write(
+        tmp_path / "served",
+        {"switcher.json": switcher.render(switcher.entries(["0.1.0"], "/", dev=False))},
+    )
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(served))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/"
+        pyproject = root / "pyproject.toml"
+        pyproject.write_text(
+            pyproject.read_text() + f'\n[tool.mlrelease.docs]\nbase-url = "{url}"\n'
+        )
+        state = published.state(load(root))
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert state.source == f"{url}switcher.json"
+    assert state.frozen == ["0.1.0"]
+    assert state.problems[0].startswith(
+        f"release v0.2.0 is not frozen on the published site {url}switcher.json: no entry for "
+        "0.2.0 in switcher.json"
+    )
