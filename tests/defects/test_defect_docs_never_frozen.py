@@ -17,26 +17,27 @@ from mlrelease.docs import published, switcher
 
 INCIDENT = {
     "title": "A release is tagged but its docs are never frozen into the versioned site",
-    "year": 2021,
-    "project": "Torch-TensorRT",
+    "year": 2020,
+    "project": "TRTorch (Torch-TensorRT) 0.1.0",
     "source": (
         "seeds/torch-tensorrt-release-process.md (step 4: generate frozen docs for the new "
-        "version, by hand); the docs of early releases were backfilled later"
+        "version, by hand); https://github.com/pytorch/TensorRT/pull/201 (the v0.1.0 docs "
+        "checked in after the release)"
     ),
     "gate": "docs",
     "reconstruction": (
-        "v0.1.0 and v0.2.0 are tagged; the gh-pages branch holds 0.1.0/ and a switcher that "
-        "lists only 0.1.0 (preferred). The docs build is clean and the site is self-consistent."
+        "v0.0.3 and v0.1.0 are tagged; the gh-pages branch holds 0.0.3/ and a switcher that "
+        "lists only 0.0.3 (preferred). The docs build is clean and the site is self-consistent."
     ),
     "message": (
-        "release v0.2.0 is not frozen on the published site origin/gh-pages: no frozen folder "
-        "0.2.0/index.html and no entry for 0.2.0 in switcher.json"
+        "release v0.1.0 is not frozen on the published site origin/gh-pages: no frozen folder "
+        "0.1.0/index.html and no entry for 0.1.0 in switcher.json"
     ),
 }
 
 
 def _project(tmp_path: Path, frozen: list[str]) -> Path:
-    """Tags v0.1.0 and v0.2.0, and an origin whose gh-pages holds ``frozen``."""
+    """Tags v0.0.3 and v0.1.0, and an origin whose gh-pages holds ``frozen``."""
     origin, root = tmp_path / "origin.git", tmp_path / "demo"
     git(tmp_path, "init", "-q", "--bare", "-b", "main", str(origin))
     write(
@@ -46,7 +47,7 @@ def _project(tmp_path: Path, frozen: list[str]) -> Path:
             "pyproject.toml": """\
                 [project]
                 name = "demo"
-                version = "0.2.0"
+                version = "0.1.0"
 
                 [tool.mlrelease]
                 gates = ["docs"]
@@ -58,9 +59,9 @@ def _project(tmp_path: Path, frozen: list[str]) -> Path:
     git(root, "init", "-q", "-b", "main")
     git(root, "add", "-A")
     git(root, "commit", "-qm", "feat: demo")
-    git(root, "tag", "v0.1.0")
+    git(root, "tag", "v0.0.3")
     git(root, "commit", "-q", "--allow-empty", "-m", "feat: more")
-    git(root, "tag", "v0.2.0")
+    git(root, "tag", "v0.1.0")
     git(root, "remote", "add", "origin", str(origin))
     git(root, "push", "-q", "origin", "main", "--tags")
     git(root, "checkout", "-q", "--orphan", "gh-pages")
@@ -80,40 +81,40 @@ def _project(tmp_path: Path, frozen: list[str]) -> Path:
 
 
 def test_caught(tmp_path: Path) -> None:
-    root = _project(tmp_path, ["0.1.0"])
+    root = _project(tmp_path, ["0.0.3"])
     result = verify(root, "docs")
     assert result["status"] == "fail"
     assert INCIDENT["message"] in text(result)
     assert (
-        "switcher.json on origin/gh-pages marks 0.1.0 as preferred; the newest final release "
-        "is 0.2.0 (v0.2.0)" in text(result)
+        "switcher.json on origin/gh-pages marks 0.0.3 as preferred; the newest final release "
+        "is 0.1.0 (v0.1.0)" in text(result)
     )
 
 
 def test_clean_twin(tmp_path: Path) -> None:
-    root = _project(tmp_path, ["0.1.0", "0.2.0"])
+    root = _project(tmp_path, ["0.0.3", "0.1.0"])
     result = verify(root, "docs")
     assert result["status"] == "pass", result
     assert (
-        "every final release (2) is frozen and listed on origin/gh-pages, 0.2.0 preferred"
+        "every final release (2) is frozen and listed on origin/gh-pages, 0.1.0 preferred"
         in (result["summary"])
     )
 
 
-@pytest.mark.parametrize("frozen", [["0.1.0"], ["0.1.0", "0.2.0"]])
+@pytest.mark.parametrize("frozen", [["0.0.3"], ["0.0.3", "0.1.0"]])
 def test_release_status_and_the_checklist_read_the_site(
     tmp_path: Path, frozen: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The docs-freeze step is done when the site has the release, whatever the ledger says."""
     root = _project(tmp_path, frozen)
     state = published.state(load(root))
-    assert state.released == ["0.1.0", "0.2.0"] and state.frozen == frozen
-    done = "0.2.0" in frozen
-    assert published.freeze_detected(load(root), "0.2.0")[0] is done
+    assert state.released == ["0.0.3", "0.1.0"] and state.frozen == frozen
+    done = "0.1.0" in frozen
+    assert published.freeze_detected(load(root), "0.1.0")[0] is done
     assert published.describe(state.to_dict()).startswith(
         f"{len(frozen)}/2 final releases frozen on origin/gh-pages"
     )
-    assert main(["--root", str(root), "release", "checklist", "--version", "0.2.0"]) == 0
+    assert main(["--root", str(root), "release", "checklist", "--version", "0.1.0"]) == 0
     captured = capsys.readouterr()
     out = captured.out + captured.err
     line = next(x for x in out.splitlines() if "docs-freeze" in x)
@@ -122,11 +123,11 @@ def test_release_status_and_the_checklist_read_the_site(
 
 def test_the_published_switcher_is_read_from_base_url(tmp_path: Path) -> None:
     """No pages branch: the site served at ``base-url`` (a local server here) is the truth."""
-    root = _project(tmp_path, ["0.1.0"])
+    root = _project(tmp_path, ["0.0.3"])
     git(root, "branch", "-rd", "origin/gh-pages")
     served = write(
         tmp_path / "served",
-        {"switcher.json": switcher.render(switcher.entries(["0.1.0"], "/", dev=False))},
+        {"switcher.json": switcher.render(switcher.entries(["0.0.3"], "/", dev=False))},
     )
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(served))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -142,8 +143,8 @@ def test_the_published_switcher_is_read_from_base_url(tmp_path: Path) -> None:
         server.shutdown()
         server.server_close()
     assert state.source == f"{url}switcher.json"
-    assert state.frozen == ["0.1.0"]
+    assert state.frozen == ["0.0.3"]
     assert state.problems[0].startswith(
-        f"release v0.2.0 is not frozen on the published site {url}switcher.json: no entry for "
-        "0.2.0 in switcher.json"
+        f"release v0.1.0 is not frozen on the published site {url}switcher.json: no entry for "
+        "0.1.0 in switcher.json"
     )
