@@ -148,3 +148,14 @@ def test_the_published_switcher_is_read_from_base_url(tmp_path: Path) -> None:
         f"release v0.1.0 is not frozen on the published site {url}switcher.json: no entry for "
         "0.1.0 in switcher.json"
     )
+
+
+def test_releases_before_frozen_since_need_no_frozen_docs(tmp_path: Path) -> None:
+    root = _project(tmp_path, ["0.1.0"])
+    assert published.state(load(root)).problems[0].startswith("release v0.0.3 is not frozen")
+    pyproject = root / "pyproject.toml"
+    pyproject.write_text(
+        pyproject.read_text() + '\n[tool.mlrelease.docs]\nfrozen-since = "0.1.0"\n'
+    )
+    state = published.state(load(root))
+    assert state.released == ["0.1.0"] and state.problems == []

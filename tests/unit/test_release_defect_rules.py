@@ -41,6 +41,12 @@ def test_final_releases_follow_the_tag_pattern_and_skip_candidates() -> None:
     }
 
 
+def test_releases_older_than_frozen_since_are_not_checked() -> None:
+    tags = ["v0.9.0", "v1.0.0", "v1.1.0"]
+    found = published.final_releases(tags, NAMES, Version("1.0.0"))
+    assert list(found) == [Version("1.0.0"), Version("1.1.0")]
+
+
 def test_every_final_release_needs_a_folder_an_entry_and_the_newest_preferred() -> None:
     released = {Version("1.0.0"): "v1.0.0", Version("1.1.0"): "v1.1.0"}
     assert published.problems(released, _site(["1.0.0", "1.1.0"])) == []

@@ -24,7 +24,7 @@ from typing import Any
 
 from packaging.version import Version
 
-from mlrelease import git
+from mlrelease import git, versions
 from mlrelease.config import Config
 from mlrelease.docs import switcher
 from mlrelease.release.settings import Names
@@ -66,12 +66,15 @@ class State:
         }
 
 
-def final_releases(tags: Iterable[str], names: Names) -> dict[Version, str]:
-    """Final release versions -> their tag, for the tags that match the tag pattern."""
+def final_releases(
+    tags: Iterable[str], names: Names, since: Version | None = None
+) -> dict[Version, str]:
+    """Final release versions -> their tag, for the tags that match the tag pattern (none
+    older than ``since``)."""
     out: dict[Version, str] = {}
     for tag in tags:
         parsed = names.parse_tag(tag.strip())
-        if parsed is not None and parsed[1] is None:
+        if parsed is not None and parsed[1] is None and (since is None or parsed[0] >= since):
             out[parsed[0]] = tag.strip()
     return out
 
@@ -136,7 +139,14 @@ def state(config: Config) -> State:
     """The released versions, which of them the published site holds, and what is wrong."""
     names = Names.of(config.release, str(config.pyproject_path))
     tags = git.run(config.root, "tag", "--list").splitlines() if git.is_repo(config.root) else []
-    released = final_releases(tags, names)
+    since = None
+    if config.docs.frozen_since:
+        since = versions.parse(
+            config.docs.frozen_since,
+            key="tool.mlrelease.docs.frozen-since",
+            source=str(config.pyproject_path),
+        )
+    released = final_releases(tags, names, since)
     site = read(config) if released else None
     found = problems(released, site)
     frozen = []
