@@ -26,8 +26,13 @@ def test_escaped_text_stays_on_one_line_and_cannot_start_markdown(text: str) -> 
         assert "\n" not in shown and "\r" not in shown and "\x1b" not in shown
     escaped = md_text(text)
     assert not escaped.startswith(("#", "-", "+", "<", ">", "|", "`", "*"))
-    for char in "`<>|[]#*_":  # every structural character is escaped
+    for char in "`<>|[]#*":  # every structural character is escaped
         assert escaped.count(char) == escaped.count("\\" + char) or char not in text
+
+
+def test_underscores_are_escaped_only_where_they_could_mean_emphasis() -> None:
+    assert md_text("test_data_set_0") == "test_data_set_0"
+    assert md_text("_x_ and __init__") == "\\_x\\_ and \\_\\_init\\_\\_"
 
 
 def test_code_span_outlasts_backticks_inside() -> None:

@@ -87,7 +87,10 @@ def cmd_models_verify(args: argparse.Namespace) -> int:
         if models.total_time_limit_s:
             inspect_limit = min(inspect_limit, float(models.total_time_limit_s))
         submission = zoo.inspect_isolated(
-            target, time_limit_s=inspect_limit, memory_limit_mb=models.memory_limit_mb
+            target,
+            time_limit_s=inspect_limit,
+            memory_limit_mb=models.memory_limit_mb,
+            allow_missing_outputs=models.allow_missing_expected_outputs,
         )
         jobs = submission.jobs
     elif target is not None and target.suffix == ".onnx":

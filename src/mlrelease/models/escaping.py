@@ -13,7 +13,10 @@ import unicodedata
 
 from rich.markup import escape as _rich_escape
 
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|~#])")
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*\[\]<>|~#])")
+# An underscore between two letters or digits never opens or closes emphasis (CommonMark), so
+# names such as test_data_set_0 stay as written; any other underscore is escaped.
+_LOOSE_UNDERSCORE = re.compile(r"(?<![^\W_])_|_(?![^\W_])")
 _LIST_START = re.compile(r"^([-+]|\d+[.)])")
 _SPACES = re.compile(r"\s+")
 
@@ -32,6 +35,7 @@ def md_text(text: object) -> str:
     """``text`` as inert inline Markdown: one line, every structural character backslash-escaped
     (a list item or table cell holding it renders exactly these characters, nothing more)."""
     line = _MARKDOWN_SPECIAL.sub(r"\\\1", one_line(text))
+    line = _LOOSE_UNDERSCORE.sub(r"\\_", line)
     return _LIST_START.sub(r"\\\1", line)
 
 

@@ -62,6 +62,9 @@ class Submission:
     """Artifact problems, each a reason to decline: Markdown, submitted text escaped."""
     checked: list[str] = field(default_factory=list)
     """Artifacts found in order (for the comment): Markdown, submitted text escaped."""
+    weaker: list[str] = field(default_factory=list)
+    """Checks weaker than the standard one, each allowed by the project's configuration
+    (Markdown, submitted text escaped)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -69,6 +72,7 @@ class Submission:
             "jobs": [j.to_dict() for j in self.jobs],
             "reasons": list(self.reasons),
             "checked": list(self.checked),
+            "weaker": list(self.weaker),
         }
 
     @classmethod
@@ -78,6 +82,7 @@ class Submission:
             jobs=[ModelJob.from_dict(j) for j in data["jobs"]],
             reasons=[str(r) for r in data["reasons"]],
             checked=[str(c) for c in data["checked"]],
+            weaker=[str(w) for w in data.get("weaker", [])],
         )
 
 
@@ -192,6 +197,28 @@ def check_script(folder: Path, name: str, what: str) -> str | None:
     return None
 
 
+WEAKER_OUTPUT_CHECK = (
+    "outputs compared only between onnxruntime and the onnx reference evaluator, "
+    "not against the submitter's expected outputs"
+)
+
+
+def missing_outputs(job: ModelJob) -> list[str]:
+    """The test data sets of ``job`` with inputs but no expected outputs (by folder name).
+
+    Without expected outputs step 5 can only compare onnxruntime with the onnx reference
+    evaluator: a model whose exported graph is wrong passes when both run it alike.
+    """
+    found = [
+        Path(folder).name
+        for folder in job.test_data
+        if any(Path(folder).glob("input_*.pb")) and not any(Path(folder).glob("output_*.pb"))
+    ]
+    if job.inputs and not job.expected_outputs:
+        found.append("the declared inputs")
+    return found
+
+
 def load_manifest(folder: Path) -> tuple[manifest_mod.Manifest | None, str | None]:
     """The submission's model.toml (None when absent), or the reason it is refused."""
     path = folder / SUBMISSION_MANIFEST
@@ -213,11 +240,13 @@ def load_manifest(folder: Path) -> tuple[manifest_mod.Manifest | None, str | Non
         return None, md_text(f"{SUBMISSION_MANIFEST} cannot be read: {type(exc).__name__}: {exc}")
 
 
-def inspect(folder: Path) -> Submission:
+def inspect(folder: Path, *, allow_missing_outputs: bool = False) -> Submission:
     """Check the artifacts of a submission and build one job per model (confined to it).
 
-    Reads submitted files (through :mod:`.safefile`); run it in a subprocess
-    (:func:`inspect_isolated`) where the folder is untrusted.
+    A test data set with inputs but no expected outputs declines the submission unless
+    ``allow_missing_outputs`` (``[tool.mlrelease.models] allow-missing-expected-outputs``),
+    which records the weaker check instead. Reads submitted files (through :mod:`.safefile`);
+    run it in a subprocess (:func:`inspect_isolated`) where the folder is untrusted.
     """
     folder = folder.absolute()
     sub = Submission(folder)
@@ -263,10 +292,29 @@ def inspect(folder: Path) -> Submission:
             )
         else:
             sub.checked.append(f"{md_code(job.name)} test data: {len(job.test_data) or 1} set(s)")
+        bare = [md_text(b) for b in missing_outputs(job)]
+        if bare and allow_missing_outputs:
+            sub.weaker.append(
+                f"{md_code(job.name)} ({', '.join(bare)}: no expected outputs): "
+                f"{WEAKER_OUTPUT_CHECK} "
+                "(allowed by tool.mlrelease.models.allow-missing-expected-outputs)"
+            )
+        elif bare:
+            sub.reasons.append(
+                f"{md_code(job.name)} test data {', '.join(bare)} has inputs but no expected "
+                "outputs (output_I.pb): store the outputs the model must produce; without them "
+                f"the verification is weaker ({WEAKER_OUTPUT_CHECK})"
+            )
     return sub
 
 
-def inspect_isolated(folder: Path, *, time_limit_s: float, memory_limit_mb: int) -> Submission:
+def inspect_isolated(
+    folder: Path,
+    *,
+    time_limit_s: float,
+    memory_limit_mb: int,
+    allow_missing_outputs: bool = False,
+) -> Submission:
     """:func:`inspect` in a subprocess with time and memory limits: this process never reads a
     submitted file, and whatever the files do to the parsers, the answer is a Submission."""
     from mlrelease.edges import proc
@@ -274,7 +322,13 @@ def inspect_isolated(folder: Path, *, time_limit_s: float, memory_limit_mb: int)
 
     folder = folder.absolute()
     finished = proc.run(
-        [sys.executable, "-m", "mlrelease.models.zoo", str(folder)],
+        [
+            sys.executable,
+            "-m",
+            "mlrelease.models.zoo",
+            str(folder),
+            *(["--allow-missing-outputs"] if allow_missing_outputs else []),
+        ],
         limits=proc.Limits(
             wall_s=time_limit_s, memory_mb=memory_limit_mb, cpu_s=int(time_limit_s) + 5
         ),
@@ -324,6 +378,8 @@ def comment(sub: Submission, verdicts: Sequence[ModelVerdict], environment: str)
         lines += ["### Reasons to decline", "", *(f"- {r}" for r in reasons), ""]
     if sub.checked:
         lines += ["### Artifacts found", "", *(f"- {c}" for c in sub.checked), ""]
+    if sub.weaker:
+        lines += ["### Weaker checks", "", *(f"- {w}" for w in sub.weaker), ""]
     if verdicts:
         lines += ["### Verification", "", markdown_table(verdicts), ""]
         details = findings(verdicts, (Outcome.FAIL, Outcome.WARN))
@@ -344,7 +400,7 @@ def main(argv: list[str] | None = None) -> int:
     events = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)  # nothing else printed can be taken for the answer
     args = sys.argv[1:] if argv is None else argv
-    sub = inspect(Path(args[0]))
+    sub = inspect(Path(args[0]), allow_missing_outputs="--allow-missing-outputs" in args[1:])
     events.write(INSPECT_MARK + json.dumps(sub.to_dict()) + "\n")
     events.flush()
     return 0

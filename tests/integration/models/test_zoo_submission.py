@@ -95,8 +95,7 @@ def test_incomplete_submission_is_declined_with_every_reason(
         "README.md section 'license' is empty",
         "pre-processing script preprocess.py is not valid Python",
         "`model` has no test data set",
-        # Submitted text is escaped for Markdown: "data_prop" renders as written.
-        "`model` step 2 shapes: strict shape/type inference (data\\_prop)",
+        "`model` step 2 shapes: strict shape/type inference (data_prop)",
     ):
         assert expected in reasons, (expected, reasons)
 
