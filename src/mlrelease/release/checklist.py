@@ -25,6 +25,7 @@ from typing import Any
 from packaging.version import Version
 
 from mlrelease.config import Config
+from mlrelease.docs import published
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release.flow import Flow, _resolve_argv
 from mlrelease.release.plan import FAULT_ALSO_KILL_ENV, fault_point
@@ -250,6 +251,13 @@ class Runner:
 
     def run(self, *, execute: bool, confirm: list[str], redo: list[str]) -> int:
         ledger = self.ledger()
+        for step, rec in zip(self.steps, ledger.steps, strict=True):
+            if published.is_freeze_step(step.run):  # the site is the truth, not the ledger
+                frozen, rec.note = published.freeze_detected(self.config, str(self.version))
+                if frozen:
+                    rec.status = "done"
+                elif rec.status == "done":
+                    rec.status = "pending"
         # Only a run that writes the ledger needs it ignored; a dry run writes nothing.
         probe = subprocess.run(
             ["git", "check-ignore", "-q", "--no-index", str(ledger.path)],

@@ -10,6 +10,7 @@ from typing import Any
 from rich.table import Table
 
 from mlrelease.config import Config, load
+from mlrelease.docs import published
 from mlrelease.exit_criteria import first_difference
 from mlrelease.release import checklist, flow
 from mlrelease.terminal import make_console
@@ -74,6 +75,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     ]
     if data["remote"]["error"]:
         rows.append(("remote", data["remote"]["error"]))
+    rows.append(("docs", published.describe(data["docs"])))
     for name, what in data["next"].items():
         rows.append((f"next: {name}", what))
     for what, state in rows:

@@ -24,6 +24,7 @@ from packaging.version import InvalidVersion, Version
 
 from mlrelease import bump, changelog, git, report, versions
 from mlrelease.config import Config, load
+from mlrelease.docs import published
 from mlrelease.errors import ConfigError, PreconditionError, UserError
 from mlrelease.release import repo
 from mlrelease.release.plan import (
@@ -930,4 +931,5 @@ def status(flow: Flow, version: str | None = None) -> dict[str, Any]:
         "next_rc": names.rc_tag_for(target, max(rcs, default=0) + 1),
         "release_verify": verdict,
         "next": next_steps,
+        "docs": published.state(config).to_dict(),
     }
