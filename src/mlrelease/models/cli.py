@@ -11,7 +11,6 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
@@ -23,8 +22,9 @@ from mlrelease.models import manifest as manifest_mod
 from mlrelease.models import verdicts, verification, zoo
 from mlrelease.models.escaping import console as escape_console
 from mlrelease.models.verdicts import STEPS
+from mlrelease.terminal import make_console
 
-console = Console(stderr=True, highlight=False)
+console = make_console()
 
 
 def _config(args: argparse.Namespace, *, required: bool = True) -> Config:
@@ -130,7 +130,7 @@ def cmd_models_verify(args: argparse.Namespace) -> int:
     if submission is not None or not sys.stdout.isatty():
         print(text)
     else:
-        Console(highlight=False).print(verdicts.rich_table(results))
+        make_console(stderr=False).print(verdicts.rich_table(results))
     if args.markdown:
         args.markdown.parent.mkdir(parents=True, exist_ok=True)
         args.markdown.write_text(text, encoding="utf-8")
@@ -172,7 +172,7 @@ def cmd_compat_probe(args: argparse.Namespace) -> int:
             f"{ir[0]}-{ir[1]}" if isinstance(ir, (list, tuple)) else "none",
             shown,
         )
-    Console(highlight=False).print(table)
+    make_console(stderr=False).print(table)
     for fact in report.facts:
         console.print(f"  ok   {escape(fact)}")
     for problem in report.problems:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -13,6 +12,7 @@ from mlrelease.models import compat as rules
 from mlrelease.models import integrity, verdicts, verification
 from mlrelease.models.config import display_domain
 from mlrelease.runtimes import describe
+from mlrelease.terminal import make_console
 
 
 @dataclass
@@ -141,13 +141,12 @@ def check_compat(ctx: Context) -> GateResult:
     "and the version-converter round trip.",
 )
 def check_models(ctx: Context) -> GateResult:
-    from rich.console import Console
 
     jobs = verification.project_jobs(ctx.config)
     results = verification.verify(
         jobs,
         ctx.config,
-        console=Console(stderr=True, file=sys.stderr),
+        console=make_console(),
         cache_dir=verification.verdict_cache_dir(ctx.config),
     )
     md = ctx.evidence_path("models", "verdicts.md")

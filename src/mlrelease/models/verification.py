@@ -19,6 +19,7 @@ from mlrelease.models.config import CompatConfig, canonical_domain
 from mlrelease.models.escaping import console as escape_console
 from mlrelease.models.manifest import ModelJob
 from mlrelease.models.verdicts import STYLE, ModelVerdict, Outcome
+from mlrelease.terminal import make_console
 
 NEEDS_LIMITS = {"compat", "version_conversion"}
 
@@ -108,7 +109,7 @@ def verify(
     ``started`` (a ``time.monotonic()`` value; default now): each model's time limit is cut to
     what is left, and models still waiting when it is spent fail without being started.
     """
-    console = console or Console(stderr=True)
+    console = console or make_console()
     budget = config.models.total_time_limit_s
     deadline = (started if started is not None else time.monotonic()) + budget if budget else None
     probed = None
