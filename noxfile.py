@@ -164,3 +164,10 @@ def perf_merge(session: nox.Session) -> None:
 def defects_doc(session: nox.Session) -> None:
     """Write docs/defects.md from the incident tests in tests/defects (`-- --check`: drift)."""
     session.run("python", "scripts/defects_doc.py", *session.posargs)
+
+
+@nox.session(tags=["release"], default=False)
+def adoption(session: nox.Session) -> None:
+    """Adopt mlrelease in real ONNX / PyTorch projects from PyPI; writes docs/adoption.md."""
+    _install(session, "wheels")  # bump-my-version, cibuildwheel: what init and verify call
+    session.run("python", "scripts/adoption_matrix.py", *session.posargs)

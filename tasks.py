@@ -244,3 +244,12 @@ def docs_freeze(
 
 docs = Collection("docs", docs_build, docs_serve, docs_generate, docs_freeze)
 ns.add_collection(docs)
+
+
+@task(help={"execute": "write pyproject.toml (default: dry run)"})
+def init(c: Context, execute: bool = False) -> None:
+    """Describe this repository in [tool.mlrelease] and [tool.bumpversion] (mlrelease init)."""
+    _mlrelease(c, "init", *_flags(execute=execute))
+
+
+ns.add_task(init)

@@ -245,7 +245,9 @@ def plan_cut(flow: Flow, version: str, from_ref: str | None = None, push: bool =
     next_dev = f"{wanted[0]}.{wanted[1] + 1}.0.dev0"
     bump_main = False
     if series(main_version) == wanted:
-        if not main_version.is_devrelease:
+        # Trunk model: main carries the released version until the next bump; cutting a
+        # maintenance branch from it is what moves main on.
+        if not main_version.is_devrelease and rel.model != "trunk":
             raise PreconditionError(
                 f"cut: {main} carries {main_version}, a release version; main must carry a "
                 f".dev version (e.g. {wanted[0]}.{wanted[1]}.0.dev0). Fix it with "
@@ -388,7 +390,9 @@ def plan_prepare(flow: Flow, version: str, push: bool = False) -> Plan:
     """``release prepare --version X.Y.Z``: set the release version and write its changelog."""
     target = parse_release(version)
     root = flow.root
-    branch = flow.names.branch_for(series(target))
+    # Trunk model: a release is prepared, tagged and promoted on main itself.
+    trunk = flow.rel.model == "trunk"
+    branch = flow.rel.main_branch if trunk else flow.names.branch_for(series(target))
     plan = Plan("prepare", root)
     restore, restored = recovery(root, "prepare")
     plan.actions += restore
@@ -473,8 +477,9 @@ def _changelog_call(root: Path, target: Version) -> Callable[[], None]:
         text = changelog.generate(
             root,
             config.changelog,
-            bump=str(target),
+            bump=Names.of(config.release, str(config.pyproject_path)).final_tag(target),
             repository_url=changelog.repository_url(config.pyproject),
+            other_changes=config.changelog_other_changes,
         )
         if not changelog.has_section(text, target):
             raise UserError(f"git-changelog wrote no {target} section to {config.changelog}.")
@@ -490,6 +495,10 @@ def _branch_version(flow: Flow, name: str) -> tuple[str, tuple[int, int], Versio
     root = flow.root
     branch = git.current_branch(root)
     wanted = flow.names.series_of_branch(branch)
+    if wanted is None and branch == flow.rel.main_branch and flow.rel.model == "trunk":
+        # Trunk model: main carries the release; its series is the version's.
+        table = versions.bumpversion_table(flow.config.pyproject, str(flow.config.pyproject_path))
+        wanted = series(_version(str(table["current_version"]), "pyproject.toml"))
     if branch is None or wanted is None:
         where = f"on {branch}" if branch else "on a detached HEAD"
         raise PreconditionError(
@@ -894,6 +903,8 @@ def status(flow: Flow, version: str | None = None) -> dict[str, Any]:
         ("rc", lambda: plan_rc(flow)),
         ("promote", lambda: plan_promote(flow, None, str(target)).plan),
     ]
+    if flow.rel.model == "trunk":  # releases are tagged on main: no branch to cut
+        checks = checks[1:]
     for name, make in checks:
         try:
             plan = make()

@@ -78,7 +78,7 @@ def assert_released(repo: Repo) -> None:
         assert f'version = "{version}"' in repo.git("show", f"{ref}:pyproject.toml")
         assert f'current_version = "{version}"' in repo.git("show", f"{ref}:pyproject.toml")
         assert f'__version__ = "{version}"' in repo.git("show", f"{ref}:src/demo/__init__.py")
-    assert repo.git("show", "release/1.4:CHANGELOG.md").count("## [1.4.0]") == 1
+    assert repo.git("show", "release/1.4:CHANGELOG.md").count("## [v1.4.0]") == 1
     assert "blob/release/1.4/" in repo.git("show", "release/1.4:README.md")
     assert "?ref=release/1.4" in repo.git("show", "release/1.4:docs/links.md")
 
@@ -135,7 +135,7 @@ def test_killed_checklist_resumes_and_finishes(repo: Repo, fault: str) -> None:
         assert "?ref=main" in (repo.path / "docs/links.md").read_text()
     if fault == "prepare:after:bump":  # version files new, changelog old, nothing committed
         assert '__version__ = "1.4.0"' in (repo.path / "src/demo/__init__.py").read_text()
-        assert "## [1.4.0]" not in (repo.path / "CHANGELOG.md").read_text()
+        assert "## [v1.4.0]" not in (repo.path / "CHANGELOG.md").read_text()
         assert repo.git("log", "-1", "--format=%s").startswith("chore(release): release-only")
     resumed = checklist(repo, "--execute")
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr

@@ -32,7 +32,7 @@ def test_full_release_flow(repo: Repo, mlr) -> None:  # type: ignore[no-untyped-
     code, out, err = mlr("release", "prepare", "--version", "1.4.0", "--execute", "--push")
     assert code == 0, err
     assert repo.git("log", "-1", "--format=%s") == "chore(release): prepare 1.4.0"
-    assert "## [1.4.0]" in (repo.path / "CHANGELOG.md").read_text()
+    assert "## [v1.4.0]" in (repo.path / "CHANGELOG.md").read_text()
     assert repo.status() == ""
     code, out, err = mlr("release", "prepare", "--version", "1.4.0", "--execute", "--push")
     assert code == 0 and "prepare: nothing to do" in err
