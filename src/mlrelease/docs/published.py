@@ -44,7 +44,7 @@ class Site:
 
 
 @dataclass(frozen=True)
-class State:
+class SiteState:
     """The docs row of ``release status`` and the checklist's view of the docs freeze."""
 
     source: str | None
@@ -135,7 +135,7 @@ def read(config: Config) -> Site | None:
     return None
 
 
-def state(config: Config) -> State:
+def state(config: Config) -> SiteState:
     """The released versions, which of them the published site holds, and what is wrong."""
     names = Names.of(config.release, str(config.pyproject_path))
     tags = git.run(config.root, "tag", "--list").splitlines() if git.is_repo(config.root) else []
@@ -157,7 +157,7 @@ def state(config: Config) -> State:
             for v in sorted(released)
             if v in listed and (site.folders is None or str(v) in site.folders)
         ]
-    return State(site.source if site else None, [str(v) for v in sorted(released)], frozen, found)
+    return SiteState(site.source if site else None, [str(v) for v in sorted(released)], frozen, found)
 
 
 def _version(text: Any) -> Version | None:
@@ -225,7 +225,7 @@ def freeze_detected(config: Config, version: str) -> tuple[bool, str]:
 
 
 def describe(data: dict[str, Any]) -> str:
-    """The docs row of ``release status`` from :meth:`State.to_dict`."""
+    """The docs row of ``release status`` from :meth:`SiteState.to_dict`."""
     released, frozen = data["released"], data["frozen"]
     if not released:
         return "no final release tagged yet: nothing to freeze"
