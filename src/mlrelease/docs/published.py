@@ -157,7 +157,9 @@ def state(config: Config) -> SiteState:
             for v in sorted(released)
             if v in listed and (site.folders is None or str(v) in site.folders)
         ]
-    return SiteState(site.source if site else None, [str(v) for v in sorted(released)], frozen, found)
+    return SiteState(
+        site.source if site else None, [str(v) for v in sorted(released)], frozen, found
+    )
 
 
 def _version(text: Any) -> Version | None:
