@@ -11,8 +11,9 @@ from rich.table import Table
 
 from mlrelease.config import Config, load
 from mlrelease.exit_criteria import first_difference
-from mlrelease.release import checklist, flow
+from mlrelease.release import checklist, flow, promotion
 from mlrelease.terminal import make_console
+from mlrelease.wheels.promote import PYPI_UPLOAD_URL
 
 console = make_console()
 
@@ -110,10 +111,23 @@ def cmd_rc(args: argparse.Namespace) -> int:
 
 
 def cmd_promote(args: argparse.Namespace) -> int:
-    promotion = flow.plan_promote(
-        _flow(args), args.rc, args.version, args.report, args.push, args.publish, args.artifacts
+    promoted = promotion.plan_promote(
+        _flow(args),
+        args.rc,
+        args.version,
+        args.report,
+        args.push,
+        args.publish,
+        args.artifacts,
+        args.repository_url,
     )
-    promotion.plan.print(execute=args.execute, out=_say)
+    promoted.plan.print(execute=args.execute, out=_say)
+    return 0
+
+
+def cmd_bind(args: argparse.Namespace) -> int:
+    plan = promotion.plan_bind(_flow(args), args.rc, args.artifacts, args.push)
+    plan.print(execute=args.execute, out=_say)
     return 0
 
 
@@ -238,8 +252,10 @@ def register(subparsers: Any) -> None:
     s = sub.add_parser(
         "promote",
         help="tag vX.Y.Z on exactly the RC's commit",
-        description="Refuses when a newer RC of the version exists, when vX.Y.Z "
-        "exists elsewhere, or when the RC's release_verify report is missing, for "
+        description="Refuses when the RC tag is not origin's annotated tag made by "
+        "`release rc` on the release branch, when a newer RC of the version exists, when vX.Y.Z "
+        "exists elsewhere, when the artifacts differ from the manifest bound to the RC "
+        "(`release bind`), or when the RC's release_verify report is missing, partial, for "
         "another commit or failing. The report is read from --report, default "
         "[tool.mlrelease.release] rc-report (build/release-verify/report.json, "
         "where `nox -s release_verify` writes it). Then prints (or with --publish "
@@ -257,10 +273,33 @@ def register(subparsers: Any) -> None:
     s.add_argument(
         "--publish",
         action="store_true",
-        help="after tagging, run the publish command ([tool.mlrelease.release] publish)",
+        help="before tagging, run the publish command ([tool.mlrelease.release] publish) "
+        "unless the index already holds exactly these files",
+    )
+    s.add_argument(
+        "--repository-url",
+        default=PYPI_UPLOAD_URL,
+        help="the index to publish to and check (default: PyPI)",
     )
     _act(s)
     s.set_defaults(func=cmd_promote)
+
+    s = sub.add_parser(
+        "bind",
+        help="bind the RC's artifacts to it: a manifest on origin a rebuild cannot overwrite",
+        description="In the checkout that built the candidate's files (HEAD at the RC's "
+        "commit, clean): record their names, sizes and SHA-256 and the commit under "
+        "refs/mlrelease/manifests/<rc tag>, and push that ref. Promotion verifies the "
+        "artifacts against it. " + SAFETY,
+    )
+    s.add_argument("--rc", required=True, help="the release candidate tag, e.g. v1.4.0-rc2")
+    s.add_argument(
+        "--artifacts",
+        metavar="DIR",
+        help="the built files (default: [tool.mlrelease.release] artifacts)",
+    )
+    _act(s)
+    s.set_defaults(func=cmd_bind)
 
     s = sub.add_parser(
         "cherry-picks",

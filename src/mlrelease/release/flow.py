@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import fnmatch
 import re
-import shlex
-import subprocess
 from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
@@ -25,7 +23,7 @@ from packaging.version import InvalidVersion, Version
 from mlrelease import bump, changelog, git, report, versions
 from mlrelease.config import Config, load
 from mlrelease.errors import ConfigError, PreconditionError, UserError
-from mlrelease.release import repo
+from mlrelease.release import repo, state
 from mlrelease.release.plan import (
     Action,
     Plan,
@@ -50,12 +48,14 @@ from mlrelease.release.settings import (
 
 @dataclass
 class Flow:
-    """The configuration and repository the commands work on (remote refs read once)."""
+    """The configuration and repository the commands work on; local and origin refs are read
+    once per command (:mod:`~mlrelease.release.state`), before any decision."""
 
     config: Config
     names: Names
-    _remote: repo.Remote | None = None
+    _remote: state.Remote | None = None
     _remote_read: bool = False
+    _local: state.Refs | None = None
 
     @classmethod
     def of(cls, config: Config) -> Flow:
@@ -71,16 +71,45 @@ class Flow:
     def rel(self) -> ReleaseConfig:
         return self.config.release
 
-    def remote(self) -> repo.Remote | None:
+    def remote(self) -> state.Remote | None:
+        """Origin's refs (objects fetched by SHA, no local ref moved); None without a remote."""
         if not self._remote_read:
-            self._remote = repo.remote(self.root, self.rel.remote)
+            self._remote = state.read_origin(self.root, self.rel.remote)
             self._remote_read = True
         return self._remote
 
-    def tags(self) -> dict[str, str]:
-        """Local and remote tags (a name taken on either side is taken)."""
+    def local(self) -> state.Refs:
+        if self._local is None:
+            self._local = state.read_local(self.root)
+        return self._local
+
+    def require_remote(self, verb: str) -> state.Remote:
         remote = self.remote()
-        return {**(remote.tags if remote else {}), **repo.tags(self.root)}
+        if remote is None:
+            raise PreconditionError(
+                f"{verb} --push: no remote {self.rel.remote!r} is configured here "
+                f"({TABLE}.remote); add it with `git remote add` or drop --push."
+            )
+        return remote
+
+    def tags(self) -> dict[str, str]:
+        """Local and origin's tags, peeled (a name taken on either side is taken; origin's
+        commit wins, and :meth:`check_tags` refuses a name the two sides disagree on)."""
+        remote = self.remote()
+        local = {n: t.commit or t.object for n, t in self.local().tags.items()}
+        return {**local, **(remote.tags if remote else {})}
+
+    def check_tags(self, verb: str, version: Version) -> None:
+        """Refuse when a tag of ``version`` differs here and on origin (origin is the truth)."""
+        remote = self.remote()
+        names = {
+            n
+            for n in {*self.local().tags, *(remote.refs.tags if remote else {})}
+            if (parsed := self.names.parse_tag(n)) and parsed[0] == version
+        }
+        conflicts = state.tag_conflicts(self.local(), remote, names)
+        if conflicts:
+            raise PreconditionError(f"{verb}: {'; '.join(conflicts)}.")
 
     def rc_tags(self, version: Version) -> dict[int, tuple[str, str]]:
         """RC number -> (tag, commit) for the release candidates of ``version``."""
@@ -92,24 +121,39 @@ class Flow:
         return found
 
     def push_action(self, refs: list[str], changed: set[str]) -> Action | None:
-        """``git push --atomic REMOTE refs...`` for the refs the remote lacks or will lack."""
-        remote = self.remote()
-        if remote is None:
-            raise PreconditionError(
-                f"--push: no remote {self.rel.remote!r} is configured here "
-                f"({TABLE}.remote); add it with `git remote add` or drop --push."
-            )
+        """``git push --atomic REMOTE refs...`` for the refs the remote lacks or will lack.
+
+        Checked here, while planning, so before the first change: origin is not ahead of a
+        branch to push, and a tag to push is absent on origin or the very same tag object."""
+        remote = self.require_remote("push")
         needed: list[str] = []
         for ref in refs:
             if ref.startswith("refs/tags/"):
                 name = ref[len("refs/tags/") :]
-                if ref in changed or remote.tag_objects.get(name) != repo.tag_object(
-                    self.root, name
-                ):
+                theirs, mine = remote.tag_objects.get(name), repo.tag_object(self.root, name)
+                if theirs and ref in changed:
+                    raise PreconditionError(
+                        f"push: {remote.name} already has a tag {name} "
+                        f"({state.short(remote.tags.get(name))}) that this command would create; "
+                        f"fetch it (`git fetch {remote.name} tag {name}`) and re-run."
+                    )
+                if ref in changed or theirs != mine:
                     needed.append(ref)
             else:
                 local = repo.commit_of(self.root, f"refs/heads/{ref}")
-                if ref in changed or remote.heads.get(ref) != local:
+                theirs = remote.heads.get(ref)
+                if (
+                    theirs
+                    and theirs != local
+                    and not (local and repo.is_ancestor(self.root, theirs, local))
+                ):
+                    raise PreconditionError(
+                        f"push: {remote.name}/{ref} ({state.short(theirs)}) has commits that "
+                        f"local {ref} ({state.short(local)}) lacks; nothing was changed. Bring "
+                        f"them in first (`git switch {ref} && git pull --ff-only "
+                        f"{remote.name} {ref}`), then re-run."
+                    )
+                if ref in changed or theirs != local:
                     needed.append(ref)
         if not needed:
             return None
@@ -203,6 +247,12 @@ def plan_cut(flow: Flow, version: str, from_ref: str | None = None, push: bool =
     restore, restored = recovery(root, "cut")
     plan.actions += restore
     main = rel.main_branch
+    if git.current_branch(root) is None:
+        raise PreconditionError(
+            f"cut: HEAD is detached (at {_short(git.head(root))}); cut switches branches and a "
+            "commit made on a detached HEAD would be left behind. Switch to a branch first "
+            f"(`git switch {main}`), or pass --from {_short(git.head(root))} from a branch."
+        )
     if repo.commit_of(root, f"refs/heads/{main}") is None:
         raise PreconditionError(
             f"cut: no local branch {main!r} ({TABLE}.main-branch); fetch it or set the key."
@@ -397,6 +447,7 @@ def plan_prepare(flow: Flow, version: str, push: bool = False) -> Plan:
             f"`mlrelease release cut --version {series_text(series(target))} --execute`."
         )
     carried = _version(repo.version_at(root, branch), branch)
+    flow.check_tags("prepare", target)
     tags = flow.tags()
     final = flow.names.final_tag(target)
     log_text = repo.show(root, branch, flow.config.changelog)
@@ -549,6 +600,7 @@ def plan_rc(flow: Flow, tag: str | None = None, push: bool = False) -> Plan:
             raise UserError(
                 f"rc --tag {tag}: tags {parsed[0]}, but {branch} carries {version}. Omit --tag."
             )
+    flow.check_tags("rc", version)
     tags = flow.tags()
     final = flow.names.final_tag(version)
     head = git.head(root)
@@ -584,8 +636,9 @@ def plan_rc(flow: Flow, tag: str | None = None, push: bool = False) -> Plan:
                     f"rc: HEAD does not contain {last_name} ({_short(last_commit)}); a new release "
                     f"candidate must build on the previous one. Was {branch} reset?"
                 )
+        subject = f"{version} release candidate {number}"
         plan.actions.append(
-            git_action("tag", "tag", "-a", name, "-m", f"{version} release candidate {number}")
+            git_action("tag", "tag", "-a", name, "-m", subject, "-m", state.RC_MARKER)
         )
         changed.add(f"refs/tags/{name}")
     if push:
@@ -593,146 +646,6 @@ def plan_rc(flow: Flow, tag: str | None = None, push: bool = False) -> Plan:
         if action:
             plan.actions.append(action)
     return plan
-
-
-# --- promote --------------------------------------------------------------------------------
-
-
-@dataclass
-class Promotion:
-    plan: Plan
-    rc_tag: str
-    final_tag: str
-    commit: str
-
-
-def plan_promote(
-    flow: Flow,
-    rc: str | None,
-    version: str | None = None,
-    report_path: Path | None = None,
-    push: bool = False,
-    publish: bool = False,
-    artifacts: str | None = None,
-) -> Promotion:
-    """``release promote --rc vX.Y.Z-rcN``: tag vX.Y.Z on exactly the RC's commit."""
-    root, names = flow.root, flow.names
-    plan = Plan("promote", root)
-    if rc is None:
-        if version is None:
-            raise UserError("promote: give --rc TAG (e.g. --rc v1.4.0-rc2) or --version X.Y.Z.")
-        target = parse_release(version)
-        rcs = flow.rc_tags(target)
-        if not rcs:
-            raise PreconditionError(
-                f"promote: {target} has no release candidate; tag one with "
-                "`mlrelease release rc --execute` on its release branch."
-            )
-        rc = rcs[max(rcs)][0]
-    parsed = names.parse_tag(rc)
-    if parsed is None or parsed[1] is None:
-        raise UserError(
-            f"promote --rc {rc!r}: not a release-candidate tag of the configured pattern "
-            f"{flow.rel.rc_tag!r} ({TABLE}.rc-tag), e.g. "
-            f"{names.rc_tag.format(major=1, minor=4, patch=0, rc=2)!r}."
-        )
-    target, number = parsed[0], parsed[1]
-    commit = repo.commit_of(root, f"refs/tags/{rc}")
-    if commit is None:
-        raise PreconditionError(
-            f"promote: no tag {rc} here; `git fetch --tags` if it was made elsewhere, or list "
-            "the candidates with `mlrelease release status`."
-        )
-    rcs = flow.rc_tags(target)
-    newer = sorted(n for n in rcs if n > number)
-    if newer:
-        newest = rcs[newer[-1]][0]
-        raise PreconditionError(
-            f"promote: {newest} is newer than {rc}; only the newest release candidate can be "
-            f"promoted. Verify and promote it instead: `mlrelease release promote --rc {newest}`."
-        )
-    final = names.final_tag(target)
-    tags = flow.tags()
-    changed: set[str] = set()
-    if final in tags:
-        if tags[final] != commit:
-            raise PreconditionError(
-                f"promote: {final} already exists at {_short(tags[final])}, not at {rc}'s commit "
-                f"{_short(commit)}. A release tag is never moved: release a new patch version."
-            )
-        plan.notes.append(f"{final} already points at {rc}'s commit {_short(commit)}.")
-    else:
-        carried = repo.version_at(root, commit)
-        if carried != str(target):
-            raise PreconditionError(
-                f"promote: {rc}'s commit carries version {carried}, not {target}; its artifacts "
-                f"would not be {target}. Tag a candidate whose files carry {target} "
-                f"(`mlrelease release prepare --version {target}`)."
-            )
-        _check_report(flow, report_path, rc, commit)
-        plan.actions.append(
-            git_action("tag", "tag", "-a", final, commit, "-m", f"{target} (promoted from {rc})")
-        )
-        changed.add(f"refs/tags/{final}")
-    if push:
-        action = flow.push_action([f"refs/tags/{final}"], changed)
-        if action:
-            plan.actions.append(action)
-    command = [
-        a.format(
-            artifacts=artifacts or flow.rel.artifacts,
-            version=str(target),
-            rc_tag=rc,
-            final_tag=final,
-        )
-        for a in flow.rel.publish
-    ]
-    shown = shlex.join(command)
-    if publish and changed:
-        plan.actions.append(
-            call_action("publish", f"publish: {shown}", _publish_call(root, command))
-        )
-    elif changed:
-        plan.after.append(f"Next, publish the RC's verified artifacts (no rebuild): {shown}")
-    return Promotion(plan, rc, final, commit)
-
-
-def _check_report(flow: Flow, path: Path | None, rc: str, commit: str) -> None:
-    path = path or flow.config.path(flow.rel.rc_report)
-    if not path.is_file():
-        raise PreconditionError(
-            f"promote: no release_verify report at {path} ({TABLE}.rc-report, or --report). "
-            f"Verify the candidate first: `git switch --detach {rc} && nox -s release_verify`, "
-            "or pass --report with the RC's report.json from CI."
-        )
-    verdict = report.read(path)
-    if verdict.commit != commit:
-        raise PreconditionError(
-            f"promote: {path} verifies commit {_short(verdict.commit)}, not {rc}'s commit "
-            f"{_short(commit)}. Run release_verify on {rc} (`git switch --detach {rc} && nox -s "
-            "release_verify`) or pass --report with that run's report.json."
-        )
-    if not verdict.ok:
-        failing = [
-            f"{r.name} ({r.status.value}: {r.summary})" for r in verdict.results if not r.status.ok
-        ]
-        raise PreconditionError(
-            f"promote: the release_verify report of {rc} ({path}) fails: {'; '.join(failing)}. "
-            "Fix, cherry-pick, tag a new release candidate and verify it."
-        )
-
-
-def _publish_call(root: Path, command: list[str]) -> Callable[[], None]:
-    def run() -> None:
-        argv = _resolve_argv(command)
-        proc = subprocess.run(argv, cwd=root, check=False)
-        if proc.returncode != 0:
-            raise UserError(
-                f"`{shlex.join(command)}` exited {proc.returncode}; the tag stays (a "
-                "release tag is never moved): fix the cause and run it again."
-            )
-
-    return run
 
 
 def _resolve_argv(command: list[str]) -> list[str]:
@@ -855,6 +768,8 @@ def cherry_picks(flow: Flow, branch: str | None, push: bool = False) -> CherryPi
 
 def status(flow: Flow, version: str | None = None) -> dict[str, Any]:
     """Where the release stands; changes nothing. Plain data (``--json`` prints it)."""
+    from mlrelease.release import promotion  # it builds on this module
+
     root, config, names = flow.root, flow.config, flow.names
     source = str(config.pyproject_path)
     current = str(versions.bumpversion_table(config.pyproject, source)["current_version"])
@@ -891,7 +806,7 @@ def status(flow: Flow, version: str | None = None) -> dict[str, Any]:
         ("cut", lambda: plan_cut(flow, series_text(series(target)))),
         ("prepare", lambda: plan_prepare(flow, str(target))),
         ("rc", lambda: plan_rc(flow)),
-        ("promote", lambda: plan_promote(flow, None, str(target)).plan),
+        ("promote", lambda: promotion.plan_promote(flow, None, str(target)).plan),
     ]
     for name, make in checks:
         try:

@@ -201,6 +201,10 @@ class ReleaseConfig:
             "promote",
             "--artifacts",
             "{artifacts}",
+            "--version",
+            "{version}",
+            "--repository-url",
+            "{repository_url}",
             "--execute",
         ]
     )
