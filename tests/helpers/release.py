@@ -171,6 +171,10 @@ class Repo:
     def status(self) -> str:
         return self.git("status", "--porcelain")
 
+    def tag_everywhere(self, name: str) -> tuple[str, str]:
+        """(local, origin) listings of tag ``name``: both empty when it exists nowhere."""
+        return self.git("tag", "--list", name), self.origin_git("tag", "--list", name)
+
     def build(self, folder: str = "dist", version: str = "1.4.0") -> list[Path]:
         """The stand-in build of the checked-out tree into ``folder`` (with SHA256SUMS)."""
         return make_dist(self.path, self.path / folder, version)

@@ -25,7 +25,7 @@ from packaging.version import Version
 from mlrelease.config import Config
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release.flow import Flow, _resolve_argv
-from mlrelease.release.plan import FAULT_ALSO_KILL_ENV, fault_point
+from mlrelease.release.plan import fault_env, fault_point
 from mlrelease.release.settings import (
     TABLE,
     ChecklistStep,
@@ -88,7 +88,7 @@ class Ledger:
                 created = data.get("created", created)
                 for item in data.get("steps", []):
                     old[item["id"]] = StepRecord(**item)
-            except (json.JSONDecodeError, KeyError, TypeError) as exc:
+            except (ValueError, KeyError, TypeError, AttributeError) as exc:  # also non-UTF-8
                 raise UserError(
                     f"{path}: not a checklist ledger ({exc}); move it away to start over."
                 ) from None
@@ -282,7 +282,7 @@ class Runner:
     def _execute(self, command: list[str], log: Path) -> int:
         """Run a step, echoing its output and keeping it in ``log``."""
         log.parent.mkdir(parents=True, exist_ok=True)
-        env = {**os.environ, FAULT_ALSO_KILL_ENV: str(os.getpid())}
+        env = fault_env()
         try:
             proc = subprocess.Popen(
                 _resolve_argv(command),

@@ -666,6 +666,8 @@ class Pick:
     subject: str
     picked: bool
     on_branch: str | None = None
+    adapted: bool = False
+    """Picked with changes: found by its ``(cherry picked from commit ...)`` line only."""
 
 
 @dataclass
@@ -687,8 +689,8 @@ class CherryPicks:
             f"## Cherry-picks for `{self.branch}`",
             "",
             f"Commits on `{self.main}` marked `{self.trailer}: {self.series}`, compared with "
-            f"`{self.branch}` by patch identity (`git cherry`): a rebased or hand-made pick "
-            "counts as picked.",
+            f"`{self.branch}` by patch identity (`git cherry`) and by the `(cherry picked from "
+            "commit ...)` line: a rebased, hand-made or adapted pick counts as picked.",
             "",
         ]
         if not self.picks:
@@ -698,7 +700,8 @@ class CherryPicks:
             subject = p.subject.replace("|", "\\|")
             if p.picked:
                 where = f"`{p.on_branch[:12]}`" if p.on_branch else "yes"
-                lines.append(f"| - [x] picked | `{p.commit[:12]}` | {subject} | {where} |")
+                how = "picked (adapted)" if p.adapted else "picked"
+                lines.append(f"| - [x] {how} | `{p.commit[:12]}` | {subject} | {where} |")
             else:
                 lines.append(
                     f"| - [ ] missing | `{p.commit[:12]}` | {subject} | "
@@ -726,13 +729,16 @@ def cherry_picks(flow: Flow, branch: str | None, push: bool = False) -> CherryPi
     candidates = repo.cherry(root, branch, main)
     base = repo.merge_base(root, branch, main)
     on_branch = repo.patch_ids(root, f"{base}..{branch}" if base else branch)
+    by_trailer = repo.picked_from(root, f"{base}..{branch}" if base else branch)
     for equivalent, sha in candidates:
         subject, targets = repo.commit_info(root, sha, flow.rel.trailer)
         values = {v.strip() for t in targets for v in re.split(r"[,\s]+", t) if v.strip()}
         if text not in values:
             continue
         pick = Pick(sha, subject, equivalent)
-        if equivalent:
+        if not equivalent and sha in by_trailer:
+            pick = Pick(sha, subject, True, by_trailer[sha], adapted=True)
+        elif equivalent:
             mine = repo.patch_ids(root, f"{sha}^!")
             pick.on_branch = next((on_branch[p] for p in mine if p in on_branch), None)
         result.picks.append(pick)

@@ -32,7 +32,7 @@ from mlrelease import git, report
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release import manifest, repo
 from mlrelease.release.flow import Flow, _resolve_argv
-from mlrelease.release.plan import Plan, call_action, git_action
+from mlrelease.release.plan import Plan, call_action, fault_env, git_action
 from mlrelease.release.settings import TABLE, parse_release, series
 from mlrelease.release.state import (
     MANIFEST_PREFIX,
@@ -311,7 +311,7 @@ def check_report(flow: Flow, path: Path | None, rc: str, commit: str) -> None:
 
 def _publish(root: Path, command: list[str]) -> Callable[[], None]:
     def run() -> None:
-        proc = subprocess.run(_resolve_argv(command), cwd=root, check=False)
+        proc = subprocess.run(_resolve_argv(command), cwd=root, env=fault_env(), check=False)
         if proc.returncode != 0:
             raise UserError(
                 f"`{shlex.join(command)}` exited {proc.returncode}; nothing was tagged. Fix the "

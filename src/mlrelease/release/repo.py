@@ -7,6 +7,7 @@ command ran tells its mutations apart from its reads.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from collections.abc import Mapping
@@ -173,3 +174,15 @@ def commit_info(root: Path, sha: str, trailer: str) -> tuple[str, list[str]]:
 
 def merge_base(root: Path, a: str, b: str) -> str | None:
     return git.run(root, "merge-base", a, b, check=False) or None
+
+
+def picked_from(root: Path, revisions: str) -> dict[str, str]:
+    """source commit -> commit of ``revisions`` whose message says ``(cherry picked from
+    commit SOURCE)`` (``git cherry-pick -x``), adapted or not."""
+    out = git.run(root, "log", "--format=%H%x00%B%x01", revisions)
+    found: dict[str, str] = {}
+    for entry in out.split("\x01"):
+        sha, _, body = entry.strip().partition("\x00")
+        for match in re.finditer(r"\(cherry picked from commit ([0-9a-f]{7,40})\)", body):
+            found.setdefault(match[1], sha)
+    return found

@@ -1,0 +1,26 @@
+"""A fix back-ported by hand with an adaptation (`cherry-pick -x`, then edited) is "picked
+(adapted)" and never applied a second time."""
+
+from __future__ import annotations
+
+from helpers.release import Repo
+
+FIX = "fix: answer 43\n\nRelease-Target: 1.4\n"
+
+
+def test_adapted_pick_is_recognised_and_not_reapplied(repo: Repo, mlr) -> None:  # type: ignore[no-untyped-def]
+    assert mlr("release", "cut", "--version", "1.4", "--execute")[0] == 0
+    repo.git("switch", "-q", "main")
+    fix = repo.commit_file("src/demo/core.py", "def answer() -> int:\n    return 43\n", FIX)
+    repo.git("switch", "-q", "release/1.4")
+    # By hand, adapted: another change than main's, with the -x line pointing at the fix.
+    repo.commit_file(
+        "src/demo/core.py",
+        "def answer() -> int:\n    return 43  # adapted for 1.4\n",
+        f"fix: answer 43 (1.4)\n\n(cherry picked from commit {fix})\n",
+    )
+    head = repo.git("rev-parse", "HEAD")
+    code, out, err = mlr("release", "cherry-picks", "--execute")
+    assert code == 0, err
+    assert "picked (adapted)" in out and "1 of 1 picked, 0 missing" in out
+    assert "nothing to do" in err and repo.git("rev-parse", "HEAD") == head
