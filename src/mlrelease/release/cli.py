@@ -3,15 +3,23 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
 from rich.table import Table
 
-from mlrelease.config import Config, load
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+from mlrelease import git
+from mlrelease.config import PYPROJECT, TABLE, Config, find_root, load, parse_section
 from mlrelease.exit_criteria import first_difference
-from mlrelease.release import checklist, flow, promotion
+from mlrelease.release import checklist, flow, plan, promotion, repo
 from mlrelease.terminal import make_console
 from mlrelease.wheels.promote import PYPI_UPLOAD_URL
 
@@ -24,7 +32,18 @@ SAFETY = (
 
 
 def _config(args: argparse.Namespace) -> Config:
-    return load(args.root)
+    """The configuration; after an interrupted edit of pyproject.toml, the one the edit started
+    with (HEAD's), never the half-written file (an empty one would read as the defaults)."""
+    root = (args.root or find_root(Path.cwd())).resolve()
+    journal = plan.read_journal(root) if git.is_repo(root) else None
+    text = repo.show(root, "HEAD", PYPROJECT) if journal else None
+    files = journal.get("files", []) if journal and journal.get("head") == git.head(root) else []
+    if text is not None and PYPROJECT in files:
+        data = tomllib.loads(text)
+        table = data.get("tool", {}).get("mlrelease", {})
+        config = parse_section(Config, table, prefix=TABLE, source=f"HEAD:{PYPROJECT}")
+        return dataclasses.replace(config, root=root, pyproject=data)
+    return load(root)
 
 
 def _say(text: str) -> None:

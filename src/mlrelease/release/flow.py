@@ -61,6 +61,13 @@ class Flow:
     def of(cls, config: Config) -> Flow:
         if not git.is_repo(config.root):
             raise UserError(f"{config.root} is not a git repository; the release flow needs one.")
+        lock = repo.git_dir(config.root) / "index.lock"
+        if lock.exists():
+            raise PreconditionError(
+                f"{lock} exists: a git command is running here, or one was killed and left its "
+                "lock behind (a killed release command can). If no git process is running, "
+                f"remove it (`rm {lock}`), check `git status`, and re-run."
+            )
         return cls(config, Names.of(config.release, str(config.pyproject_path)))
 
     @property

@@ -72,6 +72,15 @@ class Manifest:
             ) from None
 
 
+def named_digest(annotation: str) -> str | None:
+    """The manifest SHA-256 a final tag's annotation names (``TRAILER: <hex>``), if any."""
+    for line in annotation.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() == TRAILER and value.strip():
+            return value.strip()
+    return None
+
+
 def entries(folder: Path) -> tuple[Entry, ...]:
     """Every artifact (wheel, sdist) of ``folder``, by name."""
     return tuple(

@@ -183,14 +183,20 @@ def read_journal(root: Path) -> dict[str, Any] | None:
 def begin_edit(root: Path, files: Sequence[str], purpose: str) -> Action:
     """The action that journals ``files`` before they are edited."""
 
-    def write() -> None:
-        path = journal_path(root)
-        tmp = path.with_suffix(".tmp")
-        data = {"head": git.head(root), "files": list(files), "purpose": purpose}
-        tmp.write_text(json.dumps(data), encoding="utf-8")
-        os.replace(tmp, path)  # atomic: the journal is either absent or complete
+    return call_action(
+        "journal",
+        f"journal {', '.join(files)} (undone if interrupted)",
+        lambda: write_journal(root, files, purpose),
+    )
 
-    return call_action("journal", f"journal {', '.join(files)} (undone if interrupted)", write)
+
+def write_journal(root: Path, files: Sequence[str], purpose: str) -> None:
+    """Record HEAD and ``files`` before they are edited (atomically: absent or complete)."""
+    path = journal_path(root)
+    tmp = path.with_suffix(".tmp")
+    data = {"head": git.head(root), "files": list(files), "purpose": purpose}
+    tmp.write_text(json.dumps(data), encoding="utf-8")
+    os.replace(tmp, path)
 
 
 def end_edit(root: Path) -> Action:

@@ -225,6 +225,13 @@ def plan_promote(
             f"{'; '.join(problems)}. Download exactly the candidate's files there; nothing "
             "was published or tagged."
         )
+    named = manifest.named_digest(existing.message if existing else "")
+    if named is not None and named != made.digest:
+        raise PreconditionError(
+            f"promote: {final} names manifest {named[:16]}..., but the manifest bound to {rc} "
+            f"is {made.digest[:16]}...: the release was promoted with other files. Publish "
+            "nothing; find out how the binding changed."
+        )
     plan.notes.append(f"{len(made.files)} artifacts match the manifest of {rc} ({short(bound)}).")
     command = [
         a.format(
