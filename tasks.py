@@ -105,6 +105,22 @@ def rc(c: Context, tag: str = "", execute: bool = False, push: bool = False) -> 
 @task(
     help={
         "rc": "the release candidate tag, e.g. v1.4.0-rc2",
+        "artifacts": "the folder of the files built at the RC's commit",
+        "execute": "act (default: dry run)",
+        "push": "push the manifest ref",
+    }
+)
+def bind(
+    c: Context, rc: str, artifacts: str = "", execute: bool = False, push: bool = False
+) -> None:
+    """Bind the RC's built files to it: their manifest on origin, which a rebuild cannot move."""
+    options = ["--artifacts", artifacts] if artifacts else []
+    _mlrelease(c, "release", "bind", "--rc", rc, *options, *_flags(execute=execute, push=push))
+
+
+@task(
+    help={
+        "rc": "the release candidate tag, e.g. v1.4.0-rc2",
         "report": "the RC's release_verify report.json (default: build/release-verify/)",
         "artifacts": "the RC's verified artifacts folder",
         "publish": "run the publish command",
@@ -191,7 +207,7 @@ def index(c: Context, check: bool = False, diff: str = "") -> None:
 
 release = Collection("release")
 release.add_task(bump)
-for _task in (status, cut, prepare, rc, promote, cherry_picks, checklist, checklist_doc):
+for _task in (status, cut, prepare, rc, bind, promote, cherry_picks, checklist, checklist_doc):
     release.add_task(_task)
 
 ops = Collection("ops")

@@ -19,7 +19,8 @@ else:  # pragma: no cover - exercised on 3.10 only
 from mlrelease import git
 from mlrelease.config import PYPROJECT, TABLE, Config, find_root, load, parse_section
 from mlrelease.exit_criteria import first_difference
-from mlrelease.release import checklist, flow, plan, promotion, repo
+from mlrelease.release import candidates, checklist, cut, flow, picks, plan, promotion, repo
+from mlrelease.release import status as release_status
 from mlrelease.terminal import make_console
 from mlrelease.wheels.promote import PYPI_UPLOAD_URL
 
@@ -55,7 +56,7 @@ def _flow(args: argparse.Namespace) -> flow.Flow:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    data = flow.status(_flow(args), args.version)
+    data = release_status.status(_flow(args), args.version)
     if args.json:
         print(json.dumps(data, indent=2))
         return 0
@@ -112,19 +113,19 @@ def _verdict(info: dict[str, Any]) -> str:
 
 
 def cmd_cut(args: argparse.Namespace) -> int:
-    plan = flow.plan_cut(_flow(args), args.version, args.from_ref, args.push)
+    plan = cut.plan_cut(_flow(args), args.version, args.from_ref, args.push)
     plan.print(execute=args.execute, out=_say)
     return 0
 
 
 def cmd_prepare(args: argparse.Namespace) -> int:
-    plan = flow.plan_prepare(_flow(args), args.version, args.push)
+    plan = candidates.plan_prepare(_flow(args), args.version, args.push)
     plan.print(execute=args.execute, out=_say)
     return 0
 
 
 def cmd_rc(args: argparse.Namespace) -> int:
-    plan = flow.plan_rc(_flow(args), args.tag, args.push)
+    plan = candidates.plan_rc(_flow(args), args.tag, args.push)
     plan.print(execute=args.execute, out=_say)
     return 0
 
@@ -151,16 +152,16 @@ def cmd_bind(args: argparse.Namespace) -> int:
 
 
 def cmd_cherry_picks(args: argparse.Namespace) -> int:
-    picks = flow.cherry_picks(_flow(args), args.branch, args.push)
-    text = picks.markdown()
+    found = picks.cherry_picks(_flow(args), args.branch, args.push, args.mark, args.reason)
+    text = found.markdown()
     if args.output:
         args.output.parent.mkdir(parents=True, exist_ok=True)
         args.output.write_text(text, encoding="utf-8")
         _say(f"Wrote {args.output}")
     else:
         print(text, flush=True)
-    assert picks.plan is not None
-    picks.plan.print(execute=args.execute, out=_say)
+    assert found.plan is not None
+    found.plan.print(execute=args.execute, out=_say)
     return 0
 
 
@@ -330,6 +331,15 @@ def register(subparsers: Any) -> None:
     )
     s.add_argument("--branch", help="the release branch (default: the current branch)")
     s.add_argument("--output", type=Path, help="write the Markdown here instead of stdout")
+    s.add_argument(
+        "--mark",
+        action="append",
+        default=[],
+        metavar="COMMIT=STATE",
+        help="record that a fix is picked or not-needed (an empty commit on the branch with "
+        "the override and --reason as trailers); repeatable",
+    )
+    s.add_argument("--reason", default="", help="why (recorded with --mark)")
     _act(s)
     s.set_defaults(func=cmd_cherry_picks)
 

@@ -280,8 +280,7 @@ def plan_promote(
 
 
 def check_report(flow: Flow, path: Path | None, rc: str, commit: str) -> None:
-    """The RC's release_verify report: for its commit, complete (every configured gate, not a
-    shard or an ``--only`` run) and passing."""
+    """The RC's release_verify report must pass :func:`verdict_problem`."""
     path = path or flow.config.path(flow.rel.rc_report)
     if not path.is_file():
         raise PreconditionError(
@@ -289,19 +288,28 @@ def check_report(flow: Flow, path: Path | None, rc: str, commit: str) -> None:
             f"Verify the candidate first: `git switch --detach {rc} && nox -s release_verify`, "
             "or pass --report with the RC's report.json from CI."
         )
-    verdict = report.read(path)
+    problem = verdict_problem(report.read(path), flow.config.gates, rc, commit, str(path))
+    if problem:
+        raise PreconditionError(f"promote: {problem}")
+
+
+def verdict_problem(
+    verdict: report.Report, gates: list[str], rc: str, commit: str, path: str
+) -> str | None:
+    """Why a report does not allow promoting ``rc``: not of its commit, not complete (every
+    configured gate, not a shard or an ``--only`` run), or failing; None when it allows it."""
     if verdict.commit != commit:
-        raise PreconditionError(
-            f"promote: {path} verifies commit {short(verdict.commit)}, not {rc}'s commit "
+        return (
+            f"{path} verifies commit {short(verdict.commit)}, not {rc}'s commit "
             f"{short(commit)}. Run release_verify on {rc} (`git switch --detach {rc} && nox -s "
             "release_verify`) or pass --report with that run's report.json."
         )
     ran = {r.name for r in verdict.results}
-    missing = [g for g in flow.config.gates if g not in ran]
+    missing = [g for g in gates if g not in ran]
     if verdict.shard is not None or missing:
         what = f"shard {verdict.shard[0]}/{verdict.shard[1]}" if verdict.shard else "partial"
-        raise PreconditionError(
-            f"promote: {path} is a {what} report: it lacks "
+        return (
+            f"{path} is a {what} report: it lacks "
             f"{', '.join(missing) or 'the other shards'} of the configured gates. Promotion "
             "needs the whole verdict: run `nox -s release_verify` without --only/--skip, or "
             "merge every shard (`mlrelease report merge`)."
@@ -310,10 +318,11 @@ def check_report(flow: Flow, path: Path | None, rc: str, commit: str) -> None:
         failing = [
             f"{r.name} ({r.status.value}: {r.summary})" for r in verdict.results if not r.status.ok
         ]
-        raise PreconditionError(
-            f"promote: the release_verify report of {rc} ({path}) fails: {'; '.join(failing)}. "
+        return (
+            f"the release_verify report of {rc} ({path}) fails: {'; '.join(failing)}. "
             "Fix, cherry-pick, tag a new release candidate and verify it."
         )
+    return None
 
 
 def _publish(root: Path, command: list[str]) -> Callable[[], None]:

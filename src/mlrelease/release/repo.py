@@ -186,3 +186,17 @@ def picked_from(root: Path, revisions: str) -> dict[str, str]:
         for match in re.finditer(r"\(cherry picked from commit ([0-9a-f]{7,40})\)", body):
             found.setdefault(match[1], sha)
     return found
+
+
+def overrides(root: Path, revisions: str, key: str) -> dict[str, tuple[str, str]]:
+    """source commit -> (state, reason) from ``key: <sha> <state>`` and ``Reason:`` trailers of
+    the commits in ``revisions`` (the newest record of a commit wins)."""
+    fmt = f"%(trailers:key={key},valueonly,separator=%x01)%x00%(trailers:key=Reason,valueonly)%x02"
+    found: dict[str, tuple[str, str]] = {}
+    for entry in git.run(root, "log", f"--format={fmt}", revisions).split("\x02"):
+        values, _, reason = entry.strip().partition("\x00")
+        for value in values.split("\x01"):
+            sha, _, state = value.strip().partition(" ")
+            if sha and state:
+                found.setdefault(sha, (state.strip(), reason.strip()))
+    return found

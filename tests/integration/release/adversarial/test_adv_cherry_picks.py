@@ -24,3 +24,24 @@ def test_adapted_pick_is_recognised_and_not_reapplied(repo: Repo, mlr) -> None: 
     assert code == 0, err
     assert "picked (adapted)" in out and "1 of 1 picked, 0 missing" in out
     assert "nothing to do" in err and repo.git("rev-parse", "HEAD") == head
+
+
+def test_an_explicit_recorded_override_marks_a_fix_not_needed(repo: Repo, mlr) -> None:  # type: ignore[no-untyped-def]
+    assert mlr("release", "cut", "--version", "1.4", "--execute", "--push")[0] == 0
+    repo.git("switch", "-q", "main")
+    fix = repo.commit_file("src/demo/core.py", "def answer() -> int:\n    return 43\n", FIX)
+    repo.git("switch", "-q", "release/1.4")
+    code, _, err = mlr("release", "cherry-picks", "--mark", f"{fix[:10]}=not-needed")
+    assert code == 2 and "needs --reason" in err
+    code, _, err = mlr("release", "cherry-picks", "--mark", f"{fix[:10]}=maybe", "--reason", "x")
+    assert code == 2 and "expected COMMIT=picked or COMMIT=not-needed" in err
+    reason = "1.4 never had the bug"
+    args = ("release", "cherry-picks", "--mark", f"{fix[:10]}=not-needed", "--reason", reason)
+    code, out, err = mlr(*args, "--execute", "--push")
+    assert code == 0, err
+    assert repo.origin_git("rev-parse", "release/1.4") == repo.git("rev-parse", "HEAD")
+    assert f"Release-Pick-Override: {fix} not-needed" in repo.git("log", "-1", "--format=%B")
+    code, out, err = mlr("release", "cherry-picks", "--execute")
+    assert code == 0 and f"not-needed (marked) | `{fix[:12]}`" in out and reason in out
+    assert "1 of 1 picked, 0 missing" in out and "nothing to do" in err
+    assert repo.git("show", "HEAD:src/demo/core.py").strip().endswith("return 42")
