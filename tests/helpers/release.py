@@ -178,3 +178,38 @@ class Repo:
     def build(self, folder: str = "dist", version: str = "1.4.0") -> list[Path]:
         """The stand-in build of the checked-out tree into ``folder`` (with SHA256SUMS)."""
         return make_dist(self.path, self.path / folder, version)
+
+
+CHECKLIST_STEPS = ("freeze", "verify", "bump", "rc-tag", "build", "bind", "rc-verify", "promote")
+CHECKLIST_KILL_POINTS = [
+    *(f"checklist:after:{step}" for step in CHECKLIST_STEPS),
+    *(
+        f"cut:after:{key}"
+        for key in (
+            "branch", "journal", "bump", "commit-main", "journal-end", "switch-branch",
+            "edit:README.md", "edit:docs/links.md", "commit-branch", "push",
+        )
+    ),
+    *(
+        f"prepare:after:{key}"
+        for key in ("journal", "bump", "changelog", "commit", "journal-end", "push")
+    ),
+    "rc:after:tag",
+    "rc:after:push",
+    "bind:after:object",
+    "bind:after:ref",
+    "bind:after:push",
+    "promote:after:tag",
+    "promote:after:push",
+]  # fmt: skip
+"""Every point the checklist's release passes (fault_point names), each killed by a test."""
+PROMOTE_KILL_POINTS = [
+    "publish:after:demo-1.4.0-py3-none-any.whl",  # one file on the index, the other not
+    "publish:after:demo-1.4.0.tar.gz",
+    "promote:after:publish",
+    "promote:after:tag",
+    "promote:after:push",
+]
+"""Every point of ``release promote --publish`` to an index."""
+BUMP_KILL_POINTS = ["bump:after:write"]
+"""``mlrelease bump``: after bump-my-version wrote the files, before the journal is closed."""

@@ -33,6 +33,8 @@ FAULT_ENV = "MLRELEASE_FAULT"
 FAULT_ALSO_KILL_ENV = "MLRELEASE_FAULT_ALSO_KILL"
 """Test hook: process ids (comma-separated) killed together with this one (the checklist
 that ran the step, the promotion that ran the publisher)."""
+FAULT_RECORD_ENV = "MLRELEASE_FAULT_RECORD"
+"""Test hook: a file every fault point a run passes appends its name to."""
 JOURNAL = "mlrelease-edit.json"
 
 
@@ -40,6 +42,10 @@ def fault_point(name: str) -> None:
     """SIGKILL this process (and the checklist runner above it) when ``$MLRELEASE_FAULT`` names
     this point. Used only by the fault-injection tests: a kill cannot be caught or cleaned up
     after, which is what a crash, an OOM kill or a closed laptop looks like."""
+    record = os.environ.get(FAULT_RECORD_ENV)
+    if record:  # the harness lists every point a run passes, to kill it there next
+        with open(record, "a", encoding="utf-8") as handle:
+            handle.write(name + "\n")
     if os.environ.get(FAULT_ENV) != name:
         return
     sys.stdout.flush()

@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 import pytest
-from helpers.release import Repo
+from helpers.release import CHECKLIST_KILL_POINTS, Repo
 
 
 def checklist(repo: Repo, *args: str, fault: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -101,27 +101,10 @@ def test_checklist_runs_the_release_and_second_run_does_nothing(repo: Repo) -> N
 
 
 # After each step (the step's command finished, the ledger not yet updated: the worst moment),
-# and inside the multi-file edits: between bump-my-version and the commit, between two
-# release-only edits, between the version bump and git-changelog, after a tag before its push.
-FAULTS = [
-    *(
-        f"checklist:after:{step}"
-        for step in ("freeze", "verify", "bump", "rc-tag", "build", "bind", "rc-verify", "promote")
-    ),
-    "cut:after:branch",
-    "cut:after:bump",
-    "cut:after:commit-main",
-    "cut:after:edit:README.md",
-    "cut:after:edit:docs/links.md",
-    "prepare:after:journal",
-    "prepare:after:bump",
-    "prepare:after:changelog",
-    "prepare:after:commit",
-    "rc:after:tag",
-    "bind:after:object",
-    "bind:after:ref",
-    "promote:after:tag",
-]
+# and after every action of every release command the checklist runs (inside the multi-file
+# edits, after a tag before its push, ...): the list is checked to hold every point a release
+# passes (test_adv_kill_points.py).
+FAULTS = CHECKLIST_KILL_POINTS
 
 
 @pytest.mark.slow

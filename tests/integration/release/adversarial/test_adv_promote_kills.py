@@ -13,15 +13,9 @@ import subprocess
 import sys
 
 import pytest
-from helpers.release import Repo
+from helpers.release import PROMOTE_KILL_POINTS, Repo
 
-POINTS = [
-    "publish:after:demo-1.4.0-py3-none-any.whl",  # one file on the index, the other not
-    "publish:after:demo-1.4.0.tar.gz",
-    "promote:after:publish",
-    "promote:after:tag",
-    "promote:after:push",
-]
+POINTS = PROMOTE_KILL_POINTS
 
 
 def promote(repo: Repo, url: str, fault: str | None = None) -> subprocess.CompletedProcess[str]:
