@@ -186,7 +186,7 @@ class Runner:
             if rec.status != "done":
                 self.out(f"        {what}")
 
-    def run(self, *, execute: bool, confirm: list[str], redo: list[str]) -> int:
+    def run(self, *, execute: bool, confirm: list[str], redo: list[str], reason: str = "") -> int:
         ledger = self.ledger()
         probe = subprocess.run(
             ["git", "check-ignore", "-q", "--no-index", str(ledger.path)],
@@ -235,6 +235,16 @@ class Runner:
                 rec.status, rec.finished, rec.note = "done", _now(), "confirmed by hand"
                 ledger.save()
                 self.out(f"{head}: confirmed by hand.")
+                continue
+            if step.id in confirm:  # the world shows it done (e.g. published by hand)
+                if not reason.strip():
+                    raise UserError(
+                        f"checklist --confirm {step.id}: a step with a command is confirmed only "
+                        "with --reason saying what shows it done (it is kept in the ledger)."
+                    )
+                rec.status, rec.finished, rec.note = "done", _now(), f"confirmed: {reason}"
+                ledger.save()
+                self.out(f"{head}: confirmed by hand ({reason}).")
                 continue
             command = self.command(step, True)
             if rec.status == "running":
@@ -311,9 +321,10 @@ def run_checklist(
     confirm: list[str],
     redo: list[str],
     out: Callable[[str], None],
+    reason: str = "",
 ) -> int:
     return Runner(config, parse_release(version), out).run(
-        execute=execute, confirm=confirm, redo=redo
+        execute=execute, confirm=confirm, redo=redo, reason=reason
     )
 
 

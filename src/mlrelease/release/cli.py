@@ -173,6 +173,7 @@ def cmd_checklist(args: argparse.Namespace) -> int:
         confirm=args.confirm,
         redo=args.redo,
         out=_say,
+        reason=args.reason,
     )
 
 
@@ -357,8 +358,10 @@ def register(subparsers: Any) -> None:
         action="append",
         default=[],
         metavar="STEP",
-        help="mark a manual step as done (repeatable)",
+        help="mark a manual step as done, or (with --reason) a step the world shows done "
+        "(repeatable)",
     )
+    s.add_argument("--reason", default="", help="why a step with a command is confirmed")
     s.add_argument(
         "--redo",
         action="append",

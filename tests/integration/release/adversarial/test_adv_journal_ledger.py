@@ -3,6 +3,8 @@ shape is a clear error naming the file, never a traceback."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from helpers.release import Repo
 
@@ -29,3 +31,22 @@ def test_malformed_ledger_is_a_clear_error(repo: Repo, mlr, content: bytes) -> N
     code, _, err = mlr("release", "checklist", "--version", "1.4.0")
     assert code == 2 and "not a checklist ledger" in err and "move it away" in err
     assert "Traceback" not in err and path.read_bytes() == content
+
+
+def test_a_step_the_world_shows_done_is_confirmed_with_a_reason(repo: Repo, mlr) -> None:  # type: ignore[no-untyped-def]
+    (repo.path / "scratch.txt").write_text("in the way\n")  # cut refuses a dirty tree
+    code, _, err = mlr("release", "checklist", "--version", "1.4.0", "--execute")
+    assert code == 1 and "freeze: failed" in err
+    (repo.path / "scratch.txt").unlink()
+    assert mlr("release", "cut", "--version", "1.4", "--execute", "--push")[0] == 0  # by hand
+    args = ("release", "checklist", "--version", "1.4.0", "--execute", "--confirm", "freeze")
+    code, _, err = mlr(*args)
+    assert code == 2 and "only with --reason" in err
+    code, _, err = mlr(*args, "--reason", "cut by hand: release/1.4 is on origin")
+    assert code == 0 and "confirmed by hand (cut by hand" in err and "all 8 steps done" in err
+    path = repo.path / "build/release/1.4.0/ledger.json"
+    freeze = json.loads(path.read_text())["steps"][0]
+    assert (
+        freeze["status"] == "done"
+        and freeze["note"] == "confirmed: cut by hand: release/1.4 is on origin"
+    )
