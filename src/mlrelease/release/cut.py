@@ -91,6 +91,13 @@ def plan_cut(flow: Flow, version: str, from_ref: str | None = None, push: bool =
         plan.notes.append(f"{branch} exists ({state.short(repo.commit_of(root, branch))}).")
         base = branch
     else:
+        remote = flow.remote()  # origin is the truth: someone may have cut it already
+        if remote and branch in remote.heads:
+            raise PreconditionError(
+                f"cut: {remote.name} already has {branch} ({state.short(remote.heads[branch])}) "
+                f"and this clone does not; take it instead of cutting another: `git switch "
+                f"--track {remote.name}/{branch}` (after `git fetch {remote.name}`)."
+            )
         if from_ref and repo.commit_of(root, from_ref) is None:
             raise PreconditionError(f"cut: --from {from_ref}: no such branch, tag or commit.")
         carried = parse_version(repo.version_at(root, start), start)

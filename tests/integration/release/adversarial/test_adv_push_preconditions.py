@@ -47,3 +47,15 @@ def test_cut_from_a_detached_head_is_refused(repo: Repo, mlr) -> None:  # type: 
     code, _, err = mlr("release", "cut", "--version", "1.4", "--execute", "--push")
     assert code == 1 and "HEAD is detached" in err and "git switch main" in err
     assert _world(repo) == before
+
+
+def test_cut_refuses_when_a_colleague_already_cut_the_branch(
+    repo: Repo, mlr, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    colleague = _clone(repo, tmp_path / "colleague", "main")
+    colleague.git("switch", "-q", "-c", "release/1.4")
+    colleague.git("push", "-q", "origin", "release/1.4")
+    before = _world(repo)
+    code, _, err = mlr("release", "cut", "--version", "1.4", "--execute")
+    assert code == 1 and "origin already has release/1.4" in err and "--track" in err
+    assert _world(repo) == before
