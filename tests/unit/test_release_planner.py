@@ -7,7 +7,15 @@ import pytest
 from mlrelease.gates import GateResult, Status
 from mlrelease.release import manifest
 from mlrelease.release.promotion import verdict_problem
-from mlrelease.release.state import RC_MARKER, Refs, Remote, Tag, rc_problem, tag_conflicts
+from mlrelease.release.state import (
+    RC_MARKER,
+    Refs,
+    Remote,
+    Tag,
+    in_progress,
+    rc_problem,
+    tag_conflicts,
+)
 from mlrelease.report import Report
 from mlrelease.wheels.published import simple_url, split
 
@@ -113,3 +121,11 @@ def test_promotion_needs_the_whole_verdict_for_exactly_the_rc_commit() -> None:
     failing = _report(gates, gates)
     failing.results[0].status = Status.FAIL
     assert "fails: git_state (fail: ok)" in str(verdict_problem(failing, gates, "rc", A, "r"))
+
+
+def test_an_unfinished_git_operation_is_named_with_both_ways_out(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    assert in_progress(tmp_path) is None
+    (tmp_path / "CHERRY_PICK_HEAD").write_text(A)
+    found = str(in_progress(tmp_path))
+    assert "a cherry-pick is in progress" in found
+    assert "`git cherry-pick --continue`" in found and "`git cherry-pick --abort`" in found

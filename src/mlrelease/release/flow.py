@@ -52,6 +52,9 @@ class Flow:
     def of(cls, config: Config) -> Flow:
         if not git.is_repo(config.root):
             raise UserError(f"{config.root} is not a git repository; the release flow needs one.")
+        busy = state.in_progress(repo.git_dir(config.root))
+        if busy:
+            raise PreconditionError(f"{busy} Nothing was changed.")
         lock = repo.git_dir(config.root) / "index.lock"
         if lock.exists():
             raise PreconditionError(

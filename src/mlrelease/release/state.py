@@ -181,6 +181,27 @@ def read_origin(root: Path, name: str) -> Remote | None:
     return Remote(name, _refs(root, listed, peeled))
 
 
+_OPERATIONS = {
+    "CHERRY_PICK_HEAD": ("a cherry-pick", "git cherry-pick --continue", "git cherry-pick --abort"),
+    "REVERT_HEAD": ("a revert", "git revert --continue", "git revert --abort"),
+    "MERGE_HEAD": ("a merge", "git commit", "git merge --abort"),
+    "rebase-merge": ("a rebase", "git rebase --continue", "git rebase --abort"),
+    "rebase-apply": ("a rebase or `git am`", "git rebase --continue", "git rebase --abort"),
+    "BISECT_LOG": ("a bisect", "git bisect reset", "git bisect reset"),
+}
+
+
+def in_progress(git_dir: Path) -> str | None:
+    """A git operation left unfinished here (by a person or a killed run), as a sentence."""
+    for name, (what, finish, undo) in _OPERATIONS.items():
+        if (git_dir / name).exists():
+            return (
+                f"{what} is in progress in this repository ({git_dir / name} exists); finish it "
+                f"(`{finish}`) or undo it (`{undo}`), then re-run."
+            )
+    return None
+
+
 # --- decisions (pure) -----------------------------------------------------------------------
 
 

@@ -62,3 +62,15 @@ def test_stale_index_lock_is_explained(repo: Repo) -> None:
         assert result.returncode == 1 and "index.lock exists" in result.stderr
         assert "If no git process is running, remove it" in " ".join(result.stderr.split())
     assert lock.exists() and repo.git("for-each-ref", "refs/heads").count("\n") == 0
+
+
+def test_an_unfinished_cherry_pick_is_named_not_worked_around(repo: Repo) -> None:
+    base = repo.git("rev-parse", "HEAD")
+    theirs = repo.commit_file("src/demo/core.py", "A = 1\n", "feat: one side")
+    repo.git("reset", "-q", "--hard", base)
+    repo.commit_file("src/demo/core.py", "A = 2\n", "feat: other side")
+    repo.git("cherry-pick", theirs, check=False)  # conflicts: CHERRY_PICK_HEAD stays
+    result = run(repo, "release", "cut", "--version", "1.4", "--execute")
+    assert result.returncode == 1 and "a cherry-pick is in progress" in result.stderr
+    assert "git cherry-pick --abort" in result.stderr
+    assert repo.git("for-each-ref", "refs/heads").count("\n") == 0
