@@ -73,7 +73,9 @@ def cmd_models_verify(args: argparse.Namespace) -> int:
     submission = None
     if target is not None and target.is_dir():
         config = _config(args, required=False)
-        submission = zoo.inspect(target)
+        submission = zoo.inspect(
+            target, allow_missing_outputs=config.models.allow_missing_expected_outputs
+        )
         jobs = submission.jobs
     elif target is not None and target.suffix == ".onnx":
         config = _config(args, required=False)

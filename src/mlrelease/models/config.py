@@ -68,6 +68,9 @@ class ModelsConfig:
     """Generated test inputs larger than this are refused (the graph declares an absurd shape)."""
     threads: int = 0
     """onnxruntime intra-op threads in the verifier (0: onnxruntime's default)."""
+    allow_missing_expected_outputs: bool = False
+    """Model Zoo mode: accept a test data set with inputs but no expected outputs, recording
+    the weaker check (onnxruntime vs the onnx reference evaluator) in the verdict."""
 
 
 @dataclass(frozen=True)

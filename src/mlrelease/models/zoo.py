@@ -50,6 +50,8 @@ class Submission:
     """Artifact problems: each is a reason to decline."""
     checked: list[str] = field(default_factory=list)
     """Artifacts found in order (for the comment)."""
+    weaker: list[str] = field(default_factory=list)
+    """Checks weaker than the standard one, each allowed by the project's configuration."""
 
 
 def readme_sections(text: str) -> dict[str, str]:
@@ -113,8 +115,35 @@ def check_script(folder: Path, name: str, what: str) -> str | None:
     return None
 
 
-def inspect(folder: Path) -> Submission:
-    """Check the artifacts of a submission and build one job per model (confined to it)."""
+WEAKER_OUTPUT_CHECK = (
+    "outputs compared only between onnxruntime and the onnx reference evaluator, "
+    "not against the submitter's expected outputs"
+)
+
+
+def missing_outputs(job: ModelJob) -> list[str]:
+    """The test data sets of ``job`` with inputs but no expected outputs (by folder name).
+
+    Without expected outputs step 5 can only compare onnxruntime with the onnx reference
+    evaluator: a model whose exported graph is wrong passes when both run it alike.
+    """
+    found = [
+        Path(folder).name
+        for folder in job.test_data
+        if any(Path(folder).glob("input_*.pb")) and not any(Path(folder).glob("output_*.pb"))
+    ]
+    if job.inputs and not job.expected_outputs:
+        found.append("the declared inputs")
+    return found
+
+
+def inspect(folder: Path, *, allow_missing_outputs: bool = False) -> Submission:
+    """Check the artifacts of a submission and build one job per model (confined to it).
+
+    A test data set with inputs but no expected outputs declines the submission unless
+    ``allow_missing_outputs`` (``[tool.mlrelease.models] allow-missing-expected-outputs``),
+    which records the weaker check instead.
+    """
     folder = folder.absolute()
     sub = Submission(folder)
     if not folder.is_dir():
@@ -165,6 +194,18 @@ def inspect(folder: Path) -> Submission:
             )
         else:
             sub.checked.append(f"`{job.name}` test data: {len(job.test_data) or 1} set(s)")
+        bare = missing_outputs(job)
+        if bare and allow_missing_outputs:
+            sub.weaker.append(
+                f"`{job.name}` ({', '.join(bare)}: no expected outputs): {WEAKER_OUTPUT_CHECK} "
+                "(allowed by tool.mlrelease.models.allow-missing-expected-outputs)"
+            )
+        elif bare:
+            sub.reasons.append(
+                f"`{job.name}` test data {', '.join(bare)} has inputs but no expected outputs "
+                "(output_I.pb): store the outputs the model must produce; without them the "
+                f"verification is weaker ({WEAKER_OUTPUT_CHECK})"
+            )
     return sub
 
 
@@ -191,6 +232,8 @@ def comment(sub: Submission, verdicts: Sequence[ModelVerdict], environment: str)
         lines += ["### Reasons to decline", "", *(f"- {r}" for r in reasons), ""]
     if sub.checked:
         lines += ["### Artifacts found", "", *(f"- {c}" for c in sub.checked), ""]
+    if sub.weaker:
+        lines += ["### Weaker checks", "", *(f"- {w}" for w in sub.weaker), ""]
     if verdicts:
         lines += ["### Verification", "", markdown_table(verdicts), ""]
         details = findings(verdicts, (Outcome.FAIL, Outcome.WARN))

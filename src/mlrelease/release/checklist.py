@@ -23,6 +23,7 @@ from typing import Any
 from packaging.version import Version
 
 from mlrelease.config import Config
+from mlrelease.docs import published
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release.flow import Flow, _resolve_argv
 from mlrelease.release.plan import fault_env, fault_point
@@ -188,6 +189,13 @@ class Runner:
 
     def run(self, *, execute: bool, confirm: list[str], redo: list[str], reason: str = "") -> int:
         ledger = self.ledger()
+        for step, rec in zip(self.steps, ledger.steps, strict=True):
+            if published.is_freeze_step(step.run):  # the site is the truth, not the ledger
+                frozen, rec.note = published.freeze_detected(self.config, str(self.version))
+                if frozen:
+                    rec.status = "done"
+                elif rec.status == "done":
+                    rec.status = "pending"
         probe = subprocess.run(
             ["git", "check-ignore", "-q", "--no-index", str(ledger.path)],
             cwd=self.config.root,

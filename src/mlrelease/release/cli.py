@@ -18,6 +18,7 @@ else:  # pragma: no cover - exercised on 3.10 only
 
 from mlrelease import git
 from mlrelease.config import PYPROJECT, TABLE, Config, find_root, load, parse_section
+from mlrelease.docs import published
 from mlrelease.exit_criteria import first_difference
 from mlrelease.release import candidates, checklist, cut, flow, picks, plan, promotion, repo
 from mlrelease.release import status as release_status
@@ -95,6 +96,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     ]
     if data["remote"]["error"]:
         rows.append(("remote", data["remote"]["error"]))
+    rows.append(("docs", published.describe(data["docs"])))
     for name, what in data["next"].items():
         rows.append((f"next: {name}", what))
     for what, state in rows:

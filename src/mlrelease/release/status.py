@@ -8,6 +8,7 @@ from typing import Any
 from packaging.version import Version
 
 from mlrelease import changelog, git, report, versions
+from mlrelease.docs import published
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release import candidates, cut, promotion, repo
 from mlrelease.release.flow import Flow, parse_version
@@ -89,4 +90,5 @@ def status(flow: Flow, version: str | None = None) -> dict[str, Any]:
         "next_rc": names.rc_tag_for(target, max(rcs, default=0) + 1),
         "release_verify": verdict,
         "next": next_steps,
+        "docs": published.state(config).to_dict(),
     }

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 from mlrelease.gates import Context, GateResult, gate
-from mlrelease.wheels import plan
+from mlrelease.wheels import plan, promote
 from mlrelease.wheels.project import from_config
 
 
@@ -19,7 +19,8 @@ from mlrelease.wheels.project import from_config
     "wheels",
     "Every platform in `[tool.mlrelease.wheels] required-platforms` has a cibuildwheel build "
     "identifier for each CPython version of the classifiers (for a pure project: a smoke-test "
-    "job of its one py3-none-any wheel).",
+    "job of its one py3-none-any wheel), and no platform or Python version of the previous "
+    "release's artifacts is dropped without a recorded decision.",
 )
 def check_wheels(ctx: Context) -> GateResult:
     project = from_config(ctx.config)
@@ -33,6 +34,8 @@ def check_wheels(ctx: Context) -> GateResult:
         json.dumps(plan.Plan(jobs, {".": identifiers}).matrix(), indent=2) + "\n", encoding="utf-8"
     )
     problems = plan.coverage_problems(identifiers, project.wheels.required_platforms, versions)
+    if project.wheels.kind == "native":  # the plan's identifiers spell the artifact keys
+        problems += [m for _, m in promote.against_previous(project, {str(i) for i in identifiers})]
     if problems:
         return GateResult.failed(
             f"{len(problems)} coverage problem(s): {'; '.join(problems)}",

@@ -150,7 +150,7 @@ def own_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 WIDE_PAGES = ("release/checklist", "release/exit-criteria", "perf/report", "indices/supported_ops")
 """Pages made of wide generated tables."""
 
-LAYOUT = """
+LAYOUT = r"""
 const rect = (el) => el ? el.getBoundingClientRect() : null;
 const overlap = (a, b) => a && b && a.right > b.left && b.right > a.left
     && a.bottom > b.top && b.bottom > a.top;
