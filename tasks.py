@@ -123,7 +123,8 @@ def bind(
         "rc": "the release candidate tag, e.g. v1.4.0-rc2",
         "report": "the RC's release_verify report.json (default: build/release-verify/)",
         "artifacts": "the RC's verified artifacts folder",
-        "publish": "run the publish command",
+        "publish": "publish first (unless the index holds these files), then tag",
+        "repository_url": "the index to publish to and check (default: PyPI)",
         "execute": "act (default: dry run)",
         "push": "push the final tag",
     }
@@ -134,13 +135,15 @@ def promote(
     report: str = "",
     artifacts: str = "",
     publish: bool = False,
+    repository_url: str = "",
     execute: bool = False,
     push: bool = False,
 ) -> None:
-    """Tag vX.Y.Z on exactly the verified RC's commit, then hand over to publishing."""
+    """Verify the RC's bound files and report, publish (--publish), tag vX.Y.Z on its commit."""
     options = [
         *(["--report", report] if report else []),
         *(["--artifacts", artifacts] if artifacts else []),
+        *(["--repository-url", repository_url] if repository_url else []),
     ]
     _mlrelease(
         c,
