@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+import re
+
 import pytest
 
+from mlrelease.errors import PreconditionError
 from mlrelease.gates import GateResult, Status
 from mlrelease.release import manifest
+from mlrelease.release.decide import World, decide
 from mlrelease.release.promotion import verdict_problem
 from mlrelease.release.state import (
     RC_MARKER,
@@ -129,3 +134,63 @@ def test_an_unfinished_git_operation_is_named_with_both_ways_out(tmp_path) -> No
     found = str(in_progress(tmp_path))
     assert "a cherry-pick is in progress" in found
     assert "`git cherry-pick --continue`" in found and "`git cherry-pick --abort`" in found
+
+
+def _world(**changes: object) -> World:
+    made = _manifest()
+    base = World(
+        rc="v1.4.0-rc1",
+        commit=A,
+        final="v1.4.0",
+        existing=None,
+        final_on_origin=False,
+        bound=made,
+        found=made.files,
+        folder="dist",
+        index={},
+        index_url="http://127.0.0.1/simple/",
+        push=True,
+    )
+    return dataclasses.replace(base, **changes)  # type: ignore[arg-type]
+
+
+def _final(commit: str = A, digest: str | None = None) -> Tag:
+    made = _manifest()
+    message = f"1.4.0 (promoted from v1.4.0-rc1)\n\n{manifest.TRAILER}: {digest or made.digest}\n"
+    return Tag("v1.4.0", "9" * 40, commit, True, message)
+
+
+@pytest.mark.parametrize(
+    ("changes", "steps"),
+    [
+        ({}, ("publish", "tag", "push")),  # a first run: publish first, then tag, then push
+        ({"index": {"demo-1.4.0-py3-none-any.whl": "c" * 64}}, ("publish", "tag", "push")),
+        ({"index": {"demo-1.4.0-py3-none-any.whl": "c" * 64, "demo-1.4.0.tar.gz": "d" * 64}},
+         ("tag", "push")),  # killed after publishing: nothing is published twice
+        ({"index": None}, ("tag", "push")),  # not publishing (CI publishes on the tag)
+        ({"index": None, "existing": _final()}, ("push",)),  # killed after the tag
+        ({"index": None, "existing": _final(), "final_on_origin": True}, ()),  # done
+        ({"push": False}, ("publish", "tag")),
+    ],
+)  # fmt: skip
+def test_promotion_plans_only_what_the_world_shows_undone(
+    changes: dict[str, object], steps: tuple[str, ...]
+) -> None:
+    assert decide(_world(**changes)).steps == steps
+
+
+@pytest.mark.parametrize(
+    ("changes", "refusal"),
+    [
+        ({"existing": _final(commit=B)}, f"v1.4.0 already exists at {B[:12]}, not at"),
+        ({"commit": B}, "the files were not built from the candidate"),
+        ({"found": _manifest().files[:1]}, "demo-1.4.0.tar.gz: in the manifest of v1.4.0-rc1 but"),
+        ({"existing": _final(digest="0" * 64)}, "the release was promoted with other files"),
+        ({"index": {"demo-1.4.0.tar.gz": "0" * 64}}, "already holds demo-1.4.0.tar.gz with other"),
+    ],
+)
+def test_promotion_refuses_before_anything_irreversible(
+    changes: dict[str, object], refusal: str
+) -> None:
+    with pytest.raises(PreconditionError, match=re.escape(refusal)):
+        decide(_world(**changes))

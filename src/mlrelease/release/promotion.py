@@ -30,7 +30,7 @@ from packaging.version import Version
 
 from mlrelease import git, report
 from mlrelease.errors import PreconditionError, UserError
-from mlrelease.release import manifest, repo
+from mlrelease.release import decide, manifest, repo
 from mlrelease.release.flow import Flow, _resolve_argv
 from mlrelease.release.plan import Plan, call_action, fault_env, git_action
 from mlrelease.release.settings import TABLE, parse_release, series
@@ -211,28 +211,27 @@ def plan_promote(
             f"promote: no artifact manifest is bound to {rc} on {where}; bind the candidate's "
             f"files where they were built: `mlrelease release bind --rc {rc} --execute --push`."
         )
-    made = manifest.Manifest.parse(_blob(root, bound), f"{MANIFEST_PREFIX}{rc}")
-    if made.commit != commit or made.rc_tag != rc:
-        raise PreconditionError(
-            f"promote: the manifest bound to {rc} is of {made.rc_tag} at {short(made.commit)}, "
-            f"not of {rc} at {short(commit)}: the files were not built from the candidate."
-        )
     folder = flow.config.path(artifacts or flow.rel.artifacts)
-    problems = manifest.compare(made, manifest.entries(folder) if folder.is_dir() else ())
-    if problems:
-        raise PreconditionError(
-            f"promote: the artifacts in {folder} are not the files {rc} built: "
-            f"{'; '.join(problems)}. Download exactly the candidate's files there; nothing "
-            "was published or tagged."
-        )
-    named = manifest.named_digest(existing.message if existing else "")
-    if named is not None and named != made.digest:
-        raise PreconditionError(
-            f"promote: {final} names manifest {named[:16]}..., but the manifest bound to {rc} "
-            f"is {made.digest[:16]}...: the release was promoted with other files. Publish "
-            "nothing; find out how the binding changed."
-        )
-    plan.notes.append(f"{len(made.files)} artifacts match the manifest of {rc} ({short(bound)}).")
+    remote = flow.remote()
+    held = None
+    if publish:
+        name = str(flow.config.pyproject.get("project", {}).get("name", ""))
+        held = index.index_files(repository_url, name)
+    world = decide.World(
+        rc=rc,
+        commit=commit,
+        final=final,
+        existing=existing,
+        final_on_origin=bool(remote and final in remote.refs.tags),
+        bound=manifest.Manifest.parse(_blob(root, bound), f"{MANIFEST_PREFIX}{rc}"),
+        found=manifest.entries(folder) if folder.is_dir() else (),
+        folder=str(folder),
+        index=held,
+        index_url=index.simple_url(repository_url),
+        push=push,
+    )
+    decision = decide.decide(world)  # the pure part: every refusal is made here or above
+    plan.notes += decision.notes
     command = [
         a.format(
             artifacts=str(folder),
@@ -244,38 +243,19 @@ def plan_promote(
         for a in flow.rel.publish
     ]
     shown = shlex.join(command)
-    if publish:
-        wanted = {e.name: e.sha256 for e in made.files}
-        name = str(flow.config.pyproject.get("project", {}).get("name", ""))
-        missing, differ = index.split(wanted, index.index_files(repository_url, name))
-        if differ:
-            raise PreconditionError(
-                f"promote: {index.simple_url(repository_url)} already holds "
-                f"{', '.join(differ)} with other content than {rc} built; nothing was published "
-                "or tagged. Find out who published them before going on."
-            )
-        if missing:
-            plan.actions.append(
-                call_action("publish", f"publish: {shown}", _publish(root, command))
-            )
-        else:
-            plan.notes.append(f"the index holds all {len(wanted)} files of {rc} (same SHA-256).")
-    elif existing is None:
+    if "publish" in decision.steps:
+        plan.actions.append(call_action("publish", f"publish: {shown}", _publish(root, command)))
+    elif not publish and existing is None:
         plan.after.append(f"Next, publish the RC's verified artifacts (no rebuild): {shown}")
-    changed: set[str] = set()
-    if existing is None:
+    if "tag" in decision.steps:
         subject = f"{target} (promoted from {rc})"
-        trailer = f"{manifest.TRAILER}: {made.digest}"
+        trailer = f"{manifest.TRAILER}: {world.bound.digest}"
         plan.actions.append(
             git_action("tag", "tag", "-a", final, commit, "-m", subject, "-m", trailer)
         )
-        changed.add(f"refs/tags/{final}")
-    else:
-        plan.notes.append(f"{final} already points at {rc}'s commit {short(commit)}.")
-    if push:
-        action = flow.push_action([f"refs/tags/{final}"], changed)
-        if action:
-            plan.actions.append(action)
+    if "push" in decision.steps:
+        name = flow.require_remote("promote").name
+        plan.actions.append(git_action("push", "push", "--atomic", name, f"refs/tags/{final}"))
     return Promotion(plan, rc, final, commit)
 
 
