@@ -169,6 +169,10 @@ def cherry_picks(
         action = flow.push_action([branch], changed)
         if action:
             plan.actions.append(action)
+    elif changed and flow.remote():
+        # Origin is the truth: a colleague may have pushed these very picks; picking them
+        # again on a stale branch would land the fix twice. (Refuses when origin is ahead.)
+        flow.push_action([branch], changed)
     result.plan = plan
     return result
 

@@ -45,3 +45,22 @@ def test_an_explicit_recorded_override_marks_a_fix_not_needed(repo: Repo, mlr) -
     assert code == 0 and f"not-needed (marked) | `{fix[:12]}`" in out and reason in out
     assert "1 of 1 picked, 0 missing" in out and "nothing to do" in err
     assert repo.git("show", "HEAD:src/demo/core.py").strip().endswith("return 42")
+
+
+def test_picks_a_colleague_already_pushed_are_not_made_again(repo: Repo, mlr, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import subprocess
+
+    assert mlr("release", "cut", "--version", "1.4", "--execute", "--push")[0] == 0
+    repo.git("switch", "-q", "main")
+    fix = repo.commit_file("src/demo/core.py", "def answer() -> int:\n    return 43\n", FIX)
+    repo.git("push", "-q", "origin", "main")
+    repo.git("switch", "-q", "release/1.4")
+    colleague = Repo(tmp_path / "colleague", repo.origin)
+    subprocess.run(["git", "clone", "-q", str(repo.origin), str(colleague.path)], check=True)
+    colleague.git("switch", "-q", "release/1.4")
+    colleague.git("cherry-pick", "-x", fix)
+    colleague.git("push", "-q", "origin", "release/1.4")
+    head = repo.git("rev-parse", "HEAD")
+    code, _, err = mlr("release", "cherry-picks", "--execute")
+    assert code == 1 and "origin/release/1.4" in err and "has commits that local" in err
+    assert repo.git("rev-parse", "HEAD") == head  # not picked a second time
