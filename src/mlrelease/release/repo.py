@@ -11,7 +11,6 @@ import re
 import subprocess
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -90,46 +89,6 @@ def is_ancestor(root: Path, ancestor: str, descendant: str) -> bool:
 
 def git_dir(root: Path) -> Path:
     return (root / git.run(root, "rev-parse", "--git-dir")).resolve()
-
-
-@dataclass
-class Remote:
-    """A remote's branches and tags, as ``git ls-remote`` reports them (tags peeled)."""
-
-    name: str
-    heads: dict[str, str]
-    tags: dict[str, str]
-    tag_objects: dict[str, str]
-
-
-def remote(root: Path, name: str) -> Remote | None:
-    """The remote's refs; None when no remote is configured (``remote = ""`` or not added).
-
-    An unreachable remote is refused: tags pushed by someone else must count as taken.
-    """
-    if not name or name not in git.run(root, "remote").split():
-        return None
-    proc = subprocess.run(
-        ["git", "ls-remote", name], cwd=root, capture_output=True, text=True, check=False
-    )
-    if proc.returncode != 0:
-        raise PreconditionError(
-            f"cannot list the refs of remote {name!r}: {proc.stderr.strip()}. Fix the connection, "
-            'or set [tool.mlrelease.release] remote = "" to work on local refs only.'
-        )
-    heads: dict[str, str] = {}
-    tag_objects: dict[str, str] = {}
-    peeled: dict[str, str] = {}
-    for line in proc.stdout.splitlines():
-        sha, _, ref = line.partition("\t")
-        if ref.startswith("refs/heads/"):
-            heads[ref[len("refs/heads/") :]] = sha
-        elif ref.startswith("refs/tags/") and ref.endswith("^{}"):
-            peeled[ref[len("refs/tags/") : -3]] = sha
-        elif ref.startswith("refs/tags/"):
-            tag_objects[ref[len("refs/tags/") :]] = sha
-    remote_tags = {t: peeled.get(t, obj) for t, obj in tag_objects.items()}
-    return Remote(name, heads, remote_tags, tag_objects)
 
 
 def tag_object(root: Path, name: str) -> str | None:
