@@ -33,11 +33,11 @@ def model_declarations(config: Config) -> tuple[list[rules.Produced], list[str]]
         return produced, problems
     for job in verification.project_jobs(config):
         path = Path(job.model)
-        problem = integrity.check_file(path, Path(job.confine), "model")
+        problem = integrity.check_file(path, Path(job.confine), "model", hard_links=job.trusted)
         try:
             if problem:
                 raise ValueError(problem)
-            header = integrity.load_header(path)
+            header = integrity.load_header(path, path.parent, hard_links=job.trusted)
         except ValueError as exc:
             problems.append(f"model {job.name}: cannot read its versions: {exc}")
             continue
@@ -144,7 +144,12 @@ def check_models(ctx: Context) -> GateResult:
     from rich.console import Console
 
     jobs = verification.project_jobs(ctx.config)
-    results = verification.verify(jobs, ctx.config, console=Console(stderr=True, file=sys.stderr))
+    results = verification.verify(
+        jobs,
+        ctx.config,
+        console=Console(stderr=True, file=sys.stderr),
+        cache_dir=verification.verdict_cache_dir(ctx.config),
+    )
     md = ctx.evidence_path("models", "verdicts.md")
     md.write_text(verdicts.markdown(results), encoding="utf-8")
     js = ctx.evidence_path("models", "verdicts.json")
