@@ -117,8 +117,26 @@ def _expressed(config: Config, current: str, *, to: str | None, part: str | None
     return str(written)
 
 
-def execute(config: Config, bump_plan: Plan) -> None:
-    """Rewrite the files. Refuses a dirty tree; restores every file if bump-my-version fails."""
+def recover(root: Path, *, execute: bool) -> list[str]:
+    """Undo an ``mlrelease bump`` killed mid-write (its journal names the files): restore them
+    from HEAD. A dry run only refuses, saying so; it changes and deletes nothing."""
+    from mlrelease.release import plan as journal  # the release flow's edit journal
+
+    data = journal.read_journal(root) if git.is_repo(root) else None
+    if not data or not str(data.get("purpose", "")).startswith("mlrelease bump"):
+        return []
+    if not execute:
+        raise PreconditionError(
+            f"bump: an interrupted `{data['purpose']}` left {', '.join(data.get('files', []))} "
+            "half-written; re-run with --execute: it restores them from HEAD and bumps again."
+        )
+    restored = journal.rollback(root)
+    return [f"Restored {', '.join(restored) or 'nothing'} from HEAD (an interrupted bump)."]
+
+
+def execute(config: Config, bump_plan: Plan, *, journal: bool = False) -> None:
+    """Rewrite the files. Refuses a dirty tree; restores every file if bump-my-version fails.
+    With ``journal``, the files are journalled first, so that :func:`recover` undoes a kill."""
     if bump_plan.noop or bump_plan.from_tags:
         return
     if git.is_repo(config.root):
@@ -130,6 +148,12 @@ def execute(config: Config, bump_plan: Plan) -> None:
             )
     files = sorted({config.root / f for f, _ in bump_plan.changes} | {config.pyproject_path})
     saved = {path: path.read_bytes() for path in files}
+    if journal:
+        from mlrelease.release import plan as edits
+
+        names = [p.relative_to(config.root).as_posix() for p in files]
+        purpose = f"mlrelease bump --to {bump_plan.new} --execute"
+        edits.write_journal(config.root, names, purpose)
     proc = _bmv(config.root, "bump", "--new-version", bump_plan.new, "--allow-dirty")
     failure = (proc.stderr or proc.stdout).strip() if proc.returncode != 0 else ""
     if not failure:
@@ -149,7 +173,16 @@ def execute(config: Config, bump_plan: Plan) -> None:
     if failure:
         for path, data in saved.items():
             path.write_bytes(data)
+        if journal:  # every file is restored: nothing is left to recover
+            from mlrelease.release import plan as edits
+
+            edits.journal_path(config.root).unlink(missing_ok=True)
         raise UserError(
             f"bump-my-version did not write {bump_plan.new} (exit {proc.returncode}); every "
             f"file was restored: {failure}"
         )
+    if journal:
+        from mlrelease.release import plan as edits
+
+        edits.fault_point("bump:after:write")
+        edits.journal_path(config.root).unlink(missing_ok=True)

@@ -17,7 +17,7 @@ from pathlib import Path
 from rich.markup import escape
 
 from mlrelease import __version__, bump, changelog, exit_criteria, report, verify
-from mlrelease.config import Config, load
+from mlrelease.config import Config, find_root, load
 from mlrelease.errors import UserError
 from mlrelease.gates import load_gates, select
 from mlrelease.release.settings import Names
@@ -132,6 +132,9 @@ def cmd_changelog(args: argparse.Namespace) -> int:
 
 
 def cmd_bump(args: argparse.Namespace) -> int:
+    # An interrupted bump is undone first, before any (maybe half-written) file is read.
+    for note in bump.recover(args.root or find_root(Path.cwd()), execute=args.execute):
+        console.print(note)
     config = _config(args)
     bump_plan = bump.plan(config, to=args.to, part=args.part)
     if bump_plan.from_tags:
@@ -149,7 +152,7 @@ def cmd_bump(args: argparse.Namespace) -> int:
     if not args.execute:
         console.print("Dry run: nothing written. Re-run with --execute to apply.")
         return 0
-    bump.execute(config, bump_plan)
+    bump.execute(config, bump_plan, journal=True)
     console.print(f"Version is now {bump_plan.new}. Review and commit the change.")
     return 0
 

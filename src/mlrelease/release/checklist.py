@@ -28,7 +28,7 @@ from mlrelease.config import Config
 from mlrelease.docs import published
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release.flow import Flow, _resolve_argv
-from mlrelease.release.plan import FAULT_ALSO_KILL_ENV, fault_point
+from mlrelease.release.plan import fault_env, fault_point
 from mlrelease.release.settings import (
     TABLE,
     ChecklistStep,
@@ -91,7 +91,7 @@ class Ledger:
                 created = data.get("created", created)
                 for item in data.get("steps", []):
                     old[item["id"]] = StepRecord(**item)
-            except (json.JSONDecodeError, KeyError, TypeError) as exc:
+            except (ValueError, KeyError, TypeError, AttributeError) as exc:  # also non-UTF-8
                 raise UserError(
                     f"{path}: not a checklist ledger ({exc}); move it away to start over."
                 ) from None
@@ -249,7 +249,7 @@ class Runner:
             if rec.status != "done":
                 self.out(f"        {what}")
 
-    def run(self, *, execute: bool, confirm: list[str], redo: list[str]) -> int:
+    def run(self, *, execute: bool, confirm: list[str], redo: list[str], reason: str = "") -> int:
         ledger = self.ledger()
         for step, rec in zip(self.steps, ledger.steps, strict=True):
             if published.is_freeze_step(step.run):  # the site is the truth, not the ledger
@@ -307,6 +307,16 @@ class Runner:
                 ledger.save()
                 self.out(f"{head}: confirmed by hand.")
                 continue
+            if step.id in confirm:  # the world shows it done (e.g. published by hand)
+                if not reason.strip():
+                    raise UserError(
+                        f"checklist --confirm {step.id}: a step with a command is confirmed only "
+                        "with --reason saying what shows it done (it is kept in the ledger)."
+                    )
+                rec.status, rec.finished, rec.note = "done", _now(), f"confirmed: {reason}"
+                ledger.save()
+                self.out(f"{head}: confirmed by hand ({reason}).")
+                continue
             command = self.command(step, True)
             if rec.status == "running":
                 self.out(
@@ -353,7 +363,7 @@ class Runner:
     def _execute(self, command: list[str], log: Path) -> int:
         """Run a step, echoing its output and keeping it in ``log``."""
         log.parent.mkdir(parents=True, exist_ok=True)
-        env = {**os.environ, FAULT_ALSO_KILL_ENV: str(os.getpid())}
+        env = fault_env()
         try:
             proc = subprocess.Popen(
                 _resolve_argv(command),
@@ -382,9 +392,10 @@ def run_checklist(
     confirm: list[str],
     redo: list[str],
     out: Callable[[str], None],
+    reason: str = "",
 ) -> int:
     return Runner(config, parse_release(version), out).run(
-        execute=execute, confirm=confirm, redo=redo
+        execute=execute, confirm=confirm, redo=redo, reason=reason
     )
 
 

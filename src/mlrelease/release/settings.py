@@ -117,6 +117,14 @@ DEFAULT_CHECKLIST: list[ChecklistStep] = [
         "files with their SHA256SUMS on the RC's pre-release.",
     ),
     _step(
+        "bind",
+        "Bind the RC's artifacts to it: their manifest on origin, never moved",
+        "invoke release.bind --rc {rc_tag} --execute --push",
+        ["mlrelease", "release", "bind", "--rc", "{rc_tag}", "--execute", "--push"],
+        details="Run where the files were built, at the RC's commit; promotion verifies the "
+        "files against this manifest, not against a sums file next to them.",
+    ),
+    _step(
         "rc-verify",
         "Verify the release candidate: the report promotion reads",
         "nox -s release_verify",
@@ -207,6 +215,10 @@ class ReleaseConfig:
             "promote",
             "--artifacts",
             "{artifacts}",
+            "--version",
+            "{version}",
+            "--repository-url",
+            "{repository_url}",
             "--execute",
         ]
     )

@@ -32,7 +32,8 @@ from urllib.parse import urlparse
 from packaging.version import Version
 
 from mlrelease.errors import ConfigError, PreconditionError, UserError
-from mlrelease.wheels import artifacts
+from mlrelease.release.plan import fault_point
+from mlrelease.wheels import artifacts, published
 from mlrelease.wheels.artifacts import Artifact, Finding
 from mlrelease.wheels.plan import classifier_versions
 from mlrelease.wheels.project import Project
@@ -50,6 +51,8 @@ class Promotion:
     from the sdist while the wheels are still arriving)."""
     findings: list[Finding] = field(default_factory=list)
     command: list[str] = field(default_factory=list)
+    project: str = ""
+    repository_url: str = PYPI_UPLOAD_URL
 
     @property
     def ok(self) -> bool:
@@ -182,7 +185,9 @@ def prepare(
             f"--artifacts {folder}: no such folder. Download the RC's assets "
             "into it first (the release workflow does)."
         )
-    promotion = Promotion(final_version(project, version))
+    promotion = Promotion(
+        final_version(project, version), project=project.name, repository_url=repository_url
+    )
     promotion.findings += artifacts.verify_sums(folder)
     found: list[Artifact] = []
     for path in sorted(folder.iterdir()):
@@ -206,9 +211,13 @@ def publish(promotion: Promotion) -> None:
     """Run the upload (only after :func:`prepare` found nothing)."""
     if not promotion.ok:
         raise PreconditionError("promote: refusing to upload artifacts that failed verification")
-    proc = subprocess.run(promotion.command, check=False)
-    if proc.returncode != 0:
-        raise UserError(
-            f"twine upload failed (exit {proc.returncode}). On PyPI, files already uploaded are "
-            "skipped on a re-run (--skip-existing): fix the cause and run the same command again."
-        )
+    # Idempotent by asking the index: a re-run after a partial upload sends only what is
+    # missing, on any index (twine's --skip-existing is PyPI's only).
+    for path in published.pending(promotion.files, promotion.repository_url, promotion.project):
+        proc = subprocess.run(upload_command([path], promotion.repository_url), check=False)
+        if proc.returncode != 0:
+            raise UserError(
+                f"twine upload of {path.name} failed (exit {proc.returncode}). Files the index "
+                "already holds are not sent again: fix the cause and run the same command again."
+            )
+        fault_point(f"publish:after:{path.name}")

@@ -126,6 +126,7 @@ def test_every_derived_step_runs_a_real_command(tmp_path: Path) -> None:
         "bump",
         "rc-tag",
         "wheels",
+        "bind",
         "rc-verify",
         "promote",
         "publish",
