@@ -17,7 +17,7 @@ INCIDENT = {
     ),
     "gate": "versions",
     "reconstruction": "pyproject.toml says 1.4.0.dev0; the package's __init__.py still says 1.3.0.",
-    "message": "`src/demo/__init__.py` line 3: found `1.3.0`, expected `1.4.0.dev0`",
+    "message": "`src/demo/__init__.py`: line 3: found `1.3.0`, expected `1.4.0.dev0`",
 }
 
 
