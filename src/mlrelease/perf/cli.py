@@ -21,7 +21,7 @@ console = Console(stderr=True, highlight=False)
 def _report(comparison_md: str, ok: bool) -> int:
     print(comparison_md)
     console.print(
-        "[green]perf: no regression[/]"
+        "[green]perf: no failing row and no regression (see above for what was timed)[/]"
         if ok
         else "[bold red]perf: regression or new failure (see above)[/]"
     )
@@ -39,6 +39,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         docs=not args.no_docs,
         keep_work=args.keep_work,
         baseline=baseline,
+        history=not args.no_history,
     )
     results = outcome.results
     console.print(
@@ -67,6 +68,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             baseline_python=args.python,
             candidate_python=args.candidate_python,
             rounds=args.rounds,
+            max_rounds=args.max_rounds,
             console=console,
         )
         return _report(comparison.to_markdown(), comparison.ok)
@@ -93,6 +95,13 @@ def cmd_merge(args: argparse.Namespace) -> int:
     config = load(args.root)
     page = session.merge(config, args.results, args.docs)
     console.print(f"Wrote {page} from {len(args.results)} device report(s)")
+    return 0
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    config = load(args.root)
+    page = session.history_page(config, args.docs)
+    console.print(f"Wrote {page}")
     return 0
 
 
@@ -150,6 +159,11 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="keep exported ONNX models and worker logs' model folders",
     )
+    r.add_argument(
+        "--no-history",
+        action="store_true",
+        help="do not append this run to baselines-dir/history/<device-class>.jsonl",
+    )
     r.set_defaults(func=cmd_run)
 
     c = sub.add_parser(
@@ -184,6 +198,13 @@ def register(subparsers: Any) -> None:
         default=5,
         help="interleaved rounds per build with --python (default: 5)",
     )
+    c.add_argument(
+        "--max-rounds",
+        type=int,
+        default=12,
+        help="adaptive: add interleaved rounds up to this many until every row is conclusive "
+        "(default: 12; the error rate is split over the profile's looks)",
+    )
     c.set_defaults(func=cmd_compare)
 
     m = sub.add_parser(
@@ -197,6 +218,18 @@ def register(subparsers: Any) -> None:
         "--docs", type=Path, help="docs folder (default: [tool.mlrelease.perf] docs-dir)"
     )
     m.set_defaults(func=cmd_merge)
+
+    h = sub.add_parser(
+        "history",
+        help="render the per-commit history into the docs (time series, steps)",
+        description="Render baselines-dir/history/*.jsonl (one per device class, appended by "
+        "every `perf run`) into DOCS/history.md and one plot per device class: per-row "
+        "medians by commit, and the first commit of each step.",
+    )
+    h.add_argument(
+        "--docs", type=Path, help="docs folder (default: [tool.mlrelease.perf] docs-dir)"
+    )
+    h.set_defaults(func=cmd_history)
 
     b = sub.add_parser(
         "baseline",
