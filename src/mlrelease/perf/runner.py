@@ -201,8 +201,9 @@ def _probe(worker: Worker, profile_name: str, profile: Profile, console: Console
     return dict(outcome.result)
 
 
-CHECK_ITERS = 1
-"""Iterations of a status probe (``check``): it proves a row runs; it times nothing."""
+CHECK_ITERS = 0
+"""Timed iterations of a status probe (``check``) after its first inference (which runs the
+model and checks its output against PyTorch eager): it proves a row runs; it times nothing."""
 
 
 def check(
@@ -212,10 +213,12 @@ def check(
     root: Path,
     work: Path,
     console: Console | None = None,
+    jobs: int = 2,
 ) -> Results:
     """Give every row of ``profile`` a status quickly, timing nothing: one worker per model and
     shape builds and exports the model, then loads, runs once (parity) and iterates
-    :data:`CHECK_ITERS` time(s) per framework and batch size. The rows carry no samples."""
+    :data:`CHECK_ITERS` time(s) per framework and batch size; ``jobs`` workers at a time. The
+    rows carry no samples."""
     console = console or Console(stderr=True)
     started = time.perf_counter()
     worker = Worker(Build("current"), work / "current", root, profile.timeout_s, profile.threads)
@@ -233,13 +236,13 @@ def check(
             (p.combination.model, p.combination.shape, p.spec_ref) for p in plan if p.status is None
         )
     )
-    rows: list[Row] = []
-    outcomes: dict[tuple[str, str], Outcome] = {}
-    for model, shape, ref in groups:
+
+    def one(group: tuple[str, str, str]) -> Outcome:
+        model, shape, ref = group
         mine = [p for p in plan if (p.combination.model, p.combination.shape) == (model, shape)]
         frameworks = list(dict.fromkeys(p.combination.framework for p in mine if p.status is None))
         console.print(f"checking {model} {shape}: {', '.join(frameworks)}")
-        outcomes[(model, shape)] = worker.call(
+        outcome = worker.call(
             f"check-{model}-{shape}",
             {
                 "kind": "check",
@@ -262,6 +265,15 @@ def check(
             },
         )
         shutil.rmtree(worker.work / f"{model}-{shape}", ignore_errors=True)
+        return outcome
+
+    # Nothing is timed: the checks of two models may share the machine (one per core).
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        done = list(pool.map(one, groups))
+    outcomes = {(m, s): o for (m, s, _), o in zip(groups, done, strict=True)}
+    rows: list[Row] = []
     for planned in plan:
         c = planned.combination
         row = Row(c.model, c.shape, c.batch, c.framework, planned.status or OK, planned.reason)
