@@ -184,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     for name in names:
         inj = injection(name)
         env = ((INJECT_ENV, f"{SLOWED}={inj[1]}:{inj[0]}"),) if inj else ()
-        builds.append(runner.Build(name, env=env))
+        builds.append(runner.Build(name, env=env, model_from="A"))
     entries: list[dict[str, Any]] = []
     started = time.perf_counter()
     args.output.parent.mkdir(parents=True, exist_ok=True)

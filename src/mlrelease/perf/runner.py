@@ -50,6 +50,10 @@ class Build:
     python: str = sys.executable
     env: tuple[tuple[str, str], ...] = ()
     """Extra environment of this build's workers (e.g. an injected slowdown)."""
+    model_from: str = ""
+    """A build listed before this one, of the same interpreter, whose prepared (built and
+    exported) models this build reuses instead of exporting again (the regression benchmark's
+    copies of one environment)."""
 
 
 @dataclass
@@ -384,6 +388,16 @@ def execute(
                     continue
                 progress.update(bar, description=f"[{name}] {model} {shape}: build + export")
                 export = any(p.combination.framework in ONNX_FRAMEWORKS for p in mine)
+                source = worker.build.model_from
+                if source in prepared and prepared[source].result is not None:
+                    shutil.copytree(
+                        workers[source].work / f"{model}-{shape}",
+                        worker.work / f"{model}-{shape}",
+                        dirs_exist_ok=True,
+                    )
+                    prepared[name] = prepared[source]
+                    progress.advance(bar)
+                    continue
                 prepared[name] = worker.call(
                     f"prepare-{model}-{shape}",
                     {
