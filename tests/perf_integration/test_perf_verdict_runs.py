@@ -86,11 +86,15 @@ def test_gate_is_a_status_probe_that_says_nothing_was_timed(project: Path) -> No
 def test_a_slowdown_that_waits_is_caught_by_wall_time_only(project: Path) -> None:
     config = load(project)
     profile = dataclasses.replace(
-        config.perf.profile("tiny"), models=["tiny_models:TINY"], batch_sizes=[1], rounds=6
+        config.perf.profile("tiny"),
+        models=["tiny_models:WIDE"],
+        batch_sizes=[1],
+        rounds=6,
+        iters=100,
     )
     builds = [
         runner.Build("A"),
-        runner.Build("W", env=((INJECT_ENV, "onnxruntime_cpu=0.5:wait"),)),
+        runner.Build("W", env=((INJECT_ENV, "onnxruntime_cpu=0.25:wait"),)),
     ]
     out = runner.execute(
         "tiny",
@@ -107,6 +111,6 @@ def test_a_slowdown_that_waits_is_caught_by_wall_time_only(project: Path) -> Non
     assert verdicts[("onnxruntime_cpu", "cpu")] != "regressed", comparison.to_markdown()
     assert verdicts[("pytorch", "wall")] != "regressed", comparison.to_markdown()
     assert verdicts[("pytorch", "cpu")] != "regressed", comparison.to_markdown()
-    row = out["W"].row("tiny/v16/b1/onnxruntime_cpu")
+    row = out["W"].row("wide/v16/b1/onnxruntime_cpu")
     assert row is not None and len(row.round_facts) == 6
     assert {"cpu", "load_1m", "runqueue_share"} <= set(row.round_facts[0])

@@ -9,23 +9,22 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 
 from mlrelease.config import load
 from mlrelease.errors import UserError
 from mlrelease.perf import session
+from mlrelease.perf.compare import Comparison
 from mlrelease.perf.results import read
 
 console = Console(stderr=True, highlight=False)
 
 
-def _report(comparison_md: str, ok: bool) -> int:
-    print(comparison_md)
-    console.print(
-        "[green]perf: no failing row and no regression (see above for what was timed)[/]"
-        if ok
-        else "[bold red]perf: regression or new failure (see above)[/]"
-    )
-    return 0 if ok else 1
+def _report(comparison: Comparison) -> int:
+    print(comparison.to_markdown())
+    line = escape(f"perf: {comparison.summary()}")
+    console.print(f"[green]{line}[/]" if comparison.ok else f"[bold red]{line}[/]")
+    return 0 if comparison.ok else 1
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -51,7 +50,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         console.print(f"  {name}: {path}")
     if outcome.page:
         console.print(f"  page: {outcome.page}")
-    return _report(outcome.comparison.to_markdown(), outcome.comparison.ok)
+    return _report(outcome.comparison)
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -71,7 +70,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             max_rounds=args.max_rounds,
             console=console,
         )
-        return _report(comparison.to_markdown(), comparison.ok)
+        return _report(comparison)
     if not args.candidate:
         raise UserError(
             "perf compare: give the CANDIDATE results.json to compare (e.g. "
@@ -88,7 +87,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     else:
         baseline = None
     comparison = session.compare_with(config, profile, candidate, baseline=baseline)
-    return _report(comparison.to_markdown(), comparison.ok)
+    return _report(comparison)
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
