@@ -15,11 +15,12 @@ from invoke.tasks import task
 
 
 def _mlrelease(c: Context, *args: str) -> None:
-    """Run the mlrelease CLI: in this environment when installed, else in nox's `cli` session."""
+    """Run the mlrelease CLI: in this environment when installed, else in nox's `cli` session,
+    reusing its environment once made (`-R`: no reinstall; `nox -s cli` refreshes it)."""
     if importlib.util.find_spec("mlrelease") is not None:
         c.run(shlex.join([sys.executable, "-m", "mlrelease", *args]))
     else:
-        c.run(shlex.join(["nox", "-s", "cli", "--", *args]))
+        c.run(shlex.join(["nox", "-R", "-s", "cli", "--", *args]))
 
 
 def _flags(**flags: bool) -> list[str]:

@@ -85,7 +85,16 @@ def setup(app: Any) -> None:
 FROZEN_AS = os.environ.get("MLRELEASE_DOCS_VERSION")
 
 html_theme = "pydata_sphinx_theme"
+# A short title: the long default ("mlrelease 0.1.0.dev0 documentation") collides with the
+# navbar's links at desktop widths.
+html_title = "mlrelease"
+html_static_path = ["_static"]
+html_css_files = ["mlrelease.css"]
+# No left sidebar: the navbar lists every section, and the sections are flat (the sidebar
+# would show an empty "Section Navigation"), so tables get the width.
+html_sidebars: dict[str, list[str]] = {"**": []}
 html_theme_options = {
+    "header_links_before_dropdown": 3,
     "switcher": {
         # switcher.json sits in the site root, beside the version folders (X.Y.Z/, main/).
         "json_url": "../switcher.json",

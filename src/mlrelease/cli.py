@@ -14,13 +14,13 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from rich.console import Console
 from rich.markup import escape
 
 from mlrelease import __version__, bump, changelog, exit_criteria, report, verify
 from mlrelease.config import Config, load
 from mlrelease.errors import UserError
 from mlrelease.gates import select
+from mlrelease.terminal import make_console
 
 COMMAND_MODULES: list[str] = [
     "mlrelease.wheels.cli",
@@ -33,7 +33,7 @@ COMMAND_MODULES: list[str] = [
 ]
 """Modules that add sub-commands (``register(subparsers)``)."""
 
-console = Console(stderr=True, highlight=False)
+console = make_console()
 
 
 def _config(args: argparse.Namespace) -> Config:

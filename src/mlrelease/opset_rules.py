@@ -35,6 +35,7 @@ from mlrelease.config import Config, load
 from mlrelease.errors import ConfigError
 from mlrelease.gates import Context, GateResult, gate
 from mlrelease.models.config import OpsetRulesConfig, canonical_domain, display_domain
+from mlrelease.terminal import make_console
 
 SNAPSHOT_FORMAT = 1
 
@@ -354,10 +355,9 @@ def check_opset_rules(ctx: Context) -> GateResult:
 
 
 def cmd_snapshot(args: argparse.Namespace) -> int:
-    from rich.console import Console
     from rich.markup import escape
 
-    console = Console(stderr=True, highlight=False)
+    console = make_console()
     config = load(args.root)
     if args.schema_module:
         config = dataclasses.replace(

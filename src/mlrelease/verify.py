@@ -13,6 +13,7 @@ from rich.table import Table
 from mlrelease import git, report
 from mlrelease.config import Config
 from mlrelease.gates import Context, Gate, GateResult, Status, select, shard
+from mlrelease.terminal import make_console
 
 STYLES = {
     Status.PASS: "green",
@@ -52,7 +53,7 @@ def apply_strict(gate: Gate, result: GateResult, strict: bool) -> GateResult:
 
 def run(config: Config, options: Options, console: Console | None = None) -> report.Report:
     """Run the selected gates in order, printing a live status line and a final table."""
-    console = console or Console(stderr=True)
+    console = console or make_console()
     selected = select(config, options.only, options.skip)
     mine = shard(selected, *options.shard) if options.shard else selected
     folder = options.report_dir or config.path(config.report_dir)

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from mlrelease.conformance import environment
 from mlrelease.conformance.compare import compare
 from mlrelease.conformance.config import BackendConfig
 from mlrelease.conformance.verdicts import CaseResult, Description, Verdict
@@ -281,17 +282,24 @@ class _Attempt:
     tolerance_ratio: float | None = None
 
 
+def _failure(exc: BaseException) -> _Attempt:
+    needs = environment.explain(str(exc))
+    if needs:
+        return _Attempt(Verdict.ENVIRONMENT, needs)
+    return _Attempt(classify(exc), first_line(exc))
+
+
 def _attempt(adapter: Adapter, model: bytes, case: Any, rtol: float, atol: float) -> _Attempt:
     try:
         prepared = adapter.prepare(model)
     except Exception as exc:
-        return _Attempt(classify(exc), first_line(exc))
+        return _failure(exc)
     worst: _Attempt | None = None
     for inputs, expected in case.data_sets:
         try:
             outputs = adapter.run(prepared, inputs)
         except Exception as exc:
-            return _Attempt(classify(exc), first_line(exc))
+            return _failure(exc)
         try:
             outcome = compare(expected, outputs, rtol, atol, values=not case.random_ops)
         except Exception as exc:  # outputs of a type the comparison cannot read

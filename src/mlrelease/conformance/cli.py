@@ -9,7 +9,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -22,9 +22,10 @@ from mlrelease.conformance.config import BackendConfig, OpsConfig
 from mlrelease.conformance.verdicts import CaseResult, Verdict
 from mlrelease.errors import UserError
 from mlrelease.exit_criteria import first_difference as first_text_difference
+from mlrelease.terminal import make_console
 from mlrelease.verify import parse_shard
 
-console = Console(stderr=True, highlight=False)
+console = make_console()
 
 STYLES = {
     Verdict.PASS: "green",
@@ -35,6 +36,7 @@ STYLES = {
     Verdict.CRASH: "bold magenta",
     Verdict.TIMEOUT: "magenta",
     Verdict.ERROR: "red",
+    Verdict.ENVIRONMENT: "dim",
 }
 
 
@@ -145,6 +147,8 @@ def _report(outcome: engine.Outcome, policy: policy_mod.Policy, known_path: str)
     rows = ((r.case, r.backend, r.verdict.ok) for r in outcome.results)
     for entry, why in policy.unneeded(rows, set(outcome.measured)):
         console.print(f"[yellow]remove[/] {entry.label(known_path)}: {why}")
+    for note in outcome.environment_notes():
+        console.print(f"[dim]environment[/] {escape(note)}", soft_wrap=True)
 
 
 def _expired(policy: policy_mod.Policy, path: str) -> list[str]:

@@ -14,9 +14,9 @@ from typing import Any
 
 from mlrelease.config import Config
 from mlrelease.conformance import cases as cases_mod
+from mlrelease.conformance import environment, render
 from mlrelease.conformance import index as index_mod
 from mlrelease.conformance import policy as policy_mod
-from mlrelease.conformance import render
 from mlrelease.conformance.cases import Case, CaseSummary
 from mlrelease.conformance.config import BackendConfig, OpsConfig
 from mlrelease.conformance.runner import Pool, Task
@@ -84,6 +84,30 @@ class Outcome:
     results: list[CaseResult] = field(default_factory=list)
     case_sets: list[str] = field(default_factory=list)
     onnx: str = ""
+    provision: environment.Provision = field(default_factory=environment.Provision)
+    """What the machine lacked and this run provided (or could not)."""
+
+    @property
+    def not_measured(self) -> list[CaseResult]:
+        """Cases the machine could not run (verdict ``environment``): never index changes."""
+        return [r for r in self.results if r.verdict is Verdict.ENVIRONMENT]
+
+    def environment_notes(self) -> list[str]:
+        """One line per thing the machine lacked: provided, or not measured and how to fix."""
+        notes = [
+            f"The {name} locale is not installed here; compiled it into the cache for this run."
+            for name in self.provision.provided
+        ]
+        by_backend: dict[str, list[CaseResult]] = {}
+        for result in self.not_measured:
+            by_backend.setdefault(result.backend, []).append(result)
+        for backend, results in by_backend.items():
+            names = ", ".join(r.case for r in results[:3]) + (", ..." if len(results) > 3 else "")
+            notes.append(
+                f"{len(results)} case(s) on `{backend}` not measured here ({names}): "
+                f"{results[0].message}. Their committed verdicts are kept."
+            )
+        return notes
 
     @property
     def measured(self) -> list[str]:
@@ -140,8 +164,15 @@ def run(
     chosen = [b for b in ops.backends if not only_backends or b.name in only_backends]
     python_path = [str(config.path(p)) for b in chosen for p in b.python_path]
     log_dir = config.path(WORK_DIR) / "logs"
+    cache = config.path(ops.cache_dir) if ops.cache_dir else cases_mod.default_cache_dir()
+    provision = environment.provide(cache)
     with Pool(
-        chosen, jobs=jobs, timeout_s=ops.timeout_s, log_dir=log_dir, python_path=python_path
+        chosen,
+        jobs=jobs,
+        timeout_s=ops.timeout_s,
+        log_dir=log_dir,
+        python_path=python_path,
+        env=provision.env,
     ) as pool:
         descriptions = {d.name: d for d in pool.describe()}
         available = [i for i, b in enumerate(chosen) if descriptions[b.name].available]
@@ -165,6 +196,7 @@ def run(
         results,
         case_set_names(ops),
         cases_mod.onnx_version(),
+        provision,
     )
 
 
@@ -230,14 +262,18 @@ def build_index(
 ) -> dict[str, Any]:
     """The index of a run. Backends that did not run here (no device, ``--backend``) keep
     their column from the committed index, so one machine never erases another's results."""
+    carried = committed and index_mod.case_verdicts(committed)
     verdicts: dict[tuple[str, str], Verdict] = {
         (r.case, r.backend): r.verdict for r in outcome.results
     }
+    for result in outcome.not_measured:  # the machine's gap is no change of the backend
+        key = (result.case, result.backend)
+        if carried and key in carried:
+            verdicts[key] = carried[key]
     headers = []
     by_backend: dict[str, list[CaseResult]] = {}
     for r in outcome.results:
         by_backend.setdefault(r.backend, []).append(r)
-    carried = committed and index_mod.case_verdicts(committed)
     for backend in outcome.backends:
         description = outcome.descriptions[backend.name]
         if description.available:

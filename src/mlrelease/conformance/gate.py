@@ -51,7 +51,7 @@ def check_ops_index(ctx: Context) -> GateResult:
     if page_difference:
         failures.append(f"{ops.page} is stale ({page_difference}); {regenerate}")
 
-    details: list[str] = []
+    details: list[str] = outcome.environment_notes()
     bump = config.pyproject.get("tool", {}).get("bumpversion", {})
     version = str(
         bump.get("current_version") or config.pyproject.get("project", {}).get("version", "0")

@@ -17,7 +17,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -79,8 +79,10 @@ class Pool:
         timeout_s: float,
         log_dir: Path,
         python_path: Sequence[str] = (),
+        env: Mapping[str, str] | None = None,
     ) -> None:
         self.backends = list(backends)
+        self.env = {**WORKER_ENV, **(env or {})}
         self.jobs = max(1, jobs)
         self.timeout_s = timeout_s
         self.log_dir = log_dir
@@ -103,7 +105,7 @@ class Pool:
     def _spawn(self) -> _Worker:
         self.spawned += 1
         log = self.log_dir / f"worker-{self.spawned}.log"
-        env = {**os.environ, **WORKER_ENV}
+        env = {**os.environ, **self.env}
         with log.open("wb") as log_file:
             process = subprocess.Popen(
                 [sys.executable, "-m", "mlrelease.conformance.worker"],

@@ -32,6 +32,7 @@ class Verdict(str, enum.Enum):
     CRASH = "crash"  # the worker process died while running the case
     TIMEOUT = "timeout"  # the case ran past the time limit and the worker was killed
     ERROR = "error"  # the backend raised something none of the above explains
+    ENVIRONMENT = "environment"  # the machine lacks what the case needs (a locale): not measured
 
     @property
     def label(self) -> str:
@@ -50,6 +51,7 @@ SEVERITY = [
     Verdict.NOT_IMPLEMENTED,
     Verdict.OPSET_UNSUPPORTED,
     Verdict.IR_UNSUPPORTED,
+    Verdict.ENVIRONMENT,
 ]
 """Failure verdicts, most severe first: breaks ties when choosing the dominant reason."""
 

@@ -6,14 +6,14 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
 from rich.markup import escape
 
 from mlrelease.config import Config, load
 from mlrelease.docs import build, freeze, pages, sphinx_run, switcher
 from mlrelease.docs.settings import DocsConfig
+from mlrelease.terminal import make_console
 
-console = Console(stderr=True, highlight=False)
+console = make_console()
 
 
 def _setup(args: argparse.Namespace) -> tuple[Config, DocsConfig]:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import shlex
 import subprocess
 from dataclasses import dataclass, field
 
 from mlrelease import changelog, exit_criteria, git, versions
-from mlrelease.gates import Context, GateResult, gate, select
+from mlrelease.gates import Context, GateResult, gate, reuse, select
 
 
 @gate(
@@ -92,12 +93,25 @@ class TestsOptions:
     command: list[str] = field(default_factory=lambda: ["python", "-m", "pytest", "-q"])
     """The test command, run in the project root in the release_verify environment."""
     timeout_s: int = 3600
+    reuse: bool = True
+    """Reuse the last passing result of the same commit, tree, command and environment."""
 
 
 @gate("tests", "The project's test suite passes in the release_verify environment.")
 def check_tests(ctx: Context) -> GateResult:
     options = ctx.options("tests", TestsOptions)
     log = ctx.evidence_path("tests", "output.txt")
+    stamp_path = ctx.evidence_path("tests", "passed.json")
+    now = reuse.fingerprint(ctx.root, options.command) if options.reuse else None
+    last = reuse.load(stamp_path) if now else None
+    if now and last and last.fingerprint == now[1]:
+        return GateResult.passed(
+            f"{last.summary} (reused: the run of {last.finished} passed on this commit "
+            f"{now[0][:12]}, tree, command and environment; set "
+            "[tool.mlrelease.gate-options.tests] reuse = false to always run)",
+            evidence=[ctx.display(stamp_path)],
+        )
+    stamp_path.unlink(missing_ok=True)
     try:
         proc = subprocess.run(
             options.command,
@@ -116,5 +130,8 @@ def check_tests(ctx: Context) -> GateResult:
     evidence = [ctx.display(log)]
     summary = f"`{shlex.join(options.command)}`: {tail[0].strip('= ')}"
     if proc.returncode == 0:
+        if now:
+            finished = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+            reuse.save(stamp_path, reuse.Stamp(now[1], now[0], summary, finished))
         return GateResult.passed(summary, evidence=evidence)
     return GateResult.failed(f"exit {proc.returncode}; {summary}", evidence=evidence)

@@ -7,14 +7,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
 from rich.table import Table
 
 from mlrelease.config import Config, load
 from mlrelease.exit_criteria import first_difference
 from mlrelease.release import checklist, flow
+from mlrelease.terminal import make_console
 
-console = Console(stderr=True, highlight=False)
+console = make_console()
 
 SAFETY = (
     "Dry run unless --execute: prints the exact git commands it would run. Pushes only "
@@ -78,7 +78,7 @@ def cmd_status(args: argparse.Namespace) -> int:
         rows.append((f"next: {name}", what))
     for what, state in rows:
         table.add_row(what, str(state))
-    Console(highlight=False).print(table)
+    make_console(stderr=False).print(table)
     return 0
 
 

@@ -29,6 +29,7 @@ from packaging.tags import sys_tags
 from rich.console import Console
 
 from mlrelease.errors import UserError
+from mlrelease.terminal import make_console
 from mlrelease.wheels import artifacts, audit
 from mlrelease.wheels.artifacts import Finding
 from mlrelease.wheels.project import Project, build_version, restamp
@@ -232,7 +233,7 @@ def build(
     console: Console | None = None,
 ) -> Outcome:
     """Build, audit, smoke-test; on success copy the artifacts to dist/ and write SHA256SUMS."""
-    console = console or Console(stderr=True)
+    console = console or make_console()
     if builder not in BUILDERS:
         raise UserError(f"--builder {builder!r}: expected one of {', '.join(BUILDERS)}.")
     version = build_version(project, release_tag)

@@ -11,18 +11,18 @@ from pathlib import Path
 from typing import Any
 
 from packaging.utils import canonicalize_name
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from mlrelease import git, versions
 from mlrelease.config import find_root
 from mlrelease.errors import PreconditionError, UserError
+from mlrelease.terminal import make_console
 from mlrelease.wheels import artifacts, build, plan, promote
 from mlrelease.wheels.artifacts import Finding
 from mlrelease.wheels.project import Project, build_version, load_project
 
-console = Console(stderr=True, highlight=False)
+console = make_console()
 
 
 def _projects(args: argparse.Namespace) -> list[tuple[str, Project]]:

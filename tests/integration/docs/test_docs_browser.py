@@ -135,3 +135,65 @@ def test_switcher_lists_both_versions_and_navigates_to_the_chosen_one(
     )
     assert browser.save_screenshot(str(SCREENSHOTS / "after-choosing-0.1.0.png"))
     assert (SCREENSHOTS / "after-choosing-0.1.0.png").stat().st_size > 0
+
+
+@pytest.fixture(scope="module")
+def own_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """This repository's own docs, built as `nox -s docs` builds them."""
+    from mlrelease.cli import main
+
+    out = tmp_path_factory.mktemp("own-docs")
+    assert main(["--root", str(REPO_ROOT), "docs", "build", "--out", str(out)]) == 0
+    return out / "html"
+
+
+WIDE_PAGES = ("release/checklist", "release/exit-criteria", "perf/report", "indices/supported_ops")
+"""Pages made of wide generated tables."""
+
+LAYOUT = r"""
+const rect = (el) => el ? el.getBoundingClientRect() : null;
+const overlap = (a, b) => a && b && a.right > b.left && b.right > a.left
+    && a.bottom > b.top && b.bottom > a.top;
+const brand = rect(document.querySelector('.navbar-brand'));
+const links = [...document.querySelectorAll('.navbar-header-items .nav-link')].map(rect);
+const sidebar = document.querySelector('.bd-sidebar-primary');
+// A cell of four words or more whose every word sits on a line of its own.
+const wordPerLine = (cell) => {
+    const words = cell.innerText.trim().split(/\s+/).length;
+    if (words < 4) return false;
+    const range = document.createRange();
+    range.selectNodeContents(cell);
+    const style = getComputedStyle(cell);
+    const line = parseFloat(style.lineHeight) || 1.5 * parseFloat(style.fontSize);
+    return Math.round(range.getBoundingClientRect().height / line) >= words;
+};
+const tables = [...document.querySelectorAll('.bd-article table')].map((t) => ({
+    overflow: t.scrollWidth - t.parentElement.clientWidth,
+    wordPerLine: [...t.querySelectorAll('td')].filter(wordPerLine).map((c) => c.innerText),
+}));
+return {
+    titleHitsNavbar: links.some((l) => overlap(brand, l)),
+    emptySidebar: !!sidebar && sidebar.offsetWidth > 0 && !sidebar.innerText.trim()
+        .replace('Section Navigation', '').trim(),
+    tables: tables,
+};
+"""
+
+
+@requires_chromium
+@pytest.mark.parametrize("page", WIDE_PAGES)
+def test_wide_pages_read_well_at_1400_px(own_site: Path, browser: object, page: str) -> None:
+    from selenium.webdriver.remote.webdriver import WebDriver
+
+    assert isinstance(browser, WebDriver)
+    browser.set_window_size(1400, 1000)
+    browser.get((own_site / f"{page}.html").as_uri())
+    layout = browser.execute_script(LAYOUT)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    assert browser.save_screenshot(str(SCREENSHOTS / f"{page.replace('/', '_')}-1400.png"))
+    assert not layout["titleHitsNavbar"], "the site title overlaps the navbar's links"
+    assert not layout["emptySidebar"], "an empty left sidebar takes the width"
+    assert layout["tables"], f"{page} has no table"
+    for number, table in enumerate(layout["tables"], 1):
+        assert table["overflow"] <= 1, f"table {number} is clipped by {table['overflow']} px"
+        assert not table["wordPerLine"], f"table {number}: one word per line in {table}"

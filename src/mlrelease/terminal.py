@@ -1,0 +1,29 @@
+"""The one place rich consoles are made.
+
+On a terminal, rich fits output to its width. Elsewhere (CI logs, pipes) it would assume 80
+columns and break identifiers mid-word ("windows-11-ar|m"); there the console is wide enough
+for one message per line, unless ``COLUMNS`` says otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import IO, Any
+
+from rich.console import Console
+
+LOG_WIDTH = 240
+"""Columns when the output is not a terminal."""
+
+
+def make_console(*, stderr: bool = True, file: IO[str] | None = None, **options: Any) -> Console:
+    """A console for ``file`` (default: stderr, or stdout with ``stderr=False``)."""
+    stream = file or (sys.stderr if stderr else sys.stdout)
+    interactive = hasattr(stream, "isatty") and stream.isatty()
+    if "width" not in options and not interactive and not os.environ.get("COLUMNS"):
+        options["width"] = LOG_WIDTH
+    options.setdefault("highlight", False)
+    if file is not None:
+        return Console(file=file, **options)
+    return Console(stderr=stderr, **options)
