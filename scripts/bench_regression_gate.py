@@ -118,13 +118,16 @@ def table(entries: list[dict[str, Any]], builds: list[str]) -> list[str]:
         "median rounds a side |",
         "|---|---|---:|---|---:|---:|---:|",
     ]
+    groups: dict[str, list[str]] = {}
+    for build in builds:  # the same-build copies are one line
+        groups.setdefault("same" if injection(build) is None else build, []).append(build)
     for condition in dict.fromkeys(e["condition"] for e in entries):
         mine = [e for e in entries if e["condition"] == condition]
-        for build in builds:
-            judged = [e["judged"][build] for e in mine if build in e["judged"]]
+        for members in groups.values():
+            judged = [e["judged"][b] for e in mine for b in members if b in e["judged"]]
             if not judged:
                 continue
-            inj = injection(build)
+            inj = injection(members[0])
             clock = "wall" if inj and inj[0] == "wait" else "cpu"
             counts = {"regressed": 0, "inconclusive": 0, "same": 0, "not_measured": 0}
             other, whole = 0, 0
@@ -166,7 +169,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--looks", type=int, default=2)
     parser.add_argument("--budget-s", type=float, default=1800.0, help="per repetition")
     parser.add_argument("--output", type=Path, default=Path("build/bench/regression_gate.json"))
+    parser.add_argument(
+        "--report-only", action="store_true", help="rewrite the table from --output's JSON"
+    )
     args = parser.parse_args(argv)
+    if args.report_only:
+        data = json.loads(args.output.read_text(encoding="utf-8"))
+        design = data["design"]
+        names = list(dict.fromkeys(b for e in data["entries"] for b in e["judged"]))
+        args.model, args.busy = design["model"], design["busy_when_loaded"]
+        recorded = argparse.Namespace(
+            threshold=design["threshold"],
+            alpha=design["alpha"],
+            rounds=design["rounds"][0],
+            max_rounds=design["rounds"][1],
+            looks=design["looks"],
+            frameworks=design["frameworks"],
+        )
+        _write(args, recorded, data["entries"], names, time.perf_counter() - design["duration_s"])
+        print(args.output.with_suffix(".md").read_text(encoding="utf-8"))
+        return 0
 
     console = Console(stderr=True)
     config = load(Path.cwd())
