@@ -263,8 +263,11 @@ def _write(
     )
     machine = {
         c: {
-            k: statistics.median(
-                v for e in entries if e["condition"] == c and (v := e["machine"][k]) is not None
+            k: round(
+                statistics.median(
+                    v for e in entries if e["condition"] == c and (v := e["machine"][k]) is not None
+                ),
+                3,
             )
             for k in ("load_1m", "others_share", "runqueue_share")
             if any(e["machine"][k] is not None for e in entries if e["condition"] == c)
