@@ -131,10 +131,9 @@ def samples_of(key: str, base: Row, cand: Row, base_clock: str, cand_clock: str)
         b, c = base.rounds_of(clock, base_clock), cand.rounds_of(clock, cand_clock)
         if not b or not c:
             continue
-        bm, cm, dropped = verdicts.clean(
-            round_medians(b), round_medians(c), base.runqueue_shares(), cand.runqueue_shares()
-        )
-        out.append(Sample(key, clock, bm, cm, dropped))
+        every = (round_medians(b), round_medians(c))
+        bm, cm, dropped = verdicts.clean(*every, base.runqueue_shares(), cand.runqueue_shares())
+        out.append(Sample(key, clock, bm, cm, dropped, every_round=every if any(dropped) else None))
     return out
 
 

@@ -89,6 +89,9 @@ class Sample:
     disturbed: tuple[int, int] = (0, 0)
     """Disturbed rounds (see :func:`clean`) dropped from (baseline, candidate)."""
     note: str = ""
+    every_round: tuple[list[float], list[float]] | None = None
+    """Both sides before disturbed rounds were dropped (used when the rounds left are too few
+    for the design's level)."""
 
 
 @dataclass(frozen=True)
@@ -162,7 +165,8 @@ def clean(
 ) -> tuple[list[float], list[float], tuple[int, int]]:
     """Drop disturbed rounds (run-queue share over :data:`DISTURBED_SHARE`) when each side
     keeps :data:`MIN_ROUNDS` undisturbed ones; otherwise keep every round (the rank test gives a
-    disturbed round the weight of one round, whatever its size)."""
+    disturbed round the weight of one round, whatever its size). :func:`judge` restores every
+    round when those left cannot reach the design's level."""
 
     def keep(values: Sequence[float], shares: Sequence[float | None]) -> list[float]:
         return [
@@ -185,10 +189,11 @@ def judge(samples: Sequence[Sample], design: Design, *, family_size: int = 0) ->
     level.
     """
     family = Family(design)
-    testable = [s for s in samples if min(len(s.baseline), len(s.candidate)) >= MIN_ROUNDS]
-    m = max(len(testable), family_size)
+    m = max(sum(_enough(s) for s in samples), family_size)
     level = design.alpha_per_look
     bound_tail = level / max(m, 1)
+    samples = [_undisturbed_or_all(s, bound_tail) for s in samples]
+    testable = [s for s in samples if _enough(s)]
     p_slow = [mann_whitney(s.candidate, s.baseline, "greater") for s in testable]
     p_fast = [mann_whitney(s.candidate, s.baseline, "less") for s in testable]
     slower, faster = holm(p_slow, level, m), holm(p_fast, level, m)
@@ -264,6 +269,32 @@ def judge(samples: Sequence[Sample], design: Design, *, family_size: int = 0) ->
             )
         )
     return family
+
+
+def _enough(sample: Sample) -> bool:
+    return min(len(sample.baseline), len(sample.candidate)) >= MIN_ROUNDS or bool(
+        sample.every_round and min(map(len, sample.every_round)) >= MIN_ROUNDS
+    )
+
+
+def _undisturbed_or_all(sample: Sample, tail: float) -> Sample:
+    """The sample without its disturbed rounds when the rounds left can still reach the
+    bound's level (an exact test of a and b rounds cannot go below 1 / C(a + b, a)); else
+    every round."""
+    if not sample.every_round:
+        return sample
+    a, b = len(sample.baseline), len(sample.candidate)
+    if min(a, b) >= MIN_ROUNDS and math.comb(a + b, a) * tail >= 1:
+        return sample
+    base, cand = sample.every_round
+    note = f"{sample.note}; " if sample.note else ""
+    return Sample(
+        sample.key,
+        sample.clock,
+        base,
+        cand,
+        note=note + "disturbed rounds kept: too few undisturbed ones for the design's level",
+    )
 
 
 def _pct(design: Design) -> str:
