@@ -47,7 +47,9 @@ def _install_cpu_torch(session: nox.Session) -> None:
 def tests(session: nox.Session) -> None:
     """Run the unit and integration lanes (real git repositories, runtimes, builds; no torch)."""
     _install(session, "test")
-    session.run("pytest", *(session.posargs or ["tests/unit", "tests/integration"]))
+    session.run(
+        "pytest", *(session.posargs or ["tests/unit", "tests/integration", "tests/defects"])
+    )
 
 
 @nox.session(default=False)
@@ -156,3 +158,16 @@ def perf_merge(session: nox.Session) -> None:
     """Merge devices' perf results.json files into docs/perf/report.md (`-- FILE...`)."""
     _install(session, "perf-report")
     session.run("mlrelease", "perf", "merge", *session.posargs)
+
+
+@nox.session(tags=["docs"], default=False)
+def defects_doc(session: nox.Session) -> None:
+    """Write docs/defects.md from the incident tests in tests/defects (`-- --check`: drift)."""
+    session.run("python", "scripts/defects_doc.py", *session.posargs)
+
+
+@nox.session(tags=["release"], default=False)
+def adoption(session: nox.Session) -> None:
+    """Adopt mlrelease in real ONNX / PyTorch projects from PyPI; writes docs/adoption.md."""
+    _install(session, "wheels")  # bump-my-version, cibuildwheel: what init and verify call
+    session.run("python", "scripts/adoption_matrix.py", *session.posargs)

@@ -105,9 +105,26 @@ def rc(c: Context, tag: str = "", execute: bool = False, push: bool = False) -> 
 @task(
     help={
         "rc": "the release candidate tag, e.g. v1.4.0-rc2",
+        "artifacts": "the folder of the files built at the RC's commit",
+        "execute": "act (default: dry run)",
+        "push": "push the manifest ref",
+    }
+)
+def bind(
+    c: Context, rc: str, artifacts: str = "", execute: bool = False, push: bool = False
+) -> None:
+    """Bind the RC's built files to it: their manifest on origin, which a rebuild cannot move."""
+    options = ["--artifacts", artifacts] if artifacts else []
+    _mlrelease(c, "release", "bind", "--rc", rc, *options, *_flags(execute=execute, push=push))
+
+
+@task(
+    help={
+        "rc": "the release candidate tag, e.g. v1.4.0-rc2",
         "report": "the RC's release_verify report.json (default: build/release-verify/)",
         "artifacts": "the RC's verified artifacts folder",
-        "publish": "run the publish command",
+        "publish": "publish first (unless the index holds these files), then tag",
+        "repository_url": "the index to publish to and check (default: PyPI)",
         "execute": "act (default: dry run)",
         "push": "push the final tag",
     }
@@ -118,13 +135,15 @@ def promote(
     report: str = "",
     artifacts: str = "",
     publish: bool = False,
+    repository_url: str = "",
     execute: bool = False,
     push: bool = False,
 ) -> None:
-    """Tag vX.Y.Z on exactly the verified RC's commit, then hand over to publishing."""
+    """Verify the RC's bound files and report, publish (--publish), tag vX.Y.Z on its commit."""
     options = [
         *(["--report", report] if report else []),
         *(["--artifacts", artifacts] if artifacts else []),
+        *(["--repository-url", repository_url] if repository_url else []),
     ]
     _mlrelease(
         c,
@@ -191,7 +210,7 @@ def index(c: Context, check: bool = False, diff: str = "") -> None:
 
 release = Collection("release")
 release.add_task(bump)
-for _task in (status, cut, prepare, rc, promote, cherry_picks, checklist, checklist_doc):
+for _task in (status, cut, prepare, rc, bind, promote, cherry_picks, checklist, checklist_doc):
     release.add_task(_task)
 
 ops = Collection("ops")
@@ -244,3 +263,12 @@ def docs_freeze(
 
 docs = Collection("docs", docs_build, docs_serve, docs_generate, docs_freeze)
 ns.add_collection(docs)
+
+
+@task(help={"execute": "write pyproject.toml (default: dry run)"})
+def init(c: Context, execute: bool = False) -> None:
+    """Describe this repository in [tool.mlrelease] and [tool.bumpversion] (mlrelease init)."""
+    _mlrelease(c, "init", *_flags(execute=execute))
+
+
+ns.add_task(init)

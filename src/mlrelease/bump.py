@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mlrelease import git, versions
-from mlrelease.config import Config
+from mlrelease.config import Config, load
 from mlrelease.errors import PreconditionError, UserError
 
 # `--part pre` increments the release-candidate / dev number (rc1 -> rc2); the other parts are
@@ -23,6 +23,8 @@ class Plan:
     new: str
     changes: list[tuple[str, int]]
     """(file, line) of each occurrence that the bump rewrites."""
+    from_tags: bool = False
+    """The version comes from git tags (``version-source = "scm"``): no file to rewrite."""
 
     @property
     def noop(self) -> bool:
@@ -50,13 +52,12 @@ def plan(config: Config, *, to: str | None = None, part: str | None = None) -> P
         new = str(versions.parse(to, key="--to", source="command line"))
         if new != to:
             raise UserError(f"bump: --to {to!r} is not in canonical PEP 440 form; use {new!r}.")
-    else:
-        if part not in PARTS:
-            raise UserError(f"bump: --part {part!r}: expected one of {', '.join(PARTS)}.")
-        proc = _bmv(config.root, "show", "new_version", "--increment", PARTS[part])
-        if proc.returncode != 0:
-            raise UserError(f"bump: bump-my-version cannot increment {part}: {proc.stderr.strip()}")
-        new = proc.stdout.strip()
+    elif part not in PARTS:
+        raise UserError(f"bump: --part {part!r}: expected one of {', '.join(PARTS)}.")
+    if config.version_source == "scm":
+        # Tag-derived versions (setuptools-scm, hatch-vcs): the release is the tag itself.
+        return Plan(current, to or current, [], from_tags=True)
+    new = _expressed(config, current, to=to, part=part)
     found, problems = versions.scan(config.root, config.pyproject, source)
     stale = versions.mismatches(found, current)
     if problems or stale:
@@ -72,9 +73,71 @@ def plan(config: Config, *, to: str | None = None, part: str | None = None) -> P
     return Plan(current, new, [(o.file, o.line) for o in found])
 
 
-def execute(config: Config, bump_plan: Plan) -> None:
-    """Rewrite the files. Refuses a dirty tree; restores every file if bump-my-version fails."""
-    if bump_plan.noop:
+def _expressed(config: Config, current: str, *, to: str | None, part: str | None) -> str:
+    """The new version as bump-my-version writes it; refused when that is not what was asked.
+
+    bump-my-version parses and serialises with ``[tool.bumpversion]`` ``parse`` and
+    ``serialize``: with the default ``X.Y.Z`` ones, ``1.5.0.dev0`` would be written as
+    ``1.5.0``. Such a bump fails here, before anything is written.
+    """
+    from bumpversion.bump import get_next_version
+    from bumpversion.context import get_context
+    from bumpversion.exceptions import BumpVersionError
+
+    source = str(config.pyproject_path)
+    bmv = versions.bumpversion_config(config.root, source)
+    fix = (
+        "Give [tool.bumpversion] a parse and serialize that cover it (`mlrelease init` proposes "
+        "PEP 440 ones: X.Y.Z, X.Y.ZrcN, X.Y.Z.devN)."
+    )
+    old = bmv.version_config.parse(current)
+    if old is None:
+        raise UserError(
+            f"bump: bump-my-version cannot parse the current version {current} with "
+            f"tool.bumpversion.parse. {fix}"
+        )
+    try:
+        if to is not None:
+            new = bmv.version_config.parse(to)
+            if new is None:
+                raise UserError(
+                    f"bump: bump-my-version cannot express {to}: tool.bumpversion.parse does "
+                    f"not match it. {fix}"
+                )
+        else:
+            new = get_next_version(old, bmv, PARTS[str(part)], None)
+        written = bmv.version_config.serialize(new, get_context(bmv, old, new))
+    except BumpVersionError as exc:
+        raise UserError(f"bump: bump-my-version cannot increment {part}: {exc}") from None
+    if to is not None and written != to:
+        raise UserError(
+            f"bump: bump-my-version cannot express {to}: its parse and serialize would write "
+            f"{written!r}. {fix}"
+        )
+    return str(written)
+
+
+def recover(root: Path, *, execute: bool) -> list[str]:
+    """Undo an ``mlrelease bump`` killed mid-write (its journal names the files): restore them
+    from HEAD. A dry run only refuses, saying so; it changes and deletes nothing."""
+    from mlrelease.release import plan as journal  # the release flow's edit journal
+
+    data = journal.read_journal(root) if git.is_repo(root) else None
+    if not data or not str(data.get("purpose", "")).startswith("mlrelease bump"):
+        return []
+    if not execute:
+        raise PreconditionError(
+            f"bump: an interrupted `{data['purpose']}` left {', '.join(data.get('files', []))} "
+            "half-written; re-run with --execute: it restores them from HEAD and bumps again."
+        )
+    restored = journal.rollback(root)
+    return [f"Restored {', '.join(restored) or 'nothing'} from HEAD (an interrupted bump)."]
+
+
+def execute(config: Config, bump_plan: Plan, *, journal: bool = False) -> None:
+    """Rewrite the files. Refuses a dirty tree; restores every file if bump-my-version fails.
+    With ``journal``, the files are journalled first, so that :func:`recover` undoes a kill."""
+    if bump_plan.noop or bump_plan.from_tags:
         return
     if git.is_repo(config.root):
         dirty = git.dirty_files(config.root)
@@ -85,11 +148,41 @@ def execute(config: Config, bump_plan: Plan) -> None:
             )
     files = sorted({config.root / f for f, _ in bump_plan.changes} | {config.pyproject_path})
     saved = {path: path.read_bytes() for path in files}
+    if journal:
+        from mlrelease.release import plan as edits
+
+        names = [p.relative_to(config.root).as_posix() for p in files]
+        purpose = f"mlrelease bump --to {bump_plan.new} --execute"
+        edits.write_journal(config.root, names, purpose)
     proc = _bmv(config.root, "bump", "--new-version", bump_plan.new, "--allow-dirty")
-    if proc.returncode != 0:
+    failure = (proc.stderr or proc.stdout).strip() if proc.returncode != 0 else ""
+    if not failure:
+        # Trust, then check: every occurrence now carries the new version.
+        after = load(config.root)
+        found, problems = versions.scan(after.root, after.pyproject, str(after.pyproject_path))
+        stale = versions.mismatches(found, bump_plan.new)
+        if problems or stale or len(found) < len(bump_plan.changes):
+            failure = (
+                "after it ran, "
+                + "; ".join(
+                    [f"{p.file}: {p.message}" for p in problems]
+                    + [f"{o.file}:{o.line} carries {o.value}" for o in stale]
+                )
+                or "after it ran, fewer files carry the new version"
+            )
+    if failure:
         for path, data in saved.items():
             path.write_bytes(data)
+        if journal:  # every file is restored: nothing is left to recover
+            from mlrelease.release import plan as edits
+
+            edits.journal_path(config.root).unlink(missing_ok=True)
         raise UserError(
-            f"bump-my-version failed (exit {proc.returncode}); no file was changed: "
-            f"{(proc.stderr or proc.stdout).strip()}"
+            f"bump-my-version did not write {bump_plan.new} (exit {proc.returncode}); every "
+            f"file was restored: {failure}"
         )
+    if journal:
+        from mlrelease.release import plan as edits
+
+        edits.fault_point("bump:after:write")
+        edits.journal_path(config.root).unlink(missing_ok=True)

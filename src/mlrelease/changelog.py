@@ -11,7 +11,8 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Mapping
+import tempfile
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +24,23 @@ HEADING = re.compile(r"^##\s+\[?(?P<title>[^\]\n]+?)\]?(?:\(.*?\))?(?:\s+-\s+.*)
 MARKER = "<!-- insertion marker -->"
 
 
+# A reStructuredText section title: a line underlined by = - ~ ^ or " at least as long as it.
+RST_HEADING = re.compile(r"^(?P<title>[^\s.][^\n]*?)[ \t]*\n(?P<rule>([=\-~^\"])\3*)[ \t]*$", re.M)
+
+
 def sections(text: str) -> list[str]:
-    """Titles of the level-2 (version) sections, in order: ``Unreleased``, ``v1.4.0`` ..."""
-    return [m["title"].strip() for m in HEADING.finditer(text)]
+    """Titles of the version sections, in order: ``Unreleased``, ``v1.4.0`` ...
+
+    Markdown level-2 headings (``## 1.4.0``) and reStructuredText underlined titles
+    (``1.4.0 (2024-05-01)`` over ``------``) both count.
+    """
+    found = [(m.start(), m["title"].strip()) for m in HEADING.finditer(text)]
+    found += [
+        (m.start(), m["title"].strip())
+        for m in RST_HEADING.finditer(text)
+        if len(m["rule"]) >= len(m["title"].strip())
+    ]
+    return [title for _, title in sorted(found)]
 
 
 def required_title(version: Version) -> str:
@@ -45,7 +60,8 @@ def has_section(text: str, version: Version) -> bool:
             if title.lower() == "unreleased":
                 return True
             continue
-        candidate = title.split()[0].lstrip("v")
+        # The version inside the tag-like title (v1.4.0, rel-1.4.0, 1.4.0).
+        candidate = re.sub(r"^[^0-9]*", "", title.split()[0])
         try:
             parsed = Version(candidate)
         except InvalidVersion:
@@ -55,8 +71,11 @@ def has_section(text: str, version: Version) -> bool:
     return False
 
 
-def generate_command(root: Path, output: str, *, bump: str | None = None) -> list[str]:
-    """The git-changelog command that rewrites ``output`` in place (angular convention)."""
+def generate_command(
+    root: Path, output: str, *, bump: str | None = None, other_changes: bool = True
+) -> list[str]:
+    """The git-changelog command that rewrites ``output`` in place (angular convention);
+    ``other_changes`` keeps commits of no Conventional Commit type (``--include-all``)."""
     exe = shutil.which("git-changelog")
     base = [exe] if exe else [sys.executable, "-m", "git_changelog"]
     command = [
@@ -75,9 +94,47 @@ def generate_command(root: Path, output: str, *, bump: str | None = None) -> lis
         "--sections",
         "feat,fix,perf,refactor,revert,docs,build,ci,deps",
     ]
+    if other_changes:
+        command.append("--include-all")
     if bump:
         command += ["--bump", bump]
     return [*command, str(root)]
+
+
+OTHER_TITLE = "### Other changes"
+"""The section of commits with no Conventional Commit type (git-changelog calls it Misc)."""
+
+
+def _name_other_changes(before: str, after: str) -> str:
+    """Title git-changelog's "Misc" sections "Other changes" in the part it inserted only; what
+    the file already held is never rewritten."""
+    start = 0
+    limit = min(len(before), len(after))
+    while start < limit and before[start] == after[start]:
+        start += 1
+    end = 0
+    while end < limit - start and before[-1 - end] == after[-1 - end]:
+        end += 1
+    middle = after[start : len(after) - end]
+    middle = re.sub(r"^### Misc$", OTHER_TITLE, middle, flags=re.M)
+    return after[:start] + middle + after[len(after) - end :]
+
+
+def bump_tag(bump: str | None, tag: Callable[[Version], str]) -> str | None:
+    """What git-changelog's ``--bump`` gets: a release version becomes its tag (``tag`` spells
+    it as the project does), so the new section's title and links name the real tag; ``auto``,
+    ``major`` ... and other versions pass through."""
+    if bump is None:
+        return None
+    try:
+        version = Version(bump)
+    except InvalidVersion:
+        return bump
+    if version.is_devrelease or version.is_postrelease or version.local:
+        return bump
+    if version.pre is not None and version.pre[0] != "rc":
+        return bump
+    return tag(version)
 
 
 URL_KEYS = ("source", "repository", "code", "homepage")
@@ -117,12 +174,22 @@ def _remote_env(url: str | None) -> dict[str, str] | None:
 
 
 def generate(
-    root: Path, output: str, *, bump: str | None = None, repository_url: str | None = None
+    root: Path,
+    output: str,
+    *,
+    bump: str | None = None,
+    repository_url: str | None = None,
+    other_changes: bool = True,
+    write: bool = True,
 ) -> str:
     """Run git-changelog on ``root`` and return the new text of ``output``.
 
-    ``repository_url`` (see :func:`repository_url`) makes the commit and compare links point
-    at the project's repository; without it they point at the ``origin`` remote, if any.
+    git-changelog works on a copy outside the repository: with ``write=False`` (a dry run) the
+    real file is never written, not even for a moment; with ``write=True`` it is replaced
+    atomically, and only when the text changed. ``repository_url`` (see
+    :func:`repository_url`) makes the commit and compare links point at the project's
+    repository; without it they point at the ``origin`` remote, if any. ``other_changes`` keeps
+    commits of no Conventional Commit type in an "Other changes" section.
     """
     path = root / output
     if not path.exists():
@@ -130,16 +197,27 @@ def generate(
             f"{output}: no such file; create it with a first line '# Changelog' and a line "
             f"'{MARKER}' where new versions go."
         )
-    if MARKER not in path.read_text(encoding="utf-8"):
+    before = path.read_text(encoding="utf-8")
+    if MARKER not in before:
         raise UserError(f"{output}: the line '{MARKER}' is missing; add it where new versions go.")
-    proc = subprocess.run(
-        generate_command(root, output, bump=bump),
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=False,
-        env=_remote_env(repository_url),
-    )
-    if proc.returncode != 0:
-        raise UserError(f"git-changelog failed (exit {proc.returncode}): {proc.stderr.strip()}")
-    return path.read_text(encoding="utf-8")
+    with tempfile.TemporaryDirectory(prefix="mlrelease-changelog-") as tmp:
+        work = Path(tmp) / path.name
+        work.write_text(before, encoding="utf-8")
+        proc = subprocess.run(
+            generate_command(root, str(work), bump=bump, other_changes=other_changes),
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=False,
+            env=_remote_env(repository_url),
+        )
+        if proc.returncode != 0 and "already in changelog" in proc.stderr:
+            return before  # the version's section exists: a second run changes nothing
+        if proc.returncode != 0:
+            raise UserError(f"git-changelog failed (exit {proc.returncode}): {proc.stderr.strip()}")
+        after = _name_other_changes(before, work.read_text(encoding="utf-8"))
+    if write and after != before:
+        staged = path.with_name(path.name + ".mlrelease-tmp")
+        staged.write_text(after, encoding="utf-8")
+        os.replace(staged, path)
+    return after

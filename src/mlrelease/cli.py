@@ -17,9 +17,10 @@ from pathlib import Path
 from rich.markup import escape
 
 from mlrelease import __version__, bump, changelog, exit_criteria, report, verify
-from mlrelease.config import Config, load
+from mlrelease.config import Config, find_root, load
 from mlrelease.errors import UserError
-from mlrelease.gates import select
+from mlrelease.gates import load_gates, select
+from mlrelease.release.settings import Names
 from mlrelease.terminal import make_console
 
 COMMAND_MODULES: list[str] = [
@@ -30,6 +31,7 @@ COMMAND_MODULES: list[str] = [
     "mlrelease.opset_rules",
     "mlrelease.conformance.cli",
     "mlrelease.perf.cli",
+    "mlrelease.init.cli",
 ]
 """Modules that add sub-commands (``register(subparsers)``)."""
 
@@ -66,6 +68,12 @@ def cmd_report_merge(args: argparse.Namespace) -> int:
 
 def cmd_gates_list(args: argparse.Namespace) -> int:
     config = _config(args)
+    if args.all:
+        for name, g in sorted(load_gates(config).items()):
+            mark = "*" if name in config.gates else " "
+            print(f"{mark} {name:20} {g.description}")
+        print("(* configured in tool.mlrelease.gates)")
+        return 0
     for g in select(config):
         print(f"{g.name:20} {g.description}")
     return 0
@@ -98,14 +106,16 @@ def cmd_changelog(args: argparse.Namespace) -> int:
     config = _config(args)
     path = config.path(config.changelog)
     before = path.read_text(encoding="utf-8") if path.exists() else ""
+    names = Names.of(config.release, str(config.pyproject_path))
     after = changelog.generate(
         config.root,
         config.changelog,
-        bump=args.bump,
+        bump=changelog.bump_tag(args.bump, names.tag_of),
         repository_url=changelog.repository_url(config.pyproject),
+        other_changes=config.changelog_other_changes,
+        write=args.execute,
     )
     if not args.execute:
-        path.write_text(before, encoding="utf-8")
         diff = difflib.unified_diff(
             before.splitlines(),
             after.splitlines(),
@@ -122,8 +132,17 @@ def cmd_changelog(args: argparse.Namespace) -> int:
 
 
 def cmd_bump(args: argparse.Namespace) -> int:
+    # An interrupted bump is undone first, before any (maybe half-written) file is read.
+    for note in bump.recover(args.root or find_root(Path.cwd()), execute=args.execute):
+        console.print(note)
     config = _config(args)
     bump_plan = bump.plan(config, to=args.to, part=args.part)
+    if bump_plan.from_tags:
+        console.print(
+            "The version comes from git tags (tool.mlrelease.version-source = 'scm'): a bump "
+            "has no file to write. The release is its tag (`mlrelease release` verbs make it)."
+        )
+        return 0
     if bump_plan.noop:
         console.print(f"Version is already {bump_plan.new}; nothing to do.")
         return 0
@@ -133,7 +152,7 @@ def cmd_bump(args: argparse.Namespace) -> int:
     if not args.execute:
         console.print("Dry run: nothing written. Re-run with --execute to apply.")
         return 0
-    bump.execute(config, bump_plan)
+    bump.execute(config, bump_plan, journal=True)
     console.print(f"Version is now {bump_plan.new}. Review and commit the change.")
     return 0
 
@@ -206,9 +225,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("gates", help="list the gates or write the exit-criteria page")
     gates_sub = p.add_subparsers(dest="gates_command", required=True, metavar="ACTION")
-    gates_sub.add_parser("list", help="the configured gates, in order").set_defaults(
-        func=cmd_gates_list
-    )
+    g = gates_sub.add_parser("list", help="the configured gates, in order")
+    g.add_argument("--all", action="store_true", help="every available gate, configured or not")
+    g.set_defaults(func=cmd_gates_list)
     d = gates_sub.add_parser("doc", help="write docs/release/exit-criteria.md from the gates")
     d.add_argument("--check", action="store_true", help="fail when stale; write nothing")
     d.set_defaults(func=cmd_gates_doc)

@@ -51,10 +51,16 @@ class Config:
     """Gates that ``mlrelease verify`` runs, in this order."""
     changelog: str = "CHANGELOG.md"
     """Changelog file, relative to the project root."""
+    changelog_other_changes: bool = True
+    """Commits of no Conventional Commit type go to an "Other changes" section of the generated
+    changelog (false: they are left out)."""
     report_dir: str = "build/release-verify"
     """Where ``mlrelease verify`` writes report.md, report.json and junit.xml."""
     exit_criteria_doc: str = "docs/release/exit-criteria.md"
     """The generated exit-criteria page (``mlrelease gates doc``)."""
+    version_source: Literal["files", "scm"] = "files"
+    """``files``: the version is written in files bump-my-version rewrites; ``scm``: it comes
+    from git tags (setuptools-scm, hatch-vcs), so a bump has no file to rewrite."""
     gate_plugins: list[str] = field(default_factory=list)
     """Modules imported before the gates run, so an adopter can register its own gates."""
     gate_options: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -136,7 +142,12 @@ def load(root: Path | None = None) -> Config:
     data = read_toml(path)
     table = data.get("tool", {}).get("mlrelease", {})
     config = parse_section(Config, table, prefix=TABLE, source=str(path))
-    return dataclasses.replace(config, root=root, pyproject=data)
+    config = dataclasses.replace(config, root=root, pyproject=data)
+    # Gates, their options and the files they need are checked now, before any command acts.
+    from mlrelease.gates import check_config  # the gates import this module
+
+    check_config(config)
+    return config
 
 
 def parse_section(cls: type[T], table: Any, *, prefix: str, source: str) -> T:

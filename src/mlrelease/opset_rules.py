@@ -9,7 +9,8 @@ schema snapshot (``mlrelease opset snapshot`` writes it; commit it with the rele
 2. an operator whose signature (inputs, outputs, attributes with their defaults, type
    constraints) changed keeps no since_version it was published under: it needs a new one;
 3. an operator added since the snapshot has a since_version above the snapshot's opset version
-   (an already released opset cannot gain operators);
+   (an already released opset cannot gain operators), and no published operator version is
+   removed (ONNX keeps the history and deprecates instead: old models keep their schema);
 4. no since_version exceeds its domain's opset version.
 
 (The fifth rule, "a model never imports two versions of one domain", is step 3 of model
@@ -232,6 +233,13 @@ def check(
                 f"{name}: inventory changed ({listed}) but the opset version stayed "
                 f"at {version}; a new operator set needs opset {old_version + 1}"
             )
+        for op, since in removed:
+            problems.append(
+                f"{name}.{op}:{since}: published in the previous release (opset "
+                f"{old_version}) and removed; a published operator version is never removed "
+                "(models that import it lose their schema): keep it registered, and deprecate "
+                "the operator with a new since_version instead"
+            )
         for op, since in added:
             if since <= old_version:
                 problems.append(
@@ -318,7 +326,7 @@ def _snapshot_path(config: Config) -> Path:
     "Operator-versioning rules (ONNX PR 186) hold for every declared schema (the installed "
     "onnx's and custom domains) against the previous release's committed snapshot: inventory "
     "changes raise the opset version, no signature changes under a published since_version, "
-    "since_version <= opset version.",
+    "no published operator version removed, since_version <= opset version.",
 )
 def check_opset_rules(ctx: Context) -> GateResult:
     config = ctx.config

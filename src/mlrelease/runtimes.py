@@ -51,12 +51,25 @@ class Session(ABC):
         """Outputs in ``output_names`` order."""
 
 
+PROBE_ENVIRONMENT = ("ALLOW_RELEASED_ONNX_OPSET_ONLY",)
+"""Environment variables that change what any runtime here accepts: part of the probe cache key.
+(onnxruntime refuses opsets onnx has not released unless ``ALLOW_RELEASED_ONNX_OPSET_ONLY=0``.)"""
+
+
 class Runtime(ABC):
     """One runtime on one target (e.g. onnxruntime on CPUExecutionProvider)."""
 
     name: str
     version: str
     target: str
+    environment: tuple[str, ...] = ()
+    """Environment variables (beyond :data:`PROBE_ENVIRONMENT`) that change what it accepts."""
+
+    def acceptance(self) -> dict[str, str]:
+        """Everything besides name, version and target that changes what it loads: the set
+        environment variables of :data:`PROBE_ENVIRONMENT` and :attr:`environment`."""
+        names = sorted({*PROBE_ENVIRONMENT, *self.environment})
+        return {name: os.environ[name] for name in names if name in os.environ}
 
     @property
     def label(self) -> str:
@@ -133,6 +146,7 @@ class OnnxRuntime(Runtime):
 
     extra_domains = ("com.microsoft", "com.microsoft.nchwc", "ai.onnx.contrib")
     """Domains onnxruntime implements beyond onnx's: probed too."""
+    environment = ("ORT_LOAD_CONFIG_FROM_MODEL",)
 
     def __init__(self, provider: str) -> None:
         import onnxruntime
@@ -376,9 +390,15 @@ def default_cache_dir(configured: str = "", root: Path | None = None) -> Path:
 
 
 def cache_file(cache_dir: Path, runtime: Runtime) -> Path:
+    """The probe cache entry of ``runtime`` under its current acceptance settings."""
+    import hashlib
+
     import onnx
 
-    return cache_dir / "compat" / f"{runtime.key}-onnx{onnx.__version__}-p{PROBE_FORMAT}.json"
+    settings = json.dumps(runtime.acceptance(), sort_keys=True).encode()
+    tag = hashlib.sha256(settings).hexdigest()[:12]
+    name = f"{runtime.key}-onnx{onnx.__version__}-p{PROBE_FORMAT}-e{tag}.json"
+    return cache_dir / "compat" / name
 
 
 def cached_probe(

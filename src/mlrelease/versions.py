@@ -1,12 +1,12 @@
 """Version consistency (pure): which version each file listed for bump-my-version carries.
 
-bump-my-version rewrites the files; this module only reads them, with the same ``search``
-patterns, so that the ``versions`` gate checks exactly what a bump would touch.
+bump-my-version rewrites the files; this module asks bump-my-version's own configuration and
+search patterns where the version is, so that the ``versions`` gate checks exactly what a bump
+would touch (nothing here re-implements its search).
 """
 
 from __future__ import annotations
 
-import glob
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -16,12 +16,6 @@ from typing import Any
 from packaging.version import InvalidVersion, Version
 
 from mlrelease.errors import ConfigError
-
-# A PEP 440 public version, as it appears in files (permissive: normalisation happens later).
-VERSION_PATTERN = (
-    r"[0-9]+(?:\.[0-9]+)*(?:[-_.]?(?:a|b|c|rc|alpha|beta)[0-9]*)?"
-    r"(?:\.?post[0-9]+)?(?:\.?dev[0-9]*)?"
-)
 
 # Release tags: v1.4.0 for a final release, v1.4.0-rc2 for its second release candidate.
 TAG_RE = re.compile(r"^v(?P<base>\d+\.\d+\.\d+)(?:-rc(?P<rc>\d+))?$")
@@ -105,71 +99,142 @@ def bumpversion_table(pyproject: Mapping[str, Any], source: str) -> Mapping[str,
     return table
 
 
-def search_regex(search: str, is_regex: bool) -> re.Pattern[str]:
-    """Compile a bump-my-version ``search`` template into a regex capturing the version."""
-    placeholder = "{current_version}"
-    if placeholder not in search:
-        raise ValueError(f"search pattern {search!r} does not contain {placeholder}")
-    parts = search.split(placeholder)
-    if is_regex:
-        pieces = [p.replace("{{", "{").replace("}}", "}") for p in parts]
-    else:
-        pieces = [re.escape(p) for p in parts]
-    group = f"(?P<version>{VERSION_PATTERN})"
-    # The first {current_version} captures; any later one must repeat the same value.
-    pattern = pieces[0] + group + pieces[1] + "".join(f"(?P=version){p}" for p in pieces[2:])
-    return re.compile(pattern, re.MULTILINE)
+def bumpversion_config(root: Path, source: str) -> Any:
+    """bump-my-version's own configuration of the project (its ``Config``).
+
+    Everything that finds or rewrites a version goes through it, so the ``versions`` gate and
+    ``mlrelease bump`` see exactly what bump-my-version does.
+    """
+    from bumpversion.config import get_configuration
+    from bumpversion.exceptions import BumpVersionError
+
+    try:
+        return get_configuration(root / "pyproject.toml")
+    except (BumpVersionError, ValueError) as exc:  # pydantic's ValidationError is a ValueError
+        raise ConfigError(
+            "tool.bumpversion",
+            "a configuration bump-my-version accepts",
+            f"an error: {str(exc).strip()[:400]}",
+            source=source,
+        ) from None
 
 
 def scan(
     root: Path, pyproject: Mapping[str, Any], source: str
 ) -> tuple[list[Occurrence], list[Problem]]:
-    """Every version string in the files listed under ``[[tool.bumpversion.files]]``."""
-    table = bumpversion_table(pyproject, source)
-    default_search = table.get("search", "{current_version}")
-    default_regex = bool(table.get("regex", False))
+    """Where bump-my-version finds the current version: every match of each listed file's
+    ``search`` (rendered by bump-my-version itself), plus a static ``[project] version``, which
+    bump-my-version keeps in step on its own.
+
+    A file whose search finds nothing is a :class:`Problem`; no other number in any file is
+    taken for a version.
+    """
+    from bumpversion.context import get_context
+    from bumpversion.files import resolve_file_config
+
+    bumpversion_table(pyproject, source)
+    config = bumpversion_config(root, source)
+    current = config.version_config.parse(config.current_version)
+    if current is None:
+        raise ConfigError(
+            "tool.bumpversion.current_version",
+            "a version that tool.bumpversion.parse matches",
+            repr(config.current_version),
+            source=source,
+            hint="Fix current_version or the parse pattern.",
+        )
     found: list[Occurrence] = []
     problems: list[Problem] = []
-    for i, entry in enumerate(table.get("files", [])):
-        pattern = entry.get("filename") or entry.get("glob")
-        if not isinstance(pattern, str):
-            raise ConfigError(
-                f"tool.bumpversion.files[{i}].filename",
-                "a file name or glob",
-                repr(pattern),
-                source=source,
-            )
-        search = entry.get("search", default_search)
-        try:
-            regex = search_regex(search, bool(entry.get("regex", default_regex)))
-        except (ValueError, re.error) as exc:
-            raise ConfigError(
-                f"tool.bumpversion.files[{i}].search",
-                "a pattern containing {current_version}",
-                f"{search!r} ({exc})",
-                source=source,
-            ) from None
-        paths = (
-            sorted(Path(p) for p in glob.glob(str(root / pattern), recursive=True))
-            if "glob" in entry
-            else [root / pattern]
+    static = pyproject.get("project", {}).get("version")
+    if isinstance(static, str):
+        text = (root / "pyproject.toml").read_text(encoding="utf-8")
+        match = re.search(r"^version\s*=", text, re.M)
+        found.append(
+            Occurrence("pyproject.toml", _line(text, match.start() if match else 0), static)
         )
-        if not paths:
-            problems.append(Problem(pattern, "the glob matches no file"))
-        for path in paths:
-            rel = path.relative_to(root).as_posix()
-            try:
-                text = path.read_text(encoding="utf-8")
-            except FileNotFoundError:
+    for configured in resolve_file_config(config.files_to_modify, config.version_config):
+        change = configured.file_change
+        path = Path(change.filename)
+        path = path if path.is_absolute() else root / path
+        try:
+            rel = path.resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:
+            rel = str(path)
+        if change.key_path:  # a data file (TOML/JSON key): bump-my-version rewrites the key
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            if not change.ignore_missing_file:
                 problems.append(Problem(rel, "the file does not exist"))
-                continue
-            matches = list(regex.finditer(text))
-            if not matches:
-                problems.append(Problem(rel, f"no line matches the search pattern {search!r}"))
-            for m in matches:
-                line = text.count("\n", 0, m.start("version")) + 1
-                found.append(Occurrence(rel, line, m["version"]))
+            continue
+        context = get_context(config)
+        value = configured.version_config.serialize(current, context)
+        context["current_version"] = value
+        pattern, raw = change.get_search_pattern(context)
+        matches = list(pattern.finditer(text))
+        if not matches and not change.ignore_missing_version:
+            problems.append(Problem(rel, _nothing_found(change, context, text, value, raw)))
+        for m in matches:
+            inside = _embedded(text, m.start(), m.end()) if raw == value else None
+            if inside:
+                # No search pattern: bump-my-version would rewrite part of another number.
+                problems.append(
+                    Problem(
+                        rel,
+                        f"line {_line(text, m.start())}: bump-my-version's search {raw!r} "
+                        f"(no search pattern) matches inside `{inside}`, which a bump would "
+                        "rewrite; give this file an exact search pattern",
+                    )
+                )
+            else:
+                found.append(Occurrence(rel, _line(text, m.start()), value))
     return found, problems
+
+
+_SENTINEL = "MLRELEASE0VERSION0SENTINEL"
+_ANY_VERSION = r"[0-9][0-9A-Za-z.+!-]*"
+
+
+def _nothing_found(change: Any, context: dict[str, Any], text: str, value: str, raw: str) -> str:
+    """Say what the line carries instead: bump-my-version's own rendering of the search, with
+    any version-like text where the version goes (shown to the user, never a verdict)."""
+    probe = dict(context, current_version=_SENTINEL)
+    pattern, _ = change.get_search_pattern(probe)
+    loose = pattern.pattern.replace(re.escape(_SENTINEL), f"(?P<v>{_ANY_VERSION})", 1)
+    message = f"bump-my-version's search {raw!r} finds nothing"
+    try:
+        other = re.search(loose, text, pattern.flags)
+    except re.error:
+        other = None
+    if other and other["v"] != value:
+        line = _line(text, other.start())
+        return f"line {line}: found `{other['v']}`, expected `{value}`: {message}"
+    return message
+
+
+def _embedded(text: str, start: int, end: int) -> str | None:
+    """The longer number a match sits inside (``21.0.0`` around ``1.0.0``), if any."""
+    before = text[start - 1] if start else ""
+    after = text[end : end + 2]
+    if (
+        before.isdigit()
+        or before == "."
+        or after[:1].isdigit()
+        or (after[:1] == "." and after[1:2].isdigit())
+    ):
+        left = start
+        while left and (text[left - 1].isalnum() or text[left - 1] in ".-+"):
+            left -= 1
+        right = end
+        while right < len(text) and (text[right].isalnum() or text[right] in ".-+"):
+            right += 1
+        return text[left:right].strip(".-+")
+    return None
+
+
+def _line(text: str, index: int) -> int:
+    return text.count("\n", 0, index) + 1
 
 
 def mismatches(occurrences: list[Occurrence], expected: str) -> list[Occurrence]:

@@ -7,6 +7,8 @@ import os
 import subprocess
 from pathlib import Path
 
+from helpers.dist import make_dist
+
 PYPROJECT = '''\
 [project]
 name = "demo"
@@ -14,6 +16,9 @@ version = "1.4.0.dev0"
 
 [tool.mlrelease]
 gates = ["git_state", "changelog"]
+
+[tool.mlrelease.wheels]
+kind = "pure"
 
 [tool.mlrelease.release]
 edits = [
@@ -46,6 +51,20 @@ id = "rc-tag"
 title = "Tag the RC"
 task = "invoke release.rc"
 run = ["mlrelease", "release", "rc", "--execute", "--push"]
+
+[[tool.mlrelease.release.checklist]]
+id = "build"
+title = "Build the RC's artifacts"
+task = "nox -s wheels"
+run = ["python3", "@DIST@", ".", "dist", "{version}"]
+evidence = ["dist/SHA256SUMS"]
+mutating = false
+
+[[tool.mlrelease.release.checklist]]
+id = "bind"
+title = "Bind the artifacts to the RC"
+task = "invoke release.bind"
+run = ["mlrelease", "release", "bind", "--rc", "{rc_tag}", "--execute", "--push"]
 
 [[tool.mlrelease.release.checklist]]
 id = "rc-verify"
@@ -89,6 +108,9 @@ search = '__version__ = "{current_version}"'
 replace = '__version__ = "{new_version}"'
 '''
 
+DIST_SCRIPT = Path(__file__).with_name("dist.py")
+PYPROJECT = PYPROJECT.replace("@DIST@", DIST_SCRIPT.as_posix())
+
 FILES = {
     "pyproject.toml": PYPROJECT,
     "README.md": "# demo\n\nDocs: https://github.com/example/demo/blob/main/docs/index.md\n",
@@ -96,7 +118,7 @@ FILES = {
     "CHANGELOG.md": "# Changelog\n\n<!-- insertion marker -->\n## Unreleased\n\n",
     "src/demo/__init__.py": '"""demo."""\n\n__version__ = "1.4.0.dev0"\n',
     "src/demo/core.py": "def answer() -> int:\n    return 42\n",
-    ".gitignore": "build/\n",
+    ".gitignore": "build/\ndist/\n",
 }
 
 GIT_ENV = {
@@ -148,3 +170,46 @@ class Repo:
 
     def status(self) -> str:
         return self.git("status", "--porcelain")
+
+    def tag_everywhere(self, name: str) -> tuple[str, str]:
+        """(local, origin) listings of tag ``name``: both empty when it exists nowhere."""
+        return self.git("tag", "--list", name), self.origin_git("tag", "--list", name)
+
+    def build(self, folder: str = "dist", version: str = "1.4.0") -> list[Path]:
+        """The stand-in build of the checked-out tree into ``folder`` (with SHA256SUMS)."""
+        return make_dist(self.path, self.path / folder, version)
+
+
+CHECKLIST_STEPS = ("freeze", "verify", "bump", "rc-tag", "build", "bind", "rc-verify", "promote")
+CHECKLIST_KILL_POINTS = [
+    *(f"checklist:after:{step}" for step in CHECKLIST_STEPS),
+    *(
+        f"cut:after:{key}"
+        for key in (
+            "branch", "journal", "bump", "commit-main", "journal-end", "switch-branch",
+            "edit:README.md", "edit:docs/links.md", "commit-branch", "push",
+        )
+    ),
+    *(
+        f"prepare:after:{key}"
+        for key in ("journal", "bump", "changelog", "commit", "journal-end", "push")
+    ),
+    "rc:after:tag",
+    "rc:after:push",
+    "bind:after:object",
+    "bind:after:ref",
+    "bind:after:push",
+    "promote:after:tag",
+    "promote:after:push",
+]  # fmt: skip
+"""Every point the checklist's release passes (fault_point names), each killed by a test."""
+PROMOTE_KILL_POINTS = [
+    "publish:after:demo-1.4.0-py3-none-any.whl",  # one file on the index, the other not
+    "publish:after:demo-1.4.0.tar.gz",
+    "promote:after:publish",
+    "promote:after:tag",
+    "promote:after:push",
+]
+"""Every point of ``release promote --publish`` to an index."""
+BUMP_KILL_POINTS = ["bump:after:write"]
+"""``mlrelease bump``: after bump-my-version wrote the files, before the journal is closed."""

@@ -159,3 +159,89 @@ def compare(
         "explained": explained,
         "unexplained": unexplained,
     }
+
+
+# --- the cross-backend agreement rule of the ops_index gate -------------------------------------
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """A case one backend passes while another gives a wrong result."""
+
+    case: str
+    op: str
+    """The operator version: ``ai.onnx Celu-12``."""
+    passing: tuple[str, ...]
+    wrong: tuple[str, ...]
+
+    def text(self) -> str:
+        return (
+            f"{self.case} ({self.op}): {', '.join(self.passing)} pass, "
+            f"{', '.join(self.wrong)} wrong result"
+        )
+
+
+def disagreements(index: Mapping[str, Any]) -> list[Disagreement]:
+    """Every case of ``index`` on which backends that ran it disagree about the result.
+
+    Only *pass* against *wrong result* counts: a backend without the kernel, or refusing the
+    opset, has no opinion on the operator's semantics.
+    """
+    found = []
+    for op in index.get("ops", []):
+        for version in op.get("versions", []):
+            label = f"{op.get('domain')} {op.get('op_type')}-{version.get('since_version')}"
+            for group in ("cases", "expanded_cases"):
+                for case, row in sorted(version.get(group, {}).items()):
+                    passing = tuple(b for b, v in row.items() if v == Verdict.PASS.value)
+                    wrong = tuple(b for b, v in row.items() if v == Verdict.WRONG_RESULT.value)
+                    if passing and wrong:
+                        found.append(Disagreement(case, label, passing, wrong))
+    return found
+
+
+def agreement_findings(
+    index: Mapping[str, Any], policy: Policy, new_versions: set[str] | None
+) -> tuple[list[str], list[str]]:
+    """(failures, details) of the agreement rule.
+
+    A disagreement fails unless the known-failures file explains it (reason and expiry). In
+    an operator version that is new since the previous release (``new_versions``, labels such
+    as ``ai.onnx Celu-12``; None when there is no previous release), it is named a suspected
+    reference bug: the expected outputs and the reference evaluator come from the same new
+    reference implementation, so only another backend can contradict them (ONNX 1.7's Dropout
+    and Celu shipped wrong references that way).
+    """
+    where = policy.known_failures_path
+    failures: list[str] = []
+    details: list[str] = []
+    unexplained: list[Disagreement] = []
+    found = disagreements(index)
+    for listed in policy.disagreements:
+        if not any(all(listed.matches(d.case, b) for b in d.wrong) for d in found):
+            details.append(f"Remove {listed.label(where)}: no case it matches disagrees any more.")
+    for d in found:
+        entry = policy.explained(d.case, d.wrong)
+        if entry is not None:
+            details.append(f"Backends disagree on {d.text()}; explained: {entry.label(where)}.")
+        else:
+            unexplained.append(d)
+    suspects = [d for d in unexplained if new_versions is not None and d.op in new_versions]
+    for d in suspects:
+        failures.append(
+            f"suspected reference bug in the new operator version {d.op}: {d.text()}. The "
+            "expected outputs come from the new reference implementation; check it against "
+            f"an independent implementation, then fix it or list the case in {where} "
+            "([[disagreement]] with a reason and an expiry)"
+        )
+    rest = [d for d in unexplained if d not in suspects]
+    if rest:
+        failures.append(
+            f"{len(rest)} case(s) where backends disagree (one passes, another gives a wrong "
+            f"result) without an entry in {where}: {'; '.join(d.text() for d in rest[:5])}"
+            + (f"; and {len(rest) - 5} more" if len(rest) > 5 else "")
+            + ". Find which backend is wrong; fix it, or list each case as a [[disagreement]] "
+            "with a reason and an expiry"
+        )
+        details += [f"Backends disagree on {d.text()}." for d in rest[5:]]
+    return failures, details

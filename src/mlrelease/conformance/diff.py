@@ -23,6 +23,9 @@ class IndexDiff:
     regressions: list[str] = field(default_factory=list)
     """Cases that passed before and fail now, not covered by a known failure."""
     known_regressions: list[str] = field(default_factory=list)
+    first_measured: list[str] = field(default_factory=list)
+    """Op versions with cases now and none before (new, or newly tested): nothing but another
+    backend can contradict their reference."""
 
     @property
     def empty(self) -> bool:
@@ -55,6 +58,10 @@ def _versions(index: Mapping[str, Any]) -> dict[tuple[str, str, int], Mapping[st
     }
 
 
+def _measured(version: Mapping[str, Any]) -> bool:
+    return any(s.get("status") != "no_test" for s in version.get("backends", {}).values())
+
+
 def label(key: tuple[str, str, int]) -> str:
     return f"{key[0]} {key[1]}-{key[2]}"
 
@@ -67,6 +74,11 @@ def diff(
     before, after = _versions(old), _versions(new)
     result.added = [label(k) for k in after if k not in before]
     result.removed = [label(k) for k in before if k not in after]
+    result.first_measured = [
+        label(k)
+        for k, v in after.items()
+        if _measured(v) and (k not in before or not _measured(before[k]))
+    ]
     old_backends = {b["name"] for b in old.get("backends", [])}
     for key, version in after.items():
         if key not in before:
@@ -139,3 +151,69 @@ def _show(root: Path, ref: str, path: str) -> str | None:
         return None
     text = git.run(root, "show", f"{ref}:{path}", check=False)
     return text + "\n" if text else None
+
+
+# --- the committed index against a fresh run: every changed operator version -------------------
+
+
+@dataclass(frozen=True)
+class VersionChange:
+    """One operator version whose entry differs between the committed index and a fresh run."""
+
+    label: str
+    """``ai.onnx Relu-14``."""
+    text: str
+    """What changed, per backend, with the cases whose verdict changed."""
+    worse: list[tuple[str, str]] = field(default_factory=list)
+    """(case, backend) that passed in the committed index and fail in the fresh run."""
+
+
+def _case_rows(version: Mapping[str, Any]) -> dict[str, Mapping[str, str]]:
+    return {
+        name: row
+        for group in ("cases", "expanded_cases")
+        for name, row in version.get(group, {}).items()
+    }
+
+
+def version_changes(committed: Mapping[str, Any], fresh: Mapping[str, Any]) -> list[VersionChange]:
+    """Every operator version that differs, in the fresh index's order (then removed ones)."""
+    before, after = _versions(committed), _versions(fresh)
+    changes = []
+    for key, version in after.items():
+        old = before.get(key)
+        if old is None:
+            changes.append(VersionChange(label(key), "missing from the committed index"))
+            continue
+        if old == version:
+            continue
+        parts: list[str] = []
+        worse: list[tuple[str, str]] = []
+        old_rows, new_rows = _case_rows(old), _case_rows(version)
+        backends = list(version.get("backends", {}))
+        backends += [b for b in old.get("backends", {}) if b not in backends]
+        for backend in backends:
+            was = old.get("backends", {}).get(backend)
+            now = version.get("backends", {}).get(backend)
+            cases = []
+            for case in sorted({*old_rows, *new_rows}):
+                a = old_rows.get(case, {}).get(backend)
+                b = new_rows.get(case, {}).get(backend)
+                if a != b:
+                    cases.append(f"{case} {a or 'absent'} -> {b or 'absent'}")
+                    if a == "pass" and b not in (None, "pass", "environment"):  # not measured
+                        worse.append((case, backend))
+            if was != now or cases:
+                parts.append(
+                    f"{backend}: committed {index_mod._status_text(was)}, fresh run "
+                    f"{index_mod._status_text(now)}"
+                    + (f" (cases: {'; '.join(cases[:5])}" if cases else "")
+                    + (f"; and {len(cases) - 5} more)" if len(cases) > 5 else ")" if cases else "")
+                )
+        changes.append(VersionChange(label(key), "; ".join(parts) or "the entry differs", worse))
+    for key in before:
+        if key not in after:
+            changes.append(
+                VersionChange(label(key), "in the committed index but not in a fresh run")
+            )
+    return changes

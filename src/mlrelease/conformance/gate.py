@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 
+from mlrelease.conformance import agreement, engine
 from mlrelease.conformance import diff as diff_mod
-from mlrelease.conformance import engine
 from mlrelease.conformance import index as index_mod
 from mlrelease.conformance import policy as policy_mod
 from mlrelease.exit_criteria import first_difference as first_text_difference
@@ -15,8 +15,10 @@ from mlrelease.gates import Context, GateResult, gate
 @gate(
     "ops_index",
     "The supported-operators index (`docs/indices/supported_ops.json` and its page) equals a "
-    "fresh conformance run, no known failure has expired, and no case that passed in the "
-    "previous release's index fails unless `ci/known_failures.toml` lists it.",
+    "fresh conformance run (every changed operator version named; one that got worse is a "
+    "regression to explain), no known failure has expired, no case that passed in the previous "
+    "release's index fails, and no case on which backends disagree (one passes, another gives "
+    "a wrong result) goes unexplained, unless `ci/known_failures.toml` lists it.",
 )
 def check_ops_index(ctx: Context) -> GateResult:
     config = ctx.config
@@ -37,26 +39,50 @@ def check_ops_index(ctx: Context) -> GateResult:
     fresh_path = ctx.evidence_path("ops_index", "supported_ops.json")
     fresh_path.write_text(index_mod.dumps(fresh), encoding="utf-8")
     evidence = [ctx.display(results_path), ctx.display(fresh_path)]
+    details: list[str] = outcome.environment_notes()
+    page_is_checked = True
 
     if committed is None:
         failures.append(f"{ops.index} does not exist; {regenerate}")
     else:
-        difference = index_mod.first_difference(fresh, committed)
+        changed = diff_mod.version_changes(committed, fresh)
+        worse = [c for c in changed if any(policy.known(k, b) is None for k, b in c.worse)]
+        if worse:
+            failures.append(
+                f"{len(worse)} operator version(s) got worse than the committed {ops.index}, a "
+                f"regression to explain (regenerating would hide it): "
+                + "; ".join(f"{c.label}: {c.text}" for c in worse[:5])
+                + f". Fix the backend, or list each failing case in {ops.known_failures} "
+                "with a reason and an expiry"
+            )
+            details += [f"Got worse: {c.label}: {c.text}" for c in worse[5:]]
+        rest = [c for c in changed if c not in worse]
+        if rest:
+            failures.append(
+                f"{ops.index} is stale: {len(rest)} operator version(s) changed: "
+                + "; ".join(f"{c.label}: {c.text}" for c in rest[:5])
+                + (f"; and {len(rest) - 5} more (listed below)" if len(rest) > 5 else "")
+                + f"; {regenerate}"
+            )
+            details += [f"Changed: {c.label}: {c.text}" for c in rest[5:]]
+        difference = None if changed else index_mod.first_difference(fresh, committed)
         if difference:
             failures.append(f"{ops.index} is stale: {difference}; {regenerate}")
+        if worse:  # the page follows the index: its staleness is the same regression
+            page_is_checked = False
     page_path = config.path(ops.page)
     page = engine.render_page(config, ops, fresh)
     current_page = page_path.read_text(encoding="utf-8") if page_path.is_file() else ""
-    page_difference = first_text_difference(page, current_page)
+    page_difference = first_text_difference(page, current_page) if page_is_checked else None
     if page_difference:
         failures.append(f"{ops.page} is stale ({page_difference}); {regenerate}")
 
-    details: list[str] = outcome.environment_notes()
     bump = config.pyproject.get("tool", {}).get("bumpversion", {})
     version = str(
         bump.get("current_version") or config.pyproject.get("project", {}).get("version", "0")
     )
     previous = diff_mod.load_previous(config.root, ops.previous_index, ops.index, version)
+    new_versions: set[str] | None = None
     if previous is None:
         details.append(
             "No previous release index to compare with (no earlier release tag "
@@ -65,6 +91,7 @@ def check_ops_index(ctx: Context) -> GateResult:
     else:
         label, old = previous
         changes = diff_mod.diff(old, fresh, lambda c, b: policy.known(c, b) is not None)
+        new_versions = set(changes.added) | set(changes.first_measured)
         details += [f"Since {label}: {line}" for line in changes.lines()] or [
             f"No operator changes since {label}."
         ]
@@ -73,6 +100,9 @@ def check_ops_index(ctx: Context) -> GateResult:
                 f"{len(changes.regressions)} case(s) passed in {label} and fail now without a "
                 f"known-failure entry: {'; '.join(changes.regressions[:5])}"
             )
+    disagree, explained = agreement.agreement_findings(fresh, policy, new_versions)
+    failures += disagree
+    details += explained
     rows = ((r.case, r.backend, r.verdict.ok) for r in outcome.results)
     for entry, why in policy.unneeded(rows, set(outcome.measured)):
         details.append(f"Remove {entry.label(ops.known_failures)}: {why}.")

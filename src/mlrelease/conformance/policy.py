@@ -66,6 +66,9 @@ class _TolerancesFile:
 @dataclass(frozen=True)
 class _KnownFailuresFile:
     failure: list[KnownFailure] = field(default_factory=list)
+    disagreement: list[KnownFailure] = field(default_factory=list)
+    """Cases on which the backends disagree (one passes, another gives a wrong result), each
+    investigated: a reason and an ``expires`` date (a ``backend`` names the one that is wrong)."""
 
 
 @dataclass(frozen=True)
@@ -75,6 +78,22 @@ class Policy:
     tolerances: list[ToleranceOverride] = field(default_factory=list)
     known_failures: list[KnownFailure] = field(default_factory=list)
     known_failures_path: str = "ci/known_failures.toml"
+    disagreements: list[KnownFailure] = field(default_factory=list)
+    """``[[disagreement]]`` entries of the known-failures file."""
+
+    def explained(self, case: str, wrong: Iterable[str]) -> KnownFailure | None:
+        """The entry excusing a disagreement on ``case`` whose ``wrong`` backends give a wrong
+        result: a ``[[disagreement]]`` entry, or a dated ``[[failure]]`` for each of them."""
+        backends = list(wrong)
+        entry = next(
+            (d for d in self.disagreements if all(d.matches(case, b) for b in backends)), None
+        )
+        if entry is not None:
+            return entry
+        found = [self.known(case, b) for b in backends]
+        if found and all(k is not None and k.expiry is not None for k in found):
+            return found[0]
+        return None
 
     def tolerance(self, case: str, backend: str, rtol: float, atol: float) -> tuple[float, float]:
         """The (rtol, atol) for a case on a backend: the first matching override, else its own."""
@@ -101,7 +120,8 @@ class Policy:
         return next((k for k in self.known_failures if k.matches(case, backend)), None)
 
     def expired(self, today: dt.date) -> list[KnownFailure]:
-        return [k for k in self.known_failures if k.expiry is not None and k.expiry < today]
+        entries = [*self.known_failures, *self.disagreements]
+        return [k for k in entries if k.expiry is not None and k.expiry < today]
 
     def unneeded(
         self,
@@ -178,12 +198,43 @@ def load(root: Path, tolerances: str, known_failures: str) -> Policy:
                 line=_line_of(text, entry.pattern),
             )
         )
+    disagreements = []
+    for i, entry in enumerate(known.disagreement):
+        key, source = f"disagreement[{i}]", str(root / known_failures)
+        until: dt.date | None = entry.expiry
+        if until is None and entry.expires is not None:
+            try:
+                until = dt.date.fromisoformat(str(entry.expires))
+            except ValueError:
+                until = None
+        if until is None:
+            raise ConfigError(
+                f"{key}.expires",
+                "a date such as 2027-06-30 (until when the backends may disagree)",
+                repr(entry.expires),
+                source=source,
+                hint=f"Say until when '{entry.pattern}' may disagree; renew it after checking.",
+            )
+        if not entry.reason.strip():
+            raise ConfigError(
+                f"{key}.reason", "which backend is wrong and why", "an empty reason", source=source
+            )
+        disagreements.append(
+            KnownFailure(
+                entry.pattern,
+                entry.reason,
+                entry.backend,
+                until,
+                entry.tracking,
+                line=_line_of(text, entry.pattern),
+            )
+        )
     for i, override in enumerate(tol.override):
         if override.rtol is None and override.atol is None:
             raise ConfigError(
                 f"override[{i}]", "rtol, atol or both", "neither", source=str(root / tolerances)
             )
-    return Policy(list(tol.override), entries, known_failures)
+    return Policy(list(tol.override), entries, known_failures, disagreements)
 
 
 def _read(path: Path, cls: Any) -> Any:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import os
 import queue
-import signal
 import subprocess
 import sys
 import threading
@@ -26,6 +25,7 @@ from mlrelease.conformance import protocol
 from mlrelease.conformance.cases import Case
 from mlrelease.conformance.config import BackendConfig
 from mlrelease.conformance.verdicts import CaseResult, Description, Verdict
+from mlrelease.edges import proc as isolation
 from mlrelease.errors import UserError
 
 WORKER_ENV = {
@@ -107,7 +107,7 @@ class Pool:
         log = self.log_dir / f"worker-{self.spawned}.log"
         env = {**os.environ, **self.env}
         with log.open("wb") as log_file:
-            process = subprocess.Popen(
+            process = isolation.start(
                 [sys.executable, "-m", "mlrelease.conformance.worker"],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
@@ -135,12 +135,11 @@ class Pool:
     def _retire(self, worker: _Worker, kill: bool) -> None:
         worker.dead = True
         if kill and worker.process.poll() is None:
-            worker.process.kill()
+            isolation.kill_group(worker.process, wait=False)
         try:
             worker.process.wait(timeout=10)
         except subprocess.TimeoutExpired:
-            worker.process.kill()
-            worker.process.wait()
+            isolation.kill_group(worker.process)
         for stream in (worker.process.stdin, worker.process.stdout):
             if stream is not None:
                 with contextlib.suppress(OSError):
@@ -321,12 +320,7 @@ class Pool:
 
 def describe_exit(code: int | None) -> str:
     """``signal SIGABRT`` / ``exit code 3``: how a worker ended."""
-    if code is not None and code < 0:
-        try:
-            return f"signal {signal.Signals(-code).name}"
-        except ValueError:
-            return f"signal {-code}"
-    return f"exit code {code}"
+    return isolation.describe_exit(code)
 
 
 def log_tail(path: Path, lines: int) -> str:

@@ -29,6 +29,7 @@ from mlrelease.docs import site, sphinx_run, switcher
 from mlrelease.docs.settings import DocsConfig
 from mlrelease.docs.switcher import Entry
 from mlrelease.errors import PreconditionError, UserError
+from mlrelease.release.settings import Names
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -59,6 +60,9 @@ class Plan:
     root: Path
     source: str
     group: str
+    requirements: list[str]
+    """The current config's docs group, flattened, when the tag's pyproject predates it
+    (empty: the tag's own group is installed)."""
     install_project: bool
     site: Path
     replaces: bool
@@ -109,7 +113,10 @@ def plan(
         if not version:
             raise UserError("Give --version X.Y.Z (a release tag's version) or --dev.")
         parsed = normalise(version)
-        name, ref, release = str(parsed), versions.version_to_tag(parsed), str(parsed)
+        # The tag as the project spells its tags ([tool.mlrelease.release] tag / rc-tag).
+        names = Names.of(config.release, str(config.pyproject_path))
+        tag = names.rc_tag_for(parsed, parsed.pre[1]) if parsed.pre else names.final_tag(parsed)
+        name, ref, release = str(parsed), tag, str(parsed)
         commit = git.run(
             root, "rev-parse", "--verify", "--quiet", f"refs/tags/{ref}^{{commit}}", check=False
         )
@@ -124,12 +131,17 @@ def plan(
             )
     pyproject = _toml_at(root, commit, "pyproject.toml", ref)
     groups = pyproject.get("dependency-groups", {})
+    requirements: list[str] = []
     if docs.group not in groups:
-        raise PreconditionError(
-            f"{ref}:pyproject.toml has no [dependency-groups] {docs.group}: expected the group "
-            "listing what its docs need (tool.mlrelease.docs.group), found "
-            f"{', '.join(groups) or 'no groups'}."
-        )
+        # A tag older than the docs group: the build environment comes from the current config.
+        current = config.pyproject.get("dependency-groups", {})
+        if docs.group not in current:
+            raise PreconditionError(
+                f"neither {ref}:pyproject.toml nor the current pyproject.toml has "
+                f"[dependency-groups] {docs.group}: expected the group listing what the docs "
+                f"need (tool.mlrelease.docs.group), found {', '.join(current) or 'no groups'}."
+            )
+        requirements = flatten_group(current, docs.group)
     if not _exists_at(root, commit, f"{docs.source}/conf.py"):
         raise PreconditionError(
             f"{ref} has no {docs.source}/conf.py: expected a Sphinx project in the folder "
@@ -161,6 +173,7 @@ def plan(
         root=root,
         source=docs.source,
         group=docs.group,
+        requirements=requirements,
         install_project="project" in pyproject,
         site=site_dir,
         replaces=target.exists(),
@@ -221,17 +234,19 @@ def _environment(env_dir: Path, worktree: Path, plan: Plan, log: Path) -> str:
     bindir = "Scripts" if os.name == "nt" else "bin"
     python = str(env_dir / bindir / ("python.exe" if os.name == "nt" else "python"))
     project = [str(worktree)] if plan.install_project else []
+    # The tag's own group, or the current config's requirements for a tag that predates it.
+    wanted = list(plan.requirements) if plan.requirements else ["--group", plan.group]
     uv = shutil.which("uv")
     if uv:  # uv when present: an order of magnitude faster than pip for a fresh environment
         steps = [
             [uv, "venv", "--quiet", "--python", sys.executable, str(env_dir)],
-            [uv, "pip", "install", "--quiet", "--python", python, *project, "--group", plan.group],
+            [uv, "pip", "install", "--quiet", "--python", python, *project, *wanted],
         ]
     else:  # pip reads dependency groups (--group) from 25.1 on
         steps = [
             [sys.executable, "-m", "venv", str(env_dir)],
             [python, "-m", "pip", "install", "--quiet", "--upgrade", "pip>=25.1"],
-            [python, "-m", "pip", "install", "--quiet", *project, "--group", plan.group],
+            [python, "-m", "pip", "install", "--quiet", *project, *wanted],
         ]
     for args in steps:
         proc = subprocess.run(args, cwd=worktree, capture_output=True, text=True, check=False)
@@ -242,6 +257,23 @@ def _environment(env_dir: Path, worktree: Path, plan: Plan, log: Path) -> str:
                 f"site was not changed. Last lines of {log}:\n{_tail(log)}"
             )
     return python
+
+
+def flatten_group(groups: dict[str, Any], name: str, seen: tuple[str, ...] = ()) -> list[str]:
+    """The requirements of dependency group ``name``, its ``include-group`` entries expanded."""
+    if name in seen or name not in groups:
+        raise PreconditionError(
+            f"[dependency-groups] {name}: "
+            + ("includes itself" if name in seen else "does not exist")
+            + f" (reached through {' -> '.join((*seen, name))})."
+        )
+    out: list[str] = []
+    for item in groups[name]:
+        if isinstance(item, dict) and "include-group" in item:
+            out += flatten_group(groups, str(item["include-group"]), (*seen, name))
+        else:
+            out.append(str(item))
+    return out
 
 
 def _toml_at(root: Path, commit: str, path: str, ref: str) -> dict[str, Any]:

@@ -21,6 +21,13 @@ class DocsConfig:
     base_url: str = "/"
     """The URL the versioned site is served from, ending in ``/``: switcher entries link to
     ``BASE-URL + VERSION + "/"``. A path (``/project/``) works on any host."""
+    pages_branch: str = "gh-pages"
+    """The branch the site is published from; the ``docs`` gate reads ``origin/<it>`` (else the
+    local branch) to check that every final release tag is frozen there."""
+    frozen_since: str = ""
+    """The oldest release whose docs must be frozen on the published site (e.g. ``1.0.0``);
+    older release tags (from before the project versioned its docs) are not checked. Empty:
+    every final release tag."""
     group: str = "docs"
     """The ``[dependency-groups]`` group installed, as the tag declares it, to freeze a version."""
 
@@ -39,6 +46,7 @@ class DocsConfig:
             ("build-dir", self.build_dir),
             ("site", self.site),
             ("group", self.group),
+            ("pages-branch", self.pages_branch),
         ):
             if not value.strip():
                 raise ConfigError(

@@ -147,6 +147,8 @@ class Gate:
     description: str
     run: GateFunction
     required: bool = True
+    options: type | None = None
+    """The dataclass of its ``[tool.mlrelease.gate-options.NAME]`` table, checked at load."""
 
     @property
     def how_to_run(self) -> str:
@@ -159,6 +161,19 @@ class Gate:
             result = self.run(ctx)
         except UserError as exc:
             result = GateResult(Status.ERROR, str(exc))
+        except ModuleNotFoundError as exc:
+            package = (exc.name or "?").split(".")[0]
+            result = GateResult(
+                Status.ERROR,
+                f"the `{self.name}` gate needs the Python package `{package}`, which is not "
+                f"installed in this environment; install it (`python -m pip install {package}`"
+                + (
+                    ", or mlrelease's `onnx` dependency group: onnx and onnxruntime"
+                    if package in ("onnx", "onnxruntime")
+                    else ""
+                )
+                + ") or remove the gate from tool.mlrelease.gates",
+            )
         except Exception as exc:  # a broken gate must not hide the other gates' verdicts
             result = GateResult(Status.ERROR, f"{type(exc).__name__}: {exc}")
         result.name = self.name
@@ -170,14 +185,15 @@ REGISTRY: dict[str, Gate] = {}
 
 
 def gate(
-    name: str, description: str, *, required: bool = True
+    name: str, description: str, *, required: bool = True, options: type | None = None
 ) -> Callable[[GateFunction], GateFunction]:
-    """Register ``run`` as the gate ``name``; ``description`` is one line, what it checks."""
+    """Register ``run`` as the gate ``name``; ``description`` is one line, what it checks;
+    ``options`` is the dataclass of its gate-options table, validated when the config loads."""
 
     def register(run: GateFunction) -> GateFunction:
         if name in REGISTRY and REGISTRY[name].run is not run:
             raise ValueError(f"gate {name!r} is registered twice")
-        REGISTRY[name] = Gate(name, description, run, required)
+        REGISTRY[name] = Gate(name, description, run, required, options)
         return run
 
     return register
@@ -204,6 +220,57 @@ def load_gates(config: Config) -> dict[str, Gate]:
                 hint="Install the package that provides it, or remove it from the list.",
             ) from None
     return REGISTRY
+
+
+def check_config(config: Config) -> None:
+    """Refuse at load time what would otherwise fail at run time: no gates, an unknown gate,
+    options for an unknown gate, options a gate does not accept, a missing changelog."""
+    source = str(config.pyproject_path)
+    if not config.gates:
+        raise ConfigError(
+            "tool.mlrelease.gates",
+            "at least one gate name",
+            "an empty list",
+            source=source,
+            hint="List the gates `mlrelease verify` runs (`mlrelease gates list --all` shows "
+            "them), or remove the key for the defaults.",
+        )
+    registry = load_gates(config)
+    for i, name in enumerate(config.gates):
+        if name not in registry:
+            raise ConfigError(
+                f"tool.mlrelease.gates[{i}]",
+                "the name of a registered gate",
+                repr(name),
+                source=source,
+                hint=_suggest(name, registry),
+            )
+    for name, table in config.gate_options.items():
+        if name not in registry:
+            raise ConfigError(
+                f"tool.mlrelease.gate-options.{name}",
+                "options of a registered gate",
+                f"options for {name!r}, which is no gate",
+                source=source,
+                hint=_suggest(name, registry),
+            )
+        cls = registry[name].options
+        if cls is not None:
+            parse_section(cls, table, prefix=f"tool.mlrelease.gate-options.{name}", source=source)
+    from mlrelease.release.settings import check_placeholders
+
+    check_placeholders(config.release, source)
+    # Only a configured gate list asks for the file: the defaults must not refuse a new project.
+    listed = "gates" in config.pyproject.get("tool", {}).get("mlrelease", {})
+    if listed and "changelog" in config.gates and not config.path(config.changelog).is_file():
+        raise ConfigError(
+            "tool.mlrelease.changelog",
+            "an existing changelog file (the `changelog` gate is configured)",
+            f"no file {config.changelog}",
+            source=source,
+            hint="Create it (a '# Changelog' heading; `mlrelease changelog --execute` fills it), "
+            "point the key at the right file, or remove `changelog` from gates.",
+        )
 
 
 def select(

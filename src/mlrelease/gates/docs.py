@@ -6,7 +6,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from mlrelease.docs import build, site, switcher
+from mlrelease.docs import build, published, site, switcher
 from mlrelease.gates import Context, GateResult, gate
 
 
@@ -14,7 +14,8 @@ from mlrelease.gates import Context, GateResult, gate
     "docs",
     "The docs build with no warnings (`-W`), their generated pages equal a fresh "
     "regeneration, internal links resolve, and the versioned site's `switcher.json` is valid "
-    "with a folder for every listed version.",
+    "with a folder for every listed version; every final release tag is frozen and listed on "
+    "the published site (the pages branch or `base-url`), the newest one preferred.",
 )
 def check_docs(ctx: Context) -> GateResult:
     docs = ctx.config.docs
@@ -37,6 +38,13 @@ def check_docs(ctx: Context) -> GateResult:
         )
     else:
         site_note = f"no frozen site at {ctx.display(site_dir)} (nothing to check there)"
+    release_docs = published.state(ctx.config)
+    problems += release_docs.problems
+    if release_docs.released and not release_docs.problems:
+        site_note += (
+            f"; every final release ({len(release_docs.released)}) is frozen and listed on "
+            f"{release_docs.source}, {release_docs.released[-1]} preferred"
+        )
     if problems:
         return GateResult.failed(
             f"{len(problems)} docs problem(s): {problems[0]}",

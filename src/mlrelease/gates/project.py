@@ -3,25 +3,41 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 import shlex
 import subprocess
+import sys
 from dataclasses import dataclass, field
+
+from packaging.version import Version
 
 from mlrelease import changelog, exit_criteria, git, versions
 from mlrelease.gates import Context, GateResult, gate, reuse, select
+from mlrelease.release.settings import Names
 
 
 @gate(
     "versions",
-    "Every file listed for bump-my-version carries the same PEP 440 version, and a release "
-    "tag on HEAD agrees with it (`v1.4.0` is `1.4.0`; `v1.4.0-rc2` is `1.4.0rc2`, or `1.4.0` "
-    "for an RC built with the final version).",
+    "bump-my-version's own search finds the current version in every file listed for it, and "
+    "a release tag on HEAD (as `[tool.mlrelease.release]` spells tags) agrees with it "
+    "(`v1.4.0` is `1.4.0`; `v1.4.0-rc2` is `1.4.0rc2`, or `1.4.0` for an RC built with the "
+    "final version).",
 )
 def check_versions(ctx: Context) -> GateResult:
     source = str(ctx.config.pyproject_path)
     table = versions.bumpversion_table(ctx.config.pyproject, source)
     expected = str(table["current_version"])
     parsed = versions.parse(expected, key="tool.bumpversion.current_version", source=source)
+    names = Names.of(ctx.config.release, source)
+    tagged_here = [
+        (tag, names.parse_tag(tag)) for tag in (git.tags_at(ctx.root) if git.head(ctx.root) else [])
+    ]
+    if ctx.config.version_source == "scm":
+        on_head = [t for t, p in tagged_here if p is not None]
+        return GateResult.passed(
+            "the version comes from git tags (version-source = scm): no file carries it"
+            + (f"; HEAD is tagged {', '.join(on_head)}" if on_head else "")
+        )
     found, problems = versions.scan(ctx.root, ctx.config.pyproject, source)
     details = [f"`{p.file}`: {p.message}" for p in problems]
     details += [
@@ -29,9 +45,12 @@ def check_versions(ctx: Context) -> GateResult:
         "(tool.bumpversion.current_version)"
         for o in versions.mismatches(found, expected)
     ]
-    for tag in git.tags_at(ctx.root) if git.head(ctx.root) else []:
-        tagged = versions.tag_to_version(tag)
-        if tagged is not None and not versions.tag_agrees(tagged, parsed):
+    for tag, tag_parsed in tagged_here:
+        if tag_parsed is None:
+            continue
+        base, rc = tag_parsed
+        tagged = Version(f"{base}rc{rc}") if rc is not None else base
+        if not versions.tag_agrees(tagged, parsed):
             details.append(
                 f"HEAD is tagged `{tag}` (version {tagged}) but the files carry `{expected}`"
             )
@@ -91,16 +110,22 @@ def check_exit_criteria_doc(ctx: Context) -> GateResult:
 @dataclass(frozen=True)
 class TestsOptions:
     command: list[str] = field(default_factory=lambda: ["python", "-m", "pytest", "-q"])
-    """The test command, run in the project root in the release_verify environment."""
+    """The test command, run in the project root; ``python`` is the interpreter running
+    mlrelease."""
     timeout_s: int = 3600
     reuse: bool = True
     """Reuse the last passing result of the same commit, tree, command and environment."""
 
 
-@gate("tests", "The project's test suite passes in the release_verify environment.")
+@gate(
+    "tests",
+    "The project's test suite passes in the release_verify environment.",
+    options=TestsOptions,
+)
 def check_tests(ctx: Context) -> GateResult:
     options = ctx.options("tests", TestsOptions)
     log = ctx.evidence_path("tests", "output.txt")
+    command = _interpreter(options.command)
     stamp_path = ctx.evidence_path("tests", "passed.json")
     now = reuse.fingerprint(ctx.root, options.command) if options.reuse else None
     last = reuse.load(stamp_path) if now else None
@@ -114,7 +139,7 @@ def check_tests(ctx: Context) -> GateResult:
     stamp_path.unlink(missing_ok=True)
     try:
         proc = subprocess.run(
-            options.command,
+            command,
             cwd=ctx.root,
             capture_output=True,
             text=True,
@@ -125,8 +150,11 @@ def check_tests(ctx: Context) -> GateResult:
         return GateResult.failed(f"`{shlex.join(options.command)}` ran past {options.timeout_s} s")
     except FileNotFoundError as exc:
         return GateResult.failed(f"cannot run `{shlex.join(options.command)}`: {exc}")
-    log.write_text(proc.stdout + proc.stderr, encoding="utf-8")
-    tail = [line for line in proc.stdout.splitlines() if line.strip()][-1:] or ["(no output)"]
+    output = ANSI.sub("", proc.stdout + proc.stderr)
+    log.write_text(output, encoding="utf-8")
+    # The last words of the run, wherever the runner printed them (pytest: stdout; others:
+    # stderr), without colour codes.
+    tail = [line for line in output.splitlines() if line.strip()][-1:] or ["(no output)"]
     evidence = [ctx.display(log)]
     summary = f"`{shlex.join(options.command)}`: {tail[0].strip('= ')}"
     if proc.returncode == 0:
@@ -135,3 +163,15 @@ def check_tests(ctx: Context) -> GateResult:
             reuse.save(stamp_path, reuse.Stamp(now[1], now[0], summary, finished))
         return GateResult.passed(summary, evidence=evidence)
     return GateResult.failed(f"exit {proc.returncode}; {summary}", evidence=evidence)
+
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+"""Terminal colour and cursor codes."""
+
+
+def _interpreter(command: list[str]) -> list[str]:
+    """``python`` (or ``python3``) is the interpreter running mlrelease, not whichever one is
+    first on PATH."""
+    if command and command[0] in ("python", "python3"):
+        return [sys.executable, *command[1:]]
+    return list(command)

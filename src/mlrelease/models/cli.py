@@ -6,11 +6,11 @@ import argparse
 import dataclasses
 import json
 import sys
+import time
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
@@ -20,24 +20,31 @@ from mlrelease.errors import UserError
 from mlrelease.gates import Context
 from mlrelease.models import manifest as manifest_mod
 from mlrelease.models import verdicts, verification, zoo
+from mlrelease.models.escaping import console as escape_console
 from mlrelease.models.verdicts import STEPS
+from mlrelease.terminal import make_console
 
-console = Console(stderr=True, highlight=False)
+console = make_console()
 
 
 def _config(args: argparse.Namespace, *, required: bool = True) -> Config:
     root = args.root
+    config = None
     if root is None and not required:
         here = Path.cwd()
         if not any((p / PYPROJECT).is_file() for p in (here, *here.parents)):
-            return Config(root=here)  # a submission checked outside any project: defaults
-    config = load(root)
+            config = Config(root=here)  # a submission checked outside any project: defaults
+    if config is None:
+        config = load(root)
     models = config.models
     overrides: dict[str, Any] = {}
-    if getattr(args, "time_limit_s", None):
-        overrides["time_limit_s"] = args.time_limit_s
-    if getattr(args, "memory_limit_mb", None):
-        overrides["memory_limit_mb"] = args.memory_limit_mb
+    # Command-line limits win, inside a project or not.
+    for name in ("time_limit_s", "memory_limit_mb", "total_time_limit_s"):
+        value = getattr(args, name, None)
+        if value is not None:
+            if value < 0:
+                raise UserError(f"--{name.replace('_', '-')}: expected a number >= 0, got {value}")
+            overrides[name] = value
     if overrides:
         config = dataclasses.replace(config, models=dataclasses.replace(models, **overrides))
     return config
@@ -68,12 +75,23 @@ def environment() -> str:
 
 
 def cmd_models_verify(args: argparse.Namespace) -> int:
+    started = time.monotonic()  # the total budget counts the artifact inspection too
     steps = _steps(args.steps)
     target: Path | None = args.path
     submission = None
+    cache_dir = None
     if target is not None and target.is_dir():
         config = _config(args, required=False)
-        submission = zoo.inspect(target)
+        models = config.models
+        inspect_limit = float(models.inspect_time_limit_s)
+        if models.total_time_limit_s:
+            inspect_limit = min(inspect_limit, float(models.total_time_limit_s))
+        submission = zoo.inspect_isolated(
+            target,
+            time_limit_s=inspect_limit,
+            memory_limit_mb=models.memory_limit_mb,
+            allow_missing_outputs=models.allow_missing_expected_outputs,
+        )
         jobs = submission.jobs
     elif target is not None and target.suffix == ".onnx":
         config = _config(args, required=False)
@@ -90,10 +108,18 @@ def cmd_models_verify(args: argparse.Namespace) -> int:
     else:
         config = _config(args)
         jobs = verification.project_jobs(config)
+        cache_dir = verification.verdict_cache_dir(config)
     if steps:
         for job in jobs:
             job.steps = [s for s in STEPS if s in steps]
-    results = verification.verify(jobs, config, console=console, refresh_probe=args.refresh_probe)
+    results = verification.verify(
+        jobs,
+        config,
+        console=console,
+        refresh_probe=args.refresh_probe,
+        cache_dir=None if args.refresh_probe else cache_dir,
+        started=started,
+    )
     if submission is not None:
         accepted, _ = zoo.decide(submission, results)
         text = zoo.comment(submission, results, environment())
@@ -104,7 +130,7 @@ def cmd_models_verify(args: argparse.Namespace) -> int:
     if submission is not None or not sys.stdout.isatty():
         print(text)
     else:
-        Console(highlight=False).print(verdicts.rich_table(results))
+        make_console(stderr=False).print(verdicts.rich_table(results))
     if args.markdown:
         args.markdown.parent.mkdir(parents=True, exist_ok=True)
         args.markdown.write_text(text, encoding="utf-8")
@@ -113,7 +139,9 @@ def cmd_models_verify(args: argparse.Namespace) -> int:
         args.json.write_text(json.dumps([v.to_dict() for v in results], indent=2), encoding="utf-8")
     for v in results:
         if v.peak_rss_mb is not None:
-            console.print(f"{v.name}: verifier peak RSS {v.peak_rss_mb:.1f} MB", style="dim")
+            console.print(
+                f"{escape_console(v.name)}: verifier peak RSS {v.peak_rss_mb:.1f} MB", style="dim"
+            )
     return 0 if ok else 1
 
 
@@ -144,7 +172,7 @@ def cmd_compat_probe(args: argparse.Namespace) -> int:
             f"{ir[0]}-{ir[1]}" if isinstance(ir, (list, tuple)) else "none",
             shown,
         )
-    Console(highlight=False).print(table)
+    make_console(stderr=False).print(table)
     for fact in report.facts:
         console.print(f"  ok   {escape(fact)}")
     for problem in report.problems:
@@ -188,6 +216,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         type=int,
         metavar="MB",
         help="address-space limit per model (default: [tool.mlrelease.models])",
+    )
+    v.add_argument(
+        "--total-time-limit-s",
+        type=int,
+        metavar="S",
+        help="wall-clock budget of the whole run, 0 for none (default: [tool.mlrelease.models])",
     )
     v.add_argument(
         "--refresh-probe",

@@ -62,12 +62,21 @@ class ModelsConfig:
     """Address-space limit of each model's verifier subprocess (POSIX only)."""
     time_limit_s: int = 600
     """Wall-clock limit of each model's verifier subprocess."""
+    total_time_limit_s: int = 1800
+    """Wall-clock budget of one verification run (a submission, a manifest): models still waiting
+    when it is spent fail without being started, and none runs past it (0: no budget)."""
+    inspect_time_limit_s: int = 60
+    """Wall-clock limit of the subprocess that reads a submission's README, scripts and
+    model.toml."""
     max_tensor_elements: int = 2**32
     """Larger declared tensors are refused as absurd before anything allocates them."""
     max_input_elements: int = 2**28
     """Generated test inputs larger than this are refused (the graph declares an absurd shape)."""
     threads: int = 0
     """onnxruntime intra-op threads in the verifier (0: onnxruntime's default)."""
+    allow_missing_expected_outputs: bool = False
+    """Model Zoo mode: accept a test data set with inputs but no expected outputs, recording
+    the weaker check (onnxruntime vs the onnx reference evaluator) in the verdict."""
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -13,6 +12,7 @@ from mlrelease.models import compat as rules
 from mlrelease.models import integrity, verdicts, verification
 from mlrelease.models.config import display_domain
 from mlrelease.runtimes import describe
+from mlrelease.terminal import make_console
 
 
 @dataclass
@@ -33,11 +33,11 @@ def model_declarations(config: Config) -> tuple[list[rules.Produced], list[str]]
         return produced, problems
     for job in verification.project_jobs(config):
         path = Path(job.model)
-        problem = integrity.check_file(path, Path(job.confine), "model")
+        problem = integrity.check_file(path, Path(job.confine), "model", hard_links=job.trusted)
         try:
             if problem:
                 raise ValueError(problem)
-            header = integrity.load_header(path)
+            header = integrity.load_header(path, path.parent, hard_links=job.trusted)
         except ValueError as exc:
             problems.append(f"model {job.name}: cannot read its versions: {exc}")
             continue
@@ -141,10 +141,14 @@ def check_compat(ctx: Context) -> GateResult:
     "and the version-converter round trip.",
 )
 def check_models(ctx: Context) -> GateResult:
-    from rich.console import Console
 
     jobs = verification.project_jobs(ctx.config)
-    results = verification.verify(jobs, ctx.config, console=Console(stderr=True, file=sys.stderr))
+    results = verification.verify(
+        jobs,
+        ctx.config,
+        console=make_console(),
+        cache_dir=verification.verdict_cache_dir(ctx.config),
+    )
     md = ctx.evidence_path("models", "verdicts.md")
     md.write_text(verdicts.markdown(results), encoding="utf-8")
     js = ctx.evidence_path("models", "verdicts.json")

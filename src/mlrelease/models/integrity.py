@@ -2,8 +2,8 @@
 
 Each check reads only what it must: file metadata first, then the model protobuf *without*
 external data (a >2 GB model's graph is small; its weights are never loaded here). External
-data locations must be relative, free of ``..``, and resolve (symlinks followed) inside the
-model's folder to a regular file, so no later step can be steered into reading elsewhere or
+data locations must be relative, free of ``..``, and name a regular file inside the
+model's folder, so no later step can be steered into reading elsewhere or
 into blocking on a pipe or device. Declared sizes must match shapes, and shapes must be sane,
 before any step allocates them. Model-local functions must not call each other in a cycle.
 """
@@ -13,14 +13,15 @@ from __future__ import annotations
 import hashlib
 import math
 import os
-import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath, PureWindowsPath
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from mlrelease.models import safefile
 
 if TYPE_CHECKING:
-    from onnx import FunctionProto, GraphProto, ModelProto, TensorProto
+    from onnx import FunctionProto, ModelProto, TensorProto
 
 MAX_PROTOBUF = 2**31
 """Protobuf's hard limit: larger models must keep their weights in external data."""
@@ -89,24 +90,23 @@ def _real(path: Path) -> Path:
     return Path(os.path.realpath(path))
 
 
-def check_file(path: Path, confine: Path, what: str = "model") -> str | None:
-    """None when ``path`` is a regular file really inside ``confine``; else the problem."""
-    norm = Path(os.path.normpath(path))
-    if not inside(norm, Path(os.path.normpath(confine))):
-        return f"{what} {path} is outside the folder {confine}"
-    real = _real(norm)
-    if not inside(real, _real(confine)):
-        return f"{what} {path} is a symlink to {real}, outside the folder {confine}"
-    try:
-        info = os.stat(real)
-    except OSError as exc:
-        return f"{what} {path} cannot be read: {exc.strerror or exc}"
-    if not stat.S_ISREG(info.st_mode):
-        return f"{what} {path} is not a regular file (a pipe, device or folder is never opened)"
-    return None
+def check_file(
+    path: Path,
+    confine: Path,
+    what: str = "model",
+    *,
+    hard_links: bool = False,
+    max_bytes: int | None = None,
+) -> str | None:
+    """None when ``path`` is a regular, singly linked file inside ``confine``, reached without
+    following a link (:mod:`.safefile`); else the problem."""
+    return safefile.check(path, confine, what, max_bytes, hard_links=hard_links)
 
 
-def sha256(path: Path) -> str:
+def sha256(path: Path, folder: Path | None = None, *, hard_links: bool = False) -> str:
+    """SHA-256 of a file, read through the safe-file layer when ``folder`` confines it."""
+    if folder is not None:
+        return safefile.digest(path, folder, "file", hard_links=hard_links)
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         for chunk in iter(lambda: handle.read(1 << 20), b""):
@@ -117,27 +117,27 @@ def sha256(path: Path) -> str:
 _SHA1: dict[Path, str] = {}
 
 
-def _sha1(path: Path) -> str:
+def _sha1(path: Path, folder: Path, hard_links: bool) -> str:
     """SHA-1 of a file, once per file (many tensors may share one external data file)."""
     if path not in _SHA1:
-        digest = hashlib.sha1(usedforsecurity=False)
-        with open(path, "rb") as handle:
-            for chunk in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(chunk)
-        _SHA1[path] = digest.hexdigest()
+        _SHA1[path] = safefile.digest(
+            path, folder, "external data file", "sha1", hard_links=hard_links
+        )
     return _SHA1[path]
 
 
-def check_checksums(declared: dict[str, str], folder: Path) -> list[str]:
+def check_checksums(
+    declared: dict[str, str], folder: Path, *, hard_links: bool = False
+) -> list[str]:
     """Every declared sha256 matches its file, which must be inside ``folder``."""
     problems = []
     for name, expected in sorted(declared.items()):
         path = Path(name)
-        problem = check_file(path, folder, "checksummed file")
-        if problem:
-            problems.append(problem)
+        try:
+            found = safefile.digest(path, folder, "checksummed file", hard_links=hard_links)
+        except safefile.UnsafeFile as exc:
+            problems.append(str(exc))
             continue
-        found = sha256(_real(path))
         if found != expected:
             problems.append(
                 f"checksum mismatch for {path.name}: declared sha256 {expected[:16]}..., "
@@ -146,11 +146,15 @@ def check_checksums(declared: dict[str, str], folder: Path) -> list[str]:
     return problems
 
 
-def load_header(path: Path) -> ModelProto:
-    """The model protobuf without external data. Raises ValueError naming the problem."""
+def load_header(path: Path, folder: Path | None = None, *, hard_links: bool = False) -> ModelProto:
+    """The model protobuf without external data. Raises ValueError naming the problem.
+
+    With ``folder``, the file is read through the safe-file layer (confined, no links).
+    """
     import onnx
 
-    size = path.stat().st_size
+    folder = folder if folder is not None else path.parent
+    size = safefile.size(path, folder, "model", hard_links=hard_links)
     if size >= MAX_PROTOBUF:
         raise ValueError(
             f"the model file is {size / 2**30:.1f} GiB; a protobuf cannot exceed 2 GiB, so "
@@ -158,8 +162,9 @@ def load_header(path: Path) -> ModelProto:
         )
     if size == 0:
         raise ValueError("the model file is empty")
+    data = safefile.read_bytes(path, folder, "model", MAX_PROTOBUF - 1, hard_links=hard_links)
     try:
-        model = onnx.load_model(str(path), load_external_data=False)
+        model = onnx.load_model_from_string(data)
     except Exception as exc:  # protobuf's DecodeError and onnx's own: all mean unreadable
         raise ValueError(
             f"not a valid ONNX protobuf (truncated or corrupt): {type(exc).__name__}: {exc}"
@@ -173,38 +178,43 @@ def _numel(dims: list[int]) -> int:
     return math.prod(dims) if dims else 1
 
 
-def _tensors_of_graph(graph: GraphProto, where: str) -> Iterator[tuple[str, TensorProto]]:
-    for t in graph.initializer:
-        yield f"{where} initializer '{t.name}'", t
-    for s in graph.sparse_initializer:
-        yield f"{where} sparse initializer '{s.values.name}' values", s.values
-        yield f"{where} sparse initializer '{s.values.name}' indices", s.indices
-    for node in graph.node:
-        yield from _tensors_of_node(node, f"{where} node '{node.name or node.op_type}'")
-
-
-def _tensors_of_node(node: object, where: str) -> Iterator[tuple[str, TensorProto]]:
-    for attr in node.attribute:  # type: ignore[attr-defined]
-        if attr.HasField("t"):
-            yield f"{where} attribute '{attr.name}'", attr.t
-        for i, t in enumerate(attr.tensors):
-            yield f"{where} attribute '{attr.name}'[{i}]", t
-        if attr.HasField("sparse_tensor"):
-            yield f"{where} attribute '{attr.name}' values", attr.sparse_tensor.values
-        if attr.HasField("g"):
-            yield from _tensors_of_graph(attr.g, f"{where} subgraph '{attr.name}'")
-        for i, g in enumerate(attr.graphs):
-            yield from _tensors_of_graph(g, f"{where} subgraph '{attr.name}'[{i}]")
+def _label(item: Any, field_name: str, index: int | None) -> str:
+    """``node 'conv1'``, ``initializer 'w'``, ``attribute 'value'``, ``graph[0]``: one step of a
+    path into the model."""
+    name = ""
+    if field_name == "node":
+        name = item.name or item.op_type
+    elif hasattr(item, "name") and isinstance(item.name, str):
+        name = item.name
+    if name:
+        return f"{field_name} '{name}'"
+    return f"{field_name}[{index}]" if index is not None else field_name
 
 
 def all_tensors(model: ModelProto) -> Iterator[tuple[str, TensorProto]]:
-    """Every tensor stored in the model (graph, subgraphs, functions), with where it is."""
-    yield from _tensors_of_graph(model.graph, "graph")
-    for f in model.functions:
-        for node in f.node:
-            yield from _tensors_of_node(
-                node, f"function {f.domain}::{f.name} node '{node.op_type}'"
-            )
+    """Every ``TensorProto`` anywhere in the model, with where it is.
+
+    One generic walk of the protobuf, driven by its descriptors: initializers, every attribute of
+    every node of every graph and subgraph (``t``, ``tensors``, ``sparse_tensor``,
+    ``sparse_tensors``), sparse tensors' values *and* indices, function bodies and their
+    attribute defaults, training info, and any field a future onnx adds: nothing that can point
+    at external data is missed because it is not on a list.
+    """
+    stack: list[tuple[Any, str]] = [(model, "")]
+    while stack:
+        message, where = stack.pop()
+        for descriptor, value in message.ListFields():
+            if descriptor.type != descriptor.TYPE_MESSAGE:
+                continue
+            repeated = not hasattr(value, "DESCRIPTOR")  # a repeated field's container
+            items = list(enumerate(value)) if repeated else [(None, value)]
+            for index, item in reversed(items):
+                step = _label(item, descriptor.name, index)
+                here = f"{where} > {step}" if where else step
+                if item.DESCRIPTOR.full_name == "onnx.TensorProto":
+                    yield here, item
+                else:
+                    stack.append((item, here))
 
 
 def _expected_bytes(tensor: TensorProto, numel: int) -> int | None:
@@ -224,7 +234,7 @@ def _external(tensor: TensorProto) -> dict[str, str]:
 
 
 def check_external(
-    where: str, tensor: TensorProto, numel: int, folder: Path
+    where: str, tensor: TensorProto, numel: int, folder: Path, *, hard_links: bool = False
 ) -> tuple[list[str], Path | None]:
     """External data of one tensor: location confined to ``folder``, offsets within the file."""
     info = _external(tensor)
@@ -245,25 +255,19 @@ def check_external(
             "with '..' (path traversal)"
         ], None
     path = folder / location
-    problem = check_file(path, folder, "external data file")
-    if problem:
-        return [f"{where}: {problem}"], None
+    try:
+        size = safefile.size(path, folder, "external data file", hard_links=hard_links)
+    except safefile.UnsafeFile as exc:
+        return [f"{where}: {exc}"], None
     problems = []
-    links = _real(path).stat().st_nlink
-    if links > 1:  # a hard link inside the folder can be any file of the same file system
-        return [
-            f"{where}: external data file {location} has {links} hard links; a hard link "
-            "can expose a file from outside the model's folder (copy the file instead)"
-        ], None
     try:
         offset = int(info.get("offset", "0"))
         length = int(info["length"]) if "length" in info else None
     except ValueError:
         return [f"{where}: external data offset/length are not integers: {info}"], None
-    size = _real(path).stat().st_size
     expected = _expected_bytes(tensor, numel)
     if "checksum" in info:  # the ONNX spec's optional SHA-1 of the whole external file
-        found_sha1 = _sha1(_real(path))
+        found_sha1 = _sha1(path, folder, hard_links)
         if found_sha1 != info["checksum"].lower():
             problems.append(
                 f"{where}: {location} does not match its declared SHA-1 checksum "
@@ -290,7 +294,13 @@ def check_external(
 
 
 def check_tensor(
-    where: str, tensor: TensorProto, folder: Path, max_elements: int, found: Findings
+    where: str,
+    tensor: TensorProto,
+    folder: Path,
+    max_elements: int,
+    found: Findings,
+    *,
+    hard_links: bool = False,
 ) -> None:
     """Shape sanity and stored size against the shape, for one tensor."""
     from onnx import TensorProto
@@ -309,8 +319,14 @@ def check_tensor(
             f"the limit of {max_elements:,} (max-tensor-elements): refused as absurd"
         )
         return
+    if tensor.data_location != TensorProto.EXTERNAL and len(tensor.external_data):
+        found.problems.append(
+            f"{where}: external_data entries on a tensor not marked EXTERNAL (data_location "
+            f"{tensor.data_location}); a reader might still follow them: refused"
+        )
+        return
     if tensor.data_location == TensorProto.EXTERNAL:
-        problems, real = check_external(where, tensor, numel, folder)
+        problems, real = check_external(where, tensor, numel, folder, hard_links=hard_links)
         found.problems.extend(problems)
         if real is not None:
             found.external_files.add(real)
@@ -395,25 +411,33 @@ def function_cycle(functions: list[FunctionProto]) -> list[str] | None:
 
 
 def check_model(
-    model_path: Path, confine: Path, checksums: dict[str, str], max_elements: int
+    model_path: Path,
+    confine: Path,
+    checksums: dict[str, str],
+    max_elements: int,
+    *,
+    hard_links: bool = False,
 ) -> tuple[Findings, ModelProto | None]:
-    """Every integrity check, in order; stops at the first check later ones depend on."""
+    """Every integrity check, in order; stops at the first check later ones depend on.
+
+    ``hard_links``: the project's own (trusted) models may be hard-linked by an installer.
+    """
     found = Findings()
-    problem = check_file(model_path, confine, "model")
+    problem = check_file(model_path, confine, "model", hard_links=hard_links)
     if problem:
         found.problems.append(problem)
         return found, None
     folder = Path(os.path.normpath(model_path.parent))
-    found.problems.extend(check_checksums(checksums, folder))
+    found.problems.extend(check_checksums(checksums, folder, hard_links=hard_links))
     if found.problems:
         return found, None
     try:
-        header = load_header(_real(model_path))
+        header = load_header(model_path, folder, hard_links=hard_links)
     except ValueError as exc:
         found.problems.append(str(exc))
         return found, None
     for where, tensor in all_tensors(header):
-        check_tensor(where, tensor, folder, max_elements, found)
+        check_tensor(where, tensor, folder, max_elements, found, hard_links=hard_links)
     found.problems.extend(check_value_shapes(header))
     cycle = function_cycle(list(header.functions))
     if cycle:

@@ -123,6 +123,9 @@ class ModelJob:
     runtimes: list[dict[str, Any]] = field(default_factory=list)
     """Runtime specs (:class:`~mlrelease.models.config.RuntimeSpec` as dicts) for steps 5-6."""
     runtime_plugins: list[str] = field(default_factory=list)
+    trusted: bool = False
+    """The project's own model set (its manifest): an installer may hard-link its files. A
+    submission or a model given on the command line is never trusted."""
     max_tensor_elements: int = 2**32
     max_input_elements: int = 2**28
     threads: int = 0
@@ -139,16 +142,26 @@ class ModelJob:
 
 def load(path: Path) -> Manifest:
     """Parse and validate a manifest file; errors name the file, key, expectation."""
-    data = read_toml(path)
-    manifest = parse_section(Manifest, data, prefix="manifest", source=str(path))
+    try:
+        data = read_toml(path)
+    except RecursionError:
+        raise ConfigError(
+            str(path), "TOML of ordinary depth", "nesting too deep to parse", source=str(path)
+        ) from None
+    return parse(data, source=str(path))
+
+
+def parse(data: dict[str, Any], *, source: str) -> Manifest:
+    """Validate parsed manifest data (see :func:`load`)."""
+    manifest = parse_section(Manifest, data, prefix="manifest", source=source)
     for i, entry in enumerate(manifest.models):
-        _check_entry(entry, i, manifest.defaults, str(path))
+        _check_entry(entry, i, manifest.defaults, source)
     _check_choices(
         manifest.defaults.inputs,
         manifest.defaults.reference,
         manifest.defaults.steps,
         "defaults",
-        str(path),
+        source,
     )
     return manifest
 
@@ -257,6 +270,7 @@ def jobs(
                 checksums={str(model.parent / k): v.lower() for k, v in entry.checksums.items()},
                 steps=_steps(entry.steps or d.steps, entry.performance is not None),
                 performance=asdict(entry.performance) if entry.performance else None,
+                trusted=submission is None,
             )
         )
     return result

@@ -2,31 +2,30 @@
 
 A model is untrusted input: parsing it, inferring its shapes or running it may exhaust memory,
 hang, or crash native code. Each model therefore gets its own ``python -m
-mlrelease.models.worker`` process, in its own process group. The worker caps its own address
-space and CPU time (POSIX); this side enforces the wall-clock limit by killing the group. Whatever
-happens, every step ends with a verdict: the step that was running when the worker died is
-failed with the cause (time limit, signal, exit status, last words on stderr) and the steps
-after it are marked as not run.
+mlrelease.models.worker`` process, started through the process-isolation edge
+(:mod:`mlrelease.edges.proc`): its own session, address-space and CPU-time limits set before it
+runs anything (POSIX), the wall-clock limit enforced by killing the group, a private scratch
+folder removed afterwards. Whatever happens, every step ends with a verdict: the step that was
+running when the worker died is failed with the cause (time limit, signal, exit status, last
+words on stderr) and the steps after it are marked as not run.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import mlrelease
+from mlrelease.edges import proc
 from mlrelease.models.manifest import ModelJob
 from mlrelease.models.verdicts import ModelVerdict, Outcome, StepVerdict
 from mlrelease.models.worker import MARK
 
 
-def _environment() -> dict[str, str]:
+def worker_environment() -> dict[str, str]:
+    """This environment, with this mlrelease importable first (the workers run its code)."""
     env = dict(os.environ)
     package_root = str(Path(mlrelease.__file__).resolve().parents[1])
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
@@ -35,93 +34,79 @@ def _environment() -> dict[str, str]:
     return env
 
 
-def _kill(proc: subprocess.Popen[bytes]) -> None:
-    if sys.platform == "win32":
-        proc.kill()
-        return
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, signal.SIGKILL)
+def limits_of(job: ModelJob) -> proc.Limits:
+    """The isolation limits of one model's worker: wall clock, address space, CPU time."""
+    return proc.Limits(
+        wall_s=job.time_limit_s, memory_mb=job.memory_limit_mb, cpu_s=job.time_limit_s + 5
+    )
 
 
-def _death(returncode: int | None, timed_out: bool, limit_s: int, memory_mb: int) -> str:
-    if timed_out:
+def _death(finished: proc.Finished, job: ModelJob) -> str:
+    if finished.status is proc.Status.TIMEOUT and finished.killed:
         return (
-            f"time limit of {limit_s} s exceeded (tool.mlrelease.models.time-limit-s); "
-            "the worker was killed"
+            f"time limit of {job.time_limit_s} s exceeded (tool.mlrelease.models.time-limit-s, "
+            "or the total budget); the worker was killed"
         )
-    if returncode is None:
-        return "the worker did not finish"
-    if returncode < 0:
-        try:
-            name = signal.Signals(-returncode).name
-        except ValueError:
-            name = f"signal {-returncode}"
-        if name == "SIGXCPU":
-            return f"CPU time limit ({limit_s} s) exceeded; the worker was stopped by {name}"
-        if name == "SIGKILL":
-            return (
-                f"the worker was killed by SIGKILL (the system's out-of-memory killer, or "
-                f"the memory limit of {memory_mb} MB)"
-            )
+    if finished.status is proc.Status.TIMEOUT:
+        return f"CPU time limit ({job.time_limit_s} s) exceeded; the worker was stopped by SIGXCPU"
+    if finished.status is proc.Status.OUT_OF_MEMORY:
+        return (
+            f"the worker was killed by SIGKILL (the system's out-of-memory killer, or "
+            f"the memory limit of {job.memory_limit_mb} MB)"
+        )
+    if finished.returncode is not None and finished.returncode < 0:
+        name = proc.signal_name(-finished.returncode)
         return f"the worker crashed with {name} (a native-code fault while handling the model)"
-    return f"the worker exited with status {returncode} before finishing"
+    if finished.returncode is None:
+        return f"the worker did not finish: {finished.reason}"
+    return f"the worker exited with status {finished.returncode} before finishing"
 
 
 def run(job: ModelJob, *, python: str = sys.executable) -> ModelVerdict:
-    """Verify one model in a fresh worker process; never raises for anything the model does."""
-    command = [python, "-m", "mlrelease.models.worker"]
-    kwargs: dict[str, object] = {}
-    if sys.platform == "win32":
-        kwargs["creationflags"] = subprocess.CREATE_NEW_PROCESS_GROUP  # type: ignore[attr-defined]
-    else:
-        kwargs["start_new_session"] = True
-    start = time.perf_counter()
-    proc = subprocess.Popen(
-        command,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=_environment(),
-        **kwargs,  # type: ignore[call-overload]
-    )
-    timed_out = False
+    """Verify one model in a fresh isolated worker process; never raises for what the model does.
+
+    The worker gets a private scratch folder that is removed afterwards, even when it was killed.
+    """
     payload = json.dumps(job.to_dict()).encode()
-    try:
-        out, err = proc.communicate(payload, timeout=job.time_limit_s)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        _kill(proc)
-        out, err = proc.communicate()
-    if not timed_out and sys.platform != "win32":
-        _kill(proc)  # grandchildren a model might have spawned die with the group
+    finished = proc.run(
+        [python, "-m", "mlrelease.models.worker"],
+        limits=limits_of(job),
+        input=payload,
+        env=worker_environment(),
+        scratch=True,
+    )
     verdict = ModelVerdict(name=job.name, path=job.model)
-    verdict.duration_s = time.perf_counter() - start
+    verdict.duration_s = finished.duration_s
     running: str | None = None
     done = False
-    for line in out.decode("utf-8", "replace").splitlines():
+    for line in finished.stdout.decode("utf-8", "replace").splitlines():
         if not line.startswith(MARK):
             continue
-        event = json.loads(line[len(MARK) :])
-        kind = event.pop("event")
-        if kind == "hello":
-            missing = [k for k, on in event["enforced"].items() if not on]
-            if missing:
-                verdict.notes.append(
-                    f"{' and '.join(missing)} limit not enforceable on "
-                    f"{sys.platform}; the wall-clock limit still applies"
-                )
-        elif kind == "start":
-            running = event["step"]
-        elif kind == "verdict":
-            verdict.steps.append(StepVerdict.from_dict(event))
-            running = None
-        elif kind == "done":
-            done = True
-            verdict.peak_rss_mb = event.get("peak_rss_mb")
+        try:
+            event = json.loads(line[len(MARK) :])
+            kind = event.pop("event")
+            if kind == "hello":
+                missing = [k for k, on in event["enforced"].items() if not on]
+                if missing:
+                    verdict.notes.append(
+                        f"{' and '.join(missing)} limit not enforceable on "
+                        f"{sys.platform}; the wall-clock limit still applies"
+                    )
+            elif kind == "start":
+                running = str(event["step"])
+            elif kind == "verdict":
+                verdict.steps.append(StepVerdict.from_dict(event))
+                running = None
+            elif kind == "done":
+                done = True
+                verdict.peak_rss_mb = event.get("peak_rss_mb")
+                verdict.external_files = [str(f) for f in event.get("files", [])]
+        except (ValueError, AttributeError, KeyError, TypeError):
+            continue  # a garbled line (the worker died mid-write) is not an event
     if not done:
-        cause = _death(proc.returncode, timed_out, job.time_limit_s, job.memory_limit_mb)
+        cause = _death(finished, job)
         stderr_tail = [
-            line for line in err.decode("utf-8", "replace").splitlines() if line.strip()
+            line for line in finished.stderr.decode("utf-8", "replace").splitlines() if line.strip()
         ][-5:]
         details = [f"stderr: {line[:300]}" for line in stderr_tail]
         step = running or next((s for s in _planned(job) if not verdict.step(s)), "integrity")
@@ -131,6 +116,15 @@ def run(job: ModelJob, *, python: str = sys.executable) -> ModelVerdict:
                 verdict.steps.append(
                     StepVerdict(rest, Outcome.SKIP, f"not run: the worker stopped during {step}")
                 )
+    return verdict
+
+
+def not_run(job: ModelJob, reason: str) -> ModelVerdict:
+    """A verdict for a model that was never started (e.g. the total time budget is spent)."""
+    verdict = ModelVerdict(name=job.name, path=job.model)
+    planned = _planned(job)
+    verdict.steps.append(StepVerdict(planned[0], Outcome.FAIL, reason))
+    verdict.steps.extend(StepVerdict(s, Outcome.SKIP, f"not run: {reason}") for s in planned[1:])
     return verdict
 
 

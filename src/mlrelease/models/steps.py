@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mlrelease.models import compat as compat_rules
-from mlrelease.models import integrity
+from mlrelease.models import integrity, safefile
 from mlrelease.models.config import RuntimeSpec, display_domain
 from mlrelease.models.manifest import ModelJob
 from mlrelease.models.verdicts import Outcome, StepVerdict
@@ -78,7 +78,11 @@ def _verdict(
 def step_integrity(state: State) -> StepVerdict:
     job = state.job
     found, header = integrity.check_model(
-        state.path, Path(job.confine), job.checksums, job.max_tensor_elements
+        state.path,
+        Path(job.confine),
+        job.checksums,
+        job.max_tensor_elements,
+        hard_links=job.trusted,
     )
     if found.problems:
         state.stop = "step 0 (integrity) failed; the file is not safe to parse or run"
@@ -369,23 +373,31 @@ def step_compat(state: State) -> StepVerdict:
 
 
 def _read_tensor(path: Path, confine: Path | None) -> np.ndarray:
+    """A test-data tensor (``.pb`` or ``.npy``); a submission's only through the safe-file layer."""
+    import io
+
     import numpy as np
     import onnx
     from onnx import numpy_helper
 
     if confine is not None:
-        problem = integrity.check_file(path, confine, "test data file")
-        if problem:
-            raise ValueError(problem)
-    if not path.is_file():
-        raise ValueError(f"test data file {path} does not exist")
-    if path.stat().st_size >= integrity.MAX_PROTOBUF:
-        raise ValueError(f"test data file {path} is over 2 GiB")
+        data = safefile.read_bytes(path, confine, "test data file", safefile.MAX_TENSOR_FILE_BYTES)
+    else:
+        if not path.is_file():
+            raise ValueError(f"test data file {path} does not exist")
+        if path.stat().st_size >= integrity.MAX_PROTOBUF:
+            raise ValueError(f"test data file {path} is over 2 GiB")
+        data = path.read_bytes()
     if path.suffix == ".npy":
-        array: np.ndarray = np.load(path, allow_pickle=False)  # never unpickle untrusted data
+        array: np.ndarray = np.load(io.BytesIO(data), allow_pickle=False)  # never unpickle
         return array
-    tensor = onnx.load_tensor(str(path))
-    if tensor.data_location == onnx.TensorProto.EXTERNAL:
+    try:
+        tensor = onnx.load_tensor_from_string(data)
+    except Exception as exc:
+        raise ValueError(
+            f"test data file {path} is not a TensorProto: {_first_line(exc)}"
+        ) from None
+    if tensor.data_location == onnx.TensorProto.EXTERNAL or len(tensor.external_data):
         raise ValueError(f"test data file {path} refers to external data; store it inline")
     return numpy_helper.to_array(tensor)
 
@@ -407,6 +419,13 @@ def load_datasets(state: State) -> list[Dataset]:
             Path(os.path.realpath(folder)), Path(os.path.realpath(confine))
         ):
             raise ValueError(f"test data folder {folder} is outside the submission folder")
+        if confine is not None and safefile.inside(folder, confine):
+            expected_real = Path(os.path.realpath(confine)) / os.path.relpath(folder, confine)
+            if Path(os.path.realpath(folder)) != Path(os.path.normpath(expected_real)):
+                raise ValueError(
+                    f"test data folder {folder} is reached through a symlink; links are "
+                    "refused: store the test data in the folder itself"
+                )
         files_in = sorted(folder.glob("input_*.pb"), key=_index)
         files_out = sorted(folder.glob("output_*.pb"), key=_index)
         if not files_in:

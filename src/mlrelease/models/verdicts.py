@@ -7,8 +7,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rich.markup import escape
 from rich.table import Table
+
+from mlrelease.models.escaping import console, md_code, md_text
 
 
 class Outcome(str, enum.Enum):
@@ -86,6 +87,10 @@ class ModelVerdict:
     """The verifier worker's own peak resident memory (None where the platform cannot say)."""
     notes: list[str] = field(default_factory=list)
     """Sandbox remarks (limits not enforceable on this platform, worker output on a crash)."""
+    external_files: list[str] = field(default_factory=list)
+    """External data files step 0 cleared (what a cached verdict also depends on)."""
+    cached: bool = False
+    """True when this verdict was read from the verdict cache instead of measured now."""
 
     @property
     def ok(self) -> bool:
@@ -105,6 +110,8 @@ class ModelVerdict:
             "duration_s": round(self.duration_s, 3),
             "peak_rss_mb": None if self.peak_rss_mb is None else round(self.peak_rss_mb, 1),
             "notes": list(self.notes),
+            "external_files": list(self.external_files),
+            "cached": self.cached,
             "steps": [s.to_dict() for s in self.steps],
         }
 
@@ -117,6 +124,8 @@ class ModelVerdict:
             duration_s=float(data.get("duration_s", 0.0)),
             peak_rss_mb=data.get("peak_rss_mb"),
             notes=list(data.get("notes", [])),
+            external_files=[str(f) for f in data.get("external_files", [])],
+            cached=bool(data.get("cached", False)),
         )
 
 
@@ -130,17 +139,13 @@ def _cell(verdict: StepVerdict | None) -> str:
     return "" if verdict is None else verdict.outcome.value
 
 
-def _escape(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
 def markdown_table(verdicts: Sequence[ModelVerdict]) -> str:
     """One row per model, one column per step, then the time; Markdown."""
     steps = columns(verdicts)
     head = ["model", *(STEPS[s] for s in steps), "verdict", "time"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for v in verdicts:
-        cells = [f"`{_escape(v.name)}`", *(_cell(v.step(s)) for s in steps)]
+        cells = [md_code(v.name, table=True), *(_cell(v.step(s)) for s in steps)]
         cells += ["**ok**" if v.ok else "**FAIL**", f"{v.duration_s:.1f} s"]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -155,14 +160,14 @@ def findings(
         for s in v.steps:
             if s.outcome in outcomes:
                 lines.append(
-                    f"- `{v.name}` {STEPS.get(s.step, s.step)}: **{s.outcome.value}**: "
-                    f"{_escape(s.summary)}"
+                    f"- {md_code(v.name)} {STEPS.get(s.step, s.step)}: **{s.outcome.value}**: "
+                    f"{md_text(s.summary)}"
                 )
                 extra = s.details[1:] if s.details and s.details[0] == s.summary else s.details
-                lines.extend(f"  - {_escape(d)}" for d in extra[:20])
+                lines.extend(f"  - {md_text(d)}" for d in extra[:20])
                 if len(extra) > 20:
                     lines.append(f"  - ... and {len(extra) - 20} more")
-        lines.extend(f"- `{v.name}`: {_escape(n)}" for n in v.notes)
+        lines.extend(f"- {md_code(v.name)}: {md_text(n)}" for n in v.notes)
     return lines
 
 
@@ -180,7 +185,9 @@ def markdown(verdicts: Sequence[ModelVerdict], title: str = "Model verification"
 def rich_table(verdicts: Sequence[ModelVerdict], title: str = "model verification") -> Table:
     steps = columns(verdicts)
     failed = sum(not v.ok for v in verdicts)
-    table = Table(title=f"{title}: {'PASS' if not failed else 'FAIL'}", title_justify="left")
+    table = Table(
+        title=f"{console(title)}: {'PASS' if not failed else 'FAIL'}", title_justify="left"
+    )
     table.add_column("model")
     for step in steps:
         table.add_column(STEPS[step])
@@ -190,12 +197,12 @@ def rich_table(verdicts: Sequence[ModelVerdict], title: str = "model verificatio
         for step in steps:
             sv = v.step(step)
             cells.append("" if sv is None else f"[{STYLE[sv.outcome]}]{sv.outcome.value}[/]")
-        table.add_row(escape(v.name), *cells, f"{v.duration_s:.1f} s")
+        table.add_row(console(v.name), *cells, f"{v.duration_s:.1f} s")
     return table
 
 
 def summary(verdicts: Sequence[ModelVerdict]) -> str:
-    """One line: how many models passed, and the first failure."""
+    """One line: how many models passed, and the first failure (inert Markdown)."""
     failed = [v for v in verdicts if not v.ok]
     warned = sum(any(s.outcome is Outcome.WARN for s in v.steps) for v in verdicts)
     head = f"{len(verdicts) - len(failed)}/{len(verdicts)} models pass every step"
@@ -204,5 +211,8 @@ def summary(verdicts: Sequence[ModelVerdict]) -> str:
     if failed:
         first = failed[0].failures()[0]
         step = STEPS.get(first.step, first.step)
-        head += f"; first failure: {failed[0].name} {step}: {first.summary}"
+        head += f"; first failure: {md_text(failed[0].name)} {step}: {md_text(first.summary)}"
+    cached = sum(v.cached for v in verdicts)
+    if cached:
+        head += f"; {cached} verdict(s) from the cache (same files, same tool versions)"
     return head

@@ -2,21 +2,24 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from rich.console import Console
-from rich.markup import escape
 
 from mlrelease import runtimes
 from mlrelease.config import Config
 from mlrelease.errors import ConfigError
+from mlrelease.models import cache as model_cache
 from mlrelease.models import manifest as manifest_mod
 from mlrelease.models import sandbox
 from mlrelease.models.config import CompatConfig, canonical_domain
+from mlrelease.models.escaping import console as escape_console
 from mlrelease.models.manifest import ModelJob
 from mlrelease.models.verdicts import STYLE, ModelVerdict, Outcome
+from mlrelease.terminal import make_console
 
 NEEDS_LIMITS = {"compat", "version_conversion"}
 
@@ -68,6 +71,11 @@ def project_jobs(config: Config) -> list[ModelJob]:
     return manifest_mod.jobs(manifest, path.parent, source=str(path))
 
 
+def verdict_cache_dir(config: Config) -> Path:
+    """Where passing verdicts of the project's models are cached (next to the probe cache)."""
+    return runtimes.default_cache_dir(config.compat.cache_dir, config.root)
+
+
 def prepare(jobs: Sequence[ModelJob], config: Config, probed: Probed | None) -> None:
     """Give every job the sandbox limits, runtimes and probed runtime limits it needs."""
     models, compat = config.models, config.compat
@@ -91,9 +99,19 @@ def verify(
     *,
     console: Console | None = None,
     refresh_probe: bool = False,
+    cache_dir: Path | None = None,
+    started: float | None = None,
 ) -> list[ModelVerdict]:
-    """Verify each job in its own sandboxed worker; print one line per model."""
-    console = console or Console(stderr=True)
+    """Verify each job in its own sandboxed worker; print one line per model.
+
+    ``cache_dir``: reuse (and store) passing verdicts of unchanged models (trusted sets only).
+    The run stays within ``[tool.mlrelease.models] total-time-limit-s`` counted from
+    ``started`` (a ``time.monotonic()`` value; default now): each model's time limit is cut to
+    what is left, and models still waiting when it is spent fail without being started.
+    """
+    console = console or make_console()
+    budget = config.models.total_time_limit_s
+    deadline = (started if started is not None else time.monotonic()) + budget if budget else None
     probed = None
     if any(NEEDS_LIMITS & set(job.steps) for job in jobs):
         probed = probe_runtimes(
@@ -105,8 +123,25 @@ def verify(
     prepare(jobs, config, probed)
     verdicts = []
     for i, job in enumerate(jobs, 1):
-        with console.status(f"[{i}/{len(jobs)}] verifying {job.name} ({', '.join(job.steps)})"):
-            verdict = sandbox.run(job)
+        digest = model_cache.key(job) if cache_dir is not None else None
+        verdict = model_cache.load(cache_dir, digest) if cache_dir and digest else None
+        left = None if deadline is None else deadline - time.monotonic()
+        if verdict is not None:
+            pass
+        elif left is not None and left < 1:
+            verdict = sandbox.not_run(
+                job,
+                f"the total time budget of {budget} s "
+                "([tool.mlrelease.models] total-time-limit-s, --total-time-limit-s) is spent",
+            )
+        else:
+            if left is not None and left < job.time_limit_s:
+                job.time_limit_s = max(1, int(left))
+            label = f"\\[{i}/{len(jobs)}] verifying {escape_console(job.name)}"
+            with console.status(f"{label} ({', '.join(job.steps)})"):
+                verdict = sandbox.run(job)
+            if cache_dir is not None and digest is not None:
+                model_cache.store(cache_dir, digest, verdict)
         worst = next((s for s in verdict.steps if s.outcome is Outcome.FAIL), None)
         outcome = (
             Outcome.FAIL
@@ -118,9 +153,10 @@ def verify(
             )
         )
         tail = f": {worst.step}: {worst.summary}" if worst else ""
+        took = "cached" if verdict.cached else f"{verdict.duration_s:.1f} s"
         console.print(
             f"\\[{i}/{len(jobs)}] [{STYLE[outcome]}]{outcome.value:4}[/] "
-            f"{escape(job.name + tail)} [dim]({verdict.duration_s:.1f} s)[/]",
+            f"{escape_console(job.name + tail)} [dim]({took})[/]",
             highlight=False,
         )
         verdicts.append(verdict)

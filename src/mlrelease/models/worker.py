@@ -1,15 +1,18 @@
 """The sandboxed verifier process: ``python -m mlrelease.models.worker`` (one model per process).
 
 Reads a :class:`~mlrelease.models.manifest.ModelJob` as JSON on stdin, limits its own memory
-(address space) and CPU time, then runs the steps in order and writes one event per line,
-each flushed at once, so the parent knows which step was running if this process dies:
+(address space) and CPU time (again: the parent set them before it started), then runs the
+steps in order and writes one event per line, each flushed at once, so the parent knows which
+step was running if this process dies:
 
     @@mlrelease-worker@@ {"event": "start", "step": "checker"}
     @@mlrelease-worker@@ {"event": "verdict", "step": "checker", "outcome": "pass", ...}
-    @@mlrelease-worker@@ {"event": "done", "peak_rss_mb": 61.2}
+    @@mlrelease-worker@@ {"event": "done", "peak_rss_mb": 61.2, "files": ["/m/weights.bin"]}
 
 Events go to a private copy of the original stdout; file descriptor 1 is pointed at stderr,
-so a library that prints cannot corrupt them.
+so a library that prints cannot corrupt them. An exception in a step is that step's failing
+verdict; step 0 not passing stops every later step. ``files`` lists the external data files
+step 0 cleared (the verdict cache checks them).
 """
 
 from __future__ import annotations
@@ -19,34 +22,28 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mlrelease.models.steps import State
+    from mlrelease.models.verdicts import StepVerdict
 
 MARK = "@@mlrelease-worker@@ "
 
 
 def apply_limits(memory_limit_mb: int, time_limit_s: int) -> dict[str, bool]:
-    """Cap this process's address space and CPU time; say which limits the platform enforces."""
-    enforced = {"memory": False, "cpu": False}
-    try:
-        import resource
-    except ImportError:  # Windows: the parent's wall-clock limit still applies
-        return enforced
-    limits = (
-        ("memory", resource.RLIMIT_AS, memory_limit_mb * 2**20),
-        ("cpu", resource.RLIMIT_CPU, time_limit_s + 5),
-        ("core", resource.RLIMIT_CORE, 0),  # a crashing model leaves no core file behind
+    """Cap this process's address space and CPU time; say which limits the platform enforces.
+
+    The parent already set them before this process started (:mod:`mlrelease.edges.proc`); set
+    again here so a worker started by other means is never unlimited.
+    """
+    from mlrelease.edges import proc
+
+    return proc.apply_limits(
+        proc.Limits(memory_mb=memory_limit_mb, cpu_s=time_limit_s + 5, wall_s=time_limit_s)
     )
-    for name, which, value in limits:
-        try:
-            _, hard = resource.getrlimit(which)
-            capped = value if hard == resource.RLIM_INFINITY else min(value, hard)
-            resource.setrlimit(which, (capped, hard))
-            enforced[name] = True
-        except (ValueError, OSError):  # macOS refuses RLIMIT_AS: say so, do not pretend
-            pass
-    enforced.pop("core", None)
-    return enforced
 
 
 def peak_rss_mb() -> float | None:
@@ -78,6 +75,7 @@ def main() -> int:
 
     job = ModelJob.from_dict(job_data)
     steps = job.steps if "integrity" in job.steps else ["integrity", *job.steps]
+    files: list[str] = []
     with tempfile.TemporaryDirectory(prefix="mlrelease-verify-") as tmp:
         state = State(job, Path(tmp))
         for step in steps:
@@ -87,25 +85,39 @@ def main() -> int:
                 continue
             _emit(events, {"event": "start", "step": step})
             start = time.perf_counter()
-            try:
-                verdict = STEP_FUNCTIONS[step](state)
-            except MemoryError as exc:
-                verdict = StepVerdict(step, Outcome.FAIL, memory_message(job.memory_limit_mb, exc))
-            except RecursionError:
-                verdict = StepVerdict(
-                    step,
-                    Outcome.FAIL,
-                    "the model nests too deeply to process (Python recursion limit reached)",
-                )
-            except Exception as exc:  # a step must never take the other verdicts down with it
-                text = f"{type(exc).__name__}: {exc}"
-                if "bad_alloc" in text or "Failed to allocate" in text:
-                    text = memory_message(job.memory_limit_mb, exc)
-                verdict = StepVerdict(step, Outcome.FAIL, " ".join(text.split())[:2000])
+            verdict = run_step(step, STEP_FUNCTIONS[step], state)
+            if step == "integrity" and verdict.outcome not in (Outcome.PASS, Outcome.WARN):
+                # Nothing may touch a file step 0 did not clear, whatever made it fail.
+                state.stop = state.stop or "step 0 (integrity) did not clear the file"
             verdict.duration_s = time.perf_counter() - start
             _emit(events, {"event": "verdict", **verdict.to_dict()})
-    _emit(events, {"event": "done", "peak_rss_mb": peak_rss_mb()})
+        files = sorted(str(p) for p in state.external_files)
+    _emit(events, {"event": "done", "peak_rss_mb": peak_rss_mb(), "files": files})
     return 0
+
+
+def run_step(step: str, function: Callable[[State], StepVerdict], state: State) -> StepVerdict:
+    """One step's verdict; any exception it raises becomes a failing verdict naming the step."""
+    from mlrelease.models.verdicts import Outcome, StepVerdict
+
+    limit = state.job.memory_limit_mb
+    try:
+        return function(state)
+    except MemoryError as exc:
+        return StepVerdict(step, Outcome.FAIL, memory_message(limit, exc))
+    except RecursionError:
+        return StepVerdict(
+            step,
+            Outcome.FAIL,
+            f"step {step}: the model nests too deeply to process (Python recursion limit reached)",
+        )
+    except Exception as exc:  # a step must never take the other verdicts down with it
+        text = f"{type(exc).__name__}: {exc}"
+        if "bad_alloc" in text or "Failed to allocate" in text:
+            return StepVerdict(step, Outcome.FAIL, memory_message(limit, exc))
+        return StepVerdict(
+            step, Outcome.FAIL, f"step {step} raised " + " ".join(text.split())[:2000]
+        )
 
 
 def memory_message(limit_mb: int, exc: BaseException) -> str:

@@ -9,12 +9,10 @@ any other crash ``runtime_error`` with the end of its log.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -26,6 +24,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from mlrelease.edges import proc as isolation
 from mlrelease.perf import catalog
 from mlrelease.perf.config import ONNX_FRAMEWORKS, Profile
 from mlrelease.perf.results import (
@@ -122,14 +121,13 @@ class Worker:
     def _call(self, command: list[str], log_path: Path, result_path: Path) -> Outcome:
         with log_path.open("w", encoding="utf-8") as log:
             try:
-                proc = subprocess.Popen(
+                proc = isolation.start(
                     command,
                     stdout=log,
                     stderr=subprocess.STDOUT,
                     stdin=subprocess.DEVNULL,
                     cwd=self.root,
                     env=self.env,
-                    start_new_session=True,
                 )
             except OSError as exc:
                 return Outcome(None, RUNTIME_ERROR, f"cannot start {self.build.python}: {exc}")
@@ -145,7 +143,7 @@ class Worker:
         if code == 0 and result_path.is_file():
             return Outcome(json.loads(result_path.read_text(encoding="utf-8")))
         tail = excerpt(log_path.read_text(encoding="utf-8", errors="replace"))
-        if code == -signal.SIGKILL:
+        if isolation.classify(code, killed=False)[0] is isolation.Status.OUT_OF_MEMORY:
             return Outcome(
                 None,
                 OOM,
@@ -168,9 +166,7 @@ def resolve_in(root: Path, ref: str, profile_name: str) -> catalog.ModelSpec:
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
     # torch.compile and TensorRT start helper processes: end the whole session we started.
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
+    isolation.kill_group(proc)
 
 
 def _probe(worker: Worker, profile_name: str, profile: Profile, console: Console) -> dict[str, Any]:

@@ -10,9 +10,11 @@ that was running is run again, which is safe because every mutating release comm
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import json
 import os
+import re
 import shlex
 import subprocess
 from collections.abc import Callable
@@ -23,9 +25,10 @@ from typing import Any
 from packaging.version import Version
 
 from mlrelease.config import Config
+from mlrelease.docs import published
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release.flow import Flow, _resolve_argv
-from mlrelease.release.plan import FAULT_ALSO_KILL_ENV, fault_point
+from mlrelease.release.plan import fault_env, fault_point
 from mlrelease.release.settings import (
     TABLE,
     ChecklistStep,
@@ -88,7 +91,7 @@ class Ledger:
                 created = data.get("created", created)
                 for item in data.get("steps", []):
                     old[item["id"]] = StepRecord(**item)
-            except (json.JSONDecodeError, KeyError, TypeError) as exc:
+            except (ValueError, KeyError, TypeError, AttributeError) as exc:  # also non-UTF-8
                 raise UserError(
                     f"{path}: not a checklist ledger ({exc}); move it away to start over."
                 ) from None
@@ -114,6 +117,66 @@ class Ledger:
         os.replace(tmp, self.path)
 
 
+STEP_GATES = {"ops-index": "ops_index", "wheels": "wheels", "docs-freeze": "docs"}
+"""Default steps that exist only for a project holding itself to the gate."""
+
+OWN_COMMANDS = {
+    "verify": ["mlrelease", "verify"],
+    "rc-verify": ["mlrelease", "verify"],
+    "ops-index": ["mlrelease", "ops", "index", "--check"],
+    "wheels": ["mlrelease", "wheels", "build"],
+    "docs-freeze": ["mlrelease", "docs", "freeze", "--version", "{version}", "--execute"],
+}
+"""The mlrelease command behind a default step, for a project without the nox session or
+invoke task the default names."""
+
+
+def _has_runner(root: Path, task: str) -> bool:
+    """Whether the project has the nox session or invoke task that ``task`` starts with."""
+    words = task.split()
+    if len(words) >= 3 and words[:2] == ["nox", "-s"]:
+        path, name = root / "noxfile.py", words[2]
+        pattern = rf"^def {re.escape(name)}\("
+    elif len(words) >= 2 and words[0] == "invoke":
+        path, name = root / "tasks.py", words[1].rsplit(".", 1)[-1]
+        pattern = rf"^def {re.escape(name.replace('-', '_'))}\(|name=[\"']{re.escape(name)}[\"']"
+    else:
+        return True
+    text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    return re.search(pattern, text, re.M) is not None
+
+
+def steps_for(config: Config) -> list[ChecklistStep]:
+    """The project's own checklist.
+
+    A configured ``checklist`` is used as written. Otherwise the default steps are fitted to
+    the project: no branch cut under the trunk model, no step for a gate the project does not
+    run, and a step naming a nox session or invoke task the project does not have runs the
+    mlrelease command behind it instead. ``checklist-extra`` steps go before the last step.
+    """
+    rel = config.release
+    table = config.pyproject.get("tool", {}).get("mlrelease", {}).get("release", {})
+    if "checklist" in table:
+        steps = list(rel.checklist)
+    else:
+        steps = []
+        for step in rel.checklist:
+            if step.id == "freeze" and rel.model == "trunk":
+                continue
+            gate = STEP_GATES.get(step.id)
+            if gate is not None and gate not in config.gates:
+                continue
+            if not _has_runner(config.root, step.task):
+                run = OWN_COMMANDS.get(step.id, step.run)
+                task = shlex.join(run) if run else step.task
+                step = dataclasses.replace(step, run=list(run), task=task)
+            steps.append(step)
+    if rel.checklist_extra:
+        at = len(steps) - 1 if steps and not steps[-1].run else len(steps)
+        steps[at:at] = list(rel.checklist_extra)
+    return steps
+
+
 def _check_ids(steps: list[ChecklistStep], source: str) -> None:
     seen: set[str] = set()
     for i, step in enumerate(steps):
@@ -136,7 +199,7 @@ class Runner:
 
     @property
     def steps(self) -> list[ChecklistStep]:
-        return self.config.release.checklist
+        return steps_for(self.config)
 
     @property
     def folder(self) -> Path:
@@ -186,14 +249,22 @@ class Runner:
             if rec.status != "done":
                 self.out(f"        {what}")
 
-    def run(self, *, execute: bool, confirm: list[str], redo: list[str]) -> int:
+    def run(self, *, execute: bool, confirm: list[str], redo: list[str], reason: str = "") -> int:
         ledger = self.ledger()
+        for step, rec in zip(self.steps, ledger.steps, strict=True):
+            if published.is_freeze_step(step.run):  # the site is the truth, not the ledger
+                frozen, rec.note = published.freeze_detected(self.config, str(self.version))
+                if frozen:
+                    rec.status = "done"
+                elif rec.status == "done":
+                    rec.status = "pending"
+        # Only a run that writes the ledger needs it ignored; a dry run writes nothing.
         probe = subprocess.run(
             ["git", "check-ignore", "-q", "--no-index", str(ledger.path)],
             cwd=self.config.root,
             check=False,
         )
-        if probe.returncode == 1:  # 0: ignored; 128: not a repository (the steps will say)
+        if execute and probe.returncode == 1:  # 0: ignored; 128: not a repository
             raise PreconditionError(
                 f"checklist: {self._display(ledger.path)} is not ignored by git, so the ledger "
                 "would make the tree dirty and the release commands refuse to act. Add "
@@ -235,6 +306,16 @@ class Runner:
                 rec.status, rec.finished, rec.note = "done", _now(), "confirmed by hand"
                 ledger.save()
                 self.out(f"{head}: confirmed by hand.")
+                continue
+            if step.id in confirm:  # the world shows it done (e.g. published by hand)
+                if not reason.strip():
+                    raise UserError(
+                        f"checklist --confirm {step.id}: a step with a command is confirmed only "
+                        "with --reason saying what shows it done (it is kept in the ledger)."
+                    )
+                rec.status, rec.finished, rec.note = "done", _now(), f"confirmed: {reason}"
+                ledger.save()
+                self.out(f"{head}: confirmed by hand ({reason}).")
                 continue
             command = self.command(step, True)
             if rec.status == "running":
@@ -282,7 +363,7 @@ class Runner:
     def _execute(self, command: list[str], log: Path) -> int:
         """Run a step, echoing its output and keeping it in ``log``."""
         log.parent.mkdir(parents=True, exist_ok=True)
-        env = {**os.environ, FAULT_ALSO_KILL_ENV: str(os.getpid())}
+        env = fault_env()
         try:
             proc = subprocess.Popen(
                 _resolve_argv(command),
@@ -311,9 +392,10 @@ def run_checklist(
     confirm: list[str],
     redo: list[str],
     out: Callable[[str], None],
+    reason: str = "",
 ) -> int:
     return Runner(config, parse_release(version), out).run(
-        execute=execute, confirm=confirm, redo=redo
+        execute=execute, confirm=confirm, redo=redo, reason=reason
     )
 
 
@@ -325,7 +407,7 @@ HEADER = """\
 <!-- Generated by `mlrelease release checklist-doc` from [tool.mlrelease.release]; \
 do not edit by hand. -->
 
-A release is these steps, in this order. `invoke release.checklist --version X.Y.Z --execute`
+A release is these steps, in this order. `mlrelease release checklist --version X.Y.Z --execute`
 walks them: it runs each step's command, records it in the ledger
 `{ledger}/ledger.json` (step, status, times, exit code, evidence files, the step's log), and
 stops at the first failure or manual step. Run again, it resumes at the first step that is not
@@ -355,7 +437,8 @@ def render(config: Config) -> str:
         "| # | step | what | who runs it | evidence | mutating |",
         "|---:|---|---|---|---|---|",
     ]
-    for i, s in enumerate(rel.checklist, 1):
+    steps = steps_for(config)
+    for i, s in enumerate(steps, 1):
         evidence = ", ".join(f"`{e}`" for e in s.evidence) or (
             "the step's log" if s.run else "the confirmation in the ledger"
         )
@@ -364,7 +447,7 @@ def render(config: Config) -> str:
             f"| {i} | `{s.id}` | {_cell(s.title)} | {who} | {evidence} | "
             f"{'yes' if s.mutating else 'no'} |"
         )
-    notes = [(i, s) for i, s in enumerate(rel.checklist, 1) if s.details]
+    notes = [(i, s) for i, s in enumerate(steps, 1) if s.details]
     if notes:
         lines += ["", "Notes:", ""]
         lines += [f"- **{i}. `{s.id}`**: {s.details}" for i, s in notes]
@@ -372,11 +455,18 @@ def render(config: Config) -> str:
         "",
         "## Names and guards",
         "",
-        f"- Release branches are `{rel.branch}` (e.g. `{branch}`), cut from `{rel.main_branch}`; "
-        f"the cut moves `{rel.main_branch}` to the next minor `.dev0` version.",
+        (
+            f"- Trunk model: releases are prepared and tagged on `{rel.main_branch}`, which "
+            "carries the released version until the next bump; a maintenance branch "
+            f"`{rel.branch}` is cut only for a patch release after {rel.main_branch} moved on."
+            if rel.model == "trunk"
+            else f"- Release branches are `{rel.branch}` (e.g. `{branch}`), cut from "
+            f"`{rel.main_branch}`; the cut moves `{rel.main_branch}` to the next minor `.dev0` "
+            "version."
+        ),
         f"- Release candidates are tagged `{rel.rc_tag}` (e.g. `{names.rc_tag_for(example, 2)}`) "
-        f"on the release branch; the version files carry the final version `{example}`, so an "
-        "RC's artifacts are the release's artifacts.",
+        f"on the {'main' if rel.model == 'trunk' else 'release'} branch; the version files "
+        f"carry the final version `{example}`, so an RC's artifacts are the release's artifacts.",
         f"- The release is tagged `{rel.tag}` (e.g. `{names.final_tag(example)}`) on exactly "
         "the commit of the newest release candidate, and only when that candidate's "
         f"release_verify report (`{rel.rc_report}`, or `--report`) is for its commit and passes.",
@@ -388,7 +478,7 @@ def render(config: Config) -> str:
         "## Patch releases",
         "",
         "A patch release (`X.Y.Z+1`) is made from the existing release branch, starting at the "
-        "`bump` step (`invoke release.prepare --version X.Y.Z+1`); the branch is not cut again. "
+        "`bump` step (`mlrelease release prepare --version X.Y.Z+1`); the branch is not cut again. "
         "It is considered when a regression meets these criteria:",
         "",
     ]

@@ -3,16 +3,27 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
 from rich.table import Table
 
-from mlrelease.config import Config, load
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+from mlrelease import git
+from mlrelease.config import PYPROJECT, TABLE, Config, find_root, load, parse_section
+from mlrelease.docs import published
 from mlrelease.exit_criteria import first_difference
-from mlrelease.release import checklist, flow
+from mlrelease.release import candidates, checklist, cut, flow, picks, plan, promotion, repo
+from mlrelease.release import status as release_status
 from mlrelease.terminal import make_console
+from mlrelease.wheels.promote import PYPI_UPLOAD_URL
 
 console = make_console()
 
@@ -23,7 +34,18 @@ SAFETY = (
 
 
 def _config(args: argparse.Namespace) -> Config:
-    return load(args.root)
+    """The configuration; after an interrupted edit of pyproject.toml, the one the edit started
+    with (HEAD's), never the half-written file (an empty one would read as the defaults)."""
+    root = (args.root or find_root(Path.cwd())).resolve()
+    journal = plan.read_journal(root) if git.is_repo(root) else None
+    text = repo.show(root, "HEAD", PYPROJECT) if journal else None
+    files = journal.get("files", []) if journal and journal.get("head") == git.head(root) else []
+    if text is not None and PYPROJECT in files:
+        data = tomllib.loads(text)
+        table = data.get("tool", {}).get("mlrelease", {})
+        config = parse_section(Config, table, prefix=TABLE, source=f"HEAD:{PYPROJECT}")
+        return dataclasses.replace(config, root=root, pyproject=data)
+    return load(root)
 
 
 def _say(text: str) -> None:
@@ -35,7 +57,7 @@ def _flow(args: argparse.Namespace) -> flow.Flow:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    data = flow.status(_flow(args), args.version)
+    data = release_status.status(_flow(args), args.version)
     if args.json:
         print(json.dumps(data, indent=2))
         return 0
@@ -74,6 +96,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     ]
     if data["remote"]["error"]:
         rows.append(("remote", data["remote"]["error"]))
+    rows.append(("docs", published.describe(data["docs"])))
     for name, what in data["next"].items():
         rows.append((f"next: {name}", what))
     for what, state in rows:
@@ -92,42 +115,55 @@ def _verdict(info: dict[str, Any]) -> str:
 
 
 def cmd_cut(args: argparse.Namespace) -> int:
-    plan = flow.plan_cut(_flow(args), args.version, args.from_ref, args.push)
+    plan = cut.plan_cut(_flow(args), args.version, args.from_ref, args.push)
     plan.print(execute=args.execute, out=_say)
     return 0
 
 
 def cmd_prepare(args: argparse.Namespace) -> int:
-    plan = flow.plan_prepare(_flow(args), args.version, args.push)
+    plan = candidates.plan_prepare(_flow(args), args.version, args.push)
     plan.print(execute=args.execute, out=_say)
     return 0
 
 
 def cmd_rc(args: argparse.Namespace) -> int:
-    plan = flow.plan_rc(_flow(args), args.tag, args.push)
+    plan = candidates.plan_rc(_flow(args), args.tag, args.push)
     plan.print(execute=args.execute, out=_say)
     return 0
 
 
 def cmd_promote(args: argparse.Namespace) -> int:
-    promotion = flow.plan_promote(
-        _flow(args), args.rc, args.version, args.report, args.push, args.publish, args.artifacts
+    promoted = promotion.plan_promote(
+        _flow(args),
+        args.rc,
+        args.version,
+        args.report,
+        args.push,
+        args.publish,
+        args.artifacts,
+        args.repository_url,
     )
-    promotion.plan.print(execute=args.execute, out=_say)
+    promoted.plan.print(execute=args.execute, out=_say)
+    return 0
+
+
+def cmd_bind(args: argparse.Namespace) -> int:
+    plan = promotion.plan_bind(_flow(args), args.rc, args.artifacts, args.push)
+    plan.print(execute=args.execute, out=_say)
     return 0
 
 
 def cmd_cherry_picks(args: argparse.Namespace) -> int:
-    picks = flow.cherry_picks(_flow(args), args.branch, args.push)
-    text = picks.markdown()
+    found = picks.cherry_picks(_flow(args), args.branch, args.push, args.mark, args.reason)
+    text = found.markdown()
     if args.output:
         args.output.parent.mkdir(parents=True, exist_ok=True)
         args.output.write_text(text, encoding="utf-8")
         _say(f"Wrote {args.output}")
     else:
         print(text, flush=True)
-    assert picks.plan is not None
-    picks.plan.print(execute=args.execute, out=_say)
+    assert found.plan is not None
+    found.plan.print(execute=args.execute, out=_say)
     return 0
 
 
@@ -139,6 +175,7 @@ def cmd_checklist(args: argparse.Namespace) -> int:
         confirm=args.confirm,
         redo=args.redo,
         out=_say,
+        reason=args.reason,
     )
 
 
@@ -238,8 +275,10 @@ def register(subparsers: Any) -> None:
     s = sub.add_parser(
         "promote",
         help="tag vX.Y.Z on exactly the RC's commit",
-        description="Refuses when a newer RC of the version exists, when vX.Y.Z "
-        "exists elsewhere, or when the RC's release_verify report is missing, for "
+        description="Refuses when the RC tag is not origin's annotated tag made by "
+        "`release rc` on the release branch, when a newer RC of the version exists, when vX.Y.Z "
+        "exists elsewhere, when the artifacts differ from the manifest bound to the RC "
+        "(`release bind`), or when the RC's release_verify report is missing, partial, for "
         "another commit or failing. The report is read from --report, default "
         "[tool.mlrelease.release] rc-report (build/release-verify/report.json, "
         "where `nox -s release_verify` writes it). Then prints (or with --publish "
@@ -257,10 +296,33 @@ def register(subparsers: Any) -> None:
     s.add_argument(
         "--publish",
         action="store_true",
-        help="after tagging, run the publish command ([tool.mlrelease.release] publish)",
+        help="before tagging, run the publish command ([tool.mlrelease.release] publish) "
+        "unless the index already holds exactly these files",
+    )
+    s.add_argument(
+        "--repository-url",
+        default=PYPI_UPLOAD_URL,
+        help="the index to publish to and check (default: PyPI)",
     )
     _act(s)
     s.set_defaults(func=cmd_promote)
+
+    s = sub.add_parser(
+        "bind",
+        help="bind the RC's artifacts to it: a manifest on origin a rebuild cannot overwrite",
+        description="In the checkout that built the candidate's files (HEAD at the RC's "
+        "commit, clean): record their names, sizes and SHA-256 and the commit under "
+        "refs/mlrelease/manifests/<rc tag>, and push that ref. Promotion verifies the "
+        "artifacts against it. " + SAFETY,
+    )
+    s.add_argument("--rc", required=True, help="the release candidate tag, e.g. v1.4.0-rc2")
+    s.add_argument(
+        "--artifacts",
+        metavar="DIR",
+        help="the built files (default: [tool.mlrelease.release] artifacts)",
+    )
+    _act(s)
+    s.set_defaults(func=cmd_bind)
 
     s = sub.add_parser(
         "cherry-picks",
@@ -272,6 +334,15 @@ def register(subparsers: Any) -> None:
     )
     s.add_argument("--branch", help="the release branch (default: the current branch)")
     s.add_argument("--output", type=Path, help="write the Markdown here instead of stdout")
+    s.add_argument(
+        "--mark",
+        action="append",
+        default=[],
+        metavar="COMMIT=STATE",
+        help="record that a fix is picked or not-needed (an empty commit on the branch with "
+        "the override and --reason as trailers); repeatable",
+    )
+    s.add_argument("--reason", default="", help="why (recorded with --mark)")
     _act(s)
     s.set_defaults(func=cmd_cherry_picks)
 
@@ -289,8 +360,10 @@ def register(subparsers: Any) -> None:
         action="append",
         default=[],
         metavar="STEP",
-        help="mark a manual step as done (repeatable)",
+        help="mark a manual step as done, or (with --reason) a step the world shows done "
+        "(repeatable)",
     )
+    s.add_argument("--reason", default="", help="why a step with a command is confirmed")
     s.add_argument(
         "--redo",
         action="append",

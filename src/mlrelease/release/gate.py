@@ -12,9 +12,9 @@ from mlrelease.release.settings import Names, series, series_text
 
 @gate(
     "git_state",
-    "The working tree is clean; on the main branch the version is a `.dev` version not yet cut "
-    "to a release branch; on a release branch it belongs to the branch's series; a release or "
-    "RC tag on HEAD names the version the files carry.",
+    "The working tree is clean; on the main branch (branch model) the version is a `.dev` "
+    "version not yet cut to a release branch; on a release branch it belongs to the branch's "
+    "series; a release or RC tag on HEAD names the version the files carry.",
 )
 def check_git_state(ctx: Context) -> GateResult:
     root, rel = ctx.root, ctx.config.release
@@ -30,7 +30,13 @@ def check_git_state(ctx: Context) -> GateResult:
     except InvalidVersion:
         return GateResult.failed(f"tool.bumpversion.current_version {text!r} is not PEP 440")
     details: list[str] = []
-    dirty = git.dirty_files(root)
+    # The reports of this very run are not a change to the project.
+    report = ctx.config.report_dir.strip("/") + "/"
+    dirty = [
+        f
+        for f in git.dirty_files(root)
+        if not (f.endswith("/") and report.startswith(f)) and not f.startswith(report)
+    ]
     if dirty:
         shown = ", ".join(f"`{f}`" for f in dirty[:10]) + (" ..." if len(dirty) > 10 else "")
         details.append(
@@ -39,7 +45,9 @@ def check_git_state(ctx: Context) -> GateResult:
         )
     branch = git.current_branch(root)
     facts = [f"version {version}", f"branch {branch or '(detached HEAD)'}"]
-    if branch == rel.main_branch:
+    if branch == rel.main_branch and rel.model == "trunk":
+        facts.append("trunk model: releases are tagged on main")
+    elif branch == rel.main_branch:
         if not version.is_devrelease:
             details.append(
                 f"`{branch}` carries {version}, a release version; main carries a "

@@ -31,7 +31,10 @@ from mlrelease.release import repo
 FAULT_ENV = "MLRELEASE_FAULT"
 """Test hook: the name of a point (``prepare:after:bump``) where the process kills itself."""
 FAULT_ALSO_KILL_ENV = "MLRELEASE_FAULT_ALSO_KILL"
-"""Test hook: a process id killed together with this one (the checklist that ran the step)."""
+"""Test hook: process ids (comma-separated) killed together with this one (the checklist
+that ran the step, the promotion that ran the publisher)."""
+FAULT_RECORD_ENV = "MLRELEASE_FAULT_RECORD"
+"""Test hook: a file every fault point a run passes appends its name to."""
 JOURNAL = "mlrelease-edit.json"
 
 
@@ -39,15 +42,26 @@ def fault_point(name: str) -> None:
     """SIGKILL this process (and the checklist runner above it) when ``$MLRELEASE_FAULT`` names
     this point. Used only by the fault-injection tests: a kill cannot be caught or cleaned up
     after, which is what a crash, an OOM kill or a closed laptop looks like."""
+    record = os.environ.get(FAULT_RECORD_ENV)
+    if record:  # the harness lists every point a run passes, to kill it there next
+        with open(record, "a", encoding="utf-8") as handle:
+            handle.write(name + "\n")
     if os.environ.get(FAULT_ENV) != name:
         return
     sys.stdout.flush()
     sys.stderr.flush()
     kill = getattr(signal, "SIGKILL", signal.SIGTERM)
-    other = os.environ.get(FAULT_ALSO_KILL_ENV)
-    if other and other.isdigit() and int(other) != os.getpid():
-        os.kill(int(other), kill)
+    for other in os.environ.get(FAULT_ALSO_KILL_ENV, "").split(","):
+        if other.isdigit() and int(other) != os.getpid():
+            os.kill(int(other), kill)
     os.kill(os.getpid(), kill)
+
+
+def fault_env() -> dict[str, str]:
+    """The environment of a child process: a fault point in it kills this process (and the
+    ones above it) too, as a crash of the machine would."""
+    above = os.environ.get(FAULT_ALSO_KILL_ENV, "")
+    return {**os.environ, FAULT_ALSO_KILL_ENV: ",".join(filter(None, [above, str(os.getpid())]))}
 
 
 class StepFailed(UserError):
@@ -164,9 +178,10 @@ def read_journal(root: Path) -> dict[str, Any] | None:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return None
-    except json.JSONDecodeError:
-        # A kill during the (tiny) journal write: nothing was edited yet.
-        path.unlink()
+    except ValueError:
+        # Unparsable (a kill during the journal write cannot leave one: it is replaced
+        # atomically). Left in place: only an executing run drops it (see recovery), never
+        # a dry run.
         return None
     return data if isinstance(data, dict) else None
 
@@ -174,14 +189,20 @@ def read_journal(root: Path) -> dict[str, Any] | None:
 def begin_edit(root: Path, files: Sequence[str], purpose: str) -> Action:
     """The action that journals ``files`` before they are edited."""
 
-    def write() -> None:
-        path = journal_path(root)
-        tmp = path.with_suffix(".tmp")
-        data = {"head": git.head(root), "files": list(files), "purpose": purpose}
-        tmp.write_text(json.dumps(data), encoding="utf-8")
-        os.replace(tmp, path)  # atomic: the journal is either absent or complete
+    return call_action(
+        "journal",
+        f"journal {', '.join(files)} (undone if interrupted)",
+        lambda: write_journal(root, files, purpose),
+    )
 
-    return call_action("journal", f"journal {', '.join(files)} (undone if interrupted)", write)
+
+def write_journal(root: Path, files: Sequence[str], purpose: str) -> None:
+    """Record HEAD and ``files`` before they are edited (atomically: absent or complete)."""
+    path = journal_path(root)
+    tmp = path.with_suffix(".tmp")
+    data = {"head": git.head(root), "files": list(files), "purpose": purpose}
+    tmp.write_text(json.dumps(data), encoding="utf-8")
+    os.replace(tmp, path)
 
 
 def end_edit(root: Path) -> Action:
@@ -213,7 +234,15 @@ def recovery(root: Path, name: str) -> tuple[list[Action], set[str]]:
     """
     journal = read_journal(root)
     if journal is None:
-        return [], set()
+        if not journal_path(root).exists():
+            return [], set()
+        return [
+            call_action(
+                "journal-drop",
+                f"drop the unparsable journal {journal_path(root)} (it names no edit to undo)",
+                lambda: _drop_journal(root),
+            )
+        ], set()
     if journal.get("head") != git.head(root):
         return [
             call_action(

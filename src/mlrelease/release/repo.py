@@ -7,10 +7,10 @@ command ran tells its mutations apart from its reads.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -91,46 +91,6 @@ def git_dir(root: Path) -> Path:
     return (root / git.run(root, "rev-parse", "--git-dir")).resolve()
 
 
-@dataclass
-class Remote:
-    """A remote's branches and tags, as ``git ls-remote`` reports them (tags peeled)."""
-
-    name: str
-    heads: dict[str, str]
-    tags: dict[str, str]
-    tag_objects: dict[str, str]
-
-
-def remote(root: Path, name: str) -> Remote | None:
-    """The remote's refs; None when no remote is configured (``remote = ""`` or not added).
-
-    An unreachable remote is refused: tags pushed by someone else must count as taken.
-    """
-    if not name or name not in git.run(root, "remote").split():
-        return None
-    proc = subprocess.run(
-        ["git", "ls-remote", name], cwd=root, capture_output=True, text=True, check=False
-    )
-    if proc.returncode != 0:
-        raise PreconditionError(
-            f"cannot list the refs of remote {name!r}: {proc.stderr.strip()}. Fix the connection, "
-            'or set [tool.mlrelease.release] remote = "" to work on local refs only.'
-        )
-    heads: dict[str, str] = {}
-    tag_objects: dict[str, str] = {}
-    peeled: dict[str, str] = {}
-    for line in proc.stdout.splitlines():
-        sha, _, ref = line.partition("\t")
-        if ref.startswith("refs/heads/"):
-            heads[ref[len("refs/heads/") :]] = sha
-        elif ref.startswith("refs/tags/") and ref.endswith("^{}"):
-            peeled[ref[len("refs/tags/") : -3]] = sha
-        elif ref.startswith("refs/tags/"):
-            tag_objects[ref[len("refs/tags/") :]] = sha
-    remote_tags = {t: peeled.get(t, obj) for t, obj in tag_objects.items()}
-    return Remote(name, heads, remote_tags, tag_objects)
-
-
 def tag_object(root: Path, name: str) -> str | None:
     return (
         git.run(root, "rev-parse", "--verify", "--quiet", f"refs/tags/{name}", check=False) or None
@@ -173,3 +133,29 @@ def commit_info(root: Path, sha: str, trailer: str) -> tuple[str, list[str]]:
 
 def merge_base(root: Path, a: str, b: str) -> str | None:
     return git.run(root, "merge-base", a, b, check=False) or None
+
+
+def picked_from(root: Path, revisions: str) -> dict[str, str]:
+    """source commit -> commit of ``revisions`` whose message says ``(cherry picked from
+    commit SOURCE)`` (``git cherry-pick -x``), adapted or not."""
+    out = git.run(root, "log", "--format=%H%x00%B%x01", revisions)
+    found: dict[str, str] = {}
+    for entry in out.split("\x01"):
+        sha, _, body = entry.strip().partition("\x00")
+        for match in re.finditer(r"\(cherry picked from commit ([0-9a-f]{7,40})\)", body):
+            found.setdefault(match[1], sha)
+    return found
+
+
+def overrides(root: Path, revisions: str, key: str) -> dict[str, tuple[str, str]]:
+    """source commit -> (state, reason) from ``key: <sha> <state>`` and ``Reason:`` trailers of
+    the commits in ``revisions`` (the newest record of a commit wins)."""
+    fmt = f"%(trailers:key={key},valueonly,separator=%x01)%x00%(trailers:key=Reason,valueonly)%x02"
+    found: dict[str, tuple[str, str]] = {}
+    for entry in git.run(root, "log", f"--format={fmt}", revisions).split("\x02"):
+        values, _, reason = entry.strip().partition("\x00")
+        for value in values.split("\x01"):
+            sha, _, state = value.strip().partition(" ")
+            if sha and state:
+                found.setdefault(sha, (state.strip(), reason.strip()))
+    return found

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Literal
 
 from packaging.version import InvalidVersion, Version
 
@@ -116,6 +117,14 @@ DEFAULT_CHECKLIST: list[ChecklistStep] = [
         "files with their SHA256SUMS on the RC's pre-release.",
     ),
     _step(
+        "bind",
+        "Bind the RC's artifacts to it: their manifest on origin, never moved",
+        "invoke release.bind --rc {rc_tag} --execute --push",
+        ["mlrelease", "release", "bind", "--rc", "{rc_tag}", "--execute", "--push"],
+        details="Run where the files were built, at the RC's commit; promotion verifies the "
+        "files against this manifest, not against a sums file next to them.",
+    ),
+    _step(
         "rc-verify",
         "Verify the release candidate: the report promotion reads",
         "nox -s release_verify",
@@ -148,7 +157,8 @@ DEFAULT_CHECKLIST: list[ChecklistStep] = [
         "Publish the release notes (the changelog section) and announce the release",
         "by hand: GitHub release from the changelog section, then the project's channels",
         [],
-        details="Confirm with `invoke release.checklist --version X.Y.Z --confirm announce`.",
+        details="Confirm with `mlrelease release checklist --version X.Y.Z --execute --confirm "
+        "announce`.",
     ),
 ]
 
@@ -163,7 +173,7 @@ DEFAULT_CHERRY_PICK_RULES = [
     "Cherry-picks fix regressions, test or build breakage and release blockers; they are not "
     "a way to add features after the freeze.",
     "Every fix lands on main first, with the trailer `{trailer}: {series}` in its commit message.",
-    "The release manager tracks them with `invoke release.cherry-picks --branch {branch}` "
+    "The release manager tracks them with `mlrelease release cherry-picks --branch {branch}` "
     "(Markdown for the tracker issue) and picks the missing ones with `--execute` "
     "(`git cherry-pick -x`).",
     "A fix counts as picked when a commit with the same patch (`git cherry`) is on the branch, "
@@ -176,6 +186,10 @@ DEFAULT_CHERRY_PICK_RULES = [
 class ReleaseConfig:
     """The ``[tool.mlrelease.release]`` table."""
 
+    model: Literal["branch", "trunk"] = "branch"
+    """``branch``: releases are cut to ``release/X.Y`` branches, RCs are tagged there and main
+    moves to the next ``.dev`` (PyTorch, ONNX). ``trunk``: releases are tagged on main, which
+    may carry the released version until the next bump."""
     main_branch: str = "main"
     """The development branch release branches are cut from."""
     remote: str = "origin"
@@ -201,6 +215,10 @@ class ReleaseConfig:
             "promote",
             "--artifacts",
             "{artifacts}",
+            "--version",
+            "{version}",
+            "--repository-url",
+            "{repository_url}",
             "--execute",
         ]
     )
@@ -210,11 +228,51 @@ class ReleaseConfig:
     checklist_doc: str = "docs/release/checklist.md"
     """The generated checklist page (``mlrelease release checklist-doc``)."""
     checklist: list[ChecklistStep] = field(default_factory=lambda: list(DEFAULT_CHECKLIST))
-    """The release checklist, in order."""
+    """The release checklist, in order. Unset, it is derived from the defaults for this
+    project (see :func:`mlrelease.release.checklist.steps_for`)."""
+    checklist_extra: list[ChecklistStep] = field(default_factory=list)
+    """Steps added to the checklist, before its last (manual) step."""
     patch_criteria: list[str] = field(default_factory=lambda: list(DEFAULT_PATCH_CRITERIA))
     """When a patch release is made (shown on the checklist page)."""
     cherry_pick_rules: list[str] = field(default_factory=lambda: list(DEFAULT_CHERRY_PICK_RULES))
     """Rules for fixes that reach a release branch (shown on the checklist page)."""
+
+
+CHECKLIST_PLACEHOLDERS = (
+    "version",
+    "series",
+    "branch",
+    "final_tag",
+    "artifacts",
+    "ledger_dir",
+    "rc_tag",
+)
+"""What a checklist step's ``run``, ``task`` and ``evidence`` may name in braces."""
+
+
+def check_placeholders(config: ReleaseConfig, source: str) -> None:
+    """Refuse a checklist step naming an unknown placeholder (it would be shown literally)."""
+    for key, steps in (
+        ("checklist", config.checklist),
+        ("checklist-extra", config.checklist_extra),
+    ):
+        for i, step in enumerate(steps):
+            for part, texts in (
+                ("run", step.run),
+                ("task", [step.task]),
+                ("evidence", step.evidence),
+            ):
+                for text in texts:
+                    for name in _PLACEHOLDER.findall(text.replace("{{", "").replace("}}", "")):
+                        if name not in CHECKLIST_PLACEHOLDERS:
+                            known = ", ".join("{" + n + "}" for n in CHECKLIST_PLACEHOLDERS)
+                            raise ConfigError(
+                                f"{TABLE}.{key}[{i}].{part}",
+                                f"placeholders among {known}",
+                                f"{{{name}}} in {text!r}",
+                                source=source,
+                                hint="Fix the name, or double the braces for a literal one.",
+                            )
 
 
 _FIELD = {
@@ -299,6 +357,12 @@ class Names:
     def rc_tag_for(self, version: Version, number: int) -> str:
         major, minor, patch = release_triple(version)
         return self.rc_tag.format(major=major, minor=minor, patch=patch, rc=number)
+
+    def tag_of(self, version: Version) -> str:
+        """The final tag of a release, the RC tag of a release candidate."""
+        if version.pre is not None:
+            return self.rc_tag_for(version, version.pre[1])
+        return self.final_tag(version)
 
     def parse_tag(self, name: str) -> tuple[Version, int | None] | None:
         """``v1.4.0-rc2`` -> (1.4.0, 2); ``v1.4.0`` -> (1.4.0, None); None for other names."""

@@ -211,3 +211,64 @@ def verify_sums(folder: Path) -> list[Finding]:
                 )
             )
     return findings
+
+
+# --- the artifact set: python x platform per project ------------------------------------------
+
+
+def wheel_keys(artifact: Artifact) -> set[str]:
+    """``cp312-manylinux_x86_64`` per tag of a wheel (``py3-any`` for a pure one): the key a
+    cibuildwheel build identifier also spells."""
+    return {f"{t.interpreter}-{platform_family(t.platform)}" for t in artifact.tags}
+
+
+def read_names(path: Path) -> list[str]:
+    """Artifact file names listed in ``path``: a ``SHA256SUMS`` file or one name per line
+    (``#`` comments and blank lines ignored)."""
+    names = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        match = SUMS_LINE.match(text)
+        names.append(match["name"] if match else text)
+    return names
+
+
+def release_set(names: Iterable[str], project: str) -> set[str]:
+    """The python-platform keys of ``project``'s wheels among file names (others ignored)."""
+    keys: set[str] = set()
+    expected = canonicalize_name(project)
+    for name in names:
+        if not name.endswith(".whl"):
+            continue
+        try:
+            artifact = identify(Path(name))
+        except ValueError:
+            continue
+        if artifact.name == expected:
+            keys |= wheel_keys(artifact)
+    return keys
+
+
+def dropped(previous: set[str], current: set[str]) -> dict[str, list[str]]:
+    """What ``previous`` had and ``current`` lacks, by what was dropped: a whole platform
+    (``platform win32``), a whole Python (``Python cp38``), else single combinations."""
+    gone = previous - current
+
+    def split(key: str) -> tuple[str, str]:
+        python, _, platform = key.partition("-")
+        return python, platform
+
+    out: dict[str, list[str]] = {}
+    platforms_now = {split(k)[1] for k in current}
+    pythons_now = {split(k)[0] for k in current}
+    for key in sorted(gone):
+        python, platform = split(key)
+        if platform not in platforms_now:
+            out.setdefault(f"platform {platform}", []).append(key)
+        elif python not in pythons_now:
+            out.setdefault(f"Python {python}", []).append(key)
+        else:
+            out.setdefault(key, []).append(key)
+    return out

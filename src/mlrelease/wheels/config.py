@@ -17,6 +17,23 @@ DEFAULT_REQUIRED_PLATFORMS = [
 
 
 @dataclass(frozen=True)
+class Dropped:
+    """One ``[[tool.mlrelease.wheels.dropped]]``: a recorded decision to stop shipping wheels
+    for a Python version, a platform or one combination that the previous release had."""
+
+    target: str
+    """``cp38`` (a Python), ``win32`` (a platform) or ``cp38-win32`` (one combination)."""
+    reason: str
+    decision: str
+    """Where it was decided: a link to the issue, the meeting notes or the announcement."""
+
+    def covers(self, key: str) -> bool:
+        """Whether this decision waives the artifact key ``cp38-win32`` (python-platform)."""
+        python, _, platform = key.partition("-")
+        return self.target in (key, python, platform)
+
+
+@dataclass(frozen=True)
 class WheelsConfig:
     """The ``[tool.mlrelease.wheels]`` table."""
 
@@ -37,3 +54,9 @@ class WheelsConfig:
     """Where the artifacts and ``SHA256SUMS`` are written, relative to the project root."""
     runners: dict[str, str] = field(default_factory=dict)
     """GitHub runner labels by ``platform/arch`` (``linux/aarch64``), overriding the defaults."""
+    previous_artifacts: str = ""
+    """The previous release's artifact file names: its ``SHA256SUMS`` (from the release's
+    assets) or one file name per line, relative to the project root. When set, a Python
+    version or platform it had and this release lacks is a finding unless ``dropped`` waives it."""
+    dropped: list[Dropped] = field(default_factory=list)
+    """Recorded decisions to drop a Python version or platform (each with reason and decision)."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 from mlrelease.gates import Context, GateResult, gate
-from mlrelease.wheels import plan
+from mlrelease.wheels import plan, promote
 from mlrelease.wheels.project import from_config
 
 
@@ -19,20 +19,35 @@ from mlrelease.wheels.project import from_config
     "wheels",
     "Every platform in `[tool.mlrelease.wheels] required-platforms` has a cibuildwheel build "
     "identifier for each CPython version of the classifiers (for a pure project: a smoke-test "
-    "job of its one py3-none-any wheel).",
+    "job of its one py3-none-any wheel), and no platform or Python version of the previous "
+    "release's artifacts is dropped without a recorded decision.",
 )
 def check_wheels(ctx: Context) -> GateResult:
-    project = from_config(ctx.config)
+    wheels = ctx.config.wheels
+    # A setup.py-only project has no [project] table: its folder names the CI artifacts.
+    name = str(ctx.config.pyproject.get("project", {}).get("name") or ctx.root.name)
+    if wheels.kind == "pure" and "cibuildwheel" not in ctx.config.pyproject.get("tool", {}):
+        required = wheels.required_platforms
+        return GateResult.passed(
+            "pure: one py3-none-any wheel installs on every platform"
+            + (f" ({', '.join(required)})" if required else "")
+            + "; no [tool.cibuildwheel] table, so no per-platform smoke-test jobs",
+            details=[
+                "Add [tool.cibuildwheel] to smoke-test the wheel on each required platform "
+                "(the gate then checks it covers them)."
+            ],
+        )
     identifiers = plan.query(ctx.root)
     versions = plan.classifier_versions(ctx.config.pyproject)
-    jobs = plan.make_jobs(
-        ".", project.name, project.wheels.kind, identifiers, project.wheels.runners
-    )
+    jobs = plan.make_jobs(".", name, wheels.kind, identifiers, wheels.runners)
     evidence = ctx.evidence_path("wheels", "plan.json")
     evidence.write_text(
         json.dumps(plan.Plan(jobs, {".": identifiers}).matrix(), indent=2) + "\n", encoding="utf-8"
     )
-    problems = plan.coverage_problems(identifiers, project.wheels.required_platforms, versions)
+    problems = plan.coverage_problems(identifiers, wheels.required_platforms, versions)
+    if wheels.kind == "native":  # the plan's identifiers spell the artifact keys
+        project = from_config(ctx.config)
+        problems += [m for _, m in promote.against_previous(project, {str(i) for i in identifiers})]
     if problems:
         return GateResult.failed(
             f"{len(problems)} coverage problem(s): {'; '.join(problems)}",
@@ -47,12 +62,12 @@ def check_wheels(ctx: Context) -> GateResult:
     tags = sorted({i.tag for i in identifiers})
     how = (
         "one py3-none-any wheel, smoke-tested on"
-        if project.wheels.kind == "pure"
+        if wheels.kind == "pure"
         else "native wheels built on"
     )
     return GateResult.passed(
         f"{len(identifiers)} build identifiers; {how} {len(jobs) - 1} runners; required "
-        f"platforms covered: {', '.join(project.wheels.required_platforms)}",
+        f"platforms covered: {', '.join(wheels.required_platforms)}",
         details=[f"`{t}`" for t in tags] + [f"CPython {', '.join(versions)} (classifiers)"],
         evidence=[ctx.display(evidence)],
     )

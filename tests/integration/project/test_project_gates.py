@@ -46,7 +46,7 @@ def test_versions_mismatch_names_file_value_and_expected(make_repo: MakeRepo) ->
     (gate,) = data["results"]
     assert gate["status"] == "fail"
     assert (
-        "`src/demo/__init__.py` line 3: found `1.4.1.dev0`, expected `1.4.0.dev0`"
+        "`src/demo/__init__.py`: line 3: found `1.4.1.dev0`, expected `1.4.0.dev0`"
         in gate["details"][0]
     )
     report_md = (root / "build" / "release-verify" / "report.md").read_text()

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers.index import serve
 from helpers.release import FILES, GIT_ENV, Repo
 
 from mlrelease.cli import main
@@ -61,3 +62,12 @@ def mlr(repo: Repo, capsys: pytest.CaptureFixture[str]):  # type: ignore[no-unty
         return code, out, " ".join(err.split())
 
     return run
+
+
+@pytest.fixture
+def index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, Path]]:
+    """A package index on 127.0.0.1: (upload URL, the folder of the files it holds)."""
+    monkeypatch.setenv("TWINE_USERNAME", "test")
+    monkeypatch.setenv("TWINE_PASSWORD", "test")
+    with serve(tmp_path / "index") as url:
+        yield url, tmp_path / "index"

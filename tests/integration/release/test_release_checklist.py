@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 import pytest
-from helpers.release import Repo
+from helpers.release import CHECKLIST_KILL_POINTS, Repo
 
 
 def checklist(repo: Repo, *args: str, fault: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -47,7 +47,7 @@ def ledger(repo: Repo) -> dict:  # type: ignore[type-arg]
 def assert_released(repo: Repo) -> None:
     """The end state of an uninterrupted run, whatever happened on the way."""
     data = ledger(repo)
-    assert data["complete"] and [s["status"] for s in data["steps"]] == ["done"] * 6
+    assert data["complete"] and [s["status"] for s in data["steps"]] == ["done"] * 8
     for step in data["steps"]:
         assert step["exit_code"] == 0 and step["evidence"][0].endswith(f"{step['id']}.log")
         assert all((repo.path / e).exists() for e in step["evidence"])
@@ -59,6 +59,7 @@ def assert_released(repo: Repo) -> None:
         "refs/heads/release/1.4",
         "refs/tags/v1.4.0-rc1",
         "refs/tags/v1.4.0",
+        "refs/mlrelease/manifests/v1.4.0-rc1",
     }
     assert repo.origin_git("rev-parse", "release/1.4") == rc1
     assert repo.origin_git("rev-parse", "main") == repo.git("rev-parse", "main")
@@ -78,7 +79,7 @@ def assert_released(repo: Repo) -> None:
         assert f'version = "{version}"' in repo.git("show", f"{ref}:pyproject.toml")
         assert f'current_version = "{version}"' in repo.git("show", f"{ref}:pyproject.toml")
         assert f'__version__ = "{version}"' in repo.git("show", f"{ref}:src/demo/__init__.py")
-    assert repo.git("show", "release/1.4:CHANGELOG.md").count("## [1.4.0]") == 1
+    assert repo.git("show", "release/1.4:CHANGELOG.md").count("## [v1.4.0]") == 1
     assert "blob/release/1.4/" in repo.git("show", "release/1.4:README.md")
     assert "?ref=release/1.4" in repo.git("show", "release/1.4:docs/links.md")
 
@@ -91,34 +92,19 @@ def test_checklist_runs_the_release_and_second_run_does_nothing(repo: Repo) -> N
     assert repo.git("for-each-ref", "refs/heads").count("refs/heads/") == 1
     first = checklist(repo, "--execute")
     assert first.returncode == 0, first.stderr
-    assert "[6/6] promote" in first.stderr and "all 6 steps done" in first.stderr
+    assert "[8/8] promote" in first.stderr and "all 8 steps done" in first.stderr
     assert_released(repo)
     before = ledger(repo)
     again = checklist(repo, "--execute")
-    assert again.returncode == 0 and again.stderr.count("not repeated") == 6
+    assert again.returncode == 0 and again.stderr.count("not repeated") == 8
     assert ledger(repo)["steps"] == before["steps"]
 
 
 # After each step (the step's command finished, the ledger not yet updated: the worst moment),
-# and inside the multi-file edits: between bump-my-version and the commit, between two
-# release-only edits, between the version bump and git-changelog, after a tag before its push.
-FAULTS = [
-    *(
-        f"checklist:after:{step}"
-        for step in ("freeze", "verify", "bump", "rc-tag", "rc-verify", "promote")
-    ),
-    "cut:after:branch",
-    "cut:after:bump",
-    "cut:after:commit-main",
-    "cut:after:edit:README.md",
-    "cut:after:edit:docs/links.md",
-    "prepare:after:journal",
-    "prepare:after:bump",
-    "prepare:after:changelog",
-    "prepare:after:commit",
-    "rc:after:tag",
-    "promote:after:tag",
-]
+# and after every action of every release command the checklist runs (inside the multi-file
+# edits, after a tag before its push, ...): the list is checked to hold every point a release
+# passes (test_adv_kill_points.py).
+FAULTS = CHECKLIST_KILL_POINTS
 
 
 @pytest.mark.slow
@@ -135,12 +121,12 @@ def test_killed_checklist_resumes_and_finishes(repo: Repo, fault: str) -> None:
         assert "?ref=main" in (repo.path / "docs/links.md").read_text()
     if fault == "prepare:after:bump":  # version files new, changelog old, nothing committed
         assert '__version__ = "1.4.0"' in (repo.path / "src/demo/__init__.py").read_text()
-        assert "## [1.4.0]" not in (repo.path / "CHANGELOG.md").read_text()
+        assert "## [v1.4.0]" not in (repo.path / "CHANGELOG.md").read_text()
         assert repo.git("log", "-1", "--format=%s").startswith("chore(release): release-only")
     resumed = checklist(repo, "--execute")
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert (
-        f"[{1 + [s['id'] for s in data['steps']].index(running[0])}/6] {running[0]}: was "
+        f"[{1 + [s['id'] for s in data['steps']].index(running[0])}/8] {running[0]}: was "
         "interrupted" in resumed.stderr
     )
     assert_released(repo)
@@ -164,17 +150,17 @@ def test_manual_step_waits_for_confirmation(repo: Repo) -> None:
     repo.git("commit", "-q", "-am", "chore: add a manual step")
     first = checklist(repo, "--execute")
     assert first.returncode == 0, first.stderr
-    assert "[7/7] announce: manual step: Announce the release" in first.stderr
+    assert "[9/9] announce: manual step: Announce the release" in first.stderr
     assert "--confirm announce" in first.stderr
     assert ledger(repo)["steps"][-1]["status"] == "pending" and not ledger(repo)["complete"]
     redo = checklist(repo, "--execute", "--redo", "rc-verify")
-    assert redo.returncode == 0 and "[5/7] rc-verify: Verify the RC" in redo.stderr
+    assert redo.returncode == 0 and "[7/9] rc-verify: Verify the RC" in redo.stderr
     assert checklist(repo, "--execute", "--redo", "promote").returncode == 2  # mutating
     done = checklist(repo, "--execute", "--confirm", "announce")
-    assert done.returncode == 0 and "all 7 steps done" in done.stderr
+    assert done.returncode == 0 and "all 9 steps done" in done.stderr
     data = ledger(repo)
     assert data["complete"] and data["steps"][-1]["note"] == "confirmed by hand"
-    assert [s["runs"] for s in data["steps"]] == [1, 1, 1, 1, 2, 1, 0]
+    assert [s["runs"] for s in data["steps"]] == [1, 1, 1, 1, 1, 1, 2, 1, 0]
 
 
 def test_ledger_folder_must_be_ignored(repo: Repo) -> None:

@@ -100,6 +100,8 @@ def test_dry_run_lists_the_git_commands_execute_runs(
     assert [c[1] for c in picks] == ["switch", "cherry-pick", "push"]
     check_same(repo, mlr, monkeypatch, tmp_path, "release", "rc")
     assert mlr("verify")[0] == 0
+    repo.build()
+    assert mlr("release", "bind", "--rc", "v1.4.0-rc2", "--execute", "--push")[0] == 0
     promote = check_same(
         repo, mlr, monkeypatch, tmp_path, "release", "promote", "--rc", "v1.4.0-rc2"
     )
@@ -112,6 +114,8 @@ def test_dry_run_lists_the_git_commands_execute_runs(
             repo.git("rev-parse", "v1.4.0-rc2^{commit}"),
             "-m",
             "1.4.0 (promoted from v1.4.0-rc2)",
+            "-m",
+            "Mlrelease-Manifest-SHA256: " + promote[0][-1].rsplit(" ", 1)[-1],
         ],
         ["git", "push", "--atomic", "origin", "refs/tags/v1.4.0"],
     ]

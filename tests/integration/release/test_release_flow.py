@@ -32,7 +32,7 @@ def test_full_release_flow(repo: Repo, mlr) -> None:  # type: ignore[no-untyped-
     code, out, err = mlr("release", "prepare", "--version", "1.4.0", "--execute", "--push")
     assert code == 0, err
     assert repo.git("log", "-1", "--format=%s") == "chore(release): prepare 1.4.0"
-    assert "## [1.4.0]" in (repo.path / "CHANGELOG.md").read_text()
+    assert "## [v1.4.0]" in (repo.path / "CHANGELOG.md").read_text()
     assert repo.status() == ""
     code, out, err = mlr("release", "prepare", "--version", "1.4.0", "--execute", "--push")
     assert code == 0 and "prepare: nothing to do" in err
@@ -84,8 +84,13 @@ def test_full_release_flow(repo: Repo, mlr) -> None:  # type: ignore[no-untyped-
     report = json.loads((repo.path / "build/release-verify/report.json").read_text())
     assert report["commit"] == rc2 and report["verdict"] == "pass"
     code, out, err = mlr("release", "promote", "--rc", "v1.4.0-rc2", "--execute", "--push")
+    assert code == 1 and "no artifact manifest is bound to v1.4.0-rc2 on origin" in err
+    repo.build()
+    code, out, err = mlr("release", "bind", "--rc", "v1.4.0-rc2", "--execute", "--push")
     assert code == 0, err
-    assert "mlrelease wheels promote --artifacts dist --execute" in err
+    code, out, err = mlr("release", "promote", "--rc", "v1.4.0-rc2", "--execute", "--push")
+    assert code == 0, err
+    assert "mlrelease wheels promote --artifacts" in err and "--version 1.4.0" in err
     assert repo.tags()["v1.4.0"] == rc2
     assert repo.origin_git("rev-parse", "v1.4.0^{commit}") == rc2
     code, out, err = mlr("release", "promote", "--rc", "v1.4.0-rc2", "--execute", "--push")

@@ -15,7 +15,9 @@ def at_rc2(repo: Repo, mlr) -> Repo:  # type: ignore[no-untyped-def]
     assert mlr("release", "prepare", "--version", "1.4.0", "--execute")[0] == 0
     assert mlr("release", "rc", "--execute")[0] == 0
     repo.commit_file("src/demo/core.py", "def answer() -> int:\n    return 43\n", "fix: 43")
-    assert mlr("release", "rc", "--execute")[0] == 0
+    assert mlr("release", "rc", "--execute", "--push")[0] == 0
+    repo.build()
+    assert mlr("release", "bind", "--rc", "v1.4.0-rc2", "--execute", "--push")[0] == 0
     return repo
 
 
@@ -140,41 +142,31 @@ def test_cut_refuses_a_dirty_tree_and_changes_nothing(repo: Repo, mlr) -> None: 
     assert same()
 
 
-def test_promote_hands_over_to_the_publish_command(at_rc2: Repo, mlr) -> None:  # type: ignore[no-untyped-def]
-    # The publishing command is the wheel issue's; a stand-in records the exact call it gets.
-    pyproject = at_rc2.path / "pyproject.toml"
-    recorder = (
-        "import sys, pathlib; "
-        "pathlib.Path('build/published.txt').write_text(' '.join(sys.argv[1:]))"
-    )
-    text = pyproject.read_text().replace(
-        "[tool.mlrelease.release]\n",
-        "[tool.mlrelease.release]\n"
-        f'publish = ["python", "-c", "{recorder}", "--artifacts", "{{artifacts}}", "--execute"]\n',
-    )
-    pyproject.write_text(text)
-    at_rc2.git("commit", "-q", "-am", "chore: stand-in publisher")
-    assert mlr("release", "rc", "--execute")[0] == 0  # rc3 on the commit with the stand-in
+def test_promote_publishes_before_tagging_and_once(at_rc2: Repo, mlr, index) -> None:  # type: ignore[no-untyped-def]
+    url, packages = index
     assert mlr("verify")[0] == 0
-    code, out, err = mlr("release", "promote", "--version", "1.4.0", "--artifacts", "out/rc3")
-    assert code == 0 and "Next, publish the RC's verified artifacts (no rebuild): python -c" in err
+    code, out, err = mlr("release", "promote", "--version", "1.4.0")
+    assert code == 0 and "Next, publish the RC's verified artifacts (no rebuild): " in err
+    assert f"--repository-url {url}" not in err  # PyPI by default, printed not contacted
     code, out, err = mlr(
-        "release", "promote", "--version", "1.4.0", "--artifacts", "out/rc3", "--publish"
+        "release", "promote", "--version", "1.4.0", "--publish", "--repository-url", url
     )
-    assert code == 0 and "# publish: python -c" in out and "--artifacts out/rc3 --execute" in out
-    assert not (at_rc2.path / "build/published.txt").exists()
+    assert code == 0 and "# publish: mlrelease wheels promote --artifacts" in out
+    lines = [line for line in out.splitlines() if line[:2] in ("# ", "$ ")]
+    assert lines[0].startswith("# publish") and lines[1].startswith("$ git tag -a v1.4.0 ")
+    assert not list(packages.iterdir())  # a dry run publishes nothing
     code, out, err = mlr(
-        "release",
-        "promote",
-        "--rc",
-        "v1.4.0-rc3",
-        "--artifacts",
-        "out/rc3",
-        "--publish",
+        "release", "promote", "--rc", "v1.4.0-rc2", "--publish", "--repository-url", url,
         "--execute",
-    )
+    )  # fmt: skip
     assert code == 0, err
-    assert at_rc2.tags()["v1.4.0"] == at_rc2.tags()["v1.4.0-rc3"]
-    assert (at_rc2.path / "build/published.txt").read_text() == "--artifacts out/rc3 --execute"
-    code, out, err = mlr("release", "promote", "--rc", "v1.4.0-rc3", "--publish", "--execute")
-    assert code == 0 and "nothing to do" in err  # published once, not twice
+    assert at_rc2.tags()["v1.4.0"] == at_rc2.tags()["v1.4.0-rc2"]
+    assert sorted(p.name for p in packages.iterdir()) == [
+        "demo-1.4.0-py3-none-any.whl",
+        "demo-1.4.0.tar.gz",
+    ]
+    code, out, err = mlr(
+        "release", "promote", "--rc", "v1.4.0-rc2", "--publish", "--repository-url", url,
+        "--execute",
+    )  # fmt: skip
+    assert code == 0 and "nothing to do" in err and "the index holds all 2 files" in err

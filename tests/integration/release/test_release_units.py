@@ -105,7 +105,7 @@ def test_checklist_doc_check_mode(repo: Repo, mlr) -> None:  # type: ignore[no-u
     assert code == 1 and "is stale" in err
     assert mlr("release", "checklist-doc")[0] == 0
     page = (repo.path / "docs/release/checklist.md").read_text()
-    assert "| 6 | `promote` |" in page and "`?ref=main`" not in page
+    assert "| 8 | `promote` |" in page and "`?ref=main`" not in page
     code, _, err = mlr("release", "checklist-doc", "--check")
     assert code == 0 and "is current" in err
 

@@ -1,0 +1,1 @@
+"""Edges: one module per outside system (processes, ...); the core never touches them directly."""

@@ -1,0 +1,8 @@
+"""``mlrelease init``: read a repository and describe it in ``[tool.mlrelease]`` +
+``[tool.bumpversion]``.
+
+:mod:`~mlrelease.init.snapshot` reads the repository once (files, git tags and branches, commit
+subjects); :mod:`~mlrelease.init.detect` draws conclusions from that snapshot (pure);
+:mod:`~mlrelease.init.propose` turns them into the TOML it proposes, each part with the reason;
+:mod:`~mlrelease.init.cli` shows it (dry run) or appends it to ``pyproject.toml``.
+"""

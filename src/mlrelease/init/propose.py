@@ -1,0 +1,166 @@
+"""Turn a :class:`~mlrelease.init.detect.Detection` into the TOML ``init`` proposes (pure)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from mlrelease.init.detect import Detection
+
+PEP440_PARSE = r"""(?x)
+    (?P<major>\d+)\.(?P<minor>\d+)\.(?P<patch>\d+)
+    (?:(?P<pre_l>rc|\.dev)(?P<pre_n>\d+))?
+"""
+"""bump-my-version's ``parse`` for X.Y.Z, X.Y.ZrcN and X.Y.Z.devN (PEP 440 spellings)."""
+
+PEP440_SERIALIZE = ["{major}.{minor}.{patch}{pre_l}{pre_n}", "{major}.{minor}.{patch}"]
+
+
+@dataclass
+class Proposal:
+    """What ``init`` would add to ``pyproject.toml``, and what it leaves to the maintainer."""
+
+    text: str
+    """The TOML appended to pyproject.toml."""
+    gates: list[str]
+    new_files: list[str] = field(default_factory=list)
+    """Files the project may want to add (``init`` never writes them)."""
+    notes: list[str] = field(default_factory=list)
+    """Why some gates are left out, and what else to do."""
+
+
+def gates_for(d: Detection) -> tuple[list[str], list[str]]:
+    """The gates the project can be held to now, and notes on the ones left out."""
+    gates = ["git_state", "versions"]
+    notes: list[str] = []
+    if d.changelog:
+        gates.append("changelog")
+    gates.append("wheels")
+    if d.test_command:
+        gates.append("tests")
+    notes.append(
+        "exit_criteria_doc is left out: run `mlrelease gates doc` to write "
+        "docs/release/exit-criteria.md, commit it, then add the gate."
+    )
+    if d.onnx:
+        notes.append(
+            "compat is left out: the project uses onnx; set [tool.mlrelease.compat] ir-version "
+            "and opsets to what its exporters stamp, then add the gate (unset, it checks the "
+            "installed onnx's defaults, which are not the project's)."
+        )
+    if d.docs:
+        notes.append(
+            f"docs is left out: the Sphinx site in {d.docs}/ needs its own requirements in the "
+            "release environment; add the gate when they are installed."
+        )
+    return gates, notes
+
+
+def _value(value: Any) -> str:
+    """A TOML value: strings as basic strings (JSON's escapes are TOML's), lists, booleans."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return str(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_value(v) for v in value) + "]"
+    return json.dumps(str(value), ensure_ascii=False)
+
+
+def _section(header: str, values: Mapping[str, Any]) -> str:
+    lines = [header]
+    for key, value in values.items():
+        lines.append(f"{key} = {value if isinstance(value, _Raw) else _value(value)}")
+    return "\n".join(lines) + "\n"
+
+
+class _Raw(str):
+    """A TOML value written as is (the multi-line literal ``parse`` pattern)."""
+
+
+def propose(
+    d: Detection,
+    pyproject: Mapping[str, Any],
+    *,
+    required_platforms: list[str] | None = None,
+) -> Proposal:
+    """The ``[tool.mlrelease]`` and ``[tool.bumpversion]`` tables describing the repository.
+
+    ``pyproject`` is the parsed current file: a ``[tool.bumpversion]`` table already there is
+    kept (the project's own truth), not proposed again.
+    """
+    gates, notes = gates_for(d)
+    new_files: list[str] = []
+    if not d.changelog:
+        new_files.append("CHANGELOG.md (then add `changelog` to gates)")
+    new_files.append("docs/release/exit-criteria.md (`mlrelease gates doc`)")
+    main: dict[str, Any] = {"gates": gates}
+    if d.changelog:
+        main["changelog"] = d.changelog
+    if d.version.from_tags:
+        main["version-source"] = "scm"
+    wheels: dict[str, Any] = {"kind": d.build.kind}
+    if d.build.kind == "pure" and not d.build.cibuildwheel:
+        # One py3-none-any wheel, built once: no platform matrix to cover.
+        wheels["required-platforms"] = []
+    elif required_platforms is not None:
+        wheels["required-platforms"] = required_platforms
+    release = {
+        "model": d.model.name,
+        "main-branch": d.model.main_branch,
+        "branch": d.model.branch,
+        "tag": d.tags.tag,
+        "rc-tag": d.tags.rc_tag,
+    }
+    parts = [
+        "# Added by `mlrelease init`; `mlrelease init` (dry run) says why.\n",
+        _section("[tool.mlrelease]", main),
+        _section("[tool.mlrelease.wheels]", wheels),
+        _section("[tool.mlrelease.release]", release),
+    ]
+    if d.docs and d.docs != "docs":
+        parts.append(_section("[tool.mlrelease.docs]", {"source": d.docs}))
+    if d.test_command:
+        parts.append(_section("[tool.mlrelease.gate-options.tests]", {"command": d.test_command}))
+    if pyproject.get("tool", {}).get("bumpversion") is None:
+        parts += _bumpversion(d)
+    else:
+        notes.append("[tool.bumpversion] already exists: kept as it is.")
+    if d.version.kind == "unknown":
+        notes.append(
+            "No version was found: set tool.bumpversion.current_version and list the files "
+            "that carry it under [[tool.bumpversion.files]]."
+        )
+    return Proposal("\n".join(parts), gates, new_files, notes)
+
+
+def _bumpversion(d: Detection) -> list[str]:
+    parts = [
+        _section(
+            "[tool.bumpversion]",
+            {
+                "current_version": d.version.current or "0.0.0",
+                "parse": _Raw("'''" + PEP440_PARSE + "'''"),
+                "serialize": PEP440_SERIALIZE,
+                "commit": False,
+                "tag": False,
+                "allow_dirty": False,
+            },
+        ),
+        _section(
+            "[tool.bumpversion.parts.pre_l]",
+            {"values": [".dev", "rc", "final"], "optional_value": "final"},
+        ),
+    ]
+    for vf in d.version.files:
+        entry: dict[str, Any] = {
+            "filename": vf.filename,
+            "search": vf.search,
+            "replace": vf.replace,
+        }
+        if vf.regex:
+            entry["regex"] = True
+        parts.append(_section("[[tool.bumpversion.files]]", entry))
+    return parts

@@ -1,0 +1,133 @@
+"""Read a repository once for ``mlrelease init``: the files it tracks, the texts detectors need,
+its tags, branches and recent commit subjects. The only module of the package that touches disk
+or git."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mlrelease import git
+
+SKIP_DIRS = {
+    ".git",
+    ".nox",
+    ".tox",
+    ".venv",
+    "venv",
+    "build",
+    "dist",
+    "node_modules",
+    "__pycache__",
+}
+"""Folders that hold no source of the project (tool caches, build outputs)."""
+
+TEXT_NAMES = {
+    "pyproject.toml",
+    "setup.py",
+    "setup.cfg",
+    "VERSION",
+    "VERSION_NUMBER",
+    "VERSION.txt",
+    "version.txt",
+    "noxfile.py",
+    "tox.ini",
+    "pytest.ini",
+    "conftest.py",
+    "__init__.py",
+    "version.py",
+    "_version.py",
+    "__about__.py",
+    "requirements.txt",
+    "CMakeLists.txt",
+    "conf.py",
+}
+"""Base names whose text a detector may read."""
+
+MAX_TEXT = 1 << 20
+"""Larger files are not read (no version file or config is that big)."""
+
+MAX_DEPTH = 4
+"""Texts are read this many folders deep at most (packages sit near the top)."""
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What ``init`` knows about a repository; detectors read only this."""
+
+    files: list[str]
+    """Paths relative to the root (posix), without tool caches and build outputs."""
+    texts: dict[str, str] = field(default_factory=dict)
+    """Contents of the files detectors read (see :data:`TEXT_NAMES`), by relative path."""
+    tags: list[str] = field(default_factory=list)
+    """Every tag, newest first (by the date of the commit it points at)."""
+    head_tags: list[str] = field(default_factory=list)
+    """Tags on HEAD."""
+    branches: list[str] = field(default_factory=list)
+    """Local branches and remote-tracking branches without the remote's name."""
+    current_branch: str | None = None
+    subjects: list[str] = field(default_factory=list)
+    """Subjects of the last commits (at most 200), newest first."""
+    is_repo: bool = False
+
+    def text(self, path: str) -> str | None:
+        return self.texts.get(path)
+
+    def has(self, path: str) -> bool:
+        return path in self.texts or path in self.files
+
+
+def _walk(root: Path) -> list[str]:
+    found: list[str] = []
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.endswith(".egg-info"))
+        base = Path(folder).relative_to(root)
+        found += [(base / n).as_posix() for n in sorted(names)]
+    return found
+
+
+def _read(root: Path, files: list[str]) -> dict[str, str]:
+    texts: dict[str, str] = {}
+    for rel in files:
+        if rel.rsplit("/", 1)[-1] not in TEXT_NAMES or rel.count("/") > MAX_DEPTH:
+            continue
+        path = root / rel
+        try:
+            if path.is_symlink() or path.stat().st_size > MAX_TEXT:
+                continue
+            texts[rel] = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue  # unreadable: a detector simply does not see it
+    return texts
+
+
+def take(root: Path) -> Snapshot:
+    """Read the repository at ``root``."""
+    files = _walk(root)
+    texts = _read(root, files)
+    if not git.is_repo(root) or git.head(root) is None:
+        return Snapshot(files, texts, is_repo=git.is_repo(root))
+    tags = git.run(root, "tag", "--list", "--sort=-creatordate", check=False).splitlines()
+    refs = git.run(
+        root, "for-each-ref", "--format=%(refname)", "refs/heads", "refs/remotes", check=False
+    ).splitlines()
+    branches: list[str] = []
+    for ref in refs:
+        if ref.startswith("refs/heads/"):
+            name = ref.removeprefix("refs/heads/")
+        else:
+            name = ref.removeprefix("refs/remotes/").split("/", 1)[-1]
+        if name != "HEAD" and name not in branches:
+            branches.append(name)
+    subjects = git.run(root, "log", "-n", "200", "--format=%s", check=False).splitlines()
+    return Snapshot(
+        files,
+        texts,
+        tags=[t for t in tags if t],
+        head_tags=git.tags_at(root),
+        branches=branches,
+        current_branch=git.current_branch(root),
+        subjects=subjects,
+        is_repo=True,
+    )

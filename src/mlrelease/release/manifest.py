@@ -1,0 +1,107 @@
+"""The artifact manifest of a release candidate: file names, sizes, SHA-256 and the commit the
+files were built from, bound to the RC where a later rebuild cannot overwrite it.
+
+``release bind`` stores the manifest as a blob under ``refs/mlrelease/manifests/<rc tag>`` and
+pushes that ref to origin; git refuses to move a ref to a non-commit object without ``--force``,
+and mlrelease never forces, so the first binding stands. ``release promote`` reads the manifest
+from origin, checks every artifact against it (a sums file lying next to the artifacts is not
+trusted) and that it was built from the RC's commit, and writes the manifest's own SHA-256 into
+the final tag's annotation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mlrelease.errors import UserError
+from mlrelease.wheels import artifacts
+
+SCHEMA = 1
+TRAILER = "Mlrelease-Manifest-SHA256"
+"""The final tag's annotation line naming the manifest it was promoted with."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str
+    size: int
+    sha256: str
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """What a release candidate built, and from which commit."""
+
+    rc_tag: str
+    commit: str
+    files: tuple[Entry, ...]
+
+    def text(self) -> str:
+        """Canonical JSON: the same manifest always hashes the same."""
+        data = {
+            "schema_version": SCHEMA,
+            "rc_tag": self.rc_tag,
+            "commit": self.commit,
+            "files": [{"name": e.name, "size": e.size, "sha256": e.sha256} for e in self.files],
+        }
+        return json.dumps(data, indent=2, sort_keys=True) + "\n"
+
+    @property
+    def digest(self) -> str:
+        return hashlib.sha256(self.text().encode()).hexdigest()
+
+    @classmethod
+    def parse(cls, text: str, source: str) -> Manifest:
+        """A manifest from its JSON; a :class:`UserError` naming ``source`` for anything else."""
+        try:
+            data: Any = json.loads(text)
+            if not isinstance(data, dict) or data.get("schema_version") != SCHEMA:
+                raise ValueError(f"expected an object with schema_version {SCHEMA}")
+            files = tuple(
+                Entry(str(f["name"]), int(f["size"]), str(f["sha256"])) for f in data["files"]
+            )
+            return cls(str(data["rc_tag"]), str(data["commit"]), files)
+        except (ValueError, KeyError, TypeError) as exc:
+            raise UserError(
+                f"{source}: not an mlrelease artifact manifest ({exc}). Bind the candidate's "
+                "artifacts again with `mlrelease release bind`."
+            ) from None
+
+
+def named_digest(annotation: str) -> str | None:
+    """The manifest SHA-256 a final tag's annotation names (``TRAILER: <hex>``), if any."""
+    for line in annotation.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() == TRAILER and value.strip():
+            return value.strip()
+    return None
+
+
+def entries(folder: Path) -> tuple[Entry, ...]:
+    """Every artifact (wheel, sdist) of ``folder``, by name."""
+    return tuple(
+        Entry(p.name, p.stat().st_size, artifacts.sha256(p)) for p in artifacts.collect(folder)
+    )
+
+
+def compare(manifest: Manifest, found: tuple[Entry, ...]) -> list[str]:
+    """How the files found differ from the manifest (empty when they are exactly its files)."""
+    listed = {e.name: e for e in manifest.files}
+    present = {e.name: e for e in found}
+    problems = []
+    for name in sorted(set(listed) | set(present)):
+        want, have = listed.get(name), present.get(name)
+        if have is None:
+            problems.append(f"{name}: in the manifest of {manifest.rc_tag} but missing")
+        elif want is None:
+            problems.append(f"{name}: not in the manifest of {manifest.rc_tag} (extra file)")
+        elif (want.size, want.sha256) != (have.size, have.sha256):
+            problems.append(
+                f"{name}: SHA-256 {have.sha256[:16]}... ({have.size} bytes), but {manifest.rc_tag} "
+                f"built {want.sha256[:16]}... ({want.size} bytes): rebuilt or tampered"
+            )
+    return problems

@@ -1,0 +1,96 @@
+"""``release status``: where the release stands; changes nothing."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from packaging.version import Version
+
+from mlrelease import changelog, git, report, versions
+from mlrelease.docs import published
+from mlrelease.errors import PreconditionError, UserError
+from mlrelease.release import candidates, cut, promotion, repo
+from mlrelease.release.flow import Flow, parse_version
+from mlrelease.release.plan import (
+    Plan,
+)
+from mlrelease.release.settings import (
+    parse_release,
+    series,
+    series_text,
+)
+
+# --- status ---------------------------------------------------------------------------------
+
+
+def status(flow: Flow, version: str | None = None) -> dict[str, Any]:
+    """Where the release stands; changes nothing. Plain data (``--json`` prints it)."""
+    root, config, names = flow.root, flow.config, flow.names
+    source = str(config.pyproject_path)
+    current = str(versions.bumpversion_table(config.pyproject, source)["current_version"])
+    parsed = parse_version(current, "pyproject.toml")
+    target = parse_release(version) if version else Version(parsed.base_version)
+    found, problems = versions.scan(root, config.pyproject, source)
+    files = [{"file": o.file, "line": o.line, "version": o.value} for o in found]
+    path = config.path(config.changelog)
+    log_text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    branch = git.current_branch(root)
+    release_branch = names.branch_for(series(target))
+    remote_error = None
+    try:
+        flow.remote()
+    except PreconditionError as exc:
+        remote_error = str(exc)
+        flow._remote, flow._remote_read = None, True
+    rcs = flow.rc_tags(target)
+    final = names.final_tag(target)
+    tags = flow.tags()
+    head = git.head(root)
+    report_path = config.path(flow.rel.rc_report)
+    verdict: dict[str, Any] = {"report": str(report_path), "verdict": None, "for_head": False}
+    if report_path.is_file():
+        try:
+            r = report.read(report_path)
+            verdict.update(
+                verdict=r.verdict, commit=r.commit, for_head=r.commit == head, created=r.created
+            )
+        except UserError as exc:
+            verdict["error"] = str(exc)
+    next_steps: dict[str, str] = {}
+    checks: list[tuple[str, Callable[[], Plan]]] = [
+        ("cut", lambda: cut.plan_cut(flow, series_text(series(target)))),
+        ("prepare", lambda: candidates.plan_prepare(flow, str(target))),
+        ("rc", lambda: candidates.plan_rc(flow)),
+        ("promote", lambda: promotion.plan_promote(flow, None, str(target)).plan),
+    ]
+    if flow.rel.model == "trunk":  # releases are tagged on main: no branch to cut
+        checks = checks[1:]
+    for name, make in checks:
+        try:
+            plan = make()
+            next_steps[name] = (
+                "nothing to do" if plan.noop else "; ".join(a.line[2:] for a in plan.actions)
+            )
+        except UserError as exc:
+            next_steps[name] = f"refused: {exc}"
+    return {
+        "version": current,
+        "release": str(target),
+        "consistent": not problems and not versions.mismatches(found, current),
+        "files": files,
+        "problems": [f"{p.file}: {p.message}" for p in problems],
+        "changelog": {"file": config.changelog, "section": changelog.has_section(log_text, target)},
+        "branch": branch,
+        "head": head,
+        "release_branch": {
+            "name": release_branch,
+            "exists": repo.branch_exists(root, release_branch),
+        },
+        "remote": {"name": flow.rel.remote, "error": remote_error},
+        "tags": {"rc": [rcs[n][0] for n in sorted(rcs)], "final": final if final in tags else None},
+        "next_rc": names.rc_tag_for(target, max(rcs, default=0) + 1),
+        "release_verify": verdict,
+        "next": next_steps,
+        "docs": published.state(config).to_dict(),
+    }

@@ -1,0 +1,197 @@
+"""Helpers of the defect catalogue (tests/defects): run one gate the way a maintainer does.
+
+Every incident test runs ``mlrelease verify --only GATE`` (or the command that is the gate, for
+the Model Zoo and promotion) on a real temporary project and reads the JSON report, so the
+message asserted is the message a maintainer sees.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnx
+
+from helpers.models import add_model, write_test_data
+from mlrelease.cli import main
+
+
+def verify(root: Path, gate: str) -> dict[str, Any]:
+    """Run one gate through ``mlrelease verify``; its result from the JSON report."""
+    code = main(["--root", str(root), "verify", "--only", gate])
+    report = json.loads((root / "build/release-verify/report.json").read_text(encoding="utf-8"))
+    (result,) = report["results"]
+    assert (code == 0) == (result["status"] in ("pass", "skip")), result
+    return dict(result)
+
+
+def text(result: dict[str, Any]) -> str:
+    """The summary and the details, as one string (what the report shows)."""
+    return "\n".join([result["summary"], *result["details"]])
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    """Write ``files`` (path -> text, dedented) under ``root``."""
+    for name, body in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(body), encoding="utf-8")
+    return root
+
+
+PLANTED_BACKENDS = '''
+"""onnxruntime with planted wrong kernels, chosen by $PLANTED (op types, comma-separated)."""
+import os
+
+import numpy as np
+import onnxruntime.backend as ort
+from onnx.backend.base import Backend, BackendRep
+
+
+class Rep(BackendRep):
+    def __init__(self, rep, ops):
+        self.rep, self.ops = rep, ops
+
+    def run(self, inputs, **kwargs):
+        outputs = list(self.rep.run(inputs))
+        wrong = set(os.environ.get("PLANTED", "").split(",")) & self.ops
+        return [o + np.ones_like(o) for o in outputs] if wrong else outputs
+
+
+class Planted(Backend):
+    @classmethod
+    def supports_device(cls, device):
+        return device == "CPU"
+
+    @classmethod
+    def prepare(cls, model, device="CPU", **kwargs):
+        return Rep(ort.prepare(model, device), {n.op_type for n in model.graph.node})
+'''
+"""A backend module whose kernels for the op types in ``$PLANTED`` are off by one."""
+
+
+def ops_project(root: Path, select: list[str], version: str = "1.0.0") -> Path:
+    """A project whose ``ops_index`` gate runs ``select`` on onnxruntime (``rt``) and on a
+    backend with planted wrong kernels (``planted``)."""
+    return write(
+        root,
+        {
+            "backends/planted.py": PLANTED_BACKENDS,
+            "pyproject.toml": f"""\
+                [project]
+                name = "demo"
+                version = "{version}"
+
+                [tool.mlrelease]
+                gates = ["ops_index"]
+
+                [tool.mlrelease.ops]
+                select = {json.dumps(select)}
+                previous-index = "auto"
+                timeout-s = 30
+
+                [[tool.mlrelease.ops.backends]]
+                name = "rt"
+                kind = "onnxruntime"
+
+                [[tool.mlrelease.ops.backends]]
+                name = "planted"
+                kind = "backend"
+                module = "planted:Planted"
+                python-path = ["backends"]
+                """,
+        },
+    )
+
+
+def wheels_project(
+    root: Path,
+    *,
+    pythons: list[str],
+    build: list[str],
+    skip: list[str] | None = None,
+    required: list[str] | None = None,
+    extra: str = "",
+) -> Path:
+    """A native project: classifiers for ``pythons``, ``[tool.cibuildwheel]`` selecting
+    ``build`` minus ``skip``, and ``required`` platforms (extra TOML appended)."""
+    classifiers = [f"Programming Language :: Python :: {p}" for p in pythons]
+    platforms = required or ["manylinux_x86_64", "win_amd64", "macosx_arm64"]
+    return write(
+        root,
+        {
+            "pyproject.toml": f"""\
+                [project]
+                name = "demo-native"
+                version = "1.1.0"
+                classifiers = {json.dumps(classifiers)}
+
+                [tool.mlrelease]
+                gates = ["wheels"]
+
+                [tool.mlrelease.wheels]
+                kind = "native"
+                required-platforms = {json.dumps(platforms)}
+
+                [tool.cibuildwheel]
+                build = {json.dumps(build)}
+                skip = {json.dumps(skip or [])}
+
+                [tool.cibuildwheel.linux]
+                archs = ["x86_64"]
+
+                [tool.cibuildwheel.windows]
+                archs = ["AMD64"]
+
+                [tool.cibuildwheel.macos]
+                archs = ["arm64"]
+                """
+            + textwrap.dedent(extra),
+        },
+    )
+
+
+def artifact_names(name: str, version: str, keys: list[str]) -> list[str]:
+    """Wheel file names for ``cp312-manylinux_x86_64``-style keys, plus the sdist."""
+    tags = {
+        "manylinux_x86_64": "manylinux_2_17_x86_64.manylinux2014_x86_64",
+        "win_amd64": "win_amd64",
+        "macosx_arm64": "macosx_11_0_arm64",
+        "macosx_x86_64": "macosx_10_9_x86_64",
+    }
+    dist = name.replace("-", "_")
+    wheels = []
+    for key in keys:
+        python, _, platform = key.partition("-")
+        wheels.append(f"{dist}-{version}-{python}-{python}-{tags[platform]}.whl")
+    return [*wheels, f"{dist}-{version}.tar.gz"]
+
+
+ZOO_README = """\
+# TinyAdd
+
+## Description
+Adds two to every element; a stand-in for an image classifier.
+
+## Dataset
+Synthetic: ones of shape 2x3 (test_data_set_0).
+
+## Accuracy
+Exact: output equals input + 2 (max abs error 0).
+
+## License
+Apache-2.0
+"""
+
+
+def zoo_submission(folder: Path, *, readme: str = ZOO_README, outputs: bool = True) -> Path:
+    """A Model Zoo submission folder: README, model, one test data set (outputs optional)."""
+    folder.mkdir(parents=True)
+    (folder / "README.md").write_text(readme, encoding="utf-8")
+    onnx.save(add_model(2.0), folder / "model.onnx")
+    x = np.ones((2, 3), np.float32)
+    write_test_data(folder, [x], [x + 2.0] if outputs else [])
+    return folder

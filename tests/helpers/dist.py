@@ -1,0 +1,67 @@
+"""A stand-in wheel build for the release tests: a valid wheel and sdist of the demo project
+made from its work tree (stdlib only, deterministic), with SHA256SUMS; twine and pypiserver
+accept them. Run as a script by the checklist: ``python3 dist.py ROOT FOLDER VERSION``."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+
+STAMP = (2020, 1, 1, 0, 0, 0)
+
+
+def _zip_add(archive: zipfile.ZipFile, name: str, data: bytes) -> None:
+    info = zipfile.ZipInfo(name, STAMP)
+    info.external_attr = 0o644 << 16
+    archive.writestr(info, data)
+
+
+def make_dist(root: Path, folder: Path, version: str, name: str = "demo") -> list[Path]:
+    """Build ``folder/{name}-{version}-py3-none-any.whl`` and the sdist from ``root``'s
+    ``src/{name}`` files, and write ``folder/SHA256SUMS``; returns the two files."""
+    folder.mkdir(parents=True, exist_ok=True)
+    sources = sorted((root / "src" / name).glob("*.py"))
+    metadata = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n".encode()
+    info = f"{name}-{version}.dist-info"
+    wheel = folder / f"{name}-{version}-py3-none-any.whl"
+    files = {f"{name}/{p.name}": p.read_bytes() for p in sources}
+    files[f"{info}/METADATA"] = metadata
+    files[f"{info}/WHEEL"] = (
+        b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    )
+    record = "".join(
+        f"{n},sha256={hashlib.sha256(d).hexdigest()},{len(d)}\n" for n, d in files.items()
+    )
+    files[f"{info}/RECORD"] = (record + f"{info}/RECORD,,\n").encode()
+    with zipfile.ZipFile(wheel, "w") as archive:
+        for member, data in files.items():
+            _zip_add(archive, member, data)
+    sdist = folder / f"{name}-{version}.tar.gz"
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as archive:
+        entries = {
+            "PKG-INFO": metadata,
+            **{f"src/{name}/{p.name}": p.read_bytes() for p in sources},
+        }
+        for member, data in entries.items():
+            entry = tarfile.TarInfo(f"{name}-{version}/{member}")
+            entry.size, entry.mtime, entry.mode = len(data), 1577836800, 0o644
+            archive.addfile(entry, io.BytesIO(data))
+    import gzip
+
+    sdist.write_bytes(gzip.compress(raw.getvalue(), mtime=0))
+    built = [wheel, sdist]
+    sums = "".join(
+        f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {p.name}\n"
+        for p in sorted(built, key=lambda p: p.name)
+    )
+    (folder / "SHA256SUMS").write_text(sums, encoding="utf-8")
+    return built
+
+
+if __name__ == "__main__":
+    make_dist(Path(sys.argv[1]), Path(sys.argv[1]) / sys.argv[2], sys.argv[3])

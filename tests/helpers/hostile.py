@@ -1,0 +1,506 @@
+"""Hostile Model Zoo submissions, built from a grammar of attack classes, and a canary.
+
+A submission folder sits next to a *canary* file: bytes the verifier must never read. Each
+attack changes a benign submission (README, ``model.onnx`` with test data, ``model.toml``,
+``preprocess.py``) in one way; :func:`build` applies any list of them. :func:`canary_hits`
+says whether any canary byte shows up in a text, raw, as hex, as integers or as floats. Used by
+the property test and by ``scripts/bench_hostile_models.py``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import shutil
+import textwrap
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import AttributeProto, TensorProto, helper, numpy_helper
+
+from helpers.models import OPSET, make_model, tensor_info
+
+CANARY_FLOATS = np.array([31337.25, -4242.125, 27182.818, 16180.339] * 4, np.float32)
+CANARY = CANARY_FLOATS.tobytes()
+"""64 bytes outside every submission: 16 float32 values no test data or model produces."""
+
+README = """\
+# TinyAdd model
+
+## Description
+Adds two to every element.
+
+## Dataset
+Synthetic: ones of shape 2x3 (test_data_set_0).
+
+## Accuracy
+Exact: output equals input + 2.
+
+## License
+Apache-2.0
+"""
+
+MANIFEST = """\
+[[models]]
+name = "{name}"
+path = "model.onnx"
+preprocess = "preprocess.py"
+"""
+
+X = np.ones((2, 3), np.float32)
+
+
+def canary_patterns() -> list[str]:
+    """Every way a canary byte could be shown: floats, integers, hex, the raw bytes."""
+    patterns = [f"{v:.6g}" for v in CANARY_FLOATS[:4]]
+    patterns += [f"{v:.1f}" for v in CANARY_FLOATS[:4]]
+    patterns += [str(v) for v in np.frombuffer(CANARY[:16], np.int32)]
+    patterns += [str(v) for v in np.frombuffer(CANARY[:16], np.int64)]
+    patterns += [CANARY[:8].hex(), CANARY[8:16].hex(), CANARY[:8].hex(" ")]
+    patterns += [CANARY[:8].decode("latin-1")]
+    return patterns
+
+
+def canary_hits(text: str) -> list[str]:
+    """The canary patterns found in ``text`` (empty: nothing leaked)."""
+    return [p for p in canary_patterns() if p in text]
+
+
+def write_canary(root: Path) -> Path:
+    """The canary file, next to (not inside) the submission folders under ``root``."""
+    path = root / "canary.bin"
+    path.write_bytes(CANARY)
+    return path
+
+
+def add_model(k: float = 2.0, **kwargs: object) -> onnx.ModelProto:
+    const = numpy_helper.from_array(np.full((2, 3), k, np.float32), "k")
+    return make_model(
+        [helper.make_node("Add", ["x", "k"], ["y"], name="add")],
+        [tensor_info("x", [2, 3])],
+        [tensor_info("y", [2, 3])],
+        initializers=[const],
+        **kwargs,  # type: ignore[arg-type]
+    )
+
+
+def _write(path: Path, data: bytes | str) -> None:
+    """Replace whatever is at ``path`` (a link, a pipe, a folder) by a plain file.
+
+    Never writes through a link: an earlier attack may have pointed ``path`` at the canary.
+    """
+    if path.is_symlink() or path.is_file() or (path.exists() and not path.is_dir()):
+        path.unlink()
+    elif path.is_dir():
+        shutil.rmtree(path)
+    path.write_bytes(data.encode() if isinstance(data, str) else data)
+
+
+def _save(model: onnx.ModelProto, path: Path) -> None:
+    _write(path, model.SerializeToString())
+
+
+def write_test_data(folder: Path, output: np.ndarray) -> None:
+    data = folder / "test_data_set_0"
+    data.mkdir(parents=True, exist_ok=True)
+    _write(data / "input_0.pb", numpy_helper.from_array(X).SerializeToString())
+    _write(data / "output_0.pb", numpy_helper.from_array(output).SerializeToString())
+
+
+def benign(folder: Path, *, name: str = "tiny-add") -> Path:
+    """A complete submission that is accepted."""
+    folder.mkdir(parents=True)
+    _write(folder / "README.md", README)
+    _save(add_model(), folder / "model.onnx")
+    write_test_data(folder, X + 2.0)
+    (folder / "preprocess.py").write_text("def preprocess(image):\n    return image / 255.0\n")
+    (folder / "model.toml").write_text(MANIFEST.format(name=name), encoding="utf-8")
+    return folder
+
+
+# --- external data pointing at the canary -------------------------------------------------------
+
+
+def _external(name: str, location: str, dims: Sequence[int], dtype: int) -> TensorProto:
+    tensor = TensorProto(name=name, data_type=dtype, dims=list(dims))
+    tensor.data_location = TensorProto.EXTERNAL
+    size = int(np.prod(dims)) * (8 if dtype == TensorProto.INT64 else 4)
+    for key, value in (("location", location), ("offset", "0"), ("length", str(size))):
+        entry = tensor.external_data.add()
+        entry.key, entry.value = key, value
+    return tensor
+
+
+def leak_model(place: str, location: str) -> onnx.ModelProto:
+    """y = x + w, where w (6 floats) is read from ``location`` through ``place``."""
+    w = _external("w", location, [2, 3], TensorProto.FLOAT)
+    nodes = [helper.make_node("Add", ["x", "w"], ["y"])]
+    initializers: list[TensorProto] = []
+    functions = []
+    opsets = {"": OPSET}
+    if place == "initializer":
+        initializers.append(w)
+    elif place == "constant":
+        nodes.insert(0, helper.make_node("Constant", [], ["w"], value=w))
+    elif place == "sparse_values":
+        indices = numpy_helper.from_array(np.arange(6, dtype=np.int64), "i")
+        sparse = helper.make_sparse_tensor(_external("w", location, [6], 1), indices, [2, 3])
+        nodes.insert(0, helper.make_node("Constant", [], ["w"], sparse_value=sparse))
+    elif place == "sparse_indices":
+        values = numpy_helper.from_array(np.ones(2, np.float32), "v")
+        indices = _external("i", location, [2], TensorProto.INT64)
+        sparse = helper.make_sparse_tensor(values, indices, [2, 3])
+        nodes.insert(0, helper.make_node("Constant", [], ["w"], sparse_value=sparse))
+    elif place == "function_default":
+        const = helper.make_node("Constant", [], ["out"])
+        const.attribute.append(helper.make_attribute_ref("value", AttributeProto.TENSOR))
+        default = helper.make_attribute("value", w)
+        f = helper.make_function(
+            "local",
+            "Leak",
+            [],
+            ["out"],
+            [const],
+            [helper.make_opsetid("", OPSET)],
+            attribute_protos=[default],
+        )
+        functions.append(f)
+        opsets["local"] = 1
+        nodes.insert(0, helper.make_node("Leak", [], ["w"], domain="local"))
+    elif place == "subgraph":
+        branch = helper.make_graph(
+            [helper.make_node("Identity", ["w"], ["b"])],
+            "branch",
+            [],
+            [tensor_info("b", [2, 3])],
+            [w],
+        )
+        cond = numpy_helper.from_array(np.array(True), "cond")
+        initializers.append(cond)
+        nodes.insert(
+            0, helper.make_node("If", ["cond"], ["w"], then_branch=branch, else_branch=branch)
+        )
+    else:
+        raise ValueError(place)
+    return make_model(
+        nodes,
+        [tensor_info("x", [2, 3])],
+        [tensor_info("y", [2, 3])],
+        initializers=initializers,
+        opsets=opsets,
+        functions=functions,
+    )
+
+
+LEAK_PLACES = (
+    "initializer",
+    "constant",
+    "sparse_values",
+    "sparse_indices",
+    "function_default",
+    "subgraph",
+)
+
+
+def _point_at_canary(folder: Path, canary: Path, how: str) -> str:
+    """A location inside ``folder`` that reaches the canary ``how``; returns the location."""
+    if how == "traversal":
+        return os.path.relpath(canary, folder)
+    if how == "absolute":
+        return str(canary)
+    if how == "symlink":
+        (folder / "weights.bin").symlink_to(canary)
+        return "weights.bin"
+    if how == "symlinked_folder":
+        (folder / "data").symlink_to(canary.parent, target_is_directory=True)
+        return f"data/{canary.name}"
+    if how == "hardlink":
+        os.link(canary, folder / "weights.bin")
+        return "weights.bin"
+    raise ValueError(how)
+
+
+POINTERS = ("traversal", "absolute", "symlink", "symlinked_folder", "hardlink")
+
+
+def leak(place: str, how: str) -> Callable[[Path, Path], None]:
+    def attack(folder: Path, canary: Path) -> None:
+        for old in ("weights.bin", "data"):
+            if (folder / old).is_symlink() or (folder / old).exists():
+                _write(folder / old, b"")
+                (folder / old).unlink()
+        location = _point_at_canary(folder, canary, how)
+        _save(leak_model(place, location), folder / "model.onnx")
+        write_test_data(folder, X + 2.0)
+
+    attack.__name__ = f"leak_{place}_{how}"
+    return attack
+
+
+# --- other attack classes --------------------------------------------------------------------
+
+
+def readme_hardlink(folder: Path, canary: Path) -> None:
+    secret = canary.parent / "SECRET-README.md"
+    if not secret.exists():
+        secret.write_text(README.replace("## Dataset", "## Dataset canary-heading"))
+    _write(folder / "README.md", "")
+    (folder / "README.md").unlink()
+    os.link(secret, folder / "README.md")
+
+
+def readme_symlink(folder: Path, canary: Path) -> None:
+    _write(folder / "README.md", "")
+    (folder / "README.md").unlink()
+    (folder / "README.md").symlink_to(canary)
+
+
+def readme_huge(folder: Path, canary: Path) -> None:
+    _write(folder / "README.md", README + ("# " + " #" * 5000 + "x\n") * 300)
+
+
+def readme_fifo(folder: Path, canary: Path) -> None:
+    _write(folder / "README.md", "")
+    (folder / "README.md").unlink()
+    os.mkfifo(folder / "README.md")
+
+
+def readme_heading_forgery(folder: Path, canary: Path) -> None:
+    text = README.replace("## Accuracy", "## Accuracy\n## Model Zoo submission: ACCEPT")
+    _write(folder / "README.md", text)
+
+
+def script_pathological(folder: Path, canary: Path) -> None:
+    _write(folder / "preprocess.py", "x = " + "-" * 200_000 + "1\n")
+
+
+def script_nested_calls(folder: Path, canary: Path) -> None:
+    _write(folder / "preprocess.py", "f" + "(x)" * 20_000 + "\n")
+
+
+def script_symlink(folder: Path, canary: Path) -> None:
+    _write(folder / "preprocess.py", "")
+    (folder / "preprocess.py").unlink()
+    (folder / "preprocess.py").symlink_to(canary)
+
+
+def toml_deep(folder: Path, canary: Path) -> None:
+    body = MANIFEST.format(name="deep")
+    _write(folder / "model.toml", "deep = " + "[" * 20_000 + "]" * 20_000 + "\n" + body)
+
+
+def toml_outside(folder: Path, canary: Path) -> None:
+    _write(
+        folder / "model.toml",
+        textwrap.dedent(f"""\
+            [[models]]
+            path = "model.onnx"
+            expected-outputs = ["{canary}"]
+            test-data = ["../"]
+            """),
+    )
+
+
+def toml_hardlink(folder: Path, canary: Path) -> None:
+    outside = canary.parent / "outside-model.toml"
+    if not outside.exists():
+        outside.write_text(MANIFEST.format(name="from-outside"))
+    _write(folder / "model.toml", b"")
+    (folder / "model.toml").unlink()
+    os.link(outside, folder / "model.toml")
+
+
+def license_symlink(folder: Path, canary: Path) -> None:
+    _write(folder / "LICENSE", b"")
+    (folder / "LICENSE").unlink()
+    (folder / "LICENSE").symlink_to(canary)
+
+
+def _rename(folder: Path, name: str) -> None:
+    escaped = name.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    escaped = escaped.replace("\x1b", "\\u001b")
+    _write(folder / "model.toml", MANIFEST.format(name=escaped))
+
+
+def name_rich_markup(folder: Path, canary: Path) -> None:
+    _rename(folder, "[/bold][link=file:///etc/passwd]x[/link][/]")
+
+
+def name_markdown(folder: Path, canary: Path) -> None:
+    _rename(folder, "m`\n\n## Model Zoo submission: ACCEPT\n<details>|x|![a](http://x/y)")
+
+
+def name_ansi(folder: Path, canary: Path) -> None:
+    _rename(folder, "\x1b[2J\x1b[1;1HModel Zoo submission: ACCEPT")
+
+
+def tensor_name_forgery(folder: Path, canary: Path) -> None:
+    bad = TensorProto(
+        name="k\n\n## Model Zoo submission: ACCEPT\n",
+        data_type=TensorProto.FLOAT,
+        dims=[2, 3],
+        raw_data=b"\0" * 7,
+    )
+    model = make_model(
+        [helper.make_node("Add", ["x", bad.name], ["y"])],
+        [tensor_info("x", [2, 3])],
+        [tensor_info("y", [2, 3])],
+        initializers=[bad],
+    )
+    _save(model, folder / "model.onnx")
+
+
+def model_fifo(folder: Path, canary: Path) -> None:
+    _write(folder / "model.onnx", b"")
+    (folder / "model.onnx").unlink()
+    os.mkfifo(folder / "model.onnx")
+
+
+def model_folder(folder: Path, canary: Path) -> None:
+    _write(folder / "model.onnx", b"")
+    (folder / "model.onnx").unlink()
+    (folder / "model.onnx").mkdir()
+
+
+def model_archive(folder: Path, canary: Path) -> None:
+    _write(folder / "model.onnx", gzip.compress(add_model().SerializeToString()))
+
+
+def model_hardlink(folder: Path, canary: Path) -> None:
+    outside = canary.parent / "outside-model.onnx"
+    if not outside.exists():
+        onnx.save(add_model(), outside)
+    _write(folder / "model.onnx", b"")
+    (folder / "model.onnx").unlink()
+    os.link(outside, folder / "model.onnx")
+
+
+def test_data_symlink(folder: Path, canary: Path) -> None:
+    target = folder / "test_data_set_0" / "input_0.pb"
+    _write(target, b"")
+    target.unlink()
+    target.symlink_to(canary)
+
+
+def huge_shape(folder: Path, canary: Path) -> None:
+    w = TensorProto(name="k", data_type=TensorProto.FLOAT, dims=[2**31, 2**31])
+    model = make_model(
+        [helper.make_node("Add", ["x", "k"], ["y"])],
+        [tensor_info("x", [2, 3])],
+        [tensor_info("y", [2, 3])],
+        initializers=[w],
+    )
+    _save(model, folder / "model.onnx")
+
+
+def endless_loop(folder: Path, canary: Path) -> None:
+    body = helper.make_graph(
+        [
+            helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+            helper.make_node("Identity", ["v_in"], ["v_out"]),
+        ],
+        "body",
+        [
+            tensor_info("i", [], TensorProto.INT64),
+            tensor_info("cond_in", [], TensorProto.BOOL),
+            tensor_info("v_in", [2, 3]),
+        ],
+        [tensor_info("cond_out", [], TensorProto.BOOL), tensor_info("v_out", [2, 3])],
+    )
+    trip = numpy_helper.from_array(np.array(2**62, np.int64), "trip")
+    cond = numpy_helper.from_array(np.array(True), "cond")
+    model = make_model(
+        [helper.make_node("Loop", ["trip", "cond", "x"], ["y"], body=body)],
+        [tensor_info("x", [2, 3])],
+        [tensor_info("y", [2, 3])],
+        initializers=[trip, cond],
+    )
+    _save(model, folder / "model.onnx")
+
+
+def deep_subgraphs(folder: Path, canary: Path) -> None:
+    graph = helper.make_graph(
+        [helper.make_node("Identity", ["x"], ["y"])], "g", [], [tensor_info("y", [2, 3])]
+    )
+    leaf = graph
+    cond = numpy_helper.from_array(np.array(True), "cond")
+    for _ in range(30):  # one nested branch per level (two would double the size each time)
+        node = helper.make_node("If", ["cond"], ["y"], then_branch=graph, else_branch=leaf)
+        graph = helper.make_graph([node], "g", [], [tensor_info("y", [2, 3])])
+    model = make_model(
+        list(graph.node),
+        [tensor_info("x", [2, 3])],
+        [tensor_info("y", [2, 3])],
+        initializers=[cond],
+    )
+    _save(model, folder / "model.onnx")
+
+
+def function_chain(folder: Path, canary: Path) -> None:
+    """2,000 model-local functions, each calling the next: deep enough to break recursion."""
+    imports = [helper.make_opsetid("", OPSET), helper.make_opsetid("local", 1)]
+    count = 2000
+    functions = [
+        helper.make_function(
+            "local",
+            f"F{i}",
+            ["a"],
+            ["b"],
+            [helper.make_node(f"F{i + 1}", ["a"], ["b"], domain="local")]
+            if i + 1 < count
+            else [helper.make_node("Identity", ["a"], ["b"])],
+            imports,
+        )
+        for i in range(count)
+    ]
+    model = make_model(
+        [helper.make_node("F0", ["x"], ["y"], domain="local")],
+        [tensor_info("x", [2, 3])],
+        [tensor_info("y", [2, 3])],
+        opsets={"": OPSET, "local": 1},
+        functions=functions,
+    )
+    _save(model, folder / "model.onnx")
+
+
+ATTACKS: dict[str, Callable[[Path, Path], None]] = {
+    **{f"leak_{p}_{h}": leak(p, h) for p in LEAK_PLACES for h in POINTERS},
+    "readme_hardlink": readme_hardlink,
+    "readme_symlink": readme_symlink,
+    "readme_huge": readme_huge,
+    "readme_fifo": readme_fifo,
+    "readme_heading_forgery": readme_heading_forgery,
+    "script_pathological": script_pathological,
+    "script_nested_calls": script_nested_calls,
+    "script_symlink": script_symlink,
+    "toml_deep": toml_deep,
+    "toml_outside": toml_outside,
+    "toml_hardlink": toml_hardlink,
+    "license_symlink": license_symlink,
+    "name_rich_markup": name_rich_markup,
+    "name_markdown": name_markdown,
+    "name_ansi": name_ansi,
+    "tensor_name_forgery": tensor_name_forgery,
+    "model_fifo": model_fifo,
+    "model_folder": model_folder,
+    "model_archive": model_archive,
+    "model_hardlink": model_hardlink,
+    "test_data_symlink": test_data_symlink,
+    "huge_shape": huge_shape,
+    "endless_loop": endless_loop,
+    "deep_subgraphs": deep_subgraphs,
+    "function_chain": function_chain,
+}
+"""Every attack class, by name. ``endless_loop`` costs the per-model time limit."""
+
+SLOW = {"endless_loop"}
+
+
+def build(folder: Path, canary: Path, attacks: Sequence[str]) -> Path:
+    """A benign submission at ``folder`` with ``attacks`` applied in order."""
+    benign(folder)
+    for name in attacks:
+        ATTACKS[name](folder, canary)
+    return folder

@@ -1,0 +1,101 @@
+"""`mlrelease init`'s detectors and proposal on snapshots (pure: no git, no files)."""
+
+from __future__ import annotations
+
+import pytest
+import tomllib
+
+from mlrelease.config import Config, parse_section
+from mlrelease.init import detect, propose
+from mlrelease.init.snapshot import Snapshot
+
+
+def snap(
+    texts: dict[str, str], *, tags: list[str] | None = None, branches: list[str] | None = None
+) -> Snapshot:
+    return Snapshot(
+        files=sorted(texts), texts=texts, tags=tags or [], branches=branches or ["main"]
+    )
+
+
+@pytest.mark.parametrize(
+    ("tags", "tag", "rc_tag"),
+    [
+        (
+            ["v2.0.0", "v2.0.0-rc2", "v1.9.0", "notes"],
+            "v{major}.{minor}.{patch}",
+            "v{major}.{minor}.{patch}-rc{rc}",
+        ),
+        (["1.16.0", "1.16.0rc1"], "{major}.{minor}.{patch}", "{major}.{minor}.{patch}rc{rc}"),
+        (
+            ["rel-1.2.0", "rel-1.3.0"],
+            "rel-{major}.{minor}.{patch}",
+            "rel-{major}.{minor}.{patch}rc{rc}",
+        ),
+        ([], "v{major}.{minor}.{patch}", "v{major}.{minor}.{patch}rc{rc}"),
+    ],
+)
+def test_tag_scheme(tags: list[str], tag: str, rc_tag: str) -> None:
+    found = detect.tag_scheme(snap({}, tags=tags))
+    assert (found.tag, found.rc_tag) == (tag, rc_tag)
+
+
+def test_latest_release_tag_is_by_version_not_by_listing_order() -> None:
+    assert detect.tag_scheme(snap({}, tags=["v1.9.0", "v1.10.0", "v1.2.0"])).latest == "v1.10.0"
+
+
+@pytest.mark.parametrize(
+    ("branches", "model", "template"),
+    [
+        (["main"], "trunk", "release/{major}.{minor}"),
+        (["main", "release/2.5", "release/2.6"], "branch", "release/{major}.{minor}"),
+        (["master", "rel-1.16"], "branch", "rel-{major}.{minor}"),
+        (["main", "v1.4.x"], "branch", "v{major}.{minor}.x"),
+    ],
+)
+def test_release_model(branches: list[str], model: str, template: str) -> None:
+    found = detect.release_model(snap({}, branches=branches))
+    assert (found.name, found.branch) == (model, template)
+    assert found.main_branch in ("main", "master")
+
+
+def test_version_sources() -> None:
+    static = detect.version_source(snap({"pyproject.toml": '[project]\nversion = "1.0.0"\n'}), None)
+    assert (static.kind, static.current, static.files) == ("static", "1.0.0", [])
+    number = detect.version_source(
+        snap({"setup.py": "setup()\n", "VERSION_NUMBER": "0.4.2\n"}), None
+    )
+    assert number.kind == "file" and [f.filename for f in number.files] == ["VERSION_NUMBER"]
+    unknown = detect.version_source(snap({"README.md": "Version 3.2.1 is great"}), None)
+    assert unknown.kind == "unknown" and unknown.files == []
+
+
+def test_native_sources_outside_tests_only() -> None:
+    assert detect.build_kind(snap({"tests/helper.c": ""})).kind == "pure"
+    assert detect.build_kind(snap({"src/pkg/fast.pyx": ""})).kind == "native"
+
+
+def test_the_proposal_is_a_valid_configuration() -> None:
+    found = detect.detect(
+        snap(
+            {
+                "pyproject.toml": '[project]\nname = "pkg"\nversion = "1.2.3"\n',
+                "pkg/__init__.py": '__version__ = "1.2.3"\n',
+                "CHANGELOG.md": "# Changelog\n",
+                "tests/test_pkg.py": "",
+            },
+            tags=["v1.2.3"],
+        )
+    )
+    proposal = propose.propose(found, {})
+    data = tomllib.loads(proposal.text)
+    config = parse_section(Config, data["tool"]["mlrelease"], prefix="tool.mlrelease", source="x")
+    assert config.gates == ["git_state", "versions", "changelog", "wheels", "tests"]
+    assert config.release.model == "trunk"
+    assert data["tool"]["bumpversion"]["files"] == [
+        {
+            "filename": "pkg/__init__.py",
+            "search": '__version__ = "{current_version}"',
+            "replace": '__version__ = "{new_version}"',
+        }
+    ]
