@@ -77,6 +77,13 @@ def test_every_combination_has_a_status(
     assert "CUDAExecutionProvider" in str(rows["tiny/v16/b1/onnxruntime_cuda"]["error"])
     for name in ("results.csv", "results.md", "latency.png", "speedup.png", "comparison.md"):
         assert (project / "build/perf/tiny" / name).is_file()
+    # The run is in the device class's history (no git repository here: commit "unknown"),
+    # and the docs render it.
+    (history,) = (project / "ci/perf_baselines/history").glob("*.jsonl")
+    entry = json.loads(history.read_text().splitlines()[0])
+    row = entry["rows"]["tiny/v16/b1/pytorch"]
+    assert entry["commit"] == "unknown" and "cpu_ms" not in row and row["wall_ms"] > 0
+    assert (project / "docs/perf/history.md").read_text().startswith("# Performance history")
     assert (project / "docs/perf/report.md").read_text().startswith("# Performance report")
 
 
@@ -90,7 +97,7 @@ def test_baseline_rule(
     assert code == 1  # no baseline: the export failure is a new failure
     results = project / "build/perf/tiny/results.json"
     assert main(["--root", str(project), "perf", "baseline", "--profile", "tiny"]) == 0
-    assert not (project / "ci/perf_baselines").exists()  # dry run
+    assert not list((project / "ci/perf_baselines").glob("*.json"))  # dry run
     assert main(["--root", str(project), "perf", "baseline", "--profile", "tiny", "--execute"]) == 0
     capsys.readouterr()
     # The same failure, now known: passes. Timings are the same samples: no regression.

@@ -41,3 +41,17 @@ def build_tiny(shape: InputShape, layers: int | None) -> Built:
 def build_unexportable(shape: InputShape, layers: int | None) -> Built:
     torch.manual_seed(0)
     return Built(WithCustomOp(), _sample())
+
+
+def build_wide(shape: InputShape, layers: int | None) -> Built:
+    """An MLP of about a millisecond per batch-1 run on one thread: long enough that a sleep's
+    own CPU cost (a few microseconds) is a small part of an iteration."""
+    torch.manual_seed(0)
+    width = 1024
+    module = torch.nn.Sequential(
+        torch.nn.Linear(16, width),
+        *(m for _ in range(layers or 4) for m in (torch.nn.ReLU(), torch.nn.Linear(width, width))),
+        torch.nn.ReLU(),
+        torch.nn.Linear(width, 8),
+    )
+    return Built(module, _sample())

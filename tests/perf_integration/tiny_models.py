@@ -18,3 +18,6 @@ TINY = ModelSpec(
 UNEXPORTABLE = ModelSpec(
     "unexportable", "MLP with a custom op", "tiny_builders:build_unexportable", (VECTOR,)
 )
+
+# About a millisecond a run: for timing tests whose injected slowdown must dominate its overhead.
+WIDE = ModelSpec("wide", "Wide MLP", "tiny_builders:build_wide", (VECTOR,))

@@ -18,7 +18,7 @@ def results(rows: list[Row], device: str = "cpu-test-2c") -> Results:
         profile="cpu",
         device_key=device,
         device_name="Test CPU",
-        settings={"unstable_cov": 0.10},
+        settings={"unstable_cov": 0.10, "clock": "wall"},
         environment={},
         rows=rows,
     )
@@ -97,22 +97,56 @@ def test_no_baseline_fails_any_failing_row() -> None:
     assert [v.key for v in comparison.failed] == ["m/s/b1/a"]
 
 
-def test_timing_regression_and_unstable_rows() -> None:
+def test_timing_verdicts_unstable_rows_are_timed_not_skipped() -> None:
     baseline = results([row("slow", seed=1), row("noisy", seed=2)])
     noisy = row("noisy", seed=3)
-    noisy.samples_ns = [[int(x) for x in np.random.default_rng(9).uniform(1e6, 3e7, 30)]]
+    rng = np.random.default_rng(9)  # rounds whose medians swing by 30%: over the CoV limit
+    noisy.samples_ns = [
+        [int(1e7 * rng.lognormal(0, 0.3) * x) for x in rng.lognormal(0, 0.2, 30)] for _ in range(5)
+    ]
     current = results([row("slow", median=12.0, seed=4), noisy])
     found = kinds(current, baseline)
-    assert found == {"m/slow": "regression", "m/noisy": "not_timed"}
-    assert kinds(current, baseline, timing=False)["m/slow"] == "not_timed"
+    assert found == {"m/slow": "regressed", "m/noisy": "inconclusive"}
+    assert kinds(current, baseline, timing=False)["m/slow"] == "not_measured"
 
 
-def test_choose_baseline_prefers_same_device_then_statuses_only() -> None:
-    mine = results([], device="cpu-a-2c")
-    other = results([], device="cpu-b-2c")
-    assert choose_baseline("cpu-a-2c", "cpu", [other, mine])[:2] == (mine, True)
-    chosen, timing, note = choose_baseline("cpu-c-4c", "cpu", [other, mine])
-    assert chosen is other and not timing and "timings not compared" in note
+def test_summary_says_what_was_timed() -> None:
+    baseline = results([row("a", seed=1), row("b", seed=2)])
+    current = results([row("a", seed=3), row("b", seed=4)])
+    untimed = compare(current, baseline, threshold=0.10, alpha=0.05, timing=False, note="x")
+    assert untimed.ok
+    assert "no regression" not in untimed.summary()
+    assert "timing: not measured (0 of 2 rows timed)" in untimed.summary()
+    timed = compare(current, baseline, threshold=0.10, alpha=0.05)
+    assert "timing: same (2 of 2 rows timed)" in timed.summary()
+    assert "Holm" in timed.to_markdown()
+
+
+def test_wall_clock_catches_a_slowdown_that_waits() -> None:
+    """A slowdown spent sleeping: the CPU time is unchanged, the wall time is 25% longer."""
+    base, cand = row("f", seed=1), row("f", seed=1)
+    base.wall_ns = samples(10.0, 2)
+    cand.wall_ns = samples(12.5, 3)
+    current, baseline = results([cand]), results([base])
+    current.settings["clock"] = baseline.settings["clock"] = "cpu"
+    comparison = compare(current, baseline, threshold=0.07, alpha=0.05)
+    (verdict,) = comparison.verdicts
+    assert verdict.kind == "regressed"
+    assert {t.clock: t.verdict for t in verdict.tests} == {"cpu": "same", "wall": "regressed"}
+
+
+def test_choose_baseline_by_device_class() -> None:
+    mine = results([], device="cpu-amd-epyc-f26m2-2c")
+    sibling = results([], device="cpu-amd-epyc-7b13-f26m1-2c")
+    other = results([], device="cpu-intel-xeon-f6m106-2c")
+    assert choose_baseline("cpu-amd-epyc-f26m2-2c", "cpu", [other, sibling, mine])[:2] == (
+        mine,
+        True,
+    )
+    chosen, timing, note = choose_baseline("cpu-amd-epyc-9b14-f26m17-2c", "cpu", [other, sibling])
+    assert chosen is sibling and timing and "cpu-amd-f26-2c" in note
+    chosen, timing, note = choose_baseline("cpu-intel-xeon-f6m85-4c", "cpu", [other, mine])
+    assert not timing and "timings not measured" in note
     assert choose_baseline("cpu-a-2c", "gpu", [mine])[0] is None
 
 
@@ -122,5 +156,6 @@ def test_one_round_a_side_is_reported_not_gated() -> None:
     base.samples_ns, slow.samples_ns = base.samples_ns[:1], slow.samples_ns[:1]
     comparison = compare(results([slow]), results([base]), threshold=0.10, alpha=0.01)
     (verdict,) = comparison.verdicts
-    assert comparison.ok and verdict.kind == "not_timed"
+    assert comparison.ok and verdict.kind == "not_measured"
     assert verdict.message.startswith("median x2.0")
+    assert "needs 4" in verdict.message

@@ -9,23 +9,22 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 
 from mlrelease.config import load
 from mlrelease.errors import UserError
 from mlrelease.perf import session
+from mlrelease.perf.compare import Comparison
 from mlrelease.perf.results import read
 
 console = Console(stderr=True, highlight=False)
 
 
-def _report(comparison_md: str, ok: bool) -> int:
-    print(comparison_md)
-    console.print(
-        "[green]perf: no regression[/]"
-        if ok
-        else "[bold red]perf: regression or new failure (see above)[/]"
-    )
-    return 0 if ok else 1
+def _report(comparison: Comparison) -> int:
+    print(comparison.to_markdown())
+    line = escape(f"perf: {comparison.summary()}")
+    console.print(f"[green]{line}[/]" if comparison.ok else f"[bold red]{line}[/]")
+    return 0 if comparison.ok else 1
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -39,6 +38,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         docs=not args.no_docs,
         keep_work=args.keep_work,
         baseline=baseline,
+        history=not args.no_history,
     )
     results = outcome.results
     console.print(
@@ -50,7 +50,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         console.print(f"  {name}: {path}")
     if outcome.page:
         console.print(f"  page: {outcome.page}")
-    return _report(outcome.comparison.to_markdown(), outcome.comparison.ok)
+    return _report(outcome.comparison)
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -67,9 +67,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
             baseline_python=args.python,
             candidate_python=args.candidate_python,
             rounds=args.rounds,
+            max_rounds=args.max_rounds,
             console=console,
         )
-        return _report(comparison.to_markdown(), comparison.ok)
+        return _report(comparison)
     if not args.candidate:
         raise UserError(
             "perf compare: give the CANDIDATE results.json to compare (e.g. "
@@ -86,13 +87,20 @@ def cmd_compare(args: argparse.Namespace) -> int:
     else:
         baseline = None
     comparison = session.compare_with(config, profile, candidate, baseline=baseline)
-    return _report(comparison.to_markdown(), comparison.ok)
+    return _report(comparison)
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
     config = load(args.root)
     page = session.merge(config, args.results, args.docs)
     console.print(f"Wrote {page} from {len(args.results)} device report(s)")
+    return 0
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    config = load(args.root)
+    page = session.history_page(config, args.docs)
+    console.print(f"Wrote {page}")
     return 0
 
 
@@ -150,6 +158,11 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="keep exported ONNX models and worker logs' model folders",
     )
+    r.add_argument(
+        "--no-history",
+        action="store_true",
+        help="do not append this run to baselines-dir/history/<device-class>.jsonl",
+    )
     r.set_defaults(func=cmd_run)
 
     c = sub.add_parser(
@@ -184,6 +197,13 @@ def register(subparsers: Any) -> None:
         default=5,
         help="interleaved rounds per build with --python (default: 5)",
     )
+    c.add_argument(
+        "--max-rounds",
+        type=int,
+        default=12,
+        help="adaptive: add interleaved rounds up to this many until every row is conclusive "
+        "(default: 12; the error rate is split over the profile's looks)",
+    )
     c.set_defaults(func=cmd_compare)
 
     m = sub.add_parser(
@@ -197,6 +217,18 @@ def register(subparsers: Any) -> None:
         "--docs", type=Path, help="docs folder (default: [tool.mlrelease.perf] docs-dir)"
     )
     m.set_defaults(func=cmd_merge)
+
+    h = sub.add_parser(
+        "history",
+        help="render the per-commit history into the docs (time series, steps)",
+        description="Render baselines-dir/history/*.jsonl (one per device class, appended by "
+        "every `perf run`) into DOCS/history.md and one plot per device class: per-row "
+        "medians by commit, and the first commit of each step.",
+    )
+    h.add_argument(
+        "--docs", type=Path, help="docs folder (default: [tool.mlrelease.perf] docs-dir)"
+    )
+    h.set_defaults(func=cmd_history)
 
     b = sub.add_parser(
         "baseline",

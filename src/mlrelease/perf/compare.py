@@ -1,17 +1,15 @@
-"""Compare a perf run with a baseline: status changes, then significant slowdowns (pure).
+"""Compare a perf run with a baseline: status changes, then timing verdicts (pure).
 
 Rules, per combination:
 
 * a row failing now that was not failing in the baseline (or is new) **fails**; one that was
   already failing is a known failure and does not; an ``ok`` row that became ``unavailable``
   fails too (a framework went missing);
-* a row ``ok`` in both, with at least :data:`MIN_ROUNDS` rounds a side, is timed against the
-  baseline with :func:`mlrelease.perf.stats.compare` (threshold and alpha of the profile); a
-  regression **fails**. With fewer rounds the ratio is reported, not gated. Against a recorded
-  baseline, rows flagged unstable on either side are not timed (their spread is over the
-  profile's limit); nothing is timed when the baseline comes from another device. Interleaved
-  rounds of two builds are timed, unstable or not: the rounds' spread holds the machine's
-  drift.
+* a row ``ok`` in both is timed on each clock it has (process CPU time, and wall time less
+  run-queue delay) with :func:`mlrelease.perf.verdict.judge`: one family of tests for the whole
+  comparison (Holm), verdicts ``regressed`` (fails), ``improved``, ``same``, ``inconclusive``
+  or ``not_measured`` with the reason. A row's word is its worst clock's. Timings are compared
+  only with a baseline of the same device class (:func:`mlrelease.perf.device.device_class`).
 """
 
 from __future__ import annotations
@@ -20,18 +18,25 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from mlrelease.perf import verdict as verdicts
 from mlrelease.perf.results import FAILING, OK, UNAVAILABLE, Results, Row
-from mlrelease.perf.stats import Slowdown
-from mlrelease.perf.stats import compare as compare_samples
+from mlrelease.perf.stats import round_medians
+from mlrelease.perf.verdict import (
+    CLOCKS,
+    IMPROVED,
+    INCONCLUSIVE,
+    NOT_MEASURED,
+    REGRESSED,
+    SAME,
+    Design,
+    Family,
+    Sample,
+    Test,
+)
 
-FAILS = frozenset({"new_failure", "regression"})
-
-MIN_ROUNDS = 4
-"""Rounds (worker processes) a side needs for a timing verdict. The median of one process is
-not the build's: measured here, six processes of PyTorch eager on EfficientNet-B0 had medians
-from 17.9 to 31.1 ms of CPU time (ONNX Runtime: within 2%), a swing that one process against
-one cannot tell from a regression. And with three a side Mann-Whitney U cannot go below
-p = 0.05."""
+FAILS = frozenset({"new_failure", REGRESSED})
+TIMING_KINDS = frozenset({REGRESSED, IMPROVED, SAME, INCONCLUSIVE, NOT_MEASURED})
+MIN_ROUNDS = verdicts.MIN_ROUNDS
 
 
 @dataclass(frozen=True)
@@ -40,14 +45,18 @@ class Verdict:
 
     key: str
     kind: str
-    """new_failure, regression, known_failure, fixed, slower, faster, same, not_timed,
-    new_row, dropped_row, not_applicable."""
+    """Status: new_failure, known_failure, fixed, new_row, dropped_row, not_applicable,
+    unavailable; timing: regressed, improved, same, inconclusive, not_measured."""
     message: str
-    slowdown: Slowdown | None = None
+    tests: tuple[Test, ...] = ()
 
     @property
     def fails(self) -> bool:
         return self.kind in FAILS
+
+    @property
+    def timed(self) -> bool:
+        return any(t.verdict != NOT_MEASURED for t in self.tests)
 
 
 @dataclass
@@ -58,6 +67,9 @@ class Comparison:
     timing: bool
     note: str = ""
     notes: list[str] = field(default_factory=list)
+    family: Family | None = None
+    baseline: Results | None = None
+    """The baseline compared with (set by the session, for plots)."""
 
     @property
     def failed(self) -> list[Verdict]:
@@ -67,6 +79,19 @@ class Comparison:
     def ok(self) -> bool:
         return not self.failed
 
+    @property
+    def timed(self) -> list[Verdict]:
+        return [v for v in self.verdicts if v.timed]
+
+    @property
+    def untimed(self) -> list[Verdict]:
+        return [v for v in self.verdicts if not v.timed and v.kind not in {"dropped_row"}]
+
+    @property
+    def word(self) -> str:
+        """The whole comparison's timing word (see :func:`mlrelease.perf.verdict.gate_verdict`)."""
+        return verdicts.gate_verdict(self.family.tests if self.family else [])
+
     def counts(self) -> dict[str, int]:
         counts: dict[str, int] = {}
         for v in self.verdicts:
@@ -74,18 +99,24 @@ class Comparison:
         return counts
 
     def summary(self) -> str:
+        """One line that says what was timed and what was not, never "no regression" alone."""
         counts = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in sorted(self.counts().items()))
-        head = (
-            f"{len(self.failed)} of {len(self.verdicts)} combinations fail"
-            if self.failed
-            else f"no regression in {len(self.verdicts)} combinations"
-        )
-        return f"{head} ({counts})" + (f"; {self.note}" if self.note else "")
+        failed = len(self.failed)
+        timed, total = len(self.timed), len(self.verdicts)
+        head = f"{failed} of {total} combinations fail" if failed else "no failing combination"
+        if timed:
+            timing = f"timing: {self.word.replace('_', ' ')} ({timed} of {total} rows timed)"
+        else:
+            timing = f"timing: not measured (0 of {total} rows timed)"
+        return f"{head}; {timing}; ({counts})" + (f"; {self.note}" if self.note else "")
 
     def to_markdown(self) -> str:
-        lines = [self.summary(), "", "| combination | verdict | detail |", "|---|---|---|"]
-        order = {"new_failure": 0, "regression": 1}
-        for v in sorted(self.verdicts, key=lambda v: order.get(v.kind, 2)):
+        lines = [self.summary(), ""]
+        if self.family and self.family.tests:
+            lines += [f"Design: {self.family.design.statement(self.family.measured)}.", ""]
+        lines += ["| combination | verdict | detail |", "|---|---|---|"]
+        order = {"new_failure": 0, REGRESSED: 1, INCONCLUSIVE: 2, NOT_MEASURED: 3}
+        for v in sorted(self.verdicts, key=lambda v: order.get(v.kind, 4)):
             icon = "❌ " if v.fails else ""
             lines.append(
                 f"| `{v.key}` | {icon}{v.kind.replace('_', ' ')} | {v.message.replace('|', '/')} |"
@@ -93,57 +124,28 @@ class Comparison:
         return "\n".join(lines) + "\n"
 
 
-def _timing(
-    key: str,
-    base: Row,
-    cand: Row,
-    *,
-    threshold: float,
-    alpha: float,
-    method: str,
-    cov_limit: float | None,
-) -> Verdict:
-    unstable = [
-        name
-        for name, row in (("baseline", base), ("this run", cand))
-        if cov_limit is not None and row.unstable(cov_limit)
-    ]
-    if unstable:
-        return Verdict(
-            key, "not_timed", f"unstable in {' and '.join(unstable)} (CoV over {cov_limit:.0%})"
-        )
-    rounds = min(len(base.samples_ns), len(cand.samples_ns))
-    if rounds < MIN_ROUNDS:
-        ratio = statistics.median(cand.flat_samples) / statistics.median(base.flat_samples)
-        return Verdict(
-            key,
-            "not_timed",
-            f"median x{ratio:.3f}, not gated: {rounds} round(s) a side, and a verdict needs "
-            f"{MIN_ROUNDS} (processes of one build differ: up to 22% for PyTorch eager here); "
-            "set the profile's rounds, or compare two builds with `perf compare --python`",
-        )
-    result = compare_samples(
-        base.samples_ns,
-        cand.samples_ns,
-        threshold=threshold,
-        alpha=alpha,
-        method=method,
-    )
-    interval = (
-        f"median x{result.ratio:.3f}, {1 - alpha:.0%} CI [{result.ci_low:.3f}, "
-        f"{result.ci_high:.3f}], {result.method}"
-    )
-    if result.regression:
-        return Verdict(
-            key, "regression", f"slower beyond the {threshold:.0%} threshold: {interval}", result
-        )
-    if result.significant:
-        return Verdict(
-            key, "slower", f"significantly slower, but under {threshold:.0%}: {interval}", result
-        )
-    if result.ci_high < 1.0:
-        return Verdict(key, "faster", interval, result)
-    return Verdict(key, "same", interval, result)
+def samples_of(key: str, base: Row, cand: Row, base_clock: str, cand_clock: str) -> list[Sample]:
+    """The tests of one row: one per clock both sides have, disturbed rounds dropped by rule."""
+    out: list[Sample] = []
+    for clock in CLOCKS:
+        b, c = base.rounds_of(clock, base_clock), cand.rounds_of(clock, cand_clock)
+        if not b or not c:
+            continue
+        every = (round_medians(b), round_medians(c))
+        bm, cm, dropped = verdicts.clean(*every, base.runqueue_shares(), cand.runqueue_shares())
+        out.append(Sample(key, clock, bm, cm, dropped, every_round=every if any(dropped) else None))
+    return out
+
+
+def _timing_verdict(key: str, tests: Sequence[Test], ratio: float | None) -> Verdict:
+    if not tests:
+        return Verdict(key, NOT_MEASURED, "no clock recorded on both sides")
+    word = verdicts.gate_verdict(tests)
+    parts = [f"{t.clock}: {t.verdict.replace('_', ' ')} {t.interval()} {t.reason}" for t in tests]
+    message = "; ".join(p.replace("  ", " ") for p in parts)
+    if word == NOT_MEASURED and ratio is not None:
+        message = f"median x{ratio:.3f}, not gated: " + message
+    return Verdict(key, word, message, tuple(tests))
 
 
 def compare(
@@ -152,71 +154,69 @@ def compare(
     *,
     threshold: float,
     alpha: float,
-    method: str = "mannwhitney",
+    looks: int = 1,
     timing: bool = True,
-    interleaved: bool = False,
     note: str = "",
 ) -> Comparison:
     """Verdicts for every row of ``current`` (and rows the baseline had that are gone).
 
     ``baseline`` None means there is none: every failing row is a new failure. ``timing`` False
-    compares statuses only (e.g. a baseline recorded on another device). ``interleaved``: the
-    two sides' rounds ran interleaved (``perf compare --python``): unstable rows are timed too,
-    the rounds' spread holding the machine's drift; a baseline recorded at another time has no
-    such protection.
+    compares statuses only (a baseline of another device class). ``looks``: the planned looks
+    of an adaptive run (the error rate is split over them).
     """
-    verdicts: list[Verdict] = []
+    status: dict[str, Verdict] = {}
+    timed_rows: list[tuple[str, Row, Row]] = []
     base_rows = {r.key: r for r in baseline.rows} if baseline else {}
-    cov_limit = None if interleaved else current.cov_limit
     for row in current.rows:
         base = base_rows.get(row.key)
         key = row.key
         if row.failing:
             if base is not None and base.failing:
-                verdicts.append(
-                    Verdict(key, "known_failure", f"{row.status} (baseline: {base.status})")
+                status[key] = Verdict(
+                    key, "known_failure", f"{row.status} (baseline: {base.status})"
                 )
             else:
                 was = f"baseline: {base.status}" if base else "no baseline row"
-                verdicts.append(
-                    Verdict(key, "new_failure", f"{row.status} ({was}): {_last_line(row.error)}")
+                status[key] = Verdict(
+                    key, "new_failure", f"{row.status} ({was}): {_last_line(row.error)}"
                 )
         elif row.status == UNAVAILABLE:
             if base is not None and base.status == OK:
-                verdicts.append(
-                    Verdict(key, "new_failure", f"ok in the baseline, now unavailable: {row.error}")
+                status[key] = Verdict(
+                    key, "new_failure", f"ok in the baseline, now unavailable: {row.error}"
                 )
             else:
-                verdicts.append(Verdict(key, "not_timed", f"unavailable: {row.error}"))
+                status[key] = Verdict(key, NOT_MEASURED, f"unavailable: {row.error}")
         elif row.status != OK:
-            verdicts.append(Verdict(key, row.status, row.error))
+            status[key] = Verdict(key, row.status, row.error)
         elif base is None:
-            verdicts.append(Verdict(key, "new_row", "ok; no baseline row"))
+            status[key] = Verdict(key, "new_row", "ok; no baseline row, nothing to time against")
         elif base.status in FAILING:
-            verdicts.append(Verdict(key, "fixed", f"ok now; baseline: {base.status}"))
-        elif base.status != OK or not timing:
-            verdicts.append(
-                Verdict(key, "not_timed", "ok" + ("" if timing else "; timings not compared"))
-            )
+            status[key] = Verdict(key, "fixed", f"ok now; baseline: {base.status}")
+        elif base.status != OK:
+            status[key] = Verdict(key, NOT_MEASURED, f"ok; baseline: {base.status}")
+        elif not timing:
+            status[key] = Verdict(key, NOT_MEASURED, "ok; timings not compared (see the note)")
         else:
-            verdicts.append(
-                _timing(
-                    key,
-                    base,
-                    row,
-                    threshold=threshold,
-                    alpha=alpha,
-                    method=method,
-                    cov_limit=cov_limit,
-                )
-            )
+            timed_rows.append((key, base, row))
+    design = Design(threshold=threshold, alpha=alpha, looks=looks)
+    base_clock = str(baseline.settings.get("clock", "wall")) if baseline else "wall"
+    cand_clock = str(current.settings.get("clock", "wall"))
+    samples = [s for key, b, c in timed_rows for s in samples_of(key, b, c, base_clock, cand_clock)]
+    family = verdicts.judge(samples, design) if timing else None
+    for key, b, c in timed_rows:
+        ratio = None
+        if b.flat_samples and c.flat_samples:
+            ratio = statistics.median(c.flat_samples) / statistics.median(b.flat_samples)
+        status[key] = _timing_verdict(key, family.of(key) if family else [], ratio)
+    ordered = [status[r.key] for r in current.rows]
     current_keys = {r.key for r in current.rows}
     for key, base in base_rows.items():
         if key not in current_keys:
-            verdicts.append(
+            ordered.append(
                 Verdict(key, "dropped_row", f"in the baseline ({base.status}), not in this run")
             )
-    return Comparison(verdicts, timing=timing, note=note)
+    return Comparison(ordered, timing=timing, note=note, family=family)
 
 
 def choose_baseline(
@@ -224,22 +224,32 @@ def choose_baseline(
 ) -> tuple[Results | None, bool, str]:
     """The baseline to compare with: (results, compare timings?, note for the report).
 
-    The same device's baseline of the same profile compares statuses and timings. Without one,
-    another device's baseline of the profile compares statuses only (statuses rarely depend on
-    the CPU model; timings always do). Without any, there is nothing to compare with.
+    A baseline of the same profile and the same device class
+    (:func:`mlrelease.perf.device.device_class`: CPU vendor, family and core count, or GPU
+    model) compares statuses and timings, the exact device first. Without one, another class's
+    baseline of the profile compares statuses only (statuses rarely depend on the CPU; timings
+    always do). Without any, there is nothing to compare with.
     """
+    from mlrelease.perf.device import device_class
+
     same_profile = [c for c in candidates if c.profile == profile]
-    for candidate in same_profile:
-        if candidate.device_key == device_key:
-            return candidate, True, ""
+    mine = device_class(device_key)
+    for candidate in sorted(same_profile, key=lambda c: c.device_key != device_key):
+        if device_class(candidate.device_key) == mine:
+            note = (
+                ""
+                if candidate.device_key == device_key
+                else f"baseline from `{candidate.device_key}`, same device class `{mine}`"
+            )
+            return candidate, True, note
     if same_profile:
         other = same_profile[0]
         return (
             other,
             False,
             (
-                f"no baseline for device `{device_key}`: statuses compared with "
-                f"`{other.device_key}`'s baseline, timings not compared"
+                f"no baseline for device class `{mine}` (this device: `{device_key}`): "
+                f"statuses compared with `{other.device_key}`'s baseline, timings not measured"
             ),
         )
     return (
@@ -247,7 +257,7 @@ def choose_baseline(
         False,
         (
             f"no baseline for profile `{profile}`: any failing row is a new "
-            "failure, timings not compared"
+            "failure, timings not measured"
         ),
     )
 

@@ -125,3 +125,76 @@ def host() -> dict[str, Any]:
         k: os.environ[k] for k in ("OMP_NUM_THREADS", "MKL_NUM_THREADS") if k in os.environ
     }
     return facts
+
+
+def cpu_ticks(cpu: int | None) -> tuple[int, int, int] | None:
+    """(busy, steal, total) clock ticks of one CPU (``None``: all) since boot, from
+    ``/proc/stat``; None where it cannot be read."""
+    name = "cpu" if cpu is None else f"cpu{cpu}"
+    try:
+        lines = Path("/proc/stat").read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        fields = line.split()
+        if fields and fields[0] == name:
+            values = [int(v) for v in fields[1:]]
+            idle = values[3] + (values[4] if len(values) > 4 else 0)  # idle + iowait
+            steal = values[7] if len(values) > 7 else 0
+            # guest time is already inside user time
+            total = sum(values[:8])
+            return total - idle, steal, total
+    return None
+
+
+def pin_to_one_cpu() -> int | None:
+    """Pin this process to the last CPU it may run on; the CPU, or None where the OS does not
+    allow it (one CPU for every worker of a run: both builds see the same core)."""
+    if not hasattr(os, "sched_getaffinity"):
+        return None
+    try:
+        cpu = max(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {cpu})
+    except OSError:
+        return None
+    return cpu
+
+
+def round_facts(
+    cpu: int | None,
+    before: tuple[int, int, int] | None,
+    after: tuple[int, int, int] | None,
+    own_cpu_s: float,
+    runqueue_share: float | None,
+) -> dict[str, Any]:
+    """What the machine did during one round: load, the other tenants' share of the pinned
+    CPU, the steal share (hypervisor), and the share of wall time this worker waited for a CPU.
+    """
+    facts: dict[str, Any] = {"cpu": cpu}
+    if hasattr(os, "getloadavg"):
+        facts["load_1m"] = round(os.getloadavg()[0], 2)
+    if before and after and after[2] > before[2]:
+        hz = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+        busy, steal, total = (a - b for a, b in zip(after, before, strict=True))
+        others = max(0.0, busy - own_cpu_s * hz) / total
+        facts["others_share"] = round(min(others, 1.0), 3)
+        facts["steal_share"] = round(steal / total, 3)
+    if runqueue_share is not None:
+        facts["runqueue_share"] = round(runqueue_share, 3)
+    return facts
+
+
+CPU_KEY = re.compile(r"^cpu-(?P<name>.+?)(?:-f(?P<family>\d+)m\d+)?-(?P<cores>\d+)c$")
+
+
+def device_class(key: str) -> str:
+    """The class of a device key, what baselines and history are kept per: for a CPU the vendor
+    (first word of the model string), the CPU family number and the logical core count
+    (``cpu-amd-epyc-f26m2-2c`` -> ``cpu-amd-f26-2c``): a new machine of the same family and size
+    compares timings; for a GPU its model (the key itself)."""
+    match = CPU_KEY.match(key)
+    if not match:
+        return key
+    vendor = match["name"].split("-")[0]
+    family = f"-f{match['family']}" if match["family"] else ""
+    return f"cpu-{vendor}{family}-{match['cores']}c"

@@ -8,9 +8,10 @@ against a bare ``perf_counter_ns`` loop over the same call.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 CLOCKS: dict[str, Callable[[], int]] = {
     "wall": time.perf_counter_ns,
@@ -26,6 +27,33 @@ class Measurement:
     warmup_iters: int
     wall_ns: list[int]
     """Wall-clock time of the same iterations when the samples are CPU time (else empty)."""
+    delay_ns: list[int] = field(default_factory=list)
+    """Time each iteration spent waiting for a CPU (run-queue delay, from the kernel's
+    schedstat); empty where the kernel does not tell."""
+
+
+SCHEDSTAT = "/proc/thread-self/schedstat"
+"""Linux: on-CPU time, run-queue wait time and timeslices of the calling thread (ns)."""
+
+
+def run_delay_reader() -> Callable[[], int] | None:
+    """A function reading this thread's cumulative run-queue delay (ns), or None where the
+    kernel has no schedstat. The models run on the calling thread (one intra-op thread), so its
+    delay is the time another tenant held the CPU."""
+    try:
+        fd = os.open(SCHEDSTAT, os.O_RDONLY)
+    except OSError:
+        return None
+
+    def read() -> int:
+        return int(os.pread(fd, 96, 0).split()[1])
+
+    try:
+        read()
+    except (OSError, IndexError, ValueError):
+        os.close(fd)
+        return None
+    return read
 
 
 def _spin(clock: Callable[[], int], since: int, duration_ns: float) -> None:
@@ -37,6 +65,10 @@ def _nothing() -> None:
     return None
 
 
+def _zero() -> int:
+    return 0
+
+
 def measure(
     run: Callable[[], object],
     sync: Callable[[], object] = _nothing,
@@ -46,6 +78,7 @@ def measure(
     iters: int = 30,
     min_time_s: float = 0.0,
     slowdown: float = 0.0,
+    slowdown_kind: str = "cpu",
     clock: str = "wall",
 ) -> Measurement:
     """Warm up (at least ``warmup_iters`` and ``warmup_s``), then time at least ``iters``
@@ -53,14 +86,17 @@ def measure(
 
     ``clock`` is ``wall`` (``time.perf_counter_ns``) or ``cpu`` (``time.process_time_ns``; the
     wall time of each iteration is then recorded too). The warm-up and the minimum time are wall
-    time either way.
+    time either way. Each iteration's run-queue delay is recorded where the kernel tells.
 
-    ``slowdown`` > 0 injects a delay of that fraction of each measured iteration inside the timed
-    region: a known regression for validating the comparison (``bench_regression_gate.py``). It
-    is a sleep on the wall clock and a busy wait on the CPU clock (a sleep costs no CPU time).
+    ``slowdown`` > 0 injects, inside the timed region, extra time of that fraction of each
+    measured iteration: a known regression for validating the comparison
+    (``bench_regression_gate.py``). ``slowdown_kind`` ``cpu`` burns it (a busy wait on the
+    sample's clock), ``wait`` sleeps it (it costs no CPU time: only wall time sees it).
     """
     wall = time.perf_counter_ns
     timer = CLOCKS[clock]
+    delay = run_delay_reader()
+    delayed = delay or _zero
     warmup_ns = int(warmup_s * 1e9)
     start = wall()
     done = 0
@@ -71,29 +107,28 @@ def measure(
     samples: list[int] = []
     append = samples.append
     walls: list[int] = []
+    delays: list[int] = []
     min_ns = int(min_time_s * 1e9)
     begin = wall()
-    if clock == "wall":
-        while len(samples) < iters or wall() - begin < min_ns:
-            t0 = wall()
-            run()
-            sync()
-            t1 = wall()
-            if slowdown:
-                time.sleep((t1 - t0) * slowdown / 1e9)
-                t1 = wall()
-            append(t1 - t0)
-        return Measurement(samples, done, walls)
+    cpu_clock = clock != "wall"
     while len(samples) < iters or wall() - begin < min_ns:
+        d0 = delayed()
         w0 = wall()
-        t0 = timer()
+        t0 = timer() if cpu_clock else w0
         run()
         sync()
-        t1 = timer()
+        t1 = timer() if cpu_clock else wall()
         if slowdown:
-            _spin(timer, t1, (t1 - t0) * slowdown)
-            t1 = timer()
-        w1 = wall()
+            if slowdown_kind == "wait":
+                time.sleep((t1 - t0) * slowdown / 1e9)
+            else:
+                _spin(timer, t1, (t1 - t0) * slowdown)
+            t1 = timer() if cpu_clock else wall()
+        w1 = wall() if cpu_clock else t1
+        d1 = delayed()
         append(t1 - t0)
-        walls.append(w1 - w0)
-    return Measurement(samples, done, walls)
+        if cpu_clock:
+            walls.append(w1 - w0)
+        if delay:
+            delays.append(d1 - d0)
+    return Measurement(samples, done, walls, delays)

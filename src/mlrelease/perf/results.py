@@ -86,6 +86,11 @@ class Row:
     warmup_iters: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
     """Framework facts (providers in use, ONNX IR / opset, compile mode)."""
+    wall_ns: list[list[int]] = field(default_factory=list)
+    """Wall time less run-queue delay of the same iterations, one list per round (the gated
+    wall clock; empty in results written before it was recorded)."""
+    round_facts: list[dict[str, Any]] = field(default_factory=list)
+    """Per round: pinned CPU, load, other tenants' share of that CPU, run-queue share."""
 
     @property
     def key(self) -> str:
@@ -102,6 +107,18 @@ class Row:
     def summary(self) -> Summary | None:
         samples = self.flat_samples
         return summarize(samples, self.batch) if self.status == OK and len(samples) >= 2 else None
+
+    def rounds_of(self, clock: str, sample_clock: str) -> list[list[int]]:
+        """Rounds of samples on ``clock`` (``cpu`` or ``wall``) given the clock the samples were
+        taken on (the profile's ``clock``): empty when this row has none."""
+        if clock == "cpu":
+            return self.samples_ns if sample_clock == "cpu" else []
+        if self.wall_ns:
+            return self.wall_ns
+        return self.samples_ns if sample_clock == "wall" else []
+
+    def runqueue_shares(self) -> list[float | None]:
+        return [f.get("runqueue_share") for f in self.round_facts]
 
     def unstable(self, cov_limit: float) -> bool:
         summary = self.summary()
@@ -125,6 +142,8 @@ class Row:
             "extra": self.extra,
             "summary": summary.to_dict() if summary else None,
             "samples_ns": self.samples_ns,
+            "wall_ns": self.wall_ns,
+            "round_facts": self.round_facts,
         }
 
     @classmethod
@@ -143,6 +162,8 @@ class Row:
             parity=data.get("parity"),
             warmup_iters=int(data.get("warmup_iters", 0)),
             extra=dict(data.get("extra", {})),
+            wall_ns=[list(map(int, r)) for r in data.get("wall_ns", [])],
+            round_facts=[dict(f) for f in data.get("round_facts", [])],
         )
 
 

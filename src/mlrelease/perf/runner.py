@@ -38,6 +38,7 @@ from mlrelease.perf.results import (
     Row,
     excerpt,
 )
+from mlrelease.perf.verdict import looks_at
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,10 @@ class Build:
     python: str = sys.executable
     env: tuple[tuple[str, str], ...] = ()
     """Extra environment of this build's workers (e.g. an injected slowdown)."""
+    model_from: str = ""
+    """A build listed before this one, of the same interpreter, whose prepared (built and
+    exported) models this build reuses instead of exporting again (the regression benchmark's
+    copies of one environment)."""
 
 
 @dataclass
@@ -164,6 +169,156 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
     isolation.kill_group(proc)
 
 
+def _probe(worker: Worker, profile_name: str, profile: Profile, console: Console) -> dict[str, Any]:
+    """What the build can run here (and its device key), or a clear error."""
+    name = worker.build.name
+    console.print(f"[{name}] probing {worker.build.python} ...")
+    outcome = worker.call(
+        "probe",
+        {
+            "kind": "probe",
+            "device": profile.device,
+            "frameworks": profile.frameworks,
+            "threads": profile.threads,
+        },
+    )
+    if outcome.result is None:
+        from mlrelease.errors import UserError
+
+        raise UserError(
+            f"the perf worker could not start in {worker.build.python} ({outcome.status}): "
+            f"{outcome.error}\nInstall the perf dependencies there: "
+            "pip install -e . --group perf (or run `nox -s perf`)."
+        )
+    if profile.device == "cuda" and outcome.result["device_key"] == "cuda-none":
+        from mlrelease.errors import PreconditionError
+
+        reason = outcome.result["unavailable"].get("pytorch", "no CUDA device")
+        raise PreconditionError(
+            f"profile `{profile_name}` runs on a CUDA device, and {worker.build.python} "
+            f"sees none ({reason}). Run it on a GPU machine (`nox -s perf_gpu`)."
+        )
+    return dict(outcome.result)
+
+
+CHECK_ITERS = 0
+"""Timed iterations of a status probe (``check``) after its first inference (which runs the
+model and checks its output against PyTorch eager): it proves a row runs; it times nothing."""
+
+
+def check(
+    profile_name: str,
+    profile: Profile,
+    *,
+    root: Path,
+    work: Path,
+    console: Console | None = None,
+    jobs: int = 2,
+) -> Results:
+    """Give every row of ``profile`` a status quickly, timing nothing: one worker per model and
+    shape builds and exports the model, then loads, runs once (parity) and iterates
+    :data:`CHECK_ITERS` time(s) per framework and batch size; ``jobs`` workers at a time. The
+    rows carry no samples."""
+    console = console or Console(stderr=True)
+    started = time.perf_counter()
+    worker = Worker(Build("current"), work / "current", root, profile.timeout_s, profile.threads)
+    probe = _probe(worker, profile_name, profile, console)
+    specs = [(ref, resolve_in(root, ref, profile_name)) for ref in profile.models]
+    plan = catalog.plan(
+        specs,
+        p2_shapes=profile.p2_shapes,
+        batch_sizes=profile.batch_sizes,
+        frameworks=profile.frameworks,
+        unavailable=probe["unavailable"],
+    )
+    groups = list(
+        dict.fromkeys(
+            (p.combination.model, p.combination.shape, p.spec_ref) for p in plan if p.status is None
+        )
+    )
+
+    def one(group: tuple[str, str, str]) -> Outcome:
+        model, shape, ref = group
+        mine = [p for p in plan if (p.combination.model, p.combination.shape) == (model, shape)]
+        frameworks = list(dict.fromkeys(p.combination.framework for p in mine if p.status is None))
+        console.print(f"checking {model} {shape}: {', '.join(frameworks)}")
+        outcome = worker.call(
+            f"check-{model}-{shape}",
+            {
+                "kind": "check",
+                "model": ref,
+                "shape": shape,
+                "layers": profile.layers.get(model),
+                "opset": profile.opset,
+                "export": any(f in ONNX_FRAMEWORKS for f in frameworks),
+                "work_dir": str(worker.work / f"{model}-{shape}"),
+                "threads": profile.threads,
+                "device": profile.device,
+                "frameworks": frameworks,
+                "batches": sorted({p.combination.batch for p in mine if p.status is None}),
+                "warmup_iters": 0,
+                "warmup_s": 0.0,
+                "iters": CHECK_ITERS,
+                "min_time_s": 0.0,
+                "parity_tolerance": profile.parity_tolerance,
+                "clock": profile.clock,
+            },
+        )
+        shutil.rmtree(worker.work / f"{model}-{shape}", ignore_errors=True)
+        return outcome
+
+    # Nothing is timed: the checks of two models may share the machine (one per core).
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        done = list(pool.map(one, groups))
+    outcomes = {(m, s): o for (m, s, _), o in zip(groups, done, strict=True)}
+    rows: list[Row] = []
+    for planned in plan:
+        c = planned.combination
+        row = Row(c.model, c.shape, c.batch, c.framework, planned.status or OK, planned.reason)
+        if planned.status is None:
+            _checked(row, outcomes[(c.model, c.shape)])
+        rows.append(row)
+    environment = dict(probe["environment"])
+    environment["python_executable"] = worker.build.python
+    settings = settings_of(profile)
+    settings.update({"status_only": True, "iters": CHECK_ITERS, "warmup_iters": 0, "rounds": 0})
+    return Results(
+        profile=profile_name,
+        device_key=probe["device_key"],
+        device_name=probe["device_name"],
+        settings=settings,
+        environment=environment,
+        rows=rows,
+        duration_s=time.perf_counter() - started,
+    )
+
+
+def _checked(row: Row, outcome: Outcome) -> None:
+    """Set ``row``'s status from its model's ``check`` worker (a crash fails every row)."""
+    if outcome.result is None:
+        row.status = BUILD_FAILED if outcome.status == RUNTIME_ERROR else outcome.status
+        row.error = f"the check worker of {row.model} {row.shape} failed: {outcome.error}"
+        return
+    prepared = outcome.result["prepared"]
+    if row.framework in ONNX_FRAMEWORKS:
+        row.export_s = prepared.get("export_s")
+        row.extra["onnx"] = prepared.get("onnx")
+        if prepared.get("export_error"):
+            row.status, row.error = EXPORT_FAILED, prepared["export_error"]
+            return
+    result = outcome.result["runs"].get(f"{row.batch}/{row.framework}")
+    if result is None:
+        row.status, row.error = RUNTIME_ERROR, "the check worker gave no result for this row"
+        return
+    row.build_s, row.first_s = result.get("build_s"), result.get("first_s")
+    row.parity = result.get("parity")
+    row.extra["checked_iters"] = len(result.get("samples_ns", []))
+    if result["status"] != OK:
+        row.status, row.error = result["status"], result.get("error", "")
+
+
 def settings_of(profile: Profile) -> dict[str, Any]:
     return dataclasses.asdict(profile)
 
@@ -184,35 +339,9 @@ def execute(
     workers = {
         b.name: Worker(b, work / b.name, root, profile.timeout_s, profile.threads) for b in builds
     }
-    probes: dict[str, dict[str, Any]] = {}
-    for name, worker in workers.items():
-        console.print(f"[{name}] probing {worker.build.python} ...")
-        outcome = worker.call(
-            "probe",
-            {
-                "kind": "probe",
-                "device": profile.device,
-                "frameworks": profile.frameworks,
-                "threads": profile.threads,
-            },
-        )
-        if outcome.result is None:
-            from mlrelease.errors import UserError
-
-            raise UserError(
-                f"the perf worker could not start in {worker.build.python} ({outcome.status}): "
-                f"{outcome.error}\nInstall the perf dependencies there: "
-                "pip install -e . --group perf (or run `nox -s perf`)."
-            )
-        probes[name] = outcome.result
-        if profile.device == "cuda" and outcome.result["device_key"] == "cuda-none":
-            from mlrelease.errors import PreconditionError
-
-            reason = outcome.result["unavailable"].get("pytorch", "no CUDA device")
-            raise PreconditionError(
-                f"profile `{profile_name}` runs on a CUDA device, and {worker.build.python} "
-                f"sees none ({reason}). Run it on a GPU machine (`nox -s perf_gpu`)."
-            )
+    probes = {
+        name: _probe(worker, profile_name, profile, console) for name, worker in workers.items()
+    }
     specs = [(ref, resolve_in(root, ref, profile_name)) for ref in profile.models]
     plans = {
         name: catalog.plan(
@@ -240,6 +369,7 @@ def execute(
         MofNCompleteColumn(),
         TimeElapsedColumn(),
     )
+    budget = Budget(time.perf_counter())
     with Progress(*columns, console=console, transient=False) as progress:
         bar = progress.add_task("perf", total=total)
         for model, shape, ref in groups:
@@ -254,6 +384,16 @@ def execute(
                     continue
                 progress.update(bar, description=f"[{name}] {model} {shape}: build + export")
                 export = any(p.combination.framework in ONNX_FRAMEWORKS for p in mine)
+                source = worker.build.model_from
+                if source in prepared and prepared[source].result is not None:
+                    shutil.copytree(
+                        workers[source].work / f"{model}-{shape}",
+                        worker.work / f"{model}-{shape}",
+                        dirs_exist_ok=True,
+                    )
+                    prepared[name] = prepared[source]
+                    progress.advance(bar)
+                    continue
                 prepared[name] = worker.call(
                     f"prepare-{model}-{shape}",
                     {
@@ -268,7 +408,19 @@ def execute(
                     },
                 )
                 progress.advance(bar)
-            _run_group(model, shape, profile, workers, runnable, prepared, rows, progress, bar)
+            _run_group(
+                model,
+                shape,
+                profile,
+                workers,
+                runnable,
+                prepared,
+                rows,
+                progress,
+                bar,
+                family_size=2 * max(len(r) for r in runnable.values()),
+                budget=budget,
+            )
             if not keep_work:
                 for worker in workers.values():
                     shutil.rmtree(worker.work / f"{model}-{shape}", ignore_errors=True)
@@ -311,8 +463,11 @@ def _run_group(
     rows: dict[str, dict[str, Row]],
     progress: Progress,
     bar: Any,
+    family_size: int,
+    budget: Budget,
 ) -> None:
-    """Run (rounds of) every combination of one model and shape, interleaving the builds."""
+    """Run (rounds of) every combination of one model and shape, interleaving the builds; with
+    ``max_rounds``, add rounds until the row's tests are conclusive (see :class:`Budget`)."""
     names = list(workers)
     mine = {
         name: [
@@ -323,8 +478,16 @@ def _run_group(
         for name in names
     }
     keys = list(dict.fromkeys(p.combination.key for n in names for p in mine[n]))
+    adaptive = len(names) >= 2 and (profile.max_rounds or 0) > profile.rounds
+    last = (profile.max_rounds or profile.rounds) if adaptive else profile.rounds
+    looks = looks_at(profile.rounds, last, profile.looks) if adaptive else [profile.rounds]
     for key in keys:
-        for round_index in range(profile.rounds):
+        for round_index in range(last):
+            if round_index in looks and (
+                _conclusive(key, rows, names, profile, family_size)
+                or time.perf_counter() - budget.started > profile.budget_s
+            ):
+                break
             # A B, then B A: the order alternates so a drifting machine favours neither build.
             order = names if round_index % 2 == 0 else names[::-1]
             for name in order:
@@ -337,6 +500,36 @@ def _run_group(
                 if row.status == OK:
                     _run_one(workers[name], planned, profile, prepared[name], row)
                 progress.advance(bar)
+
+
+@dataclass
+class Budget:
+    """When the run started: an adaptive run adds rounds while its budget lasts."""
+
+    started: float
+
+
+def _conclusive(
+    key: str, rows: dict[str, dict[str, Row]], names: list[str], profile: Profile, family: int
+) -> bool:
+    """Whether every candidate build's tests of ``key`` against the first build are conclusive
+    (or cannot become so: a failing row), at the bound level of the whole family."""
+    from mlrelease.perf.compare import samples_of
+    from mlrelease.perf.verdict import Design, judge
+
+    assert profile.threshold is not None
+    design = Design(profile.threshold, profile.alpha, profile.looks)
+    base = rows[names[0]].get(key)
+    for name in names[1:]:
+        cand = rows[name].get(key)
+        if base is None or cand is None or OK not in (base.status, cand.status):
+            continue
+        if base.status != OK or cand.status != OK:
+            return True
+        samples = samples_of(key, base, cand, profile.clock, profile.clock)
+        if not judge(samples, design, family_size=family).conclusive():
+            return False
+    return True
 
 
 def _run_one(
@@ -373,6 +566,7 @@ def _run_one(
         "min_time_s": profile.min_time_s,
         "parity_tolerance": profile.parity_tolerance,
         "clock": profile.clock,
+        "pin": profile.threads == 1,
     }
     outcome = worker.call(f"run-{c.key}", task)
     row.extra.setdefault("worker_s", []).append(round(outcome.seconds, 2))
@@ -391,6 +585,9 @@ def _run_one(
         row.status, row.error = result["status"], result.get("error", "")
         return
     row.samples_ns.append([int(s) for s in result["samples_ns"]])
+    if result.get("active_wall_ns"):
+        row.wall_ns.append([int(s) for s in result["active_wall_ns"]])
+    row.round_facts.append(dict(result.get("round_facts", {})))
     row.warmup_iters = int(result.get("warmup_iters", 0))
 
 

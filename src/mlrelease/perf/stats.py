@@ -1,23 +1,11 @@
-"""Statistics of latency samples: summaries, and the slowdown test of a comparison (pure).
+"""Statistics of latency samples: summaries, and the rank tools of a comparison (pure).
 
 Samples are per-iteration latencies in nanoseconds, grouped in rounds (one round = one worker
 subprocess; the unit of replication, since processes of one build differ more than iterations
-of one process). A verdict needs four rounds a side or more (:mod:`mlrelease.perf.compare`
-checks that).
-Two methods:
-
-* ``mannwhitney`` (the default): the rounds' medians of both sides; one-sided Mann-Whitney U
-  (exact) of candidate > baseline, significant when p < alpha; the ratio is the Hodges-Lehmann
-  estimate (the median of all candidate/baseline round-median ratios) and its interval the
-  matching distribution-free (1 - alpha) interval. Rank-based: one disturbed round moves it
-  little.
-* ``bootstrap``: ``median(candidate) / median(baseline)`` over all samples, with a percentile
-  bootstrap interval resampling rounds, then samples within each drawn round (a single round
-  a side resamples samples); significant when the interval lies above 1.
-
-Either way the slowdown is a *regression* only when it is significant **and** the interval's
-upper end reaches ``1 + threshold``: a slowdown the data cannot show to be smaller than the
-threshold fails; a real but provably small one is reported.
+of one process). A comparison works on the rounds' medians: a one-sided Mann-Whitney U test
+and the matching Hodges-Lehmann estimate and bounds of the ratio candidate / baseline; ranks
+make one disturbed round count as one round, not as a 10% shift. The verdicts built on them
+are in :mod:`mlrelease.perf.verdict`.
 """
 
 from __future__ import annotations
@@ -86,36 +74,12 @@ def summarize(samples_ns: Sequence[int | float], batch: int) -> Summary:
     )
 
 
-@dataclass(frozen=True)
-class Slowdown:
-    """The timing verdict of one combination: candidate against baseline."""
-
-    ratio: float
-    """median(candidate) / median(baseline); above 1 is slower."""
-    ci_low: float
-    ci_high: float
-    p_value: float
-    """One-sided Mann-Whitney U p-value of candidate > baseline (round medians, or samples
-    for ``bootstrap``)."""
-    significant: bool
-    regression: bool
-    method: str
-    """How the interval was drawn, for the report."""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {k: (round(v, 6) if isinstance(v, float) else v) for k, v in asdict(self).items()}
-
-
-def _flat(rounds: Sequence[Sequence[float]]) -> list[float]:
-    return [float(s) for r in rounds for s in r]
-
-
-def mann_whitney_greater(candidate: Sequence[float], baseline: Sequence[float]) -> float:
-    """One-sided Mann-Whitney U p-value for "candidate tends to be larger than baseline"
-    (exact for small samples, as scipy chooses)."""
+def mann_whitney(candidate: Sequence[float], baseline: Sequence[float], alternative: str) -> float:
+    """One-sided Mann-Whitney U p-value: ``greater`` (candidate tends to be larger than
+    baseline) or ``less`` (exact for small samples without ties, as scipy chooses)."""
     from scipy.stats import mannwhitneyu
 
-    return float(mannwhitneyu(candidate, baseline, alternative="greater").pvalue)
+    return float(mannwhitneyu(candidate, baseline, alternative=alternative).pvalue)
 
 
 def bootstrap_ratio_ci(
@@ -193,58 +157,27 @@ def _u_distribution(n: int, m: int) -> list[int]:
     return counts(n, m)
 
 
-def hodges_lehmann_ratio(
-    baseline: Sequence[float], candidate: Sequence[float], *, confidence: float
-) -> tuple[float, float, float]:
+def hodges_lehmann_bounds(
+    baseline: Sequence[float], candidate: Sequence[float], *, tail: float
+) -> tuple[float, float | None, float | None]:
     """(estimate, low, high) of candidate / baseline from all pairwise ratios (log scale).
 
-    The interval is the exact distribution-free one that inverts the Mann-Whitney test: the
-    k-th smallest and largest pairwise ratios, k from the null distribution of U.
+    ``low`` and ``high`` are each a one-sided bound at error ``tail`` (together a
+    ``1 - 2 * tail`` interval): the exact distribution-free bounds that invert the one-sided
+    Mann-Whitney test, the k-th smallest and largest pairwise ratios with
+    ``P(U < k) <= tail`` under the null. A bound is None when even the extreme ratio does not
+    reach that level (too few rounds for the confidence asked).
     """
     ratios = sorted(math.log(c / b) for b in baseline for c in candidate)
     counts = _u_distribution(len(baseline), len(candidate))
     total = sum(counts)
-    tail = (1 - confidence) / 2
     k, cumulative = 0, 0
     for count in counts:
         cumulative += count
         if cumulative / total > tail:
             break
         k += 1
-    k = max(k, 1)  # too few rounds for this confidence: the widest interval there is
-    centre = statistics.median(ratios)
-    return math.exp(centre), math.exp(ratios[k - 1]), math.exp(ratios[-k])
-
-
-def compare(
-    baseline: Sequence[Sequence[float]],
-    candidate: Sequence[Sequence[float]],
-    *,
-    threshold: float,
-    alpha: float,
-    method: str = "mannwhitney",
-    resamples: int = 2000,
-    seed: int = 0,
-) -> Slowdown:
-    """Decide whether ``candidate`` is a regression of ``baseline`` (rounds of samples each)."""
-    base, cand = _flat(baseline), _flat(candidate)
-    if len(base) < 2 or len(cand) < 2:
-        raise ValueError("compare needs at least 2 samples on each side")
-    if method == "mannwhitney":
-        base_medians, cand_medians = round_medians(baseline), round_medians(candidate)
-        p_value = mann_whitney_greater(cand_medians, base_medians)
-        ratio, low, high = hodges_lehmann_ratio(base_medians, cand_medians, confidence=1 - alpha)
-        significant = p_value < alpha
-        how = (
-            f"Mann-Whitney U over {len(base_medians)}+{len(cand_medians)} round medians "
-            f"(p={p_value:.2g}), Hodges-Lehmann interval"
-        )
-    else:
-        ratio = statistics.median(cand) / statistics.median(base)
-        low, high, how = bootstrap_ratio_ci(
-            baseline, candidate, confidence=1 - alpha, resamples=resamples, seed=seed
-        )
-        p_value = mann_whitney_greater(cand, base)
-        significant = low > 1.0
-    regression = significant and high >= 1.0 + threshold
-    return Slowdown(ratio, low, high, p_value, significant, regression, how)
+    centre = math.exp(statistics.median(ratios))
+    if k == 0:
+        return centre, None, None
+    return centre, math.exp(ratios[k - 1]), math.exp(ratios[-k])

@@ -155,6 +155,8 @@ def prepare(task: dict[str, Any]) -> dict[str, Any]:
     spec = resolve_model(task["model"])
     start = time.perf_counter()
     built = build(spec, task["shape"], task.get("layers"))
+    if task["kind"] == "check":
+        BUILT.append(built.module)
     with torch.inference_mode():
         reference = built.module(*(torch.from_numpy(v) for v in built.sample.values()))
     result: dict[str, Any] = {"build_s": time.perf_counter() - start}
@@ -213,6 +215,8 @@ def run(task: dict[str, Any]) -> dict[str, Any]:
         from mlrelease.perf.catalog import resolve_model
         from mlrelease.perf.models import build
 
+        if task["kind"] == "check" and BUILT:
+            return BUILT[-1]  # a status probe reuses the model its prepare step built
         return build(resolve_model(task["model"]), task["shape"], task.get("layers")).module
 
     job = frameworks.Job(
@@ -266,9 +270,14 @@ def run(task: dict[str, Any]) -> dict[str, Any]:
             "status": "parity_failed",
             "error": f"{found} against PyTorch eager exceeds the tolerance {tolerance:g}",
         }
-    slowdown = _injected_slowdown(task["framework"])
+    slowdown, slowdown_kind = _injected_slowdown(task["framework"])
     if slowdown:
-        out["extra"] = {**out["extra"], "injected_slowdown": slowdown}
+        out["extra"] = {**out["extra"], "injected_slowdown": f"{slowdown:g} {slowdown_kind}"}
+    from mlrelease.perf import device
+
+    pinned = task.get("pinned_cpu")
+    before = device.cpu_ticks(pinned)
+    own0 = time.process_time()
     try:
         measured = harness.measure(
             runner.run,
@@ -278,29 +287,69 @@ def run(task: dict[str, Any]) -> dict[str, Any]:
             iters=int(task["iters"]),
             min_time_s=float(task["min_time_s"]),
             slowdown=slowdown,
+            slowdown_kind=slowdown_kind,
             clock=task.get("clock", "wall"),
         )
     except Exception as exc:
         hint, text = _error(exc)
         return {**out, "status": hint or "runtime_error", "error": excerpt(text)}
+    own = time.process_time() - own0
+    walls = measured.wall_ns or measured.samples_ns
+    delays = measured.delay_ns
+    facts = device.round_facts(
+        pinned,
+        before,
+        device.cpu_ticks(pinned),
+        own,
+        sum(delays) / max(sum(walls), 1) if delays else None,
+    )
     if measured.wall_ns:
-        walls = sorted(measured.wall_ns)
-        out["extra"] = {**out["extra"], "wall_median_ms": walls[len(walls) // 2] / 1e6}
-    return {**out, "samples_ns": measured.samples_ns, "warmup_iters": measured.warmup_iters}
+        ordered = sorted(measured.wall_ns)
+        out["extra"] = {**out["extra"], "wall_median_ms": ordered[len(ordered) // 2] / 1e6}
+    # Wall time less the time spent waiting for a CPU: what the code itself took, waits included.
+    active = [w - d for w, d in zip(walls, delays, strict=True)] if delays else list(walls)
+    return {
+        **out,
+        "samples_ns": measured.samples_ns,
+        "active_wall_ns": active,
+        "round_facts": facts,
+        "warmup_iters": measured.warmup_iters,
+    }
 
 
 INJECT_ENV = "MLRELEASE_PERF_INJECT_SLOWDOWN"
 
+BUILT: list[Any] = []
+"""The model a ``check`` task's prepare step built (the PyTorch rows of the probe reuse it)."""
 
-def _injected_slowdown(framework: str) -> float:
-    """``MLRELEASE_PERF_INJECT_SLOWDOWN=onnxruntime_cpu=0.10``: a known regression, used only
-    to validate the comparison (``scripts/bench_regression_gate.py``)."""
+
+def _injected_slowdown(framework: str) -> tuple[float, str]:
+    """``MLRELEASE_PERF_INJECT_SLOWDOWN=onnxruntime_cpu=0.10`` (CPU-burning) or
+    ``...=0.25:wait`` (sleeping): a known regression, used only to validate the comparison
+    (``scripts/bench_regression_gate.py``)."""
     setting = os.environ.get(INJECT_ENV, "")
-    name, _, fraction = setting.partition("=")
-    return float(fraction) if name == framework and fraction else 0.0
+    name, _, value = setting.partition("=")
+    fraction, _, kind = value.partition(":")
+    if name != framework or not fraction:
+        return 0.0, ""
+    return float(fraction), kind or "cpu"
 
 
-TASKS = {"probe": probe, "prepare": prepare, "run": run}
+def check(task: dict[str, Any]) -> dict[str, Any]:
+    """The status probe of one model and shape in one process: build and export (``prepare``),
+    then, per framework, load, first run, parity and a few iterations (``run``). No timing:
+    the ``perf`` gate of ``release_verify`` uses it to give every row a status quickly."""
+    prepared = prepare(task)
+    runs: dict[str, Any] = {}
+    for framework in task["frameworks"]:
+        if prepared.get("export_error") and framework in ONNX_FRAMEWORKS:
+            continue
+        for batch in task["batches"]:
+            runs[f"{batch}/{framework}"] = run({**task, "framework": framework, "batch": batch})
+    return {"prepared": prepared, "runs": runs}
+
+
+TASKS = {"probe": probe, "prepare": prepare, "run": run, "check": check}
 
 
 def main(argv: list[str]) -> int:
@@ -309,6 +358,10 @@ def main(argv: list[str]) -> int:
     # An ONNX Runtime combination does not import torch at all (its own OpenMP, its own time).
     torch_too = task["kind"] != "run" or task["framework"] not in ONNX_FRAMEWORKS
     _set_threads(int(task.get("threads", 0)), torch_too=torch_too)
+    if task.get("pin"):
+        from mlrelease.perf.device import pin_to_one_cpu
+
+        task["pinned_cpu"] = pin_to_one_cpu()
     result = TASKS[task["kind"]](task)
     result_path.write_text(json.dumps(result), encoding="utf-8")
     return 0

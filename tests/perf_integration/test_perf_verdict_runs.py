@@ -1,0 +1,116 @@
+"""Real workers: the `perf` gate's status probe (what it says it timed), and a slowdown that
+waits, caught by the wall-time verdict only."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from mlrelease.cli import main
+from mlrelease.config import load
+from mlrelease.perf import compare, runner
+from mlrelease.perf.worker import INJECT_ENV
+
+HERE = Path(__file__).parent
+
+PYPROJECT = """\
+[project]
+name = "adopter"
+version = "1.0.0"
+
+[tool.mlrelease]
+gates = ["perf"]
+
+[tool.mlrelease.perf]
+gate-profile = "tiny"
+
+[tool.mlrelease.perf.profiles.tiny]
+models = ["tiny_models:TINY", "tiny_models:UNEXPORTABLE"]
+frameworks = ["pytorch", "onnxruntime_cpu"]
+batch-sizes = [1, 4]
+opset = 20
+threads = 1
+clock = "cpu"
+iters = 200
+warmup-iters = 20
+warmup-s = 0.0
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
+    for name in ("tiny_models.py", "tiny_builders.py"):
+        shutil.copy(HERE / name, tmp_path / name)
+    return tmp_path
+
+
+def _report(root: Path) -> dict[str, object]:
+    data = json.loads((root / "build/release-verify/report.json").read_text(encoding="utf-8"))
+    (gate,) = [g for g in data["results"] if g["name"] == "perf"]
+    return dict(gate)
+
+
+@pytest.mark.slow
+def test_gate_is_a_status_probe_that_says_nothing_was_timed(project: Path) -> None:
+    # No baseline: the export failure is new, and the gate fails naming it.
+    assert main(["--root", str(project), "verify", "--only", "perf"]) == 1
+    gate = _report(project)
+    assert gate["status"] == "fail"
+    assert "status probe of 12 rows (6 ok, 2 export failed, 4 not applicable)" in str(
+        gate["summary"]
+    )
+    assert "0 rows timed" in str(gate["summary"])
+    assert any("unexportable/v16/b1/onnxruntime_cpu" in d for d in gate["details"])  # type: ignore[union-attr]
+    # Record the probe as the baseline: the failure is known; nothing timed: a skip that says so.
+    results = project / "build/release-verify/evidence/perf/results.json"
+    baselines = project / "ci/perf_baselines"
+    baselines.mkdir(parents=True)
+    data = json.loads(results.read_text(encoding="utf-8"))
+    (baselines / f"{data['device']['key']}.json").write_text(json.dumps(data), encoding="utf-8")
+    assert main(["--root", str(project), "verify", "--only", "perf"]) == 0
+    gate = _report(project)
+    assert gate["status"] == "skip"
+    assert "0 rows timed; timing not measured here: timing needs `nox -s perf`" in str(
+        gate["summary"]
+    )
+    assert main(["--root", str(project), "verify", "--only", "perf", "--strict"]) == 1
+
+
+@pytest.mark.slow
+def test_a_slowdown_that_waits_is_caught_by_wall_time_only(project: Path) -> None:
+    config = load(project)
+    profile = dataclasses.replace(
+        config.perf.profile("tiny"),
+        models=["tiny_models:WIDE"],
+        batch_sizes=[1],
+        rounds=6,
+        iters=100,
+    )
+    builds = [
+        runner.Build("A"),
+        runner.Build("W", env=((INJECT_ENV, "onnxruntime_cpu=0.25:wait"),)),
+    ]
+    out = runner.execute(
+        "tiny",
+        profile,
+        root=project,
+        work=project / "work",
+        builds=builds,
+        console=Console(quiet=True),
+    )
+    comparison = compare.compare(out["W"], out["A"], threshold=0.07, alpha=0.05)
+    assert comparison.family is not None
+    verdicts = {(t.key.split("/")[-1], t.clock): t.verdict for t in comparison.family.tests}
+    assert verdicts[("onnxruntime_cpu", "wall")] == "regressed", comparison.to_markdown()
+    assert verdicts[("onnxruntime_cpu", "cpu")] != "regressed", comparison.to_markdown()
+    assert verdicts[("pytorch", "wall")] != "regressed", comparison.to_markdown()
+    assert verdicts[("pytorch", "cpu")] != "regressed", comparison.to_markdown()
+    row = out["W"].row("wide/v16/b1/onnxruntime_cpu")
+    assert row is not None and len(row.round_facts) == 6
+    assert {"cpu", "load_1m", "runqueue_share"} <= set(row.round_facts[0])
