@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
 from rich.markup import escape
 
 from mlrelease.config import load
@@ -16,8 +15,9 @@ from mlrelease.errors import UserError
 from mlrelease.perf import session
 from mlrelease.perf.compare import Comparison
 from mlrelease.perf.results import read
+from mlrelease.terminal import make_console
 
-console = Console(stderr=True, highlight=False)
+console = make_console()
 
 
 def _report(comparison: Comparison) -> int:

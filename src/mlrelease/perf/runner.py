@@ -39,6 +39,7 @@ from mlrelease.perf.results import (
     excerpt,
 )
 from mlrelease.perf.verdict import looks_at
+from mlrelease.terminal import make_console
 
 
 @dataclass(frozen=True)
@@ -219,7 +220,7 @@ def check(
     shape builds and exports the model, then loads, runs once (parity) and iterates
     :data:`CHECK_ITERS` time(s) per framework and batch size; ``jobs`` workers at a time. The
     rows carry no samples."""
-    console = console or Console(stderr=True)
+    console = console or make_console()
     started = time.perf_counter()
     worker = Worker(Build("current"), work / "current", root, profile.timeout_s, profile.threads)
     probe = _probe(worker, profile_name, profile, console)
@@ -334,7 +335,7 @@ def execute(
     keep_work: bool = False,
 ) -> dict[str, Results]:
     """Run ``profile`` for every build; one :class:`Results` per build name."""
-    console = console or Console(stderr=True)
+    console = console or make_console()
     started = time.perf_counter()
     workers = {
         b.name: Worker(b, work / b.name, root, profile.timeout_s, profile.threads) for b in builds
