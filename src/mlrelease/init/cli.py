@@ -8,11 +8,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
 from rich.table import Table
 
 from mlrelease.errors import UserError
 from mlrelease.init import detect, propose, snapshot
+from mlrelease.terminal import make_console
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -20,7 +20,7 @@ else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
 # No markup: what init prints is full of TOML table names in brackets.
-console = Console(stderr=True, highlight=False, markup=False)
+console = make_console(markup=False)
 
 
 def _native_platforms(root: Path) -> tuple[list[str] | None, str]:
