@@ -24,7 +24,6 @@ WHEEL_PROJECTS = [".", "examples/native-adopter"]
 # uv ignores pip's configuration.
 TORCH_BACKEND = "virtualenv"
 TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
-PYPI = "https://pypi.org/simple"
 """Where torch's CPU build comes from when no local wheel has it (PyPI's Linux wheel is CUDA)."""
 
 
@@ -40,7 +39,8 @@ def _install_cpu_torch(session: nox.Session) -> None:
     python = [session.virtualenv.bin + "/python", "-m", "pip", "install", "--quiet"]
     local = subprocess.run([*python, "--no-index", "--no-deps", pin], check=False)
     if local.returncode != 0:
-        session.install("--index-url", TORCH_CPU_INDEX, "--extra-index-url", PYPI, pin)
+        # Beside the default index: `2.13.0+cpu` sorts above `2.13.0`, so pip takes the CPU build.
+        session.install("--extra-index-url", TORCH_CPU_INDEX, pin)
 
 
 @nox.session
