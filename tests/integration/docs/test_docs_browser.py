@@ -6,6 +6,7 @@ by the theme's JavaScript from ``switcher.json``, and choosing 0.1.0 must land o
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import shutil
@@ -188,6 +189,18 @@ def test_wide_pages_read_well_at_1400_px(own_site: Path, browser: object, page: 
     assert isinstance(browser, WebDriver)
     browser.set_window_size(1400, 1000)
     browser.get((own_site / f"{page}.html").as_uri())
+    # The theme's scripts still rearrange the page after the load event: measure once settled
+    # (a page that never shows a table fails the assertion below).
+    from selenium.common.exceptions import TimeoutException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    with contextlib.suppress(TimeoutException):
+        WebDriverWait(browser, 15).until(
+            lambda d: (
+                d.execute_script("return document.readyState") == "complete"
+                and d.execute_script(LAYOUT)["tables"]
+            )
+        )
     layout = browser.execute_script(LAYOUT)
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     assert browser.save_screenshot(str(SCREENSHOTS / f"{page.replace('/', '_')}-1400.png"))
