@@ -1,5 +1,6 @@
 """``release prepare`` (the version-bump commit with its changelog section) and ``release rc``
-(the annotated, mlrelease-made release-candidate tag)."""
+(the annotated, mlrelease-made release-candidate tag): pure planners over a
+:class:`~.snapshot.ReleaseState`."""
 
 from __future__ import annotations
 
@@ -8,19 +9,12 @@ from pathlib import Path
 
 from packaging.version import Version
 
-from mlrelease import changelog, git, versions
-from mlrelease.config import load
+from mlrelease import changelog
+from mlrelease.config import Config, load
 from mlrelease.errors import PreconditionError, UserError
-from mlrelease.release import repo, state
-from mlrelease.release.flow import Flow, bump_call, parse_version, version_files
-from mlrelease.release.plan import (
-    Plan,
-    begin_edit,
-    call_action,
-    end_edit,
-    git_action,
-    recovery,
-)
+from mlrelease.release import rules, state
+from mlrelease.release.flow import bump_call, parse_version
+from mlrelease.release.plan import Plan, begin_edit, call_action, end_edit, git_action
 from mlrelease.release.settings import (
     TABLE,
     Names,
@@ -28,33 +22,35 @@ from mlrelease.release.settings import (
     series,
     series_text,
 )
+from mlrelease.release.snapshot import NotGathered, ReleaseState
 
 # --- prepare (the version-bump commit with its changelog section) ---------------------------
 
 
-def plan_prepare(flow: Flow, version: str, push: bool = False) -> Plan:
+def plan_prepare(snap: ReleaseState, config: Config, version: str, push: bool = False) -> Plan:
     """``release prepare --version X.Y.Z``: set the release version and write its changelog."""
     target = parse_release(version)
-    root = flow.root
+    root, rel = snap.root, config.release
+    names = Names.of(rel, str(config.pyproject_path))
     # Trunk model: a release is prepared, tagged and promoted on main itself.
-    trunk = flow.rel.model == "trunk"
-    branch = flow.rel.main_branch if trunk else flow.names.branch_for(series(target))
+    branch = rel.main_branch if rel.model == "trunk" else names.branch_for(series(target))
     plan = Plan("prepare", root)
-    restore, restored = recovery(root, "prepare")
+    rules.preflight(snap, "prepare")
+    restore, restored = rules.recovery(snap, "prepare")
     plan.actions += restore
-    if not repo.branch_exists(root, branch):
+    if branch not in snap.local.heads:
         raise PreconditionError(
             f"prepare: there is no branch {branch}; cut it first: "
             f"`mlrelease release cut --version {series_text(series(target))} --execute`."
         )
-    carried = parse_version(repo.version_at(root, branch), branch)
-    flow.check_tags("prepare", target)
-    tags = flow.tags()
-    final = flow.names.final_tag(target)
-    log_text = repo.show(root, branch, flow.config.changelog)
+    carried = parse_version(snap.version_at(branch), branch)
+    rules.check_tags(snap, names, "prepare", target)
+    tags = snap.tags()
+    final = names.final_tag(target)
+    log_text = snap.file_at(branch, config.changelog)
     if log_text is None:
         raise PreconditionError(
-            f"prepare: {flow.config.changelog} does not exist on {branch} "
+            f"prepare: {config.changelog} does not exist on {branch} "
             "([tool.mlrelease] changelog); create it with a '# Changelog' title and the line "
             f"'{changelog.MARKER}'."
         )
@@ -70,24 +66,24 @@ def plan_prepare(flow: Flow, version: str, push: bool = False) -> Plan:
             raise PreconditionError(
                 f"prepare: {branch} already carries {carried}, newer than {target}."
             )
-        if not carried.is_devrelease and flow.names.final_tag(carried) not in tags:
+        if not carried.is_devrelease and names.final_tag(carried) not in tags:
             raise PreconditionError(
                 f"prepare: {branch} carries {carried}, which was never released (no tag "
-                f"{flow.names.final_tag(carried)}). Release it first, or bump by hand if you "
+                f"{names.final_tag(carried)}). Release it first, or bump by hand if you "
                 "mean to skip it."
             )
     else:
         plan.notes.append(f"{branch} carries {target}.")
     if not need_log:
-        plan.notes.append(f"{flow.config.changelog} has a {target} section.")
+        plan.notes.append(f"{config.changelog} has a {target} section.")
     changed: set[str] = set()
     if need_bump or need_log:
-        if git.current_branch(root) != branch:
+        if snap.branch != branch:
             plan.actions.append(git_action("switch", "switch", branch))
-        flow.require_clean("prepare", restored)
+        rules.require_clean(snap, "prepare", restored)
         files = sorted(
-            set(version_files(root, branch) if need_bump else [])
-            | ({flow.config.changelog} if need_log else set())
+            set(snap.files_to_bump(branch) if need_bump else [])
+            | ({config.changelog} if need_log else set())
         )
         plan.actions.append(
             begin_edit(root, files, f"mlrelease release prepare --version {version} --execute")
@@ -102,7 +98,7 @@ def plan_prepare(flow: Flow, version: str, push: bool = False) -> Plan:
             plan.actions.append(
                 call_action(
                     "changelog",
-                    f"git-changelog: write the {target} section of {flow.config.changelog}",
+                    f"git-changelog: write the {target} section of {config.changelog}",
                     _changelog_call(root, target),
                 )
             )
@@ -112,7 +108,7 @@ def plan_prepare(flow: Flow, version: str, push: bool = False) -> Plan:
         ]
         changed.add(branch)
     if push:
-        action = flow.push_action([branch], changed)
+        action = rules.push_action(snap, rel.remote, [branch], changed)
         if action:
             plan.actions.append(action)
     return plan
@@ -137,36 +133,34 @@ def _changelog_call(root: Path, target: Version) -> Callable[[], None]:
 # --- rc -------------------------------------------------------------------------------------
 
 
-def _branch_version(flow: Flow, name: str) -> tuple[str, tuple[int, int], Version]:
+def _branch_version(
+    snap: ReleaseState, config: Config, names: Names, name: str
+) -> tuple[str, tuple[int, int], Version]:
     """On a release branch with consistent, final version files: (branch, series, version)."""
-    root = flow.root
-    branch = git.current_branch(root)
-    wanted = flow.names.series_of_branch(branch)
-    if wanted is None and branch == flow.rel.main_branch and flow.rel.model == "trunk":
+    rel = config.release
+    branch = snap.branch
+    wanted = names.series_of_branch(branch)
+    tree = snap.worktree
+    if tree is None:
+        raise NotGathered("the snapshot holds no work tree")
+    if wanted is None and branch == rel.main_branch and rel.model == "trunk":
         # Trunk model: main carries the release; its series is the version's.
-        table = versions.bumpversion_table(flow.config.pyproject, str(flow.config.pyproject_path))
-        wanted = series(parse_version(str(table["current_version"]), "pyproject.toml"))
+        wanted = series(parse_version(tree.current, "pyproject.toml"))
     if branch is None or wanted is None:
         where = f"on {branch}" if branch else "on a detached HEAD"
         raise PreconditionError(
             f"{name}: you are {where}, not on a release branch ({TABLE}.branch = "
-            f"{flow.rel.branch!r}). Release candidates are tagged on the release branch: "
-            f"`git switch {flow.names.branch.template.format(major='X', minor='Y')}` (cut it "
+            f"{rel.branch!r}). Release candidates are tagged on the release branch: "
+            f"`git switch {names.branch.template.format(major='X', minor='Y')}` (cut it "
             "with `mlrelease release cut --version X.Y` if it does not exist)."
         )
-    flow.require_clean(name)
-    source = str(flow.config.pyproject_path)
-    current = str(versions.bumpversion_table(flow.config.pyproject, source)["current_version"])
-    found, problems = versions.scan(root, flow.config.pyproject, source)
-    stale = versions.mismatches(found, current)
-    if problems or stale:
-        lines = [f"{p.file}: {p.message}" for p in problems]
-        lines += [f"{o.file}:{o.line} carries {o.value}" for o in stale]
+    rules.require_clean(snap, name)
+    if tree.stale:
         raise PreconditionError(
-            f"{name}: the version files disagree (current_version {current}): "
-            f"{'; '.join(lines)}. Fix them (`nox -s release_verify -- --only versions`)."
+            f"{name}: the version files disagree (current_version {tree.current}): "
+            f"{'; '.join(tree.stale)}. Fix them (`nox -s release_verify -- --only versions`)."
         )
-    version = parse_version(current, "pyproject.toml")
+    version = parse_version(tree.current, "pyproject.toml")
     if (
         version.is_devrelease
         or version.is_prerelease
@@ -178,39 +172,39 @@ def _branch_version(flow: Flow, name: str) -> tuple[str, tuple[int, int], Versio
             f"of the {series_text(wanted)} series. Run `mlrelease release prepare --version "
             f"{wanted[0]}.{wanted[1]}.0 --execute` (or the patch version you are releasing)."
         )
-    path = flow.config.path(flow.config.changelog)
-    text = path.read_text(encoding="utf-8") if path.is_file() else ""
-    if not changelog.has_section(text, version):
+    if not changelog.has_section(tree.changelog, version):
         raise PreconditionError(
-            f"{name}: {flow.config.changelog} has no {version} section. Run `mlrelease release "
+            f"{name}: {config.changelog} has no {version} section. Run `mlrelease release "
             f"prepare --version {version} --execute`, which writes it."
         )
     return branch, wanted, version
 
 
-def plan_rc(flow: Flow, tag: str | None = None, push: bool = False) -> Plan:
+def plan_rc(snap: ReleaseState, config: Config, tag: str | None = None, push: bool = False) -> Plan:
     """``release rc``: the annotated tag vX.Y.Z-rcN (N = next free number) on HEAD."""
-    root = flow.root
+    root, rel = snap.root, config.release
+    names = Names.of(rel, str(config.pyproject_path))
     plan = Plan("rc", root)
-    branch, _, version = _branch_version(flow, "rc")
+    rules.preflight(snap, "rc")
+    branch, _, version = _branch_version(snap, config, names, "rc")
     if tag is not None:
-        parsed = flow.names.parse_tag(tag)
+        parsed = names.parse_tag(tag)
         if parsed is None or parsed[1] is None:
-            example = flow.names.rc_tag_for(version, 1)
+            example = names.rc_tag_for(version, 1)
             raise UserError(
                 f"rc --tag {tag!r}: not a release-candidate tag of the configured pattern "
-                f"{flow.rel.rc_tag!r} ({TABLE}.rc-tag), e.g. {example!r}. Omit --tag to use "
+                f"{rel.rc_tag!r} ({TABLE}.rc-tag), e.g. {example!r}. Omit --tag to use "
                 "the next free number."
             )
         if parsed[0] != version:
             raise UserError(
                 f"rc --tag {tag}: tags {parsed[0]}, but {branch} carries {version}. Omit --tag."
             )
-    flow.check_tags("rc", version)
-    tags = flow.tags()
-    final = flow.names.final_tag(version)
-    head = git.head(root)
-    rcs = flow.rc_tags(version)
+    rules.check_tags(snap, names, "rc", version)
+    tags = snap.tags()
+    final = names.final_tag(version)
+    head = str(snap.head)
+    rcs = rules.rc_tags(snap, names, version)
     at_head = sorted(n for n, (_, commit) in rcs.items() if commit == head)
     if final in tags and not at_head:
         raise PreconditionError(
@@ -221,6 +215,13 @@ def plan_rc(flow: Flow, tag: str | None = None, push: bool = False) -> Plan:
     changed: set[str] = set()
     if at_head:
         name = rcs[at_head[-1]][0]
+        remote = snap.origin()
+        theirs = remote.refs.tags.get(name) if remote else None
+        where = remote.name if remote and theirs else "this repository"
+        # A hand-made tag at HEAD is no candidate: promotion would refuse it later.
+        problem = state.rc_problem(theirs or snap.local.tags.get(name), name, where, branch, True)
+        if problem:
+            raise PreconditionError(f"rc: {problem}")
         if tag is not None and tag != name:
             raise PreconditionError(
                 f"rc: HEAD is already release candidate {name}; tag a new commit for {tag}."
@@ -228,7 +229,7 @@ def plan_rc(flow: Flow, tag: str | None = None, push: bool = False) -> Plan:
         plan.notes.append(f"HEAD ({state.short(head)}) is already {name}.")
     else:
         number = max(rcs, default=0) + 1
-        name = flow.names.rc_tag_for(version, number)
+        name = names.rc_tag_for(version, number)
         if tag is not None and tag != name:
             taken = ", ".join(rcs[n][0] for n in sorted(rcs)) or "none"
             raise UserError(
@@ -237,7 +238,7 @@ def plan_rc(flow: Flow, tag: str | None = None, push: bool = False) -> Plan:
             )
         if rcs:
             last_name, last_commit = rcs[max(rcs)]
-            if not repo.is_ancestor(root, last_commit, "HEAD"):
+            if not snap.is_ancestor(last_commit, head):
                 raise PreconditionError(
                     f"rc: HEAD does not contain {last_name} ({state.short(last_commit)}); a new "
                     f"release candidate must build on the previous one. Was {branch} reset?"
@@ -248,7 +249,7 @@ def plan_rc(flow: Flow, tag: str | None = None, push: bool = False) -> Plan:
         )
         changed.add(f"refs/tags/{name}")
     if push:
-        action = flow.push_action([branch, f"refs/tags/{name}"], changed)
+        action = rules.push_action(snap, rel.remote, [branch, f"refs/tags/{name}"], changed)
         if action:
             plan.actions.append(action)
     return plan

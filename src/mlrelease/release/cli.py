@@ -20,7 +20,17 @@ from mlrelease import git
 from mlrelease.config import PYPROJECT, TABLE, Config, find_root, load, parse_section
 from mlrelease.docs import published
 from mlrelease.exit_criteria import first_difference
-from mlrelease.release import candidates, checklist, cut, flow, picks, plan, promotion, repo
+from mlrelease.release import (
+    candidates,
+    checklist,
+    cut,
+    flow,
+    observe,
+    picks,
+    plan,
+    promotion,
+    repo,
+)
 from mlrelease.release import status as release_status
 from mlrelease.terminal import make_console
 from mlrelease.wheels.promote import PYPI_UPLOAD_URL
@@ -115,19 +125,28 @@ def _verdict(info: dict[str, Any]) -> str:
 
 
 def cmd_cut(args: argparse.Namespace) -> int:
-    plan = cut.plan_cut(_flow(args), args.version, args.from_ref, args.push)
+    config = _config(args)
+    snap = observe.base(config)
+    observe.for_cut(config, args.version, args.from_ref, snap)
+    plan = cut.plan_cut(snap, config, args.version, args.from_ref, args.push)
     plan.print(execute=args.execute, out=_say)
     return 0
 
 
 def cmd_prepare(args: argparse.Namespace) -> int:
-    plan = candidates.plan_prepare(_flow(args), args.version, args.push)
+    config = _config(args)
+    snap = observe.base(config)
+    observe.for_prepare(config, args.version, snap)
+    plan = candidates.plan_prepare(snap, config, args.version, args.push)
     plan.print(execute=args.execute, out=_say)
     return 0
 
 
 def cmd_rc(args: argparse.Namespace) -> int:
-    plan = candidates.plan_rc(_flow(args), args.tag, args.push)
+    config = _config(args)
+    snap = observe.base(config)
+    observe.for_rc(config, snap)
+    plan = candidates.plan_rc(snap, config, args.tag, args.push)
     plan.print(execute=args.execute, out=_say)
     return 0
 
@@ -154,7 +173,10 @@ def cmd_bind(args: argparse.Namespace) -> int:
 
 
 def cmd_cherry_picks(args: argparse.Namespace) -> int:
-    found = picks.cherry_picks(_flow(args), args.branch, args.push, args.mark, args.reason)
+    config = _config(args)
+    snap = observe.base(config)
+    observe.for_picks(config, args.branch, snap)
+    found = picks.plan_picks(snap, config, args.branch, args.push, args.mark, args.reason)
     text = found.markdown()
     if args.output:
         args.output.parent.mkdir(parents=True, exist_ok=True)

@@ -1,4 +1,6 @@
-"""``release cut``: the release branch, its release-only edits, main to the next .dev."""
+"""``release cut``: the release branch, its release-only edits, main to the next .dev.
+
+:func:`plan_cut` is pure: it decides on a :class:`~.snapshot.ReleaseState` only."""
 
 from __future__ import annotations
 
@@ -6,25 +8,20 @@ import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from mlrelease import git
+from mlrelease.config import Config
 from mlrelease.errors import ConfigError, PreconditionError
-from mlrelease.release import repo, state
-from mlrelease.release.flow import Flow, bump_call, parse_version, version_files
-from mlrelease.release.plan import (
-    Plan,
-    begin_edit,
-    call_action,
-    end_edit,
-    git_action,
-    recovery,
-)
+from mlrelease.release import rules, state
+from mlrelease.release.flow import bump_call, parse_version
+from mlrelease.release.plan import Plan, begin_edit, call_action, end_edit, git_action
 from mlrelease.release.settings import (
     TABLE,
+    Names,
     ReleaseEdit,
     parse_series,
     series,
     series_text,
 )
+from mlrelease.release.snapshot import ReleaseState
 
 # --- cut ------------------------------------------------------------------------------------
 
@@ -52,26 +49,35 @@ def _edits_call(root: Path, edit: ReleaseEdit, values: Mapping[str, str]) -> Cal
     return run
 
 
-def plan_cut(flow: Flow, version: str, from_ref: str | None = None, push: bool = False) -> Plan:
+def plan_cut(
+    snap: ReleaseState,
+    config: Config,
+    version: str,
+    from_ref: str | None = None,
+    push: bool = False,
+) -> Plan:
     """``release cut --version X.Y``: branch, release-only edits, main to the next .dev."""
     wanted = parse_series(version)
-    root, rel = flow.root, flow.rel
-    branch = flow.names.branch_for(wanted)
+    root, rel = snap.root, config.release
+    names = Names.of(rel, str(config.pyproject_path))
+    branch = names.branch_for(wanted)
     plan = Plan("cut", root)
-    restore, restored = recovery(root, "cut")
+    rules.preflight(snap, "cut")
+    restore, restored = rules.recovery(snap, "cut")
     plan.actions += restore
     main = rel.main_branch
-    if git.current_branch(root) is None:
+    if snap.branch is None:
+        at = state.short(snap.head)
         raise PreconditionError(
-            f"cut: HEAD is detached (at {state.short(git.head(root))}); cut switches branches "
-            "and a commit made on a detached HEAD would be left behind. Switch to a branch first "
-            f"(`git switch {main}`), or pass --from {state.short(git.head(root))} from a branch."
+            f"cut: HEAD is detached (at {at}); cut switches branches and a commit made on a "
+            f"detached HEAD would be left behind. Switch to a branch first (`git switch {main}`), "
+            f"or pass --from {at} from a branch."
         )
-    if repo.commit_of(root, f"refs/heads/{main}") is None:
+    if snap.commit(f"refs/heads/{main}") is None:
         raise PreconditionError(
             f"cut: no local branch {main!r} ({TABLE}.main-branch); fetch it or set the key."
         )
-    source = str(flow.config.pyproject_path)
+    source = str(config.pyproject_path)
     for i, edit in enumerate(rel.edits):
         try:
             edit.replace.format(branch="", series="", major="", minor="")
@@ -87,20 +93,20 @@ def plan_cut(flow: Flow, version: str, from_ref: str | None = None, push: bool =
 
     # 1. the branch
     start = from_ref or main
-    if repo.branch_exists(root, branch):
-        plan.notes.append(f"{branch} exists ({state.short(repo.commit_of(root, branch))}).")
+    if branch in snap.local.heads:
+        plan.notes.append(f"{branch} exists ({state.short(snap.local.heads[branch])}).")
         base = branch
     else:
-        remote = flow.remote()  # origin is the truth: someone may have cut it already
+        remote = snap.origin()  # origin is the truth: someone may have cut it already
         if remote and branch in remote.heads:
             raise PreconditionError(
                 f"cut: {remote.name} already has {branch} ({state.short(remote.heads[branch])}) "
                 f"and this clone does not; take it instead of cutting another: `git switch "
                 f"--track {remote.name}/{branch}` (after `git fetch {remote.name}`)."
             )
-        if from_ref and repo.commit_of(root, from_ref) is None:
+        if from_ref and snap.commit(from_ref) is None:
             raise PreconditionError(f"cut: --from {from_ref}: no such branch, tag or commit.")
-        carried = parse_version(repo.version_at(root, start), start)
+        carried = parse_version(snap.version_at(start), start)
         if series(carried) != wanted:
             raise PreconditionError(
                 f"cut: {start} carries {carried}, not a {version} version. Cut "
@@ -111,13 +117,13 @@ def plan_cut(flow: Flow, version: str, from_ref: str | None = None, push: bool =
         base = start
 
     # 2. main moves to the next development version
-    main_version = parse_version(repo.version_at(root, main), main)
+    main_version = parse_version(snap.version_at(main), main)
     next_dev = f"{wanted[0]}.{wanted[1] + 1}.0.dev0"
     bump_main = False
     if series(main_version) == wanted:
         # Trunk model: main carries the released version until the next bump; cutting a
         # maintenance branch from it is what moves main on.
-        if not main_version.is_devrelease and flow.rel.model != "trunk":
+        if not main_version.is_devrelease and rel.model != "trunk":
             raise PreconditionError(
                 f"cut: {main} carries {main_version}, a release version; main must carry a "
                 f".dev version (e.g. {wanted[0]}.{wanted[1]}.0.dev0). Fix it with "
@@ -137,7 +143,7 @@ def plan_cut(flow: Flow, version: str, from_ref: str | None = None, push: bool =
     values = {"branch": branch, "series": version, "major": str(wanted[0]), "minor": str(wanted[1])}
     edits: list[ReleaseEdit] = []
     for i, edit in enumerate(rel.edits):
-        text = repo.show(root, base, edit.file)
+        text = snap.file_at(base, edit.file)
         if text is None:
             raise ConfigError(
                 f"{TABLE}.edits[{i}].file",
@@ -159,15 +165,16 @@ def plan_cut(flow: Flow, version: str, from_ref: str | None = None, push: bool =
         plan.notes.append(f"the release-only edits are on {branch}.")
 
     # 4. order: main first (it is usually checked out), then the branch; end on the branch.
-    position = git.current_branch(root)
+    position = snap.branch
     changed: set[str] = set()
+    purpose = f"mlrelease release cut --version {version} --execute"
     if bump_main:
         if position != main:
             plan.actions.append(git_action("switch-main", "switch", main))
             position = main
-        files = version_files(root, main)
+        files = snap.files_to_bump(main)
         plan.actions += [
-            begin_edit(root, files, f"mlrelease release cut --version {version} --execute"),
+            begin_edit(root, files, purpose),
             call_action(
                 "bump",
                 f"bump-my-version: {main_version} -> {next_dev} in {', '.join(files)}",
@@ -189,9 +196,7 @@ def plan_cut(flow: Flow, version: str, from_ref: str | None = None, push: bool =
             plan.actions.append(git_action("switch-branch", "switch", branch))
             position = branch
         files = sorted({e.file for e in edits})
-        plan.actions.append(
-            begin_edit(root, files, f"mlrelease release cut --version {version} --execute")
-        )
+        plan.actions.append(begin_edit(root, files, purpose))
         for edit in edits:
             plan.actions.append(
                 call_action(
@@ -218,36 +223,26 @@ def plan_cut(flow: Flow, version: str, from_ref: str | None = None, push: bool =
     ):
         plan.actions.append(git_action("switch-branch", "switch", branch))
     if any(a.git_args and a.git_args[0] in ("switch", "commit") for a in plan.actions):
-        flow.require_clean("cut", restored, " and cut switches branches")
+        rules.require_clean(snap, "cut", restored, " and cut switches branches")
     if "branch" in {a.key for a in plan.actions}:
         changed.add(branch)
     if push:
-        _check_remote_main(flow, main)
+        remote = rules.require_remote(snap, "cut", rel.remote)
+        theirs = remote.heads.get(main)
+        if theirs and not snap.is_ancestor(theirs, snap.local.heads[main]):
+            raise PreconditionError(
+                f"cut --push: {remote.name}/{main} has commits that local {main} lacks; run "
+                f"`git switch {main} && git pull --ff-only` and re-run."
+            )
         refs = [branch]
-        remote = flow.remote()
-        theirs = remote.heads.get(main) if remote else None
         # main is pushed for the version bump only: other unpushed commits on it are not cut's.
         if (
             main in changed
             or theirs is None
-            or series(parse_version(repo.version_at(root, theirs), f"{flow.rel.remote}/{main}"))
-            <= wanted
+            or series(parse_version(snap.version_at(theirs), f"{remote.name}/{main}")) <= wanted
         ):
             refs.append(main)
-        action = flow.push_action(refs, changed)
+        action = rules.push_action(snap, rel.remote, refs, changed)
         if action:
             plan.actions.append(action)
     return plan
-
-
-def _check_remote_main(flow: Flow, main: str) -> None:
-    remote = flow.remote()
-    theirs = remote.heads.get(main) if remote else None
-    if theirs and not (
-        repo.commit_of(flow.root, theirs)
-        and repo.is_ancestor(flow.root, theirs, f"refs/heads/{main}")
-    ):
-        raise PreconditionError(
-            f"cut --push: {remote.name if remote else ''}/{main} has commits that local {main} "
-            f"lacks; run `git switch {main} && git pull --ff-only` and re-run."
-        )

@@ -1,8 +1,9 @@
 """What the release commands share: :class:`Flow` (the configuration and the one snapshot of
-local and origin refs a command decides on) and small helpers. The planners live in
-:mod:`.cut`, :mod:`.candidates` (prepare, rc), :mod:`.promotion`, :mod:`.picks` and
-:mod:`.status`; each returns a :class:`~mlrelease.release.plan.Plan` holding only what is
-still to do.
+local and origin refs promotion and binding decide on) and small helpers. The pure planners
+live in :mod:`.cut`, :mod:`.candidates` (prepare, rc) and :mod:`.picks`, over the snapshot
+:mod:`.observe` reads (:class:`~.snapshot.ReleaseState`); promotion's decisions are
+:mod:`.decide`. Each returns a :class:`~mlrelease.release.plan.Plan` holding only what is still
+to do.
 
 The version model (PyTorch's): a release branch ``release/X.Y`` is cut from main, which moves
 to ``X.Y+1.0.dev0``; ``release prepare`` sets the branch to the final version ``X.Y.Z`` and
@@ -13,8 +14,7 @@ publishes those very files); ``release promote`` tags ``vX.Y.Z`` on exactly the 
 
 from __future__ import annotations
 
-import fnmatch
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,11 +25,7 @@ from mlrelease import bump, git
 from mlrelease.config import Config, load
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release import repo, state
-from mlrelease.release.plan import (
-    Action,
-    git_action,
-    read_journal,
-)
+from mlrelease.release.plan import read_journal
 from mlrelease.release.settings import (
     TABLE,
     Names,
@@ -121,45 +117,6 @@ class Flow:
                 found[parsed[1]] = (name, commit)
         return found
 
-    def push_action(self, refs: list[str], changed: set[str]) -> Action | None:
-        """``git push --atomic REMOTE refs...`` for the refs the remote lacks or will lack.
-
-        Checked here, while planning, so before the first change: origin is not ahead of a
-        branch to push, and a tag to push is absent on origin or the very same tag object."""
-        remote = self.require_remote("push")
-        needed: list[str] = []
-        for ref in refs:
-            if ref.startswith("refs/tags/"):
-                name = ref[len("refs/tags/") :]
-                theirs, mine = remote.tag_objects.get(name), repo.tag_object(self.root, name)
-                if theirs and ref in changed:
-                    raise PreconditionError(
-                        f"push: {remote.name} already has a tag {name} "
-                        f"({state.short(remote.tags.get(name))}) that this command would create; "
-                        f"fetch it (`git fetch {remote.name} tag {name}`) and re-run."
-                    )
-                if ref in changed or theirs != mine:
-                    needed.append(ref)
-            else:
-                local = repo.commit_of(self.root, f"refs/heads/{ref}")
-                theirs = remote.heads.get(ref)
-                if (
-                    theirs
-                    and theirs != local
-                    and not (local and repo.is_ancestor(self.root, theirs, local))
-                ):
-                    raise PreconditionError(
-                        f"push: {remote.name}/{ref} ({state.short(theirs)}) has commits that "
-                        f"local {ref} ({state.short(local)}) lacks; nothing was changed. Bring "
-                        f"them in first (`git switch {ref} && git pull --ff-only "
-                        f"{remote.name} {ref}`), then re-run."
-                    )
-                if ref in changed or theirs != local:
-                    needed.append(ref)
-        if not needed:
-            return None
-        return git_action("push", "push", "--atomic", remote.name, *needed)
-
     def require_clean(
         self,
         name: str,
@@ -186,19 +143,6 @@ def parse_version(text: str, where: str) -> Version:
         return Version(text)
     except InvalidVersion:
         raise PreconditionError(f"{where} carries {text!r}, not a PEP 440 version.") from None
-
-
-def version_files(root: Path, ref: str) -> list[str]:
-    """pyproject.toml and every file listed in ``[[tool.bumpversion.files]]`` at ``ref``."""
-    table = repo.pyproject_at(root, ref).get("tool", {}).get("bumpversion", {})
-    tracked = git.run(root, "ls-tree", "-r", "--name-only", ref).splitlines()
-    files = {"pyproject.toml"}
-    for entry in table.get("files", []) if isinstance(table, Mapping) else []:
-        if isinstance(entry.get("filename"), str):
-            files.add(entry["filename"])
-        elif isinstance(entry.get("glob"), str):
-            files.update(fnmatch.filter(tracked, entry["glob"]))
-    return sorted(files)
 
 
 def bump_call(root: Path, new: str) -> Callable[[], None]:

@@ -1,23 +1,19 @@
 """``release cherry-picks``: fixes on main marked for a release, picked (same patch, or an
-adapted pick carrying its ``(cherry picked from commit ...)`` line) or missing."""
+adapted pick carrying its ``(cherry picked from commit ...)`` line) or missing.
+
+:func:`plan_picks` is pure: it decides on a :class:`~.snapshot.ReleaseState` only."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
 
-from mlrelease import git
+from mlrelease.config import Config
 from mlrelease.errors import PreconditionError, UserError
-from mlrelease.release import repo
-from mlrelease.release.flow import Flow
-from mlrelease.release.plan import (
-    Plan,
-    git_action,
-)
-from mlrelease.release.settings import (
-    TABLE,
-    series_text,
-)
+from mlrelease.release import rules
+from mlrelease.release.plan import Plan, git_action
+from mlrelease.release.settings import TABLE, Names, series_text
+from mlrelease.release.snapshot import NotGathered, ReleaseState
 
 # --- cherry-picks ---------------------------------------------------------------------------
 
@@ -85,8 +81,9 @@ OVERRIDE = "Release-Pick-Override"
 STATES = ("picked", "not-needed")
 
 
-def cherry_picks(
-    flow: Flow,
+def plan_picks(
+    snap: ReleaseState,
+    config: Config,
     branch: str | None,
     push: bool = False,
     mark: list[str] | None = None,
@@ -94,64 +91,60 @@ def cherry_picks(
 ) -> CherryPicks:
     """Fixes on main marked for the branch's series: picked (same patch id, or by its ``-x``
     line), marked by hand (``--mark SHA=picked|not-needed --reason``), or missing."""
-    root = flow.root
-    branch = branch or git.current_branch(root)
-    wanted = flow.names.series_of_branch(branch)
+    root, rel = snap.root, config.release
+    names = Names.of(rel, str(config.pyproject_path))
+    branch = branch or snap.branch
+    wanted = names.series_of_branch(branch)
     if branch is None or wanted is None:
         raise UserError(
             f"cherry-picks: {branch or 'a detached HEAD'} is not a release branch "
-            f"({TABLE}.branch = {flow.rel.branch!r}); pass --branch release/X.Y."
+            f"({TABLE}.branch = {rel.branch!r}); pass --branch release/X.Y."
         )
-    if not repo.branch_exists(root, branch):
+    if branch not in snap.local.heads:
         raise PreconditionError(f"cherry-picks: no branch {branch}; cut it first.")
-    main = flow.rel.main_branch
+    facts = snap.picks
+    if facts is None:
+        raise NotGathered("the snapshot holds no cherry-pick facts")
     text = series_text(wanted)
-    result = CherryPicks(branch, main, text, flow.rel.trailer)
-    candidates = repo.cherry(root, branch, main)
-    base = repo.merge_base(root, branch, main)
-    on_branch = repo.patch_ids(root, f"{base}..{branch}" if base else branch)
-    by_trailer = repo.picked_from(root, f"{base}..{branch}" if base else branch)
-    marked = repo.overrides(root, f"{base}..{branch}" if base else branch, OVERRIDE)
-    for equivalent, sha in candidates:
-        subject, targets = repo.commit_info(root, sha, flow.rel.trailer)
+    result = CherryPicks(branch, rel.main_branch, text, rel.trailer)
+    for equivalent, sha in facts.candidates:
+        subject, targets = facts.info[sha]
         values = {v.strip() for t in targets for v in re.split(r"[,\s]+", t) if v.strip()}
         if text not in values:
             continue
         pick = Pick(sha, subject, equivalent)
-        if sha in marked:
-            pick = Pick(sha, subject, True, override=marked[sha])
-        elif not equivalent and sha in by_trailer:
-            pick = Pick(sha, subject, True, by_trailer[sha], adapted=True)
+        if sha in facts.marked:
+            pick = Pick(sha, subject, True, override=facts.marked[sha])
+        elif not equivalent and sha in facts.by_trailer:
+            pick = Pick(sha, subject, True, facts.by_trailer[sha], adapted=True)
         elif equivalent:
-            mine = repo.patch_ids(root, f"{sha}^!")
-            pick.on_branch = next((on_branch[p] for p in mine if p in on_branch), None)
+            mine = facts.own_patches.get(sha, ())
+            pick.on_branch = next((facts.on_branch[p] for p in mine if p in facts.on_branch), None)
         result.picks.append(pick)
     plan = Plan("cherry-picks", root)
+    rules.preflight(snap, "cherry-picks")
     changed: set[str] = set()
     records = _marks(result, mark or [], reason)
-    if records:
-        if git.current_branch(root) != branch:
+    if records or result.missing:
+        if snap.branch != branch:
             plan.actions.append(git_action("switch", "switch", branch))
-        flow.require_clean("cherry-picks")
-        for sha, state in records:
-            plan.actions.append(
-                git_action(
-                    f"mark:{sha[:12]}",
-                    "commit",
-                    "--allow-empty",
-                    "-m",
-                    f"chore(release): mark {sha[:12]} as {state} on {branch}",
-                    "--trailer",
-                    f"{OVERRIDE}: {sha} {state}",
-                    "--trailer",
-                    f"Reason: {reason}",
-                )
-            )
+        rules.require_clean(snap, "cherry-picks")
         changed.add(branch)
-    elif result.missing:
-        if git.current_branch(root) != branch:
-            plan.actions.append(git_action("switch", "switch", branch))
-        flow.require_clean("cherry-picks")
+    for sha, marked in records:
+        plan.actions.append(
+            git_action(
+                f"mark:{sha[:12]}",
+                "commit",
+                "--allow-empty",
+                "-m",
+                f"chore(release): mark {sha[:12]} as {marked} on {branch}",
+                "--trailer",
+                f"{OVERRIDE}: {sha} {marked}",
+                "--trailer",
+                f"Reason: {reason}",
+            )
+        )
+    if not records:
         for p in result.missing:
             plan.actions.append(
                 git_action(
@@ -162,17 +155,16 @@ def cherry_picks(
                     undo=("cherry-pick", "--abort"),
                 )
             )
-        changed.add(branch)
-    else:
-        plan.notes.append(f"every fix marked {flow.rel.trailer}: {text} is on {branch}.")
+    if not changed:
+        plan.notes.append(f"every fix marked {rel.trailer}: {text} is on {branch}.")
     if push:
-        action = flow.push_action([branch], changed)
+        action = rules.push_action(snap, rel.remote, [branch], changed)
         if action:
             plan.actions.append(action)
-    elif changed and flow.remote():
+    elif changed and snap.origin():
         # Origin is the truth: a colleague may have pushed these very picks; picking them
         # again on a stale branch would land the fix twice. (Refuses when origin is ahead.)
-        flow.push_action([branch], changed)
+        rules.push_action(snap, rel.remote, [branch], changed)
     result.plan = plan
     return result
 

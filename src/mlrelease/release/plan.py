@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from mlrelease import git
-from mlrelease.errors import PreconditionError, UserError
+from mlrelease.errors import UserError
 from mlrelease.release import repo
 
 FAULT_ENV = "MLRELEASE_FAULT"
@@ -206,10 +206,10 @@ def write_journal(root: Path, files: Sequence[str], purpose: str) -> None:
 
 
 def end_edit(root: Path) -> Action:
-    return call_action("journal-end", "close the journal", lambda: _drop_journal(root))
+    return call_action("journal-end", "close the journal", lambda: drop_journal(root))
 
 
-def _drop_journal(root: Path) -> None:
+def drop_journal(root: Path) -> None:
     journal_path(root).unlink(missing_ok=True)
 
 
@@ -217,58 +217,11 @@ def rollback(root: Path) -> list[str]:
     """Restore the journalled files from HEAD (after a failed edit); returns the files."""
     journal = read_journal(root)
     if journal is None or journal.get("head") != git.head(root):
-        _drop_journal(root)
+        drop_journal(root)
         return []
     dirty = set(git.dirty_files(root))
     files = [f for f in journal.get("files", []) if f in dirty]
     if files:
         git.run(root, "restore", "--source=HEAD", "--staged", "--worktree", "--", *files)
-    _drop_journal(root)
+    drop_journal(root)
     return files
-
-
-def recovery(root: Path, name: str) -> tuple[list[Action], set[str]]:
-    """Actions that undo an interrupted edit, and the files they restore.
-
-    Refuses when files outside the journal are modified too: those are someone's work.
-    """
-    journal = read_journal(root)
-    if journal is None:
-        if not journal_path(root).exists():
-            return [], set()
-        return [
-            call_action(
-                "journal-drop",
-                f"drop the unparsable journal {journal_path(root)} (it names no edit to undo)",
-                lambda: _drop_journal(root),
-            )
-        ], set()
-    if journal.get("head") != git.head(root):
-        return [
-            call_action(
-                "journal-drop", "drop the journal of a finished edit", lambda: _drop_journal(root)
-            )
-        ], set()
-    dirty = set(git.dirty_files(root))
-    files = [f for f in journal.get("files", []) if f in dirty]
-    others = sorted(dirty - set(files))
-    if others:
-        left = ", ".join(files) or "no file"
-        raise PreconditionError(
-            f"{name}: an interrupted `{journal.get('purpose')}` left {left} half-edited, and "
-            f"{', '.join(others[:5])} changed too. Commit or stash your own changes, then "
-            "re-run: the interrupted edit is undone and redone."
-        )
-    actions: list[Action] = []
-    if files:
-        actions.append(
-            git_action(
-                "restore", "restore", "--source=HEAD", "--staged", "--worktree", "--", *files
-            )
-        )
-    actions.append(
-        call_action(
-            "journal-drop", "drop the journal of the interrupted edit", lambda: _drop_journal(root)
-        )
-    )
-    return actions, set(files)

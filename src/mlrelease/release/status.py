@@ -1,4 +1,5 @@
-"""``release status``: where the release stands; changes nothing."""
+"""``release status``: where the release stands; changes nothing. One snapshot is read and
+every verb's pure planner previews its next step on it."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from packaging.version import Version
 
 from mlrelease import changelog, git, report, versions
 from mlrelease.docs import published
-from mlrelease.errors import PreconditionError, UserError
-from mlrelease.release import candidates, cut, promotion, repo
+from mlrelease.errors import UserError
+from mlrelease.release import candidates, cut, observe, promotion, repo, rules
 from mlrelease.release.flow import Flow, parse_version
 from mlrelease.release.plan import (
     Plan,
@@ -37,16 +38,13 @@ def status(flow: Flow, version: str | None = None) -> dict[str, Any]:
     log_text = path.read_text(encoding="utf-8") if path.is_file() else ""
     branch = git.current_branch(root)
     release_branch = names.branch_for(series(target))
-    remote_error = None
-    try:
-        flow.remote()
-    except PreconditionError as exc:
-        remote_error = str(exc)
-        flow._remote, flow._remote_read = None, True
-    rcs = flow.rc_tags(target)
+    snap = observe.base(config)  # one snapshot for every verb previewed below
+    remote_error, snap.remote_error = snap.remote_error, None
+    flow._remote, flow._remote_read = snap.remote, True
+    rcs = rules.rc_tags(snap, names, target)
     final = names.final_tag(target)
-    tags = flow.tags()
-    head = git.head(root)
+    tags = snap.tags()
+    head = snap.head
     report_path = config.path(flow.rel.rc_report)
     verdict: dict[str, Any] = {"report": str(report_path), "verdict": None, "for_head": False}
     if report_path.is_file():
@@ -58,10 +56,24 @@ def status(flow: Flow, version: str | None = None) -> dict[str, Any]:
         except UserError as exc:
             verdict["error"] = str(exc)
     next_steps: dict[str, str] = {}
+    cut_version = series_text(series(target))
+
+    def plan_cut() -> Plan:
+        observe.for_cut(config, cut_version, None, snap)
+        return cut.plan_cut(snap, config, cut_version)
+
+    def plan_prepare() -> Plan:
+        observe.for_prepare(config, str(target), snap)
+        return candidates.plan_prepare(snap, config, str(target))
+
+    def plan_rc() -> Plan:
+        observe.for_rc(config, snap)
+        return candidates.plan_rc(snap, config)
+
     checks: list[tuple[str, Callable[[], Plan]]] = [
-        ("cut", lambda: cut.plan_cut(flow, series_text(series(target)))),
-        ("prepare", lambda: candidates.plan_prepare(flow, str(target))),
-        ("rc", lambda: candidates.plan_rc(flow)),
+        ("cut", plan_cut),
+        ("prepare", plan_prepare),
+        ("rc", plan_rc),
         ("promote", lambda: promotion.plan_promote(flow, None, str(target)).plan),
     ]
     if flow.rel.model == "trunk":  # releases are tagged on main: no branch to cut

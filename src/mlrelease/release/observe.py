@@ -1,0 +1,195 @@
+"""Reading the :class:`~.snapshot.ReleaseState` a command decides on (the edge: git and files).
+
+Read once per command, before the planner runs: local and origin refs, the checkout, and the
+facts at the refs the command's arguments name (versions, files, version files, ancestry of
+the branches it may push, the patches of a cherry-pick range). ``release status`` reads one
+snapshot and extends it for each verb it previews.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Mapping
+
+from packaging.version import InvalidVersion, Version
+
+from mlrelease import git, versions
+from mlrelease.config import Config
+from mlrelease.errors import PreconditionError, UserError
+from mlrelease.release import plan, repo, state
+from mlrelease.release.picks import OVERRIDE
+from mlrelease.release.settings import Names, parse_release, parse_series, series
+from mlrelease.release.snapshot import Journal, PickFacts, ReleaseState, WorkTree
+
+
+def base(config: Config) -> ReleaseState:
+    """The checkout and the local and origin refs (origin's objects fetched, no ref moved)."""
+    root = config.root
+    if not git.is_repo(root):
+        raise UserError(f"{root} is not a git repository; the release flow needs one.")
+    git_dir = repo.git_dir(root)
+    lock = git_dir / "index.lock"
+    snap = ReleaseState(
+        root=root,
+        local=state.read_local(root),
+        branch=git.current_branch(root),
+        head=git.head(root),
+        dirty=tuple(git.dirty_files(root)),
+        busy=state.in_progress(git_dir),
+        lock=str(lock) if lock.exists() else None,
+    )
+    if plan.journal_path(root).exists():
+        snap.journal = Journal(str(plan.journal_path(root)), plan.read_journal(root))
+    try:
+        snap.remote = state.read_origin(root, config.release.remote)
+    except PreconditionError as exc:
+        snap.remote_error = str(exc)
+    return snap
+
+
+def _names(config: Config) -> Names:
+    return Names.of(config.release, str(config.pyproject_path))
+
+
+def _commit(snap: ReleaseState, ref: str) -> str | None:
+    if ref not in snap.commits:
+        snap.commits[ref] = repo.commit_of(snap.root, ref)
+    return snap.commits[ref]
+
+
+def _version(snap: ReleaseState, ref: str) -> None:
+    if ref in snap.versions or ref in snap.unreadable:
+        return
+    try:
+        snap.versions[ref] = repo.version_at(snap.root, ref)
+    except PreconditionError as exc:
+        snap.unreadable[ref] = str(exc)
+
+
+def _file(snap: ReleaseState, ref: str, path: str) -> None:
+    if (ref, path) not in snap.files:
+        snap.files[(ref, path)] = repo.show(snap.root, ref, path)
+
+
+def _version_files(snap: ReleaseState, ref: str) -> None:
+    """pyproject.toml and every file listed in ``[[tool.bumpversion.files]]`` at ``ref``."""
+    if ref in snap.version_files or _commit(snap, ref) is None:
+        return
+    try:
+        table = repo.pyproject_at(snap.root, ref).get("tool", {}).get("bumpversion", {})
+    except PreconditionError:
+        table = {}
+    tracked = git.run(snap.root, "ls-tree", "-r", "--name-only", ref).splitlines()
+    files = {"pyproject.toml"}
+    for entry in table.get("files", []) if isinstance(table, Mapping) else []:
+        if isinstance(entry.get("filename"), str):
+            files.add(entry["filename"])
+        elif isinstance(entry.get("glob"), str):
+            files.update(fnmatch.filter(tracked, entry["glob"]))
+    snap.version_files[ref] = tuple(sorted(files))
+
+
+def _ancestry(snap: ReleaseState, a: str | None, b: str | None) -> None:
+    if a and b and a != b and (a, b) not in snap.ancestry:
+        snap.ancestry[(a, b)] = bool(repo.commit_of(snap.root, a)) and repo.is_ancestor(
+            snap.root, a, b
+        )
+
+
+def _pushable(snap: ReleaseState, branches: list[str]) -> None:
+    """Ancestry of origin's tip of each branch in the local one (may the push go ahead?)."""
+    remote = snap.remote
+    for name in branches:
+        theirs = remote.heads.get(name) if remote else None
+        _ancestry(snap, theirs, snap.local.heads.get(name))
+
+
+def for_cut(config: Config, version: str, from_ref: str | None, snap: ReleaseState) -> None:
+    """What ``release cut --version X.Y [--from REF]`` decides on."""
+    rel = config.release
+    main = rel.main_branch
+    branch = _names(config).branch_for(parse_series(version))
+    start = from_ref or main
+    _commit(snap, f"refs/heads/{main}")
+    if from_ref:
+        _commit(snap, from_ref)
+    has_start = _commit(snap, start) is not None
+    if has_start:
+        _version(snap, start)
+    if snap.local.heads.get(main):
+        _version(snap, main)
+        _version_files(snap, main)
+    base_ref = branch if branch in snap.local.heads else start
+    if branch in snap.local.heads or has_start:
+        for edit in rel.edits:
+            _file(snap, base_ref, edit.file)
+    theirs = snap.remote.heads.get(main) if snap.remote else None
+    if theirs:
+        _version(snap, theirs)
+    _pushable(snap, [main, branch])
+
+
+def for_prepare(config: Config, version: str, snap: ReleaseState) -> None:
+    """What ``release prepare --version X.Y.Z`` decides on."""
+    target = parse_release(version)
+    rel = config.release
+    branch = rel.main_branch if rel.model == "trunk" else _names(config).branch_for(series(target))
+    if branch in snap.local.heads:
+        _version(snap, branch)
+        _file(snap, branch, config.changelog)
+        _version_files(snap, branch)
+    _pushable(snap, [branch])
+
+
+def for_rc(config: Config, snap: ReleaseState) -> None:
+    """What ``release rc`` decides on: the checked-out files and the RCs HEAD must contain."""
+    source = str(config.pyproject_path)
+    current = str(versions.bumpversion_table(config.pyproject, source)["current_version"])
+    found, problems = versions.scan(config.root, config.pyproject, source)
+    stale = [f"{p.file}: {p.message}" for p in problems]
+    stale += [f"{o.file}:{o.line} carries {o.value}" for o in versions.mismatches(found, current)]
+    path = config.path(config.changelog)
+    text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    snap.worktree = WorkTree(current, tuple(stale), text)
+    try:
+        version: Version | None = Version(current)
+    except InvalidVersion:
+        version = None
+    names = _names(config)
+    tags = {n: t.commit or t.object for n, t in snap.local.tags.items()}
+    if snap.remote:
+        tags.update(snap.remote.tags)
+    for name, commit in tags.items():
+        parsed = names.parse_tag(name)
+        if version is not None and parsed and parsed[0] == version:
+            _ancestry(snap, commit, snap.head)
+    if snap.branch:
+        _pushable(snap, [snap.branch])
+
+
+def for_picks(config: Config, branch: str | None, snap: ReleaseState) -> None:
+    """What ``release cherry-picks`` decides on: main's commits against the branch's."""
+    root, main = snap.root, config.release.main_branch
+    branch = branch or snap.branch
+    if branch is None or branch not in snap.local.heads:
+        return
+    trailer = config.release.trailer
+    base_commit = repo.merge_base(root, branch, main)
+    span = f"{base_commit}..{branch}" if base_commit else branch
+    candidates = tuple(repo.cherry(root, branch, main))
+    info: dict[str, tuple[str, tuple[str, ...]]] = {}
+    own: dict[str, tuple[str, ...]] = {}
+    for equivalent, sha in candidates:
+        subject, values = repo.commit_info(root, sha, trailer)
+        info[sha] = (subject, tuple(values))
+        if equivalent:
+            own[sha] = tuple(repo.patch_ids(root, f"{sha}^!"))
+    snap.picks = PickFacts(
+        candidates=candidates,
+        info=info,
+        on_branch=repo.patch_ids(root, span),
+        own_patches=own,
+        by_trailer=repo.picked_from(root, span),
+        marked=repo.overrides(root, span, OVERRIDE),
+    )
+    _pushable(snap, [branch])
