@@ -11,16 +11,12 @@ that was running is run again, which is safe because every mutating release comm
 from __future__ import annotations
 
 import dataclasses
-import datetime as _dt
-import json
-import os
 import re
 import shlex
 import subprocess
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from packaging.version import Version
 
@@ -28,6 +24,7 @@ from mlrelease.config import Config
 from mlrelease.docs import published
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release.flow import Flow, _resolve_argv
+from mlrelease.release.ledger import Ledger, now
 from mlrelease.release.plan import fault_env, fault_point
 from mlrelease.release.settings import (
     TABLE,
@@ -37,85 +34,6 @@ from mlrelease.release.settings import (
     series,
     series_text,
 )
-
-LEDGER_SCHEMA = 1
-
-
-def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-
-
-@dataclass
-class StepRecord:
-    """One step's line in the ledger."""
-
-    id: str
-    title: str
-    mutating: bool
-    status: str = "pending"
-    """pending, running (started, not known to have finished), done or failed."""
-    started: str | None = None
-    finished: str | None = None
-    command: list[str] = field(default_factory=list)
-    exit_code: int | None = None
-    evidence: list[str] = field(default_factory=list)
-    runs: int = 0
-    note: str = ""
-
-
-@dataclass
-class Ledger:
-    """``ledger.json``: the state of one version's checklist."""
-
-    path: Path
-    version: str
-    steps: list[StepRecord]
-    created: str = field(default_factory=_now)
-    updated: str = field(default_factory=_now)
-
-    @property
-    def complete(self) -> bool:
-        return all(s.status == "done" for s in self.steps)
-
-    def step(self, step_id: str) -> StepRecord:
-        return next(s for s in self.steps if s.id == step_id)
-
-    @classmethod
-    def load(cls, path: Path, version: str, steps: list[ChecklistStep]) -> Ledger:
-        """The ledger at ``path`` (or a new one), aligned with the configured steps."""
-        old: dict[str, StepRecord] = {}
-        created = _now()
-        if path.is_file():
-            try:
-                data = json.loads(path.read_text(encoding="utf-8"))
-                created = data.get("created", created)
-                for item in data.get("steps", []):
-                    old[item["id"]] = StepRecord(**item)
-            except (ValueError, KeyError, TypeError, AttributeError) as exc:  # also non-UTF-8
-                raise UserError(
-                    f"{path}: not a checklist ledger ({exc}); move it away to start over."
-                ) from None
-        records = [old.get(s.id) or StepRecord(s.id, s.title, s.mutating) for s in steps]
-        return cls(path, version, records, created=created)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "schema_version": LEDGER_SCHEMA,
-            "version": self.version,
-            "created": self.created,
-            "updated": self.updated,
-            "complete": self.complete,
-            "steps": [asdict(s) for s in self.steps],
-        }
-
-    def save(self) -> None:
-        """Write atomically: a kill leaves the previous ledger or the new one, never half."""
-        self.updated = _now()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(self.to_dict(), indent=2) + "\n", encoding="utf-8")
-        os.replace(tmp, self.path)
-
 
 STEP_GATES = {"ops-index": "ops_index", "wheels": "wheels", "docs-freeze": "docs"}
 """Default steps that exist only for a project holding itself to the gate."""
@@ -303,7 +221,7 @@ class Runner:
                         f"--execute --confirm {step.id}`."
                     )
                     return 0
-                rec.status, rec.finished, rec.note = "done", _now(), "confirmed by hand"
+                rec.status, rec.finished, rec.note = "done", now(), "confirmed by hand"
                 ledger.save()
                 self.out(f"{head}: confirmed by hand.")
                 continue
@@ -313,7 +231,7 @@ class Runner:
                         f"checklist --confirm {step.id}: a step with a command is confirmed only "
                         "with --reason saying what shows it done (it is kept in the ledger)."
                     )
-                rec.status, rec.finished, rec.note = "done", _now(), f"confirmed: {reason}"
+                rec.status, rec.finished, rec.note = "done", now(), f"confirmed: {reason}"
                 ledger.save()
                 self.out(f"{head}: confirmed by hand ({reason}).")
                 continue
@@ -323,7 +241,7 @@ class Runner:
                     f"{head}: was interrupted (started {rec.started}); running it again "
                     "(release commands converge: what is done is not redone)."
                 )
-            rec.status, rec.started, rec.finished = "running", _now(), None
+            rec.status, rec.started, rec.finished = "running", now(), None
             rec.command, rec.exit_code, rec.runs = command, None, rec.runs + 1
             ledger.save()
             self.out(f"{head}: {step.title}\n        $ {shlex.join(command)}")
@@ -345,7 +263,7 @@ class Runner:
                 )
                 return 1
             fault_point(f"checklist:after:{step.id}")
-            rec.status, rec.finished, rec.note = "done", _now(), ""
+            rec.status, rec.finished, rec.note = "done", now(), ""
             rec.evidence = [
                 self._display(log),
                 *(a.format(version=self.version) for a in step.evidence),

@@ -33,6 +33,42 @@ def test_malformed_ledger_is_a_clear_error(repo: Repo, mlr, content: bytes) -> N
     assert "Traceback" not in err and path.read_bytes() == content
 
 
+STEP = {"id": "freeze", "title": "Freeze", "mutating": True}
+
+
+@pytest.mark.parametrize(
+    ("data", "named"),
+    [
+        ({"steps": [{**STEP, "status": 3}]},
+         "steps[0].status must be one of pending, running, done, failed, not 3 (int)"),
+        ({"complete": "done", "steps": []}, 'complete must be true or false, not "done" (str)'),
+        ({"steps": [{**STEP, "mutating": "yes"}]}, 'steps[0].mutating must be true or false'),
+        ({"steps": [["freeze", "done"]]}, "steps[0] must be an object (one step's record)"),
+        ({"steps": {"freeze": "done"}}, "steps must be a list of step records"),
+        ({"steps": [{**STEP, "runs": "2"}]}, 'steps[0].runs must be an integer, not "2" (str)'),
+        ({"steps": [{**STEP, "command": "cut"}]}, "steps[0].command must be a list of strings"),
+        ({"steps": [{"title": "Freeze", "mutating": True}]}, "steps[0] lacks the key 'id'"),
+    ],
+)  # fmt: skip
+def test_a_ledger_with_wrong_types_names_the_key(repo: Repo, mlr, data: object, named: str) -> None:  # type: ignore[no-untyped-def]
+    path = repo.path / "build/release/1.4.0/ledger.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(data))
+    for extra in ((), ("--execute",)):
+        code, _, err = mlr("release", "checklist", "--version", "1.4.0", *extra)
+        assert code == 2 and f"{path}: not a checklist ledger: {named}" in err, err
+        assert "Traceback" not in err and json.loads(path.read_text()) == data
+    assert repo.git("for-each-ref", "refs/heads").count("\n") == 0  # nothing ran
+
+
+def test_a_ledger_that_is_not_utf8_says_so(repo: Repo, mlr) -> None:  # type: ignore[no-untyped-def]
+    path = repo.path / "build/release/1.4.0/ledger.json"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b'{"steps": [{"id": "fr\xe9eze"}]}')
+    code, _, err = mlr("release", "checklist", "--version", "1.4.0")
+    assert code == 2 and f"{path}: not a checklist ledger: byte 21 is not UTF-8" in err, err
+
+
 def test_a_step_the_world_shows_done_is_confirmed_with_a_reason(repo: Repo, mlr) -> None:  # type: ignore[no-untyped-def]
     (repo.path / "scratch.txt").write_text("in the way\n")  # cut refuses a dirty tree
     code, _, err = mlr("release", "checklist", "--version", "1.4.0", "--execute")
