@@ -37,6 +37,18 @@ def _tool() -> list[str]:
 
 
 def _bmv(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    from mlrelease.release import bmv_faults, plan
+
+    if bmv_faults.active():  # the kill harness: fault points inside bump-my-version's writes
+        tool = [sys.executable, "-m", "mlrelease.release.bmv_faults"]
+        return subprocess.run(
+            [*tool, *args],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=False,
+            env=plan.fault_env(),
+        )
     return subprocess.run([*_tool(), *args], cwd=root, capture_output=True, text=True, check=False)
 
 

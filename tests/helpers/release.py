@@ -213,3 +213,12 @@ PROMOTE_KILL_POINTS = [
 """Every point of ``release promote --publish`` to an index."""
 BUMP_KILL_POINTS = ["bump:after:write"]
 """``mlrelease bump``: after bump-my-version wrote the files, before the journal is closed."""
+BMV_KILL_POINTS = [
+    f"bmv:{stage}:{n}-{name}"
+    for n, name in enumerate(
+        ["pyproject.toml", "src/demo/__init__.py", "pyproject.toml", "pyproject.toml"], 1
+    )
+    for stage in ("truncated", "after")
+]
+"""Inside bump-my-version's own writes (each file emptied, then written, one after the other):
+the points every bump of the demo project passes (``mlrelease bump``, cut's and prepare's)."""
