@@ -27,35 +27,30 @@ edits = [
 ]
 
 [[tool.mlrelease.release.checklist]]
-id = "freeze"
+id = "cut"
 title = "Cut the branch"
-task = "invoke release.cut"
 run = ["mlrelease", "release", "cut", "--version", "{series}", "--execute", "--push"]
 
 [[tool.mlrelease.release.checklist]]
 id = "verify"
 title = "Verify the branch"
-task = "nox -s release_verify"
 run = ["mlrelease", "verify"]
 evidence = ["build/release-verify/report.json"]
 mutating = false
 
 [[tool.mlrelease.release.checklist]]
-id = "bump"
+id = "prepare"
 title = "Bump and changelog"
-task = "invoke release.prepare"
 run = ["mlrelease", "release", "prepare", "--version", "{version}", "--execute", "--push"]
 
 [[tool.mlrelease.release.checklist]]
-id = "rc-tag"
+id = "rc"
 title = "Tag the RC"
-task = "invoke release.rc"
 run = ["mlrelease", "release", "rc", "--execute", "--push"]
 
 [[tool.mlrelease.release.checklist]]
 id = "build"
 title = "Build the RC's artifacts"
-task = "nox -s wheels"
 run = ["python3", "@DIST@", ".", "dist", "{version}"]
 evidence = ["dist/SHA256SUMS"]
 mutating = false
@@ -63,13 +58,11 @@ mutating = false
 [[tool.mlrelease.release.checklist]]
 id = "bind"
 title = "Bind the artifacts to the RC"
-task = "invoke release.bind"
 run = ["mlrelease", "release", "bind", "--rc", "{rc_tag}", "--execute", "--push"]
 
 [[tool.mlrelease.release.checklist]]
 id = "rc-verify"
 title = "Verify the RC"
-task = "nox -s release_verify"
 run = ["mlrelease", "verify"]
 evidence = ["build/release-verify/report.json"]
 mutating = false
@@ -77,7 +70,6 @@ mutating = false
 [[tool.mlrelease.release.checklist]]
 id = "promote"
 title = "Promote"
-task = "invoke release.promote"
 run = ["mlrelease", "release", "promote", "--rc", "{rc_tag}", "--execute", "--push"]
 
 
@@ -180,7 +172,7 @@ class Repo:
         return make_dist(self.path, self.path / folder, version)
 
 
-CHECKLIST_STEPS = ("freeze", "verify", "bump", "rc-tag", "build", "bind", "rc-verify", "promote")
+CHECKLIST_STEPS = ("cut", "verify", "prepare", "rc", "build", "bind", "rc-verify", "promote")
 CHECKLIST_KILL_POINTS = [
     *(f"checklist:after:{step}" for step in CHECKLIST_STEPS),
     *(

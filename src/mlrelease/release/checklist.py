@@ -23,17 +23,11 @@ from packaging.version import Version
 from mlrelease.config import Config
 from mlrelease.docs import published
 from mlrelease.errors import PreconditionError, UserError
+from mlrelease.release.checklist_steps import ChecklistStep, command_line, current_id
 from mlrelease.release.flow import Flow, _resolve_argv
 from mlrelease.release.ledger import Ledger, now
 from mlrelease.release.plan import fault_env, fault_point
-from mlrelease.release.settings import (
-    TABLE,
-    ChecklistStep,
-    Names,
-    parse_release,
-    series,
-    series_text,
-)
+from mlrelease.release.settings import TABLE, Names, parse_release, series, series_text
 
 STEP_GATES = {"ops-index": "ops_index", "wheels": "wheels", "docs-freeze": "docs"}
 """Default steps that exist only for a project holding itself to the gate."""
@@ -49,9 +43,8 @@ OWN_COMMANDS = {
 invoke task the default names."""
 
 
-def _has_runner(root: Path, task: str) -> bool:
-    """Whether the project has the nox session or invoke task that ``task`` starts with."""
-    words = task.split()
+def _has_runner(root: Path, words: list[str]) -> bool:
+    """Whether the project has the nox session or invoke task that the argv ``words`` runs."""
     if len(words) >= 3 and words[:2] == ["nox", "-s"]:
         path, name = root / "noxfile.py", words[2]
         pattern = rf"^def {re.escape(name)}\("
@@ -64,7 +57,18 @@ def _has_runner(root: Path, task: str) -> bool:
     return re.search(pattern, text, re.M) is not None
 
 
-def steps_for(config: Config) -> list[ChecklistStep]:
+def _renamed(steps: list[ChecklistStep], notes: list[str] | None) -> list[ChecklistStep]:
+    """Steps configured under a deprecated name get the current one (a note says so)."""
+    found = []
+    for step in steps:
+        new, note = current_id(step.id)
+        if note and notes is not None and note not in notes:
+            notes.append(note)
+        found.append(dataclasses.replace(step, id=new) if note else step)
+    return found
+
+
+def steps_for(config: Config, notes: list[str] | None = None) -> list[ChecklistStep]:
     """The project's own checklist.
 
     A configured ``checklist`` is used as written. Otherwise the default steps are fitted to
@@ -75,23 +79,21 @@ def steps_for(config: Config) -> list[ChecklistStep]:
     rel = config.release
     table = config.pyproject.get("tool", {}).get("mlrelease", {}).get("release", {})
     if "checklist" in table:
-        steps = list(rel.checklist)
+        steps = _renamed(list(rel.checklist), notes)
     else:
         steps = []
         for step in rel.checklist:
-            if step.id == "freeze" and rel.model == "trunk":
+            if step.id == "cut" and rel.model == "trunk":
                 continue
             gate = STEP_GATES.get(step.id)
             if gate is not None and gate not in config.gates:
                 continue
-            if not _has_runner(config.root, step.task):
-                run = OWN_COMMANDS.get(step.id, step.run)
-                task = shlex.join(run) if run else step.task
-                step = dataclasses.replace(step, run=list(run), task=task)
+            if step.run and not _has_runner(config.root, step.run):
+                step = dataclasses.replace(step, run=list(OWN_COMMANDS.get(step.id, step.run)))
             steps.append(step)
     if rel.checklist_extra:
         at = len(steps) - 1 if steps and not steps[-1].run else len(steps)
-        steps[at:at] = list(rel.checklist_extra)
+        steps[at:at] = _renamed(list(rel.checklist_extra), notes)
     return steps
 
 
@@ -119,6 +121,13 @@ class Runner:
     def steps(self) -> list[ChecklistStep]:
         return steps_for(self.config)
 
+    def step_id(self, given: str, option: str) -> str:
+        """A step named on the command line, by its current or its deprecated name."""
+        new, note = current_id(given)
+        if note:
+            self.out(note.replace("checklist:", f"checklist {option}:", 1))
+        return new
+
     @property
     def folder(self) -> Path:
         return self.config.path(self.config.release.ledger_dir.format(version=self.version))
@@ -143,7 +152,7 @@ class Runner:
             if not rcs:
                 raise PreconditionError(
                     f"checklist: a step needs {{rc_tag}}, but {self.version} has no release "
-                    "candidate yet; an earlier step (rc-tag) should have made one."
+                    "candidate yet; an earlier step (rc) should have made one."
                 )
             values["rc_tag"] = rcs[max(rcs)][0]
         return values
@@ -162,12 +171,18 @@ class Runner:
     def show(self, ledger: Ledger) -> None:
         for i, (step, rec) in enumerate(zip(self.steps, ledger.steps, strict=True), 1):
             when = f" ({rec.finished})" if rec.status == "done" and rec.finished else ""
-            what = shlex.join(self.command(step, False)) if step.run else "manual: " + step.task
+            what = command_line(self.command(step, False)) if step.run else "manual: " + step.shown
             self.out(f"[{i}/{len(self.steps)}] {rec.status:8} {step.id}: {step.title}{when}")
             if rec.status != "done":
                 self.out(f"        {what}")
 
     def run(self, *, execute: bool, confirm: list[str], redo: list[str], reason: str = "") -> int:
+        notes: list[str] = []
+        steps_for(self.config, notes)
+        for note in notes:
+            self.out(note)
+        confirm = [self.step_id(s, "--confirm") for s in confirm]
+        redo = [self.step_id(s, "--redo") for s in redo]
         ledger = self.ledger()
         for step, rec in zip(self.steps, ledger.steps, strict=True):
             if published.is_freeze_step(step.run):  # the site is the truth, not the ledger
@@ -216,7 +231,7 @@ class Runner:
                 if step.id not in confirm:
                     ledger.save()
                     self.out(
-                        f"{head}: manual step: {step.title}. {step.task}. When it is done, "
+                        f"{head}: manual step: {step.title}. {step.shown}. When it is done, "
                         f"confirm it: `mlrelease release checklist --version {self.version} "
                         f"--execute --confirm {step.id}`."
                     )
@@ -315,97 +330,3 @@ def run_checklist(
     return Runner(config, parse_release(version), out).run(
         execute=execute, confirm=confirm, redo=redo, reason=reason
     )
-
-
-# --- the generated page -----------------------------------------------------------------------
-
-HEADER = """\
-# Release checklist
-
-<!-- Generated by `mlrelease release checklist-doc` from [tool.mlrelease.release]; \
-do not edit by hand. -->
-
-A release is these steps, in this order. `mlrelease release checklist --version X.Y.Z --execute`
-walks them: it runs each step's command, records it in the ledger
-`{ledger}/ledger.json` (step, status, times, exit code, evidence files, the step's log), and
-stops at the first failure or manual step. Run again, it resumes at the first step that is not
-done; a finished step is never run again, and an interrupted one is run again, which is safe
-because every release command is idempotent (it only does what is still missing). Without
-`--execute` it shows the ledger and the next commands.
-
-In the commands, `{{version}}` is the release (`1.4.0`), `{{series}}` its `MAJOR.MINOR`,
-`{{branch}}` its release branch and `{{rc_tag}}` its newest release candidate.
-"""
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
-def render(config: Config) -> str:
-    """The checklist page: steps, names, patch-release criteria, cherry-pick rules."""
-    rel = config.release
-    names = Names.of(rel, str(config.pyproject_path))
-    example = Version("1.4.0")
-    branch = names.branch_for(series(example))
-    lines = [
-        HEADER.format(ledger=rel.ledger_dir.replace("{version}", "X.Y.Z")),
-        "## Steps",
-        "",
-        "| # | step | what | who runs it | evidence | mutating |",
-        "|---:|---|---|---|---|---|",
-    ]
-    steps = steps_for(config)
-    for i, s in enumerate(steps, 1):
-        evidence = ", ".join(f"`{e}`" for e in s.evidence) or (
-            "the step's log" if s.run else "the confirmation in the ledger"
-        )
-        who = f"`{_cell(s.task)}`" if s.run else f"{_cell(s.task)} (manual)"
-        lines.append(
-            f"| {i} | `{s.id}` | {_cell(s.title)} | {who} | {evidence} | "
-            f"{'yes' if s.mutating else 'no'} |"
-        )
-    notes = [(i, s) for i, s in enumerate(steps, 1) if s.details]
-    if notes:
-        lines += ["", "Notes:", ""]
-        lines += [f"- **{i}. `{s.id}`**: {s.details}" for i, s in notes]
-    lines += [
-        "",
-        "## Names and guards",
-        "",
-        (
-            f"- Trunk model: releases are prepared and tagged on `{rel.main_branch}`, which "
-            "carries the released version until the next bump; a maintenance branch "
-            f"`{rel.branch}` is cut only for a patch release after {rel.main_branch} moved on."
-            if rel.model == "trunk"
-            else f"- Release branches are `{rel.branch}` (e.g. `{branch}`), cut from "
-            f"`{rel.main_branch}`; the cut moves `{rel.main_branch}` to the next minor `.dev0` "
-            "version."
-        ),
-        f"- Release candidates are tagged `{rel.rc_tag}` (e.g. `{names.rc_tag_for(example, 2)}`) "
-        f"on the {'main' if rel.model == 'trunk' else 'release'} branch; the version files "
-        f"carry the final version `{example}`, so an RC's artifacts are the release's artifacts.",
-        f"- The release is tagged `{rel.tag}` (e.g. `{names.final_tag(example)}`) on exactly "
-        "the commit of the newest release candidate, and only when that candidate's "
-        f"release_verify report (`{rel.rc_report}`, or `--report`) is for its commit and passes.",
-        "- Every command is a dry run unless `--execute`, prints the exact git commands, pushes "
-        f"only with `--push` (to `{rel.remote or 'no remote'}`), checks its preconditions first "
-        "and finds nothing to do when run twice. Tag names that do not match the patterns are "
-        "refused.",
-        "",
-        "## Patch releases",
-        "",
-        "A patch release (`X.Y.Z+1`) is made from the existing release branch, starting at the "
-        "`bump` step (`mlrelease release prepare --version X.Y.Z+1`); the branch is not cut again. "
-        "It is considered when a regression meets these criteria:",
-        "",
-    ]
-    lines += [f"{i}. {_cell(c)}" for i, c in enumerate(rel.patch_criteria, 1)]
-    values = {
-        "trailer": rel.trailer,
-        "series": "X.Y",
-        "branch": rel.branch.replace("{major}", "X").replace("{minor}", "Y"),
-    }
-    lines += ["", "## Cherry-picks", ""]
-    lines += [f"- {rule.format(**values)}" for rule in rel.cherry_pick_rules]
-    return "\n".join(lines) + "\n"

@@ -9,8 +9,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rich.table import Table
-
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on 3.10 only
@@ -18,11 +16,11 @@ else:  # pragma: no cover - exercised on 3.10 only
 
 from mlrelease import git
 from mlrelease.config import PYPROJECT, TABLE, Config, find_root, load, parse_section
-from mlrelease.docs import published
 from mlrelease.exit_criteria import first_difference
 from mlrelease.release import (
     candidates,
     checklist,
+    checklist_doc,
     cut,
     flow,
     observe,
@@ -30,6 +28,7 @@ from mlrelease.release import (
     plan,
     promotion,
     repo,
+    snapshot,
 )
 from mlrelease.release import status as release_status
 from mlrelease.terminal import make_console
@@ -62,6 +61,12 @@ def _say(text: str) -> None:
     console.print(text, soft_wrap=True, markup=False)
 
 
+def _snapshot(args: argparse.Namespace) -> tuple[Config, snapshot.ReleaseState]:
+    """The configuration and the one snapshot of the world the command decides on."""
+    config = _config(args)
+    return config, observe.base(config)
+
+
 def _flow(args: argparse.Namespace) -> flow.Flow:
     return flow.Flow.of(_config(args))
 
@@ -71,62 +76,12 @@ def cmd_status(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(data, indent=2))
         return 0
-    table = Table(title=f"release {data['release']}", title_justify="left", show_header=False)
-    table.add_column("what", style="bold")
-    table.add_column("state", overflow="fold")
-    files = ", ".join(f"{f['file']}:{f['line']}={f['version']}" for f in data["files"])
-    consistent = "consistent" if data["consistent"] else "INCONSISTENT"
-    rows: list[tuple[str, Any]] = [
-        (
-            "version",
-            f"{data['version']} ({consistent}): {files}"
-            + ("; " + "; ".join(data["problems"]) if data["problems"] else ""),
-        ),
-        (
-            "changelog",
-            f"{data['changelog']['file']}: "
-            + ("has a section" if data["changelog"]["section"] else "no section")
-            + f" for {data['release']}",
-        ),
-        ("branch", f"{data['branch'] or '(detached)'} at {(data['head'] or '?')[:12]}"),
-        (
-            "release branch",
-            f"{data['release_branch']['name']} "
-            + ("exists" if data["release_branch"]["exists"] else "does not exist"),
-        ),
-        (
-            "tags",
-            ", ".join(
-                data["tags"]["rc"] + ([data["tags"]["final"]] if data["tags"]["final"] else [])
-            )
-            or "none",
-        ),
-        ("next RC", data["next_rc"]),
-        ("release_verify", _verdict(data["release_verify"])),
-    ]
-    if data["remote"]["error"]:
-        rows.append(("remote", data["remote"]["error"]))
-    rows.append(("docs", published.describe(data["docs"])))
-    for name, what in data["next"].items():
-        rows.append((f"next: {name}", what))
-    for what, state in rows:
-        table.add_row(what, str(state))
-    make_console(stderr=False).print(table)
+    make_console(stderr=False).print(release_status.table(data))
     return 0
 
 
-def _verdict(info: dict[str, Any]) -> str:
-    if info.get("error"):
-        return str(info["error"])
-    if info["verdict"] is None:
-        return f"no report at {info['report']}"
-    which = "HEAD" if info["for_head"] else f"{(info.get('commit') or '?')[:12]}, not HEAD"
-    return f"{info['verdict']} for {which} ({info.get('created', '')})"
-
-
 def cmd_cut(args: argparse.Namespace) -> int:
-    config = _config(args)
-    snap = observe.base(config)
+    config, snap = _snapshot(args)
     observe.for_cut(config, args.version, args.from_ref, snap)
     plan = cut.plan_cut(snap, config, args.version, args.from_ref, args.push)
     plan.print(execute=args.execute, out=_say)
@@ -134,8 +89,7 @@ def cmd_cut(args: argparse.Namespace) -> int:
 
 
 def cmd_prepare(args: argparse.Namespace) -> int:
-    config = _config(args)
-    snap = observe.base(config)
+    config, snap = _snapshot(args)
     observe.for_prepare(config, args.version, snap)
     plan = candidates.plan_prepare(snap, config, args.version, args.push)
     plan.print(execute=args.execute, out=_say)
@@ -143,8 +97,7 @@ def cmd_prepare(args: argparse.Namespace) -> int:
 
 
 def cmd_rc(args: argparse.Namespace) -> int:
-    config = _config(args)
-    snap = observe.base(config)
+    config, snap = _snapshot(args)
     observe.for_rc(config, snap)
     plan = candidates.plan_rc(snap, config, args.tag, args.push)
     plan.print(execute=args.execute, out=_say)
@@ -173,8 +126,7 @@ def cmd_bind(args: argparse.Namespace) -> int:
 
 
 def cmd_cherry_picks(args: argparse.Namespace) -> int:
-    config = _config(args)
-    snap = observe.base(config)
+    config, snap = _snapshot(args)
     observe.for_picks(config, args.branch, snap)
     found = picks.plan_picks(snap, config, args.branch, args.push, args.mark, args.reason)
     text = found.markdown()
@@ -205,7 +157,7 @@ def cmd_checklist_doc(args: argparse.Namespace) -> int:
     config = _config(args)
     page = config.release.checklist_doc
     path = config.path(page)
-    text = checklist.render(config)
+    text = checklist_doc.render(config)
     current = path.read_text(encoding="utf-8") if path.exists() else ""
     difference = first_difference(text, current)
     if args.check:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from mlrelease.errors import UserError
-from mlrelease.release.settings import ChecklistStep
+from mlrelease.release.checklist_steps import ChecklistStep, current_id
 
 LEDGER_SCHEMA = 1
 STATUSES = ("pending", "running", "done", "failed")
@@ -153,7 +153,9 @@ class Ledger:
         if path.is_file():
             found, records = parse(path, path.read_bytes())
             created = found or created
-            old = {r.id: r for r in records}
+            for record in records:  # a ledger written under the old step names
+                record.id = current_id(record.id)[0]
+                old[record.id] = record
         records = [old.get(s.id) or StepRecord(s.id, s.title, s.mutating) for s in steps]
         return cls(path, version, records, created=created)
 

@@ -15,6 +15,12 @@ from typing import Literal
 from packaging.version import InvalidVersion, Version
 
 from mlrelease.errors import ConfigError, UserError
+from mlrelease.release.checklist_steps import (
+    DEFAULT_CHECKLIST,
+    DEFAULT_CHERRY_PICK_RULES,
+    DEFAULT_PATCH_CRITERIA,
+    ChecklistStep,
+)
 
 TABLE = "tool.mlrelease.release"
 
@@ -30,156 +36,6 @@ class ReleaseEdit:
     replace: str
     """Replacement; may use ``{branch}``, ``{series}``, ``{major}`` and ``{minor}``."""
     regex: bool = False
-
-
-@dataclass(frozen=True)
-class ChecklistStep:
-    """One step of the release checklist (and one row of docs/release/checklist.md)."""
-
-    id: str
-    """Short name, unique; the ledger and ``--confirm`` use it."""
-    title: str
-    """What the step achieves, one line."""
-    task: str
-    """The session or task a person runs for this step (shown on the checklist page)."""
-    run: list[str] = field(default_factory=list)
-    """The command the checklist runner executes; empty for a manual step."""
-    evidence: list[str] = field(default_factory=list)
-    """Files the step must leave behind (recorded in the ledger; missing ones fail the step)."""
-    mutating: bool = True
-    """Changes git state or publishes something: once done, never run again."""
-    details: str = ""
-    """Why the step exists, or what to check by hand."""
-
-
-def _step(
-    id: str,
-    title: str,
-    task: str,
-    run: list[str],
-    evidence: list[str] | None = None,
-    *,
-    mutating: bool = True,
-    details: str = "",
-) -> ChecklistStep:
-    return ChecklistStep(id, title, task, run, evidence or [], mutating, details)
-
-
-# Modelled on the seeds: Torch-TensorRT (freeze, test, ops index, version bump PR with changelog,
-# tag), PyTorch (cut release/X.Y, RC tags vX.Y.Z-rcN, promote RC to stable), ONNX 1.7 (verify
-# the RC before the final release, publish, announce).
-DEFAULT_CHECKLIST: list[ChecklistStep] = [
-    _step(
-        "freeze",
-        "Freeze main: cut the release branch; main moves to the next .dev version",
-        "invoke release.cut --version {series} --execute --push",
-        ["mlrelease", "release", "cut", "--version", "{series}", "--execute", "--push"],
-        details="Release-only edits are committed on the branch; fixes reach it as cherry-picks.",
-    ),
-    _step(
-        "verify",
-        "Check every exit criterion on the release branch",
-        "nox -s release_verify",
-        ["nox", "-s", "release_verify"],
-        ["build/release-verify/report.json"],
-        mutating=False,
-    ),
-    _step(
-        "bump",
-        "Bump the version and write its changelog section (one commit on the branch)",
-        "invoke release.prepare --version {version} --execute --push",
-        ["mlrelease", "release", "prepare", "--version", "{version}", "--execute", "--push"],
-        details="The seeds' version-bump and changelog steps: one commit, so no tag ever sees "
-        "one without the other.",
-    ),
-    _step(
-        "ops-index",
-        "Regenerate the supported-operators index; it must equal the committed one",
-        "nox -s ops_index -- --check",
-        ["nox", "-s", "ops_index", "--", "--check"],
-        ["docs/indices/supported_ops.json"],
-        mutating=False,
-    ),
-    _step(
-        "rc-tag",
-        "Tag the next release candidate vX.Y.Z-rcN on the branch head",
-        "invoke release.rc --execute --push",
-        ["mlrelease", "release", "rc", "--execute", "--push"],
-    ),
-    _step(
-        "wheels",
-        "Build, audit and smoke-test the sdist and wheels of the RC",
-        "nox -s wheels",
-        ["nox", "-s", "wheels"],
-        ["dist/SHA256SUMS"],
-        mutating=False,
-        details="In CI the RC tag's release workflow builds every platform and stores the "
-        "files with their SHA256SUMS on the RC's pre-release.",
-    ),
-    _step(
-        "bind",
-        "Bind the RC's artifacts to it: their manifest on origin, never moved",
-        "invoke release.bind --rc {rc_tag} --execute --push",
-        ["mlrelease", "release", "bind", "--rc", "{rc_tag}", "--execute", "--push"],
-        details="Run where the files were built, at the RC's commit; promotion verifies the "
-        "files against this manifest, not against a sums file next to them.",
-    ),
-    _step(
-        "rc-verify",
-        "Verify the release candidate: the report promotion reads",
-        "nox -s release_verify",
-        ["nox", "-s", "release_verify"],
-        ["build/release-verify/report.json"],
-        mutating=False,
-    ),
-    _step(
-        "promote",
-        "Promote the verified RC: tag vX.Y.Z on exactly the RC's commit",
-        "invoke release.promote --rc {rc_tag} --execute --push",
-        ["mlrelease", "release", "promote", "--rc", "{rc_tag}", "--execute", "--push"],
-    ),
-    _step(
-        "publish",
-        "Publish the RC's verified artifacts to PyPI (no rebuild)",
-        "mlrelease wheels promote --artifacts dist --execute",
-        ["mlrelease", "wheels", "promote", "--artifacts", "dist", "--execute"],
-        details="Files are checked against the RC's SHA256SUMS before upload.",
-    ),
-    _step(
-        "docs-freeze",
-        "Freeze this version's docs from its tag and list it in the switcher",
-        "invoke docs.freeze --version {version} --execute",
-        ["invoke", "docs.freeze", "--version", "{version}", "--execute"],
-        details="After promotion: docs.freeze builds from the final tag vX.Y.Z.",
-    ),
-    _step(
-        "announce",
-        "Publish the release notes (the changelog section) and announce the release",
-        "by hand: GitHub release from the changelog section, then the project's channels",
-        [],
-        details="Confirm with `mlrelease release checklist --version X.Y.Z --execute --confirm "
-        "announce`.",
-    ),
-]
-
-# PyTorch's patch-release criteria, and its cherry-pick tracker rules.
-DEFAULT_PATCH_CRITERIA = [
-    "The regression breaks core functionality (stable or beta features), including the "
-    "functionality that first-party downstream libraries rely on.",
-    "There is no viable workaround: users cannot simply avoid or overcome the regression.",
-    "Documentation-only problems do not qualify; they are fixed on main and in the next release.",
-]
-DEFAULT_CHERRY_PICK_RULES = [
-    "Cherry-picks fix regressions, test or build breakage and release blockers; they are not "
-    "a way to add features after the freeze.",
-    "Every fix lands on main first, with the trailer `{trailer}: {series}` in its commit message.",
-    "The release manager tracks them with `mlrelease release cherry-picks --branch {branch}` "
-    "(Markdown for the tracker issue) and picks the missing ones with `--execute` "
-    "(`git cherry-pick -x`).",
-    "A fix counts as picked when a commit with the same patch (`git cherry`) is on the branch, "
-    "even if it was rebased or picked by hand.",
-    "A new release candidate is tagged after the picks; only the newest RC can be promoted.",
-]
 
 
 @dataclass(frozen=True)
@@ -251,12 +107,21 @@ CHECKLIST_PLACEHOLDERS = (
 
 
 def check_placeholders(config: ReleaseConfig, source: str) -> None:
-    """Refuse a checklist step naming an unknown placeholder (it would be shown literally)."""
+    """Refuse a checklist step naming an unknown placeholder (it would be shown literally), or
+    giving a ``task`` beside its ``run`` (two commands for one step that could disagree)."""
     for key, steps in (
         ("checklist", config.checklist),
         ("checklist-extra", config.checklist_extra),
     ):
         for i, step in enumerate(steps):
+            if step.run and step.task:
+                raise ConfigError(
+                    f"{TABLE}.{key}[{i}].task",
+                    "no task for a step with a run (the command shown is derived from run)",
+                    repr(step.task),
+                    source=source,
+                    hint="Delete the task line; a manual step (run = []) keeps its task.",
+                )
             for part, texts in (
                 ("run", step.run),
                 ("task", [step.task]),

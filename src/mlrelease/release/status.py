@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from packaging.version import Version
+from rich.table import Table
 
 from mlrelease import changelog, git, report, versions
 from mlrelease.docs import published
@@ -106,3 +107,57 @@ def status(flow: Flow, version: str | None = None) -> dict[str, Any]:
         "next": next_steps,
         "docs": published.state(config).to_dict(),
     }
+
+
+def table(data: dict[str, Any]) -> Table:
+    """The status as a two-column table (``release status`` without ``--json``)."""
+    shown = Table(title=f"release {data['release']}", title_justify="left", show_header=False)
+    shown.add_column("what", style="bold")
+    shown.add_column("state", overflow="fold")
+    files = ", ".join(f"{f['file']}:{f['line']}={f['version']}" for f in data["files"])
+    consistent = "consistent" if data["consistent"] else "INCONSISTENT"
+    rows: list[tuple[str, Any]] = [
+        (
+            "version",
+            f"{data['version']} ({consistent}): {files}"
+            + ("; " + "; ".join(data["problems"]) if data["problems"] else ""),
+        ),
+        (
+            "changelog",
+            f"{data['changelog']['file']}: "
+            + ("has a section" if data["changelog"]["section"] else "no section")
+            + f" for {data['release']}",
+        ),
+        ("branch", f"{data['branch'] or '(detached)'} at {(data['head'] or '?')[:12]}"),
+        (
+            "release branch",
+            f"{data['release_branch']['name']} "
+            + ("exists" if data["release_branch"]["exists"] else "does not exist"),
+        ),
+        (
+            "tags",
+            ", ".join(
+                data["tags"]["rc"] + ([data["tags"]["final"]] if data["tags"]["final"] else [])
+            )
+            or "none",
+        ),
+        ("next RC", data["next_rc"]),
+        ("release_verify", _verdict(data["release_verify"])),
+    ]
+    if data["remote"]["error"]:
+        rows.append(("remote", data["remote"]["error"]))
+    rows.append(("docs", published.describe(data["docs"])))
+    for name, what in data["next"].items():
+        rows.append((f"next: {name}", what))
+    for what, state in rows:
+        shown.add_row(what, str(state))
+    return shown
+
+
+def _verdict(info: dict[str, Any]) -> str:
+    if info.get("error"):
+        return str(info["error"])
+    if info["verdict"] is None:
+        return f"no report at {info['report']}"
+    which = "HEAD" if info["for_head"] else f"{(info.get('commit') or '?')[:12]}, not HEAD"
+    return f"{info['verdict']} for {which} ({info.get('created', '')})"

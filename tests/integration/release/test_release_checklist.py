@@ -88,7 +88,7 @@ def assert_released(repo: Repo) -> None:
 def test_checklist_runs_the_release_and_second_run_does_nothing(repo: Repo) -> None:
     dry = checklist(repo)
     assert dry.returncode == 0 and "Dry run: nothing run" in dry.stderr
-    assert "pending  freeze" in dry.stderr and repo.tags() == {}
+    assert "pending  cut" in dry.stderr and repo.tags() == {}
     assert repo.git("for-each-ref", "refs/heads").count("refs/heads/") == 1
     first = checklist(repo, "--execute")
     assert first.returncode == 0, first.stderr

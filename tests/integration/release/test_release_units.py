@@ -13,7 +13,7 @@ from packaging.version import Version
 from mlrelease.config import load, parse_section
 from mlrelease.errors import ConfigError, UserError
 from mlrelease.gates import Context, Status, load_gates
-from mlrelease.release import checklist
+from mlrelease.release import checklist_doc
 from mlrelease.release.settings import Names, ReleaseConfig, parse_release, parse_series
 
 ROOT = REPO_ROOT
@@ -86,7 +86,7 @@ def test_version_arguments() -> None:
 
 def test_checklist_page_is_generated_and_current() -> None:
     config = load(ROOT)
-    text = checklist.render(config)
+    text = checklist_doc.render(config)
     assert (ROOT / config.release.checklist_doc).read_text(encoding="utf-8") == text, (
         "docs/release/checklist.md is stale: run `mlrelease release checklist-doc`"
     )

@@ -33,7 +33,7 @@ def test_malformed_ledger_is_a_clear_error(repo: Repo, mlr, content: bytes) -> N
     assert "Traceback" not in err and path.read_bytes() == content
 
 
-STEP = {"id": "freeze", "title": "Freeze", "mutating": True}
+STEP = {"id": "cut", "title": "Freeze", "mutating": True}
 
 
 @pytest.mark.parametrize(
@@ -43,8 +43,8 @@ STEP = {"id": "freeze", "title": "Freeze", "mutating": True}
          "steps[0].status must be one of pending, running, done, failed, not 3 (int)"),
         ({"complete": "done", "steps": []}, 'complete must be true or false, not "done" (str)'),
         ({"steps": [{**STEP, "mutating": "yes"}]}, 'steps[0].mutating must be true or false'),
-        ({"steps": [["freeze", "done"]]}, "steps[0] must be an object (one step's record)"),
-        ({"steps": {"freeze": "done"}}, "steps must be a list of step records"),
+        ({"steps": [["cut", "done"]]}, "steps[0] must be an object (one step's record)"),
+        ({"steps": {"cut": "done"}}, "steps must be a list of step records"),
         ({"steps": [{**STEP, "runs": "2"}]}, 'steps[0].runs must be an integer, not "2" (str)'),
         ({"steps": [{**STEP, "command": "cut"}]}, "steps[0].command must be a list of strings"),
         ({"steps": [{"title": "Freeze", "mutating": True}]}, "steps[0] lacks the key 'id'"),
@@ -72,10 +72,10 @@ def test_a_ledger_that_is_not_utf8_says_so(repo: Repo, mlr) -> None:  # type: ig
 def test_a_step_the_world_shows_done_is_confirmed_with_a_reason(repo: Repo, mlr) -> None:  # type: ignore[no-untyped-def]
     (repo.path / "scratch.txt").write_text("in the way\n")  # cut refuses a dirty tree
     code, _, err = mlr("release", "checklist", "--version", "1.4.0", "--execute")
-    assert code == 1 and "freeze: failed" in err
+    assert code == 1 and "cut: failed" in err
     (repo.path / "scratch.txt").unlink()
     assert mlr("release", "cut", "--version", "1.4", "--execute", "--push")[0] == 0  # by hand
-    args = ("release", "checklist", "--version", "1.4.0", "--execute", "--confirm", "freeze")
+    args = ("release", "checklist", "--version", "1.4.0", "--execute", "--confirm", "cut")
     code, _, err = mlr(*args)
     assert code == 2 and "only with --reason" in err
     code, _, err = mlr(*args, "--reason", "cut by hand: release/1.4 is on origin")

@@ -10,7 +10,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers.release import BUMP_KILL_POINTS, CHECKLIST_KILL_POINTS, PROMOTE_KILL_POINTS, Repo
+from helpers.release import (
+    BMV_KILL_POINTS,
+    BUMP_KILL_POINTS,
+    CHECKLIST_KILL_POINTS,
+    PROMOTE_KILL_POINTS,
+    Repo,
+)
 
 
 @pytest.fixture
@@ -47,7 +53,7 @@ def test_every_fault_point_of_a_release_is_killed_by_a_test(
     )
     assert done.returncode == 0, done.stderr
     passed = set(recorded.read_text().split())
-    covered = {*CHECKLIST_KILL_POINTS, *PROMOTE_KILL_POINTS, *BUMP_KILL_POINTS}
+    covered = {*CHECKLIST_KILL_POINTS, *PROMOTE_KILL_POINTS, *BUMP_KILL_POINTS, *BMV_KILL_POINTS}
     assert passed - covered == set(), "points no kill test exercises"
     assert {p.split(":")[0] for p in passed} >= {"cut", "prepare", "rc", "bind", "promote"}
-    assert {"publish", "bump", "checklist"} <= {p.split(":")[0] for p in passed}
+    assert {"publish", "bump", "checklist", "bmv"} <= {p.split(":")[0] for p in passed}

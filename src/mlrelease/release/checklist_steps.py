@@ -1,0 +1,180 @@
+"""The release checklist's steps: what each is, the default list modelled on the seeds, and
+the old step names still accepted (pure: no git, no files)."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+STEP_ALIASES = {"freeze": "cut", "bump": "prepare", "rc-tag": "rc"}
+"""Deprecated step names -> the verb each step is named after now. Accepted, with a message
+saying the new name, in ``checklist``/``checklist-extra``, ``--confirm``/``--redo`` and
+ledgers, for one release."""
+
+
+_PLAIN = re.compile(r"[\w@%+=:,./{}-]+")
+
+
+def command_line(argv: Sequence[str]) -> str:
+    """``argv`` as a person types it: quoted only where a shell needs it (``{series}`` is
+    shown as is: it stands for a value)."""
+    return " ".join(a if _PLAIN.fullmatch(a) else shlex.quote(a) for a in argv)
+
+
+def current_id(step_id: str) -> tuple[str, str | None]:
+    """(the step's name now, a message when ``step_id`` is a deprecated one)."""
+    new = STEP_ALIASES.get(step_id)
+    if new is None:
+        return step_id, None
+    return new, (
+        f"checklist: step {step_id!r} is now called {new!r} (after the command it runs); the "
+        f"old name is accepted until the next release. Use {new!r}."
+    )
+
+
+@dataclass(frozen=True)
+class ChecklistStep:
+    """One step of the release checklist (and one row of docs/release/checklist.md)."""
+
+    id: str
+    """Short name, unique, the verb of the command it runs (``cut`` runs ``release cut``);
+    the ledger and ``--confirm`` use it."""
+    title: str
+    """What the step achieves, one line."""
+    task: str = ""
+    """A manual step's instructions: what a person does by hand. A step with a ``run`` has
+    none: the command shown for it is its ``run`` (one argv, never two that could disagree)."""
+    run: list[str] = field(default_factory=list)
+    """The command the checklist runner executes, and shows; empty for a manual step."""
+    evidence: list[str] = field(default_factory=list)
+    """Files the step must leave behind (recorded in the ledger; missing ones fail the step)."""
+    mutating: bool = True
+    """Changes git state or publishes something: once done, never run again."""
+    details: str = ""
+    """Why the step exists, or what to check by hand."""
+
+    @property
+    def shown(self) -> str:
+        """The command as a person reads it (derived from ``run``), or the manual text."""
+        return command_line(self.run) if self.run else self.task
+
+
+def _step(
+    id: str,
+    title: str,
+    run: list[str],
+    evidence: list[str] | None = None,
+    *,
+    mutating: bool = True,
+    details: str = "",
+    task: str = "",
+) -> ChecklistStep:
+    return ChecklistStep(id, title, task, run, evidence or [], mutating, details)
+
+
+# Modelled on the seeds: Torch-TensorRT (freeze, test, ops index, version bump PR with changelog,
+# tag), PyTorch (cut release/X.Y, RC tags vX.Y.Z-rcN, promote RC to stable), ONNX 1.7 (verify
+# the RC before the final release, publish, announce).
+DEFAULT_CHECKLIST: list[ChecklistStep] = [
+    _step(
+        "cut",
+        "Freeze main: cut the release branch; main moves to the next .dev version",
+        ["mlrelease", "release", "cut", "--version", "{series}", "--execute", "--push"],
+        details="Release-only edits are committed on the branch; fixes reach it as cherry-picks.",
+    ),
+    _step(
+        "verify",
+        "Check every exit criterion on the release branch",
+        ["nox", "-s", "release_verify"],
+        ["build/release-verify/report.json"],
+        mutating=False,
+    ),
+    _step(
+        "prepare",
+        "Bump the version and write its changelog section (one commit on the branch)",
+        ["mlrelease", "release", "prepare", "--version", "{version}", "--execute", "--push"],
+        details="The seeds' version-bump and changelog steps: one commit, so no tag ever sees "
+        "one without the other.",
+    ),
+    _step(
+        "ops-index",
+        "Regenerate the supported-operators index; it must equal the committed one",
+        ["nox", "-s", "ops_index", "--", "--check"],
+        ["docs/indices/supported_ops.json"],
+        mutating=False,
+    ),
+    _step(
+        "rc",
+        "Tag the next release candidate vX.Y.Z-rcN on the branch head",
+        ["mlrelease", "release", "rc", "--execute", "--push"],
+    ),
+    _step(
+        "wheels",
+        "Build, audit and smoke-test the sdist and wheels of the RC",
+        ["nox", "-s", "wheels"],
+        ["dist/SHA256SUMS"],
+        mutating=False,
+        details="In CI the RC tag's release workflow builds every platform and stores the "
+        "files with their SHA256SUMS on the RC's pre-release.",
+    ),
+    _step(
+        "bind",
+        "Bind the RC's artifacts to it: their manifest on origin, never moved",
+        ["mlrelease", "release", "bind", "--rc", "{rc_tag}", "--execute", "--push"],
+        details="Run where the files were built, at the RC's commit; promotion verifies the "
+        "files against this manifest, not against a sums file next to them.",
+    ),
+    _step(
+        "rc-verify",
+        "Verify the release candidate: the report promotion reads",
+        ["nox", "-s", "release_verify"],
+        ["build/release-verify/report.json"],
+        mutating=False,
+    ),
+    _step(
+        "promote",
+        "Promote the verified RC: tag vX.Y.Z on exactly the RC's commit",
+        ["mlrelease", "release", "promote", "--rc", "{rc_tag}", "--execute", "--push"],
+    ),
+    _step(
+        "publish",
+        "Publish the RC's verified artifacts to PyPI (no rebuild)",
+        ["mlrelease", "wheels", "promote", "--artifacts", "dist", "--execute"],
+        details="Files are checked against the RC's SHA256SUMS before upload.",
+    ),
+    _step(
+        "docs-freeze",
+        "Freeze this version's docs from its tag and list it in the switcher",
+        ["invoke", "docs.freeze", "--version", "{version}", "--execute"],
+        details="After promotion: docs.freeze builds from the final tag vX.Y.Z.",
+    ),
+    _step(
+        "announce",
+        "Publish the release notes (the changelog section) and announce the release",
+        [],
+        task="by hand: GitHub release from the changelog section, then the project's channels",
+        details="Confirm with `mlrelease release checklist --version X.Y.Z --execute --confirm "
+        "announce`.",
+    ),
+]
+
+# PyTorch's patch-release criteria, and its cherry-pick tracker rules.
+DEFAULT_PATCH_CRITERIA = [
+    "The regression breaks core functionality (stable or beta features), including the "
+    "functionality that first-party downstream libraries rely on.",
+    "There is no viable workaround: users cannot simply avoid or overcome the regression.",
+    "Documentation-only problems do not qualify; they are fixed on main and in the next release.",
+]
+DEFAULT_CHERRY_PICK_RULES = [
+    "Cherry-picks fix regressions, test or build breakage and release blockers; they are not "
+    "a way to add features after the freeze.",
+    "Every fix lands on main first, with the trailer `{trailer}: {series}` in its commit message.",
+    "The release manager tracks them with `mlrelease release cherry-picks --branch {branch}` "
+    "(Markdown for the tracker issue) and picks the missing ones with `--execute` "
+    "(`git cherry-pick -x`).",
+    "A fix counts as picked when a commit with the same patch (`git cherry`) is on the branch, "
+    "even if it was rebased or picked by hand.",
+    "A new release candidate is tagged after the picks; only the newest RC can be promoted.",
+]
