@@ -14,14 +14,15 @@ class GitError(UserError):
     exit_code = 1
 
 
-def run(root: Path, *args: str, check: bool = True) -> str:
-    """Run ``git args`` in ``root`` and return its stripped stdout."""
+def run(root: Path, *args: str, check: bool = True, input: str | None = None) -> str:
+    """Run ``git args`` in ``root`` (``input`` on its stdin) and return its stripped stdout."""
     proc = subprocess.run(
         ["git", *args],
         cwd=root,
         capture_output=True,
         text=True,
         check=False,
+        input=input,
     )
     if check and proc.returncode != 0:
         raise GitError(

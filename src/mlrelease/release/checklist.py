@@ -20,6 +20,7 @@ from pathlib import Path
 
 from packaging.version import Version
 
+from mlrelease import git
 from mlrelease.config import Config
 from mlrelease.docs import published
 from mlrelease.errors import PreconditionError, UserError
@@ -192,12 +193,12 @@ class Runner:
                 elif rec.status == "done":
                     rec.status = "pending"
         # Only a run that writes the ledger needs it ignored; a dry run writes nothing.
-        probe = subprocess.run(
-            ["git", "check-ignore", "-q", "--no-index", str(ledger.path)],
-            cwd=self.config.root,
-            check=False,
-        )
-        if execute and probe.returncode == 1:  # 0: ignored; 128: not a repository
+        root = self.config.root
+        if (
+            execute
+            and git.is_repo(root)  # the path is printed when it is ignored
+            and not git.run(root, "check-ignore", "--no-index", str(ledger.path), check=False)
+        ):
             raise PreconditionError(
                 f"checklist: {self._display(ledger.path)} is not ignored by git, so the ledger "
                 "would make the tree dirty and the release commands refuse to act. Add "

@@ -47,7 +47,10 @@ from mlrelease.wheels.promote import PYPI_UPLOAD_URL
 
 
 @dataclass
-class Promotion:
+class PromotionPlan:
+    """A planned promotion (``release promote``); not :class:`mlrelease.wheels.promote.Promotion`,
+    the files to upload."""
+
     plan: Plan
     rc_tag: str
     final_tag: str
@@ -162,7 +165,7 @@ def plan_promote(
     publish: bool = False,
     artifacts: str | None = None,
     repository_url: str = PYPI_UPLOAD_URL,
-) -> Promotion:
+) -> PromotionPlan:
     """``release promote --rc vX.Y.Z-rcN``: verify, publish, tag vX.Y.Z on the RC's commit."""
     root, names = flow.root, flow.names
     plan = Plan("promote", root)
@@ -257,7 +260,7 @@ def plan_promote(
     if "push" in decision.steps:
         name = flow.require_remote("promote").name
         plan.actions.append(git_action("push", "push", "--atomic", name, f"refs/tags/{final}"))
-    return Promotion(plan, rc, final, commit)
+    return PromotionPlan(plan, rc, final, commit)
 
 
 def check_report(flow: Flow, path: Path | None, rc: str, commit: str) -> None:

@@ -8,7 +8,6 @@ command ran tells its mutations apart from its reads.
 from __future__ import annotations
 
 import re
-import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -50,11 +49,13 @@ def tags(root: Path) -> dict[str, str]:
 
 
 def show(root: Path, ref: str, path: str) -> str | None:
-    """A file's text at ``ref``; None when the file or the ref does not exist."""
-    proc = subprocess.run(
-        ["git", "show", f"{ref}:{path}"], cwd=root, capture_output=True, text=True, check=False
-    )
-    return proc.stdout if proc.returncode == 0 else None
+    """A file's text at ``ref`` (its last newline restored); None when the file or the ref does
+    not exist."""
+    try:
+        text = git.run(root, "show", f"{ref}:{path}")
+    except git.GitError:
+        return None
+    return text + "\n" if text else text
 
 
 def pyproject_at(root: Path, ref: str) -> Mapping[str, Any]:
@@ -78,13 +79,11 @@ def version_at(root: Path, ref: str) -> str:
 
 
 def is_ancestor(root: Path, ancestor: str, descendant: str) -> bool:
-    proc = subprocess.run(
-        ["git", "merge-base", "--is-ancestor", ancestor, descendant],
-        cwd=root,
-        capture_output=True,
-        check=False,
-    )
-    return proc.returncode == 0
+    try:
+        git.run(root, "merge-base", "--is-ancestor", ancestor, descendant)
+    except git.GitError:  # exit 1: not an ancestor (or not a commit here)
+        return False
+    return True
 
 
 def git_dir(root: Path) -> Path:
@@ -106,17 +105,9 @@ def cherry(root: Path, upstream: str, head: str) -> list[tuple[bool, str]]:
 
 def patch_ids(root: Path, revisions: str) -> dict[str, str]:
     """patch id -> commit for the commits in ``revisions`` (``git patch-id --stable``)."""
-    log = subprocess.run(
-        ["git", "log", "-p", "--no-color", "--format=commit %H", revisions],
-        cwd=root,
-        capture_output=True,
-        check=True,
-    )
-    proc = subprocess.run(
-        ["git", "patch-id", "--stable"], cwd=root, input=log.stdout, capture_output=True, check=True
-    )
+    log = git.run(root, "log", "-p", "--no-color", "--format=commit %H", revisions)
     result: dict[str, str] = {}
-    for line in proc.stdout.decode().splitlines():
+    for line in git.run(root, "patch-id", "--stable", input=log + "\n").splitlines():
         patch, _, sha = line.partition(" ")
         result.setdefault(patch, sha)
     return result
