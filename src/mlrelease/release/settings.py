@@ -114,14 +114,6 @@ def check_placeholders(config: ReleaseConfig, source: str) -> None:
         ("checklist-extra", config.checklist_extra),
     ):
         for i, step in enumerate(steps):
-            if step.run and step.task:
-                raise ConfigError(
-                    f"{TABLE}.{key}[{i}].task",
-                    "no task for a step with a run (the command shown is derived from run)",
-                    repr(step.task),
-                    source=source,
-                    hint="Delete the task line; a manual step (run = []) keeps its task.",
-                )
             for part, texts in (
                 ("run", step.run),
                 ("task", [step.task]),
@@ -138,6 +130,14 @@ def check_placeholders(config: ReleaseConfig, source: str) -> None:
                                 source=source,
                                 hint="Fix the name, or double the braces for a literal one.",
                             )
+            if step.run and step.task:
+                raise ConfigError(
+                    f"{TABLE}.{key}[{i}].task",
+                    "no task for a step with a run (the command shown is derived from run)",
+                    repr(step.task),
+                    source=source,
+                    hint="Delete the task line; a manual step (run = []) keeps its task.",
+                )
 
 
 _FIELD = {

@@ -55,7 +55,7 @@ def test_trunk_checklist_names_only_what_the_project_has(tmp_path: Path) -> None
     proc = mlrelease(root, "release", "checklist", "--version", "1.4.1")
     assert proc.returncode == 0, proc.stderr
     shown = proc.stderr
-    assert "freeze" not in shown  # trunk: no release branch to cut
+    assert "cut:" not in shown  # trunk: no release branch to cut
     assert "ops-index" not in shown and "docs-freeze" not in shown  # gates it does not run
     assert "mlrelease verify" in shown and "mlrelease wheels build" in shown
     assert "nox " not in shown and "invoke " not in shown
@@ -72,7 +72,7 @@ def test_branch_model_keeps_the_cut(tmp_path: Path) -> None:
     data = (root / "pyproject.toml").read_text()
     assert 'model = "branch"' in data
     proc = mlrelease(root, "release", "checklist", "--version", "1.5.0")
-    assert proc.returncode == 0 and "freeze:" in proc.stderr
+    assert proc.returncode == 0 and "cut:" in proc.stderr
 
 
 def test_extra_steps_and_unknown_placeholders(tmp_path: Path) -> None:
@@ -87,7 +87,7 @@ def test_extra_steps_and_unknown_placeholders(tmp_path: Path) -> None:
     proc = mlrelease(root, "release", "checklist", "--version", "1.4.1")
     assert proc.returncode == 0 and "conda: Update the conda-forge feedstock" in proc.stderr
     assert proc.stderr.index("conda:") < proc.stderr.index("announce:")
-    bad = '\n[[tool.mlrelease.release.checklist-extra]]\nid = "x"\ntitle = "x"\ntask = "x"\n'
+    bad = '\n[[tool.mlrelease.release.checklist-extra]]\nid = "x"\ntitle = "x"\n'
     pyproject.write_text(pyproject.read_text() + bad + 'run = ["echo", "{rc_tagg}"]\n')
     git(root, "commit", "-q", "-am", "chore: a typo")
     for command in (["release", "checklist", "--version", "1.4.1"], ["verify"]):
@@ -123,8 +123,8 @@ def test_every_derived_step_runs_a_real_command(tmp_path: Path) -> None:
     steps = steps_for(load(root))
     assert [s.id for s in steps] == [
         "verify",
-        "bump",
-        "rc-tag",
+        "prepare",
+        "rc",
         "wheels",
         "bind",
         "rc-verify",
