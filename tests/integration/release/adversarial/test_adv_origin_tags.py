@@ -48,3 +48,13 @@ def test_hand_made_annotated_rc_tag_off_the_branch_is_refused(
     code, _, err = mlr("release", "promote", "--rc", "v1.4.0-rc2", "--execute")
     assert code == 1 and "is not on origin's release/1.4" in err
     assert candidate.tag_everywhere("v1.4.0") == ("", "")
+
+
+def test_rc_does_not_call_a_hand_made_tag_at_head_a_candidate(repo: Repo, mlr) -> None:  # type: ignore[no-untyped-def]
+    for args in (("cut", "--version", "1.4"), ("prepare", "--version", "1.4.0")):
+        assert mlr("release", *args, "--execute", "--push")[0] == 0
+    repo.git("tag", "v1.4.0-rc1")  # lightweight, by hand, on the prepared HEAD
+    code, _, err = mlr("release", "rc", "--execute", "--push")
+    assert code == 1 and "v1.4.0-rc1 on this repository is a lightweight tag" in err, err
+    assert "delete it and tag the candidate with that command" in err
+    assert repo.origin_git("tag", "--list") == ""  # nothing pushed
