@@ -14,8 +14,11 @@ class GitError(UserError):
     exit_code = 1
 
 
-def run(root: Path, *args: str, check: bool = True, input: str | None = None) -> str:
-    """Run ``git args`` in ``root`` (``input`` on its stdin) and return its stripped stdout."""
+def run(
+    root: Path, *args: str, check: bool = True, input: str | None = None, errors: str = "strict"
+) -> str:
+    """Run ``git args`` in ``root`` (``input`` on its stdin) and return its stripped stdout;
+    ``errors="surrogateescape"`` carries bytes that are not UTF-8 through unchanged."""
     proc = subprocess.run(
         ["git", *args],
         cwd=root,
@@ -23,6 +26,7 @@ def run(root: Path, *args: str, check: bool = True, input: str | None = None) ->
         text=True,
         check=False,
         input=input,
+        errors=errors,
     )
     if check and proc.returncode != 0:
         raise GitError(

@@ -105,9 +105,11 @@ def cherry(root: Path, upstream: str, head: str) -> list[tuple[bool, str]]:
 
 def patch_ids(root: Path, revisions: str) -> dict[str, str]:
     """patch id -> commit for the commits in ``revisions`` (``git patch-id --stable``)."""
-    log = git.run(root, "log", "-p", "--no-color", "--format=commit %H", revisions)
+    # A patch's bytes need not be UTF-8: carried through as they are, or its id would change.
+    raw = "surrogateescape"
+    log = git.run(root, "log", "-p", "--no-color", "--format=commit %H", revisions, errors=raw)
     result: dict[str, str] = {}
-    for line in git.run(root, "patch-id", "--stable", input=log + "\n").splitlines():
+    for line in git.run(root, "patch-id", "--stable", input=log + "\n", errors=raw).splitlines():
         patch, _, sha = line.partition(" ")
         result.setdefault(patch, sha)
     return result

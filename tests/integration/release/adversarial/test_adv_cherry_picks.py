@@ -64,3 +64,18 @@ def test_picks_a_colleague_already_pushed_are_not_made_again(repo: Repo, mlr, tm
     code, _, err = mlr("release", "cherry-picks", "--execute")
     assert code == 1 and "origin/release/1.4" in err and "has commits that local" in err
     assert repo.git("rev-parse", "HEAD") == head  # not picked a second time
+
+
+def test_a_pick_whose_patch_is_not_utf8_is_matched(repo: Repo, mlr) -> None:  # type: ignore[no-untyped-def]
+    assert mlr("release", "cut", "--version", "1.4", "--execute")[0] == 0
+    repo.git("switch", "-q", "main")
+    (repo.path / "data").mkdir()
+    (repo.path / "data/names.txt").write_bytes(b"caf\xe9 cr\xe8me\n")  # Latin-1, not UTF-8
+    repo.git("add", "data/names.txt")
+    repo.git("commit", "-q", "-m", "fix: the names file\n\nRelease-Target: 1.4\n")
+    fix = repo.git("rev-parse", "HEAD")
+    repo.git("switch", "-q", "release/1.4")
+    repo.git("cherry-pick", "-x", fix)
+    code, out, err = mlr("release", "cherry-picks")
+    assert code == 0, err
+    assert "1 of 1 picked, 0 missing" in out and f"| `{fix[:12]}` |" in out
