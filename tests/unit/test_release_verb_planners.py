@@ -1,5 +1,5 @@
-"""The pure planners of cut, prepare, rc and cherry-picks on hand-built snapshots: no git, no
-files, milliseconds each. Each refusal names what is wrong and what to do."""
+"""The pure planners of cut, prepare, rc, cherry-picks and promote on hand-built snapshots: no
+git, no files, milliseconds each. Each refusal names what is wrong and what to do."""
 
 from __future__ import annotations
 
@@ -11,12 +11,23 @@ import pytest
 
 from mlrelease.config import Config
 from mlrelease.errors import PreconditionError, UserError
+from mlrelease.gates import GateResult, Status
 from mlrelease.release.candidates import plan_prepare, plan_rc
 from mlrelease.release.cut import plan_cut
+from mlrelease.release.manifest import Entry, Manifest
 from mlrelease.release.picks import plan_picks
+from mlrelease.release.promotion import plan_promote
 from mlrelease.release.settings import ReleaseConfig, ReleaseEdit
-from mlrelease.release.snapshot import Journal, NotGathered, PickFacts, ReleaseState, WorkTree
+from mlrelease.release.snapshot import (
+    Journal,
+    NotGathered,
+    PickFacts,
+    PromoteFacts,
+    ReleaseState,
+    WorkTree,
+)
 from mlrelease.release.state import RC_MARKER, Refs, Remote, Tag
+from mlrelease.report import Report
 
 ROOT = Path("/nowhere/demo")
 CONFIG = Config(root=ROOT)
@@ -359,3 +370,104 @@ def test_a_mark_is_recorded_instead_of_picking() -> None:
 )  # fmt: skip
 def test_picks_refuse_before_the_first_change(changes: dict[str, object], refusal: str) -> None:
     refused(refusal, plan_picks, picks_world(**changes), CONFIG, None)
+
+
+# --- promote ----------------------------------------------------------------------------------
+
+GATES = ["git_state", "changelog"]
+FILES_BUILT = (
+    Entry("demo-1.4.0-py3-none-any.whl", 10, "c" * 64),
+    Entry("demo-1.4.0.tar.gz", 20, "d" * 64),
+)
+MADE = Manifest("v1.4.0-rc1", B, FILES_BUILT)
+BLOB = "5" * 40
+
+
+def verdict(commit: str = B, ran: list[str] = GATES) -> Report:
+    results = [GateResult(Status.PASS, "ok", name=g) for g in ran]
+    return Report("demo", "1.4.0", commit, GATES, results)
+
+
+def promote_world(**changes: object) -> ReleaseState:
+    """v1.4.0-rc1 on origin's release/1.4 at B, verified, bound, its files in dist/."""
+    refs = Refs(
+        heads={"release/1.4": B},
+        tags={"v1.4.0-rc1": rc("v1.4.0-rc1", B)},
+        manifests={"v1.4.0-rc1": BLOB},
+    )
+    facts = PromoteFacts(
+        report_path="build/report.json",
+        report=verdict(),
+        blobs={BLOB: MADE.text()},
+        folder="dist",
+        found=FILES_BUILT,
+        index={},
+        index_url="http://127.0.0.1/simple/",
+    )
+    snap = branch_world(
+        remote=Remote("origin", refs),
+        versions={B: "1.4.0"},
+        promote=facts,
+    )
+    return dataclasses.replace(snap, **changes)  # type: ignore[arg-type]
+
+
+def promote(snap: ReleaseState, **kwargs: object) -> list[str]:
+    config = Config(root=ROOT, gates=GATES)
+    found = plan_promote(snap, config, kwargs.pop("rc", "v1.4.0-rc1"), **kwargs)  # type: ignore[arg-type]
+    return [a.key for a in found.plan.actions]
+
+
+def facts(**changes: object) -> PromoteFacts:
+    assert promote_world().promote is not None
+    return dataclasses.replace(promote_world().promote, **changes)  # type: ignore[arg-type]
+
+
+def test_promote_publishes_then_tags_then_pushes() -> None:
+    assert promote(promote_world(), push=True, publish=True) == ["publish", "tag", "push"]
+    assert promote(promote_world(), version="1.4.0", rc=None) == ["tag"]  # the newest RC
+
+
+def test_promote_tags_the_rcs_commit_naming_the_manifest() -> None:
+    config = Config(root=ROOT, gates=GATES)
+    plan = plan_promote(promote_world(), config, "v1.4.0-rc1").plan
+    (tag,) = plan.git_commands()
+    assert tag[:5] == ["git", "tag", "-a", "v1.4.0", B]
+    assert f"Mlrelease-Manifest-SHA256: {MADE.digest}" in tag
+
+
+@pytest.mark.parametrize(
+    ("changes", "refusal"),
+    [
+        ({"remote": Remote("origin", Refs(heads={"release/1.4": B},
+                                          tags={"v1.4.0-rc1": rc("v1.4.0-rc1", B, B, False)}))},
+         "v1.4.0-rc1 on origin is a lightweight tag"),
+        ({"remote": Remote("origin", Refs(heads={"release/1.4": B},
+                                          tags={"v1.4.0-rc1": rc("v1.4.0-rc1", B2)})),
+          "ancestry": {(B2, B): False}},
+         f"v1.4.0-rc1 ({B2[:12]}) is not on origin's release/1.4"),
+        ({"local": Refs(heads={"release/1.4": B},
+                        tags={"v1.4.0-rc1": rc("v1.4.0-rc1", B2, obj="9" * 40)})},
+         f"tag v1.4.0-rc1 is {B2[:12]} here but {B[:12]} on origin"),
+        ({"promote": facts(report=verdict(ran=["changelog"]))}, "is a partial report"),
+        ({"promote": facts(report=None)}, "promote: no release_verify report at"),
+        ({"promote": facts(found=FILES_BUILT[:1])}, "demo-1.4.0.tar.gz: in the manifest"),
+        ({"versions": {B: "1.4.0rc1"}}, "commit carries version 1.4.0rc1, not 1.4.0"),
+        ({"busy": "a rebase is in progress here"}, "a rebase is in progress"),
+    ],
+)  # fmt: skip
+def test_promote_refuses_before_anything_irreversible(
+    changes: dict[str, object], refusal: str
+) -> None:
+    with pytest.raises(PreconditionError, match=re.escape(refusal)):
+        promote(promote_world(**changes), push=True, publish=True)
+
+
+def test_only_the_newest_candidate_is_promoted() -> None:
+    refs = Refs(
+        heads={"release/1.4": B2},
+        tags={"v1.4.0-rc1": rc("v1.4.0-rc1", B), "v1.4.0-rc2": rc("v1.4.0-rc2", B2, "6" * 40)},
+    )
+    refused(
+        "v1.4.0-rc2 is newer than v1.4.0-rc1", promote, promote_world(remote=Remote("origin", refs))
+    )

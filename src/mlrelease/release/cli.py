@@ -105,15 +105,19 @@ def cmd_rc(args: argparse.Namespace) -> int:
 
 
 def cmd_promote(args: argparse.Namespace) -> int:
-    promoted = promotion.plan_promote(
-        _flow(args),
+    config, snap = _snapshot(args)
+    observe.for_promote(
+        config,
         args.rc,
         args.version,
         args.report,
-        args.push,
         args.publish,
         args.artifacts,
         args.repository_url,
+        snap,
+    )
+    promoted = promotion.plan_promote(
+        snap, config, args.rc, args.version, args.push, args.publish, args.repository_url
     )
     promoted.plan.print(execute=args.execute, out=_say)
     return 0

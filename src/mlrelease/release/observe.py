@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Mapping
+from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
-from mlrelease import git, versions
+from mlrelease import git, report, versions
 from mlrelease.config import Config
 from mlrelease.errors import PreconditionError, UserError
-from mlrelease.release import plan, repo, state
+from mlrelease.release import manifest, plan, repo, rules, state
 from mlrelease.release.picks import OVERRIDE
 from mlrelease.release.settings import Names, parse_release, parse_series, series
-from mlrelease.release.snapshot import Journal, PickFacts, ReleaseState, WorkTree
+from mlrelease.release.snapshot import Journal, PickFacts, PromoteFacts, ReleaseState, WorkTree
+from mlrelease.wheels import published
 
 
 def base(config: Config) -> ReleaseState:
@@ -193,3 +195,71 @@ def for_picks(config: Config, branch: str | None, snap: ReleaseState) -> None:
         marked=repo.overrides(root, span, OVERRIDE),
     )
     _pushable(snap, [branch])
+
+
+def rc_reachability(config: Config, rc: str, snap: ReleaseState) -> None:
+    """Whether the RC tag ``rc`` (origin's, or the local one without a remote) is on its
+    branch's tip there, and the version committed at it."""
+    parsed = _names(config).parse_tag(rc)
+    if parsed is None:
+        return
+    rel = config.release
+    branch = (
+        rel.main_branch if rel.model == "trunk" else _names(config).branch_for(series(parsed[0]))
+    )
+    side = snap.remote.refs if snap.remote else snap.local
+    tag = side.tags.get(rc)
+    if tag is not None and tag.commit:
+        _ancestry(snap, tag.commit, side.heads.get(branch))
+        _version(snap, tag.commit)
+
+
+def for_promote(
+    config: Config,
+    rc: str | None,
+    version: str | None,
+    report_path: Path | None,
+    publish: bool,
+    artifacts: str | None,
+    repository_url: str,
+    snap: ReleaseState,
+) -> None:
+    """What ``release promote`` decides on: the RC's reachability, its verdict, its bound
+    manifests, the files to publish and (publishing) what the index holds."""
+    names, rel = _names(config), config.release
+    if rc is None and version is not None and snap.remote_error is None:
+        try:
+            found = rules.rc_tags(snap, names, parse_release(version))
+        except UserError:
+            found = {}
+        rc = found[max(found)][0] if found else None
+    blobs: dict[str, str] = {}
+    if rc is not None:
+        rc_reachability(config, rc, snap)
+        remote = snap.remote
+        for sha in {snap.local.manifests.get(rc), remote and remote.refs.manifests.get(rc)}:
+            if sha:
+                blobs[sha] = git.run(snap.root, "cat-file", "blob", sha) + "\n"
+    path = report_path or config.path(rel.rc_report)
+    verdict, error = None, None
+    if path.is_file():
+        try:
+            verdict = report.read(path)
+        except UserError as exc:
+            error = str(exc)
+    folder = config.path(artifacts or rel.artifacts)
+    held = None
+    if publish:
+        held = published.index_files(
+            repository_url, str(config.pyproject.get("project", {}).get("name", ""))
+        )
+    snap.promote = PromoteFacts(
+        report_path=str(path),
+        report=verdict,
+        report_error=error,
+        blobs=blobs,
+        folder=str(folder),
+        found=manifest.entries(folder) if folder.is_dir() else (),
+        index=held,
+        index_url=published.simple_url(repository_url),
+    )

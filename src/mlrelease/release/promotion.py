@@ -29,11 +29,13 @@ from pathlib import Path
 from packaging.version import Version
 
 from mlrelease import git, report
+from mlrelease.config import Config
 from mlrelease.errors import PreconditionError, UserError
-from mlrelease.release import decide, manifest, repo
+from mlrelease.release import decide, manifest, observe, rules
 from mlrelease.release.flow import Flow, _resolve_argv
 from mlrelease.release.plan import Plan, call_action, fault_env, git_action
-from mlrelease.release.settings import TABLE, parse_release, series
+from mlrelease.release.settings import TABLE, Names, parse_release, series
+from mlrelease.release.snapshot import NotGathered, PromoteFacts, ReleaseState
 from mlrelease.release.state import (
     MANIFEST_PREFIX,
     Refs,
@@ -42,7 +44,6 @@ from mlrelease.release.state import (
     short,
 )
 from mlrelease.wheels import artifacts as wheel_artifacts
-from mlrelease.wheels import published as index
 from mlrelease.wheels.promote import PYPI_UPLOAD_URL
 
 
@@ -57,40 +58,59 @@ class PromotionPlan:
     commit: str
 
 
-def _candidate(flow: Flow, verb: str, rc: str) -> tuple[Version, int, Tag, Refs, str]:
-    """The RC tag as origin has it, checked: (version, number, tag, origin's refs, where)."""
-    parsed = flow.names.parse_tag(rc)
+def candidate(
+    snap: ReleaseState, config: Config, verb: str, rc: str
+) -> tuple[Version, int, Tag, Refs, str]:
+    """The RC tag as origin has it, checked (pure): (version, number, tag, origin's refs,
+    where)."""
+    rel = config.release
+    names = Names.of(rel, str(config.pyproject_path))
+    parsed = names.parse_tag(rc)
     if parsed is None or parsed[1] is None:
         raise UserError(
             f"{verb} --rc {rc!r}: not a release-candidate tag of the configured pattern "
-            f"{flow.rel.rc_tag!r} ({TABLE}.rc-tag), e.g. "
-            f"{flow.names.rc_tag.format(major=1, minor=4, patch=0, rc=2)!r}."
+            f"{rel.rc_tag!r} ({TABLE}.rc-tag), e.g. "
+            f"{names.rc_tag.format(major=1, minor=4, patch=0, rc=2)!r}."
         )
     target, number = parsed[0], parsed[1]
-    remote, local = flow.remote(), flow.local()
-    side = remote.refs if remote else local
+    remote = snap.origin()
+    side = remote.refs if remote else snap.local
     where = remote.name if remote else "this repository"
-    flow.check_tags(verb, target)
+    rules.check_tags(snap, names, verb, target)
     tag = side.tags.get(rc)
-    trunk = flow.rel.model == "trunk"  # RCs are tagged on main itself
-    branch = flow.rel.main_branch if trunk else flow.names.branch_for(series(target))
+    branch = rc_branch(config, target)
     tip = side.heads.get(branch)
-    reachable = bool(tag and tag.commit and tip and repo.is_ancestor(flow.root, tag.commit, tip))
+    reachable = bool(tag and tag.commit and tip and snap.is_ancestor(tag.commit, tip))
     problem = rc_problem(tag, rc, where, branch, reachable)
     if problem or tag is None or tag.commit is None:
         raise PreconditionError(f"{verb}: {problem}")
     return target, number, tag, side, where
 
 
-def _bound(flow: Flow, verb: str, rc: str, side: Refs, where: str) -> str | None:
+def rc_branch(config: Config, version: Version) -> str:
+    """The branch an RC of ``version`` is tagged on (main itself under the trunk model)."""
+    rel = config.release
+    if rel.model == "trunk":
+        return rel.main_branch
+    return Names.of(rel, str(config.pyproject_path)).branch_for(series(version))
+
+
+def _candidate(flow: Flow, verb: str, rc: str) -> tuple[Version, int, Tag, Refs, str]:
+    """:func:`candidate` on the refs ``flow`` read (``release bind``)."""
+    snap = ReleaseState(flow.root, local=flow.local(), remote=flow.remote())
+    observe.rc_reachability(flow.config, rc, snap)
+    return candidate(snap, flow.config, verb, rc)
+
+
+def _bound(local: Refs, verb: str, rc: str, side: Refs, where: str) -> str | None:
     """The blob SHA of the RC's manifest (origin's), refusing a local one that differs."""
-    theirs, mine = side.manifests.get(rc), flow.local().manifests.get(rc)
+    theirs, mine = side.manifests.get(rc), local.manifests.get(rc)
     if theirs and mine and theirs != mine:
         raise PreconditionError(
             f"{verb}: the manifest of {rc} here ({short(mine)}) differs from {where}'s "
             f"({short(theirs)}); {where} is the truth: `git update-ref -d {MANIFEST_PREFIX}{rc}`."
         )
-    return theirs or (mine if side is flow.local() else None)
+    return theirs or (mine if side is local else None)
 
 
 def plan_bind(flow: Flow, rc: str, folder: str | None, push: bool = False) -> Plan:
@@ -119,7 +139,7 @@ def plan_bind(flow: Flow, rc: str, folder: str | None, push: bool = False) -> Pl
     made = manifest.Manifest(rc, commit, found)
     blob = _hash(root, made.text(), write=False)
     # A local ref not yet pushed (a run killed before its push) counts as bound here.
-    bound = _bound(flow, "bind", rc, side, where) or flow.local().manifests.get(rc)
+    bound = _bound(flow.local(), "bind", rc, side, where) or flow.local().manifests.get(rc)
     ref = f"{MANIFEST_PREFIX}{rc}"
     if bound and bound != blob:
         old = manifest.Manifest.parse(_blob(root, bound), ref)
@@ -157,32 +177,35 @@ def _blob(root: Path, sha: str) -> str:
 
 
 def plan_promote(
-    flow: Flow,
+    snap: ReleaseState,
+    config: Config,
     rc: str | None,
     version: str | None = None,
-    report_path: Path | None = None,
     push: bool = False,
     publish: bool = False,
-    artifacts: str | None = None,
     repository_url: str = PYPI_UPLOAD_URL,
 ) -> PromotionPlan:
-    """``release promote --rc vX.Y.Z-rcN``: verify, publish, tag vX.Y.Z on the RC's commit."""
-    root, names = flow.root, flow.names
+    """``release promote --rc vX.Y.Z-rcN``: verify, publish, tag vX.Y.Z on the RC's commit.
+
+    Pure: it decides on ``snap`` (its refs and :class:`~.snapshot.PromoteFacts`) only."""
+    root, rel = snap.root, config.release
+    names = Names.of(rel, str(config.pyproject_path))
     plan = Plan("promote", root)
+    rules.preflight(snap, "promote")
     if rc is None:
         if version is None:
             raise UserError("promote: give --rc TAG (e.g. --rc v1.4.0-rc2) or --version X.Y.Z.")
         asked = parse_release(version)
-        found = flow.rc_tags(asked)
+        found = rules.rc_tags(snap, names, asked)
         if not found:
             raise PreconditionError(
                 f"promote: {asked} has no release candidate; tag one with "
                 "`mlrelease release rc --execute` on its release branch."
             )
         rc = found[max(found)][0]
-    parsed = flow.names.parse_tag(rc)
+    parsed = names.parse_tag(rc)
     if parsed and parsed[1] is not None:
-        rcs = flow.rc_tags(parsed[0])
+        rcs = rules.rc_tags(snap, names, parsed[0])
         newer = sorted(n for n in rcs if n > parsed[1])
         if newer:
             newest = rcs[newer[-1]][0]
@@ -191,60 +214,58 @@ def plan_promote(
                 f"be promoted. Verify and promote it instead: `mlrelease release promote --rc "
                 f"{newest}`."
             )
-    target, _, tag, side, where = _candidate(flow, "promote", rc)
+    target, _, tag, side, where = candidate(snap, config, "promote", rc)
     commit = str(tag.commit)
     final = names.final_tag(target)
-    existing = side.tags.get(final) or flow.local().tags.get(final)
+    existing = side.tags.get(final) or snap.local.tags.get(final)
     if existing is not None and existing.commit != commit:
         raise PreconditionError(
             f"promote: {final} already exists at {short(existing.commit)}, not at {rc}'s commit "
             f"{short(commit)}. A release tag is never moved: release a new patch version."
         )
+    facts = snap.promote
+    if facts is None:
+        raise NotGathered("the snapshot holds no promotion facts")
     if existing is None:
-        carried = repo.version_at(root, commit)
+        carried = snap.version_at(commit)
         if carried != str(target):
             raise PreconditionError(
                 f"promote: {rc}'s commit carries version {carried}, not {target}; its artifacts "
                 f"would not be {target}. Tag a candidate whose files carry {target} "
                 f"(`mlrelease release prepare --version {target}`)."
             )
-        check_report(flow, report_path, rc, commit)
-    bound = _bound(flow, "promote", rc, side, where)
+        check_report(facts, config.gates, rc, commit)
+    bound = _bound(snap.local, "promote", rc, side, where)
     if bound is None:
         raise PreconditionError(
             f"promote: no artifact manifest is bound to {rc} on {where}; bind the candidate's "
             f"files where they were built: `mlrelease release bind --rc {rc} --execute --push`."
         )
-    folder = flow.config.path(artifacts or flow.rel.artifacts)
-    remote = flow.remote()
-    held = None
-    if publish:
-        name = str(flow.config.pyproject.get("project", {}).get("name", ""))
-        held = index.index_files(repository_url, name)
+    remote = snap.origin()
     world = decide.World(
         rc=rc,
         commit=commit,
         final=final,
         existing=existing,
         final_on_origin=bool(remote and final in remote.refs.tags),
-        bound=manifest.Manifest.parse(_blob(root, bound), f"{MANIFEST_PREFIX}{rc}"),
-        found=manifest.entries(folder) if folder.is_dir() else (),
-        folder=str(folder),
-        index=held,
-        index_url=index.simple_url(repository_url),
+        bound=manifest.Manifest.parse(facts.blobs[bound], f"{MANIFEST_PREFIX}{rc}"),
+        found=facts.found,
+        folder=facts.folder,
+        index=facts.index if publish else None,
+        index_url=facts.index_url,
         push=push,
     )
     decision = decide.decide(world)  # the pure part: every refusal is made here or above
     plan.notes += decision.notes
     command = [
         a.format(
-            artifacts=str(folder),
+            artifacts=facts.folder,
             version=str(target),
             rc_tag=rc,
             final_tag=final,
             repository_url=repository_url,
         )
-        for a in flow.rel.publish
+        for a in rel.publish
     ]
     shown = shlex.join(command)
     if "publish" in decision.steps:
@@ -258,21 +279,23 @@ def plan_promote(
             git_action("tag", "tag", "-a", final, commit, "-m", subject, "-m", trailer)
         )
     if "push" in decision.steps:
-        name = flow.require_remote("promote").name
+        name = rules.require_remote(snap, "promote", rel.remote).name
         plan.actions.append(git_action("push", "push", "--atomic", name, f"refs/tags/{final}"))
     return PromotionPlan(plan, rc, final, commit)
 
 
-def check_report(flow: Flow, path: Path | None, rc: str, commit: str) -> None:
+def check_report(facts: PromoteFacts, gates: list[str], rc: str, commit: str) -> None:
     """The RC's release_verify report must pass :func:`verdict_problem`."""
-    path = path or flow.config.path(flow.rel.rc_report)
-    if not path.is_file():
+    if facts.report_error:
+        raise UserError(facts.report_error)
+    path = facts.report_path
+    if facts.report is None:
         raise PreconditionError(
             f"promote: no release_verify report at {path} ({TABLE}.rc-report, or --report). "
             f"Verify the candidate first: `git switch --detach {rc} && nox -s release_verify`, "
             "or pass --report with the RC's report.json from CI."
         )
-    problem = verdict_problem(report.read(path), flow.config.gates, rc, commit, str(path))
+    problem = verdict_problem(facts.report, gates, rc, commit, path)
     if problem:
         raise PreconditionError(f"promote: {problem}")
 

@@ -2,7 +2,8 @@
 
 :mod:`.observe` reads it once per command, before any decision; the planners
 (:func:`~mlrelease.release.cut.plan_cut`, :func:`~mlrelease.release.candidates.plan_prepare`,
-:func:`~mlrelease.release.candidates.plan_rc`, :func:`~mlrelease.release.picks.plan_picks`)
+:func:`~mlrelease.release.candidates.plan_rc`, :func:`~mlrelease.release.picks.plan_picks`,
+:func:`~mlrelease.release.promotion.plan_promote`)
 look things up in it and never ask git. Tests build one by hand. A planner asking for a fact
 the reader did not gather is a bug of the reader, said as such (:class:`NotGathered`).
 """
@@ -14,7 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from mlrelease.errors import PreconditionError
+from mlrelease.release.manifest import Entry
 from mlrelease.release.state import Refs, Remote
+from mlrelease.report import Report
 
 
 class NotGathered(LookupError):
@@ -58,6 +61,26 @@ class PickFacts:
     """source commit -> (state, reason) recorded by ``--mark``."""
 
 
+@dataclass(frozen=True)
+class PromoteFacts:
+    """What ``release promote`` decides on beside the refs: the RC's verdict, the manifests
+    bound to it, the files to publish and what the index already holds."""
+
+    report_path: str
+    report: Report | None = None
+    """The RC's release_verify report; None when there is no file."""
+    report_error: str | None = None
+    """Why the report file could not be read."""
+    blobs: dict[str, str] = field(default_factory=dict)
+    """manifest blob SHA -> its text (the ones bound to the RC here and on origin)."""
+    folder: str = "dist"
+    found: tuple[Entry, ...] = ()
+    """The artifacts in ``folder``."""
+    index: dict[str, str] | None = None
+    """File name -> SHA-256 on the index; None when not publishing."""
+    index_url: str = ""
+
+
 @dataclass
 class ReleaseState:
     """Local and origin refs, the checkout, and the facts the planners need at named refs."""
@@ -90,6 +113,7 @@ class ReleaseState:
     """(a, b) -> a is an ancestor of b (or b itself), for the pairs a planner asks about."""
     worktree: WorkTree | None = None
     picks: PickFacts | None = None
+    promote: PromoteFacts | None = None
 
     def _get(self, table: dict[Any, Any], key: Any, what: str) -> Any:
         if key not in table:

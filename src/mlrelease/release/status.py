@@ -22,6 +22,7 @@ from mlrelease.release.settings import (
     series,
     series_text,
 )
+from mlrelease.wheels.promote import PYPI_UPLOAD_URL
 
 # --- status ---------------------------------------------------------------------------------
 
@@ -41,7 +42,6 @@ def status(flow: Flow, version: str | None = None) -> dict[str, Any]:
     release_branch = names.branch_for(series(target))
     snap = observe.base(config)  # one snapshot for every verb previewed below
     remote_error, snap.remote_error = snap.remote_error, None
-    flow._remote, flow._remote_read = snap.remote, True
     rcs = rules.rc_tags(snap, names, target)
     final = names.final_tag(target)
     tags = snap.tags()
@@ -71,11 +71,15 @@ def status(flow: Flow, version: str | None = None) -> dict[str, Any]:
         observe.for_rc(config, snap)
         return candidates.plan_rc(snap, config)
 
+    def plan_promote() -> Plan:
+        observe.for_promote(config, None, str(target), None, False, None, PYPI_UPLOAD_URL, snap)
+        return promotion.plan_promote(snap, config, None, str(target)).plan
+
     checks: list[tuple[str, Callable[[], Plan]]] = [
         ("cut", plan_cut),
         ("prepare", plan_prepare),
         ("rc", plan_rc),
-        ("promote", lambda: promotion.plan_promote(flow, None, str(target)).plan),
+        ("promote", plan_promote),
     ]
     if flow.rel.model == "trunk":  # releases are tagged on main: no branch to cut
         checks = checks[1:]
