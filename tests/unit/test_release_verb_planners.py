@@ -1,4 +1,4 @@
-"""The pure planners of cut, prepare, rc, cherry-picks and promote on hand-built snapshots: no
+"""The pure planners of cut, prepare, rc, cherry-picks, bind and promote on hand-built snapshots: no
 git, no files, milliseconds each. Each refusal names what is wrong and what to do."""
 
 from __future__ import annotations
@@ -16,9 +16,10 @@ from mlrelease.release.candidates import plan_prepare, plan_rc
 from mlrelease.release.cut import plan_cut
 from mlrelease.release.manifest import Entry, Manifest
 from mlrelease.release.picks import plan_picks
-from mlrelease.release.promotion import plan_promote
+from mlrelease.release.promotion import plan_bind, plan_promote
 from mlrelease.release.settings import ReleaseConfig, ReleaseEdit
 from mlrelease.release.snapshot import (
+    BindFacts,
     Journal,
     NotGathered,
     PickFacts,
@@ -471,3 +472,51 @@ def test_only_the_newest_candidate_is_promoted() -> None:
     refused(
         "v1.4.0-rc2 is newer than v1.4.0-rc1", promote, promote_world(remote=Remote("origin", refs))
     )
+
+
+# --- bind -------------------------------------------------------------------------------------
+
+
+def bind_world(**changes: object) -> ReleaseState:
+    """At v1.4.0-rc1's commit B (detached), its files built and verified, nothing bound yet."""
+    refs = Refs(heads={"release/1.4": B}, tags={"v1.4.0-rc1": rc("v1.4.0-rc1", B)})
+    snap = branch_world(
+        remote=Remote("origin", refs),
+        branch=None,
+        bind=BindFacts("dist", (), FILES_BUILT, BLOB, {}),
+    )
+    return dataclasses.replace(snap, **changes)  # type: ignore[arg-type]
+
+
+def test_bind_stores_the_manifest_and_pushes_its_ref() -> None:
+    plan = plan_bind(bind_world(), CONFIG, "v1.4.0-rc1", push=True)
+    assert [a.key for a in plan.actions] == ["object", "ref", "push"]
+    ref = "refs/mlrelease/manifests/v1.4.0-rc1"
+    assert plan.git_commands() == [
+        ["git", "update-ref", ref, BLOB, ""],
+        ["git", "push", "--atomic", "origin", ref],
+    ]
+    local = Refs(manifests={"v1.4.0-rc1": BLOB})  # killed before its push
+    assert [
+        a.key for a in plan_bind(bind_world(local=local), CONFIG, "v1.4.0-rc1", True).actions
+    ] == ["push"]
+
+
+@pytest.mark.parametrize(
+    ("changes", "refusal"),
+    [
+        ({"head": B2}, f"bind: HEAD is {B2[:12]}, but v1.4.0-rc1 is {B[:12]}"),
+        ({"dirty": ("dist/x",)}, "the files must be built from exactly the RC's commit"),
+        ({"bind": BindFacts("dist", ("SHA256SUMS: missing",), FILES_BUILT, BLOB)},
+         "dist does not hold a verified build (SHA256SUMS: missing)"),
+        ({"bind": BindFacts("dist", (), FILES_BUILT[:1], "7" * 40, {BLOB: MADE.text()}),
+          "remote": Remote("origin", Refs(heads={"release/1.4": B},
+                                          tags={"v1.4.0-rc1": rc("v1.4.0-rc1", B)},
+                                          manifests={"v1.4.0-rc1": BLOB}))},
+         "v1.4.0-rc1 is already bound to other files (demo-1.4.0.tar.gz: in the manifest"),
+        ({"remote": Remote("origin", Refs(heads={"release/1.4": B}))},
+         "there is no tag v1.4.0-rc1 on origin"),
+    ],
+)  # fmt: skip
+def test_bind_refuses_before_the_first_change(changes: dict[str, object], refusal: str) -> None:
+    refused(refusal, plan_bind, bind_world(**changes), CONFIG, "v1.4.0-rc1")

@@ -124,7 +124,9 @@ def cmd_promote(args: argparse.Namespace) -> int:
 
 
 def cmd_bind(args: argparse.Namespace) -> int:
-    plan = promotion.plan_bind(_flow(args), args.rc, args.artifacts, args.push)
+    config, snap = _snapshot(args)
+    observe.for_bind(config, args.rc, args.artifacts, snap)
+    plan = promotion.plan_bind(snap, config, args.rc, args.push)
     plan.print(execute=args.execute, out=_say)
     return 0
 

@@ -20,8 +20,15 @@ from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release import manifest, plan, repo, rules, state
 from mlrelease.release.picks import OVERRIDE
 from mlrelease.release.settings import Names, parse_release, parse_series, series
-from mlrelease.release.snapshot import Journal, PickFacts, PromoteFacts, ReleaseState, WorkTree
-from mlrelease.wheels import published
+from mlrelease.release.snapshot import (
+    BindFacts,
+    Journal,
+    PickFacts,
+    PromoteFacts,
+    ReleaseState,
+    WorkTree,
+)
+from mlrelease.wheels import artifacts, published
 
 
 def base(config: Config) -> ReleaseState:
@@ -236,10 +243,7 @@ def for_promote(
     blobs: dict[str, str] = {}
     if rc is not None:
         rc_reachability(config, rc, snap)
-        remote = snap.remote
-        for sha in {snap.local.manifests.get(rc), remote and remote.refs.manifests.get(rc)}:
-            if sha:
-                blobs[sha] = git.run(snap.root, "cat-file", "blob", sha) + "\n"
+        blobs = _manifests(snap, rc)
     path = report_path or config.path(rel.rc_report)
     verdict, error = None, None
     if path.is_file():
@@ -263,3 +267,25 @@ def for_promote(
         index=held,
         index_url=published.simple_url(repository_url),
     )
+
+
+def _manifests(snap: ReleaseState, rc: str) -> dict[str, str]:
+    """blob SHA -> text of the manifests bound to ``rc`` here and on origin."""
+    remote = snap.remote
+    shas = {snap.local.manifests.get(rc), remote.refs.manifests.get(rc) if remote else None}
+    return {sha: git.run(snap.root, "cat-file", "blob", sha) + "\n" for sha in shas if sha}
+
+
+def for_bind(config: Config, rc: str, folder: str | None, snap: ReleaseState) -> None:
+    """What ``release bind`` decides on: the RC, the built files and the manifests bound."""
+    rc_reachability(config, rc, snap)
+    side = snap.remote.refs if snap.remote else snap.local
+    tag = side.tags.get(rc)
+    path = config.path(folder or config.release.artifacts)
+    findings = tuple(str(f) for f in artifacts.verify_sums(path)) if path.is_dir() else ()
+    found = manifest.entries(path) if path.is_dir() else ()
+    made_blob = None
+    if tag is not None and tag.commit:
+        text = manifest.Manifest(rc, tag.commit, found).text()
+        made_blob = git.run(snap.root, "hash-object", "--stdin", input=text)
+    snap.bind = BindFacts(str(path), findings, found, made_blob, _manifests(snap, rc))

@@ -31,8 +31,8 @@ from packaging.version import Version
 from mlrelease import git, report
 from mlrelease.config import Config
 from mlrelease.errors import PreconditionError, UserError
-from mlrelease.release import decide, manifest, observe, rules
-from mlrelease.release.flow import Flow, _resolve_argv
+from mlrelease.release import decide, manifest, rules
+from mlrelease.release.flow import _resolve_argv
 from mlrelease.release.plan import Plan, call_action, fault_env, git_action
 from mlrelease.release.settings import TABLE, Names, parse_release, series
 from mlrelease.release.snapshot import NotGathered, PromoteFacts, ReleaseState
@@ -43,7 +43,6 @@ from mlrelease.release.state import (
     rc_problem,
     short,
 )
-from mlrelease.wheels import artifacts as wheel_artifacts
 from mlrelease.wheels.promote import PYPI_UPLOAD_URL
 
 
@@ -95,13 +94,6 @@ def rc_branch(config: Config, version: Version) -> str:
     return Names.of(rel, str(config.pyproject_path)).branch_for(series(version))
 
 
-def _candidate(flow: Flow, verb: str, rc: str) -> tuple[Version, int, Tag, Refs, str]:
-    """:func:`candidate` on the refs ``flow`` read (``release bind``)."""
-    snap = ReleaseState(flow.root, local=flow.local(), remote=flow.remote())
-    observe.rc_reachability(flow.config, rc, snap)
-    return candidate(snap, flow.config, verb, rc)
-
-
 def _bound(local: Refs, verb: str, rc: str, side: Refs, where: str) -> str | None:
     """The blob SHA of the RC's manifest (origin's), refusing a local one that differs."""
     theirs, mine = side.manifests.get(rc), local.manifests.get(rc)
@@ -113,36 +105,38 @@ def _bound(local: Refs, verb: str, rc: str, side: Refs, where: str) -> str | Non
     return theirs or (mine if side is local else None)
 
 
-def plan_bind(flow: Flow, rc: str, folder: str | None, push: bool = False) -> Plan:
+def plan_bind(snap: ReleaseState, config: Config, rc: str, push: bool = False) -> Plan:
     """``release bind --rc TAG``: record the RC's artifact manifest where a rebuild cannot
-    overwrite it (run in the checkout that built the files, at the RC's commit)."""
-    root = flow.root
+    overwrite it (run in the checkout that built the files, at the RC's commit). Pure: it
+    decides on ``snap`` (its refs and :class:`~.snapshot.BindFacts`) only."""
+    root = snap.root
     plan = Plan("bind", root)
-    _, _, tag, side, where = _candidate(flow, "bind", rc)
+    rules.preflight(snap, "bind")
+    _, _, tag, side, where = candidate(snap, config, "bind", rc)
     commit = str(tag.commit)
-    head = git.head(root)
-    if head != commit:
+    if snap.head != commit:
         raise PreconditionError(
-            f"bind: HEAD is {short(head)}, but {rc} is {short(commit)}. The manifest records the "
-            f"commit the files were built from: `git switch --detach {rc}`, build, then bind."
+            f"bind: HEAD is {short(snap.head)}, but {rc} is {short(commit)}. The manifest records "
+            f"the commit the files were built from: `git switch --detach {rc}`, build, then bind."
         )
-    flow.require_clean("bind", why=" (the files must be built from exactly the RC's commit)")
-    path = flow.config.path(folder or flow.rel.artifacts)
-    findings = wheel_artifacts.verify_sums(path) if path.is_dir() else []
-    found = manifest.entries(path) if path.is_dir() else ()
-    if not found or findings:
-        shown = "; ".join(str(f) for f in findings) or "no wheel or sdist"
+    rules.require_clean(snap, "bind", why=" (the files must be built from exactly the RC's commit)")
+    facts = snap.bind
+    if facts is None:
+        raise NotGathered("the snapshot holds no bind facts")
+    found = facts.found
+    if not found or facts.findings:
+        shown = "; ".join(facts.findings) or "no wheel or sdist"
         raise PreconditionError(
-            f"bind: {path} does not hold a verified build ({shown}). Build the candidate's "
-            f"artifacts there (`nox -s wheels`) and re-run."
+            f"bind: {facts.folder} does not hold a verified build ({shown}). Build the "
+            f"candidate's artifacts there (`nox -s wheels`) and re-run."
         )
     made = manifest.Manifest(rc, commit, found)
-    blob = _hash(root, made.text(), write=False)
+    blob = str(facts.made_blob)
     # A local ref not yet pushed (a run killed before its push) counts as bound here.
-    bound = _bound(flow.local(), "bind", rc, side, where) or flow.local().manifests.get(rc)
+    bound = _bound(snap.local, "bind", rc, side, where) or snap.local.manifests.get(rc)
     ref = f"{MANIFEST_PREFIX}{rc}"
     if bound and bound != blob:
-        old = manifest.Manifest.parse(_blob(root, bound), ref)
+        old = manifest.Manifest.parse(facts.blobs[bound], ref)
         differ = manifest.compare(old, found)
         raise PreconditionError(
             f"bind: {rc} is already bound to other files ({'; '.join(differ) or 'other commit'})"
@@ -156,24 +150,14 @@ def plan_bind(flow: Flow, rc: str, folder: str | None, push: bool = False) -> Pl
         )
         plan.actions.append(git_action("ref", "update-ref", ref, blob, ""))
     if push:
-        remote = flow.require_remote("bind")
+        remote = rules.require_remote(snap, "bind", config.release.remote)
         if remote.refs.manifests.get(rc) != blob:
             plan.actions.append(git_action("push", "push", "--atomic", remote.name, ref))
     return plan
 
 
-def _hash(root: Path, text: str, write: bool = True) -> str:
-    args = ["git", "hash-object", "--stdin", *(["-w"] if write else [])]
-    proc = subprocess.run(args, cwd=root, input=text, capture_output=True, text=True, check=True)
-    return proc.stdout.strip()
-
-
 def _store(root: Path, text: str) -> None:
-    _hash(root, text)
-
-
-def _blob(root: Path, sha: str) -> str:
-    return git.run(root, "cat-file", "blob", sha) + "\n"
+    git.run(root, "hash-object", "--stdin", "-w", input=text)
 
 
 def plan_promote(

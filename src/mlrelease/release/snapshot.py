@@ -81,6 +81,20 @@ class PromoteFacts:
     index_url: str = ""
 
 
+@dataclass(frozen=True)
+class BindFacts:
+    """What ``release bind`` decides on: the built files and the manifests already bound."""
+
+    folder: str
+    findings: tuple[str, ...] = ()
+    """Why the folder is not a verified build (its SHA256SUMS disagree), one line each."""
+    found: tuple[Entry, ...] = ()
+    made_blob: str | None = None
+    """The blob SHA the manifest of these files at the RC's commit has (git's hash of it)."""
+    blobs: dict[str, str] = field(default_factory=dict)
+    """manifest blob SHA -> its text (the ones bound to the RC here and on origin)."""
+
+
 @dataclass
 class ReleaseState:
     """Local and origin refs, the checkout, and the facts the planners need at named refs."""
@@ -114,6 +128,7 @@ class ReleaseState:
     worktree: WorkTree | None = None
     picks: PickFacts | None = None
     promote: PromoteFacts | None = None
+    bind: BindFacts | None = None
 
     def _get(self, table: dict[Any, Any], key: Any, what: str) -> Any:
         if key not in table:
