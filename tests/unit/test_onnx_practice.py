@@ -1,0 +1,126 @@
+"""ONNX's release practice, pure: rel-X.Y.Z branches, release candidates as version bumps
+without tags, and operator type constraints compared as sets (the onnx case study)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from packaging.version import Version
+
+from mlrelease import opset_rules
+from mlrelease.errors import PreconditionError
+from mlrelease.init import propose
+from mlrelease.init.shape import rc_model, release_model, tag_scheme
+from mlrelease.init.snapshot import Snapshot
+from mlrelease.release.settings import Names, ReleaseConfig
+from mlrelease.release.untagged import next_version, subject
+
+
+def test_per_patch_release_branches_are_detected() -> None:
+    snap = Snapshot(files=[], branches=["main", "rel-1.20.0", "rel-1.20.1", "rel-1.21.0"])
+    found = release_model(snap)
+    assert (found.name, found.branch) == ("branch", "rel-{major}.{minor}.{patch}")
+
+
+def test_untagged_candidates_are_detected_from_version_bump_commits() -> None:
+    snap = Snapshot(
+        files=[],
+        tags=["v1.22.0", "v1.21.0"],
+        rc_subjects=["Bump version number to 1.22.0rc2 (#8071)", "Update VERSION_NUMBER to rc4"],
+    )
+    found = rc_model(snap, tag_scheme(snap))
+    assert found.name == "bump"
+    assert "1.22.0rc2" in found.why
+
+
+def test_tagged_candidates_win_over_bump_commits() -> None:
+    snap = Snapshot(files=[], tags=["v2.0.0", "v2.0.0-rc1"], rc_subjects=["Bump to 2.0.0rc1"])
+    assert rc_model(snap, tag_scheme(snap)).name == "tag"
+
+
+def test_a_subject_merely_mentioning_rc_is_no_evidence() -> None:
+    snap = Snapshot(files=[], tags=["v1.0.0"], rc_subjects=["Fix src1 path handling"])
+    assert rc_model(snap, tag_scheme(snap)).name == "tag"
+
+
+def test_per_patch_branch_names_format_and_parse() -> None:
+    config = ReleaseConfig(branch="rel-{major}.{minor}.{patch}", rc_model="bump")
+    names = Names.of(config, "pyproject.toml")
+    assert names.branch_for((1, 22)) == "rel-1.22.0"
+    assert names.branch_for((1, 20), patch=1) == "rel-1.20.1"
+    assert names.series_of_branch("rel-1.20.1") == (1, 20)
+    assert names.series_of_branch("rel-1.20") is None
+
+
+@pytest.mark.parametrize(
+    ("carried", "step", "expected"),
+    [
+        ("1.22.0", "rc", "1.22.0rc1"),
+        ("1.22.0rc1", "rc", "1.22.0rc2"),
+        ("1.21.0rc3", "rc", "1.21.0rc4"),
+        ("1.22.0rc2", "final", "1.22.0"),
+    ],
+)
+def test_next_version_on_a_release_branch(carried: str, step: Any, expected: str) -> None:
+    assert next_version(Version(carried), step, released=False) == Version(expected)
+
+
+@pytest.mark.parametrize(
+    ("carried", "step", "released", "message"),
+    [
+        ("1.22.0", "final", False, "no release candidate"),
+        ("1.22.0", "rc", True, "1.22.1"),
+        ("1.23.0.dev0", "rc", False, "X.Y.ZrcN"),
+        ("1.22.0b1", "rc", False, "only rc"),
+    ],
+)
+def test_next_version_refusals(carried: str, step: Any, released: bool, message: str) -> None:
+    with pytest.raises(PreconditionError, match=message):
+        next_version(Version(carried), step, released=released)
+
+
+def test_bump_subject_is_onnxs_spelling() -> None:
+    assert subject(Version("1.22.0rc1")) == "Set version number to 1.22.0rc1"
+
+
+def test_proposal_writes_the_bump_model() -> None:
+    from mlrelease.init import detect
+
+    texts = {"VERSION_NUMBER": "1.23.0\n", "pyproject.toml": '[project]\nname = "onnx"\n'}
+    snap = Snapshot(
+        files=sorted(texts),
+        texts=texts,
+        tags=["v1.22.0"],
+        branches=["main", "rel-1.22.0"],
+        rc_subjects=["Set version number to 1.22.0rc1 (#8024)"],
+    )
+    found = detect.detect(snap)
+    text = propose.propose(found, {}).text
+    assert 'branch = "rel-{major}.{minor}.{patch}"' in text
+    assert 'rc-model = "bump"' in text
+    assert found.onnx and "onnx itself" in found.onnx_why
+
+
+def _snap(types: list[str]) -> dict[str, Any]:
+    op = {"op": "Conv", "since": 11, "types": {"T": types}}
+    return {"domains": {"": {"opset_version": 27, "operators": [op]}}}
+
+
+def test_a_repeated_type_is_not_a_signature_change_but_is_a_defect() -> None:
+    # onnx 1.21.0 published Conv-11 with tensor(float16) twice; 1.22.0 dropped the duplicate
+    # (onnx PR 7940): the allowed types are the same, so the signature did not change.
+    before = _snap(["tensor(double)", "tensor(float)", "tensor(float16)", "tensor(float16)"])
+    after = _snap(["tensor(double)", "tensor(float)", "tensor(float16)"])
+    assert opset_rules.check(before, after)[0] == []
+    problems, _ = opset_rules.check(after, before)
+    assert problems == [
+        "ai.onnx.Conv:11: a type constraint lists a type more than once (T: tensor(float16)); "
+        "list each allowed type once"
+    ]
+
+
+def test_a_removed_type_is_still_a_signature_change() -> None:
+    before = _snap(["tensor(double)", "tensor(float)"])
+    problems, _ = opset_rules.check(before, _snap(["tensor(float)"]))
+    assert len(problems) == 1 and "signature changed" in problems[0]
