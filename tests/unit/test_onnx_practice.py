@@ -80,6 +80,15 @@ def test_next_version_refusals(carried: str, step: Any, released: bool, message:
         next_version(Version(carried), step, released=released)
 
 
+def test_a_patch_branch_cut_from_the_release_before_starts_at_rc1() -> None:
+    # rel-1.20.1 is cut from v1.20.0 and carries 1.20.0: its first candidate is 1.20.1rc1.
+    target = Version("1.20.1")
+    assert next_version(Version("1.20.0"), "rc", False, target) == Version("1.20.1rc1")
+    assert next_version(Version("1.20.1rc1"), "final", False, target) == target
+    with pytest.raises(PreconditionError, match="no release candidate of 1.20.1"):
+        next_version(Version("1.20.0"), "final", False, target)
+
+
 def test_bump_subject_is_onnxs_spelling() -> None:
     assert subject(Version("1.22.0rc1")) == "Set version number to 1.22.0rc1"
 

@@ -27,12 +27,23 @@ def base(version: Version) -> Version:
     return Version(version.base_version)
 
 
-def next_version(carried: Version, step: Step, released: bool) -> Version:
+def next_version(
+    carried: Version, step: Step, released: bool, target: Version | None = None
+) -> Version:
     """The version the next bump sets on a release branch carrying ``carried``.
 
-    ``released``: the final tag of ``carried``'s base version exists. ``rc``: ``X.Y.Z`` (as cut)
-    -> ``X.Y.Zrc1``; ``X.Y.ZrcN`` -> ``X.Y.Zrc(N+1)``. ``final``: ``X.Y.ZrcN`` -> ``X.Y.Z``.
+    ``target``: the release the branch is for (``rel-1.20.1`` -> 1.20.1), None for ``carried``'s
+    own; ``released``: its final tag exists. ``rc``: ``X.Y.Z`` (as cut) -> ``X.Y.Zrc1``;
+    ``X.Y.ZrcN`` -> ``X.Y.Zrc(N+1)``; a patch branch cut from the release before it (carrying
+    1.20.0 for 1.20.1) -> ``1.20.1rc1``. ``final``: ``X.Y.ZrcN`` -> ``X.Y.Z``.
     """
+    if target is not None and base(carried) < target and not released:
+        if step == "rc":
+            return Version(f"{target}rc1")
+        raise PreconditionError(
+            f"the branch carries {carried} and no release candidate of {target} was made; make "
+            "one first (`mlrelease release rc --execute`)."
+        )
     if released:
         raise PreconditionError(
             f"{carried} is released; a patch release gets its own branch "
@@ -80,9 +91,12 @@ def plan_rc_bump(flow: Flow, tag: str | None = None, push: bool = False) -> Plan
         )
     flow.require_clean("rc", restored)
     carried = parse_version(repo.version_at(root, branch), branch)
-    released = flow.names.final_tag(base(carried)) in flow.tags()
+    parsed = flow.names.branch.parse(branch) or {}
+    wanted = Version(f"{parsed['major']}.{parsed['minor']}.{parsed.get('patch', 0)}")
+    release = max(wanted, base(carried))
+    released = flow.names.final_tag(release) in flow.tags()
     try:
-        target = next_version(carried, "rc", released)
+        target = next_version(carried, "rc", released, release)
     except PreconditionError as exc:
         raise PreconditionError(f"rc: {branch}: {exc}") from None
     files = version_files(root, branch)
