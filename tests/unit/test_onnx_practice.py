@@ -15,6 +15,7 @@ from mlrelease.init.shape import rc_model, release_model, tag_scheme
 from mlrelease.init.snapshot import Snapshot
 from mlrelease.release.settings import Names, ReleaseConfig
 from mlrelease.release.untagged import next_version, subject
+from mlrelease.wheels import artifacts
 
 
 def test_per_patch_release_branches_are_detected() -> None:
@@ -85,7 +86,7 @@ def test_a_patch_branch_cut_from_the_release_before_starts_at_rc1() -> None:
     target = Version("1.20.1")
     assert next_version(Version("1.20.0"), "rc", False, target) == Version("1.20.1rc1")
     assert next_version(Version("1.20.1rc1"), "final", False, target) == target
-    with pytest.raises(PreconditionError, match="no release candidate of 1.20.1"):
+    with pytest.raises(PreconditionError, match=r"no release candidate of 1\.20\.1"):
         next_version(Version("1.20.0"), "final", False, target)
 
 
@@ -133,3 +134,18 @@ def test_a_removed_type_is_still_a_signature_change() -> None:
     before = _snap(["tensor(double)", "tensor(float)"])
     problems, _ = opset_rules.check(before, _snap(["tensor(float)"]))
     assert len(problems) == 1 and "signature changed" in problems[0]
+
+
+def test_free_threaded_wheels_are_keyed_as_cibuildwheel_spells_them() -> None:
+    # onnx 1.21.0 published cp313-cp313t wheels and 1.22.0 none: a dropped free-threaded
+    # Python, not a dropped "cp313" (its regular builds are covered by the cp312-abi3 wheel).
+    names = [
+        "onnx-1.21.0-cp313-cp313t-win_amd64.whl",
+        "onnx-1.21.0-cp312-abi3-win_amd64.whl",
+        "onnx-1.21.0-cp311-cp311-win_amd64.whl",
+    ]
+    assert artifacts.release_set(names, "onnx") == {
+        "cp313t-win_amd64",
+        "cp312-win_amd64",
+        "cp311-win_amd64",
+    }

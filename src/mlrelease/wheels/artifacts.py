@@ -218,8 +218,12 @@ def verify_sums(folder: Path) -> list[Finding]:
 
 def wheel_keys(artifact: Artifact) -> set[str]:
     """``cp312-manylinux_x86_64`` per tag of a wheel (``py3-any`` for a pure one): the key a
-    cibuildwheel build identifier also spells."""
-    return {f"{t.interpreter}-{platform_family(t.platform)}" for t in artifact.tags}
+    cibuildwheel build identifier also spells; a free-threaded wheel (ABI ``cp313t``) is
+    ``cp313t-...``, as cibuildwheel spells it, not the ``cp313`` of a regular build."""
+    return {
+        f"{t.abi if t.abi == t.interpreter + 't' else t.interpreter}-{platform_family(t.platform)}"
+        for t in artifact.tags
+    }
 
 
 def read_names(path: Path) -> list[str]:
