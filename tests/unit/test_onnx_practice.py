@@ -149,3 +149,13 @@ def test_free_threaded_wheels_are_keyed_as_cibuildwheel_spells_them() -> None:
         "cp312-win_amd64",
         "cp311-win_amd64",
     }
+
+
+def test_a_new_pyodide_abi_year_is_not_a_dropped_platform() -> None:
+    # onnx 1.22.0 published pyemscripten_2025_0_wasm32, 1.23.0 pyemscripten_2026_0_wasm32.
+    before = artifacts.release_set(
+        ["onnx-1.22.0-cp312-abi3-pyemscripten_2025_0_wasm32.whl"], "onnx"
+    )
+    after = artifacts.release_set(["onnx-1.23.0-cp312-abi3-pyemscripten_2026_0_wasm32.whl"], "onnx")
+    assert before == after == {"cp312-pyemscripten_wasm32"}
+    assert artifacts.dropped(before, after) == {}
