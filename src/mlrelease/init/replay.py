@@ -46,8 +46,9 @@ class History:
     tag_commit: str | None
     tag_version: str | None
     head: str
-    main_bump: tuple[str, str] | None
-    """(subject, version) of the first commit after ``start`` moving main's version on."""
+    main_bump: tuple[str, str, int] | None
+    """(subject, version, days after the cut) of the first commit after ``start`` moving
+    main's version on."""
     main_subjects: dict[str, str] = field(default_factory=dict)
     """PR number -> subject of the main commits since the release before (squash merges)."""
 
@@ -63,6 +64,10 @@ class Step:
 
 def _version(root: Path, ref: str, path: str) -> str:
     return git.run(root, "show", f"{ref}:{path}", check=False).strip()
+
+
+def _time(root: Path, ref: str) -> int:
+    return int(git.run(root, "log", "-1", "--format=%ct", ref).strip())
 
 
 def read_history(
@@ -120,7 +125,8 @@ def read_history(
         root, "log", "--reverse", "--format=%H %s", f"{start}..{main}", "--", version_file
     ).splitlines():
         sha, _, subj = line.partition(" ")
-        bump = (subj, _version(root, sha, version_file))
+        days = (_time(root, sha) - _time(root, start)) // 86400
+        bump = (subj, _version(root, sha, version_file), days)
         break
     since = git.run(root, "merge-base", main, ref).strip()
     main_subjects: dict[str, str] = {}
@@ -175,9 +181,10 @@ def replay(history: History, names: Names) -> list[Step]:
                 f"set {planned_main} on main (at the cut)",
                 f"{actual_main}: {h.main_bump[0]}" if h.main_bump else "no bump on main yet",
                 actual_main == planned_main,
-                "mlrelease bumps main in the cut itself; onnx bumped it later, by its own PR"
+                f"same version; mlrelease bumps main in the cut itself, onnx bumped it by its "
+                f"own pull request {h.main_bump[2]} day(s) after the branch point"
                 if h.main_bump
-                else "",
+                else "onnx has not moved main on yet",
             )
         )
     for c in h.commits:
