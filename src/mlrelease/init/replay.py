@@ -121,18 +121,16 @@ def read_history(
     tag = names.final_tag(version)
     tag_commit = git.run(root, "rev-list", "-n", "1", tag, check=False).strip() or None
     bump = None
-    for line in git.run(
+    moves = git.run(
         root, "log", "--reverse", "--format=%H %s", f"{start}..{main}", "--", version_file
-    ).splitlines():
-        sha, _, subj = line.partition(" ")
+    ).splitlines()
+    if moves:
+        sha, _, subj = moves[0].partition(" ")
         days = (_time(root, sha) - _time(root, start)) // 86400
         bump = (subj, _version(root, sha, version_file), days)
-        break
-    since = git.run(root, "merge-base", main, ref).strip()
     main_subjects: dict[str, str] = {}
-    for line in git.run(
-        root, "log", "--format=%s", f"{since}~400..{main}", check=False
-    ).splitlines():
+    # Squash-merged pull requests end their subject with (#N); the newest thousands suffice.
+    for line in git.run(root, "log", "-n", "5000", "--format=%s", main).splitlines():
         numbers = PR.findall(line)
         if numbers:
             main_subjects.setdefault(numbers[-1], line)
@@ -163,15 +161,30 @@ def replay(history: History, names: Names) -> list[Step]:
     h = history
     steps: list[Step] = []
     major, minor = series(h.version)
-    planned_branch = names.branch_for((major, minor), (*h.version.release, 0, 0)[2])
-    steps.append(
-        Step(
-            "cut",
-            f"branch {planned_branch} at {h.start[:9]} (carrying {h.start_version})",
-            f"branch {h.branch} at {h.start[:9]}",
-            planned_branch == h.branch,
+    patch = (*h.version.release, 0, 0)[2]
+    planned_branch = names.branch_for((major, minor), patch)
+    if patch:
+        # `release cut --version X.Y` cuts X.Y.0 from main; a patch release's own branch, cut
+        # from the previous release's tag, has no command yet.
+        steps.append(
+            Step(
+                "cut",
+                f"no command: `release cut` cuts {names.branch_for((major, minor))} from main",
+                f"branch {h.branch} at {h.start[:9]} (the previous release's tag)",
+                False,
+                f"the name rule gives {planned_branch}, but `release cut` takes a series "
+                "and cuts from main; a patch branch from the last tag is done by hand",
+            )
         )
-    )
+    else:
+        steps.append(
+            Step(
+                "cut",
+                f"branch {planned_branch} at {h.start[:9]} (carrying {h.start_version})",
+                f"branch {h.branch} at {h.start[:9]}",
+                planned_branch == h.branch,
+            )
+        )
     if h.version.micro == 0:
         planned_main = f"{major}.{minor + 1}.0"
         actual_main = h.main_bump[1] if h.main_bump else "none yet"

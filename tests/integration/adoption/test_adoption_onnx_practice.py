@@ -54,9 +54,19 @@ def onnx_shaped(tmp_path: Path) -> Path:
     commit_version(root, "1.4.0", "Bump version number to 1.4.0 (#2)")
     (root / "fix.txt").write_text("fixed\n", encoding="utf-8")
     git(root, "commit", "-q", "-am", "Fix the bug (#3)")
+    (root / "docs.txt").write_text("new\n", encoding="utf-8")
+    git(root, "add", "docs.txt")
+    git(root, "commit", "-q", "-m", "Fix the docs (#7)")
     git(root, "switch", "-q", "rel-1.3.0")
     commit_version(root, "1.3.0rc1", "Set version number to 1.3.0rc1 (#4)")
-    git(root, "cherry-pick", "main")
+    git(root, "cherry-pick", "main~1")  # the same patch: found by patch identity
+    # Adapted by hand (another patch): found by the pull request its title names.
+    (root / "docs.txt").write_text("new, adapted\n", encoding="utf-8")
+    git(root, "add", "docs.txt")
+    git(root, "commit", "-q", "-m", "Cherry-pick: Fix the docs (#7) to rel-1.3.0 (#8)")
+    (root / "ci.txt").write_text("branch only\n", encoding="utf-8")
+    git(root, "add", "ci.txt")
+    git(root, "commit", "-q", "-m", "Fix the branch's CI (#9)")
     commit_version(root, "1.3.0rc2", "Bump version number to 1.3.0rc2 (#5)")
     commit_version(root, "1.3.0", "Update version number to 1.3.0 (#6)")
     git(root, "tag", "v1.3.0")
@@ -141,9 +151,16 @@ def test_replay_of_the_fixture_release_matches_every_step(tmp_path: Path) -> Non
         "main moves on",
         "rc bump",
         "cherry-pick",
+        "cherry-pick",
+        "cherry-pick",
         "rc bump",
         "final bump",
         "final tag",
     ]
-    assert replay.match_rate(steps) == (7, 7), [s for s in steps if not s.match]
+    assert [s.match for s in steps] == [True] * 5 + [False] + [True] * 3
+    assert replay.match_rate(steps) == (8, 9)
     assert "patch identity" in steps[3].actual
+    assert "by title: #7" in steps[4].actual
+    assert "not found on main" in steps[5].actual and "on main first" in steps[5].why
+    assert steps[2].planned == "Set version number to 1.3.0rc1 (rc)"
+    assert steps[-1].actual.startswith("v1.3.0 on ") and "the branch head" in steps[-1].actual
