@@ -484,6 +484,22 @@ def gates_section(env_dir: Path, keys: set[str]) -> list[str]:
             ["gate", "where", "the gate's message", "shipped in", "status"],
             list({(f[0], f[2]): f for f in reversed(findings)}.values())[::-1],
         ),
+        "Reading them (the pull requests are from the pinned checkout's history):",
+        "",
+        "- **Defects onnx shipped.** Conv-11 allowed `tensor(float16)` twice in 1.20.1 and "
+        "1.21.0 (onnx fixed it in #7940 for 1.22.0). onnx 1.22.0's `helper.VERSION_TABLE` has "
+        "no 1.22.0 row, so tools mapping opsets to IR versions cannot place opset 27 (main "
+        "added the row in #8107, nine days after the release). A new version of `Attention` "
+        "was registered with since_version 25 (#8108, 'Add local_window_size attribute to "
+        "Attention opset 25') after opsets 25, 26 and 27 had been published: a model importing "
+        "opset 25 now binds a different `Attention` depending on the onnx version. It shipped "
+        "in 1.23 and is still on main; `opset_rules` fails it on main before a release can.",
+        "- **Compatibility onnx leaves to its users.** `make_model`'s defaults stamp an opset "
+        "(and, in 1.23, an IR version) that no onnxruntime of the same period loads; the "
+        "`compat` gate makes that a release-time fact instead of a user's error message.",
+        "- **Decisions to record.** Dropping the free-threaded 3.13 wheels in 1.22.0 may well be "
+        "intended; the wheels gate fails until the config records it.",
+        "",
         "## 5. What the case study changed in mlrelease",
         "",
         '- `rc-model = "bump"`: release candidates as version bumps without tags '
