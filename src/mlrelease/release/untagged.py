@@ -13,11 +13,11 @@ from typing import Literal
 from packaging.version import Version
 
 from mlrelease import git
-from mlrelease.errors import PreconditionError
+from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release import repo
 from mlrelease.release.flow import Flow, bump_call, parse_version, version_files
 from mlrelease.release.plan import Plan, begin_edit, call_action, end_edit, git_action, recovery
-from mlrelease.release.settings import TABLE
+from mlrelease.release.settings import TABLE, parse_release
 
 Step = Literal["rc", "final"]
 
@@ -72,6 +72,21 @@ def subject(version: Version) -> str:
     return f"Set version number to {version}"
 
 
+def _on_branch(flow: Flow, verb: str, restored: set[str]) -> tuple[str, Version, Version]:
+    """On a clean release branch: (branch, the version it carries, the release it is for)."""
+    branch = git.current_branch(flow.root)
+    parsed = flow.names.branch.parse(branch) if branch else None
+    if branch is None or parsed is None:
+        raise PreconditionError(
+            f"{verb}: you are on {branch or 'a detached HEAD'}, not on a release branch "
+            f"({TABLE}.branch = {flow.rel.branch!r}); switch to it first."
+        )
+    flow.require_clean(verb, restored)
+    carried = parse_version(repo.version_at(flow.root, branch), branch)
+    wanted = Version(f"{parsed['major']}.{parsed['minor']}.{parsed.get('patch', 0)}")
+    return branch, carried, max(wanted, base(carried))
+
+
 def plan_rc_bump(flow: Flow, tag: str | None = None, push: bool = False) -> Plan:
     """``release rc`` under ``rc-model = "bump"``: commit the next ``X.Y.ZrcN`` on the branch."""
     root = flow.root
@@ -83,17 +98,7 @@ def plan_rc_bump(flow: Flow, tag: str | None = None, push: bool = False) -> Plan
         )
     restore, restored = recovery(root, "rc")
     plan.actions += restore
-    branch = git.current_branch(root)
-    if branch is None or flow.names.branch.parse(branch) is None:
-        raise PreconditionError(
-            f"rc: you are on {branch or 'a detached HEAD'}, not on a release branch "
-            f"({TABLE}.branch = {flow.rel.branch!r}); switch to it first."
-        )
-    flow.require_clean("rc", restored)
-    carried = parse_version(repo.version_at(root, branch), branch)
-    parsed = flow.names.branch.parse(branch) or {}
-    wanted = Version(f"{parsed['major']}.{parsed['minor']}.{parsed.get('patch', 0)}")
-    release = max(wanted, base(carried))
+    branch, carried, release = _on_branch(flow, "rc", restored)
     released = flow.names.final_tag(release) in flow.tags()
     try:
         target = next_version(carried, "rc", released, release)
@@ -109,6 +114,63 @@ def plan_rc_bump(flow: Flow, tag: str | None = None, push: bool = False) -> Plan
     ]
     if push:
         action = flow.push_action([branch], {branch})
+        if action:
+            plan.actions.append(action)
+    return plan
+
+
+def plan_final(flow: Flow, version: str | None = None, push: bool = False) -> Plan:
+    """``release promote`` under ``rc-model = "bump"``: set the final version on the release
+    branch (unless a later commit already did) and tag it ``vX.Y.Z`` there.
+
+    Refused before any release candidate was made: a final release follows a tested RC.
+    """
+    root = flow.root
+    plan = Plan("promote", root)
+    restore, restored = recovery(root, "promote")
+    plan.actions += restore
+    branch, carried, release = _on_branch(flow, "promote", restored)
+    if version is not None and parse_release(version) != release:
+        raise UserError(f"promote --version {version}: {branch} is the branch of {release}.")
+    final = flow.names.final_tag(release)
+    tags = flow.tags()
+    head = git.head(root)
+    if final in tags:
+        if tags[final] != head:
+            raise PreconditionError(
+                f"promote: {final} exists on {tags[final][:9]}, not on {branch}'s head; a "
+                f"patch release gets its own branch ({release.major}.{release.minor}."
+                f"{release.micro + 1})."
+            )
+        plan.notes.append(f"{branch}'s head is already {final}.")
+        return plan
+    files = version_files(root, branch)
+    main = flow.rel.main_branch
+    made = git.run(
+        root, "log", "--format=%H", "-G", r"rc[0-9]", f"{main}..HEAD", "--", *files, check=False
+    )
+    if not made.strip():
+        raise PreconditionError(
+            f"promote: no release candidate of {release} was made on {branch}; make one first "
+            "(`mlrelease release rc --execute`)."
+        )
+    changed = {f"refs/tags/{final}"}
+    if carried != release:
+        target = next_version(carried, "final", released=False, target=release)
+        plan.actions += [
+            begin_edit(root, files, "mlrelease release promote --execute"),
+            call_action(
+                "bump", f"bump-my-version: {carried} -> {target}", bump_call(root, str(target))
+            ),
+            git_action("commit", "commit", "-m", subject(target), "--", *files),
+            end_edit(root),
+        ]
+        changed.add(branch)
+    else:
+        plan.notes.append(f"{branch} already carries {release}.")
+    plan.actions.append(git_action("tag", "tag", "-a", final, "-m", f"Release {release}"))
+    if push:
+        action = flow.push_action([branch, f"refs/tags/{final}"], changed)
         if action:
             plan.actions.append(action)
     return plan

@@ -124,6 +124,27 @@ def test_cut_rc_bumps_and_no_rc_tags(tmp_path: Path) -> None:
     assert git(root, "tag").split() == tags_before  # release candidates are never tagged
 
 
+def test_promote_sets_the_final_version_and_tags_it(tmp_path: Path) -> None:
+    root = adopted(tmp_path)
+    assert mlrelease(root, "release", "cut", "--version", "1.4", "--execute").returncode == 0
+    git(root, "switch", "-q", "rel-1.4.0")
+    early = mlrelease(root, "release", "promote", "--version", "1.4.0")
+    assert early.returncode != 0 and "no release candidate of 1.4.0" in early.stderr
+    assert mlrelease(root, "release", "rc", "--execute").returncode == 0
+    dry = mlrelease(root, "release", "promote", "--version", "1.4.0")
+    assert dry.returncode == 0, dry.stderr + dry.stdout
+    assert "v1.4.0" in dry.stdout + dry.stderr and "v1.4.0" not in git(root, "tag")
+    done = mlrelease(root, "release", "promote", "--version", "1.4.0", "--execute")
+    assert done.returncode == 0, done.stderr + done.stdout
+    assert git(root, "show", "HEAD:VERSION_NUMBER").strip() == "1.4.0"
+    assert git(root, "log", "-1", "--format=%s").strip() == "Set version number to 1.4.0"
+    assert git(root, "rev-parse", "v1.4.0^{commit}") == git(root, "rev-parse", "HEAD")
+    again = mlrelease(root, "release", "promote", "--version", "1.4.0", "--execute")
+    assert again.returncode == 0 and "already v1.4.0" in again.stdout + again.stderr
+    wrong = mlrelease(root, "release", "promote", "--rc", "v1.4.0rc1")
+    assert wrong.returncode != 0 and "omit --rc" in wrong.stderr
+
+
 def test_rc_on_a_released_branch_is_refused_with_the_way_on(tmp_path: Path) -> None:
     root = adopted(tmp_path)
     git(root, "switch", "-q", "rel-1.3.0")
@@ -162,5 +183,6 @@ def test_replay_of_the_fixture_release_matches_every_step(tmp_path: Path) -> Non
     assert "patch identity" in steps[3].actual
     assert "by title: #7" in steps[4].actual
     assert "not found on main" in steps[5].actual and "on main first" in steps[5].why
-    assert steps[2].planned == "Set version number to 1.3.0rc1 (rc)"
+    assert steps[2].planned == "`release rc`: Set version number to 1.3.0rc1"
+    assert steps[7].planned == "`release promote`: Set version number to 1.3.0"
     assert steps[-1].actual.startswith("v1.3.0 on ") and "the branch head" in steps[-1].actual
