@@ -180,7 +180,8 @@ def replay(history: History, names: Names) -> list[Step]:
         steps.append(
             Step(
                 "cut",
-                f"branch {planned_branch} at {h.start[:9]} (carrying {h.start_version})",
+                f"`release cut --version {major}.{minor}`: branch {planned_branch} at "
+                f"{h.start[:9]} (carrying {h.start_version})",
                 f"branch {h.branch} at {h.start[:9]}",
                 planned_branch == h.branch,
             )
@@ -191,7 +192,7 @@ def replay(history: History, names: Names) -> list[Step]:
         steps.append(
             Step(
                 "main moves on",
-                f"set {planned_main} on main (at the cut)",
+                f"`release cut`: set {planned_main} on main",
                 f"{actual_main}: {h.main_bump[0]}" if h.main_bump else "no bump on main yet",
                 actual_main == planned_main,
                 f"same version; mlrelease bumps main in the cut itself, onnx bumped it by its "
@@ -217,7 +218,8 @@ def replay(history: History, names: Names) -> list[Step]:
             step: Literal["rc", "final"] = "final" if after.pre is None else "rc"
             try:
                 planned = next_version(before, step, released=False, target=h.version)
-                shown = f"{subject(planned)} ({step})"
+                verb = "release rc" if step == "rc" else "release promote"
+                shown = f"`{verb}`: {subject(planned)}"
             except PreconditionError as exc:
                 planned, shown = None, f"refused: {exc}"
             steps.append(
@@ -255,7 +257,7 @@ def replay(history: History, names: Names) -> list[Step]:
     steps.append(
         Step(
             "final tag",
-            f"tag {final} on the branch head carrying {h.version}",
+            f"`release promote`: tag {final} on the branch head carrying {h.version}",
             f"{h.tag} on {h.tag_commit[:9]} (carrying {h.tag_version}"
             + (", the branch head)" if h.tag_commit == h.head else ", not the branch head)")
             if h.tag and h.tag_commit
