@@ -159,3 +159,41 @@ def test_a_new_pyodide_abi_year_is_not_a_dropped_platform() -> None:
     after = artifacts.release_set(["onnx-1.23.0-cp312-abi3-pyemscripten_2026_0_wasm32.whl"], "onnx")
     assert before == after == {"cp312-pyemscripten_wasm32"}
     assert artifacts.dropped(before, after) == {}
+
+
+def _history(tag_on_fix: bool) -> Any:
+    from mlrelease.init import replay
+
+    commits = [
+        replay.Commit(
+            "a" * 40, "Set version number to 1.22.0rc1 (#1)", "", "1.22.0", "1.22.0rc1", False
+        ),
+        replay.Commit(
+            "b" * 40, "Update version number to 1.22.0 (#2)", "", "1.22.0rc1", "1.22.0", False
+        ),
+        replay.Commit("c" * 40, "Fix windows workflows (#3)", "", "1.22.0", "1.22.0", True),
+    ]
+    return replay.History(
+        version=Version("1.22.0"),
+        branch="rel-1.22.0",
+        start="0" * 40,
+        start_version="1.22.0",
+        commits=commits if tag_on_fix else commits[:2],
+        tag="v1.22.0",
+        tag_commit=("c" if tag_on_fix else "b") * 40,
+        tag_version="1.22.0",
+        head=("c" if tag_on_fix else "b") * 40,
+        main_bump=("Bump version number to 1.23.0 (#4)", "1.23.0", 5),
+    )
+
+
+def test_replay_counts_a_tag_after_a_late_fix_as_a_difference() -> None:
+    from mlrelease.init import replay
+
+    names = Names.of(ReleaseConfig(branch="rel-{major}.{minor}.{patch}"), "pyproject.toml")
+    on_bump = replay.replay(_history(tag_on_fix=False), names)
+    assert replay.match_rate(on_bump) == (len(on_bump), len(on_bump))
+    late = replay.replay(_history(tag_on_fix=True), names)
+    assert [s.step for s in late][-1] == "final tag" and not late[-1].match
+    assert "tagged that commit" in late[-1].why
+    assert replay.match_rate(late) == (len(late) - 1, len(late))

@@ -201,6 +201,7 @@ def replay(history: History, names: Names) -> list[Step]:
                 else "onnx has not moved main on yet",
             )
         )
+    final_bump: str | None = None
     for c in h.commits:
         before, after = _parse(c.before), _parse(c.after)
         if c.before != c.after:
@@ -216,6 +217,8 @@ def replay(history: History, names: Names) -> list[Step]:
                 )
                 continue
             step: Literal["rc", "final"] = "final" if after.pre is None else "rc"
+            if step == "final":
+                final_bump = c.sha
             try:
                 planned = next_version(before, step, released=False, target=h.version)
                 verb = "release rc" if step == "rc" else "release promote"
@@ -254,15 +257,23 @@ def replay(history: History, names: Names) -> list[Step]:
         )
     final = names.final_tag(h.version)
     carrying = h.tag_version == str(h.version)
+    # `release promote` tags the commit it bumps to the final version, in the same run.
+    at = final_bump or h.head
+    later = final_bump is not None and h.tag_commit != final_bump
     steps.append(
         Step(
             "final tag",
-            f"`release promote`: tag {final} on the branch head carrying {h.version}",
+            f"`release promote`: tag {final} on {at[:9]}, the commit setting {h.version}",
             f"{h.tag} on {h.tag_commit[:9]} (carrying {h.tag_version}"
             + (", the branch head)" if h.tag_commit == h.head else ", not the branch head)")
             if h.tag and h.tag_commit
             else "not tagged",
-            h.tag == final and carrying and h.tag_commit == h.head,
+            h.tag == final and carrying and h.tag_commit == at,
+            "onnx committed after the final bump and tagged that commit; `release promote` "
+            "tags the bump it makes, so with mlrelease the late fix goes in before `promote` "
+            "(or the bump is made with `mlrelease bump --to`, and `promote` then only tags)"
+            if later
+            else "",
         )
     )
     return steps
