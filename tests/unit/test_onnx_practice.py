@@ -183,7 +183,7 @@ def _history(tag_on_fix: bool) -> Any:
         tag_commit=("c" if tag_on_fix else "b") * 40,
         tag_version="1.22.0",
         head=("c" if tag_on_fix else "b") * 40,
-        main_bump=("Bump version number to 1.23.0 (#4)", "1.23.0", 5),
+        main_bump=("Bump version number to 1.23.0 (#4)", "1.23.0", 0, True),
     )
 
 
@@ -197,3 +197,15 @@ def test_replay_counts_a_tag_after_a_late_fix_as_a_difference() -> None:
     assert [s.step for s in late][-1] == "final tag" and not late[-1].match
     assert "tagged that commit" in late[-1].why
     assert replay.match_rate(late) == (len(late) - 1, len(late))
+
+
+def test_replay_counts_a_late_main_bump_as_a_difference() -> None:
+    from dataclasses import replace
+
+    from mlrelease.init import replay
+
+    names = Names.of(ReleaseConfig(branch="rel-{major}.{minor}.{patch}"), "pyproject.toml")
+    late = replace(_history(False), main_bump=("Bump to 1.23.0 (#4)", "1.23.0", 18, False))
+    step = replay.replay(late, names)[1]
+    assert (step.step, step.match) == ("main moves on", False)
+    assert "18 day(s)" in step.why

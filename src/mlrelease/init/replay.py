@@ -46,9 +46,9 @@ class History:
     tag_commit: str | None
     tag_version: str | None
     head: str
-    main_bump: tuple[str, str, int] | None
-    """(subject, version, days after the cut) of the first commit after ``start`` moving
-    main's version on."""
+    main_bump: tuple[str, str, int, bool] | None
+    """(subject, version, days after the branch point, made before the branch's first commit)
+    of the first commit after ``start`` moving main's version on."""
     main_subjects: dict[str, str] = field(default_factory=dict)
     """PR number -> subject of the main commits since the release before (squash merges)."""
 
@@ -126,8 +126,10 @@ def read_history(
     ).splitlines()
     if moves:
         sha, _, subj = moves[0].partition(" ")
-        days = (_time(root, sha) - _time(root, start)) // 86400
-        bump = (subj, _version(root, sha, version_file), days)
+        when = _time(root, sha)
+        first = _time(root, commits[0].sha) if commits else when
+        days = (when - _time(root, start)) // 86400
+        bump = (subj, _version(root, sha, version_file), days, when <= first)
     main_subjects: dict[str, str] = {}
     # Squash-merged pull requests end their subject with (#N); the newest thousands suffice.
     for line in git.run(root, "log", "-n", "5000", "--format=%s", main).splitlines():
@@ -194,9 +196,12 @@ def replay(history: History, names: Names) -> list[Step]:
                 "main moves on",
                 f"`release cut`: set {planned_main} on main",
                 f"{actual_main}: {h.main_bump[0]}" if h.main_bump else "no bump on main yet",
-                actual_main == planned_main,
-                f"same version; mlrelease bumps main in the cut itself, onnx bumped it by its "
-                f"own pull request {h.main_bump[2]} day(s) after the branch point"
+                actual_main == planned_main and h.main_bump is not None and h.main_bump[3],
+                ""
+                if h.main_bump is not None and h.main_bump[3]
+                else f"the same version, but later: `release cut` bumps main when it cuts the "
+                f"branch; onnx bumped it by its own pull request {h.main_bump[2]} day(s) after "
+                "the branch point, once work on the branch had begun"
                 if h.main_bump
                 else "onnx has not moved main on yet",
             )
