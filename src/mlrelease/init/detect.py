@@ -320,10 +320,16 @@ def version_source(snap: Snapshot, latest_tag_version: str | None) -> VersionSou
                 )
                 kind, why = "setup.py", "a literal version= in setup.py"
             else:
+                skbuild = _get(data, "tool.scikit-build.metadata.version.input")
                 for path in ("VERSION_NUMBER", "VERSION", "VERSION.txt", "version.txt"):
                     primary = _file_version(snap, path)
                     if primary:
-                        kind, why = "file", f"the {path} file (read by the build)"
+                        reader = (
+                            "scikit-build-core ([tool.scikit-build.metadata.version] input)"
+                            if skbuild == path
+                            else "the build"
+                        )
+                        kind, why = "file", f"the {path} file (read by {reader})"
                         break
                 else:
                     primary = _version_in_package(snap, name)

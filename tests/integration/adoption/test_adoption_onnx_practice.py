@@ -90,6 +90,7 @@ def test_init_describes_the_practice_and_touches_only_pyproject(tmp_path: Path) 
     assert 'filename = "VERSION_NUMBER"' in text and 'current_version = "1.4.0"' in text
     shown = " ".join((proc.stdout + proc.stderr).split())
     assert "2 commit(s) set a release-candidate version" in shown
+    assert "VERSION_NUMBER file (read by scikit-build-core" in shown
 
 
 def adopted(tmp_path: Path) -> Path:
