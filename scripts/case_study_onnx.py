@@ -88,6 +88,23 @@ WHEEL_ARCHS = {"CIBW_ARCHS_LINUX": "x86_64 aarch64", "CIBW_ARCHS_WINDOWS": "AMD6
 WHEEL_DROPS = [("1.20.1", "1.21.0"), ("1.21.0", "1.22.0"), ("1.22.0", "1.23.0")]
 """(previous, current) releases whose published wheel sets the wheels gate compares."""
 
+OPS_RUNS = {"1.22.0": "1.27.0", "1.23.2": "1.30.0"}
+"""onnx release -> the onnxruntime of its period whose supported-operators index is measured."""
+
+OPS_PROJECT = """[project]
+name = "ops-probe"
+version = "0"
+
+[tool.mlrelease]
+gates = ["ops_index"]
+
+[[tool.mlrelease.ops.backends]]
+name = "onnxruntime-cpu"
+kind = "onnxruntime"
+provider = "CPUExecutionProvider"
+"""
+"""The smallest project whose ``mlrelease ops run`` measures onnxruntime on the node suite."""
+
 HELPERS = ["numpy", "packaging", "rich"]
 """What mlrelease needs in every environment besides the package under study."""
 
@@ -412,6 +429,7 @@ def gates_section(env_dir: Path, keys: set[str]) -> list[str]:
                 for b in bad
             ]
     out += table(["onnx", "make_model stamps", "runtime", "it loads", "verdict"], rows)
+    out += ops_section(env_dir)
     files = published(env_dir, [WHEELS_RELEASE, *(r for pair in WHEEL_DROPS for r in pair)])
     names = files[WHEELS_RELEASE]
     have = artifacts.release_set(names, "onnx")
@@ -513,6 +531,12 @@ def gates_section(env_dir: Path, keys: set[str]) -> list[str]:
         "- The wheel keys spell free-threaded builds `cp313t-...` as cibuildwheel does, and "
         "fold the Pyodide ABI year (`pyemscripten_2025_0` -> `2026_0`) like manylinux's glibc "
         "version, so a new Pyodide ABI is not a dropped platform.",
+        "- Open: `mlrelease ops run` cannot generate the node suite of onnx 1.21 or 1.22 "
+        "(their `collect_testcases` requires an `op_type`; 1.23 made it optional) and stops "
+        "with a traceback instead of a verdict; the ops index above runs on 1.23.2 only.",
+        "- Open: `release cut` cuts `X.Y.0` from main; a patch release's own branch "
+        "(`rel-1.20.1` from `v1.20.0`) is cut by hand, and the release checklist still names "
+        'the RC-tag steps under `rc-model = "bump"`.',
         "",
         "## Reproduce",
         "",
@@ -528,6 +552,69 @@ def gates_section(env_dir: Path, keys: set[str]) -> list[str]:
         + f" (each with onnx 1.23.2 to write the probe models); cibuildwheel {CIBUILDWHEEL}.",
     ]
     return out
+
+
+def ops_run(env_dir: Path, release: str, ort: str) -> dict[str, Any] | str:
+    """``mlrelease ops run`` on onnx ``release``'s node suite against onnxruntime ``ort``: the
+    results, or the error that stopped it."""
+    python = env_python(env_dir, f"ops-{release}", [f"onnx=={release}", f"onnxruntime=={ort}"])
+    project = env_dir / f"ops-{release}-project"
+    project.mkdir(exist_ok=True)
+    (project / "pyproject.toml").write_text(OPS_PROJECT, encoding="utf-8")
+    results = project / "results.json"
+    command = ["-m", "mlrelease", "--root", str(project), "ops", "run", "--jobs", "2"]
+    proc = subprocess.run(
+        [str(python), *command, "-o", str(results)],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(SRC)},
+        cwd=project,
+        timeout=1800,
+    )
+    if proc.returncode != 0:
+        lines = (proc.stderr or proc.stdout).strip().splitlines()
+        return lines[-1] if lines else f"exit {proc.returncode}"
+    data: dict[str, Any] = json.loads(results.read_text(encoding="utf-8"))
+    return data
+
+
+def ops_section(env_dir: Path) -> list[str]:
+    out = [
+        "### ops index: each release's node suite on onnxruntime of its period",
+        "",
+        "`mlrelease ops run` generates the release's own node test suite and runs every case "
+        "on onnxruntime (CPU); the verdicts are those of the supported-operators index.",
+        "",
+    ]
+    rows = []
+    for release, ort in OPS_RUNS.items():
+        found = ops_run(env_dir, release, ort)
+        if isinstance(found, str):
+            rows.append((release, ort, "did not run", f"mlrelease stopped: {found}"))
+            continue
+        cases = {c["name"]: c for c in found["cases"]}
+        counts: dict[str, int] = {}
+        ops: dict[str, set[str]] = {}
+        for r in found["results"]:
+            counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
+            if r["verdict"] != "pass":
+                c = cases[r["case"]]
+                ops.setdefault(r["verdict"], set()).add(f"{c['op_type']}:{c['since_version']}")
+        verdicts = ", ".join(f"{v} {n}" for v, n in sorted(counts.items(), key=lambda i: -i[1]))
+        unsupported = sorted(ops.get("opset_unsupported", set()))
+        rows.append(
+            (
+                release,
+                ort,
+                f"{len(found['results'])} cases: {verdicts}",
+                f"{len(unsupported)} operator versions need an opset onnxruntime {ort} does not "
+                f"load: {', '.join(unsupported)}"
+                if unsupported
+                else "every opset loads",
+            )
+        )
+    return out + table(["onnx", "onnxruntime", "verdicts", "newest operators"], rows)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
