@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
+from mlrelease.edges.proc import call
 from mlrelease.errors import UserError
 
 
@@ -14,21 +14,16 @@ class GitError(UserError):
     exit_code = 1
 
 
-def run(root: Path, *args: str, check: bool = True) -> str:
-    """Run ``git args`` in ``root`` and return its stripped stdout."""
-    proc = subprocess.run(
-        ["git", *args],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+def run(root: Path, *args: str, check: bool = True, strip: bool = True) -> str:
+    """Run ``git args`` in ``root`` and return its stdout (stripped unless ``strip`` is False:
+    some outputs' leading spaces carry meaning)."""
+    proc = call(["git", *args], cwd=root)
     if check and proc.returncode != 0:
         raise GitError(
             f"git {' '.join(args)} failed in {root} (exit {proc.returncode}): "
             f"{proc.stderr.strip() or proc.stdout.strip()}"
         )
-    return proc.stdout.strip()
+    return proc.stdout.strip() if strip else proc.stdout
 
 
 def is_repo(root: Path) -> bool:
@@ -51,14 +46,8 @@ def tags_at(root: Path, ref: str = "HEAD") -> list[str]:
 def dirty_files(root: Path) -> list[str]:
     """Paths with uncommitted changes, untracked files included (``git status -z``: exact
     names, whatever characters they hold)."""
-    # Not run(): it strips the output, and the first entry's leading space is part of it.
-    out = subprocess.run(
-        ["git", "status", "--porcelain", "-z", "--untracked-files=normal"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
+    # Unstripped: the first entry's leading space is part of it.
+    out = run(root, "status", "--porcelain", "-z", "--untracked-files=normal", strip=False)
     entries = out.split("\0")
     files: list[str] = []
     i = 0

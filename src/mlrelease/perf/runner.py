@@ -13,7 +13,6 @@ import dataclasses
 import json
 import os
 import shutil
-import subprocess
 import sys
 import time
 from collections.abc import Sequence
@@ -125,8 +124,8 @@ class Worker:
                 proc = isolation.start(
                     command,
                     stdout=log,
-                    stderr=subprocess.STDOUT,
-                    stdin=subprocess.DEVNULL,
+                    stderr=isolation.STDOUT,
+                    stdin=isolation.DEVNULL,
                     cwd=self.root,
                     env=self.env,
                 )
@@ -134,7 +133,7 @@ class Worker:
                 return Outcome(None, RUNTIME_ERROR, f"cannot start {self.build.python}: {exc}")
             try:
                 code = proc.wait(timeout=self.timeout_s)
-            except subprocess.TimeoutExpired:
+            except isolation.TimeoutExpired:
                 _kill_group(proc)
                 return Outcome(
                     None,
@@ -165,7 +164,7 @@ def resolve_in(root: Path, ref: str, profile_name: str) -> catalog.ModelSpec:
             sys.path.remove(str(root))
 
 
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+def _kill_group(proc: isolation.Popen[bytes]) -> None:
     # torch.compile and TensorRT start helper processes: end the whole session we started.
     isolation.kill_group(proc)
 
