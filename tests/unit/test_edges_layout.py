@@ -1,7 +1,8 @@
 """Outside systems are touched from their edge only: the package's source, read as syntax trees.
 
 Processes are started from at most three modules (``edges/proc.py``, ``edges/git.py`` and one
-more).
+more); onnxruntime sessions are created in at most two, and onnxruntime is imported by its edge
+alone.
 """
 
 from __future__ import annotations
@@ -83,6 +84,18 @@ def spawns(tree: ast.Module) -> list[str]:
     return found
 
 
+def creates_sessions(tree: ast.Module) -> list[int]:
+    """Lines where the module constructs an onnxruntime ``InferenceSession``."""
+    lines = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if name == "InferenceSession":
+                lines.append(node.lineno)
+    return lines
+
+
 def spawning_modules() -> dict[str, list[str]]:
     return {name: how for name, tree in _modules() if (how := spawns(tree))}
 
@@ -129,3 +142,18 @@ def test_the_pending_list_names_only_modules_that_still_start_processes() -> Non
     found = spawning_modules()
     done = sorted(name for name in PENDING if name not in found)
     assert not done, f"{done} no longer start processes: remove them from PENDING"
+
+
+def test_onnxruntime_sessions_are_created_in_at_most_two_modules() -> None:
+    creators = {name: lines for name, tree in _modules() if (lines := creates_sessions(tree))}
+    assert "edges/onnxruntime.py" in creators
+    assert len(creators) <= 2, f"InferenceSession constructed in {creators}; use edges.onnxruntime"
+
+
+def test_onnxruntime_is_imported_by_its_edge_alone() -> None:
+    importers = sorted(
+        name
+        for name, tree in _modules()
+        if any(n == "onnxruntime" or n.startswith("onnxruntime.") for n in _imported(tree))
+    )
+    assert importers == ["edges/onnxruntime.py"], importers
