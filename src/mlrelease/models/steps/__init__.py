@@ -20,8 +20,6 @@ from mlrelease.models.steps.state import State
 from mlrelease.models.steps.version_conversion import step_version_conversion
 from mlrelease.models.verdicts import StepVerdict
 
-__all__ = ["STEP_FUNCTIONS", "State"]
-
 STEP_FUNCTIONS: dict[str, Callable[[State], StepVerdict]] = {
     "integrity": step_integrity,
     "checker": step_checker,
