@@ -26,13 +26,13 @@ import dataclasses
 import difflib
 import json
 import os
-import subprocess
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from mlrelease.config import Config, load
+from mlrelease.edges.proc import call
 from mlrelease.errors import ConfigError
 from mlrelease.gates import Context, GateResult, gate
 from mlrelease.models.config import OpsetRulesConfig, canonical_domain, display_domain
@@ -146,9 +146,7 @@ def collect_declared(config: Config) -> Snapshot:
         command += ["--module", module]
     for domain in options.domains:
         command += ["--domain", domain]
-    proc = subprocess.run(
-        command, cwd=config.root, env=env, capture_output=True, text=True, check=False, timeout=300
-    )
+    proc = call(command, cwd=config.root, env=env, timeout=300)
     if proc.returncode != 0:
         last = [line for line in proc.stderr.splitlines() if line.strip()][-3:]
         raise ConfigError(
@@ -169,8 +167,30 @@ def _ops(domain: Mapping[str, Any]) -> dict[tuple[str, int], dict[str, Any]]:
     return {(o["op"], int(o["since"])): o for o in domain.get("operators", [])}
 
 
+def _type_sets(types: Any) -> Any:
+    """Type constraints as sets: a type listed twice allows nothing more (ONNX Conv-11, 1.21)."""
+    if not isinstance(types, Mapping):
+        return types
+    return {param: sorted(set(allowed)) for param, allowed in types.items()}
+
+
+def _repeated(op: Mapping[str, Any]) -> list[str]:
+    """``T: tensor(float16)`` for each type a constraint lists more than once."""
+    types = op.get("types")
+    if not isinstance(types, Mapping):
+        return []
+    return [
+        f"{param}: {t}"
+        for param, allowed in sorted(types.items())
+        for t in sorted(set(allowed))
+        if list(allowed).count(t) > 1
+    ]
+
+
 def _changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
     out = []
+    old = {**old, "types": _type_sets(old.get("types"))}
+    new = {**new, "types": _type_sets(new.get("types"))}
     for part in ("inputs", "outputs", "attributes", "types", "arity"):
         if old.get(part) != new.get(part):
             a = json.dumps(old.get(part), sort_keys=True)
@@ -211,6 +231,12 @@ def check(
         version = int(new["opset_version"])
         ops_new = _ops(new)
         for op, since in sorted(ops_new):
+            repeated = _repeated(ops_new[(op, since)])
+            if repeated:
+                problems.append(
+                    f"{name}.{op}:{since}: a type constraint lists a type more than once "
+                    f"({'; '.join(repeated)}); list each allowed type once"
+                )
             if since > version:
                 problems.append(
                     f"{name}.{op}:{since}: since_version {since} exceeds the domain's "

@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mlrelease import git, versions
+from mlrelease import versions
 from mlrelease.conformance import index as index_mod
+from mlrelease.edges import git
 from mlrelease.errors import UserError
 
 

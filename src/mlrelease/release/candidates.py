@@ -148,10 +148,11 @@ def _branch_version(
         wanted = series(parse_version(tree.current, "pyproject.toml"))
     if branch is None or wanted is None:
         where = f"on {branch}" if branch else "on a detached HEAD"
+        example = names.branch.template.format(major="X", minor="Y", patch="Z")
         raise PreconditionError(
             f"{name}: you are {where}, not on a release branch ({TABLE}.branch = "
             f"{rel.branch!r}). Release candidates are tagged on the release branch: "
-            f"`git switch {names.branch.template.format(major='X', minor='Y')}` (cut it "
+            f"`git switch {example}` (cut it "
             "with `mlrelease release cut --version X.Y` if it does not exist)."
         )
     rules.require_clean(snap, name)

@@ -29,6 +29,7 @@ from mlrelease.release import (
     promotion,
     repo,
     snapshot,
+    untagged,
 )
 from mlrelease.release import status as release_status
 from mlrelease.terminal import make_console
@@ -97,15 +98,26 @@ def cmd_prepare(args: argparse.Namespace) -> int:
 
 
 def cmd_rc(args: argparse.Namespace) -> int:
-    config, snap = _snapshot(args)
-    observe.for_rc(config, snap)
-    plan = candidates.plan_rc(snap, config, args.tag, args.push)
+    config = _config(args)
+    if config.release.rc_model == "bump":  # release candidates are version bumps, no tags
+        plan = untagged.plan_rc_bump(flow.Flow.of(config), args.tag, args.push)
+    else:
+        snap = observe.base(config)
+        observe.for_rc(config, snap)
+        plan = candidates.plan_rc(snap, config, args.tag, args.push)
     plan.print(execute=args.execute, out=_say)
     return 0
 
 
 def cmd_promote(args: argparse.Namespace) -> int:
-    config, snap = _snapshot(args)
+    config = _config(args)
+    if config.release.rc_model == "bump":  # no RC tag: the final version, tagged
+        found = promotion.plan_untagged_final(
+            flow.Flow.of(config), args.rc, args.version, args.push, args.publish
+        )
+        found.plan.print(execute=args.execute, out=_say)
+        return 0
+    snap = observe.base(config)
     observe.for_promote(
         config,
         args.rc,

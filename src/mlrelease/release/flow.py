@@ -25,7 +25,7 @@ from mlrelease import bump, git
 from mlrelease.config import Config, load
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release import repo, state
-from mlrelease.release.plan import read_journal
+from mlrelease.release.plan import Action, read_journal
 from mlrelease.release.settings import (
     TABLE,
     Names,
@@ -117,6 +117,15 @@ class Flow:
                 found[parsed[1]] = (name, commit)
         return found
 
+    def push_action(self, refs: list[str], changed: set[str]) -> Action | None:
+        """:func:`~.rules.push_action` on the refs this flow read (``rc-model = "bump"``)."""
+        from mlrelease.release import observe, rules
+        from mlrelease.release.snapshot import ReleaseState
+
+        snap = ReleaseState(self.root, local=self.local(), remote=self.remote())
+        observe.pushable(snap, [r for r in refs if not r.startswith("refs/tags/")])
+        return rules.push_action(snap, self.rel.remote, refs, changed)
+
     def require_clean(
         self,
         name: str,
@@ -143,6 +152,16 @@ def parse_version(text: str, where: str) -> Version:
         return Version(text)
     except InvalidVersion:
         raise PreconditionError(f"{where} carries {text!r}, not a PEP 440 version.") from None
+
+
+def version_files(root: Path, ref: str) -> list[str]:
+    """pyproject.toml and every file listed in ``[[tool.bumpversion.files]]`` at ``ref``."""
+    from mlrelease.release import observe
+    from mlrelease.release.snapshot import ReleaseState
+
+    snap = ReleaseState(root)
+    observe.version_files(snap, ref)
+    return snap.files_to_bump(ref)
 
 
 def bump_call(root: Path, new: str) -> Callable[[], None]:

@@ -80,7 +80,7 @@ def _file(snap: ReleaseState, ref: str, path: str) -> None:
         snap.files[(ref, path)] = repo.show(snap.root, ref, path)
 
 
-def _version_files(snap: ReleaseState, ref: str) -> None:
+def version_files(snap: ReleaseState, ref: str) -> None:
     """pyproject.toml and every file listed in ``[[tool.bumpversion.files]]`` at ``ref``."""
     if ref in snap.version_files or _commit(snap, ref) is None:
         return
@@ -105,7 +105,7 @@ def _ancestry(snap: ReleaseState, a: str | None, b: str | None) -> None:
         )
 
 
-def _pushable(snap: ReleaseState, branches: list[str]) -> None:
+def pushable(snap: ReleaseState, branches: list[str]) -> None:
     """Ancestry of origin's tip of each branch in the local one (may the push go ahead?)."""
     remote = snap.remote
     for name in branches:
@@ -127,7 +127,7 @@ def for_cut(config: Config, version: str, from_ref: str | None, snap: ReleaseSta
         _version(snap, start)
     if snap.local.heads.get(main):
         _version(snap, main)
-        _version_files(snap, main)
+        version_files(snap, main)
     base_ref = branch if branch in snap.local.heads else start
     if branch in snap.local.heads or has_start:
         for edit in rel.edits:
@@ -135,7 +135,7 @@ def for_cut(config: Config, version: str, from_ref: str | None, snap: ReleaseSta
     theirs = snap.remote.heads.get(main) if snap.remote else None
     if theirs:
         _version(snap, theirs)
-    _pushable(snap, [main, branch])
+    pushable(snap, [main, branch])
 
 
 def for_prepare(config: Config, version: str, snap: ReleaseState) -> None:
@@ -146,8 +146,8 @@ def for_prepare(config: Config, version: str, snap: ReleaseState) -> None:
     if branch in snap.local.heads:
         _version(snap, branch)
         _file(snap, branch, config.changelog)
-        _version_files(snap, branch)
-    _pushable(snap, [branch])
+        version_files(snap, branch)
+    pushable(snap, [branch])
 
 
 def for_rc(config: Config, snap: ReleaseState) -> None:
@@ -173,7 +173,7 @@ def for_rc(config: Config, snap: ReleaseState) -> None:
         if version is not None and parsed and parsed[0] == version:
             _ancestry(snap, commit, snap.head)
     if snap.branch:
-        _pushable(snap, [snap.branch])
+        pushable(snap, [snap.branch])
 
 
 def for_picks(config: Config, branch: str | None, snap: ReleaseState) -> None:
@@ -201,7 +201,7 @@ def for_picks(config: Config, branch: str | None, snap: ReleaseState) -> None:
         by_trailer=repo.picked_from(root, span),
         marked=repo.overrides(root, span, OVERRIDE),
     )
-    _pushable(snap, [branch])
+    pushable(snap, [branch])
 
 
 def rc_reachability(config: Config, rc: str, snap: ReleaseState) -> None:
@@ -289,3 +289,11 @@ def for_bind(config: Config, rc: str, folder: str | None, snap: ReleaseState) ->
         text = manifest.Manifest(rc, tag.commit, found).text()
         made_blob = git.run(snap.root, "hash-object", "--stdin", input=text)
     snap.bind = BindFacts(str(path), findings, found, made_blob, _manifests(snap, rc))
+
+
+def journal_state(root: Path) -> ReleaseState:
+    """HEAD, the dirty files and the edit journal: what :func:`.rules.recovery` decides on."""
+    snap = ReleaseState(root, head=git.head(root), dirty=tuple(git.dirty_files(root)))
+    if plan.journal_path(root).exists():
+        snap.journal = Journal(str(plan.journal_path(root)), plan.read_journal(root))
+    return snap

@@ -225,3 +225,11 @@ def rollback(root: Path) -> list[str]:
         git.run(root, "restore", "--source=HEAD", "--staged", "--worktree", "--", *files)
     drop_journal(root)
     return files
+
+
+def recovery(root: Path, name: str) -> tuple[list[Action], set[str]]:
+    """:func:`~.rules.recovery` on the journal as it is now (for planners still reading git:
+    ``rc-model = "bump"``)."""
+    from mlrelease.release import observe, rules
+
+    return rules.recovery(observe.journal_state(root), name)

@@ -32,7 +32,7 @@ from mlrelease import git, report
 from mlrelease.config import Config
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release import decide, manifest, rules
-from mlrelease.release.flow import _resolve_argv
+from mlrelease.release.flow import Flow, _resolve_argv
 from mlrelease.release.plan import Plan, call_action, fault_env, git_action
 from mlrelease.release.settings import TABLE, Names, parse_release, series
 from mlrelease.release.snapshot import NotGathered, PromoteFacts, ReleaseState
@@ -266,6 +266,23 @@ def plan_promote(
         name = rules.require_remote(snap, "promote", rel.remote).name
         plan.actions.append(git_action("push", "push", "--atomic", name, f"refs/tags/{final}"))
     return PromotionPlan(plan, rc, final, commit)
+
+
+def plan_untagged_final(
+    flow: Flow, rc: str | None, version: str | None, push: bool, publish: bool
+) -> PromotionPlan:
+    """``release promote`` under ``rc-model = "bump"`` (no RC tag to promote): the final
+    version and its tag, planned by :func:`mlrelease.release.untagged.plan_final`."""
+    from mlrelease.release.untagged import plan_final
+
+    if rc is not None or publish:
+        raise UserError(
+            f"promote: {TABLE}.rc-model is 'bump': there is no RC tag to promote and the "
+            "final release is built from its own tag; omit --rc and --publish."
+        )
+    done = plan_final(flow, version, push)
+    final = flow.names.final_tag(Version(version)) if version else ""
+    return PromotionPlan(done, "", final, git.head(flow.root) or "")
 
 
 def check_report(facts: PromoteFacts, gates: list[str], rc: str, commit: str) -> None:

@@ -22,6 +22,7 @@ from mlrelease.release.settings import (
     series,
     series_text,
 )
+from mlrelease.release.untagged import plan_rc_bump
 from mlrelease.wheels.promote import PYPI_UPLOAD_URL
 
 # --- status ---------------------------------------------------------------------------------
@@ -67,11 +68,17 @@ def status(flow: Flow, version: str | None = None) -> dict[str, Any]:
         observe.for_prepare(config, str(target), snap)
         return candidates.plan_prepare(snap, config, str(target))
 
+    untagged = config.release.rc_model == "bump"  # RCs are version bumps: no tag to promote
+
     def plan_rc() -> Plan:
+        if untagged:
+            return plan_rc_bump(flow)
         observe.for_rc(config, snap)
         return candidates.plan_rc(snap, config)
 
     def plan_promote() -> Plan:
+        if untagged:
+            return promotion.plan_untagged_final(flow, None, str(target), False, False).plan
         observe.for_promote(config, None, str(target), None, False, None, PYPI_UPLOAD_URL, snap)
         return promotion.plan_promote(snap, config, None, str(target)).plan
 
