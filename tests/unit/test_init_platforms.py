@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 import tomllib
 
-from mlrelease.init import platforms
+from mlrelease.wheels import declared as platforms
 
 ONNX_LIKE = """
 [tool.cibuildwheel]

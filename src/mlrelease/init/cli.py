@@ -11,8 +11,9 @@ from typing import Any
 from rich.table import Table
 
 from mlrelease.errors import UserError
-from mlrelease.init import detect, platforms, propose, snapshot
+from mlrelease.init import detect, propose, snapshot
 from mlrelease.terminal import make_console
+from mlrelease.wheels import declared as platforms
 
 if sys.version_info >= (3, 11):
     import tomllib
