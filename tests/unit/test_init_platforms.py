@@ -164,3 +164,20 @@ def test_workflows_without_cibuildwheel_declare_nothing() -> None:
     workflow = "jobs:\n  t:\n    runs-on: ubuntu-24.04-arm\n    steps:\n      - run: pytest\n"
     declared = platforms.declared_archs({}, {"test.yml": workflow})
     assert declared.archs == {p: list(a) for p, a in platforms.DEFAULT_ARCHS.items()}
+
+
+def test_a_matrix_from_an_expression_leaves_the_config_to_decide() -> None:
+    # mlrelease's own wheel workflow: runners and archs come from fromJSON(plan)
+    workflow = (
+        "jobs:\n  plan:\n    runs-on: ubuntu-24.04\n"
+        "  build:\n    runs-on: ${{ matrix.runner }}\n    strategy:\n      matrix:\n"
+        "        include: ${{ fromJSON(needs.plan.outputs.build) }}\n    steps:\n"
+        "      - run: python -m cibuildwheel --platform $PLATFORM --archs $ARCHS\n"
+    )
+    pyproject = '[tool.cibuildwheel.windows]\narchs = ["AMD64", "ARM64"]\n'
+    declared = platforms.declared_archs(toml(pyproject), {"wheels.yml": workflow})
+    assert declared.archs == {
+        "linux": ["x86_64", "aarch64"],
+        "windows": ["AMD64", "ARM64"],
+        "macos": ["x86_64", "arm64"],
+    }

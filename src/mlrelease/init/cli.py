@@ -26,15 +26,12 @@ console = make_console(markup=False)
 
 def _native_platforms(root: Path, pyproject: dict[str, Any]) -> tuple[list[str] | None, str]:
     """The required platforms of the project's declared build matrix (never this machine's)."""
-    from mlrelease.wheels import plan
-
-    declared = platforms.declared_archs(pyproject, platforms.read_workflows(root))
-    archs = {p: a for p, a in declared.archs.items() if a}
     try:
-        built = {i.tag for i in plan.query(root, list(archs), archs)} if archs else set()
+        identifiers, declared = platforms.query(root, pyproject)
     except UserError as exc:
         return None, f"cibuildwheel could not list the builds ({exc}); platforms left at defaults"
-    required = platforms.pick_required(built, declared.named_tags)
+    required = platforms.pick_required({i.tag for i in identifiers}, declared.named_tags)
+    archs = {p: a for p, a in declared.archs.items() if a}
     matrix = "; ".join(f"{p}: {' '.join(a)}" for p, a in archs.items())
     return required, (
         f"required-platforms: what cibuildwheel selects on the declared architectures "

@@ -1,12 +1,13 @@
-"""The wheel platforms a native project declares it builds, for ``required-platforms``.
+"""The wheel platforms a project declares it builds: for init's ``required-platforms``, and
+for what the ``wheels`` gate and ``wheels plan`` ask cibuildwheel.
 
 They come from the project's own build matrix: ``[tool.cibuildwheel]`` (``archs``, per
 platform too) and the GitHub workflows that run cibuildwheel (``CIBW_ARCHS*``, the runners
 they run on, the identifiers they pass to ``only:`` / ``CIBW_BUILD``). Never from the machine
 ``init`` runs on: cibuildwheel's default ``archs = "auto"`` means "this machine's", so
-:func:`declared_archs` resolves every platform's architectures first, and cibuildwheel is then
-asked with explicit ``--archs`` (its ``build`` / ``skip`` still apply). Everything here but
-:func:`read_workflows` and :func:`required_platforms` is pure.
+:func:`declared_archs` resolves every platform's architectures first, and :func:`query` asks
+cibuildwheel with explicit ``--archs`` (its ``build`` / ``skip`` still apply). Everything here
+but :func:`query` and :func:`read_workflows` is pure.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mlrelease.wheels import plan
 from mlrelease.wheels.config import DEFAULT_REQUIRED_PLATFORMS
-from mlrelease.wheels.plan import PLATFORMS, parse_identifier, platform_arch
+from mlrelease.wheels.plan import PLATFORMS, Identifier, parse_identifier, platform_arch
 
 ALL_ARCHS = {
     "linux": ("x86_64", "i686", "aarch64", "ppc64le", "s390x", "armv7l", "riscv64"),
@@ -133,8 +135,8 @@ def declared_archs(pyproject: Mapping[str, Any], workflows: Mapping[str, str]) -
             declared.sources.append(f"{name}: {match[0].strip()}")
         labels = sorted(set(_RUNNER_RE.findall(text)))
         for label in labels:
-            if placed := runner_arch(label):
-                runners.setdefault(placed[0], set()).add(placed[1])
+            if at := runner_arch(label):
+                runners.setdefault(at[0], set()).add(at[1])
         if labels:
             declared.sources.append(f"{name}: runners {' '.join(labels)}")
         for text_id in sorted(set(_IDENT_RE.findall(text))):
@@ -145,20 +147,24 @@ def declared_archs(pyproject: Mapping[str, Any], workflows: Mapping[str, str]) -
                 continue  # pyodide, or not an identifier at all
             named.setdefault(platform, set()).add(arch)
             declared.named_tags.add(tag)
+    # A matrix computed at run time (``fromJSON``) hides its runners: then the workflows
+    # cannot say a platform is not built, and the config decides which are.
+    dynamic = any(re.search(r"fromjson\s*\(", t, re.IGNORECASE) for _, t in built)
+    placed = bool(runners or named) and not dynamic
     for platform in PLATFORMS:
-        if built and platform not in runners and platform not in named:
+        if placed and platform not in runners and platform not in named:
             continue  # the project's workflows do not build it
         # cibuildwheel reads CIBW_* over pyproject.toml.
         words = env.get(platform) or config.get(platform) or ["auto64"]
-        archs = _resolve(platform, words, runners.get(platform, set()))
+        archs = _resolve(platform, words, set() if dynamic else runners.get(platform, set()))
         archs += [a for a in sorted(named.get(platform, set())) if a not in archs]
         declared.archs[platform] = archs
-    if built:
+    if placed:
         declared.sources.append(
             f"identifiers named in the workflows: {len(declared.named_tags)} platform tag(s)"
         )
     else:
-        declared.sources.append("no GitHub workflow runs cibuildwheel")
+        declared.sources.append("no GitHub workflow names the runners cibuildwheel runs on")
     return declared
 
 
@@ -167,6 +173,13 @@ def pick_required(built_tags: set[str], named_tags: set[str]) -> list[str]:
     the workflows name identifiers (``only:``), only the tags they name are built."""
     tags = built_tags & named_tags if named_tags else built_tags
     return [p for p in (*DEFAULT_REQUIRED_PLATFORMS, *EXTRA_REQUIRED) if p in tags]
+
+
+def query(root: Path, pyproject: Mapping[str, Any]) -> tuple[list[Identifier], Declared]:
+    """What cibuildwheel selects for the project at ``root`` on its declared architectures."""
+    declared = declared_archs(pyproject, read_workflows(root))
+    archs = {p: a for p, a in declared.archs.items() if a}
+    return (plan.query(root, list(archs), archs) if archs else []), declared
 
 
 def read_workflows(root: Path) -> dict[str, str]:

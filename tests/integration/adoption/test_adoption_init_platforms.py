@@ -105,3 +105,30 @@ def test_config_archs_alone_decide_without_a_workflow(tmp_path: Path) -> None:
         "win_arm64",
         "macosx_arm64",
     ]
+
+
+def test_the_wheels_gate_passes_right_after_init(tmp_path: Path) -> None:
+    # The gate asks cibuildwheel on the same declared archs: it finds the aarch64 and
+    # ARM64 builds an x86_64 machine's `auto` would not list.
+    root = make(
+        tmp_path,
+        {
+            "pyproject.toml": PYPROJECT.replace(
+                'requires-python = ">=3.12"\n',
+                'requires-python = ">=3.12"\n'
+                'classifiers = ["Programming Language :: Python :: 3.12"]\n',
+            ),
+            "src/nativepkg/_core.cpp": "int f() { return 1; }\n",
+            ".github/workflows/wheels.yml": WORKFLOW,
+        },
+    )
+    run = [sys.executable, "-m", "mlrelease", "--root", str(root)]
+    env = {"COLUMNS": "400", "PATH": "/usr/bin:/bin", "HOME": str(root.parent)}
+    init = subprocess.run([*run, "init", "--execute"], capture_output=True, text=True, env=env)
+    assert init.returncode == 0, init.stderr
+    git(root, "commit", "-q", "-am", "Adopt mlrelease")
+    verify = subprocess.run(
+        [*run, "verify", "--only", "wheels"], capture_output=True, text=True, env=env
+    )
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+    assert "pass  wheels" in verify.stdout + verify.stderr
