@@ -174,10 +174,13 @@ def run_init(checkout: Path, work: Path) -> dict[str, Any]:
         capture_output=True,
         text=True,
         check=False,
-        env={**os.environ, "COLUMNS": "200", "PYTHONPATH": str(SRC)},
+        # Wide: init's notes stay one line each.
+        env={**os.environ, "COLUMNS": "4000", "PYTHONPATH": str(SRC)},
     )
     if proc.returncode != 0:
         raise SystemExit(f"mlrelease init failed: {proc.stderr or proc.stdout}")
+    notes = (proc.stdout + proc.stderr).splitlines()
+    platforms = next((n[2:] for n in notes if n.startswith("- required-platforms:")), "")
     after = (work / "pyproject.toml").read_text(encoding="utf-8")
     status = subprocess.run(
         ["git", "status", "--porcelain"], cwd=work, capture_output=True, text=True, check=True
@@ -188,6 +191,7 @@ def run_init(checkout: Path, work: Path) -> dict[str, Any]:
         "written": after[len(before) :].strip("\n") if after.startswith(before) else after,
         "appended": after.startswith(before),
         "changed": changed,
+        "platforms": platforms,
     }
 
 
@@ -288,6 +292,8 @@ def page(checkout: Path, env_dir: Path) -> str:
         "```toml",
         init["written"],
         "```",
+        "",
+        "Why these platforms (init's note): " + (init["platforms"] or "(no note)"),
         "",
     ]
     out += replay_section(checkout, names)
@@ -525,6 +531,12 @@ def gates_section(env_dir: Path, keys: set[str]) -> list[str]:
         "carry `{patch}`; under this model main carries the plain next version (`1.23.0`).",
         "- `mlrelease init` detects `rel-X.Y.Z` branches, untagged release candidates (from the "
         "subjects of version-bump commits), a Sphinx site below `docs/` and onnx itself.",
+        "- `mlrelease init` proposed only `manylinux_x86_64` and `win_amd64`: it asked "
+        "cibuildwheel what it builds *on this machine* (an x86_64 Linux host, `archs = auto`), "
+        "missing onnx's aarch64, Windows ARM64 and macOS wheels. It now reads the declared "
+        "build matrix (`[tool.cibuildwheel]` archs, the cibuildwheel workflows' `CIBW_ARCHS*`, "
+        "runners and `only:` identifiers) and asks cibuildwheel with explicit `--archs`, so "
+        "the proposal is the same on any machine.",
         "- `opset_rules` compares type constraints as sets, and flags a type listed twice "
         "(onnx 1.21.0's Conv-11 listed `tensor(float16)` twice; onnx removed the duplicate for "
         "1.22.0, which the old rule misread as a signature change).",
