@@ -28,8 +28,8 @@ COMMAND_MODULES: list[str] = [
     "mlrelease.release.cli",
     "mlrelease.docs.cli",
     "mlrelease.models.cli",
-    "mlrelease.opset_rules",
-    "mlrelease.conformance.cli",
+    "mlrelease.opsets.rules",
+    "mlrelease.ops.cli",
     "mlrelease.perf.cli",
     "mlrelease.init.cli",
 ]

@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar, Union
 
-from mlrelease.conformance.config import OpsConfig
-from mlrelease.docs.settings import DocsConfig
+from mlrelease.docs.config import DocsConfig
 from mlrelease.errors import ConfigError
 from mlrelease.models.config import CompatConfig, ModelsConfig, OpsetRulesConfig
+from mlrelease.ops.config import OpsConfig
 from mlrelease.perf.config import PerfConfig
 from mlrelease.release.settings import ReleaseConfig
 from mlrelease.wheels.config import WheelsConfig

@@ -10,7 +10,7 @@ from packaging.version import Version
 
 from mlrelease.config import load
 from mlrelease.docs import freeze, pages, site, switcher
-from mlrelease.docs.settings import DocsConfig
+from mlrelease.docs.config import DocsConfig
 from mlrelease.errors import ConfigError, UserError
 
 

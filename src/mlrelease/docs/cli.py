@@ -9,8 +9,8 @@ from typing import Any
 from rich.markup import escape
 
 from mlrelease.config import Config, load
-from mlrelease.docs import build, freeze, pages, sphinx_run, switcher
-from mlrelease.docs.settings import DocsConfig
+from mlrelease.docs import freeze, pages, service, sphinx_run, switcher
+from mlrelease.docs.config import DocsConfig
 from mlrelease.terminal import make_console
 
 console = make_console()
@@ -34,7 +34,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     config, docs = _setup(args)
     out = args.out or config.path(docs.build_dir)
     if args.serve:
-        stale = build.check_generated(config, docs)
+        stale = service.check_generated(config, docs)
         for line in stale:
             console.print(f"[yellow]stale:[/] {escape(line)} (run `mlrelease docs generate`)")
         console.print(f"Serving on http://{args.host}:{args.port}/ (Ctrl+C stops)")
@@ -46,7 +46,7 @@ def cmd_build(args: argparse.Namespace) -> int:
             watch=[p for p in (config.path("src"),) if p.is_dir()],
             ignore=[str(config.path(docs.source) / "api" / "generated" / "*")],
         )
-    outcome = build.build(config, docs, out)
+    outcome = service.build(config, docs, out)
     problems = outcome.problems()
     if problems:
         console.print(f"[bold red]The docs are not clean[/] ({len(problems)} problem(s)):")

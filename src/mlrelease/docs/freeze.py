@@ -26,7 +26,7 @@ from packaging.version import Version
 from mlrelease import git, versions
 from mlrelease.config import Config
 from mlrelease.docs import site, sphinx_run, switcher
-from mlrelease.docs.settings import DocsConfig
+from mlrelease.docs.config import DocsConfig
 from mlrelease.docs.switcher import Entry
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release.settings import Names

@@ -6,7 +6,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from mlrelease.docs import build, published, site, switcher
+from mlrelease.docs import published, service, site, switcher
 from mlrelease.gates import Context, GateResult, gate
 
 
@@ -23,7 +23,7 @@ def check_docs(ctx: Context) -> GateResult:
     logs = ctx.evidence_path("docs", "html.log").parent
     out = Path(tempfile.mkdtemp(prefix="mlrelease-docs-gate-"))
     try:
-        outcome = build.build(ctx.config, docs, out, logs=logs)
+        outcome = service.build(ctx.config, docs, out, logs=logs)
     finally:
         shutil.rmtree(out, ignore_errors=True)
     problems = outcome.problems()

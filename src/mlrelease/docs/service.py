@@ -9,7 +9,7 @@ from pathlib import Path
 
 from mlrelease.config import Config
 from mlrelease.docs import pages, sphinx_run
-from mlrelease.docs.settings import DocsConfig
+from mlrelease.docs.config import DocsConfig
 
 
 @dataclass

@@ -32,10 +32,10 @@ BUILTIN_MODULES = [
     "mlrelease.gates.project",
     "mlrelease.wheels.gate",
     "mlrelease.release.gate",
-    "mlrelease.gates.docs",
-    "mlrelease.models.gates",
-    "mlrelease.opset_rules",
-    "mlrelease.conformance.gate",
+    "mlrelease.docs.gate",
+    "mlrelease.models.gate",
+    "mlrelease.opsets.rules",
+    "mlrelease.ops.gate",
     "mlrelease.perf.gate",
 ]
 """Modules whose import registers the built-in gates."""

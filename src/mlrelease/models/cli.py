@@ -19,7 +19,7 @@ from mlrelease.config import PYPROJECT, Config, load
 from mlrelease.errors import UserError
 from mlrelease.gates import Context
 from mlrelease.models import manifest as manifest_mod
-from mlrelease.models import verdicts, verification, zoo
+from mlrelease.models import service, verdicts, zoo
 from mlrelease.models.escaping import console as escape_console
 from mlrelease.models.verdicts import STEPS
 from mlrelease.terminal import make_console
@@ -107,12 +107,12 @@ def cmd_models_verify(args: argparse.Namespace) -> int:
         jobs = manifest_mod.jobs(manifest, target.parent.absolute(), source=str(target))
     else:
         config = _config(args)
-        jobs = verification.project_jobs(config)
-        cache_dir = verification.verdict_cache_dir(config)
+        jobs = service.project_jobs(config)
+        cache_dir = service.verdict_cache_dir(config)
     if steps:
         for job in jobs:
             job.steps = [s for s in STEPS if s in steps]
-    results = verification.verify(
+    results = service.verify(
         jobs,
         config,
         console=console,
@@ -146,7 +146,7 @@ def cmd_models_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_compat_probe(args: argparse.Namespace) -> int:
-    from mlrelease.models.gates import judge_project
+    from mlrelease.models.gate import judge_project
 
     config = _config(args)
     report = judge_project(Context(config=config), refresh=args.refresh)

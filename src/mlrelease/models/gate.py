@@ -9,7 +9,7 @@ from pathlib import Path
 from mlrelease.config import Config
 from mlrelease.gates import Context, GateResult, gate
 from mlrelease.models import compat as rules
-from mlrelease.models import integrity, verdicts, verification
+from mlrelease.models import integrity, service, verdicts
 from mlrelease.models.config import display_domain
 from mlrelease.runtimes import describe
 from mlrelease.terminal import make_console
@@ -31,7 +31,7 @@ def model_declarations(config: Config) -> tuple[list[rules.Produced], list[str]]
     problems: list[str] = []
     if not config.path(config.models.manifest).is_file():
         return produced, problems
-    for job in verification.project_jobs(config):
+    for job in service.project_jobs(config):
         path = Path(job.model)
         problem = integrity.check_file(path, Path(job.confine), "model", hard_links=job.trusted)
         try:
@@ -66,7 +66,7 @@ def judge_project(ctx: Context, *, refresh: bool = False) -> CompatReport:
     report.produced.extend(models)
     report.problems.extend(unreadable)
     domains = {d for p in report.produced for d in p.opsets}
-    probed = verification.probe_runtimes(
+    probed = service.probe_runtimes(
         config.compat,
         root=config.root,
         source=str(config.pyproject_path),
@@ -142,12 +142,12 @@ def check_compat(ctx: Context) -> GateResult:
 )
 def check_models(ctx: Context) -> GateResult:
 
-    jobs = verification.project_jobs(ctx.config)
-    results = verification.verify(
+    jobs = service.project_jobs(ctx.config)
+    results = service.verify(
         jobs,
         ctx.config,
         console=make_console(),
-        cache_dir=verification.verdict_cache_dir(ctx.config),
+        cache_dir=service.verdict_cache_dir(ctx.config),
     )
     md = ctx.evidence_path("models", "verdicts.md")
     md.write_text(verdicts.markdown(results), encoding="utf-8")

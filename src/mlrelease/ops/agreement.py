@@ -13,8 +13,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from mlrelease.conformance.policy import Policy
-from mlrelease.conformance.verdicts import CaseResult, Verdict
+from mlrelease.ops.policy import Policy
+from mlrelease.ops.verdicts import CaseResult, Verdict
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """What a worker runs a case on, and how a backend's exceptions become verdicts.
 
-Imported only by worker processes (:mod:`mlrelease.conformance.worker`): a backend may crash or
+Imported only by worker processes (:mod:`mlrelease.ops.worker`): a backend may crash or
 hang, and it must take only its worker down.
 """
 
@@ -15,10 +15,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from mlrelease.conformance import environment
-from mlrelease.conformance.compare import compare
-from mlrelease.conformance.config import BackendConfig
-from mlrelease.conformance.verdicts import CaseResult, Description, Verdict
+from mlrelease.ops import environment
+from mlrelease.ops.compare import compare
+from mlrelease.ops.config import BackendConfig
+from mlrelease.ops.verdicts import CaseResult, Description, Verdict
 
 # Message rules, checked in order after the exception-type rules. They hold for onnxruntime
 # (C++ messages), the onnx reference evaluator and Python backends alike.

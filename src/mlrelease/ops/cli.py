@@ -14,14 +14,14 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from mlrelease.config import Config, load
-from mlrelease.conformance import diff as diff_mod
-from mlrelease.conformance import engine
-from mlrelease.conformance import index as index_mod
-from mlrelease.conformance import policy as policy_mod
-from mlrelease.conformance.config import BackendConfig, OpsConfig
-from mlrelease.conformance.verdicts import CaseResult, Verdict
 from mlrelease.errors import UserError
 from mlrelease.exit_criteria import first_difference as first_text_difference
+from mlrelease.ops import diff as diff_mod
+from mlrelease.ops import index as index_mod
+from mlrelease.ops import policy as policy_mod
+from mlrelease.ops import service
+from mlrelease.ops.config import BackendConfig, OpsConfig
+from mlrelease.ops.verdicts import CaseResult, Verdict
 from mlrelease.terminal import make_console
 from mlrelease.verify import parse_shard
 
@@ -74,13 +74,13 @@ def _progress() -> Progress:
 
 def _setup(args: argparse.Namespace) -> tuple[Config, OpsConfig, policy_mod.Policy]:
     config = load(args.root)
-    ops = engine.ops_config(config)
+    ops = service.ops_config(config)
     policy = policy_mod.load(config.root, ops.tolerances, ops.known_failures)
     return config, ops, policy
 
 
 def _jobs(args: argparse.Namespace, ops: OpsConfig) -> int:
-    jobs: int = args.jobs or engine.default_jobs(ops)
+    jobs: int = args.jobs or service.default_jobs(ops)
     return jobs
 
 
@@ -90,21 +90,21 @@ def _run(
     ops: OpsConfig,
     policy: policy_mod.Policy,
     shard: tuple[int, int] | None = None,
-) -> engine.Outcome:
+) -> service.Outcome:
     def generating(path: Path) -> None:
         console.print(f"Generating the onnx node test cases (once per onnx version) into {path}")
 
     with console.status("Loading the conformance cases"):
-        cases = engine.load_cases(
+        cases = service.load_cases(
             config, ops, select=getattr(args, "select", []) or [], on_generate=generating
         )
     if shard:
-        from mlrelease.conformance.cases import shard as take_shard
+        from mlrelease.ops.cases import shard as take_shard
 
         cases = take_shard(cases, *shard)
     display = _Display(_progress())
     with display.progress:
-        outcome = engine.run(
+        outcome = service.run(
             config,
             ops,
             cases,
@@ -119,7 +119,7 @@ def _run(
     return outcome
 
 
-def _report(outcome: engine.Outcome, policy: policy_mod.Policy, known_path: str) -> None:
+def _report(outcome: service.Outcome, policy: policy_mod.Policy, known_path: str) -> None:
     """Totals per backend, cases near their tolerance, known failures to remove."""
     table = Table(title="Verdicts", title_justify="left")
     table.add_column("verdict")
@@ -136,7 +136,7 @@ def _report(outcome: engine.Outcome, policy: policy_mod.Policy, known_path: str)
                 *(str(counts[n][verdict]) for n in outcome.measured),
             )
     console.print(table)
-    near = engine.borderline(outcome.results)
+    near = service.borderline(outcome.results)
     if near:
         console.print(
             f"{len(near)} case(s) within 2x of their tolerance (a verdict another CPU "
@@ -159,21 +159,21 @@ def _expired(policy: policy_mod.Policy, path: str) -> list[str]:
 def cmd_index(args: argparse.Namespace) -> int:
     config, ops, policy = _setup(args)
     if args.from_results:
-        outcome = engine.read_results(args.from_results)
+        outcome = service.read_results(args.from_results)
     else:
         outcome = _run(args, config, ops, policy)
-    engine.write_results(config.path(engine.WORK_DIR) / "results.json", outcome)
+    service.write_results(config.path(service.WORK_DIR) / "results.json", outcome)
     _report(outcome, policy, ops.known_failures)
     try:
-        committed = engine.read_committed(config, ops)
+        committed = service.read_committed(config, ops)
         committed_error = ""
     except UserError as exc:
         if not args.check:
             raise
         committed, committed_error = None, str(exc)
-    fresh = engine.build_index(outcome, policy, committed, ops.domains)
+    fresh = service.build_index(outcome, policy, committed, ops.domains)
     text = index_mod.dumps(fresh)
-    page = engine.render_page(config, ops, fresh)
+    page = service.render_page(config, ops, fresh)
     page_path = config.path(ops.page)
     status = 0
     if args.check:
@@ -216,8 +216,8 @@ def cmd_index(args: argparse.Namespace) -> int:
     return status
 
 
-def _flip_hint(difference: str, outcome: engine.Outcome) -> str:
-    for result in engine.borderline(outcome.results):
+def _flip_hint(difference: str, outcome: service.Outcome) -> str:
+    for result in service.borderline(outcome.results):
         if f"case {result.case}:" in difference:
             return (
                 f". {result.case} is within {result.tolerance_ratio:.2f}x of its tolerance "
@@ -264,10 +264,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UserError(str(exc)) from None
     outcome = _run(args, config, ops, policy, shard)
-    output = args.output or config.path(engine.WORK_DIR) / (
+    output = args.output or config.path(service.WORK_DIR) / (
         f"results-{shard[0]}-of-{shard[1]}.json" if shard else "results.json"
     )
-    engine.write_results(output, outcome)
+    service.write_results(output, outcome)
     _report(outcome, policy, ops.known_failures)
     console.print(f"Results: {output}")
     return 0
@@ -280,7 +280,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
         assert new_previous is not None
         new = new_previous[1]
     else:
-        new = engine.read_committed(config, ops) or {}
+        new = service.read_committed(config, ops) or {}
         if not new:
             raise UserError(f"{ops.index} does not exist; run `{ops.regenerate}` first.")
     return _print_diff(config, ops, policy, args.old, new)
@@ -288,7 +288,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 def cmd_cases(args: argparse.Namespace) -> int:
     config, ops, _ = _setup(args)
-    cases = engine.load_cases(config, ops, select=args.select)
+    cases = service.load_cases(config, ops, select=args.select)
     if args.json:
         print(
             json.dumps(

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from mlrelease import git, versions
-from mlrelease.conformance import index as index_mod
 from mlrelease.errors import UserError
+from mlrelease.ops import index as index_mod
 
 
 @dataclass

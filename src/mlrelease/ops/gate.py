@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import datetime as dt
 
-from mlrelease.conformance import agreement, engine
-from mlrelease.conformance import diff as diff_mod
-from mlrelease.conformance import index as index_mod
-from mlrelease.conformance import policy as policy_mod
 from mlrelease.exit_criteria import first_difference as first_text_difference
 from mlrelease.gates import Context, GateResult, gate
+from mlrelease.ops import agreement, service
+from mlrelease.ops import diff as diff_mod
+from mlrelease.ops import index as index_mod
+from mlrelease.ops import policy as policy_mod
 
 
 @gate(
@@ -22,7 +22,7 @@ from mlrelease.gates import Context, GateResult, gate
 )
 def check_ops_index(ctx: Context) -> GateResult:
     config = ctx.config
-    ops = engine.ops_config(config)
+    ops = service.ops_config(config)
     regenerate = f"run `{ops.regenerate}` and commit the result"
     policy = policy_mod.load(config.root, ops.tolerances, ops.known_failures)
     failures: list[str] = [
@@ -30,12 +30,12 @@ def check_ops_index(ctx: Context) -> GateResult:
         f"entry ({k.reason})"
         for k in policy.expired(dt.date.today())
     ]
-    cases = engine.load_cases(config, ops)
-    outcome = engine.run(config, ops, cases, policy=policy, jobs=engine.default_jobs(ops))
+    cases = service.load_cases(config, ops)
+    outcome = service.run(config, ops, cases, policy=policy, jobs=service.default_jobs(ops))
     results_path = ctx.evidence_path("ops_index", "results.json")
-    engine.write_results(results_path, outcome)
-    committed = engine.read_committed(config, ops)
-    fresh = engine.build_index(outcome, policy, committed, ops.domains)
+    service.write_results(results_path, outcome)
+    committed = service.read_committed(config, ops)
+    fresh = service.build_index(outcome, policy, committed, ops.domains)
     fresh_path = ctx.evidence_path("ops_index", "supported_ops.json")
     fresh_path.write_text(index_mod.dumps(fresh), encoding="utf-8")
     evidence = [ctx.display(results_path), ctx.display(fresh_path)]
@@ -71,7 +71,7 @@ def check_ops_index(ctx: Context) -> GateResult:
         if worse:  # the page follows the index: its staleness is the same regression
             page_is_checked = False
     page_path = config.path(ops.page)
-    page = engine.render_page(config, ops, fresh)
+    page = service.render_page(config, ops, fresh)
     current_page = page_path.read_text(encoding="utf-8") if page_path.is_file() else ""
     page_difference = first_text_difference(page, current_page) if page_is_checked else None
     if page_difference:

@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mlrelease.conformance.cases import DEFAULT_DOMAIN, CaseSummary
-from mlrelease.conformance.verdicts import CaseResult, Verdict, dominant
+from mlrelease.ops.cases import DEFAULT_DOMAIN, CaseSummary
+from mlrelease.ops.verdicts import CaseResult, Verdict, dominant
 
 SCHEMA = "mlrelease/supported-ops"
 SCHEMA_VERSION = 1

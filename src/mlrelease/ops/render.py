@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from mlrelease.conformance.verdicts import Verdict
+from mlrelease.ops.verdicts import Verdict
 
 PASS, FAIL, NO_TEST = "✅", "❌", "—"
 

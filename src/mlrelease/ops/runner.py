@@ -1,6 +1,6 @@
 """Run (backend, case) tasks in worker processes, isolated so one bad kernel costs one case.
 
-Each worker (:mod:`mlrelease.conformance.worker`) gets one task at a time. When a worker's pipe
+Each worker (:mod:`mlrelease.ops.worker`) gets one task at a time. When a worker's pipe
 closes while it holds a task, that case is ``crash`` (with the signal or exit code) and a fresh
 worker takes the remaining tasks; when a task runs past the time limit, its worker is killed
 and the case is ``timeout``. Nothing a backend does can stop the run.
@@ -21,12 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from mlrelease.conformance import protocol
-from mlrelease.conformance.cases import Case
-from mlrelease.conformance.config import BackendConfig
-from mlrelease.conformance.verdicts import CaseResult, Description, Verdict
 from mlrelease.edges import proc as isolation
 from mlrelease.errors import UserError
+from mlrelease.ops import protocol
+from mlrelease.ops.cases import Case
+from mlrelease.ops.config import BackendConfig
+from mlrelease.ops.verdicts import CaseResult, Description, Verdict
 
 WORKER_ENV = {
     # Workers run side by side: native thread pools would only fight over the same cores.
@@ -108,7 +108,7 @@ class Pool:
         env = {**os.environ, **self.env}
         with log.open("wb") as log_file:
             process = isolation.start(
-                [sys.executable, "-m", "mlrelease.conformance.worker"],
+                [sys.executable, "-m", "mlrelease.ops.worker"],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=log_file,

@@ -1,6 +1,6 @@
 """One conformance run and what is made of it: the glue between config, cases, runner, index.
 
-Used by ``mlrelease ops`` (:mod:`mlrelease.conformance.cli`) and the ``ops_index`` gate.
+Used by ``mlrelease ops`` (:mod:`mlrelease.ops.cli`) and the ``ops_index`` gate.
 """
 
 from __future__ import annotations
@@ -13,15 +13,15 @@ from pathlib import Path
 from typing import Any
 
 from mlrelease.config import Config
-from mlrelease.conformance import cases as cases_mod
-from mlrelease.conformance import environment, render
-from mlrelease.conformance import index as index_mod
-from mlrelease.conformance import policy as policy_mod
-from mlrelease.conformance.cases import Case, CaseSummary
-from mlrelease.conformance.config import BackendConfig, OpsConfig
-from mlrelease.conformance.runner import Pool, Task
-from mlrelease.conformance.verdicts import CaseResult, Description, Verdict
 from mlrelease.errors import UserError
+from mlrelease.ops import cases as cases_mod
+from mlrelease.ops import environment, render
+from mlrelease.ops import index as index_mod
+from mlrelease.ops import policy as policy_mod
+from mlrelease.ops.cases import Case, CaseSummary
+from mlrelease.ops.config import BackendConfig, OpsConfig
+from mlrelease.ops.runner import Pool, Task
+from mlrelease.ops.verdicts import CaseResult, Description, Verdict
 
 RESULTS_SCHEMA = "mlrelease/conformance-results"
 WORK_DIR = "build/ops-index"

@@ -1,4 +1,4 @@
-"""A conformance worker: ``python -m mlrelease.conformance.worker``.
+"""A conformance worker: ``python -m mlrelease.ops.worker``.
 
 It reads tasks from stdin and answers on its original stdout, one case at a time, in order.
 Native code may print anything: file descriptor 1 is pointed at stderr (the worker's log file)
@@ -12,7 +12,7 @@ import os
 import sys
 from typing import Any
 
-from mlrelease.conformance import protocol
+from mlrelease.ops import protocol
 
 
 def main() -> int:
@@ -23,9 +23,9 @@ def main() -> int:
     os.dup2(2, 1)  # native prints go to the log, never into the frames
     sys.stdout = sys.stderr
 
-    from mlrelease.conformance import backends
-    from mlrelease.conformance.config import BackendConfig
-    from mlrelease.conformance.verdicts import CaseResult, Verdict
+    from mlrelease.ops import backends
+    from mlrelease.ops.config import BackendConfig
+    from mlrelease.ops.verdicts import CaseResult, Verdict
 
     specs: list[BackendConfig] = []
     adapters: dict[int, Any] = {}

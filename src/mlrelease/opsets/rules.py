@@ -14,7 +14,7 @@ schema snapshot (``mlrelease opset snapshot`` writes it; commit it with the rele
 4. no since_version exceeds its domain's opset version.
 
 (The fifth rule, "a model never imports two versions of one domain", is step 3 of model
-verification.) Schemas are collected in a fresh subprocess (``python -m mlrelease.opset_rules``)
+verification.) Schemas are collected in a fresh subprocess (``python -m mlrelease.opsets.rules``)
 because ``onnx.defs`` registration is process-global: the installed onnx's domains plus any
 custom domain registered by the modules in ``[tool.mlrelease.opset-rules] schema-modules``.
 """
@@ -124,7 +124,7 @@ def collect(domains: Sequence[str] = (), modules: Sequence[str] = ()) -> Snapsho
 
 
 def _subprocess_main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m mlrelease.opset_rules")
+    parser = argparse.ArgumentParser(prog="python -m mlrelease.opsets.rules")
     parser.add_argument("--module", action="append", default=[])
     parser.add_argument("--domain", action="append", default=[])
     args = parser.parse_args(argv)
@@ -141,7 +141,7 @@ def collect_declared(config: Config) -> Snapshot:
     paths = [str(Path(mlrelease.__file__).resolve().parents[1])]
     paths += [str(config.path(p)) for p in options.python_path]
     env["PYTHONPATH"] = os.pathsep.join([*paths, *filter(None, [env.get("PYTHONPATH")])])
-    command = [sys.executable, "-m", "mlrelease.opset_rules"]
+    command = [sys.executable, "-m", "mlrelease.opsets.rules"]
     for module in options.schema_modules:
         command += ["--module", module]
     for domain in options.domains:

@@ -16,7 +16,7 @@ import os
 from rich.console import Console
 
 from mlrelease.gates import Context, GateResult, gate
-from mlrelease.perf import compare, runner, session
+from mlrelease.perf import compare, runner, service
 from mlrelease.perf.results import write
 
 NOT_TIMED = (
@@ -34,7 +34,7 @@ NOT_TIMED = (
 )
 def check_perf(ctx: Context) -> GateResult:
     name = ctx.config.perf.gate_profile
-    profile = session.profile_of(ctx.config, name)
+    profile = service.profile_of(ctx.config, name)
     if profile.device == "cuda":
         from mlrelease.perf.frameworks import unavailable
 
@@ -53,7 +53,7 @@ def check_perf(ctx: Context) -> GateResult:
     )
     paths = write(results, folder, plots=False)
     baseline, _, note = compare.choose_baseline(
-        results.device_key, name, session.baselines(ctx.config)
+        results.device_key, name, service.baselines(ctx.config)
     )
     assert profile.threshold is not None
     comparison = compare.compare(

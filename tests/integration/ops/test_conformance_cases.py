@@ -12,7 +12,7 @@ import onnx
 import pytest
 from helpers import REPO_ROOT
 
-from mlrelease.conformance import cases
+from mlrelease.ops import cases
 
 EXAMPLE = REPO_ROOT / "examples" / "custom-ops"
 
@@ -42,7 +42,7 @@ def test_cache_is_keyed_by_onnx_version_and_safe_to_share(tmp_path: Path) -> Non
     """Two cold processes generate at once: both succeed, one complete file remains; a warm
     load does not regenerate; a damaged file is never trusted."""
     script = (
-        "import sys; from pathlib import Path; from mlrelease.conformance import cases; "
+        "import sys; from pathlib import Path; from mlrelease.ops import cases; "
         "print(len(cases.onnx_node_cases(Path(sys.argv[1]))))"
     )
     procs = [

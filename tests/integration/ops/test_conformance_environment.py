@@ -16,8 +16,8 @@ import pytest
 
 from mlrelease.cli import main
 from mlrelease.config import load
-from mlrelease.conformance import cases, engine, policy
-from mlrelease.conformance.verdicts import Verdict
+from mlrelease.ops import cases, policy, service
+from mlrelease.ops.verdicts import Verdict
 
 pytestmark = pytest.mark.skipif(
     not hasattr(os, "confstr") or shutil.which("localedef") is None,
@@ -61,11 +61,11 @@ def fresh_machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return root
 
 
-def _run(root: Path) -> engine.Outcome:
+def _run(root: Path) -> service.Outcome:
     config = load(root)
-    ops = engine.ops_config(config)
+    ops = service.ops_config(config)
     rules = policy.load(root, ops.tolerances, ops.known_failures)
-    return engine.run(config, ops, engine.load_cases(config, ops), policy=rules, jobs=1)
+    return service.run(config, ops, service.load_cases(config, ops), policy=rules, jobs=1)
 
 
 def test_the_missing_locale_is_compiled_into_the_cache(fresh_machine: Path) -> None:

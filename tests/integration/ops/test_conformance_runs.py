@@ -20,8 +20,8 @@ from helpers import REPO_ROOT
 
 from mlrelease.cli import main
 from mlrelease.config import load
-from mlrelease.conformance import engine, policy
-from mlrelease.conformance.verdicts import Verdict
+from mlrelease.ops import policy, service
+from mlrelease.ops.verdicts import Verdict
 
 REPO = REPO_ROOT
 
@@ -123,14 +123,14 @@ kind = "reference"
 """
 
 
-def run(root: Path, jobs: int = 2) -> engine.Outcome:
+def run(root: Path, jobs: int = 2) -> service.Outcome:
     config = load(root)
-    ops = engine.ops_config(config)
+    ops = service.ops_config(config)
     rules = policy.load(root, ops.tolerances, ops.known_failures)
-    return engine.run(config, ops, engine.load_cases(config, ops), policy=rules, jobs=jobs)
+    return service.run(config, ops, service.load_cases(config, ops), policy=rules, jobs=jobs)
 
 
-def verdicts(outcome: engine.Outcome, backend: str) -> dict[str, Verdict]:
+def verdicts(outcome: service.Outcome, backend: str) -> dict[str, Verdict]:
     return {r.case: r.verdict for r in outcome.results if r.backend == backend}
 
 
@@ -154,7 +154,7 @@ def test_wrong_kernel_and_crashing_kernel_hit_exactly_their_op(
     outcome = run(root)
     planted = verdicts(outcome, "planted")
     config = load(root)
-    by_op = {c.name: c for c in engine.load_cases(config, engine.ops_config(config))}
+    by_op = {c.name: c for c in service.load_cases(config, service.ops_config(config))}
     relu = {n for n, c in by_op.items() if c.op_type == "Relu" and not c.expanded}
     neg = {n for n, c in by_op.items() if c.op_type == "Neg" and not c.expanded}
     assert relu == {"test_relu"} and neg == {"test_neg", "test_neg_example"}
@@ -168,7 +168,7 @@ def test_wrong_kernel_and_crashing_kernel_hit_exactly_their_op(
     wrong = next(r for r in outcome.results if r.case == "test_relu" and r.backend == "planted")
     assert wrong.max_abs_error == pytest.approx(1.0) and "output 0:" in wrong.message
 
-    index = engine.build_index(outcome, policy.Policy(), None)
+    index = service.build_index(outcome, policy.Policy(), None)
     status = {
         (op["op_type"], v["since_version"]): v["backends"]["planted"]
         for op in index["ops"]
@@ -237,7 +237,7 @@ def test_ir_limit_is_measured_apart_from_op_support(tmp_path: Path) -> None:
         8,
         Verdict.OPSET_UNSUPPORTED,
     )
-    ir = engine.build_index(outcome, policy.Policy(), None)["backends"][0]["ir"]
+    ir = service.build_index(outcome, policy.Policy(), None)["backends"][0]["ir"]
     assert ir == {"highest_loaded": 7, "refused": [8, 9], "cases_refused": 2, "cases_restamped": 0}
 
 
