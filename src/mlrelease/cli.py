@@ -28,7 +28,7 @@ COMMAND_MODULES: list[str] = [
     "mlrelease.release.cli",
     "mlrelease.docs.cli",
     "mlrelease.models.cli",
-    "mlrelease.opsets.rules",
+    "mlrelease.opsets.cli",
     "mlrelease.ops.cli",
     "mlrelease.perf.cli",
     "mlrelease.init.cli",

@@ -24,8 +24,9 @@ from typing import Any, Literal, TypeVar, Union
 
 from mlrelease.docs.config import DocsConfig
 from mlrelease.errors import ConfigError
-from mlrelease.models.config import CompatConfig, ModelsConfig, OpsetRulesConfig
+from mlrelease.models.config import CompatConfig, ModelsConfig
 from mlrelease.ops.config import OpsConfig
+from mlrelease.opsets.config import OpsetRulesConfig
 from mlrelease.perf.config import PerfConfig
 from mlrelease.release.settings import ReleaseConfig
 from mlrelease.wheels.config import WheelsConfig

@@ -34,7 +34,7 @@ BUILTIN_MODULES = [
     "mlrelease.release.gate",
     "mlrelease.docs.gate",
     "mlrelease.models.gate",
-    "mlrelease.opsets.rules",
+    "mlrelease.opsets.gate",
     "mlrelease.ops.gate",
     "mlrelease.perf.gate",
 ]

@@ -77,17 +77,3 @@ class ModelsConfig:
     allow_missing_expected_outputs: bool = False
     """Model Zoo mode: accept a test data set with inputs but no expected outputs, recording
     the weaker check (onnxruntime vs the onnx reference evaluator) in the verdict."""
-
-
-@dataclass(frozen=True)
-class OpsetRulesConfig:
-    """``[tool.mlrelease.opset-rules]``: operator-versioning rules against a schema snapshot."""
-
-    snapshot: str = "ci/opset_snapshot.json"
-    """The previous release's schema snapshot (written by ``mlrelease opset snapshot``)."""
-    domains: list[str] = field(default_factory=list)
-    """Domains to check (``ai.onnx`` or ``""`` for the default one); empty: every domain."""
-    schema_modules: list[str] = field(default_factory=list)
-    """Modules whose import registers custom operator schemas with ``onnx.defs``."""
-    python_path: list[str] = field(default_factory=list)
-    """Folders (relative to the project root) put on ``sys.path`` to import ``schema-modules``."""
