@@ -1,39 +1,54 @@
 """The ``mlrelease`` command line. Every nox session and invoke task calls into it.
 
-Feature modules add their own sub-commands: each module named in :data:`COMMAND_MODULES`
-has ``register(subparsers)``, which adds parsers whose ``func`` default takes the parsed
-arguments and returns an exit code.
+Feature packages add their own sub-commands: each module in :data:`COMMANDS` (a feature's
+``cli.py``) has ``register(subparsers)``, which adds parsers whose ``func`` default takes the
+parsed arguments and returns an exit code.
 """
 
 from __future__ import annotations
 
 import argparse
 import difflib
-import importlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Protocol
 
 from rich.markup import escape
 
 from mlrelease import __version__, bump, changelog, exit_criteria, report, verify
 from mlrelease.config import Config, find_root, load
+from mlrelease.docs import cli as docs_cli
 from mlrelease.errors import UserError
 from mlrelease.gates import load_gates, select
+from mlrelease.init import cli as init_cli
+from mlrelease.models import cli as models_cli
+from mlrelease.ops import cli as ops_cli
+from mlrelease.opsets import cli as opsets_cli
+from mlrelease.perf import cli as perf_cli
+from mlrelease.release import cli as release_cli
 from mlrelease.release.settings import Names
 from mlrelease.terminal import make_console
+from mlrelease.wheels import cli as wheels_cli
 
-COMMAND_MODULES: list[str] = [
-    "mlrelease.wheels.cli",
-    "mlrelease.release.cli",
-    "mlrelease.docs.cli",
-    "mlrelease.models.cli",
-    "mlrelease.opsets.cli",
-    "mlrelease.ops.cli",
-    "mlrelease.perf.cli",
-    "mlrelease.init.cli",
-]
-"""Modules that add sub-commands (``register(subparsers)``)."""
+
+class Commands(Protocol):
+    """A module that adds sub-commands (a feature's ``cli.py``)."""
+
+    def register(self, sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None: ...
+
+
+COMMANDS: tuple[Commands, ...] = (
+    wheels_cli,
+    release_cli,
+    docs_cli,
+    models_cli,
+    opsets_cli,
+    ops_cli,
+    perf_cli,
+    init_cli,
+)
+"""The modules that add sub-commands, in the order ``mlrelease --help`` lists them."""
 
 console = make_console()
 
@@ -260,8 +275,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("version", help="print the project version").set_defaults(func=cmd_version)
 
-    for name in COMMAND_MODULES:
-        importlib.import_module(name).register(sub)
+    for commands in COMMANDS:
+        commands.register(sub)
     return parser
 
 

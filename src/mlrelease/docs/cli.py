@@ -18,7 +18,7 @@ console = make_console()
 
 def _setup(args: argparse.Namespace) -> tuple[Config, DocsConfig]:
     config = load(args.root)
-    docs: DocsConfig = config.docs
+    docs: DocsConfig = config.table(DocsConfig)
     docs.validate(str(config.pyproject_path))
     return config, docs
 

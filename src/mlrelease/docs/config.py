@@ -55,3 +55,7 @@ class DocsConfig:
                     repr(value),
                     source=source,
                 )
+
+
+TABLES: dict[str, type] = {"docs": DocsConfig}
+"""The ``[tool.mlrelease.<key>]`` tables this feature owns (see :mod:`mlrelease.registry`)."""

@@ -7,6 +7,8 @@ import tempfile
 from pathlib import Path
 
 from mlrelease.docs import published, service, site, switcher
+from mlrelease.docs.config import TABLES as TABLES
+from mlrelease.docs.config import DocsConfig
 from mlrelease.gates import Context, GateResult, gate
 
 
@@ -18,7 +20,7 @@ from mlrelease.gates import Context, GateResult, gate
     "the published site (the pages branch or `base-url`), the newest one preferred.",
 )
 def check_docs(ctx: Context) -> GateResult:
-    docs = ctx.config.docs
+    docs = ctx.config.table(DocsConfig)
     docs.validate(str(ctx.config.pyproject_path))
     logs = ctx.evidence_path("docs", "html.log").parent
     out = Path(tempfile.mkdtemp(prefix="mlrelease-docs-gate-"))
@@ -56,3 +58,6 @@ def check_docs(ctx: Context) -> GateResult:
         f"links resolve; {site_note}",
         evidence=evidence,
     )
+
+
+GATES = (check_docs,)

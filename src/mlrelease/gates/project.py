@@ -175,3 +175,8 @@ def _interpreter(command: list[str]) -> list[str]:
     if command and command[0] in ("python", "python3"):
         return [sys.executable, *command[1:]]
     return list(command)
+
+
+TABLES: dict[str, type] = {}
+
+GATES = (check_versions, check_changelog, check_exit_criteria_doc, check_tests)

@@ -20,6 +20,7 @@ from mlrelease.errors import UserError
 from mlrelease.gates import Context
 from mlrelease.models import manifest as manifest_mod
 from mlrelease.models import service, verdicts, zoo
+from mlrelease.models.config import ModelsConfig
 from mlrelease.models.escaping import console as escape_console
 from mlrelease.models.verdicts import STEPS
 from mlrelease.terminal import make_console
@@ -36,7 +37,7 @@ def _config(args: argparse.Namespace, *, required: bool = True) -> Config:
             config = Config(root=here)  # a submission checked outside any project: defaults
     if config is None:
         config = load(root)
-    models = config.models
+    models = config.table(ModelsConfig)
     overrides: dict[str, Any] = {}
     # Command-line limits win, inside a project or not.
     for name in ("time_limit_s", "memory_limit_mb", "total_time_limit_s"):
@@ -46,7 +47,7 @@ def _config(args: argparse.Namespace, *, required: bool = True) -> Config:
                 raise UserError(f"--{name.replace('_', '-')}: expected a number >= 0, got {value}")
             overrides[name] = value
     if overrides:
-        config = dataclasses.replace(config, models=dataclasses.replace(models, **overrides))
+        config = config.with_table(dataclasses.replace(models, **overrides))
     return config
 
 
@@ -82,7 +83,7 @@ def cmd_models_verify(args: argparse.Namespace) -> int:
     cache_dir = None
     if target is not None and target.is_dir():
         config = _config(args, required=False)
-        models = config.models
+        models = config.table(ModelsConfig)
         inspect_limit = float(models.inspect_time_limit_s)
         if models.total_time_limit_s:
             inspect_limit = min(inspect_limit, float(models.total_time_limit_s))

@@ -77,3 +77,7 @@ class ModelsConfig:
     allow_missing_expected_outputs: bool = False
     """Model Zoo mode: accept a test data set with inputs but no expected outputs, recording
     the weaker check (onnxruntime vs the onnx reference evaluator) in the verdict."""
+
+
+TABLES: dict[str, type] = {"models": ModelsConfig, "compat": CompatConfig}
+"""The ``[tool.mlrelease.<key>]`` tables this feature owns (see :mod:`mlrelease.registry`)."""

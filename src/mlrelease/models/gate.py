@@ -10,7 +10,8 @@ from mlrelease.config import Config
 from mlrelease.gates import Context, GateResult, gate
 from mlrelease.models import compat as rules
 from mlrelease.models import integrity, service, verdicts
-from mlrelease.models.config import display_domain
+from mlrelease.models.config import TABLES as TABLES
+from mlrelease.models.config import CompatConfig, ModelsConfig, display_domain
 from mlrelease.runtimes import describe
 from mlrelease.terminal import make_console
 
@@ -29,7 +30,7 @@ def model_declarations(config: Config) -> tuple[list[rules.Produced], list[str]]
     """What the manifest's models declare (read without external data), and unreadable ones."""
     produced: list[rules.Produced] = []
     problems: list[str] = []
-    if not config.path(config.models.manifest).is_file():
+    if not config.path(config.table(ModelsConfig).manifest).is_file():
         return produced, problems
     for job in service.project_jobs(config):
         path = Path(job.model)
@@ -60,14 +61,16 @@ def judge_project(ctx: Context, *, refresh: bool = False) -> CompatReport:
     pin_problems, pin_notes = rules.pin_problems(config.pyproject, "onnx", facts.version)
     report.problems.extend(pin_problems)
     report.facts.extend(pin_notes)
-    stamped = rules.declared(config.compat.ir_version, config.compat.opsets, facts.made)
+    stamped = rules.declared(
+        config.table(CompatConfig).ir_version, config.table(CompatConfig).opsets, facts.made
+    )
     report.produced.append(stamped)
     models, unreadable = model_declarations(config)
     report.produced.extend(models)
     report.problems.extend(unreadable)
     domains = {d for p in report.produced for d in p.opsets}
     probed = service.probe_runtimes(
-        config.compat,
+        config.table(CompatConfig),
         root=config.root,
         source=str(config.pyproject_path),
         domains=domains,
@@ -159,3 +162,6 @@ def check_models(ctx: Context) -> GateResult:
     if all(v.ok for v in results):
         return GateResult.passed(line, details=details, evidence=evidence)
     return GateResult.failed(line, details=details, evidence=evidence)
+
+
+GATES = (check_compat, check_models)

@@ -15,7 +15,7 @@ from mlrelease.errors import ConfigError
 from mlrelease.models import cache as model_cache
 from mlrelease.models import manifest as manifest_mod
 from mlrelease.models import sandbox
-from mlrelease.models.config import CompatConfig, canonical_domain
+from mlrelease.models.config import CompatConfig, ModelsConfig, canonical_domain
 from mlrelease.models.escaping import console as escape_console
 from mlrelease.models.manifest import ModelJob
 from mlrelease.models.verdicts import STYLE, ModelVerdict, Outcome
@@ -58,12 +58,12 @@ def probe_runtimes(
 
 def project_jobs(config: Config) -> list[ModelJob]:
     """Jobs for the models of the project's manifest (``[tool.mlrelease.models] manifest``)."""
-    path = config.path(config.models.manifest)
+    path = config.path(config.table(ModelsConfig).manifest)
     if not path.is_file():
         raise ConfigError(
             "tool.mlrelease.models.manifest",
             "an existing manifest file",
-            f"no file at {config.models.manifest}",
+            f"no file at {config.table(ModelsConfig).manifest}",
             source=str(config.pyproject_path),
             hint="Create it (see models/manifest.toml in mlrelease) or point the key at yours.",
         )
@@ -73,12 +73,12 @@ def project_jobs(config: Config) -> list[ModelJob]:
 
 def verdict_cache_dir(config: Config) -> Path:
     """Where passing verdicts of the project's models are cached (next to the probe cache)."""
-    return runtimes.default_cache_dir(config.compat.cache_dir, config.root)
+    return runtimes.default_cache_dir(config.table(CompatConfig).cache_dir, config.root)
 
 
 def prepare(jobs: Sequence[ModelJob], config: Config, probed: Probed | None) -> None:
     """Give every job the sandbox limits, runtimes and probed runtime limits it needs."""
-    models, compat = config.models, config.compat
+    models, compat = config.table(ModelsConfig), config.table(CompatConfig)
     for job in jobs:
         job.memory_limit_mb = models.memory_limit_mb
         job.time_limit_s = models.time_limit_s
@@ -110,12 +110,12 @@ def verify(
     what is left, and models still waiting when it is spent fail without being started.
     """
     console = console or make_console()
-    budget = config.models.total_time_limit_s
+    budget = config.table(ModelsConfig).total_time_limit_s
     deadline = (started if started is not None else time.monotonic()) + budget if budget else None
     probed = None
     if any(NEEDS_LIMITS & set(job.steps) for job in jobs):
         probed = probe_runtimes(
-            config.compat,
+            config.table(CompatConfig),
             root=config.root,
             source=str(config.pyproject_path),
             refresh=refresh_probe,

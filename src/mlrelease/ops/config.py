@@ -130,3 +130,7 @@ class OpsConfig:
                 source=source,
             )
         return self
+
+
+TABLES: dict[str, type] = {"ops": OpsConfig}
+"""The ``[tool.mlrelease.<key>]`` tables this feature owns (see :mod:`mlrelease.registry`)."""

@@ -10,6 +10,7 @@ from mlrelease.ops import agreement, service
 from mlrelease.ops import diff as diff_mod
 from mlrelease.ops import index as index_mod
 from mlrelease.ops import policy as policy_mod
+from mlrelease.ops.config import TABLES as TABLES
 
 
 @gate(
@@ -121,3 +122,6 @@ def check_ops_index(ctx: Context) -> GateResult:
     return GateResult.passed(
         f"{ops.index} is current ({totals})", details=details, evidence=evidence
     )
+
+
+GATES = (check_ops_index,)

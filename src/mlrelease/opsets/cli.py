@@ -11,6 +11,7 @@ from pathlib import Path
 from mlrelease.config import load
 from mlrelease.gates import Context
 from mlrelease.opsets.collect import collect_declared
+from mlrelease.opsets.config import OpsetRulesConfig
 from mlrelease.opsets.rules import check
 from mlrelease.opsets.snapshot import render, snapshot_path
 from mlrelease.terminal import make_console
@@ -22,11 +23,9 @@ def cmd_snapshot(args: argparse.Namespace) -> int:
     console = make_console()
     config = load(args.root)
     if args.schema_module:
-        config = dataclasses.replace(
-            config,
-            opset_rules=dataclasses.replace(
-                config.opset_rules, schema_modules=list(args.schema_module)
-            ),
+        options = config.table(OpsetRulesConfig)
+        config = config.with_table(
+            dataclasses.replace(options, schema_modules=list(args.schema_module))
         )
     path = args.output or snapshot_path(config)
     current = collect_declared(config)
@@ -39,7 +38,7 @@ def cmd_snapshot(args: argparse.Namespace) -> int:
     if before:
         try:
             previous = json.loads(before)
-            problems, facts = check(previous, current, config.opset_rules.domains)
+            problems, facts = check(previous, current, config.table(OpsetRulesConfig).domains)
         except (ValueError, KeyError, TypeError):
             problems, facts = [], ["the existing file is not a readable snapshot"]
         for fact in facts:

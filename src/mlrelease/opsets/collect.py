@@ -19,6 +19,7 @@ from typing import Any
 from mlrelease.config import Config
 from mlrelease.errors import ConfigError
 from mlrelease.models.config import canonical_domain
+from mlrelease.opsets.config import OpsetRulesConfig
 from mlrelease.opsets.snapshot import SNAPSHOT_FORMAT, Snapshot
 
 
@@ -110,7 +111,7 @@ def _subprocess_main(argv: Sequence[str] | None = None) -> int:
 
 def collect_declared(config: Config) -> Snapshot:
     """The project's declared schemas, collected in a fresh interpreter."""
-    options = config.opset_rules
+    options = config.table(OpsetRulesConfig)
     env = dict(os.environ)
     import mlrelease
 

@@ -17,3 +17,7 @@ class OpsetRulesConfig:
     """Modules whose import registers custom operator schemas with ``onnx.defs``."""
     python_path: list[str] = field(default_factory=list)
     """Folders (relative to the project root) put on ``sys.path`` to import ``schema-modules``."""
+
+
+TABLES: dict[str, type] = {"opset-rules": OpsetRulesConfig}
+"""The ``[tool.mlrelease.<key>]`` tables this feature owns (see :mod:`mlrelease.registry`)."""

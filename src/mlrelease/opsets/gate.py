@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from mlrelease.gates import Context, GateResult, gate
 from mlrelease.opsets.collect import collect_declared
+from mlrelease.opsets.config import TABLES as TABLES
 from mlrelease.opsets.config import OpsetRulesConfig
 from mlrelease.opsets.rules import check
 from mlrelease.opsets.snapshot import read_snapshot, render, snapshot_path
@@ -18,7 +19,7 @@ from mlrelease.opsets.snapshot import read_snapshot, render, snapshot_path
 )
 def check_opset_rules(ctx: Context) -> GateResult:
     config = ctx.config
-    options: OpsetRulesConfig = config.opset_rules
+    options: OpsetRulesConfig = config.table(OpsetRulesConfig)
     previous = read_snapshot(
         snapshot_path(config),
         key="tool.mlrelease.opset-rules.snapshot",
@@ -45,3 +46,6 @@ def check_opset_rules(ctx: Context) -> GateResult:
         details=facts,
         evidence=[ctx.display(evidence)],
     )
+
+
+GATES = (check_opset_rules,)

@@ -8,6 +8,7 @@ from typing import Any
 
 from mlrelease.config import Config
 from mlrelease.errors import ConfigError
+from mlrelease.opsets.config import OpsetRulesConfig
 
 SNAPSHOT_FORMAT = 1
 
@@ -64,4 +65,4 @@ def read_snapshot(path: Path, *, key: str, source: str) -> Snapshot:
 
 
 def snapshot_path(config: Config) -> Path:
-    return config.path(config.opset_rules.snapshot)
+    return config.path(config.table(OpsetRulesConfig).snapshot)

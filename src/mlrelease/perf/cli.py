@@ -14,6 +14,7 @@ from mlrelease.config import load
 from mlrelease.errors import UserError
 from mlrelease.perf import service
 from mlrelease.perf.compare import Comparison
+from mlrelease.perf.config import PerfConfig
 from mlrelease.perf.results import read
 from mlrelease.terminal import make_console
 
@@ -106,9 +107,12 @@ def cmd_history(args: argparse.Namespace) -> int:
 
 def cmd_baseline(args: argparse.Namespace) -> int:
     config = load(args.root)
-    source = args.results or config.path(config.perf.results_dir) / args.profile / "results.json"
+    source = (
+        args.results
+        or config.path(config.table(PerfConfig).results_dir) / args.profile / "results.json"
+    )
     results = read(source)
-    target = config.path(config.perf.baselines_dir) / f"{results.device_key}.json"
+    target = config.path(config.table(PerfConfig).baselines_dir) / f"{results.device_key}.json"
     failing = [r.key for r in results.rows if r.failing]
     console.print(
         f"{source} -> {target} ({len(results.rows)} rows, {len(failing)} failing"

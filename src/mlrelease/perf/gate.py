@@ -17,6 +17,8 @@ from rich.console import Console
 
 from mlrelease.gates import Context, GateResult, gate
 from mlrelease.perf import compare, runner, service
+from mlrelease.perf.config import TABLES as TABLES
+from mlrelease.perf.config import PerfConfig
 from mlrelease.perf.results import write
 
 NOT_TIMED = (
@@ -33,7 +35,7 @@ NOT_TIMED = (
     "a failure the gate is skipped (a failure under `--strict`).",
 )
 def check_perf(ctx: Context) -> GateResult:
-    name = ctx.config.perf.gate_profile
+    name = ctx.config.table(PerfConfig).gate_profile
     profile = service.profile_of(ctx.config, name)
     if profile.device == "cuda":
         from mlrelease.perf.frameworks import unavailable
@@ -81,3 +83,6 @@ def check_perf(ctx: Context) -> GateResult:
             evidence=evidence,
         )
     return GateResult.skipped(f"{what}; {NOT_TIMED}", details=details, evidence=evidence)
+
+
+GATES = (check_perf,)
