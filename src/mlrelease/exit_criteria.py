@@ -6,7 +6,6 @@ page is never written by hand, and the ``exit_criteria_doc`` gate fails when it 
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Sequence
 
 from mlrelease.gates import Gate
@@ -33,16 +32,3 @@ def render(gates: Sequence[Gate]) -> str:
         required = "yes" if g.required else "no"
         lines.append(f"| {i} | `{g.name}` | {g.description} | {required} | `{g.how_to_run}` |")
     return "\n".join(lines) + "\n"
-
-
-def first_difference(expected: str, actual: str) -> str | None:
-    """A one-line description of the first differing line, or None when equal."""
-    if expected == actual:
-        return None
-    for i, (want, have) in enumerate(
-        zip(expected.splitlines(), actual.splitlines(), strict=False), 1
-    ):
-        if want != have:
-            return f"line {i}: expected {want!r}, found {have!r}"
-    diff = list(difflib.unified_diff(actual.splitlines(), expected.splitlines(), lineterm="", n=0))
-    return diff[2] if len(diff) > 2 else "the files differ in length"

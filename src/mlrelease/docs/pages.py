@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mlrelease.edges import files
 from mlrelease.errors import UserError
 
 SESSIONS_PAGE = "reference/nox-sessions.md"
@@ -198,34 +199,7 @@ def stale(root: Path, pages: Sequence[Page]) -> list[str]:
     """The pages whose file differs from the generated text, each with the first difference."""
     found = []
     for page in pages:
-        path = root / page.path
-        current = path.read_text(encoding="utf-8") if path.is_file() else None
-        if current is None:
-            found.append(f"{page.path}: missing")
-        elif current != page.text:
-            found.append(f"{page.path}: {first_difference(page.text, current)}")
+        difference = files.Generated(root / page.path, page.text, page.path).difference()
+        if difference:
+            found.append(f"{page.path}: {difference}")
     return found
-
-
-def first_difference(expected: str, actual: str) -> str:
-    """Where ``actual`` first departs from ``expected``, as one line."""
-    want, have = expected.splitlines(), actual.splitlines()
-    for i, (w, h) in enumerate(zip(want, have, strict=False), 1):
-        if w != h:
-            return f"line {i}: expected {w!r}, found {h!r}"
-    if len(want) != len(have):
-        return f"expected {len(want)} lines, found {len(have)}"
-    return "line endings or the final newline differ"
-
-
-def write(root: Path, pages: Sequence[Page]) -> list[str]:
-    """Write the pages that changed; return their paths."""
-    changed = []
-    for page in pages:
-        path = root / page.path
-        if path.is_file() and path.read_text(encoding="utf-8") == page.text:
-            continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(page.text, encoding="utf-8", newline="\n")
-        changed.append(page.path)
-    return changed

@@ -35,7 +35,9 @@ class Outcome:
 
     def problems(self) -> list[str]:
         """One line per problem, in the order a reader should fix them."""
-        found = [f"stale generated page {s}; run `mlrelease docs generate`" for s in self.stale]
+        found = [
+            f"stale generated page {s}; run `mlrelease docs generate --execute`" for s in self.stale
+        ]
         for label, result in (("HTML build", self.html), ("link check", self.links)):
             if result is None:
                 continue

@@ -14,8 +14,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from mlrelease.config import Config, load
+from mlrelease.edges import files
 from mlrelease.errors import UserError
-from mlrelease.exit_criteria import first_difference as first_text_difference
 from mlrelease.ops import diff as diff_mod
 from mlrelease.ops import index as index_mod
 from mlrelease.ops import policy as policy_mod
@@ -189,7 +189,7 @@ def cmd_index(args: argparse.Namespace) -> int:
                     f"{ops.index} is stale: {difference}{_flip_hint(difference, outcome)}"
                 )
         current_page = page_path.read_text(encoding="utf-8") if page_path.is_file() else ""
-        page_difference = first_text_difference(page, current_page)
+        page_difference = files.first_difference(page, current_page)
         if page_difference:
             problems.append(f"{ops.page} is stale ({page_difference})")
         stale = bool(problems)
@@ -197,7 +197,7 @@ def cmd_index(args: argparse.Namespace) -> int:
         for problem in [*problems, *expired]:
             console.print(f"[bold red]fail[/] {problem}", soft_wrap=True)
         if stale:
-            console.print(f"Run `{ops.regenerate}` and commit the result.")
+            console.print(f"Run `{ops.regenerate_command}` and commit the result.")
         if expired:
             console.print(
                 f"Fix the expired failures or renew their entries in {ops.known_failures}."
@@ -207,8 +207,11 @@ def cmd_index(args: argparse.Namespace) -> int:
         else:
             console.print(f"{ops.index} and {ops.page} are current.")
     else:
-        _write(config.path(ops.index), text, ops.index)
-        _write(page_path, page, ops.page)
+        generated = [
+            files.Generated(config.path(ops.index), text, ops.index),
+            files.Generated(page_path, page, ops.page),
+        ]
+        files.run(args, generated, command="mlrelease ops index", say=_say)
         for line in _expired(policy, ops.known_failures):
             console.print(f"[bold red]expired[/] {line}", soft_wrap=True)
     if args.diff:
@@ -227,13 +230,8 @@ def _flip_hint(difference: str, outcome: service.Outcome) -> str:
     return ""
 
 
-def _write(path: Path, text: str, label: str) -> None:
-    if path.is_file() and path.read_text(encoding="utf-8") == text:
-        console.print(f"{label} is current; nothing to write.")
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    console.print(f"Wrote {label}")
+def _say(text: str) -> None:
+    console.print(escape(text), soft_wrap=True)
 
 
 def _current_version(config: Config) -> str:
@@ -282,7 +280,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     else:
         new = service.read_committed(config, ops) or {}
         if not new:
-            raise UserError(f"{ops.index} does not exist; run `{ops.regenerate}` first.")
+            raise UserError(f"{ops.index} does not exist; run `{ops.regenerate_command}` first.")
     return _print_diff(config, ops, policy, args.old, new)
 
 
@@ -346,16 +344,13 @@ def register(subparsers: Any) -> None:
     i = sub.add_parser(
         "index",
         help="regenerate the index and page (or --check them)",
-        description="Run every configured case on every configured backend, then write "
-        "docs/indices/supported_ops.json and its page, or with --check fail (exit 1) when "
-        "they differ from the fresh run or a known failure has expired.",
+        description="Run every configured case on every configured backend, then show how "
+        "docs/indices/supported_ops.json and its page would change (a dry run), write them "
+        "(--execute), or with --check fail (exit 1) when they differ from the fresh run or a "
+        "known failure has expired.",
     )
     _common(i)
-    i.add_argument(
-        "--check",
-        action="store_true",
-        help="write nothing; exit 1 when the committed index or page is stale",
-    )
+    files.add_arguments(i, what="the index and its page", wrote_by_default=True)
     i.add_argument(
         "--diff",
         metavar="REF_OR_FILE",

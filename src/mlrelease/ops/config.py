@@ -86,6 +86,14 @@ class OpsConfig:
     cache_dir: str = ""
     """Where generated cases are cached; empty: ``$MLRELEASE_CACHE_DIR`` or the user cache."""
 
+    @property
+    def regenerate_command(self) -> str:
+        """The regenerating command as messages name it: ``mlrelease ops index`` is a dry run
+        unless ``--execute`` (a session wrapping it is named as configured)."""
+        if self.regenerate.startswith("mlrelease ") and "--execute" not in self.regenerate:
+            return f"{self.regenerate} --execute"
+        return self.regenerate
+
     def validate(self, source: str) -> OpsConfig:
         """Check what the types alone cannot; raise :class:`ConfigError` naming the key."""
         seen: set[str] = set()

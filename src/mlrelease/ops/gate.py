@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from mlrelease.exit_criteria import first_difference as first_text_difference
+from mlrelease.edges import files
 from mlrelease.gates import Context, GateResult, gate
 from mlrelease.ops import agreement, service
 from mlrelease.ops import diff as diff_mod
@@ -24,7 +24,7 @@ from mlrelease.ops.config import TABLES as TABLES
 def check_ops_index(ctx: Context) -> GateResult:
     config = ctx.config
     ops = service.ops_config(config)
-    regenerate = f"run `{ops.regenerate}` and commit the result"
+    regenerate = f"run `{ops.regenerate_command}` and commit the result"
     policy = policy_mod.load(config.root, ops.tolerances, ops.known_failures)
     failures: list[str] = [
         f"{k.label(ops.known_failures)} expired on {k.expiry}: fix the failure or renew the "
@@ -74,7 +74,7 @@ def check_ops_index(ctx: Context) -> GateResult:
     page_path = config.path(ops.page)
     page = service.render_page(config, ops, fresh)
     current_page = page_path.read_text(encoding="utf-8") if page_path.is_file() else ""
-    page_difference = first_text_difference(page, current_page) if page_is_checked else None
+    page_difference = files.first_difference(page, current_page) if page_is_checked else None
     if page_difference:
         failures.append(f"{ops.page} is stale ({page_difference}); {regenerate}")
 

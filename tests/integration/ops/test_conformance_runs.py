@@ -243,7 +243,7 @@ def test_ir_limit_is_measured_apart_from_op_support(tmp_path: Path) -> None:
 
 def test_unavailable_backend_is_skipped_and_keeps_its_committed_column(tmp_path: Path) -> None:
     root = project(tmp_path, ORT + REFERENCE, ["test_abs", "test_relu"])
-    assert main(["--root", str(root), "ops", "index", "--jobs", "1"]) == 0
+    assert main(["--root", str(root), "ops", "index", "--execute", "--jobs", "1"]) == 0
     committed = json.loads((root / "docs/indices/supported_ops.json").read_text())
     pyproject = root / "pyproject.toml"
     pyproject.write_text(
@@ -255,7 +255,7 @@ def test_unavailable_backend_is_skipped_and_keeps_its_committed_column(tmp_path:
     assert outcome.measured == ["reference"]
     assert "CUDAExecutionProvider is not in this onnxruntime build" in outcome.skipped["rt"]
     assert main(["--root", str(root), "ops", "index", "--check", "--jobs", "1"]) == 0
-    assert main(["--root", str(root), "ops", "index", "--backend", "reference"]) == 0
+    assert main(["--root", str(root), "ops", "index", "--execute", "--backend", "reference"]) == 0
     assert json.loads((root / "docs/indices/supported_ops.json").read_text()) == committed
 
 
@@ -263,7 +263,7 @@ def test_index_check_fails_after_a_hand_edit(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     root = project(tmp_path, ORT + REFERENCE, ["test_abs", "test_relu"])
-    assert main(["--root", str(root), "ops", "index"]) == 0
+    assert main(["--root", str(root), "ops", "index", "--execute"]) == 0
     assert main(["--root", str(root), "ops", "index", "--check"]) == 0
     path = root / "docs/indices/supported_ops.json"
     text = path.read_text()
@@ -298,7 +298,7 @@ def test_release_verify_fails_on_regressions_stale_index_and_expired_entries(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     root = project(tmp_path, PLANTED_BACKEND, ["test_relu", "test_abs"])
-    assert main(["--root", str(root), "ops", "index"]) == 0
+    assert main(["--root", str(root), "ops", "index", "--execute"]) == 0
     result = _verify(root)
     assert result["status"] == "pass", result
     assert "No previous release index" in " ".join(result["details"])
@@ -325,7 +325,7 @@ def test_release_verify_fails_on_regressions_stale_index_and_expired_entries(
         "1 case(s) passed in v1.0.0:docs/indices/supported_ops.json and fail now without a "
         "known-failure entry: test_relu on planted: wrong result"
     ) in details
-    assert main(["--root", str(root), "ops", "index", "--diff", "v1.0.0"]) == 1
+    assert main(["--root", str(root), "ops", "index", "--execute", "--diff", "v1.0.0"]) == 1
     # Listed as a known failure and regenerated: the gate passes and says so.
     known = root / "ci/known_failures.toml"
     known.parent.mkdir()
@@ -333,7 +333,7 @@ def test_release_verify_fails_on_regressions_stale_index_and_expired_entries(
         '[[failure]]\npattern = "test_relu"\nbackend = "planted"\n'
         'reason = "planted kernel"\nexpires = 2999-01-01\n'
     )
-    assert main(["--root", str(root), "ops", "index"]) == 0
+    assert main(["--root", str(root), "ops", "index", "--execute"]) == 0
     result = _verify(root)
     assert result["status"] == "pass", result
     assert (
@@ -386,7 +386,7 @@ def test_committed_index_matches_a_full_run() -> None:
 def test_shards_merge_into_the_same_index(tmp_path: Path) -> None:
     """CI matrices: `ops run --shard i/n` per job, `ops index --from-results` merges them."""
     root = project(tmp_path, ORT + REFERENCE, ["test_abs", "test_relu", "test_neg*", "test_sign"])
-    assert main(["--root", str(root), "ops", "index", "--jobs", "1"]) == 0
+    assert main(["--root", str(root), "ops", "index", "--execute", "--jobs", "1"]) == 0
     whole = (root / "docs/indices/supported_ops.json").read_text()
     shards = [str(root / f"shard-{i}.json") for i in (1, 2)]
     for i, path in enumerate(shards, 1):
