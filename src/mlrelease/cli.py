@@ -151,7 +151,7 @@ def cmd_bump(args: argparse.Namespace) -> int:
 
 def cmd_version(args: argparse.Namespace) -> int:
     config = _config(args)
-    print(config.pyproject.get("tool", {}).get("bumpversion", {}).get("current_version", ""))
+    print(config.version)
     return 0
 
 

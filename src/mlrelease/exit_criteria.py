@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from mlrelease import markdown
 from mlrelease.gates import Gate
 
 HEADER = """\
@@ -23,12 +24,13 @@ order; each can be run alone with the command shown.
 
 def render(gates: Sequence[Gate]) -> str:
     """The page for ``gates``, in order. Deterministic: no dates, no machine facts."""
-    lines = [
-        HEADER,
-        "| # | gate | what it checks | required | run it alone |",
-        "|---:|---|---|---|---|",
-    ]
-    for i, g in enumerate(gates, 1):
-        required = "yes" if g.required else "no"
-        lines.append(f"| {i} | `{g.name}` | {g.description} | {required} | `{g.how_to_run}` |")
+    lines = [HEADER]
+    lines += markdown.table(
+        ["#", "gate", "what it checks", "required", "run it alone"],
+        [
+            (i, f"`{g.name}`", g.description, "yes" if g.required else "no", f"`{g.how_to_run}`")
+            for i, g in enumerate(gates, 1)
+        ],
+        align=[markdown.RIGHT],
+    )
     return "\n".join(lines) + "\n"

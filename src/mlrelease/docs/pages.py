@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mlrelease import markdown
 from mlrelease.edges import files
 from mlrelease.errors import UserError
 
@@ -53,11 +54,6 @@ class Task:
     usage: str
 
 
-def _cell(text: str) -> str:
-    """Make ``text`` safe inside one Markdown table cell."""
-    return " ".join(text.split()).replace("|", "\\|")
-
-
 def render_sessions(sessions: Sequence[Session]) -> str:
     """The nox sessions page."""
     lines = [
@@ -70,14 +66,19 @@ def render_sessions(sessions: Sequence[Session]) -> str:
         "`nox -s NAME -- ARGS` passes arguments on to it; `nox -t TAG` runs every session with a",
         "tag; `nox` alone runs the sessions marked *default* (sessions that change files are not).",
         "",
-        "| session | what it does | tags | default |",
-        "|---|---|---|---|",
     ]
-    for s in sessions:
-        tags = ", ".join(f"`{t}`" for t in s.tags)
-        lines.append(
-            f"| `{s.name}` | {_cell(s.description)} | {tags} | {'yes' if s.default else 'no'} |"
-        )
+    lines += markdown.table(
+        ["session", "what it does", "tags", "default"],
+        [
+            (
+                f"`{s.name}`",
+                s.description,
+                ", ".join(f"`{t}`" for t in s.tags),
+                "yes" if s.default else "no",
+            )
+            for s in sessions
+        ],
+    )
     return "\n".join(lines) + "\n"
 
 
@@ -92,10 +93,10 @@ def render_tasks(tasks: Sequence[Task]) -> str:
         "`mlrelease` command or nox session; a task that changes files or git state is a dry run",
         "unless given `--execute`.",
         "",
-        "| task | what it does |",
-        "|---|---|",
     ]
-    lines += [f"| [`{t.name}`](#{_anchor(t.name)}) | {_cell(t.summary)} |" for t in tasks]
+    lines += markdown.table(
+        ["task", "what it does"], [(f"[`{t.name}`](#{_anchor(t.name)})", t.summary) for t in tasks]
+    )
     for t in tasks:
         lines += [
             "",

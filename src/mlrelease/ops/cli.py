@@ -234,16 +234,10 @@ def _say(text: str) -> None:
     console.print(escape(text), soft_wrap=True)
 
 
-def _current_version(config: Config) -> str:
-    bump = config.pyproject.get("tool", {}).get("bumpversion", {})
-    project = config.pyproject.get("project", {})
-    return str(bump.get("current_version") or project.get("version") or "0")
-
-
 def _print_diff(
     config: Config, ops: OpsConfig, policy: policy_mod.Policy, spec: str, new: dict[str, Any]
 ) -> int:
-    previous = diff_mod.load_previous(config.root, spec, ops.index, _current_version(config))
+    previous = diff_mod.load_previous(config.root, spec, ops.index, config.version)
     if previous is None:
         console.print(f"No previous index for {spec!r}; nothing to compare.")
         return 0

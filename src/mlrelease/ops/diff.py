@@ -132,8 +132,8 @@ def load_previous(
 
 
 def previous_release_tag(root: Path, current_version: str) -> str | None:
-    """The newest final-release tag older than ``current_version``."""
-    if not git.is_repo(root):
+    """The newest final-release tag older than ``current_version`` (none without a version)."""
+    if not git.is_repo(root) or not current_version:
         return None
     current = versions.parse(current_version)
     best: tuple[Any, str] | None = None

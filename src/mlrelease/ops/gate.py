@@ -78,11 +78,7 @@ def check_ops_index(ctx: Context) -> GateResult:
     if page_difference:
         failures.append(f"{ops.page} is stale ({page_difference}); {regenerate}")
 
-    bump = config.pyproject.get("tool", {}).get("bumpversion", {})
-    version = str(
-        bump.get("current_version") or config.pyproject.get("project", {}).get("version", "0")
-    )
-    previous = diff_mod.load_previous(config.root, ops.previous_index, ops.index, version)
+    previous = diff_mod.load_previous(config.root, ops.previous_index, ops.index, config.version)
     new_versions: set[str] | None = None
     if previous is None:
         details.append(

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from mlrelease import markdown
 from mlrelease.ops.verdicts import Verdict
 
 PASS, FAIL, NO_TEST = "✅", "❌", "—"
@@ -31,9 +32,7 @@ def _cell(status: Mapping[str, Any]) -> str:
 
 
 def _table(header: Sequence[str], align: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(align) + "|"]
-    lines += ["| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |" for row in rows]
-    return lines
+    return markdown.table(header, rows, align=align)
 
 
 def render(
