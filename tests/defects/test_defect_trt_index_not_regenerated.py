@@ -26,8 +26,8 @@ INCIDENT = {
     "message": (
         "docs/indices/supported_ops.json is stale: 1 operator version(s) changed: ai.onnx "
         "Relu-14: planted: committed fail (wrong_result), 0/1 cases pass, fresh run pass, "
-        "1/1 cases pass (cases: test_relu wrong_result -> pass); run `mlrelease ops index` "
-        "and commit the result"
+        "1/1 cases pass (cases: test_relu wrong_result -> pass); run "
+        "`mlrelease ops index --execute` and commit the result"
     ),
 }
 
