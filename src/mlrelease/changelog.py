@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Mapping
@@ -18,6 +17,7 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
+from mlrelease.edges.proc import call
 from mlrelease.errors import UserError
 
 HEADING = re.compile(r"^##\s+\[?(?P<title>[^\]\n]+?)\]?(?:\(.*?\))?(?:\s+-\s+.*)?\s*$", re.M)
@@ -203,12 +203,9 @@ def generate(
     with tempfile.TemporaryDirectory(prefix="mlrelease-changelog-") as tmp:
         work = Path(tmp) / path.name
         work.write_text(before, encoding="utf-8")
-        proc = subprocess.run(
+        proc = call(
             generate_command(root, str(work), bump=bump, other_changes=other_changes),
             cwd=root,
-            capture_output=True,
-            text=True,
-            check=False,
             env=_remote_env(repository_url),
         )
         if proc.returncode != 0 and "already in changelog" in proc.stderr:

@@ -27,6 +27,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mlrelease.edges import onnxruntime as ort
 from mlrelease.errors import ConfigError, UserError
 from mlrelease.models.config import RuntimeSpec, display_domain
 
@@ -149,36 +150,27 @@ class OnnxRuntime(Runtime):
     environment = ("ORT_LOAD_CONFIG_FROM_MODEL",)
 
     def __init__(self, provider: str) -> None:
-        import onnxruntime
-
-        self._ort = onnxruntime
         self.name = "onnxruntime"
-        self.version = onnxruntime.__version__
+        self.version = ort.version()
         self.target = provider
 
-    def _options(self, threads: int = 0) -> Any:
-        options = self._ort.SessionOptions()
-        options.log_severity_level = 3  # errors only: probes trip many "legacy opset" warnings
-        if threads:
-            options.intra_op_num_threads = threads
-        return options
+    @staticmethod
+    def _options(threads: int = 0) -> ort.Options:
+        # Errors only: probes trip many "legacy opset" warnings.
+        return ort.Options(intra_threads=threads, log_severity=ort.ERRORS_ONLY)
 
     def load(self, model: bytes) -> None:
-        self._ort.InferenceSession(model, self._options(1), providers=[self.target])
+        ort.session(model, [self.target], options=self._options(1))
 
     def session(self, path: Path, *, threads: int = 0) -> Session:
-        inner = self._ort.InferenceSession(
-            str(path), self._options(threads), providers=[self.target]
-        )
-        return _OrtSession(inner)
+        return _OrtSession(ort.session(path, [self.target], options=self._options(threads)))
 
 
 def _onnxruntime_factory(spec: RuntimeSpec) -> list[Runtime | Unavailable]:
     try:
-        import onnxruntime
+        available = ort.available_providers()
     except ImportError as exc:
         return [Unavailable("onnxruntime", f"not installed ({exc})", spec.required)]
-    available = onnxruntime.get_available_providers()
     found: list[Runtime | Unavailable] = []
     for provider in spec.providers:
         if provider in available:
@@ -186,7 +178,7 @@ def _onnxruntime_factory(spec: RuntimeSpec) -> list[Runtime | Unavailable]:
         else:
             found.append(
                 Unavailable(
-                    f"onnxruntime {onnxruntime.__version__} ({provider})",
+                    f"onnxruntime {ort.version()} ({provider})",
                     f"this onnxruntime build has no {provider} (available: {', '.join(available)})",
                     spec.required,
                 )

@@ -10,8 +10,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from mlrelease import git, report
+from mlrelease import report
 from mlrelease.config import Config
+from mlrelease.edges import git
 from mlrelease.gates import Context, Gate, GateResult, Status, select, shard
 from mlrelease.terminal import make_console
 

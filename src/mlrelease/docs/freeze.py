@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
@@ -23,11 +22,13 @@ from typing import Any
 
 from packaging.version import Version
 
-from mlrelease import git, versions
+from mlrelease import versions
 from mlrelease.config import Config
 from mlrelease.docs import site, sphinx_run, switcher
 from mlrelease.docs.config import DocsConfig
 from mlrelease.docs.switcher import Entry
+from mlrelease.edges import git
+from mlrelease.edges.proc import call
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release.settings import Names
 
@@ -249,7 +250,7 @@ def _environment(env_dir: Path, worktree: Path, plan: Plan, log: Path) -> str:
             [python, "-m", "pip", "install", "--quiet", *project, *wanted],
         ]
     for args in steps:
-        proc = subprocess.run(args, cwd=worktree, capture_output=True, text=True, check=False)
+        proc = call(args, cwd=worktree)
         _append(log, f"$ {' '.join(args)}\n{proc.stdout}{proc.stderr}")
         if proc.returncode != 0:
             raise BuildFailed(

@@ -12,7 +12,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import shutil
-import subprocess
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ from typing import Any
 from mlrelease import markdown
 from mlrelease.docs import modules
 from mlrelease.edges import files
+from mlrelease.edges.proc import call
 from mlrelease.errors import UserError
 
 SESSIONS_PAGE = "reference/nox-sessions.md"
@@ -158,7 +158,7 @@ def _tool(module: str, root: Path) -> list[str]:
 
 
 def _run(command: list[str], root: Path) -> str:
-    proc = subprocess.run(command, cwd=root, capture_output=True, text=True, check=False)
+    proc = call(command, cwd=root)
     if proc.returncode != 0:
         raise UserError(
             f"`{' '.join(command[-4:])}` failed in {root} (exit {proc.returncode}): "

@@ -24,10 +24,11 @@ from typing import Any
 
 from packaging.version import Version
 
-from mlrelease import git, versions
+from mlrelease import versions
 from mlrelease.config import Config
 from mlrelease.docs import switcher
 from mlrelease.docs.config import DocsConfig
+from mlrelease.edges import git
 from mlrelease.release.settings import Names
 
 

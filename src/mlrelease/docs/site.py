@@ -10,9 +10,9 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from mlrelease import git
 from mlrelease.docs import switcher
 from mlrelease.docs.switcher import Entry
+from mlrelease.edges import git
 
 
 def read_switcher(site: Path) -> list[Entry] | None:

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mlrelease.edges.proc import STDOUT, call
 from mlrelease.errors import UserError
 
 # Links leaving the site are not checked: the network is not part of a docs build, and a
@@ -109,13 +109,11 @@ def build(
     )
     run_env = {**os.environ, **(env or {})}
     if log is None:
-        proc = subprocess.run(args, cwd=cwd, env=run_env, check=False)
+        proc = call(args, cwd=cwd, env=run_env, capture=False)
     else:
         log.parent.mkdir(parents=True, exist_ok=True)
         with log.open("w", encoding="utf-8") as handle:
-            proc = subprocess.run(
-                args, cwd=cwd, env=run_env, stdout=handle, stderr=subprocess.STDOUT, check=False
-            )
+            proc = call(args, cwd=cwd, env=run_env, capture=False, stdout=handle, stderr=STDOUT)
     found = read_warnings(warnings_file)
     return Result(proc.returncode, found, log)
 
@@ -147,4 +145,4 @@ def serve(
         args += ["--watch", str(folder)]
     for pattern in ignore:
         args += ["--ignore", pattern]
-    return subprocess.run(args, check=False).returncode
+    return call(args, capture=False).returncode

@@ -1,1 +1,2 @@
-"""Edges: one module per outside system (processes, ...); the core never touches them directly."""
+"""Edges: one module per outside system (git, processes, onnxruntime); the core never touches
+them directly."""

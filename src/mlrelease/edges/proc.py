@@ -1,4 +1,8 @@
-"""Child processes in isolation: a new session, resource limits, the whole group killed at the end.
+"""Every process mlrelease starts: outside tools through :func:`call`, workers in isolation.
+
+Outside tools (git goes through :mod:`mlrelease.edges.git`; bump-my-version, git-changelog,
+Sphinx, cibuildwheel, build, twine, auditwheel, pip, localedef, nox, invoke, nvidia-smi, a
+project's test command) run through :func:`call`: plain ``subprocess.run`` semantics, one place.
 
 Every worker the package starts on untrusted or fragile input (a submitted model, a conformance
 case, a benchmark) goes through :func:`start` and ends through :func:`kill_group`, and is judged
@@ -30,6 +34,45 @@ from pathlib import Path
 from typing import IO, Any
 
 POSIX = sys.platform != "win32"
+
+PIPE = subprocess.PIPE
+STDOUT = subprocess.STDOUT
+DEVNULL = subprocess.DEVNULL
+TimeoutExpired = subprocess.TimeoutExpired
+"""Raised by :func:`call` (and ``Popen.wait``/``communicate``) past their timeout."""
+Popen = subprocess.Popen
+"""The type of a started child (:func:`start`)."""
+
+
+def call(
+    command: Sequence[str],
+    *,
+    cwd: Path | str | None = None,
+    env: Mapping[str, str] | None = None,
+    capture: bool = True,
+    input: str | None = None,
+    timeout: float | None = None,
+    stdout: int | IO[Any] | None = None,
+    stderr: int | IO[Any] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """Run an outside tool to its end and return its exit status and text output.
+
+    ``capture``: stdout and stderr are collected (else they go where ``stdout``/``stderr`` say,
+    by default this process's own). Raises :data:`TimeoutExpired` past ``timeout`` (the child is
+    killed) and OSError (FileNotFoundError, ...) when the program cannot be started; a non-zero
+    exit is the caller's to judge.
+    """
+    return subprocess.run(
+        list(command),
+        cwd=cwd,
+        env=None if env is None else dict(env),
+        input=input,
+        stdout=subprocess.PIPE if capture else stdout,
+        stderr=subprocess.PIPE if capture else stderr,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
 
 
 class Status(str, enum.Enum):

@@ -5,14 +5,14 @@ from __future__ import annotations
 import datetime as dt
 import re
 import shlex
-import subprocess
 import sys
 from dataclasses import dataclass, field
 
 from packaging.version import Version
 
-from mlrelease import changelog, exit_criteria, git, versions
-from mlrelease.edges import files
+from mlrelease import changelog, exit_criteria, versions
+from mlrelease.edges import files, git
+from mlrelease.edges.proc import TimeoutExpired, call
 from mlrelease.gates import Context, GateResult, gate, reuse, select
 from mlrelease.release.settings import Names
 
@@ -140,15 +140,8 @@ def check_tests(ctx: Context) -> GateResult:
         )
     stamp_path.unlink(missing_ok=True)
     try:
-        proc = subprocess.run(
-            command,
-            cwd=ctx.root,
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=options.timeout_s,
-        )
-    except subprocess.TimeoutExpired:
+        proc = call(command, cwd=ctx.root, timeout=options.timeout_s)
+    except TimeoutExpired:
         return GateResult.failed(f"`{shlex.join(options.command)}` ran past {options.timeout_s} s")
     except FileNotFoundError as exc:
         return GateResult.failed(f"cannot run `{shlex.join(options.command)}`: {exc}")

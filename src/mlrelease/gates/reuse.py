@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from mlrelease import git
+from mlrelease.edges import git
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from mlrelease.models.steps import State
+    from mlrelease.models.steps.state import State
     from mlrelease.models.verdicts import StepVerdict
 
 MARK = "@@mlrelease-worker@@ "
@@ -70,7 +70,8 @@ def main() -> int:
 
     # Imported after the limits are in place: onnx and onnxruntime count against them too.
     from mlrelease.models.manifest import ModelJob
-    from mlrelease.models.steps import STEP_FUNCTIONS, State
+    from mlrelease.models.steps import STEP_FUNCTIONS
+    from mlrelease.models.steps.state import State
     from mlrelease.models.verdicts import Outcome, StepVerdict
 
     job = ModelJob.from_dict(job_data)

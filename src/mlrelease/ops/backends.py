@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from mlrelease.edges import onnxruntime as ort
 from mlrelease.ops import environment
 from mlrelease.ops.compare import compare
 from mlrelease.ops.config import BackendConfig
@@ -85,30 +86,24 @@ class OnnxRuntimeAdapter:
     """onnxruntime, one execution provider, no fallback to the CPU for other providers."""
 
     def __init__(self, config: BackendConfig) -> None:
-        import onnxruntime as ort
-
-        ort.set_default_logger_severity(3)
-        self.ort = ort
+        ort.quiet()
         self.config = config
-
-    def _options(self) -> Any:
-        options = self.ort.SessionOptions()
-        # One thread: workers already run in parallel, and results stay the same run to run.
-        options.intra_op_num_threads = 1
-        options.inter_op_num_threads = 1
-        options.use_deterministic_compute = True
-        options.log_severity_level = 3
-        if self.config.provider != "CPUExecutionProvider":
+        self.options = ort.Options(
+            # One thread: workers already run in parallel, and results stay the same run to run.
+            intra_threads=1,
+            inter_threads=1,
+            deterministic=True,
+            log_severity=ort.ERRORS_ONLY,
             # Measure the provider itself: a node it cannot run must fail, not run on the CPU.
-            options.add_session_config_entry("session.disable_cpu_ep_fallback", "1")
-        return options
+            cpu_fallback=config.provider == ort.CPU,
+        )
 
     def prepare(self, model: bytes) -> Any:
-        return self.ort.InferenceSession(
+        return ort.session(
             model,
-            self._options(),
-            providers=[self.config.provider],
-            provider_options=[dict(self.config.provider_options)],
+            [self.config.provider],
+            options=self.options,
+            provider_options=[self.config.provider_options],
         )
 
     def run(self, prepared: Any, inputs: Sequence[Any]) -> Sequence[Any]:
@@ -118,13 +113,12 @@ class OnnxRuntimeAdapter:
     @staticmethod
     def describe(config: BackendConfig) -> Description:
         try:
-            import onnxruntime as ort
+            available = ort.available_providers()
         except ImportError as exc:
             return Description(
                 config.name, False, "onnxruntime", f"onnxruntime is not installed ({exc})"
             )
-        runtime = f"onnxruntime {ort.__version__}"
-        available = ort.get_available_providers()
+        runtime = f"onnxruntime {ort.version()}"
         if config.provider not in available:
             return Description(
                 config.name,
@@ -133,7 +127,7 @@ class OnnxRuntimeAdapter:
                 f"{config.provider} is not in this onnxruntime build "
                 f"(available: {', '.join(available)})",
             )
-        if config.provider != "CPUExecutionProvider":
+        if config.provider != ort.CPU:
             # A build may list a provider whose device is missing; a tiny session tells.
             import onnx.helper as oh
 
@@ -145,10 +139,10 @@ class OnnxRuntimeAdapter:
             )
             model = oh.make_model(graph, opset_imports=[oh.make_opsetid("", 13)], ir_version=7)
             try:
-                session = ort.InferenceSession(
+                session = ort.session(
                     model.SerializeToString(),
-                    providers=[config.provider],
-                    provider_options=[dict(config.provider_options)],
+                    [config.provider],
+                    provider_options=[config.provider_options],
                 )
             except Exception as exc:
                 return Description(

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mlrelease import git, versions
+from mlrelease import versions
+from mlrelease.edges import git
 from mlrelease.errors import UserError
 from mlrelease.ops import index as index_mod
 

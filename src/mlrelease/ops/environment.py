@@ -15,10 +15,11 @@ import locale
 import os
 import re
 import shutil
-import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from mlrelease.edges.proc import call
 
 REQUIRED_LOCALES = ("en_US.UTF-8",)
 """Locales the node suite needs: onnxruntime's StringNormalizer default."""
@@ -74,12 +75,7 @@ def _compile(name: str, folder: Path) -> str | None:
     folder.mkdir(parents=True, exist_ok=True)
     partial = folder / f".{name}.partial"
     shutil.rmtree(partial, ignore_errors=True)
-    proc = subprocess.run(
-        [localedef, "-i", source, "-f", charset or "UTF-8", str(partial)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    proc = call([localedef, "-i", source, "-f", charset or "UTF-8", str(partial)])
     # localedef exits 1 on warnings with the locale written; LC_CTYPE is what the cases use.
     if not (partial / "LC_CTYPE").is_file():
         shutil.rmtree(partial, ignore_errors=True)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import os
 import queue
-import subprocess
 import sys
 import threading
 import time
@@ -55,7 +54,7 @@ class Task:
 @dataclass
 class _Worker:
     number: int
-    process: subprocess.Popen[bytes]
+    process: isolation.Popen[bytes]
     log: Path
     ready: bool = False
     task: int | None = None
@@ -109,8 +108,8 @@ class Pool:
         with log.open("wb") as log_file:
             process = isolation.start(
                 [sys.executable, "-m", "mlrelease.ops.worker"],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
+                stdin=isolation.PIPE,
+                stdout=isolation.PIPE,
                 stderr=log_file,
                 env=env,
             )
@@ -138,7 +137,7 @@ class Pool:
             isolation.kill_group(worker.process, wait=False)
         try:
             worker.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
+        except isolation.TimeoutExpired:
             isolation.kill_group(worker.process)
         for stream in (worker.process.stdin, worker.process.stdout):
             if stream is not None:
@@ -154,7 +153,7 @@ class Pool:
                 protocol.send(worker.stdin, ("stop",))
         deadline = time.monotonic() + 5
         for worker in list(self.workers):
-            with contextlib.suppress(subprocess.TimeoutExpired):
+            with contextlib.suppress(isolation.TimeoutExpired):
                 worker.process.wait(timeout=max(0.1, deadline - time.monotonic()))
             self._retire(worker, kill=True)
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from mlrelease.config import Config
+from mlrelease.edges.proc import call
 from mlrelease.errors import ConfigError
 from mlrelease.models.config import canonical_domain
 from mlrelease.opsets.config import OpsetRulesConfig
@@ -123,9 +123,7 @@ def collect_declared(config: Config) -> Snapshot:
         command += ["--module", module]
     for domain in options.domains:
         command += ["--domain", domain]
-    proc = subprocess.run(
-        command, cwd=config.root, env=env, capture_output=True, text=True, check=False, timeout=300
-    )
+    proc = call(command, cwd=config.root, env=env, timeout=300)
     if proc.returncode != 0:
         last = [line for line in proc.stderr.splitlines() if line.strip()][-3:]
         raise ConfigError(

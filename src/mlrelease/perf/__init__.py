@@ -6,7 +6,8 @@ imports torch: only the workers do, so a crash, a hang or an out-of-memory kill 
 combination becomes that row's status instead of ending the session.
 
 Core (pure): :mod:`.config`, :mod:`.catalog`, :mod:`.stats`, :mod:`.results`, :mod:`.compare`,
-:mod:`.page`. Edges: :mod:`.runner` (subprocesses), :mod:`.device` (machine facts),
+:mod:`.page`. Edges: :mod:`.launch` (worker subprocesses, used by :mod:`.runner` and
+:mod:`.check`), :mod:`.device` (machine facts),
 :mod:`.worker`, :mod:`.models` and :mod:`.frameworks` (torch / onnxruntime / TensorRT),
 :mod:`.plots`.
 """

@@ -15,10 +15,11 @@ import os
 import platform
 import re
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+
+from mlrelease.edges.proc import TimeoutExpired, call
 
 NOISE = re.compile(r"\((r|tm|c)\)|\bcpu\b|\bprocessor\b|\b\d+-core\b|@.*$", re.IGNORECASE)
 
@@ -83,14 +84,8 @@ def nvidia_smi() -> list[dict[str, str]]:
         "mig.mode.current",
     ]
     try:
-        proc = subprocess.run(
-            [exe, f"--query-gpu={','.join(fields)}", "--format=csv,noheader"],
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
+        proc = call([exe, f"--query-gpu={','.join(fields)}", "--format=csv,noheader"], timeout=30)
+    except (OSError, TimeoutExpired):
         return []
     gpus = []
     for line in proc.stdout.strip().splitlines():

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from mlrelease.edges import onnxruntime as ort
 from mlrelease.perf.config import ONNX_FRAMEWORKS
 
 
@@ -66,14 +67,12 @@ def _cuda_reason() -> str | None:
 
 
 def _ort_provider_reason(provider: str, package: str) -> str | None:
-    if not _has("onnxruntime"):
+    if not ort.installed():
         return "onnxruntime is not installed"
-    import onnxruntime as ort
-
-    if provider not in ort.get_available_providers():
+    if provider not in ort.available_providers():
         return (
-            f"onnxruntime {ort.__version__} has no {provider} (available: "
-            f"{', '.join(ort.get_available_providers())}); install {package}"
+            f"onnxruntime {ort.version()} has no {provider} (available: "
+            f"{', '.join(ort.available_providers())}); install {package}"
         )
     return None
 
@@ -96,11 +95,11 @@ def unavailable(framework: str, device: str) -> str | None:
                 return "torch.compile on CUDA needs triton, which is not installed"
         return None
     if framework == "onnxruntime_cpu":
-        return _ort_provider_reason("CPUExecutionProvider", "onnxruntime")
+        return _ort_provider_reason(ort.CPU, "onnxruntime")
     if framework == "onnxruntime_cuda":
-        return _ort_provider_reason("CUDAExecutionProvider", "onnxruntime-gpu") or _cuda_reason()
+        return _ort_provider_reason(ort.CUDA, "onnxruntime-gpu") or _cuda_reason()
     if framework == "onnxruntime_tensorrt":
-        reason = _ort_provider_reason("TensorrtExecutionProvider", "onnxruntime-gpu")
+        reason = _ort_provider_reason(ort.TENSORRT, "onnxruntime-gpu")
         if reason is None and not _has("tensorrt"):
             reason = "the TensorRT execution provider needs the tensorrt package (not installed)"
         return reason or _cuda_reason()
@@ -162,24 +161,17 @@ def _torch_runner(job: Job, compile_with: str | None) -> Runner:
 # --- ONNX Runtime ------------------------------------------------------------------------------
 
 
-def _session_options(threads: int) -> Any:
-    import onnxruntime as ort
-
-    options = ort.SessionOptions()
-    if threads:
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    return options
+def _session_options(threads: int) -> ort.Options:
+    return ort.Options(
+        intra_threads=threads,
+        inter_threads=1 if threads else 0,
+        sequential=True,
+        optimize_all=True,
+    )
 
 
 def _ort_cpu_runner(job: Job) -> Runner:
-    import onnxruntime as ort
-
-    session = ort.InferenceSession(
-        str(job.onnx_path), _session_options(job.threads), providers=["CPUExecutionProvider"]
-    )
+    session = ort.session(job.onnx_path, [ort.CPU], options=_session_options(job.threads))
     feeds = dict(job.inputs)
     names = [o.name for o in session.get_outputs()]
     result: dict[str, np.ndarray] = {}
@@ -192,7 +184,7 @@ def _ort_cpu_runner(job: Job) -> Runner:
         lambda: None,
         lambda: np.asarray(result["out"]),
         {
-            "onnxruntime": ort.__version__,
+            "onnxruntime": ort.version(),
             "providers": session.get_providers(),
             "intra_op_threads": job.threads or "default",
         },
@@ -219,54 +211,29 @@ def _tensorrt_options(job: Job, input_names: list[str]) -> dict[str, Any]:
 
 
 def _ort_gpu_runner(job: Job, tensorrt: bool) -> Runner:
-    import onnxruntime as ort
-
-    wanted = "TensorrtExecutionProvider" if tensorrt else "CUDAExecutionProvider"
-    probe = ort.InferenceSession(str(job.onnx_path), providers=["CPUExecutionProvider"])
-    input_names = [i.name for i in probe.get_inputs()]
-    output_names = [o.name for o in probe.get_outputs()]
-    del probe
-    providers: list[Any] = [("CUDAExecutionProvider", {"device_id": 0})]
+    wanted = ort.TENSORRT if tensorrt else ort.CUDA
+    input_names, output_names = ort.io_names(job.onnx_path)
+    providers: list[ort.Provider] = [(ort.CUDA, {"device_id": 0})]
     if tensorrt:
-        providers.insert(0, ("TensorrtExecutionProvider", _tensorrt_options(job, input_names)))
-    session = ort.InferenceSession(
-        str(job.onnx_path), _session_options(job.threads), providers=providers
-    )
+        providers.insert(0, (ort.TENSORRT, _tensorrt_options(job, input_names)))
+    session = ort.session(job.onnx_path, providers, options=_session_options(job.threads))
     if session.get_providers()[0] != wanted:
         raise RuntimeError(
             f"{wanted} was requested but onnxruntime runs the session with "
             f"{session.get_providers()}"
         )
-    binding = session.io_binding()
     # Inputs copied to the device once; outputs preallocated on the device: the timed loop
     # does no host-device traffic and no allocation.
-    device_inputs = {
-        name: ort.OrtValue.ortvalue_from_numpy(job.inputs[name], "cuda", 0) for name in input_names
-    }
-    for name, value in device_inputs.items():
-        binding.bind_ortvalue_input(name, value)
-    output = ort.OrtValue.ortvalue_from_shape_and_type(
-        list(job.output_shape), np.float32, "cuda", 0
-    )
-    binding.bind_ortvalue_output(output_names[0], output)
-    for extra in output_names[1:]:
-        binding.bind_output(extra, "cuda", 0)
-
-    def run() -> None:
-        session.run_with_iobinding(binding)
-
-    def sync() -> None:
-        binding.synchronize_outputs()
-
+    bound = ort.bind_on_device(session, job.inputs, input_names, output_names, job.output_shape)
     if tensorrt:
         # The TensorRT engine is built at the first run: count it as build time.
-        run()
-        sync()
+        bound.run()
+        bound.sync()
     return Runner(
-        run,
-        sync,
-        lambda: np.asarray(output.numpy()),
-        {"onnxruntime": ort.__version__, "providers": session.get_providers(), "io_binding": True},
+        bound.run,
+        bound.sync,
+        bound.output,
+        {"onnxruntime": ort.version(), "providers": session.get_providers(), "io_binding": True},
         handle=session,
     )
 

@@ -1,20 +1,13 @@
 """Run a profile: probe, export once per model and shape, then every combination in its own
 subprocess; with two builds, rounds interleave (A B B A ...) so drift hits both alike.
 
-This is the edge of the perf package: it starts ``python -m mlrelease.perf.worker`` processes
-(each in its own session, killed as a group on timeout), reads their JSON, and maps exit codes
-to statuses: a timeout is ``timeout``, a SIGKILL (the kernel's out-of-memory killer) is ``oom``,
-any other crash ``runtime_error`` with the end of its log.
+Workers start through :mod:`.launch` (the edge); :func:`check` (from :mod:`.check`) gives every
+row a status without timing anything.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import json
-import os
 import shutil
-import subprocess
-import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -24,304 +17,22 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from mlrelease.edges import proc as isolation
 from mlrelease.perf import catalog
+from mlrelease.perf.check import CHECK_ITERS as CHECK_ITERS
+from mlrelease.perf.check import check as check
 from mlrelease.perf.config import ONNX_FRAMEWORKS, Profile
+from mlrelease.perf.launch import Build as Build
+from mlrelease.perf.launch import Outcome, Worker, probe_build, resolve_in, settings_of
 from mlrelease.perf.results import (
     BUILD_FAILED,
     EXPORT_FAILED,
     OK,
-    OOM,
     RUNTIME_ERROR,
-    TIMEOUT,
     Results,
     Row,
-    excerpt,
 )
 from mlrelease.perf.verdict import looks_at
 from mlrelease.terminal import make_console
-
-
-@dataclass(frozen=True)
-class Build:
-    """A Python environment to measure (its torch, onnxruntime, ... and mlrelease)."""
-
-    name: str
-    python: str = sys.executable
-    env: tuple[tuple[str, str], ...] = ()
-    """Extra environment of this build's workers (e.g. an injected slowdown)."""
-    model_from: str = ""
-    """A build listed before this one, of the same interpreter, whose prepared (built and
-    exported) models this build reuses instead of exporting again (the regression benchmark's
-    copies of one environment)."""
-
-
-@dataclass
-class Outcome:
-    """What one worker call gave: its result, or the status and error of its failure."""
-
-    result: dict[str, Any] | None
-    status: str = ""
-    error: str = ""
-    seconds: float = 0.0
-    """Wall time of the whole subprocess (start-up, imports, the task)."""
-
-
-class Worker:
-    """Starts worker subprocesses for one build, with logs and task files under ``work``."""
-
-    def __init__(self, build: Build, work: Path, root: Path, timeout_s: int, threads: int) -> None:
-        self.build = build
-        self.work = work
-        self.root = root
-        self.timeout_s = timeout_s
-        self.env = dict(os.environ)
-        # The project root first, so a profile's `module:attribute` models import in workers.
-        self.env["PYTHONPATH"] = os.pathsep.join(
-            p for p in (str(root), os.environ.get("PYTHONPATH", "")) if p
-        )
-        self.env.update(
-            {
-                "HF_HUB_OFFLINE": "1",
-                "TRANSFORMERS_VERBOSITY": "error",
-                "TOKENIZERS_PARALLELISM": "false",
-                "PYTHONHASHSEED": "0",
-            }
-        )
-        self.env.update(dict(build.env))
-        if threads:
-            for name in (
-                "OMP_NUM_THREADS",
-                "MKL_NUM_THREADS",
-                "OPENBLAS_NUM_THREADS",
-                "TORCHINDUCTOR_COMPILE_THREADS",
-            ):
-                self.env[name] = str(threads)
-        (work / "logs").mkdir(parents=True, exist_ok=True)
-
-    def call(self, label: str, task: dict[str, Any]) -> Outcome:
-        """Run one task; never raises for what the task does."""
-        safe = label.replace("/", "_")
-        task_path = self.work / "logs" / f"{safe}.task.json"
-        result_path = self.work / "logs" / f"{safe}.result.json"
-        log_path = self.work / "logs" / f"{safe}.log"
-        result_path.unlink(missing_ok=True)
-        task_path.write_text(json.dumps(task), encoding="utf-8")
-        command = [
-            self.build.python,
-            "-m",
-            "mlrelease.perf.worker",
-            str(task_path),
-            str(result_path),
-        ]
-        started = time.perf_counter()
-        outcome = self._call(command, log_path, result_path)
-        outcome.seconds = time.perf_counter() - started
-        return outcome
-
-    def _call(self, command: list[str], log_path: Path, result_path: Path) -> Outcome:
-        with log_path.open("w", encoding="utf-8") as log:
-            try:
-                proc = isolation.start(
-                    command,
-                    stdout=log,
-                    stderr=subprocess.STDOUT,
-                    stdin=subprocess.DEVNULL,
-                    cwd=self.root,
-                    env=self.env,
-                )
-            except OSError as exc:
-                return Outcome(None, RUNTIME_ERROR, f"cannot start {self.build.python}: {exc}")
-            try:
-                code = proc.wait(timeout=self.timeout_s)
-            except subprocess.TimeoutExpired:
-                _kill_group(proc)
-                return Outcome(
-                    None,
-                    TIMEOUT,
-                    f"ran past the {self.timeout_s} s limit (profile timeout-s); log: {log_path}",
-                )
-        if code == 0 and result_path.is_file():
-            return Outcome(json.loads(result_path.read_text(encoding="utf-8")))
-        tail = excerpt(log_path.read_text(encoding="utf-8", errors="replace"))
-        if isolation.classify(code, killed=False)[0] is isolation.Status.OUT_OF_MEMORY:
-            return Outcome(
-                None,
-                OOM,
-                f"killed by SIGKILL (most likely the kernel's out-of-memory killer)\n{tail}",
-            )
-        return Outcome(None, RUNTIME_ERROR, f"worker exited with {code}\n{tail}")
-
-
-def resolve_in(root: Path, ref: str, profile_name: str) -> catalog.ModelSpec:
-    """Resolve a profile's model entry with the project root importable, as in the workers."""
-    added = str(root) not in sys.path
-    if added:
-        sys.path.insert(0, str(root))
-    try:
-        return catalog.resolve_model(ref, key=f"tool.mlrelease.perf.profiles.{profile_name}.models")
-    finally:
-        if added:
-            sys.path.remove(str(root))
-
-
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    # torch.compile and TensorRT start helper processes: end the whole session we started.
-    isolation.kill_group(proc)
-
-
-def _probe(worker: Worker, profile_name: str, profile: Profile, console: Console) -> dict[str, Any]:
-    """What the build can run here (and its device key), or a clear error."""
-    name = worker.build.name
-    console.print(f"[{name}] probing {worker.build.python} ...")
-    outcome = worker.call(
-        "probe",
-        {
-            "kind": "probe",
-            "device": profile.device,
-            "frameworks": profile.frameworks,
-            "threads": profile.threads,
-        },
-    )
-    if outcome.result is None:
-        from mlrelease.errors import UserError
-
-        raise UserError(
-            f"the perf worker could not start in {worker.build.python} ({outcome.status}): "
-            f"{outcome.error}\nInstall the perf dependencies there: "
-            "pip install -e . --group perf (or run `nox -s perf`)."
-        )
-    if profile.device == "cuda" and outcome.result["device_key"] == "cuda-none":
-        from mlrelease.errors import PreconditionError
-
-        reason = outcome.result["unavailable"].get("pytorch", "no CUDA device")
-        raise PreconditionError(
-            f"profile `{profile_name}` runs on a CUDA device, and {worker.build.python} "
-            f"sees none ({reason}). Run it on a GPU machine (`nox -s perf_gpu`)."
-        )
-    return dict(outcome.result)
-
-
-CHECK_ITERS = 0
-"""Timed iterations of a status probe (``check``) after its first inference (which runs the
-model and checks its output against PyTorch eager): it proves a row runs; it times nothing."""
-
-
-def check(
-    profile_name: str,
-    profile: Profile,
-    *,
-    root: Path,
-    work: Path,
-    console: Console | None = None,
-    jobs: int = 2,
-) -> Results:
-    """Give every row of ``profile`` a status quickly, timing nothing: one worker per model and
-    shape builds and exports the model, then loads, runs once (parity) and iterates
-    :data:`CHECK_ITERS` time(s) per framework and batch size; ``jobs`` workers at a time. The
-    rows carry no samples."""
-    console = console or make_console()
-    started = time.perf_counter()
-    worker = Worker(Build("current"), work / "current", root, profile.timeout_s, profile.threads)
-    probe = _probe(worker, profile_name, profile, console)
-    specs = [(ref, resolve_in(root, ref, profile_name)) for ref in profile.models]
-    plan = catalog.plan(
-        specs,
-        p2_shapes=profile.p2_shapes,
-        batch_sizes=profile.batch_sizes,
-        frameworks=profile.frameworks,
-        unavailable=probe["unavailable"],
-    )
-    groups = list(
-        dict.fromkeys(
-            (p.combination.model, p.combination.shape, p.spec_ref) for p in plan if p.status is None
-        )
-    )
-
-    def one(group: tuple[str, str, str]) -> Outcome:
-        model, shape, ref = group
-        mine = [p for p in plan if (p.combination.model, p.combination.shape) == (model, shape)]
-        frameworks = list(dict.fromkeys(p.combination.framework for p in mine if p.status is None))
-        console.print(f"checking {model} {shape}: {', '.join(frameworks)}")
-        outcome = worker.call(
-            f"check-{model}-{shape}",
-            {
-                "kind": "check",
-                "model": ref,
-                "shape": shape,
-                "layers": profile.layers.get(model),
-                "opset": profile.opset,
-                "export": any(f in ONNX_FRAMEWORKS for f in frameworks),
-                "work_dir": str(worker.work / f"{model}-{shape}"),
-                "threads": profile.threads,
-                "device": profile.device,
-                "frameworks": frameworks,
-                "batches": sorted({p.combination.batch for p in mine if p.status is None}),
-                "warmup_iters": 0,
-                "warmup_s": 0.0,
-                "iters": CHECK_ITERS,
-                "min_time_s": 0.0,
-                "parity_tolerance": profile.parity_tolerance,
-                "clock": profile.clock,
-            },
-        )
-        shutil.rmtree(worker.work / f"{model}-{shape}", ignore_errors=True)
-        return outcome
-
-    # Nothing is timed: the checks of two models may share the machine (one per core).
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        done = list(pool.map(one, groups))
-    outcomes = {(m, s): o for (m, s, _), o in zip(groups, done, strict=True)}
-    rows: list[Row] = []
-    for planned in plan:
-        c = planned.combination
-        row = Row(c.model, c.shape, c.batch, c.framework, planned.status or OK, planned.reason)
-        if planned.status is None:
-            _checked(row, outcomes[(c.model, c.shape)])
-        rows.append(row)
-    environment = dict(probe["environment"])
-    environment["python_executable"] = worker.build.python
-    settings = settings_of(profile)
-    settings.update({"status_only": True, "iters": CHECK_ITERS, "warmup_iters": 0, "rounds": 0})
-    return Results(
-        profile=profile_name,
-        device_key=probe["device_key"],
-        device_name=probe["device_name"],
-        settings=settings,
-        environment=environment,
-        rows=rows,
-        duration_s=time.perf_counter() - started,
-    )
-
-
-def _checked(row: Row, outcome: Outcome) -> None:
-    """Set ``row``'s status from its model's ``check`` worker (a crash fails every row)."""
-    if outcome.result is None:
-        row.status = BUILD_FAILED if outcome.status == RUNTIME_ERROR else outcome.status
-        row.error = f"the check worker of {row.model} {row.shape} failed: {outcome.error}"
-        return
-    prepared = outcome.result["prepared"]
-    if row.framework in ONNX_FRAMEWORKS:
-        row.export_s = prepared.get("export_s")
-        row.extra["onnx"] = prepared.get("onnx")
-        if prepared.get("export_error"):
-            row.status, row.error = EXPORT_FAILED, prepared["export_error"]
-            return
-    result = outcome.result["runs"].get(f"{row.batch}/{row.framework}")
-    if result is None:
-        row.status, row.error = RUNTIME_ERROR, "the check worker gave no result for this row"
-        return
-    row.build_s, row.first_s = result.get("build_s"), result.get("first_s")
-    row.parity = result.get("parity")
-    row.extra["checked_iters"] = len(result.get("samples_ns", []))
-    if result["status"] != OK:
-        row.status, row.error = result["status"], result.get("error", "")
-
-
-def settings_of(profile: Profile) -> dict[str, Any]:
-    return dataclasses.asdict(profile)
 
 
 def execute(
@@ -341,7 +52,8 @@ def execute(
         b.name: Worker(b, work / b.name, root, profile.timeout_s, profile.threads) for b in builds
     }
     probes = {
-        name: _probe(worker, profile_name, profile, console) for name, worker in workers.items()
+        name: probe_build(worker, profile_name, profile, console)
+        for name, worker in workers.items()
     }
     specs = [(ref, resolve_in(root, ref, profile_name)) for ref in profile.models]
     plans = {

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from mlrelease import git
 from mlrelease.config import Config
+from mlrelease.edges import git
 from mlrelease.errors import UserError
 from mlrelease.perf import compare, page, runner
 from mlrelease.perf.config import PerfConfig, Profile

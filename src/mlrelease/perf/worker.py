@@ -23,6 +23,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+from mlrelease.edges import onnxruntime as ort
 from mlrelease.perf.config import ONNX_FRAMEWORKS
 
 OOM_MARKERS = (
@@ -121,10 +122,8 @@ def probe(task: dict[str, Any]) -> dict[str, Any]:
                 "cuda": getattr(torch.version, "cuda", None),
                 "cudnn": _call(torch.backends.cudnn.version),
             }
-    if _importable("onnxruntime"):
-        import onnxruntime as ort
-
-        facts["onnxruntime_providers"] = ort.get_available_providers()
+    if ort.installed():
+        facts["onnxruntime_providers"] = ort.available_providers()
     smi = device.nvidia_smi()
     if smi:
         gpu["nvidia_smi"] = smi

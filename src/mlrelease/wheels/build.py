@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import venv
@@ -28,6 +27,7 @@ from pathlib import Path
 from packaging.tags import sys_tags
 from rich.console import Console
 
+from mlrelease.edges.proc import call
 from mlrelease.errors import UserError
 from mlrelease.terminal import make_console
 from mlrelease.wheels import artifacts, audit
@@ -73,9 +73,7 @@ def container_engine() -> str | None:
     """``docker`` or ``podman`` when one answers; None otherwise."""
     for engine in ("docker", "podman"):
         if shutil.which(engine):
-            probe = subprocess.run(
-                [engine, "info"], capture_output=True, text=True, check=False, timeout=60
-            )
+            probe = call([engine, "info"], timeout=60)
             if probe.returncode == 0:
                 return engine
     return None
@@ -86,7 +84,7 @@ def _run(command: Sequence[str], cwd: Path, what: str) -> None:
     # not activated: its scripts folder goes first on PATH.
     scripts = str(Path(sys.executable).parent)
     env = {**os.environ, "PATH": os.pathsep.join([scripts, os.environ.get("PATH", "")])}
-    proc = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, check=False)
+    proc = call(command, cwd=cwd, env=env)
     if proc.returncode != 0:
         output = (proc.stdout + proc.stderr).strip()
         raise UserError(f"{what} failed (exit {proc.returncode}): {output[-1500:]}")
@@ -168,13 +166,8 @@ def smoke_test(project: Project, wheel: Path) -> Finding | None:
             PATH=f"{bindir}{os.pathsep}{env.get('PATH', '')}",
             PIP_DISABLE_PIP_VERSION_CHECK="1",
         )
-        install = subprocess.run(
-            [str(python), "-m", "pip", "install", "--quiet", str(wheel.resolve())],
-            cwd=cwd,
-            env=env,
-            capture_output=True,
-            text=True,
-            check=False,
+        install = call(
+            [str(python), "-m", "pip", "install", "--quiet", str(wheel.resolve())], cwd=cwd, env=env
         )
         if install.returncode != 0:
             return Finding(
@@ -185,9 +178,7 @@ def smoke_test(project: Project, wheel: Path) -> Finding | None:
         command = project.smoke_command()
         argv = [str(python) if command[0] == "python" else command[0], *command[1:]]
         try:
-            proc = subprocess.run(
-                argv, cwd=cwd, env=env, capture_output=True, text=True, check=False, timeout=600
-            )
+            proc = call(argv, cwd=cwd, env=env, timeout=600)
         except FileNotFoundError:
             return Finding(
                 wheel.name,

@@ -14,8 +14,9 @@ from packaging.utils import canonicalize_name
 from rich.markup import escape
 from rich.table import Table
 
-from mlrelease import git, versions
+from mlrelease import versions
 from mlrelease.config import find_root
+from mlrelease.edges import git
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.terminal import make_console
 from mlrelease.wheels import artifacts, build, plan, promote

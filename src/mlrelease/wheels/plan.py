@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mlrelease.edges.proc import call
 from mlrelease.errors import UserError
 
 PLATFORMS = ("linux", "windows", "macos")
@@ -129,12 +129,9 @@ def query(project: Path, platforms: Sequence[str] = PLATFORMS) -> list[Identifie
     found: list[Identifier] = []
     for platform in platforms:
         try:
-            proc = subprocess.run(
+            proc = call(
                 [*command, "--print-build-identifiers", "--platform", platform, "."],
                 cwd=project,
-                capture_output=True,
-                text=True,
-                check=False,
                 timeout=120,
             )
         except FileNotFoundError:

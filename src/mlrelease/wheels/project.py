@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import subprocess
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -14,6 +13,7 @@ from packaging.version import Version
 
 from mlrelease import versions
 from mlrelease.config import Config, load
+from mlrelease.edges.proc import TimeoutExpired, call
 from mlrelease.errors import ConfigError, PreconditionError, UserError
 from mlrelease.wheels.config import WheelsConfig
 
@@ -108,15 +108,8 @@ def restamp(root: Path, version: str) -> None:
 def run_tool(args: Sequence[str], cwd: Path, timeout: int = 900) -> tuple[int, str]:
     """Run a Python tool of this environment (``[module, *args]`` via ``python -m``)."""
     try:
-        proc = subprocess.run(
-            [sys.executable, "-m", *args],
-            cwd=cwd,
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=timeout,
-        )
-    except subprocess.TimeoutExpired:
+        proc = call([sys.executable, "-m", *args], cwd=cwd, timeout=timeout)
+    except TimeoutExpired:
         return 124, f"{args[0]} ran past {timeout} s"
     output = (proc.stdout + proc.stderr).strip()
     if proc.returncode != 0 and re.search(rf"No module named {re.escape(args[0])}\b", output):

@@ -22,7 +22,6 @@ finish the job instead of failing on the files PyPI already has.
 from __future__ import annotations
 
 import re
-import subprocess
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -31,6 +30,7 @@ from urllib.parse import urlparse
 
 from packaging.version import Version
 
+from mlrelease.edges.proc import call
 from mlrelease.errors import ConfigError, PreconditionError, UserError
 from mlrelease.release.plan import fault_point
 from mlrelease.wheels import artifacts, published
@@ -214,7 +214,7 @@ def publish(promotion: Promotion) -> None:
     # Idempotent by asking the index: a re-run after a partial upload sends only what is
     # missing, on any index (twine's --skip-existing is PyPI's only).
     for path in published.pending(promotion.files, promotion.repository_url, promotion.project):
-        proc = subprocess.run(upload_command([path], promotion.repository_url), check=False)
+        proc = call(upload_command([path], promotion.repository_url), capture=False)
         if proc.returncode != 0:
             raise UserError(
                 f"twine upload of {path.name} failed (exit {proc.returncode}). Files the index "

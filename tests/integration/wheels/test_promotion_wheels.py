@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 from helpers.wheels import FINAL, RC, Built
 
-from mlrelease import cli, git
+from mlrelease import cli
+from mlrelease.edges import git
 from mlrelease.wheels import artifacts, promote
 from mlrelease.wheels.project import load_project
 

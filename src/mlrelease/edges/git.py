@@ -1,0 +1,67 @@
+"""The git edge: every git invocation of mlrelease goes through :func:`run`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mlrelease.edges.proc import call
+from mlrelease.errors import UserError
+
+
+class GitError(UserError):
+    """A git command failed; the message carries git's own words."""
+
+    exit_code = 1
+
+
+def run(root: Path, *args: str, check: bool = True, strip: bool = True) -> str:
+    """Run ``git args`` in ``root`` and return its stdout (stripped unless ``strip`` is False:
+    some outputs' leading spaces carry meaning)."""
+    proc = call(["git", *args], cwd=root)
+    if check and proc.returncode != 0:
+        raise GitError(
+            f"git {' '.join(args)} failed in {root} (exit {proc.returncode}): "
+            f"{proc.stderr.strip() or proc.stdout.strip()}"
+        )
+    return proc.stdout.strip() if strip else proc.stdout
+
+
+def is_repo(root: Path) -> bool:
+    return run(root, "rev-parse", "--is-inside-work-tree", check=False) == "true"
+
+
+def head(root: Path) -> str | None:
+    """The commit SHA of HEAD, or None outside a repository or before the first commit."""
+    if not is_repo(root):
+        return None
+    return run(root, "rev-parse", "--verify", "--quiet", "HEAD", check=False) or None
+
+
+def tags_at(root: Path, ref: str = "HEAD") -> list[str]:
+    """Tags pointing at ``ref``."""
+    out = run(root, "tag", "--points-at", ref, check=False)
+    return [t for t in out.splitlines() if t]
+
+
+def dirty_files(root: Path) -> list[str]:
+    """Paths with uncommitted changes, untracked files included (``git status -z``: exact
+    names, whatever characters they hold)."""
+    # Unstripped: the first entry's leading space is part of it.
+    out = run(root, "status", "--porcelain", "-z", "--untracked-files=normal", strip=False)
+    entries = out.split("\0")
+    files: list[str] = []
+    i = 0
+    while i < len(entries):
+        entry = entries[i]
+        i += 1
+        if len(entry) < 4:
+            continue
+        files.append(entry[3:])
+        if entry[0] in "RC":  # a rename or copy is followed by its source path
+            i += 1
+    return files
+
+
+def current_branch(root: Path) -> str | None:
+    """The checked-out branch, or None for a detached HEAD."""
+    return run(root, "symbolic-ref", "--quiet", "--short", "HEAD", check=False) or None

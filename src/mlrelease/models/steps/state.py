@@ -1,0 +1,66 @@
+"""What the steps of one model share: its job, its temp folder, what earlier steps found."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from mlrelease.models.config import RuntimeSpec
+from mlrelease.models.manifest import ModelJob
+from mlrelease.models.verdicts import Outcome, StepVerdict
+from mlrelease.runtimes import Runtime, Unavailable
+
+if TYPE_CHECKING:
+    import numpy as np
+    from onnx import ModelProto
+
+
+Arrays = list["np.ndarray"]
+
+
+@dataclass
+class Dataset:
+    name: str
+    feeds: dict[str, np.ndarray]
+    expected: Arrays | None
+
+
+@dataclass
+class State:
+    """What the steps of one model share."""
+
+    job: ModelJob
+    tmp: Path
+    header: ModelProto | None = None
+    external_files: set[Path] = field(default_factory=set)
+    stop: str = ""
+    """Set when later steps must not run (integrity failed): the reason."""
+    datasets: list[Dataset] | None = None
+    baseline: list[Arrays] | None = None
+    """Outputs step 6 compares against: expected outputs, else the reference's, else step 5's."""
+    _runtimes: list[Runtime | Unavailable] | None = None
+
+    @property
+    def path(self) -> Path:
+        return Path(self.job.model)
+
+    def runtimes(self) -> list[Runtime | Unavailable]:
+        if self._runtimes is None:
+            from mlrelease import runtimes
+
+            runtimes.import_plugins(self.job.runtime_plugins, source="runtime-plugins")
+            specs = [RuntimeSpec(**spec) for spec in self.job.runtimes] or [RuntimeSpec()]
+            self._runtimes = runtimes.resolve(specs)
+        return self._runtimes
+
+
+def verdict(
+    step: str, outcome: Outcome, summary: str, details: list[str] | None = None
+) -> StepVerdict:
+    return StepVerdict(step, outcome, summary, details or [])
+
+
+def first_line(error: object) -> str:
+    text = str(error).strip()
+    return " ".join(text.splitlines()[0].split()) if text else type(error).__name__

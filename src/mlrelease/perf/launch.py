@@ -1,0 +1,191 @@
+"""The parent side of perf workers: start ``python -m mlrelease.perf.worker`` for one build.
+
+This is the edge of the perf package: each worker runs in its own session through
+:mod:`mlrelease.edges.proc` (killed as a group on timeout), its JSON result is read back, and
+its exit is mapped to a status: a timeout is ``timeout``, a SIGKILL (the kernel's out-of-memory
+killer) is ``oom``, any other crash ``runtime_error`` with the end of its log.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from mlrelease.edges import proc as isolation
+from mlrelease.perf import catalog
+from mlrelease.perf.config import Profile
+from mlrelease.perf.results import OOM, RUNTIME_ERROR, TIMEOUT, excerpt
+
+
+@dataclass(frozen=True)
+class Build:
+    """A Python environment to measure (its torch, onnxruntime, ... and mlrelease)."""
+
+    name: str
+    python: str = sys.executable
+    env: tuple[tuple[str, str], ...] = ()
+    """Extra environment of this build's workers (e.g. an injected slowdown)."""
+    model_from: str = ""
+    """A build listed before this one, of the same interpreter, whose prepared (built and
+    exported) models this build reuses instead of exporting again (the regression benchmark's
+    copies of one environment)."""
+
+
+@dataclass
+class Outcome:
+    """What one worker call gave: its result, or the status and error of its failure."""
+
+    result: dict[str, Any] | None
+    status: str = ""
+    error: str = ""
+    seconds: float = 0.0
+    """Wall time of the whole subprocess (start-up, imports, the task)."""
+
+
+class Worker:
+    """Starts worker subprocesses for one build, with logs and task files under ``work``."""
+
+    def __init__(self, build: Build, work: Path, root: Path, timeout_s: int, threads: int) -> None:
+        self.build = build
+        self.work = work
+        self.root = root
+        self.timeout_s = timeout_s
+        self.env = dict(os.environ)
+        # The project root first, so a profile's `module:attribute` models import in workers.
+        self.env["PYTHONPATH"] = os.pathsep.join(
+            p for p in (str(root), os.environ.get("PYTHONPATH", "")) if p
+        )
+        self.env.update(
+            {
+                "HF_HUB_OFFLINE": "1",
+                "TRANSFORMERS_VERBOSITY": "error",
+                "TOKENIZERS_PARALLELISM": "false",
+                "PYTHONHASHSEED": "0",
+            }
+        )
+        self.env.update(dict(build.env))
+        if threads:
+            for name in (
+                "OMP_NUM_THREADS",
+                "MKL_NUM_THREADS",
+                "OPENBLAS_NUM_THREADS",
+                "TORCHINDUCTOR_COMPILE_THREADS",
+            ):
+                self.env[name] = str(threads)
+        (work / "logs").mkdir(parents=True, exist_ok=True)
+
+    def call(self, label: str, task: dict[str, Any]) -> Outcome:
+        """Run one task; never raises for what the task does."""
+        safe = label.replace("/", "_")
+        task_path = self.work / "logs" / f"{safe}.task.json"
+        result_path = self.work / "logs" / f"{safe}.result.json"
+        log_path = self.work / "logs" / f"{safe}.log"
+        result_path.unlink(missing_ok=True)
+        task_path.write_text(json.dumps(task), encoding="utf-8")
+        command = [
+            self.build.python,
+            "-m",
+            "mlrelease.perf.worker",
+            str(task_path),
+            str(result_path),
+        ]
+        started = time.perf_counter()
+        outcome = self._call(command, log_path, result_path)
+        outcome.seconds = time.perf_counter() - started
+        return outcome
+
+    def _call(self, command: list[str], log_path: Path, result_path: Path) -> Outcome:
+        with log_path.open("w", encoding="utf-8") as log:
+            try:
+                proc = isolation.start(
+                    command,
+                    stdout=log,
+                    stderr=isolation.STDOUT,
+                    stdin=isolation.DEVNULL,
+                    cwd=self.root,
+                    env=self.env,
+                )
+            except OSError as exc:
+                return Outcome(None, RUNTIME_ERROR, f"cannot start {self.build.python}: {exc}")
+            try:
+                code = proc.wait(timeout=self.timeout_s)
+            except isolation.TimeoutExpired:
+                _kill_group(proc)
+                return Outcome(
+                    None,
+                    TIMEOUT,
+                    f"ran past the {self.timeout_s} s limit (profile timeout-s); log: {log_path}",
+                )
+        if code == 0 and result_path.is_file():
+            return Outcome(json.loads(result_path.read_text(encoding="utf-8")))
+        tail = excerpt(log_path.read_text(encoding="utf-8", errors="replace"))
+        if isolation.classify(code, killed=False)[0] is isolation.Status.OUT_OF_MEMORY:
+            return Outcome(
+                None,
+                OOM,
+                f"killed by SIGKILL (most likely the kernel's out-of-memory killer)\n{tail}",
+            )
+        return Outcome(None, RUNTIME_ERROR, f"worker exited with {code}\n{tail}")
+
+
+def resolve_in(root: Path, ref: str, profile_name: str) -> catalog.ModelSpec:
+    """Resolve a profile's model entry with the project root importable, as in the workers."""
+    added = str(root) not in sys.path
+    if added:
+        sys.path.insert(0, str(root))
+    try:
+        return catalog.resolve_model(ref, key=f"tool.mlrelease.perf.profiles.{profile_name}.models")
+    finally:
+        if added:
+            sys.path.remove(str(root))
+
+
+def _kill_group(proc: isolation.Popen[bytes]) -> None:
+    # torch.compile and TensorRT start helper processes: end the whole session we started.
+    isolation.kill_group(proc)
+
+
+def probe_build(
+    worker: Worker, profile_name: str, profile: Profile, console: Console
+) -> dict[str, Any]:
+    """What the build can run here (and its device key), or a clear error."""
+    name = worker.build.name
+    console.print(f"[{name}] probing {worker.build.python} ...")
+    outcome = worker.call(
+        "probe",
+        {
+            "kind": "probe",
+            "device": profile.device,
+            "frameworks": profile.frameworks,
+            "threads": profile.threads,
+        },
+    )
+    if outcome.result is None:
+        from mlrelease.errors import UserError
+
+        raise UserError(
+            f"the perf worker could not start in {worker.build.python} ({outcome.status}): "
+            f"{outcome.error}\nInstall the perf dependencies there: "
+            "pip install -e . --group perf (or run `nox -s perf`)."
+        )
+    if profile.device == "cuda" and outcome.result["device_key"] == "cuda-none":
+        from mlrelease.errors import PreconditionError
+
+        reason = outcome.result["unavailable"].get("pytorch", "no CUDA device")
+        raise PreconditionError(
+            f"profile `{profile_name}` runs on a CUDA device, and {worker.build.python} "
+            f"sees none ({reason}). Run it on a GPU machine (`nox -s perf_gpu`)."
+        )
+    return dict(outcome.result)
+
+
+def settings_of(profile: Profile) -> dict[str, Any]:
+    return dataclasses.asdict(profile)

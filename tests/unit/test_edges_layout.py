@@ -1,0 +1,159 @@
+"""Outside systems are touched from their edge only: the package's source, read as syntax trees.
+
+Processes are started from at most three modules (``edges/proc.py``, ``edges/git.py`` and one
+more); onnxruntime sessions are created in at most two, and onnxruntime is imported by its edge
+alone.
+"""
+
+from __future__ import annotations
+
+import ast
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+
+import mlrelease
+
+SRC = Path(mlrelease.__file__).parent
+
+SPAWNING_MODULES = frozenset({"subprocess", "multiprocessing", "pty", "concurrent.futures.process"})
+"""Importing one of these is how Python code starts another process."""
+
+SPAWNING_CALLS = frozenset(
+    {"system", "popen", "fork", "forkpty", "posix_spawn", "posix_spawnp", "startfile"}
+)
+"""``os.<name>(...)`` calls that start a process (besides the ``exec*`` and ``spawn*`` families)."""
+
+PROCESS_EDGES = ("edges/proc.py", "edges/git.py")
+MAX_SPAWNING = 3
+
+PENDING = frozenset(
+    {
+        "bump.py",
+        "release/checklist.py",
+        "release/promotion.py",
+        "release/repo.py",
+        "release/state.py",
+    }
+)
+"""Modules other branches own (release core, bump) that still start processes themselves: to be
+routed through edges/proc.py when those branches merge, then removed from this set."""
+
+
+def _modules() -> Iterator[tuple[str, ast.Module]]:
+    for path in sorted(SRC.rglob("*.py")):
+        name = path.relative_to(SRC).as_posix()
+        yield name, ast.parse(path.read_text(encoding="utf-8"), filename=name)
+
+
+def _imported(tree: ast.Module) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
+
+
+def _os_call(name: str) -> bool:
+    return name in SPAWNING_CALLS or name.startswith(("exec", "spawn"))
+
+
+def spawns(tree: ast.Module) -> list[str]:
+    """How the module starts processes (empty: it does not)."""
+    found = sorted(
+        f"import {name}"
+        for name in _imported(tree)
+        if name in SPAWNING_MODULES or name.split(".")[0] in SPAWNING_MODULES
+    )
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            owner = node.func.value
+            if isinstance(owner, ast.Name) and owner.id == "os" and _os_call(node.func.attr):
+                found.append(f"os.{node.func.attr}() on line {node.lineno}")
+            if (
+                isinstance(owner, ast.Name)
+                and owner.id == "asyncio"
+                and node.func.attr.startswith("create_subprocess")
+            ):
+                found.append(f"asyncio.{node.func.attr}() on line {node.lineno}")
+        if isinstance(node, ast.ImportFrom) and node.module == "os":
+            found += [f"from os import {a.name}" for a in node.names if _os_call(a.name)]
+    return found
+
+
+def creates_sessions(tree: ast.Module) -> list[int]:
+    """Lines where the module constructs an onnxruntime ``InferenceSession``."""
+    lines = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if name == "InferenceSession":
+                lines.append(node.lineno)
+    return lines
+
+
+def spawning_modules() -> dict[str, list[str]]:
+    return {name: how for name, tree in _modules() if (how := spawns(tree))}
+
+
+def test_the_scanner_sees_every_way_to_start_a_process() -> None:
+    seen = [
+        "import subprocess",
+        "import multiprocessing.pool",
+        "from concurrent.futures.process import ProcessPoolExecutor",
+        "from subprocess import run",
+        "import os\nos.system('x')",
+        "import os\nos.execvp('x', ['x'])",
+        "import os\nos.posix_spawn('x', ['x'], {})",
+        "from os import spawnlp",
+        "import asyncio\nasyncio.create_subprocess_exec('x')",
+    ]
+    for source in seen:
+        assert spawns(ast.parse(source)), source
+    quiet = ["import os\nos.environ.get('X')", "from mlrelease.edges import proc\nproc.call(['x'])"]
+    for source in quiet:
+        assert not spawns(ast.parse(source)), source
+
+
+def test_processes_are_started_from_at_most_three_modules() -> None:
+    found = spawning_modules()
+    pending = {name: how for name, how in found.items() if name in PENDING}
+    if pending:
+        warnings.warn(
+            "still starting processes themselves, to route through edges/proc.py: "
+            + "; ".join(f"{name} ({', '.join(how)})" for name, how in sorted(pending.items())),
+            stacklevel=1,
+        )
+    counted = {name: how for name, how in found.items() if name not in PENDING}
+    assert "edges/proc.py" in counted, "edges/proc.py is the module that starts processes"
+    others = {name: how for name, how in counted.items() if name not in PROCESS_EDGES}
+    assert len(counted) <= MAX_SPAWNING, (
+        f"{len(counted)} modules start processes, at most {MAX_SPAWNING} may: "
+        + "; ".join(f"{name} ({', '.join(how)})" for name, how in sorted(others.items()))
+        + ". Start outside tools with mlrelease.edges.proc.call, workers with proc.start/run."
+    )
+
+
+def test_the_pending_list_names_only_modules_that_still_start_processes() -> None:
+    found = spawning_modules()
+    done = sorted(name for name in PENDING if name not in found)
+    assert not done, f"{done} no longer start processes: remove them from PENDING"
+
+
+def test_onnxruntime_sessions_are_created_in_at_most_two_modules() -> None:
+    creators = {name: lines for name, tree in _modules() if (lines := creates_sessions(tree))}
+    assert "edges/onnxruntime.py" in creators
+    assert len(creators) <= 2, f"InferenceSession constructed in {creators}; use edges.onnxruntime"
+
+
+def test_onnxruntime_is_imported_by_its_edge_alone() -> None:
+    importers = sorted(
+        name
+        for name, tree in _modules()
+        if any(n == "onnxruntime" or n.startswith("onnxruntime.") for n in _imported(tree))
+    )
+    assert importers == ["edges/onnxruntime.py"], importers
