@@ -13,6 +13,7 @@ from rich.table import Table
 from mlrelease.errors import UserError
 from mlrelease.init import detect, propose, snapshot
 from mlrelease.terminal import make_console
+from mlrelease.wheels import declared as platforms
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -23,17 +24,19 @@ else:  # pragma: no cover - exercised on 3.10 only
 console = make_console(markup=False)
 
 
-def _native_platforms(root: Path) -> tuple[list[str] | None, str]:
-    """The default required platforms that cibuildwheel builds for this project now."""
-    from mlrelease.wheels import plan
-    from mlrelease.wheels.config import DEFAULT_REQUIRED_PLATFORMS
-
+def _native_platforms(root: Path, pyproject: dict[str, Any]) -> tuple[list[str] | None, str]:
+    """The required platforms of the project's declared build matrix (never this machine's)."""
     try:
-        selected = {i.tag for i in plan.query(root)}
+        identifiers, declared = platforms.query(root, pyproject)
     except UserError as exc:
         return None, f"cibuildwheel could not list the builds ({exc}); platforms left at defaults"
-    platforms = [p for p in DEFAULT_REQUIRED_PLATFORMS if p in selected]
-    return platforms, "required-platforms: the platforms cibuildwheel builds for it now"
+    required = platforms.pick_required({i.tag for i in identifiers}, declared.named_tags)
+    archs = {p: a for p, a in declared.archs.items() if a}
+    matrix = "; ".join(f"{p}: {' '.join(a)}" for p, a in archs.items())
+    return required, (
+        f"required-platforms: what cibuildwheel selects on the declared architectures "
+        f"({matrix or 'none'}), from {'; '.join(declared.sources)}"
+    )
 
 
 def run(root: Path, *, execute: bool) -> int:
@@ -51,10 +54,10 @@ def run(root: Path, *, execute: bool) -> int:
         console.print(f"{path} already has [tool.mlrelease]; nothing to propose or write.")
         return 0
     found = detect.detect(snapshot.take(root))
-    platforms, platform_note = (None, "")
+    required, platform_note = (None, "")
     if found.build.kind == "native":
-        platforms, platform_note = _native_platforms(root)
-    proposal = propose.propose(found, current, required_platforms=platforms)
+        required, platform_note = _native_platforms(root, current)
+    proposal = propose.propose(found, current, required_platforms=required)
     if platform_note:
         proposal.notes.append(platform_note)
     table = Table(title=f"mlrelease init: {root.name}", title_justify="left")

@@ -8,13 +8,23 @@ from __future__ import annotations
 
 import re
 import sys
-from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from packaging.version import InvalidVersion, Version
 
+from mlrelease.init.shape import (
+    _TAG,
+    Model,
+    RcModel,
+    TagScheme,
+    changelog,
+    conventional,
+    rc_model,
+    release_model,
+    tag_scheme,
+)
 from mlrelease.init.snapshot import Snapshot
 
 if sys.version_info >= (3, 11):
@@ -58,23 +68,6 @@ class VersionSource:
 
 
 @dataclass(frozen=True)
-class TagScheme:
-    tag: str
-    rc_tag: str
-    why: str
-    latest: str | None = None
-    """The newest final release tag, if any."""
-
-
-@dataclass(frozen=True)
-class Model:
-    name: Literal["branch", "trunk"]
-    branch: str
-    main_branch: str
-    why: str
-
-
-@dataclass(frozen=True)
 class Build:
     kind: Literal["pure", "native"]
     cibuildwheel: bool
@@ -100,6 +93,8 @@ class Detection:
     docs_why: str
     onnx: bool
     onnx_why: str
+    rc: RcModel = field(default_factory=lambda: RcModel("tag", ""))
+    """How release candidates are made (tags, or version bumps without tags)."""
 
     def findings(self) -> list[Finding]:
         v = self.version
@@ -113,7 +108,8 @@ class Detection:
                 "each has an exact search pattern; no other number is taken for a version",
             ),
             Finding("tags", f"{self.tags.tag} / {self.tags.rc_tag}", self.tags.why),
-            Finding("release model", self.model.name, self.model.why),
+            Finding("release model", f"{self.model.name} ({self.model.branch})", self.model.why),
+            Finding("release candidates", self.rc.name, self.rc.why),
             Finding("build", self.build.kind, self.build.why),
             Finding("changelog", self.changelog or "none", self.changelog_why),
             Finding(
@@ -324,10 +320,16 @@ def version_source(snap: Snapshot, latest_tag_version: str | None) -> VersionSou
                 )
                 kind, why = "setup.py", "a literal version= in setup.py"
             else:
+                skbuild = _get(data, "tool.scikit-build.metadata.version.input")
                 for path in ("VERSION_NUMBER", "VERSION", "VERSION.txt", "version.txt"):
                     primary = _file_version(snap, path)
                     if primary:
-                        kind, why = "file", f"the {path} file (read by the build)"
+                        reader = (
+                            "scikit-build-core ([tool.scikit-build.metadata.version] input)"
+                            if skbuild == path
+                            else "the build"
+                        )
+                        kind, why = "file", f"the {path} file (read by {reader})"
                         break
                 else:
                     primary = _version_in_package(snap, name)
@@ -353,87 +355,6 @@ def version_source(snap: Snapshot, latest_tag_version: str | None) -> VersionSou
         if vf and vf.filename not in {f.filename for f in files} and _value(snap, vf) == current:
             files.append(vf)
     return VersionSource(kind, current, files, why)
-
-
-_TAG = re.compile(
-    r"^(?P<prefix>[A-Za-z_/-]*?)(?P<base>\d+\.\d+\.\d+)"
-    r"(?:(?P<sep>-rc|rc|\.rc|-rc\.|-RC)(?P<rc>\d+))?$"
-)
-
-
-def tag_scheme(snap: Snapshot) -> TagScheme:
-    """The tag spelling most release tags use (``v1.2.3``, ``1.2.3``; ``-rc1``, ``rc1``)."""
-    finals: Counter[str] = Counter()
-    rcs: Counter[str] = Counter()
-    latest: str | None = None
-    for tag in snap.tags:
-        m = _TAG.match(tag)
-        if not m:
-            continue
-        if m["rc"] is None:
-            finals[m["prefix"]] += 1
-            # By version, not by date: tags made in one second have no order by date.
-            if latest is None or Version(m["base"]) > Version(_TAG.match(latest)["base"]):  # type: ignore[index]
-                latest = tag
-        else:
-            rcs[(m["prefix"] or "") + "\0" + m["sep"]] += 1
-    if not finals and not rcs:
-        return TagScheme(
-            "v{major}.{minor}.{patch}",
-            "v{major}.{minor}.{patch}rc{rc}",
-            "no release tags yet: the common spelling v1.2.3 / v1.2.3rc1 is proposed",
-        )
-    prefix = (finals or Counter({p.split("\0")[0]: n for p, n in rcs.items()})).most_common(1)[0][0]
-    if rcs:
-        rc_prefix, sep = rcs.most_common(1)[0][0].split("\0")
-        rc_why = f"{sum(rcs.values())} RC tags, e.g. {rc_prefix}X.Y.Z{sep}N"
-    else:
-        rc_prefix, sep = prefix, "rc"
-        rc_why = "no RC tags: the PEP 440 spelling rcN is proposed"
-    total = sum(finals.values())
-    return TagScheme(
-        f"{prefix}{{major}}.{{minor}}.{{patch}}",
-        f"{rc_prefix}{{major}}.{{minor}}.{{patch}}{sep}{{rc}}",
-        f"{total} release tags, most spelled {prefix}X.Y.Z (newest {latest}); {rc_why}",
-        latest,
-    )
-
-
-_BRANCH = re.compile(
-    r"^(?P<prefix>release/v?|releases/v?|release-v?|rel-v?|v)"
-    r"(?P<major>\d+)\.(?P<minor>\d+)(?P<suffix>\.x)?$"
-)
-
-
-def release_model(snap: Snapshot) -> Model:
-    """``branch`` when release branches (release/X.Y, rel-X.Y, ...) exist, else ``trunk``."""
-    main = next(
-        (b for b in ("main", "master", "trunk", "develop") if b in snap.branches),
-        snap.current_branch or "main",
-    )
-    found: Counter[str] = Counter()
-    example: dict[str, str] = {}
-    for name in snap.branches:
-        m = _BRANCH.match(name)
-        if m:
-            template = f"{m['prefix']}{{major}}.{{minor}}{m['suffix'] or ''}"
-            found[template] += 1
-            example.setdefault(template, name)
-    if found:
-        template, count = found.most_common(1)[0]
-        return Model(
-            "branch",
-            template,
-            main,
-            f"{count} release branch(es) such as {example[template]}: releases are cut "
-            f"from {main} and tagged on their branch",
-        )
-    return Model(
-        "trunk",
-        "release/{major}.{minor}",
-        main,
-        f"no release branches; releases are tagged on {main}",
-    )
 
 
 NATIVE_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".cu", ".pyx", ".rs", ".f90")
@@ -471,44 +392,6 @@ def build_kind(snap: Snapshot) -> Build:
     )
 
 
-CHANGELOG_NAMES = (
-    "CHANGELOG.md",
-    "CHANGELOGS.md",
-    "CHANGES.md",
-    "HISTORY.md",
-    "NEWS.md",
-    "CHANGELOG.rst",
-    "CHANGES.rst",
-    "HISTORY.rst",
-    "NEWS.rst",
-    "docs/changelog.md",
-    "docs/changelog.rst",
-    "docs/source/changelog.rst",
-    "docs/source/changelog.md",
-)
-
-
-def changelog(snap: Snapshot) -> tuple[str | None, str]:
-    for name in CHANGELOG_NAMES:
-        if name in snap.files:
-            fmt = "reStructuredText" if name.endswith(".rst") else "Markdown"
-            return name, f"{name} exists ({fmt}); the `changelog` gate checks its sections"
-    return None, (
-        "no changelog file: proposed new file CHANGELOG.md (`mlrelease changelog "
-        "--execute` fills it); add `changelog` to gates once it exists"
-    )
-
-
-_CC = re.compile(
-    r"^(feat|fix|perf|refactor|revert|docs|build|ci|deps|test|chore|style)"
-    r"(\([^)]*\))?!?: "
-)
-
-
-def conventional(snap: Snapshot) -> tuple[int, int]:
-    return sum(1 for s in snap.subjects if _CC.match(s)), len(snap.subjects)
-
-
 def test_command(snap: Snapshot) -> tuple[list[str] | None, str]:
     data = _toml(snap)
     has_tests = any(re.search(r"(^|/)(test_[^/]*|[^/]*_test)\.py$", p) for p in snap.files)
@@ -536,7 +419,12 @@ def test_command(snap: Snapshot) -> tuple[list[str] | None, str]:
 
 
 def docs(snap: Snapshot) -> tuple[str | None, str]:
-    for folder in ("docs", "doc", "docs/source", "doc/source"):
+    # Shallowest first: docs/conf.py before docs/docsgen/source/conf.py (ONNX).
+    deeper = sorted(
+        (p.removesuffix("/conf.py") for p in snap.files if re.match(r"docs?/.*conf\.py$", p)),
+        key=lambda p: (p.count("/"), p),
+    )
+    for folder in ("docs", "doc", "docs/source", "doc/source", *deeper):
         if f"{folder}/conf.py" in snap.files:
             return folder, (
                 f"Sphinx ({folder}/conf.py); add `docs` to gates once its build "
@@ -547,6 +435,8 @@ def docs(snap: Snapshot) -> tuple[str | None, str]:
 
 def onnx_use(snap: Snapshot) -> tuple[bool, str]:
     data = _toml(snap)
+    if _get(data, "project.name") == "onnx":
+        return True, "the project is onnx itself: its make_model stamps what models carry"
     deps = [str(d) for d in _get(data, "project.dependencies") or []]
     for d in deps:
         if (
@@ -566,6 +456,7 @@ def onnx_use(snap: Snapshot) -> tuple[bool, str]:
 def detect(snap: Snapshot) -> Detection:
     data = _toml(snap)
     tags = tag_scheme(snap)
+    rc = rc_model(snap, tags)
     latest_version = None
     if tags.latest:
         m = _TAG.match(tags.latest)
@@ -590,4 +481,5 @@ def detect(snap: Snapshot) -> Detection:
         docs_why=docs_why,
         onnx=onnx,
         onnx_why=onnx_why,
+        rc=rc,
     )

@@ -114,6 +114,8 @@ def propose(
         "tag": d.tags.tag,
         "rc-tag": d.tags.rc_tag,
     }
+    if d.rc.name == "bump":
+        release["rc-model"] = "bump"
     parts = [
         "# Added by `mlrelease init`; `mlrelease init` (dry run) says why.\n",
         _section("[tool.mlrelease]", main),

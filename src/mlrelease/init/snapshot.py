@@ -70,6 +70,9 @@ class Snapshot:
     subjects: list[str] = field(default_factory=list)
     """Subjects of the last commits (at most 200), newest first."""
     is_repo: bool = False
+    rc_subjects: list[str] = field(default_factory=list)
+    """Subjects of commits on any branch that name a release candidate (``1.22.0rc1``, ``rc2``):
+    the evidence of release candidates made as version bumps, without tags."""
 
     def text(self, path: str) -> str | None:
         return self.texts.get(path)
@@ -121,6 +124,11 @@ def take(root: Path) -> Snapshot:
         if name != "HEAD" and name not in branches:
             branches.append(name)
     subjects = git.run(root, "log", "-n", "200", "--format=%s", check=False).splitlines()
+    rc_subjects = git.run(
+        root,
+        *("log", "--all", "-n", "200", "--format=%s", "-i", "-E", r"--grep=rc ?[0-9]+\b"),
+        check=False,
+    ).splitlines()
     return Snapshot(
         files,
         texts,
@@ -130,4 +138,5 @@ def take(root: Path) -> Snapshot:
         current_branch=git.current_branch(root),
         subjects=subjects,
         is_repo=True,
+        rc_subjects=rc_subjects,
     )

@@ -33,8 +33,30 @@ def _ops(domain: Mapping[str, Any]) -> dict[tuple[str, int], dict[str, Any]]:
     return {(o["op"], int(o["since"])): o for o in domain.get("operators", [])}
 
 
+def _type_sets(types: Any) -> Any:
+    """Type constraints as sets: a type listed twice allows nothing more (ONNX Conv-11, 1.21)."""
+    if not isinstance(types, Mapping):
+        return types
+    return {param: sorted(set(allowed)) for param, allowed in types.items()}
+
+
+def _repeated(op: Mapping[str, Any]) -> list[str]:
+    """``T: tensor(float16)`` for each type a constraint lists more than once."""
+    types = op.get("types")
+    if not isinstance(types, Mapping):
+        return []
+    return [
+        f"{param}: {t}"
+        for param, allowed in sorted(types.items())
+        for t in sorted(set(allowed))
+        if list(allowed).count(t) > 1
+    ]
+
+
 def _changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
     out = []
+    old = {**old, "types": _type_sets(old.get("types"))}
+    new = {**new, "types": _type_sets(new.get("types"))}
     for part in ("inputs", "outputs", "attributes", "types", "arity"):
         if old.get(part) != new.get(part):
             a = json.dumps(old.get(part), sort_keys=True)
@@ -75,6 +97,12 @@ def check(
         version = int(new["opset_version"])
         ops_new = _ops(new)
         for op, since in sorted(ops_new):
+            repeated = _repeated(ops_new[(op, since)])
+            if repeated:
+                problems.append(
+                    f"{name}.{op}:{since}: a type constraint lists a type more than once "
+                    f"({'; '.join(repeated)}); list each allowed type once"
+                )
             if since > version:
                 problems.append(
                     f"{name}.{op}:{since}: since_version {since} exceeds the domain's "

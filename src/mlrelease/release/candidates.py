@@ -148,10 +148,11 @@ def _branch_version(flow: Flow, name: str) -> tuple[str, tuple[int, int], Versio
         wanted = series(parse_version(str(table["current_version"]), "pyproject.toml"))
     if branch is None or wanted is None:
         where = f"on {branch}" if branch else "on a detached HEAD"
+        example = flow.names.branch.template.format(major="X", minor="Y", patch="Z")
         raise PreconditionError(
             f"{name}: you are {where}, not on a release branch ({TABLE}.branch = "
             f"{flow.rel.branch!r}). Release candidates are tagged on the release branch: "
-            f"`git switch {flow.names.branch.template.format(major='X', minor='Y')}` (cut it "
+            f"`git switch {example}` (cut it "
             "with `mlrelease release cut --version X.Y` if it does not exist)."
         )
     flow.require_clean(name)
@@ -190,6 +191,10 @@ def _branch_version(flow: Flow, name: str) -> tuple[str, tuple[int, int], Versio
 
 def plan_rc(flow: Flow, tag: str | None = None, push: bool = False) -> Plan:
     """``release rc``: the annotated tag vX.Y.Z-rcN (N = next free number) on HEAD."""
+    if flow.rel.rc_model == "bump":
+        from mlrelease.release.untagged import plan_rc_bump
+
+        return plan_rc_bump(flow, tag, push)
     root = flow.root
     plan = Plan("rc", root)
     branch, _, version = _branch_version(flow, "rc")

@@ -112,12 +112,14 @@ def plan_cut(flow: Flow, version: str, from_ref: str | None = None, push: bool =
 
     # 2. main moves to the next development version
     main_version = parse_version(repo.version_at(root, main), main)
-    next_dev = f"{wanted[0]}.{wanted[1] + 1}.0.dev0"
+    # rc-model "bump" (ONNX): main carries the plain next version (1.23.0), no .dev.
+    untagged = rel.rc_model == "bump"
+    next_dev = f"{wanted[0]}.{wanted[1] + 1}.0" + ("" if untagged else ".dev0")
     bump_main = False
     if series(main_version) == wanted:
         # Trunk model: main carries the released version until the next bump; cutting a
         # maintenance branch from it is what moves main on.
-        if not main_version.is_devrelease and flow.rel.model != "trunk":
+        if not main_version.is_devrelease and flow.rel.model != "trunk" and not untagged:
             raise PreconditionError(
                 f"cut: {main} carries {main_version}, a release version; main must carry a "
                 f".dev version (e.g. {wanted[0]}.{wanted[1]}.0.dev0). Fix it with "

@@ -164,6 +164,17 @@ def plan_promote(
     repository_url: str = PYPI_UPLOAD_URL,
 ) -> Promotion:
     """``release promote --rc vX.Y.Z-rcN``: verify, publish, tag vX.Y.Z on the RC's commit."""
+    if flow.rel.rc_model == "bump":
+        from mlrelease.release.untagged import plan_final
+
+        if rc is not None or publish:
+            raise UserError(
+                f"promote: {TABLE}.rc-model is 'bump': there is no RC tag to promote and the "
+                "final release is built from its own tag; omit --rc and --publish."
+            )
+        done = plan_final(flow, version, push)
+        final = flow.names.final_tag(Version(version)) if version else ""
+        return Promotion(done, "", final, git.head(flow.root) or "")
     root, names = flow.root, flow.names
     plan = Plan("promote", root)
     if rc is None:

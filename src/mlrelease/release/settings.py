@@ -200,6 +200,10 @@ class ReleaseConfig:
     """Final release tags."""
     rc_tag: str = "v{major}.{minor}.{patch}-rc{rc}"
     """Release-candidate tags."""
+    rc_model: Literal["tag", "bump"] = "tag"
+    """``tag``: a release candidate is a tag of the final version (``rc-tag``). ``bump``: it is
+    a commit on the branch setting the version to ``X.Y.ZrcN``, with no tag (ONNX); the final
+    release sets ``X.Y.Z`` and is tagged. Branch names may then carry ``{patch}`` (rel-X.Y.Z)."""
     trailer: str = "Release-Target"
     """Commit trailer marking a fix on main for a release series (``Release-Target: 1.4``)."""
     edits: list[ReleaseEdit] = field(default_factory=list)
@@ -337,13 +341,18 @@ class Names:
 
     @classmethod
     def of(cls, config: ReleaseConfig, source: str) -> Names:
+        # Branches may be per patch release (rel-{major}.{minor}.{patch}), as ONNX cuts them.
+        per_patch = "{patch}" in config.branch
+        branch_fields = ("major", "minor", "patch") if per_patch else ("major", "minor")
         return cls(
-            Pattern.compile("branch", config.branch, ("major", "minor"), source),
+            Pattern.compile("branch", config.branch, branch_fields, source),
             Pattern.compile("tag", config.tag, ("major", "minor", "patch"), source),
             Pattern.compile("rc-tag", config.rc_tag, ("major", "minor", "patch", "rc"), source),
         )
 
-    def branch_for(self, series: tuple[int, int]) -> str:
+    def branch_for(self, series: tuple[int, int], patch: int = 0) -> str:
+        if "{patch}" in self.branch.template:
+            return self.branch.format(major=series[0], minor=series[1], patch=patch)
         return self.branch.format(major=series[0], minor=series[1])
 
     def series_of_branch(self, name: str | None) -> tuple[int, int] | None:

@@ -73,13 +73,18 @@ class Artifact:
 
 def platform_family(platform: str) -> str:
     """``manylinux_2_28_aarch64`` -> ``manylinux_aarch64``; ``macosx_11_0_arm64`` ->
-    ``macosx_arm64``; ``win_amd64`` stays."""
+    ``macosx_arm64``; ``pyemscripten_2025_0_wasm32`` -> ``pyemscripten_wasm32``; ``win_amd64``
+    stays."""
     match = re.match(r"^(manylinux|musllinux)(?:_\d+_\d+|1|2010|2014)_(?P<arch>.+)$", platform)
     if match:
         return f"{match[1]}_{match['arch']}"
     match = re.match(r"^macosx_\d+_\d+_(?P<arch>.+)$", platform)
     if match:
         return f"macosx_{match['arch']}"
+    # Pyodide's ABI is named by year (pyemscripten_2025_0 -> 2026_0), as manylinux by glibc.
+    match = re.match(r"^pyemscripten_\d+_\d+_(?P<arch>.+)$", platform)
+    if match:
+        return f"pyemscripten_{match['arch']}"
     return platform
 
 
@@ -218,8 +223,12 @@ def verify_sums(folder: Path) -> list[Finding]:
 
 def wheel_keys(artifact: Artifact) -> set[str]:
     """``cp312-manylinux_x86_64`` per tag of a wheel (``py3-any`` for a pure one): the key a
-    cibuildwheel build identifier also spells."""
-    return {f"{t.interpreter}-{platform_family(t.platform)}" for t in artifact.tags}
+    cibuildwheel build identifier also spells; a free-threaded wheel (ABI ``cp313t``) is
+    ``cp313t-...``, as cibuildwheel spells it, not the ``cp313`` of a regular build."""
+    return {
+        f"{t.abi if t.abi == t.interpreter + 't' else t.interpreter}-{platform_family(t.platform)}"
+        for t in artifact.tags
+    }
 
 
 def read_names(path: Path) -> list[str]:

@@ -19,7 +19,7 @@ from mlrelease.config import find_root
 from mlrelease.edges import git
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.terminal import make_console
-from mlrelease.wheels import artifacts, build, plan, promote
+from mlrelease.wheels import artifacts, build, declared, plan, promote
 from mlrelease.wheels.artifacts import Finding
 from mlrelease.wheels.project import Project, build_version, load_project
 
@@ -46,7 +46,7 @@ def _report(findings: list[Finding], what: str) -> None:
 def cmd_plan(args: argparse.Namespace) -> int:
     result = plan.Plan()
     for label, project in _projects(args):
-        identifiers = plan.query(project.root)
+        identifiers, _ = declared.query(project.root, project.config.pyproject)
         result.identifiers[label] = identifiers
         result.jobs += plan.make_jobs(
             label, project.name, project.wheels.kind, identifiers, project.wheels.runners

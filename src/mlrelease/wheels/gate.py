@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 from mlrelease.gates import Context, GateResult, gate
-from mlrelease.wheels import plan, promote
+from mlrelease.wheels import declared, plan, promote
 from mlrelease.wheels.config import TABLES as TABLES
 from mlrelease.wheels.config import WheelsConfig
 from mlrelease.wheels.project import from_config
@@ -39,7 +39,8 @@ def check_wheels(ctx: Context) -> GateResult:
                 "(the gate then checks it covers them)."
             ],
         )
-    identifiers = plan.query(ctx.root)
+    # The declared archs, not cibuildwheel's default `auto` (this machine's).
+    identifiers, _ = declared.query(ctx.root, ctx.config.pyproject)
     versions = plan.classifier_versions(ctx.config.pyproject)
     jobs = plan.make_jobs(".", name, wheels.kind, identifiers, wheels.runners)
     evidence = ctx.evidence_path("wheels", "plan.json")

@@ -122,15 +122,25 @@ class Plan:
         }
 
 
-def query(project: Path, platforms: Sequence[str] = PLATFORMS) -> list[Identifier]:
-    """Ask cibuildwheel which identifiers ``[tool.cibuildwheel]`` of ``project`` selects."""
+def query(
+    project: Path,
+    platforms: Sequence[str] = PLATFORMS,
+    archs: Mapping[str, Sequence[str]] | None = None,
+) -> list[Identifier]:
+    """Ask cibuildwheel which identifiers ``[tool.cibuildwheel]`` of ``project`` selects;
+    ``archs`` (per platform) overrides its ``archs``, whose default means this machine's."""
     exe = shutil.which("cibuildwheel")
     command = [exe] if exe else [sys.executable, "-m", "cibuildwheel"]
     found: list[Identifier] = []
     for platform in platforms:
         try:
             proc = call(
-                [*command, "--print-build-identifiers", "--platform", platform, "."],
+                [
+                    *command,
+                    *("--print-build-identifiers", "--platform", platform),
+                    *(("--archs", ",".join(archs[platform])) if archs else ()),
+                    ".",
+                ],
                 cwd=project,
                 timeout=120,
             )

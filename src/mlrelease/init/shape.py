@@ -1,0 +1,181 @@
+"""How a repository releases, read from a :class:`~mlrelease.init.snapshot.Snapshot` (pure):
+its tag spelling, release branches, how release candidates are made, its changelog and commit
+style. Each detector returns its conclusion with the evidence."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Literal
+
+from packaging.version import Version
+
+from mlrelease.init.snapshot import Snapshot
+
+
+@dataclass(frozen=True)
+class TagScheme:
+    tag: str
+    rc_tag: str
+    why: str
+    latest: str | None = None
+    """The newest final release tag, if any."""
+
+
+@dataclass(frozen=True)
+class Model:
+    name: Literal["branch", "trunk"]
+    branch: str
+    main_branch: str
+    why: str
+
+
+_TAG = re.compile(
+    r"^(?P<prefix>[A-Za-z_/-]*?)(?P<base>\d+\.\d+\.\d+)"
+    r"(?:(?P<sep>-rc|rc|\.rc|-rc\.|-RC)(?P<rc>\d+))?$"
+)
+
+
+def tag_scheme(snap: Snapshot) -> TagScheme:
+    """The tag spelling most release tags use (``v1.2.3``, ``1.2.3``; ``-rc1``, ``rc1``)."""
+    finals: Counter[str] = Counter()
+    rcs: Counter[str] = Counter()
+    latest: str | None = None
+    for tag in snap.tags:
+        m = _TAG.match(tag)
+        if not m:
+            continue
+        if m["rc"] is None:
+            finals[m["prefix"]] += 1
+            # By version, not by date: tags made in one second have no order by date.
+            if latest is None or Version(m["base"]) > Version(_TAG.match(latest)["base"]):  # type: ignore[index]
+                latest = tag
+        else:
+            rcs[(m["prefix"] or "") + "\0" + m["sep"]] += 1
+    if not finals and not rcs:
+        return TagScheme(
+            "v{major}.{minor}.{patch}",
+            "v{major}.{minor}.{patch}rc{rc}",
+            "no release tags yet: the common spelling v1.2.3 / v1.2.3rc1 is proposed",
+        )
+    prefix = (finals or Counter({p.split("\0")[0]: n for p, n in rcs.items()})).most_common(1)[0][0]
+    if rcs:
+        rc_prefix, sep = rcs.most_common(1)[0][0].split("\0")
+        rc_why = f"{sum(rcs.values())} RC tags, e.g. {rc_prefix}X.Y.Z{sep}N"
+    else:
+        rc_prefix, sep = prefix, "rc"
+        rc_why = "no RC tags: the PEP 440 spelling rcN is proposed"
+    total = sum(finals.values())
+    return TagScheme(
+        f"{prefix}{{major}}.{{minor}}.{{patch}}",
+        f"{rc_prefix}{{major}}.{{minor}}.{{patch}}{sep}{{rc}}",
+        f"{total} release tags, most spelled {prefix}X.Y.Z (newest {latest}); {rc_why}",
+        latest,
+    )
+
+
+_BRANCH = re.compile(
+    r"^(?P<prefix>release/v?|releases/v?|release-v?|rel-v?|v)"
+    r"(?P<major>\d+)\.(?P<minor>\d+)(?:(?P<patch>\.\d+)|(?P<suffix>\.x))?$"
+)
+
+
+def release_model(snap: Snapshot) -> Model:
+    """``branch`` when release branches (release/X.Y, rel-X.Y, ...) exist, else ``trunk``."""
+    main = next(
+        (b for b in ("main", "master", "trunk", "develop") if b in snap.branches),
+        snap.current_branch or "main",
+    )
+    found: Counter[str] = Counter()
+    example: dict[str, str] = {}
+    for name in snap.branches:
+        m = _BRANCH.match(name)
+        if m:
+            # rel-1.22.0: one branch per release, patch releases included (ONNX).
+            tail = ".{patch}" if m["patch"] else m["suffix"] or ""
+            template = f"{m['prefix']}{{major}}.{{minor}}{tail}"
+            found[template] += 1
+            example.setdefault(template, name)
+    if found:
+        template, count = found.most_common(1)[0]
+        return Model(
+            "branch",
+            template,
+            main,
+            f"{count} release branch(es) such as {example[template]}: releases are cut "
+            f"from {main} and tagged on their branch",
+        )
+    return Model(
+        "trunk",
+        "release/{major}.{minor}",
+        main,
+        f"no release branches; releases are tagged on {main}",
+    )
+
+
+CHANGELOG_NAMES = (
+    "CHANGELOG.md",
+    "CHANGELOGS.md",
+    "CHANGES.md",
+    "HISTORY.md",
+    "NEWS.md",
+    "CHANGELOG.rst",
+    "CHANGES.rst",
+    "HISTORY.rst",
+    "NEWS.rst",
+    "docs/changelog.md",
+    "docs/changelog.rst",
+    "docs/source/changelog.rst",
+    "docs/source/changelog.md",
+)
+
+
+def changelog(snap: Snapshot) -> tuple[str | None, str]:
+    for name in CHANGELOG_NAMES:
+        if name in snap.files:
+            fmt = "reStructuredText" if name.endswith(".rst") else "Markdown"
+            return name, f"{name} exists ({fmt}); the `changelog` gate checks its sections"
+    return None, (
+        "no changelog file: proposed new file CHANGELOG.md (`mlrelease changelog "
+        "--execute` fills it); add `changelog` to gates once it exists"
+    )
+
+
+_CC = re.compile(
+    r"^(feat|fix|perf|refactor|revert|docs|build|ci|deps|test|chore|style)"
+    r"(\([^)]*\))?!?: "
+)
+
+
+def conventional(snap: Snapshot) -> tuple[int, int]:
+    return sum(1 for s in snap.subjects if _CC.match(s)), len(snap.subjects)
+
+
+@dataclass(frozen=True)
+class RcModel:
+    """How release candidates are made: ``tag`` (vX.Y.Z-rcN) or ``bump`` (X.Y.ZrcN commits)."""
+
+    name: Literal["tag", "bump"]
+    why: str
+
+
+# "Set version number to 1.22.0rc1", "Bump to rc2", "Update VERSION_NUMBER to rc4".
+_RC = r"(?:\b|(?<=\d))rc\s?\d+\b"
+_RC_BUMP = re.compile(rf"(?:version|bump).*{_RC}|{_RC}.*version", re.I)
+
+
+def rc_model(snap: Snapshot, tags: TagScheme) -> RcModel:
+    """``bump`` when no RC is tagged but commits set release-candidate versions (ONNX)."""
+    rc_tags = [t for t in snap.tags if (m := _TAG.match(t)) and m["rc"] is not None]
+    if rc_tags:
+        return RcModel("tag", f"{len(rc_tags)} RC tags such as {rc_tags[0]}")
+    bumps = [s for s in snap.rc_subjects if _RC_BUMP.search(s)]
+    if bumps:
+        return RcModel(
+            "bump",
+            f"no RC tags, but {len(bumps)} commit(s) set a release-candidate version, e.g. "
+            f"{bumps[0]!r}: release candidates are version bumps on the release branch, "
+            f"and only the final release is tagged ({tags.tag})",
+        )
+    return RcModel("tag", "no release candidates yet: RCs are tagged " + tags.rc_tag)
