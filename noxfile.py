@@ -130,7 +130,9 @@ def verify_models(session: nox.Session) -> None:
 def ops_index(session: nox.Session) -> None:
     """Regenerate the supported-operators index and page (`-- --check`: fail when stale)."""
     _install(session, "ops")
-    session.run("mlrelease", "ops", "index", *session.posargs)
+    # The session regenerates (the command alone is a dry run); `-- --check` only checks.
+    execute = [] if {"--check", "--execute"} & set(session.posargs) else ["--execute"]
+    session.run("mlrelease", "ops", "index", *execute, *session.posargs)
 
 
 @nox.session(tags=["perf"], venv_backend=TORCH_BACKEND, default=False)

@@ -190,10 +190,15 @@ def checklist(
     )
 
 
-@task(help={"check": "fail when the page is stale; write nothing"})
-def checklist_doc(c: Context, check: bool = False) -> None:
-    """Write docs/release/checklist.md from the configured checklist."""
-    _mlrelease(c, "release", "checklist-doc", *_flags(check=check))
+@task(
+    help={
+        "execute": "write the page (default: dry run, show the diff)",
+        "check": "fail when the page is stale; write nothing",
+    }
+)
+def checklist_doc(c: Context, execute: bool = False, check: bool = False) -> None:
+    """Generate docs/release/checklist.md from the configured checklist."""
+    _mlrelease(c, "release", "checklist-doc", *_flags(execute=execute, check=check))
 
 
 @task(
@@ -231,10 +236,16 @@ def docs_serve(c: Context, port: int = 8000) -> None:
     c.run(shlex.join(["nox", "-s", "docs", "--", "--serve", "--port", str(port)]), pty=True)
 
 
-@task(name="generate", help={"check": "write nothing; fail when a page is stale"})
-def docs_generate(c: Context, check: bool = False) -> None:
+@task(
+    name="generate",
+    help={
+        "execute": "write the pages (default: dry run, show the diff)",
+        "check": "write nothing; fail when a page is stale",
+    },
+)
+def docs_generate(c: Context, execute: bool = False, check: bool = False) -> None:
     """Regenerate the docs pages listing every nox session and invoke task."""
-    _mlrelease(c, "docs", "generate", *_flags(check=check))
+    _mlrelease(c, "docs", "generate", *_flags(execute=execute, check=check))
 
 
 @task(

@@ -34,8 +34,8 @@ from rich.console import Console
 from rich.table import Table
 
 from mlrelease.config import load
-from mlrelease.conformance import agreement, engine, policy
-from mlrelease.conformance.verdicts import CaseResult
+from mlrelease.ops import agreement, policy, service
+from mlrelease.ops.verdicts import CaseResult
 
 PEER_MODULE = '''\
 """onnx's backend test runner on onnxruntime: the node test cases only."""
@@ -88,10 +88,10 @@ def main() -> int:
     args = parser.parse_args()
 
     config = load(None)
-    ops = engine.ops_config(config)
+    ops = service.ops_config(config)
     rules = policy.load(config.root, ops.tolerances, ops.known_failures)
     with console.status("Warming the case cache"):
-        cases = {c.name: c for c in engine.load_cases(config, ops)}
+        cases = {c.name: c for c in service.load_cases(config, ops)}
     work = Path(tempfile.mkdtemp(prefix="bench-conformance-"))
     (work / "test_onnx_backend_peer.py").write_text(PEER_MODULE, encoding="utf-8")
     ours_json, peer_xml = work / "ours.json", work / "peer.xml"
@@ -155,10 +155,10 @@ def main() -> int:
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(json.dumps(bench, indent=1) + "\n", encoding="utf-8")
 
-    committed = engine.read_committed(config, ops)
+    committed = service.read_committed(config, ops)
     if committed is not None:
         config.path(ops.page).write_text(
-            engine.render_page(config, ops, committed), encoding="utf-8"
+            service.render_page(config, ops, committed), encoding="utf-8"
         )
 
     table = Table(title=f"Node suite on onnxruntime CPU ({len(ours)} cases, {machine()})")

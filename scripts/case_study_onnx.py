@@ -39,7 +39,7 @@ from packaging.version import Version
 from mlrelease.config import load
 from mlrelease.init import detect, replay, snapshot
 from mlrelease.models import compat
-from mlrelease.opset_rules import check as opset_check
+from mlrelease.opsets.rules import check as opset_check
 from mlrelease.release.settings import Names
 from mlrelease.runtimes import Limits
 from mlrelease.wheels import artifacts, plan
@@ -153,7 +153,7 @@ from mlrelease.runtimes import OnnxRuntime, probe
 print(json.dumps(probe(OnnxRuntime("CPUExecutionProvider")).to_dict()))
 """
 
-SCHEMAS = "import json; from mlrelease.opset_rules import collect; print(json.dumps(collect()))"
+SCHEMAS = "import json; from mlrelease.opsets.collect import collect; print(json.dumps(collect()))"
 
 # --- git ---------------------------------------------------------------------------------------
 

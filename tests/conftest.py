@@ -38,7 +38,7 @@ def make_repo(tmp_path: Path) -> Callable[..., Path]:
         write_project(root, **kwargs)  # type: ignore[arg-type]
         from mlrelease.cli import main
 
-        assert main(["--root", str(root), "gates", "doc"]) == 0
+        assert main(["--root", str(root), "gates", "doc", "--execute"]) == 0
         git(root, "add", "-A")
         git(root, "commit", "-q", "-m", "feat: first release candidate material")
         git(root, "remote", "add", "origin", str(origin))

@@ -1,39 +1,54 @@
 """The ``mlrelease`` command line. Every nox session and invoke task calls into it.
 
-Feature modules add their own sub-commands: each module named in :data:`COMMAND_MODULES`
-has ``register(subparsers)``, which adds parsers whose ``func`` default takes the parsed
-arguments and returns an exit code.
+Feature packages add their own sub-commands: each module in :data:`COMMANDS` (a feature's
+``cli.py``) has ``register(subparsers)``, which adds parsers whose ``func`` default takes the
+parsed arguments and returns an exit code.
 """
 
 from __future__ import annotations
 
 import argparse
-import difflib
-import importlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Protocol
 
 from rich.markup import escape
 
 from mlrelease import __version__, bump, changelog, exit_criteria, report, verify
 from mlrelease.config import Config, find_root, load
+from mlrelease.docs import cli as docs_cli
+from mlrelease.edges import files
 from mlrelease.errors import UserError
 from mlrelease.gates import load_gates, select
+from mlrelease.init import cli as init_cli
+from mlrelease.models import cli as models_cli
+from mlrelease.ops import cli as ops_cli
+from mlrelease.opsets import cli as opsets_cli
+from mlrelease.perf import cli as perf_cli
+from mlrelease.release import cli as release_cli
 from mlrelease.release.settings import Names
 from mlrelease.terminal import make_console
+from mlrelease.wheels import cli as wheels_cli
 
-COMMAND_MODULES: list[str] = [
-    "mlrelease.wheels.cli",
-    "mlrelease.release.cli",
-    "mlrelease.docs.cli",
-    "mlrelease.models.cli",
-    "mlrelease.opset_rules",
-    "mlrelease.conformance.cli",
-    "mlrelease.perf.cli",
-    "mlrelease.init.cli",
-]
-"""Modules that add sub-commands (``register(subparsers)``)."""
+
+class Commands(Protocol):
+    """A module that adds sub-commands (a feature's ``cli.py``)."""
+
+    def register(self, sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None: ...
+
+
+COMMANDS: tuple[Commands, ...] = (
+    wheels_cli,
+    release_cli,
+    docs_cli,
+    models_cli,
+    opsets_cli,
+    ops_cli,
+    perf_cli,
+    init_cli,
+)
+"""The modules that add sub-commands, in the order ``mlrelease --help`` lists them."""
 
 console = make_console()
 
@@ -79,33 +94,22 @@ def cmd_gates_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def _say(text: str) -> None:
+    console.print(escape(text), soft_wrap=True)
+
+
 def cmd_gates_doc(args: argparse.Namespace) -> int:
     config = _config(args)
-    page = config.path(config.exit_criteria_doc)
-    text = exit_criteria.render(select(config))
-    current = page.read_text(encoding="utf-8") if page.exists() else ""
-    difference = exit_criteria.first_difference(text, current)
-    if args.check:
-        if difference:
-            console.print(
-                f"{config.exit_criteria_doc} is stale ({difference}); run `mlrelease gates doc`."
-            )
-            return 1
-        console.print(f"{config.exit_criteria_doc} is current.")
-        return 0
-    if difference is None:
-        console.print(f"{config.exit_criteria_doc} is current; nothing to write.")
-        return 0
-    page.parent.mkdir(parents=True, exist_ok=True)
-    page.write_text(text, encoding="utf-8")
-    console.print(f"Wrote {config.exit_criteria_doc}")
-    return 0
+    page = files.Generated(
+        config.path(config.exit_criteria_doc),
+        exit_criteria.render(select(config)),
+        config.exit_criteria_doc,
+    )
+    return files.run(args, [page], command="mlrelease gates doc", say=_say)
 
 
 def cmd_changelog(args: argparse.Namespace) -> int:
     config = _config(args)
-    path = config.path(config.changelog)
-    before = path.read_text(encoding="utf-8") if path.exists() else ""
     names = Names.of(config.release, str(config.pyproject_path))
     after = changelog.generate(
         config.root,
@@ -113,22 +117,10 @@ def cmd_changelog(args: argparse.Namespace) -> int:
         bump=changelog.bump_tag(args.bump, names.tag_of),
         repository_url=changelog.repository_url(config.pyproject),
         other_changes=config.changelog_other_changes,
-        write=args.execute,
+        write=False,
     )
-    if not args.execute:
-        diff = difflib.unified_diff(
-            before.splitlines(),
-            after.splitlines(),
-            config.changelog,
-            config.changelog + " (generated)",
-            lineterm="",
-        )
-        print("\n".join(diff) or f"{config.changelog} is up to date.")
-        console.print("Dry run: nothing written. Re-run with --execute to update the file.")
-        return 0
-    state = "updated" if after != before else "already up to date"
-    console.print(f"{config.changelog}: {state}")
-    return 0
+    log = files.Generated(config.path(config.changelog), after, config.changelog)
+    return files.run(args, [log], command="mlrelease changelog", say=_say)
 
 
 def cmd_bump(args: argparse.Namespace) -> int:
@@ -159,7 +151,7 @@ def cmd_bump(args: argparse.Namespace) -> int:
 
 def cmd_version(args: argparse.Namespace) -> int:
     config = _config(args)
-    print(config.pyproject.get("tool", {}).get("bumpversion", {}).get("current_version", ""))
+    print(config.version)
     return 0
 
 
@@ -228,22 +220,28 @@ def build_parser() -> argparse.ArgumentParser:
     g = gates_sub.add_parser("list", help="the configured gates, in order")
     g.add_argument("--all", action="store_true", help="every available gate, configured or not")
     g.set_defaults(func=cmd_gates_list)
-    d = gates_sub.add_parser("doc", help="write docs/release/exit-criteria.md from the gates")
-    d.add_argument("--check", action="store_true", help="fail when stale; write nothing")
+    d = gates_sub.add_parser(
+        "doc",
+        help="generate docs/release/exit-criteria.md from the gates",
+        description="Regenerate the exit-criteria page from the configured gates. Dry run "
+        "(prints the diff) unless --execute; --check fails when the page is stale.",
+    )
+    files.add_arguments(d, what="the page", wrote_by_default=True)
     d.set_defaults(func=cmd_gates_doc)
 
     p = sub.add_parser(
         "changelog",
         help="generate the changelog from Conventional Commits",
         description="Regenerate the changelog in place with git-changelog's angular "
-        "convention. Dry run (prints the diff) unless --execute.",
+        "convention. Dry run (prints the diff) unless --execute; --check fails when the "
+        "changelog differs from a regeneration.",
     )
     p.add_argument(
         "--bump",
         metavar="VERSION",
         help="title the unreleased section with this version ('auto' to infer it)",
     )
-    p.add_argument("--execute", action="store_true", help="write the file")
+    files.add_arguments(p, what="the changelog")
     p.set_defaults(func=cmd_changelog)
 
     p = sub.add_parser(
@@ -260,8 +258,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("version", help="print the project version").set_defaults(func=cmd_version)
 
-    for name in COMMAND_MODULES:
-        importlib.import_module(name).register(sub)
+    for commands in COMMANDS:
+        commands.register(sub)
     return parser
 
 

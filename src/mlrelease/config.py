@@ -5,9 +5,11 @@ The configuration is described by frozen dataclasses. TOML keys are kebab-case
 (usually a typo), a value of the wrong type or a missing required key raises
 :class:`~mlrelease.errors.ConfigError` naming the key, what was expected and what was found.
 
-Feature modules describe their own tables (``[tool.mlrelease.ops]``, ...) with dataclasses and
-add them as fields of :class:`Config`; gates read their ``[tool.mlrelease.gate-options.NAME]``
-table with :func:`parse_section`, so every table gets the same checks and the same errors.
+This module knows no feature: each feature registers its own tables (``[tool.mlrelease.ops]``,
+...) as dataclasses in its ``TABLES``, listed in :data:`mlrelease.registry.FEATURES`;
+:func:`load` parses them into :attr:`Config.tables`, read with :meth:`Config.table`. Gates read
+their ``[tool.mlrelease.gate-options.NAME]`` table with :func:`parse_section`, so every table
+gets the same checks and the same errors.
 """
 
 from __future__ import annotations
@@ -17,18 +19,12 @@ import difflib
 import sys
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar, Union
 
-from mlrelease.conformance.config import OpsConfig
-from mlrelease.docs.settings import DocsConfig
 from mlrelease.errors import ConfigError
-from mlrelease.models.config import CompatConfig, ModelsConfig, OpsetRulesConfig
-from mlrelease.perf.config import PerfConfig
-from mlrelease.release.settings import ReleaseConfig
-from mlrelease.wheels.config import WheelsConfig
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -65,27 +61,13 @@ class Config:
     """Modules imported before the gates run, so an adopter can register its own gates."""
     gate_options: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Per-gate options: ``[tool.mlrelease.gate-options.GATE]``; each gate validates its own."""
-    wheels: WheelsConfig = field(default_factory=WheelsConfig)
-    """``[tool.mlrelease.wheels]``: artifacts, smoke test, required platforms."""
-    release: ReleaseConfig = field(default_factory=ReleaseConfig)
-    """The release flow: ``[tool.mlrelease.release]`` (branches, tags, checklist)."""
-    docs: DocsConfig = field(default_factory=DocsConfig)
-    """The documentation and its versioned site: ``[tool.mlrelease.docs]``."""
-    models: ModelsConfig = field(default_factory=ModelsConfig)
-    """Model-set verification and its sandbox: ``[tool.mlrelease.models]``."""
-    compat: CompatConfig = field(default_factory=CompatConfig)
-    """Runtime compatibility: ``[tool.mlrelease.compat]``."""
-    opset_rules: OpsetRulesConfig = field(default_factory=OpsetRulesConfig)
-    """Operator-versioning rules: ``[tool.mlrelease.opset-rules]``."""
-    ops: OpsConfig = field(default_factory=OpsConfig)
-    """``[tool.mlrelease.ops]``: the supported-operators index (``mlrelease ops index``)."""
-    perf: PerfConfig = field(default_factory=PerfConfig)
-    """Release performance sessions: ``[tool.mlrelease.perf]`` (see mlrelease.perf.config)."""
-
     root: Path = field(default=Path("."), metadata={"toml": False})
     """The project root (the folder holding pyproject.toml); not read from TOML."""
     pyproject: Mapping[str, Any] = field(default_factory=dict, metadata={"toml": False})
     """The whole parsed pyproject.toml (other tools' tables, e.g. ``[tool.bumpversion]``)."""
+    tables: Mapping[str, Any] = field(default_factory=dict, metadata={"toml": False})
+    """The features' tables (``[tool.mlrelease.perf]`` is ``tables["perf"]``), each parsed by
+    the dataclass its feature registers; read them with :meth:`table`."""
 
     @property
     def pyproject_path(self) -> Path:
@@ -94,6 +76,51 @@ class Config:
     def path(self, relative: str) -> Path:
         """Resolve a project-relative path from the configuration."""
         return self.root / relative
+
+    @property
+    def version(self) -> str:
+        """The project's version: ``[tool.bumpversion] current_version``, else
+        ``[project] version``; ``""`` when the project states neither (a version from git tags
+        alone, or none yet). The one place mlrelease reads it."""
+        tool = self.pyproject.get("tool", {})
+        project = self.pyproject.get("project", {})
+        found = tool.get("bumpversion", {}).get("current_version") or project.get("version")
+        return str(found) if found else ""
+
+    def table(self, cls: type[T]) -> T:
+        """The feature table parsed by ``cls``; its defaults when the project has none."""
+        for value in self.tables.values():
+            if isinstance(value, cls):
+                return value
+        return cls()
+
+    def with_table(self, value: Any) -> Config:
+        """This configuration with one feature table replaced (a command-line override)."""
+        key = _attribute(registered_tables(), type(value))
+        return dataclasses.replace(self, tables={**self.tables, key: value})
+
+    def __getattr__(self, name: str) -> Any:
+        # ``config.perf`` reads the table registered as ``perf`` (``opset_rules`` for
+        # ``opset-rules``); typed code prefers ``config.table(PerfConfig)``.
+        if name.startswith("_") or name == "tables":
+            raise AttributeError(name)
+        if name in self.tables:
+            return self.tables[name]
+        cls = registered_tables().get(name.replace("_", "-"))
+        if cls is None:
+            raise AttributeError(f"{type(self).__name__!r} has no attribute or table {name!r}")
+        return cls()
+
+
+def registered_tables() -> dict[str, type]:
+    """Every feature's ``[tool.mlrelease.<key>]`` table: key -> its dataclass."""
+    from mlrelease.registry import tables  # the features import this module
+
+    return tables()
+
+
+def _attribute(tables: Mapping[str, type], cls: type) -> str:
+    return next(key for key, c in tables.items() if c is cls).replace("-", "_")
 
 
 def read_toml(path: Path) -> dict[str, Any]:
@@ -151,7 +178,17 @@ def load(root: Path | None = None) -> Config:
 
 
 def parse_section(cls: type[T], table: Any, *, prefix: str, source: str) -> T:
-    """Build dataclass ``cls`` from a TOML table, checking every key and type."""
+    """Build dataclass ``cls`` from a TOML table, checking every key and type. :class:`Config`
+    also gets the tables the features register (:func:`registered_tables`)."""
+    if cls is Config:
+        return typing.cast(T, _parse_config(table, prefix=prefix, source=source))
+    return _parse_dataclass(cls, table, prefix=prefix, source=source)
+
+
+def _parse_dataclass(
+    cls: type[T], table: Any, *, prefix: str, source: str, known: Iterable[str] = ()
+) -> T:
+    """``known`` are keys read elsewhere (the features' tables), offered when a key is a typo."""
     if not isinstance(table, Mapping):
         raise ConfigError(prefix, "a table", _describe(table), source=source)
     fields = {
@@ -164,9 +201,9 @@ def parse_section(cls: type[T], table: Any, *, prefix: str, source: str) -> T:
     for key, value in table.items():
         name = key.replace("-", "_")
         if name not in fields:
-            known = sorted(f.replace("_", "-") for f in fields)
-            close = difflib.get_close_matches(key, known, n=1)
-            hint = f"Did you mean '{close[0]}'?" if close else f"Known keys: {', '.join(known)}."
+            keys = sorted({*(f.replace("_", "-") for f in fields), *known})
+            close = difflib.get_close_matches(key, keys, n=1)
+            hint = f"Did you mean '{close[0]}'?" if close else f"Known keys: {', '.join(keys)}."
             raise ConfigError(
                 f"{prefix}.{key}", "a known key", "an unknown key", source=source, hint=hint
             )
@@ -181,6 +218,22 @@ def parse_section(cls: type[T], table: Any, *, prefix: str, source: str) -> T:
                 source=source,
             )
     return cls(**values)
+
+
+def _parse_config(table: Any, *, prefix: str, source: str) -> Config:
+    """``[tool.mlrelease]``: its own keys, then each registered feature table."""
+    if not isinstance(table, Mapping):
+        raise ConfigError(prefix, "a table", _describe(table), source=source)
+    registered = registered_tables()
+    core = {k: v for k, v in table.items() if k not in registered}
+    config = _parse_dataclass(Config, core, prefix=prefix, source=source, known=registered)
+    tables: dict[str, Any] = {
+        key.replace("-", "_"): parse_section(
+            cls, table.get(key, {}), prefix=f"{prefix}.{key}", source=source
+        )
+        for key, cls in registered.items()
+    }
+    return dataclasses.replace(config, tables=tables)
 
 
 def _convert(hint: Any, value: Any, key: str, source: str) -> Any:

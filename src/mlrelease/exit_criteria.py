@@ -6,9 +6,9 @@ page is never written by hand, and the ``exit_criteria_doc`` gate fails when it 
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Sequence
 
+from mlrelease import markdown
 from mlrelease.gates import Gate
 
 HEADER = """\
@@ -24,25 +24,13 @@ order; each can be run alone with the command shown.
 
 def render(gates: Sequence[Gate]) -> str:
     """The page for ``gates``, in order. Deterministic: no dates, no machine facts."""
-    lines = [
-        HEADER,
-        "| # | gate | what it checks | required | run it alone |",
-        "|---:|---|---|---|---|",
-    ]
-    for i, g in enumerate(gates, 1):
-        required = "yes" if g.required else "no"
-        lines.append(f"| {i} | `{g.name}` | {g.description} | {required} | `{g.how_to_run}` |")
+    lines = [HEADER]
+    lines += markdown.table(
+        ["#", "gate", "what it checks", "required", "run it alone"],
+        [
+            (i, f"`{g.name}`", g.description, "yes" if g.required else "no", f"`{g.how_to_run}`")
+            for i, g in enumerate(gates, 1)
+        ],
+        align=[markdown.RIGHT],
+    )
     return "\n".join(lines) + "\n"
-
-
-def first_difference(expected: str, actual: str) -> str | None:
-    """A one-line description of the first differing line, or None when equal."""
-    if expected == actual:
-        return None
-    for i, (want, have) in enumerate(
-        zip(expected.splitlines(), actual.splitlines(), strict=False), 1
-    ):
-        if want != have:
-            return f"line {i}: expected {want!r}, found {have!r}"
-    diff = list(difflib.unified_diff(actual.splitlines(), expected.splitlines(), lineterm="", n=0))
-    return diff[2] if len(diff) > 2 else "the files differ in length"

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mlrelease import __version__
+from mlrelease import __version__, markdown
 from mlrelease.errors import UserError
 from mlrelease.gates import GateResult, Status
 
@@ -93,7 +93,7 @@ def to_markdown(report: Report) -> str:
     head = "PASS: the release may ship" if report.ok else "FAIL: the release must not ship"
     shard = f" (shard {report.shard[0]}/{report.shard[1]})" if report.shard else ""
     lines = [
-        f"# Release verification: {report.project} {report.version}{shard}",
+        f"# Release verification: {report.project} {report.version}".rstrip() + shard,
         "",
         f"**{head}**: " + ", ".join(f"{n} {s}" for s, n in counts.items() if n) + ".",
         "",
@@ -101,15 +101,20 @@ def to_markdown(report: Report) -> str:
         + (", strict" if report.strict else "")
         + ".",
         "",
-        "| gate | status | summary | time |",
-        "|---|---|---|---:|",
     ]
-    for r in report.results:
-        summary = r.summary.replace("|", "\\|").replace("\n", " ")
-        lines.append(
-            f"| `{r.name}` | {ICONS[r.status]} {r.status.value} | {summary} "
-            f"| {r.duration_s:.1f} s |"
-        )
+    lines += markdown.table(
+        ["gate", "status", "summary", "time"],
+        [
+            (
+                f"`{r.name}`",
+                f"{ICONS[r.status]} {r.status.value}",
+                r.summary,
+                f"{r.duration_s:.1f} s",
+            )
+            for r in report.results
+        ],
+        align=[markdown.LEFT] * 3 + [markdown.RIGHT],
+    )
     for r in report.results:
         if r.details or r.evidence:
             lines += ["", f"## `{r.name}`: {r.status.value}", ""]

@@ -73,10 +73,9 @@ def run(config: Config, options: Options, console: Console | None = None) -> rep
         )
         results.append(result)
     project = config.pyproject.get("project", {})
-    bump = config.pyproject.get("tool", {}).get("bumpversion", {})
     outcome = report.Report(
         project=str(project.get("name", config.root.name)),
-        version=str(bump.get("current_version", project.get("version", "unknown"))),
+        version=config.version,
         commit=git.head(config.root),
         gates=[g.name for g in selected],
         results=results,

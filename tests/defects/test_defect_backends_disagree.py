@@ -30,7 +30,7 @@ INCIDENT = {
 def test_caught(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PLANTED", "Relu")
     root = ops_project(tmp_path / "ops", ["test_relu", "test_abs"])
-    assert main(["--root", str(root), "ops", "index"]) == 0
+    assert main(["--root", str(root), "ops", "index", "--execute"]) == 0
     result = verify(root, "ops_index")
     assert result["status"] == "fail"
     assert INCIDENT["message"] in result["summary"]
@@ -46,7 +46,7 @@ def test_clean_twin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         'reason = "planted kernel is off by one"\nexpires = 2999-01-01\n',
         encoding="utf-8",
     )
-    assert main(["--root", str(root), "ops", "index"]) == 0
+    assert main(["--root", str(root), "ops", "index", "--execute"]) == 0
     result = verify(root, "ops_index")
     assert result["status"] == "pass", result
     assert (

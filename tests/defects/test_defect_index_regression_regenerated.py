@@ -51,7 +51,7 @@ expires = 2999-01-01
 def test_caught(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = ops_project(tmp_path / "ops", ["test_relu", "test_abs"])
     monkeypatch.setenv("PLANTED", "")
-    assert main(["--root", str(root), "ops", "index"]) == 0
+    assert main(["--root", str(root), "ops", "index", "--execute"]) == 0
     monkeypatch.setenv("PLANTED", "Relu,Abs")
     result = verify(root, "ops_index")
     assert result["status"] == "fail"
@@ -63,7 +63,7 @@ def test_clean_twin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Both failures explained (reason, expiry): the index is merely stale, naming both."""
     root = ops_project(tmp_path / "ops", ["test_relu", "test_abs"])
     monkeypatch.setenv("PLANTED", "")
-    assert main(["--root", str(root), "ops", "index"]) == 0
+    assert main(["--root", str(root), "ops", "index", "--execute"]) == 0
     monkeypatch.setenv("PLANTED", "Relu,Abs")
     (root / "ci").mkdir()
     (root / "ci/known_failures.toml").write_text(KNOWN, encoding="utf-8")
@@ -73,6 +73,6 @@ def test_clean_twin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         "Abs-13: planted: committed pass"
     )
     assert "ai.onnx Relu-14: planted: committed pass" in stale["summary"]
-    assert main(["--root", str(root), "ops", "index"]) == 0
+    assert main(["--root", str(root), "ops", "index", "--execute"]) == 0
     result = verify(root, "ops_index")
     assert result["status"] == "pass", result

@@ -31,7 +31,7 @@ INCIDENT = {
 
 def _released_then_gelu(tmp_path: Path) -> Path:
     root = ops_project(tmp_path / "ops", ["test_relu"])
-    assert main(["--root", str(root), "ops", "index"]) == 0
+    assert main(["--root", str(root), "ops", "index", "--execute"]) == 0
     git(root, "init", "-q", "-b", "main")
     git(root, "add", "-A")
     git(root, "commit", "-qm", "release 1.0.0")
@@ -46,7 +46,7 @@ def _released_then_gelu(tmp_path: Path) -> Path:
 def test_caught(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PLANTED", "Gelu")
     root = _released_then_gelu(tmp_path)
-    assert main(["--root", str(root), "ops", "index"]) == 0  # committed as measured
+    assert main(["--root", str(root), "ops", "index", "--execute"]) == 0  # committed as measured
     result = verify(root, "ops_index")
     assert result["status"] == "fail"
     assert INCIDENT["message"] in text(result)
@@ -56,7 +56,7 @@ def test_caught(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_clean_twin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PLANTED", "")
     root = _released_then_gelu(tmp_path)
-    assert main(["--root", str(root), "ops", "index"]) == 0
+    assert main(["--root", str(root), "ops", "index", "--execute"]) == 0
     result = verify(root, "ops_index")
     assert result["status"] == "pass", result
     assert "newly passing (2): ai.onnx Gelu-20 on rt; ai.onnx Gelu-20 on planted" in text(result)

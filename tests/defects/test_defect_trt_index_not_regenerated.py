@@ -26,8 +26,8 @@ INCIDENT = {
     "message": (
         "docs/indices/supported_ops.json is stale: 1 operator version(s) changed: ai.onnx "
         "Relu-14: planted: committed fail (wrong_result), 0/1 cases pass, fresh run pass, "
-        "1/1 cases pass (cases: test_relu wrong_result -> pass); run `mlrelease ops index` "
-        "and commit the result"
+        "1/1 cases pass (cases: test_relu wrong_result -> pass); run "
+        "`mlrelease ops index --execute` and commit the result"
     ),
 }
 
@@ -35,7 +35,7 @@ INCIDENT = {
 def test_caught(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = ops_project(tmp_path / "ops", ["test_relu"])
     monkeypatch.setenv("PLANTED", "Relu")
-    assert main(["--root", str(root), "ops", "index"]) == 0
+    assert main(["--root", str(root), "ops", "index", "--execute"]) == 0
     monkeypatch.setenv("PLANTED", "")
     result = verify(root, "ops_index")
     assert result["status"] == "fail"
@@ -45,6 +45,6 @@ def test_caught(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_clean_twin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = ops_project(tmp_path / "ops", ["test_relu"])
     monkeypatch.setenv("PLANTED", "")
-    assert main(["--root", str(root), "ops", "index"]) == 0
+    assert main(["--root", str(root), "ops", "index", "--execute"]) == 0
     result = verify(root, "ops_index")
     assert result["status"] == "pass", result

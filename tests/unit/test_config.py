@@ -101,3 +101,13 @@ def test_unknown_gate_in_config_is_named(
     assert main(["--root", str(tmp_path), "verify"]) == 2
     err = capsys.readouterr().err
     assert "tool.mlrelease.gates[1]" in err and "'chnagelog'" in err and "changelog" in err
+
+
+def test_version_is_read_in_one_place(tmp_path: Path) -> None:
+    both = "[project]\nname = 'x'\nversion = '1.0'\n[tool.bumpversion]\ncurrent_version = '1.1'\n"
+    assert config.load(write(tmp_path, both)).version == "1.1"  # bump-my-version's first
+    assert config.load(write(tmp_path, "[project]\nname = 'x'\nversion = '1.0'\n")).version == "1.0"
+    # a version from git tags alone (setuptools-scm): no version, one fallback
+    scm = "[project]\nname = 'x'\ndynamic = ['version']\n"
+    assert config.load(write(tmp_path, scm)).version == ""
+    assert main(["--root", str(tmp_path), "version"]) == 0

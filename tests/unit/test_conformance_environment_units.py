@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mlrelease.conformance import environment
+from mlrelease.ops import environment
 
 ORT_MESSAGE = (
     "[ONNXRuntimeError] : 1 : FAIL : Exception during initialization: /onnxruntime_src/"

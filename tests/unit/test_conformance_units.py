@@ -15,11 +15,11 @@ import numpy as np
 import pytest
 
 from mlrelease.config import load
-from mlrelease.conformance import agreement, diff, index, policy, render
-from mlrelease.conformance.cases import CaseSummary
-from mlrelease.conformance.compare import compare
-from mlrelease.conformance.verdicts import CaseResult, Verdict, dominant
 from mlrelease.errors import ConfigError, UserError
+from mlrelease.ops import agreement, diff, index, policy, render
+from mlrelease.ops.cases import CaseSummary
+from mlrelease.ops.compare import compare
+from mlrelease.ops.verdicts import CaseResult, Verdict, dominant
 
 # --- compare ------------------------------------------------------------------------------
 
@@ -418,7 +418,7 @@ def test_bad_known_failure_entries_name_the_key(tmp_path: Path, text: str, messa
     ],
 )
 def test_ops_config_errors_name_the_key(tmp_path: Path, table: str, message: str) -> None:
-    from mlrelease.conformance.engine import ops_config
+    from mlrelease.ops.service import ops_config
 
     _write(tmp_path, "pyproject.toml", "[project]\nname = 'x'\n" + table)
     with pytest.raises(ConfigError, match=re.escape(message)):

@@ -10,7 +10,8 @@ from packaging.version import Version
 
 from mlrelease.config import load
 from mlrelease.docs import freeze, pages, site, switcher
-from mlrelease.docs.settings import DocsConfig
+from mlrelease.docs.config import DocsConfig
+from mlrelease.edges import files
 from mlrelease.errors import ConfigError, UserError
 
 
@@ -148,8 +149,9 @@ def test_task_names_walk_nested_collections() -> None:
 def test_stale_names_the_page_and_the_first_difference(tmp_path: Path) -> None:
     page = pages.Page("docs/reference/x.md", "# X\n\nline two\n")
     assert pages.stale(tmp_path, [page]) == ["docs/reference/x.md: missing"]
-    assert pages.write(tmp_path, [page]) == ["docs/reference/x.md"]
-    assert pages.write(tmp_path, [page]) == []
+    generated = files.Generated(tmp_path / page.path, page.text, page.path)
+    assert generated.write() is True
+    assert generated.write() is False
     assert pages.stale(tmp_path, [page]) == []
     (tmp_path / page.path).write_text("# X\n\nline 2\n", encoding="utf-8")
     assert pages.stale(tmp_path, [page]) == [

@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 from packaging.version import Version
 
-from mlrelease import opset_rules
 from mlrelease.errors import PreconditionError
 from mlrelease.init import propose
 from mlrelease.init.shape import rc_model, release_model, tag_scheme
 from mlrelease.init.snapshot import Snapshot
+from mlrelease.opsets import rules as opset_rules
 from mlrelease.release.settings import Names, ReleaseConfig
 from mlrelease.release.untagged import next_version, subject
 from mlrelease.wheels import artifacts

@@ -11,14 +11,14 @@ from typing import Any
 import pytest
 from packaging.version import Version
 
-from mlrelease import opset_rules
-from mlrelease.conformance import agreement, diff, index, policy
-from mlrelease.conformance.cases import CaseSummary
-from mlrelease.conformance.verdicts import Verdict
 from mlrelease.docs import published, switcher
 from mlrelease.errors import ConfigError
 from mlrelease.models import zoo
 from mlrelease.models.manifest import ModelJob
+from mlrelease.ops import agreement, diff, index, policy
+from mlrelease.ops.cases import CaseSummary
+from mlrelease.ops.verdicts import Verdict
+from mlrelease.opsets import rules as opset_rules
 from mlrelease.release.settings import Names, ReleaseConfig
 from mlrelease.wheels import artifacts
 from mlrelease.wheels.config import Dropped

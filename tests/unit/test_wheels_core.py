@@ -165,7 +165,7 @@ def test_wheels_config_is_strict() -> None:
 def _project(version: str, kind: str = "native") -> Project:
     from mlrelease.config import Config
 
-    return Project(Config(wheels=WheelsConfig(kind=kind)), "mlrelease", version)  # type: ignore[arg-type]
+    return Project(Config(tables={"wheels": WheelsConfig(kind=kind)}), "mlrelease", version)
 
 
 def test_rc_tag_builds_the_final_version() -> None:

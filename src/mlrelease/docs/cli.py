@@ -9,8 +9,9 @@ from typing import Any
 from rich.markup import escape
 
 from mlrelease.config import Config, load
-from mlrelease.docs import build, freeze, pages, sphinx_run, switcher
-from mlrelease.docs.settings import DocsConfig
+from mlrelease.docs import freeze, pages, service, sphinx_run, switcher
+from mlrelease.docs.config import DocsConfig
+from mlrelease.edges import files
 from mlrelease.terminal import make_console
 
 console = make_console()
@@ -18,7 +19,7 @@ console = make_console()
 
 def _setup(args: argparse.Namespace) -> tuple[Config, DocsConfig]:
     config = load(args.root)
-    docs: DocsConfig = config.docs
+    docs: DocsConfig = config.table(DocsConfig)
     docs.validate(str(config.pyproject_path))
     return config, docs
 
@@ -34,9 +35,11 @@ def cmd_build(args: argparse.Namespace) -> int:
     config, docs = _setup(args)
     out = args.out or config.path(docs.build_dir)
     if args.serve:
-        stale = build.check_generated(config, docs)
+        stale = service.check_generated(config, docs)
         for line in stale:
-            console.print(f"[yellow]stale:[/] {escape(line)} (run `mlrelease docs generate`)")
+            console.print(
+                f"[yellow]stale:[/] {escape(line)} (run `mlrelease docs generate --execute`)"
+            )
         console.print(f"Serving on http://{args.host}:{args.port}/ (Ctrl+C stops)")
         return sphinx_run.serve(
             config.path(docs.source),
@@ -46,7 +49,7 @@ def cmd_build(args: argparse.Namespace) -> int:
             watch=[p for p in (config.path("src"),) if p.is_dir()],
             ignore=[str(config.path(docs.source) / "api" / "generated" / "*")],
         )
-    outcome = build.build(config, docs, out)
+    outcome = service.build(config, docs, out)
     problems = outcome.problems()
     if problems:
         console.print(f"[bold red]The docs are not clean[/] ({len(problems)} problem(s)):")
@@ -64,23 +67,12 @@ def cmd_generate(args: argparse.Namespace) -> int:
     config, docs = _setup(args)
     with console.status("asking nox and invoke for their sessions and tasks"):
         generated = pages.generate(config.root, docs.source)
-    if args.check:
-        stale = pages.stale(config.root, generated)
-        for line in stale:
-            console.print(f"[bold red]stale:[/] {escape(line)}")
-        if stale:
-            console.print("Run `mlrelease docs generate` (or `invoke docs.generate`) and commit.")
-            return 1
-        console.print(
-            f"{len(generated)} generated page(s) current: " + ", ".join(p.path for p in generated)
-        )
-        return 0
-    changed = pages.write(config.root, generated)
-    for path in changed:
-        console.print(f"Wrote {path}")
-    if not changed:
-        console.print(f"{len(generated)} generated page(s) already current; nothing written.")
-    return 0
+    return files.run(
+        args,
+        [files.Generated(config.root / p.path, p.text, p.path) for p in generated],
+        command="mlrelease docs generate",
+        say=lambda text: console.print(escape(text), soft_wrap=True),
+    )
 
 
 def _describe(plan: freeze.Plan) -> list[str]:
@@ -166,13 +158,10 @@ def register(subparsers: Any) -> None:
         "generate",
         help="regenerate the pages listing nox sessions and invoke tasks",
         description="Write the reference pages of every nox session (nox --list --json) and "
-        "every invoke task (invoke --list, invoke --help TASK) under the docs folder.",
+        "every invoke task (invoke --list, invoke --help TASK) under the docs folder. Dry run "
+        "(prints the diff) unless --execute; --check fails when a page is stale.",
     )
-    g.add_argument(
-        "--check",
-        action="store_true",
-        help="write nothing; exit 1 when a committed page differs from a regeneration",
-    )
+    files.add_arguments(g, what="the pages", wrote_by_default=True)
     g.set_defaults(func=cmd_generate)
 
     f = sub.add_parser(

@@ -25,7 +25,7 @@ from packaging.version import Version
 from mlrelease import versions
 from mlrelease.config import Config
 from mlrelease.docs import site, sphinx_run, switcher
-from mlrelease.docs.settings import DocsConfig
+from mlrelease.docs.config import DocsConfig
 from mlrelease.docs.switcher import Entry
 from mlrelease.edges import git
 from mlrelease.edges.proc import call

@@ -27,6 +27,7 @@ from packaging.version import Version
 from mlrelease import versions
 from mlrelease.config import Config
 from mlrelease.docs import switcher
+from mlrelease.docs.config import DocsConfig
 from mlrelease.edges import git
 from mlrelease.release.settings import Names
 
@@ -122,7 +123,7 @@ def problems(released: dict[Version, str], site: Site | None) -> list[str]:
 
 def read(config: Config) -> Site | None:
     """The published site, from the first source that has one; None when none has."""
-    docs, root = config.docs, config.root
+    docs, root = config.table(DocsConfig), config.root
     for ref in (f"refs/remotes/origin/{docs.pages_branch}", f"refs/heads/{docs.pages_branch}"):
         if git.is_repo(root) and git.run(
             root, "rev-parse", "--verify", "--quiet", ref, check=False
@@ -141,9 +142,9 @@ def state(config: Config) -> SiteState:
     names = Names.of(config.release, str(config.pyproject_path))
     tags = git.run(config.root, "tag", "--list").splitlines() if git.is_repo(config.root) else []
     since = None
-    if config.docs.frozen_since:
+    if config.table(DocsConfig).frozen_since:
         since = versions.parse(
-            config.docs.frozen_since,
+            config.table(DocsConfig).frozen_since,
             key="tool.mlrelease.docs.frozen-since",
             source=str(config.pyproject_path),
         )

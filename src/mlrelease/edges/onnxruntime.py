@@ -1,7 +1,7 @@
 """The onnxruntime edge: every session, provider query, session option and IO binding.
 
 Model verification (:mod:`mlrelease.runtimes`), the conformance workers
-(:mod:`mlrelease.conformance.backends`) and the perf workers (:mod:`mlrelease.perf.frameworks`)
+(:mod:`mlrelease.ops.backends`) and the perf workers (:mod:`mlrelease.perf.frameworks`)
 create their sessions here, so what a session is given (providers, threads, determinism, the
 CPU fallback) is set in one place. onnxruntime is imported lazily, inside functions: importing
 this module imports nothing heavy, and a missing onnxruntime raises ImportError only when used.

@@ -1,15 +1,16 @@
 """The gate contract: one exit criterion of a release.
 
 A gate has a name, a one-line description (it becomes a row of the exit-criteria page) and a
-``run(context) -> GateResult`` function. Gates register themselves with :func:`gate`::
+``run(context) -> GateResult`` function. :func:`gate` makes one from a function::
 
     @gate("versions", "Every file listed for bump-my-version carries the same version.")
     def check_versions(ctx: Context) -> GateResult:
         ...
         return GateResult.passed("4 files carry 1.4.0")
 
-Built-in gates live in the modules listed in :data:`BUILTIN_MODULES`; an adopter registers its
-own in a module named in ``[tool.mlrelease] gate-plugins``.
+Built-in gates are listed in their feature's ``GATES``, and the features in
+:data:`mlrelease.registry.FEATURES`; an adopter keeps its own in a module named in
+``[tool.mlrelease] gate-plugins``, whose module-level gates are all loaded.
 """
 
 from __future__ import annotations
@@ -27,18 +28,6 @@ from mlrelease.config import Config, parse_section
 from mlrelease.errors import ConfigError, UserError
 
 T = TypeVar("T")
-
-BUILTIN_MODULES = [
-    "mlrelease.gates.project",
-    "mlrelease.wheels.gate",
-    "mlrelease.release.gate",
-    "mlrelease.gates.docs",
-    "mlrelease.models.gates",
-    "mlrelease.opset_rules",
-    "mlrelease.conformance.gate",
-    "mlrelease.perf.gate",
-]
-"""Modules whose import registers the built-in gates."""
 
 
 class Status(str, enum.Enum):
@@ -154,6 +143,10 @@ class Gate:
     def how_to_run(self) -> str:
         return f"nox -s release_verify -- --only {self.name}"
 
+    def __call__(self, ctx: Context) -> GateResult:
+        """Run the gate's function itself (exceptions propagate; see :meth:`execute`)."""
+        return self.run(ctx)
+
     def execute(self, ctx: Context) -> GateResult:
         """Run the gate; an exception becomes an ``error`` result instead of a crash."""
         start = time.perf_counter()
@@ -181,36 +174,33 @@ class Gate:
         return result
 
 
-REGISTRY: dict[str, Gate] = {}
-
-
 def gate(
     name: str, description: str, *, required: bool = True, options: type | None = None
-) -> Callable[[GateFunction], GateFunction]:
-    """Register ``run`` as the gate ``name``; ``description`` is one line, what it checks;
+) -> Callable[[GateFunction], Gate]:
+    """Make ``run`` the gate ``name``; ``description`` is one line, what it checks;
     ``options`` is the dataclass of its gate-options table, validated when the config loads."""
 
-    def register(run: GateFunction) -> GateFunction:
-        if name in REGISTRY and REGISTRY[name].run is not run:
-            raise ValueError(f"gate {name!r} is registered twice")
-        REGISTRY[name] = Gate(name, description, run, required, options)
-        return run
+    def make(run: GateFunction) -> Gate:
+        return Gate(name, description, run, required, options)
 
-    return register
+    return make
 
 
 def load_gates(config: Config) -> dict[str, Gate]:
-    """Import built-in and plug-in gate modules; return the registry.
+    """The built-in gates (:data:`mlrelease.registry.FEATURES`) and the adopter's, by name.
 
     Plug-in modules are looked up on ``sys.path`` and in the project root, so an adopter can
     keep its gates in the repository (``gate-plugins = ["ci.release_gates"]``).
     """
+    from mlrelease import registry  # the registry imports the features, which import this
+
+    found = registry.gates()
     root = str(config.root)
     if config.gate_plugins and root not in sys.path:
         sys.path.append(root)
-    for module in [*BUILTIN_MODULES, *config.gate_plugins]:
+    for module in config.gate_plugins:
         try:
-            importlib.import_module(module)
+            plugin = importlib.import_module(module)
         except ImportError as exc:
             raise ConfigError(
                 "tool.mlrelease.gate-plugins",
@@ -219,7 +209,18 @@ def load_gates(config: Config) -> dict[str, Gate]:
                 source=str(config.pyproject_path),
                 hint="Install the package that provides it, or remove it from the list.",
             ) from None
-    return REGISTRY
+        for value in vars(plugin).values():
+            if isinstance(value, Gate):
+                if value.name in found and found[value.name] is not value:
+                    raise ConfigError(
+                        "tool.mlrelease.gate-plugins",
+                        "modules whose gates have names of their own",
+                        f"{module!r} defines gate {value.name!r}, which already exists",
+                        source=str(config.pyproject_path),
+                        hint="Rename the plug-in's gate.",
+                    )
+                found[value.name] = value
+    return found
 
 
 def check_config(config: Config) -> None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from packaging.version import Version
 
 from mlrelease import changelog, exit_criteria, versions
-from mlrelease.edges import git
+from mlrelease.edges import files, git
 from mlrelease.edges.proc import TimeoutExpired, call
 from mlrelease.gates import Context, GateResult, gate, reuse, select
 from mlrelease.release.settings import Names
@@ -96,14 +96,15 @@ def check_changelog(ctx: Context) -> GateResult:
 )
 def check_exit_criteria_doc(ctx: Context) -> GateResult:
     page = ctx.config.exit_criteria_doc
-    expected = exit_criteria.render(select(ctx.config))
-    path = ctx.config.path(page)
-    if not path.is_file():
-        return GateResult.failed(f"{page} does not exist; run `mlrelease gates doc`")
-    difference = exit_criteria.first_difference(expected, path.read_text(encoding="utf-8"))
+    generated = files.Generated(
+        ctx.config.path(page), exit_criteria.render(select(ctx.config)), page
+    )
+    difference = generated.difference()
+    if difference == "missing":
+        return GateResult.failed(f"{page} does not exist; run `mlrelease gates doc --execute`")
     if difference:
         return GateResult.failed(
-            f"{page} is stale ({difference}); run `mlrelease gates doc` and commit it"
+            f"{page} is stale ({difference}); run `mlrelease gates doc --execute` and commit it"
         )
     return GateResult.passed(f"{page} is current")
 
@@ -169,3 +170,8 @@ def _interpreter(command: list[str]) -> list[str]:
     if command and command[0] in ("python", "python3"):
         return [sys.executable, *command[1:]]
     return list(command)
+
+
+TABLES: dict[str, type] = {}
+
+GATES = (check_versions, check_changelog, check_exit_criteria_doc, check_tests)

@@ -41,7 +41,7 @@ def gates_for(d: Detection) -> tuple[list[str], list[str]]:
     if d.test_command:
         gates.append("tests")
     notes.append(
-        "exit_criteria_doc is left out: run `mlrelease gates doc` to write "
+        "exit_criteria_doc is left out: run `mlrelease gates doc --execute` to write "
         "docs/release/exit-criteria.md, commit it, then add the gate."
     )
     if d.onnx:

@@ -19,7 +19,8 @@ from mlrelease.config import PYPROJECT, Config, load
 from mlrelease.errors import UserError
 from mlrelease.gates import Context
 from mlrelease.models import manifest as manifest_mod
-from mlrelease.models import verdicts, verification, zoo
+from mlrelease.models import service, verdicts, zoo
+from mlrelease.models.config import ModelsConfig
 from mlrelease.models.escaping import console as escape_console
 from mlrelease.models.verdicts import STEPS
 from mlrelease.terminal import make_console
@@ -36,7 +37,7 @@ def _config(args: argparse.Namespace, *, required: bool = True) -> Config:
             config = Config(root=here)  # a submission checked outside any project: defaults
     if config is None:
         config = load(root)
-    models = config.models
+    models = config.table(ModelsConfig)
     overrides: dict[str, Any] = {}
     # Command-line limits win, inside a project or not.
     for name in ("time_limit_s", "memory_limit_mb", "total_time_limit_s"):
@@ -46,7 +47,7 @@ def _config(args: argparse.Namespace, *, required: bool = True) -> Config:
                 raise UserError(f"--{name.replace('_', '-')}: expected a number >= 0, got {value}")
             overrides[name] = value
     if overrides:
-        config = dataclasses.replace(config, models=dataclasses.replace(models, **overrides))
+        config = config.with_table(dataclasses.replace(models, **overrides))
     return config
 
 
@@ -82,7 +83,7 @@ def cmd_models_verify(args: argparse.Namespace) -> int:
     cache_dir = None
     if target is not None and target.is_dir():
         config = _config(args, required=False)
-        models = config.models
+        models = config.table(ModelsConfig)
         inspect_limit = float(models.inspect_time_limit_s)
         if models.total_time_limit_s:
             inspect_limit = min(inspect_limit, float(models.total_time_limit_s))
@@ -107,12 +108,12 @@ def cmd_models_verify(args: argparse.Namespace) -> int:
         jobs = manifest_mod.jobs(manifest, target.parent.absolute(), source=str(target))
     else:
         config = _config(args)
-        jobs = verification.project_jobs(config)
-        cache_dir = verification.verdict_cache_dir(config)
+        jobs = service.project_jobs(config)
+        cache_dir = service.verdict_cache_dir(config)
     if steps:
         for job in jobs:
             job.steps = [s for s in STEPS if s in steps]
-    results = verification.verify(
+    results = service.verify(
         jobs,
         config,
         console=console,
@@ -146,7 +147,7 @@ def cmd_models_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_compat_probe(args: argparse.Namespace) -> int:
-    from mlrelease.models.gates import judge_project
+    from mlrelease.models.gate import judge_project
 
     config = _config(args)
     report = judge_project(Context(config=config), refresh=args.refresh)

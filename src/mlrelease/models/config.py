@@ -79,15 +79,5 @@ class ModelsConfig:
     the weaker check (onnxruntime vs the onnx reference evaluator) in the verdict."""
 
 
-@dataclass(frozen=True)
-class OpsetRulesConfig:
-    """``[tool.mlrelease.opset-rules]``: operator-versioning rules against a schema snapshot."""
-
-    snapshot: str = "ci/opset_snapshot.json"
-    """The previous release's schema snapshot (written by ``mlrelease opset snapshot``)."""
-    domains: list[str] = field(default_factory=list)
-    """Domains to check (``ai.onnx`` or ``""`` for the default one); empty: every domain."""
-    schema_modules: list[str] = field(default_factory=list)
-    """Modules whose import registers custom operator schemas with ``onnx.defs``."""
-    python_path: list[str] = field(default_factory=list)
-    """Folders (relative to the project root) put on ``sys.path`` to import ``schema-modules``."""
+TABLES: dict[str, type] = {"models": ModelsConfig, "compat": CompatConfig}
+"""The ``[tool.mlrelease.<key>]`` tables this feature owns (see :mod:`mlrelease.registry`)."""

@@ -9,6 +9,7 @@ from typing import Any
 
 from rich.table import Table
 
+from mlrelease import markdown as md
 from mlrelease.models.escaping import console, md_code, md_text
 
 
@@ -143,12 +144,16 @@ def markdown_table(verdicts: Sequence[ModelVerdict]) -> str:
     """One row per model, one column per step, then the time; Markdown."""
     steps = columns(verdicts)
     head = ["model", *(STEPS[s] for s in steps), "verdict", "time"]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for v in verdicts:
-        cells = [md_code(v.name, table=True), *(_cell(v.step(s)) for s in steps)]
-        cells += ["**ok**" if v.ok else "**FAIL**", f"{v.duration_s:.1f} s"]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+    rows = [
+        [
+            md_code(v.name),  # its pipes are escaped as a cell's
+            *(_cell(v.step(s)) for s in steps),
+            "**ok**" if v.ok else "**FAIL**",
+            f"{v.duration_s:.1f} s",
+        ]
+        for v in verdicts
+    ]
+    return "\n".join(md.table(head, rows))
 
 
 def findings(

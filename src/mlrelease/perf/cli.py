@@ -12,8 +12,9 @@ from rich.markup import escape
 
 from mlrelease.config import load
 from mlrelease.errors import UserError
-from mlrelease.perf import session
+from mlrelease.perf import service
 from mlrelease.perf.compare import Comparison
+from mlrelease.perf.config import PerfConfig
 from mlrelease.perf.results import read
 from mlrelease.terminal import make_console
 
@@ -30,7 +31,7 @@ def _report(comparison: Comparison) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     config = load(args.root)
     baseline = read(args.baseline) if args.baseline else None
-    outcome = session.run(
+    outcome = service.run(
         config,
         args.profile,
         console=console,
@@ -61,7 +62,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
                 "perf compare: give either a CANDIDATE results.json or --python "
                 "(run both builds now), not both."
             )
-        _, comparison = session.interleaved(
+        _, comparison = service.interleaved(
             config,
             args.profile,
             baseline_python=args.python,
@@ -77,38 +78,41 @@ def cmd_compare(args: argparse.Namespace) -> int:
             "build/perf/cpu/results.json), or --python OLD_PYTHON to run both builds."
         )
     candidate = read(args.candidate)
-    profile = session.profile_of(config, candidate.profile)
+    profile = service.profile_of(config, candidate.profile)
     if args.baseline and args.against:
         raise UserError("perf compare: give --baseline FILE or --against REF, not both.")
     if args.baseline:
         baseline = read(args.baseline)
     elif args.against:
-        baseline = session.baseline_at(config, args.against, candidate.device_key)
+        baseline = service.baseline_at(config, args.against, candidate.device_key)
     else:
         baseline = None
-    comparison = session.compare_with(config, profile, candidate, baseline=baseline)
+    comparison = service.compare_with(config, profile, candidate, baseline=baseline)
     return _report(comparison)
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
     config = load(args.root)
-    page = session.merge(config, args.results, args.docs)
+    page = service.merge(config, args.results, args.docs)
     console.print(f"Wrote {page} from {len(args.results)} device report(s)")
     return 0
 
 
 def cmd_history(args: argparse.Namespace) -> int:
     config = load(args.root)
-    page = session.history_page(config, args.docs)
+    page = service.history_page(config, args.docs)
     console.print(f"Wrote {page}")
     return 0
 
 
 def cmd_baseline(args: argparse.Namespace) -> int:
     config = load(args.root)
-    source = args.results or config.path(config.perf.results_dir) / args.profile / "results.json"
+    source = (
+        args.results
+        or config.path(config.table(PerfConfig).results_dir) / args.profile / "results.json"
+    )
     results = read(source)
-    target = config.path(config.perf.baselines_dir) / f"{results.device_key}.json"
+    target = config.path(config.table(PerfConfig).baselines_dir) / f"{results.device_key}.json"
     failing = [r.key for r in results.rows if r.failing]
     console.print(
         f"{source} -> {target} ({len(results.rows)} rows, {len(failing)} failing"

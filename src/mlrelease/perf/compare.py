@@ -18,6 +18,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from mlrelease import markdown
 from mlrelease.perf import verdict as verdicts
 from mlrelease.perf.results import FAILING, OK, UNAVAILABLE, Results, Row
 from mlrelease.perf.stats import round_medians
@@ -114,13 +115,14 @@ class Comparison:
         lines = [self.summary(), ""]
         if self.family and self.family.tests:
             lines += [f"Design: {self.family.design.statement(self.family.measured)}.", ""]
-        lines += ["| combination | verdict | detail |", "|---|---|---|"]
         order = {"new_failure": 0, REGRESSED: 1, INCONCLUSIVE: 2, NOT_MEASURED: 3}
-        for v in sorted(self.verdicts, key=lambda v: order.get(v.kind, 4)):
-            icon = "❌ " if v.fails else ""
-            lines.append(
-                f"| `{v.key}` | {icon}{v.kind.replace('_', ' ')} | {v.message.replace('|', '/')} |"
-            )
+        lines += markdown.table(
+            ["combination", "verdict", "detail"],
+            [
+                (f"`{v.key}`", ("❌ " if v.fails else "") + v.kind.replace("_", " "), v.message)
+                for v in sorted(self.verdicts, key=lambda v: order.get(v.kind, 4))
+            ],
+        )
         return "\n".join(lines) + "\n"
 
 

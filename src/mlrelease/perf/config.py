@@ -224,3 +224,7 @@ def validate(profile: Profile, prefix: str, source: str) -> None:
             raise ConfigError(
                 f"{prefix}.layers.{model}", "an integer >= 1", str(depth), source=source
             )
+
+
+TABLES: dict[str, type] = {"perf": PerfConfig}
+"""The ``[tool.mlrelease.<key>]`` tables this feature owns (see :mod:`mlrelease.registry`)."""

@@ -16,7 +16,9 @@ import os
 from rich.console import Console
 
 from mlrelease.gates import Context, GateResult, gate
-from mlrelease.perf import compare, runner, session
+from mlrelease.perf import compare, runner, service
+from mlrelease.perf.config import TABLES as TABLES
+from mlrelease.perf.config import PerfConfig
 from mlrelease.perf.results import write
 
 NOT_TIMED = (
@@ -33,8 +35,8 @@ NOT_TIMED = (
     "a failure the gate is skipped (a failure under `--strict`).",
 )
 def check_perf(ctx: Context) -> GateResult:
-    name = ctx.config.perf.gate_profile
-    profile = session.profile_of(ctx.config, name)
+    name = ctx.config.table(PerfConfig).gate_profile
+    profile = service.profile_of(ctx.config, name)
     if profile.device == "cuda":
         from mlrelease.perf.frameworks import unavailable
 
@@ -53,7 +55,7 @@ def check_perf(ctx: Context) -> GateResult:
     )
     paths = write(results, folder, plots=False)
     baseline, _, note = compare.choose_baseline(
-        results.device_key, name, session.baselines(ctx.config)
+        results.device_key, name, service.baselines(ctx.config)
     )
     assert profile.threshold is not None
     comparison = compare.compare(
@@ -81,3 +83,6 @@ def check_perf(ctx: Context) -> GateResult:
             evidence=evidence,
         )
     return GateResult.skipped(f"{what}; {NOT_TIMED}", details=details, evidence=evidence)
+
+
+GATES = (check_perf,)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mlrelease import markdown
 from mlrelease.errors import UserError
 from mlrelease.perf.device import device_class
 from mlrelease.perf.results import OK, Results
@@ -172,8 +173,7 @@ def render(
     ]
     if plot:
         lines += [f"![Per-row time series on {name}]({plot})", ""]
-    lines += ["| profile | row | clock | runs | latest (ms) | steps (first commit, ratio) |"]
-    lines += ["|---|---|---|---:|---:|---|"]
+    rows: list[tuple[object, ...]] = []
     for profile in profiles:
         keys = list(
             dict.fromkeys(k for e in entries if e.get("profile") == profile for k in e["rows"])
@@ -185,8 +185,10 @@ def render(
                     continue
                 found = steps(points, threshold=threshold, key=key, clock=clock)
                 text = ", ".join(f"`{s.commit[:10]}` x{s.ratio:.2f}" for s in found) or "none"
-                lines.append(
-                    f"| {profile} | `{key}` | {clock} | {len(points)} | "
-                    f"{points[-1].value_ms:.2f} | {text} |"
+                rows.append(
+                    (profile, f"`{key}`", clock, len(points), f"{points[-1].value_ms:.2f}", text)
                 )
+    header = ["profile", "row", "clock", "runs", "latest (ms)", "steps (first commit, ratio)"]
+    right = markdown.RIGHT
+    lines += markdown.table(header, rows, align=["---", "---", "---", right, right])
     return "\n".join(lines) + "\n"

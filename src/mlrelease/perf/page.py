@@ -11,6 +11,7 @@ import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
+from mlrelease import markdown
 from mlrelease.perf.results import Results, read, to_csv, to_json, to_markdown
 
 PAGE = "report.md"
@@ -64,9 +65,7 @@ def _environment(results: Results) -> list[str]:
                 f"{smi.get('clocks.sm', '?')} (max {smi.get('clocks.max.sm', '?')})",
             )
         )
-    lines = ["| | |", "|---|---|"]
-    lines += [f"| {name} | {value.replace('|', '/')} |" for name, value in facts]
-    return lines
+    return ["| | |", "|---|---|", *(markdown.row(fact) for fact in facts)]
 
 
 def render(devices: Sequence[tuple[str, Results]], *, gpu_note: str = "") -> str:

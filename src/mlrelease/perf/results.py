@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mlrelease import __version__
+from mlrelease import __version__, markdown
 from mlrelease.errors import UserError
 from mlrelease.perf.stats import Summary, summarize
 
@@ -322,7 +322,7 @@ def matrix_table(results: Results, *, speedup_over: str = "pytorch") -> list[str
     head = ["model", "shape", "batch", *frameworks]
     if speedup_over in frameworks:
         head += [f"{f} speedup" for f in others]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * 3 + "---:|" * (len(head) - 3)]
+    rows = []
     for (model, shape, batch), cells in groups.items():
         line = [model, shape, str(batch)]
         line += [_cell(cells[f], results.cov_limit) if f in cells else "" for f in frameworks]
@@ -332,8 +332,10 @@ def matrix_table(results: Results, *, speedup_over: str = "pytorch") -> list[str
             for f in others:
                 other = cells[f].summary() if f in cells else None
                 line.append(f"{base.median_ms / other.median_ms:.2f}x" if base and other else "")
-        lines.append("| " + " | ".join(line) + " |")
-    return lines
+        rows.append(line)
+    return markdown.table(
+        head, rows, align=[markdown.LEFT] * 3 + [markdown.RIGHT] * (len(head) - 3)
+    )
 
 
 def failures(rows: Iterable[Row]) -> list[str]:

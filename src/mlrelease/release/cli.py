@@ -16,7 +16,7 @@ else:  # pragma: no cover - exercised on 3.10 only
 
 from mlrelease import git
 from mlrelease.config import PYPROJECT, TABLE, Config, find_root, load, parse_section
-from mlrelease.exit_criteria import first_difference
+from mlrelease.edges import files
 from mlrelease.release import (
     candidates,
     checklist,
@@ -174,23 +174,8 @@ def cmd_checklist(args: argparse.Namespace) -> int:
 def cmd_checklist_doc(args: argparse.Namespace) -> int:
     config = _config(args)
     page = config.release.checklist_doc
-    path = config.path(page)
-    text = checklist_doc.render(config)
-    current = path.read_text(encoding="utf-8") if path.exists() else ""
-    difference = first_difference(text, current)
-    if args.check:
-        if difference:
-            _say(f"{page} is stale ({difference}); run `mlrelease release checklist-doc`.")
-            return 1
-        _say(f"{page} is current.")
-        return 0
-    if difference is None:
-        _say(f"{page} is current; nothing to write.")
-        return 0
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    _say(f"Wrote {page}")
-    return 0
+    generated = files.Generated(config.path(page), checklist_doc.render(config), page)
+    return files.run(args, [generated], command="mlrelease release checklist-doc", say=_say)
 
 
 def _act(p: argparse.ArgumentParser, push: bool = True) -> None:
@@ -368,12 +353,11 @@ def register(subparsers: Any) -> None:
 
     s = sub.add_parser(
         "checklist-doc",
-        help="write docs/release/checklist.md from the checklist",
+        help="generate docs/release/checklist.md from the checklist",
         description="Generate the release checklist page from "
         "[tool.mlrelease.release] (steps, names, patch-release criteria, "
-        "cherry-pick rules).",
+        "cherry-pick rules). Dry run (prints the diff) unless --execute; --check fails when "
+        "the page is stale.",
     )
-    s.add_argument(
-        "--check", action="store_true", help="fail when the page is stale; write nothing"
-    )
+    files.add_arguments(s, what="the page", wrote_by_default=True)
     s.set_defaults(func=cmd_checklist_doc)

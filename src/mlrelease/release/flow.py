@@ -66,7 +66,7 @@ class Flow:
 
     @property
     def rel(self) -> ReleaseConfig:
-        return self.config.release
+        return self.config.table(ReleaseConfig)
 
     def remote(self) -> state.Remote | None:
         """Origin's refs (objects fetched by SHA, no local ref moved); None without a remote."""

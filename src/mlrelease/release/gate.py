@@ -7,7 +7,7 @@ from packaging.version import InvalidVersion, Version
 from mlrelease import git, versions
 from mlrelease.gates import Context, GateResult, gate
 from mlrelease.release import repo
-from mlrelease.release.settings import Names, series, series_text
+from mlrelease.release.settings import Names, ReleaseConfig, series, series_text
 
 
 @gate(
@@ -82,3 +82,8 @@ def check_git_state(ctx: Context) -> GateResult:
     if details:
         return GateResult.failed(f"{len(details)} problem(s): {details[0]}", details=details)
     return GateResult.passed("clean tree; " + ", ".join(facts) + " agree")
+
+
+TABLES: dict[str, type] = {"release": ReleaseConfig}
+
+GATES = (check_git_state,)

@@ -34,7 +34,7 @@ from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release import decide, manifest, rules
 from mlrelease.release.flow import Flow, _resolve_argv
 from mlrelease.release.plan import Plan, call_action, fault_env, git_action
-from mlrelease.release.settings import TABLE, Names, parse_release, series
+from mlrelease.release.settings import TABLE, Names, ReleaseConfig, parse_release, series
 from mlrelease.release.snapshot import NotGathered, PromoteFacts, ReleaseState
 from mlrelease.release.state import (
     MANIFEST_PREFIX,
@@ -88,7 +88,7 @@ def candidate(
 
 def rc_branch(config: Config, version: Version) -> str:
     """The branch an RC of ``version`` is tagged on (main itself under the trunk model)."""
-    rel = config.release
+    rel = config.table(ReleaseConfig)
     if rel.model == "trunk":
         return rel.main_branch
     return Names.of(rel, str(config.pyproject_path)).branch_for(series(version))

@@ -60,3 +60,7 @@ class WheelsConfig:
     version or platform it had and this release lacks is a finding unless ``dropped`` waives it."""
     dropped: list[Dropped] = field(default_factory=list)
     """Recorded decisions to drop a Python version or platform (each with reason and decision)."""
+
+
+TABLES: dict[str, type] = {"wheels": WheelsConfig}
+"""The ``[tool.mlrelease.<key>]`` tables this feature owns (see :mod:`mlrelease.registry`)."""

@@ -12,6 +12,8 @@ import json
 
 from mlrelease.gates import Context, GateResult, gate
 from mlrelease.wheels import declared, plan, promote
+from mlrelease.wheels.config import TABLES as TABLES
+from mlrelease.wheels.config import WheelsConfig
 from mlrelease.wheels.project import from_config
 
 
@@ -23,7 +25,7 @@ from mlrelease.wheels.project import from_config
     "release's artifacts is dropped without a recorded decision.",
 )
 def check_wheels(ctx: Context) -> GateResult:
-    wheels = ctx.config.wheels
+    wheels = ctx.config.table(WheelsConfig)
     # A setup.py-only project has no [project] table: its folder names the CI artifacts.
     name = str(ctx.config.pyproject.get("project", {}).get("name") or ctx.root.name)
     if wheels.kind == "pure" and "cibuildwheel" not in ctx.config.pyproject.get("tool", {}):
@@ -72,3 +74,6 @@ def check_wheels(ctx: Context) -> GateResult:
         details=[f"`{t}`" for t in tags] + [f"CPython {', '.join(versions)} (classifiers)"],
         evidence=[ctx.display(evidence)],
     )
+
+
+GATES = (check_wheels,)

@@ -32,7 +32,7 @@ class Project:
 
     @property
     def wheels(self) -> WheelsConfig:
-        return self.config.wheels
+        return self.config.table(WheelsConfig)
 
     @property
     def module(self) -> str:

@@ -12,7 +12,7 @@ from helpers.docs_project import REPO_ROOT
 
 from mlrelease import cli
 from mlrelease.config import load
-from mlrelease.docs import build, pages
+from mlrelease.docs import pages, service
 from mlrelease.gates import Context, Status, load_gates
 
 
@@ -76,7 +76,7 @@ def test_a_broken_reference_fails_the_build_naming_the_file(tmp_path: Path) -> N
     index = root / "docs" / "index.rst"
     index.write_text(index.read_text(encoding="utf-8").format(target="missing"), encoding="utf-8")
     config = load(root)
-    outcome = build.build(config, config.docs, tmp_path / "out", logs=tmp_path / "logs")
+    outcome = service.build(config, config.docs, tmp_path / "out", logs=tmp_path / "logs")
     assert not outcome.ok
     problems = outcome.problems()
     assert any("index.rst:4" in p and "unknown document: 'missing'" in p for p in problems)
@@ -90,9 +90,9 @@ def test_the_link_check_finds_a_link_to_a_missing_file(tmp_path: Path) -> None:
     index = root / "docs" / "index.rst"
     index.write_text(index.read_text(encoding="utf-8").format(target="index"), encoding="utf-8")
     config = load(root)
-    outcome = build.build(config, config.docs, tmp_path / "out", logs=tmp_path / "logs")
+    outcome = service.build(config, config.docs, tmp_path / "out", logs=tmp_path / "logs")
     assert outcome.html is not None and outcome.html.ok
     assert not outcome.ok
     assert any("link check" in p and "notes.txt" in p for p in outcome.problems())
     (root / "docs" / "notes.txt").write_text("notes", encoding="utf-8")
-    assert build.build(config, config.docs, tmp_path / "out", logs=tmp_path / "logs").ok
+    assert service.build(config, config.docs, tmp_path / "out", logs=tmp_path / "logs").ok

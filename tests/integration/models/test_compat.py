@@ -19,8 +19,8 @@ from mlrelease.gates import Context, Status, load_gates
 from mlrelease.models import compat, sandbox
 from mlrelease.models.config import RuntimeSpec
 from mlrelease.models.manifest import single
+from mlrelease.models.service import prepare, probe_runtimes
 from mlrelease.models.verdicts import Outcome
-from mlrelease.models.verification import prepare, probe_runtimes
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from mlrelease import config as config_mod
 from mlrelease.gates import Context, Status, load_gates
-from mlrelease.models import sandbox, verification
+from mlrelease.models import sandbox, service
 from mlrelease.models.manifest import ModelJob, single
 from mlrelease.models.verdicts import Outcome
 
@@ -22,10 +22,10 @@ from mlrelease.models.verdicts import Outcome
 def _run(job: ModelJob, root: Path) -> sandbox.ModelVerdict:
     """Verify with the probed limits of the configured runtimes, as the gate does."""
     config = config_mod.load(REPO_ROOT)
-    verification.prepare(
+    service.prepare(
         [job],
         config,
-        verification.probe_runtimes(config.compat, root=root, source="pyproject.toml"),
+        service.probe_runtimes(config.compat, root=root, source="pyproject.toml"),
     )
     return sandbox.run(job)
 

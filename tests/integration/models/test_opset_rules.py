@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from helpers import REPO_ROOT
 
-from mlrelease import opset_rules
 from mlrelease.cli import main
+from mlrelease.opsets import rules as opset_rules
 
 EXAMPLE = REPO_ROOT / "examples" / "opset-evolution"
 

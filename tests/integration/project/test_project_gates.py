@@ -105,7 +105,7 @@ def test_exit_criteria_doc_detects_a_stale_page(make_repo: MakeRepo) -> None:
     assert code == 1
     assert "exit-criteria.md is stale" in data["results"][0]["summary"]
     assert main(["--root", str(root), "gates", "doc", "--check"]) == 1
-    assert main(["--root", str(root), "gates", "doc"]) == 0
+    assert main(["--root", str(root), "gates", "doc", "--execute"]) == 0
     assert main(["--root", str(root), "gates", "doc", "--check"]) == 0
     assert verify(root, "--only", "exit_criteria_doc")[0] == 0
 

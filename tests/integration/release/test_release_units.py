@@ -103,7 +103,7 @@ def test_checklist_page_is_generated_and_current() -> None:
 def test_checklist_doc_check_mode(repo: Repo, mlr) -> None:  # type: ignore[no-untyped-def]
     code, _, err = mlr("release", "checklist-doc", "--check")
     assert code == 1 and "is stale" in err
-    assert mlr("release", "checklist-doc")[0] == 0
+    assert mlr("release", "checklist-doc", "--execute")[0] == 0
     page = (repo.path / "docs/release/checklist.md").read_text()
     assert "| 8 | `promote` |" in page and "`?ref=main`" not in page
     code, _, err = mlr("release", "checklist-doc", "--check")

@@ -121,7 +121,7 @@ def test_failed_audit_leaves_dist_as_it_was(built: Built) -> None:
         project.wheels, wheel_files=[*project.wheels.wheel_files, "native_adopter/_gone.*"]
     )
     outcome = build.build(
-        Project(dataclasses.replace(project.config, wheels=strict), project.name, project.version),
+        Project(project.config.with_table(strict), project.name, project.version),
         smoke=False,
     )
     assert not outcome.ok and not outcome.files

@@ -1,0 +1,163 @@
+"""Verify a set of models: probe the runtimes once, then one sandboxed worker per model."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rich.console import Console
+
+from mlrelease import runtimes
+from mlrelease.config import Config
+from mlrelease.errors import ConfigError
+from mlrelease.models import cache as model_cache
+from mlrelease.models import manifest as manifest_mod
+from mlrelease.models import sandbox
+from mlrelease.models.config import CompatConfig, ModelsConfig, canonical_domain
+from mlrelease.models.escaping import console as escape_console
+from mlrelease.models.manifest import ModelJob
+from mlrelease.models.verdicts import STYLE, ModelVerdict, Outcome
+from mlrelease.terminal import make_console
+
+NEEDS_LIMITS = {"compat", "version_conversion"}
+
+
+@dataclass
+class Probed:
+    """The configured runtimes' probed limits, and those that could not be used."""
+
+    limits: list[runtimes.Limits] = field(default_factory=list)
+    unavailable: list[runtimes.Unavailable] = field(default_factory=list)
+    from_cache: dict[str, bool] = field(default_factory=dict)
+
+
+def probe_runtimes(
+    compat: CompatConfig,
+    *,
+    root: Path,
+    source: str,
+    domains: Iterable[str] = (),
+    refresh: bool = False,
+) -> Probed:
+    """Limits of every configured runtime target, from the cache or measured now."""
+    runtimes.import_plugins(compat.runtime_plugins, source=source)
+    cache = runtimes.default_cache_dir(compat.cache_dir, root)
+    wanted = {*(canonical_domain(d) for d in compat.opsets), *domains}
+    probed = Probed()
+    for runtime in runtimes.resolve(compat.runtimes, source=source):
+        if isinstance(runtime, runtimes.Unavailable):
+            probed.unavailable.append(runtime)
+            continue
+        limits, cached = runtimes.cached_probe(runtime, cache, wanted, refresh=refresh)
+        probed.limits.append(limits)
+        probed.from_cache[limits.label] = cached
+    return probed
+
+
+def project_jobs(config: Config) -> list[ModelJob]:
+    """Jobs for the models of the project's manifest (``[tool.mlrelease.models] manifest``)."""
+    path = config.path(config.table(ModelsConfig).manifest)
+    if not path.is_file():
+        raise ConfigError(
+            "tool.mlrelease.models.manifest",
+            "an existing manifest file",
+            f"no file at {config.table(ModelsConfig).manifest}",
+            source=str(config.pyproject_path),
+            hint="Create it (see models/manifest.toml in mlrelease) or point the key at yours.",
+        )
+    manifest = manifest_mod.load(path)
+    return manifest_mod.jobs(manifest, path.parent, source=str(path))
+
+
+def verdict_cache_dir(config: Config) -> Path:
+    """Where passing verdicts of the project's models are cached (next to the probe cache)."""
+    return runtimes.default_cache_dir(config.table(CompatConfig).cache_dir, config.root)
+
+
+def prepare(jobs: Sequence[ModelJob], config: Config, probed: Probed | None) -> None:
+    """Give every job the sandbox limits, runtimes and probed runtime limits it needs."""
+    models, compat = config.table(ModelsConfig), config.table(CompatConfig)
+    for job in jobs:
+        job.memory_limit_mb = models.memory_limit_mb
+        job.time_limit_s = models.time_limit_s
+        job.max_tensor_elements = models.max_tensor_elements
+        job.max_input_elements = models.max_input_elements
+        job.threads = models.threads
+        job.runtime_plugins = list(compat.runtime_plugins)
+        job.runtimes = [
+            {"name": spec.name, "providers": list(spec.providers), "required": spec.required}
+            for spec in compat.runtimes
+        ]
+        job.limits = [lim.to_dict() for lim in probed.limits] if probed else []
+
+
+def verify(
+    jobs: Sequence[ModelJob],
+    config: Config,
+    *,
+    console: Console | None = None,
+    refresh_probe: bool = False,
+    cache_dir: Path | None = None,
+    started: float | None = None,
+) -> list[ModelVerdict]:
+    """Verify each job in its own sandboxed worker; print one line per model.
+
+    ``cache_dir``: reuse (and store) passing verdicts of unchanged models (trusted sets only).
+    The run stays within ``[tool.mlrelease.models] total-time-limit-s`` counted from
+    ``started`` (a ``time.monotonic()`` value; default now): each model's time limit is cut to
+    what is left, and models still waiting when it is spent fail without being started.
+    """
+    console = console or make_console()
+    budget = config.table(ModelsConfig).total_time_limit_s
+    deadline = (started if started is not None else time.monotonic()) + budget if budget else None
+    probed = None
+    if any(NEEDS_LIMITS & set(job.steps) for job in jobs):
+        probed = probe_runtimes(
+            config.table(CompatConfig),
+            root=config.root,
+            source=str(config.pyproject_path),
+            refresh=refresh_probe,
+        )
+    prepare(jobs, config, probed)
+    verdicts = []
+    for i, job in enumerate(jobs, 1):
+        digest = model_cache.key(job) if cache_dir is not None else None
+        verdict = model_cache.load(cache_dir, digest) if cache_dir and digest else None
+        left = None if deadline is None else deadline - time.monotonic()
+        if verdict is not None:
+            pass
+        elif left is not None and left < 1:
+            verdict = sandbox.not_run(
+                job,
+                f"the total time budget of {budget} s "
+                "([tool.mlrelease.models] total-time-limit-s, --total-time-limit-s) is spent",
+            )
+        else:
+            if left is not None and left < job.time_limit_s:
+                job.time_limit_s = max(1, int(left))
+            label = f"\\[{i}/{len(jobs)}] verifying {escape_console(job.name)}"
+            with console.status(f"{label} ({', '.join(job.steps)})"):
+                verdict = sandbox.run(job)
+            if cache_dir is not None and digest is not None:
+                model_cache.store(cache_dir, digest, verdict)
+        worst = next((s for s in verdict.steps if s.outcome is Outcome.FAIL), None)
+        outcome = (
+            Outcome.FAIL
+            if worst
+            else (
+                Outcome.WARN
+                if any(s.outcome is Outcome.WARN for s in verdict.steps)
+                else Outcome.PASS
+            )
+        )
+        tail = f": {worst.step}: {worst.summary}" if worst else ""
+        took = "cached" if verdict.cached else f"{verdict.duration_s:.1f} s"
+        console.print(
+            f"\\[{i}/{len(jobs)}] [{STYLE[outcome]}]{outcome.value:4}[/] "
+            f"{escape_console(job.name + tail)} [dim]({took})[/]",
+            highlight=False,
+        )
+        verdicts.append(verdict)
+    return verdicts

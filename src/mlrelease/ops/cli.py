@@ -1,0 +1,402 @@
+"""``mlrelease ops``: run the conformance cases, write or check the supported-operators index."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from mlrelease.config import Config, load
+from mlrelease.edges import files
+from mlrelease.errors import UserError
+from mlrelease.ops import diff as diff_mod
+from mlrelease.ops import index as index_mod
+from mlrelease.ops import policy as policy_mod
+from mlrelease.ops import service
+from mlrelease.ops.config import BackendConfig, OpsConfig
+from mlrelease.ops.verdicts import CaseResult, Verdict
+from mlrelease.terminal import make_console
+from mlrelease.verify import parse_shard
+
+console = make_console()
+
+STYLES = {
+    Verdict.PASS: "green",
+    Verdict.WRONG_RESULT: "bold red",
+    Verdict.NOT_IMPLEMENTED: "yellow",
+    Verdict.OPSET_UNSUPPORTED: "cyan",
+    Verdict.IR_UNSUPPORTED: "cyan",
+    Verdict.CRASH: "bold magenta",
+    Verdict.TIMEOUT: "magenta",
+    Verdict.ERROR: "red",
+    Verdict.ENVIRONMENT: "dim",
+}
+
+
+class _Display:
+    """A progress bar per backend with counts by verdict."""
+
+    def __init__(self, progress: Progress) -> None:
+        self.progress = progress
+        self.tasks: dict[str, Any] = {}
+        self.counts: dict[str, Counter[Verdict]] = {}
+
+    def start(self, backends: list[BackendConfig], cases: int) -> None:
+        for backend in backends:
+            self.counts[backend.name] = Counter()
+            self.tasks[backend.name] = self.progress.add_task(backend.name, total=cases, counts="")
+
+    def result(self, result: CaseResult) -> None:
+        counts = self.counts[result.backend]
+        counts[result.verdict] += 1
+        text = " ".join(f"[{STYLES[v]}]{v.label} {counts[v]}[/]" for v in Verdict if counts[v])
+        self.progress.update(self.tasks[result.backend], advance=1, counts=text)
+
+
+def _progress() -> Progress:
+    return Progress(
+        TextColumn("{task.description:<18}"),
+        BarColumn(bar_width=24),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.fields[counts]}"),
+        console=console,
+        transient=False,
+    )
+
+
+def _setup(args: argparse.Namespace) -> tuple[Config, OpsConfig, policy_mod.Policy]:
+    config = load(args.root)
+    ops = service.ops_config(config)
+    policy = policy_mod.load(config.root, ops.tolerances, ops.known_failures)
+    return config, ops, policy
+
+
+def _jobs(args: argparse.Namespace, ops: OpsConfig) -> int:
+    jobs: int = args.jobs or service.default_jobs(ops)
+    return jobs
+
+
+def _run(
+    args: argparse.Namespace,
+    config: Config,
+    ops: OpsConfig,
+    policy: policy_mod.Policy,
+    shard: tuple[int, int] | None = None,
+) -> service.Outcome:
+    def generating(path: Path) -> None:
+        console.print(f"Generating the onnx node test cases (once per onnx version) into {path}")
+
+    with console.status("Loading the conformance cases"):
+        cases = service.load_cases(
+            config, ops, select=getattr(args, "select", []) or [], on_generate=generating
+        )
+    if shard:
+        from mlrelease.ops.cases import shard as take_shard
+
+        cases = take_shard(cases, *shard)
+    display = _Display(_progress())
+    with display.progress:
+        outcome = service.run(
+            config,
+            ops,
+            cases,
+            policy=policy,
+            jobs=_jobs(args, ops),
+            only_backends=args.backend,
+            on_start=display.start,
+            on_result=display.result,
+        )
+    for name, reason in outcome.skipped.items():
+        console.print(f"[yellow]skipped[/] backend {name}: {reason}", soft_wrap=True)
+    return outcome
+
+
+def _report(outcome: service.Outcome, policy: policy_mod.Policy, known_path: str) -> None:
+    """Totals per backend, cases near their tolerance, known failures to remove."""
+    table = Table(title="Verdicts", title_justify="left")
+    table.add_column("verdict")
+    for name in outcome.measured:
+        table.add_column(name, justify="right")
+    counts = {
+        name: Counter(r.verdict for r in outcome.results if r.backend == name)
+        for name in outcome.measured
+    }
+    for verdict in Verdict:
+        if any(counts[n][verdict] for n in outcome.measured):
+            table.add_row(
+                f"[{STYLES[verdict]}]{verdict.label}[/]",
+                *(str(counts[n][verdict]) for n in outcome.measured),
+            )
+    console.print(table)
+    near = service.borderline(outcome.results)
+    if near:
+        console.print(
+            f"{len(near)} case(s) within 2x of their tolerance (a verdict another CPU "
+            "may flip): "
+            + ", ".join(f"{r.case} on {r.backend} ({r.tolerance_ratio:.2f}x)" for r in near[:8])
+            + (" ..." if len(near) > 8 else "")
+        )
+    rows = ((r.case, r.backend, r.verdict.ok) for r in outcome.results)
+    for entry, why in policy.unneeded(rows, set(outcome.measured)):
+        console.print(f"[yellow]remove[/] {entry.label(known_path)}: {why}")
+    for note in outcome.environment_notes():
+        console.print(f"[dim]environment[/] {escape(note)}", soft_wrap=True)
+
+
+def _expired(policy: policy_mod.Policy, path: str) -> list[str]:
+    today = dt.date.today()
+    return [f"{k.label(path)} expired on {k.expiry} ({k.reason})" for k in policy.expired(today)]
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    config, ops, policy = _setup(args)
+    if args.from_results:
+        outcome = service.read_results(args.from_results)
+    else:
+        outcome = _run(args, config, ops, policy)
+    service.write_results(config.path(service.WORK_DIR) / "results.json", outcome)
+    _report(outcome, policy, ops.known_failures)
+    try:
+        committed = service.read_committed(config, ops)
+        committed_error = ""
+    except UserError as exc:
+        if not args.check:
+            raise
+        committed, committed_error = None, str(exc)
+    fresh = service.build_index(outcome, policy, committed, ops.domains)
+    text = index_mod.dumps(fresh)
+    page = service.render_page(config, ops, fresh)
+    page_path = config.path(ops.page)
+    status = 0
+    if args.check:
+        problems = []
+        if committed_error:
+            problems.append(committed_error)
+        elif committed is None:
+            problems.append(f"{ops.index} does not exist")
+        else:
+            difference = index_mod.first_difference(fresh, committed)
+            if difference:
+                problems.append(
+                    f"{ops.index} is stale: {difference}{_flip_hint(difference, outcome)}"
+                )
+        current_page = page_path.read_text(encoding="utf-8") if page_path.is_file() else ""
+        page_difference = files.first_difference(page, current_page)
+        if page_difference:
+            problems.append(f"{ops.page} is stale ({page_difference})")
+        stale = bool(problems)
+        expired = _expired(policy, ops.known_failures)
+        for problem in [*problems, *expired]:
+            console.print(f"[bold red]fail[/] {problem}", soft_wrap=True)
+        if stale:
+            console.print(f"Run `{ops.regenerate_command}` and commit the result.")
+        if expired:
+            console.print(
+                f"Fix the expired failures or renew their entries in {ops.known_failures}."
+            )
+        if stale or expired:
+            status = 1
+        else:
+            console.print(f"{ops.index} and {ops.page} are current.")
+    else:
+        generated = [
+            files.Generated(config.path(ops.index), text, ops.index),
+            files.Generated(page_path, page, ops.page),
+        ]
+        files.run(args, generated, command="mlrelease ops index", say=_say)
+        for line in _expired(policy, ops.known_failures):
+            console.print(f"[bold red]expired[/] {line}", soft_wrap=True)
+    if args.diff:
+        status = max(status, _print_diff(config, ops, policy, args.diff, fresh))
+    return status
+
+
+def _flip_hint(difference: str, outcome: service.Outcome) -> str:
+    for result in service.borderline(outcome.results):
+        if f"case {result.case}:" in difference:
+            return (
+                f". {result.case} is within {result.tolerance_ratio:.2f}x of its tolerance "
+                "here: floating point may round across the line on another CPU; consider "
+                "a tolerance override in ci/tolerances.toml"
+            )
+    return ""
+
+
+def _say(text: str) -> None:
+    console.print(escape(text), soft_wrap=True)
+
+
+def _print_diff(
+    config: Config, ops: OpsConfig, policy: policy_mod.Policy, spec: str, new: dict[str, Any]
+) -> int:
+    previous = diff_mod.load_previous(config.root, spec, ops.index, config.version)
+    if previous is None:
+        console.print(f"No previous index for {spec!r}; nothing to compare.")
+        return 0
+    label, old = previous
+    changes = diff_mod.diff(old, new, lambda c, b: policy.known(c, b) is not None)
+    console.print(f"Changes since {label}:")
+    for line in changes.lines() or ["none"]:
+        console.print(f"  {line}", soft_wrap=True)
+    return 1 if changes.regressions else 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    config, ops, policy = _setup(args)
+    try:
+        shard = parse_shard(args.shard) if args.shard else None
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    outcome = _run(args, config, ops, policy, shard)
+    output = args.output or config.path(service.WORK_DIR) / (
+        f"results-{shard[0]}-of-{shard[1]}.json" if shard else "results.json"
+    )
+    service.write_results(output, outcome)
+    _report(outcome, policy, ops.known_failures)
+    console.print(f"Results: {output}")
+    return 0
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    config, ops, policy = _setup(args)
+    if args.new:
+        new_previous = diff_mod.load_previous(config.root, args.new, ops.index, "0")
+        assert new_previous is not None
+        new = new_previous[1]
+    else:
+        new = service.read_committed(config, ops) or {}
+        if not new:
+            raise UserError(f"{ops.index} does not exist; run `{ops.regenerate_command}` first.")
+    return _print_diff(config, ops, policy, args.old, new)
+
+
+def cmd_cases(args: argparse.Namespace) -> int:
+    config, ops, _ = _setup(args)
+    cases = service.load_cases(config, ops, select=args.select)
+    if args.json:
+        print(
+            json.dumps(
+                [
+                    {
+                        "name": c.name,
+                        "domain": c.domain,
+                        "op_type": c.op_type,
+                        "since_version": c.since_version,
+                        "expanded": c.expanded,
+                        "source": c.source,
+                    }
+                    for c in cases
+                ],
+                indent=1,
+            )
+        )
+        return 0
+    for case in cases:
+        print(f"{case.name:60} {case.domain} {case.op_type}-{case.since_version}")
+    console.print(f"{len(cases)} cases")
+    return 0
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--jobs",
+        "-j",
+        type=int,
+        default=0,
+        metavar="N",
+        help="worker processes (default: [tool.mlrelease.ops] jobs, else one per CPU)",
+    )
+    p.add_argument(
+        "--backend",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="run only this configured backend (repeatable); the index keeps the "
+        "other backends' columns as committed",
+    )
+
+
+def register(subparsers: Any) -> None:
+    """Add ``mlrelease ops ...``."""
+    p = subparsers.add_parser(
+        "ops",
+        help="supported-operators index from measured conformance",
+        description="Run the ONNX node test cases (and your own case folders) on the backends of "
+        "[tool.mlrelease.ops], each case isolated in a worker process, and write or check the "
+        "supported-operators index and its docs page.",
+    )
+    sub = p.add_subparsers(dest="ops_command", required=True, metavar="ACTION")
+
+    i = sub.add_parser(
+        "index",
+        help="regenerate the index and page (or --check them)",
+        description="Run every configured case on every configured backend, then show how "
+        "docs/indices/supported_ops.json and its page would change (a dry run), write them "
+        "(--execute), or with --check fail (exit 1) when they differ from the fresh run or a "
+        "known failure has expired.",
+    )
+    _common(i)
+    files.add_arguments(i, what="the index and its page", wrote_by_default=True)
+    i.add_argument(
+        "--diff",
+        metavar="REF_OR_FILE",
+        help="also compare with a previous index (a file, a git ref such as v1.3.0, "
+        "or 'auto' for the previous release); exit 1 on unlisted regressions",
+    )
+    i.add_argument(
+        "--from-results",
+        nargs="+",
+        type=Path,
+        metavar="FILE",
+        help="build the index from `ops run` results files (CI shards) instead of running",
+    )
+    i.set_defaults(func=cmd_index)
+
+    r = sub.add_parser(
+        "run",
+        help="run the cases and write a results file (no index)",
+        description="Run the cases and write per-case verdicts, errors and timings as JSON; "
+        "shards of a CI matrix merge with `mlrelease ops index --from-results`.",
+    )
+    _common(r)
+    r.add_argument("--shard", metavar="I/N", help="run shard I of N (round-robin over cases)")
+    r.add_argument(
+        "--select",
+        action="append",
+        default=[],
+        metavar="PATTERN",
+        help="run only cases whose name matches this fnmatch pattern (repeatable)",
+    )
+    r.add_argument(
+        "-o",
+        "--output",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="results file (default: build/ops-index/results.json)",
+    )
+    r.set_defaults(func=cmd_run)
+
+    d = sub.add_parser(
+        "diff",
+        help="compare two indices: ops added, removed, newly failing, newly passing",
+        description="Compare the index OLD (a file, a git ref, or 'auto' for the previous "
+        "release) with NEW (default: the committed index); exit 1 when a case regressed "
+        "and no known failure lists it.",
+    )
+    d.add_argument("old", metavar="OLD")
+    d.add_argument("new", nargs="?", metavar="NEW")
+    d.set_defaults(func=cmd_diff)
+
+    c = sub.add_parser("cases", help="list the configured cases and the operator each tests")
+    c.add_argument("--select", action="append", default=[], metavar="PATTERN")
+    c.add_argument("--json", action="store_true", help="print JSON")
+    c.set_defaults(func=cmd_cases)

@@ -1,0 +1,123 @@
+"""The ``ops_index`` gate: the committed supported-operators index is current and honest."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from mlrelease.edges import files
+from mlrelease.gates import Context, GateResult, gate
+from mlrelease.ops import agreement, service
+from mlrelease.ops import diff as diff_mod
+from mlrelease.ops import index as index_mod
+from mlrelease.ops import policy as policy_mod
+from mlrelease.ops.config import TABLES as TABLES
+
+
+@gate(
+    "ops_index",
+    "The supported-operators index (`docs/indices/supported_ops.json` and its page) equals a "
+    "fresh conformance run (every changed operator version named; one that got worse is a "
+    "regression to explain), no known failure has expired, no case that passed in the previous "
+    "release's index fails, and no case on which backends disagree (one passes, another gives "
+    "a wrong result) goes unexplained, unless `ci/known_failures.toml` lists it.",
+)
+def check_ops_index(ctx: Context) -> GateResult:
+    config = ctx.config
+    ops = service.ops_config(config)
+    regenerate = f"run `{ops.regenerate_command}` and commit the result"
+    policy = policy_mod.load(config.root, ops.tolerances, ops.known_failures)
+    failures: list[str] = [
+        f"{k.label(ops.known_failures)} expired on {k.expiry}: fix the failure or renew the "
+        f"entry ({k.reason})"
+        for k in policy.expired(dt.date.today())
+    ]
+    cases = service.load_cases(config, ops)
+    outcome = service.run(config, ops, cases, policy=policy, jobs=service.default_jobs(ops))
+    results_path = ctx.evidence_path("ops_index", "results.json")
+    service.write_results(results_path, outcome)
+    committed = service.read_committed(config, ops)
+    fresh = service.build_index(outcome, policy, committed, ops.domains)
+    fresh_path = ctx.evidence_path("ops_index", "supported_ops.json")
+    fresh_path.write_text(index_mod.dumps(fresh), encoding="utf-8")
+    evidence = [ctx.display(results_path), ctx.display(fresh_path)]
+    details: list[str] = outcome.environment_notes()
+    page_is_checked = True
+
+    if committed is None:
+        failures.append(f"{ops.index} does not exist; {regenerate}")
+    else:
+        changed = diff_mod.version_changes(committed, fresh)
+        worse = [c for c in changed if any(policy.known(k, b) is None for k, b in c.worse)]
+        if worse:
+            failures.append(
+                f"{len(worse)} operator version(s) got worse than the committed {ops.index}, a "
+                f"regression to explain (regenerating would hide it): "
+                + "; ".join(f"{c.label}: {c.text}" for c in worse[:5])
+                + f". Fix the backend, or list each failing case in {ops.known_failures} "
+                "with a reason and an expiry"
+            )
+            details += [f"Got worse: {c.label}: {c.text}" for c in worse[5:]]
+        rest = [c for c in changed if c not in worse]
+        if rest:
+            failures.append(
+                f"{ops.index} is stale: {len(rest)} operator version(s) changed: "
+                + "; ".join(f"{c.label}: {c.text}" for c in rest[:5])
+                + (f"; and {len(rest) - 5} more (listed below)" if len(rest) > 5 else "")
+                + f"; {regenerate}"
+            )
+            details += [f"Changed: {c.label}: {c.text}" for c in rest[5:]]
+        difference = None if changed else index_mod.first_difference(fresh, committed)
+        if difference:
+            failures.append(f"{ops.index} is stale: {difference}; {regenerate}")
+        if worse:  # the page follows the index: its staleness is the same regression
+            page_is_checked = False
+    page_path = config.path(ops.page)
+    page = service.render_page(config, ops, fresh)
+    current_page = page_path.read_text(encoding="utf-8") if page_path.is_file() else ""
+    page_difference = files.first_difference(page, current_page) if page_is_checked else None
+    if page_difference:
+        failures.append(f"{ops.page} is stale ({page_difference}); {regenerate}")
+
+    previous = diff_mod.load_previous(config.root, ops.previous_index, ops.index, config.version)
+    new_versions: set[str] | None = None
+    if previous is None:
+        details.append(
+            "No previous release index to compare with (no earlier release tag "
+            "holds one); regressions not checked."
+        )
+    else:
+        label, old = previous
+        changes = diff_mod.diff(old, fresh, lambda c, b: policy.known(c, b) is not None)
+        new_versions = set(changes.added) | set(changes.first_measured)
+        details += [f"Since {label}: {line}" for line in changes.lines()] or [
+            f"No operator changes since {label}."
+        ]
+        if changes.regressions:
+            failures.append(
+                f"{len(changes.regressions)} case(s) passed in {label} and fail now without a "
+                f"known-failure entry: {'; '.join(changes.regressions[:5])}"
+            )
+    disagree, explained = agreement.agreement_findings(fresh, policy, new_versions)
+    failures += disagree
+    details += explained
+    rows = ((r.case, r.backend, r.verdict.ok) for r in outcome.results)
+    for entry, why in policy.unneeded(rows, set(outcome.measured)):
+        details.append(f"Remove {entry.label(ops.known_failures)}: {why}.")
+    for name, reason in outcome.skipped.items():
+        kept = committed is not None and index_mod.backend_header(committed, name) is not None
+        column = "its column is kept as committed" if kept else "the index has no column for it"
+        details.append(f"Backend `{name}` not run here: {reason} ({column}).")
+
+    totals = ", ".join(
+        f"{fresh['totals'][b]['cases']['pass']}/{sum(fresh['totals'][b]['cases'].values())} "
+        f"cases pass on {b}"
+        for b in outcome.measured
+    )
+    if failures:
+        return GateResult.failed(failures[0], details=failures[1:] + details, evidence=evidence)
+    return GateResult.passed(
+        f"{ops.index} is current ({totals})", details=details, evidence=evidence
+    )
+
+
+GATES = (check_ops_index,)

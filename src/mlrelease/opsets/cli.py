@@ -1,0 +1,95 @@
+"""``mlrelease opset snapshot``: write the declared schemas' snapshot."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import difflib
+import json
+from pathlib import Path
+
+from mlrelease.config import load
+from mlrelease.gates import Context
+from mlrelease.opsets.collect import collect_declared
+from mlrelease.opsets.config import OpsetRulesConfig
+from mlrelease.opsets.rules import check
+from mlrelease.opsets.snapshot import render, snapshot_path
+from mlrelease.terminal import make_console
+
+
+def cmd_snapshot(args: argparse.Namespace) -> int:
+    from rich.markup import escape
+
+    console = make_console()
+    config = load(args.root)
+    if args.schema_module:
+        options = config.table(OpsetRulesConfig)
+        config = config.with_table(
+            dataclasses.replace(options, schema_modules=list(args.schema_module))
+        )
+    path = args.output or snapshot_path(config)
+    current = collect_declared(config)
+    text = render(current)
+    before = path.read_text(encoding="utf-8") if path.is_file() else ""
+    shown = Context(config=config).display(path)
+    if before == text:
+        console.print(f"{shown} is current; nothing to write.")
+        return 0
+    if before:
+        try:
+            previous = json.loads(before)
+            problems, facts = check(previous, current, config.table(OpsetRulesConfig).domains)
+        except (ValueError, KeyError, TypeError):
+            problems, facts = [], ["the existing file is not a readable snapshot"]
+        for fact in facts:
+            console.print(f"  {escape(fact)}")
+        for problem in problems:
+            console.print(f"  [bold red]rule violation[/]: {escape(problem)}")
+        changed = sum(1 for _ in difflib.unified_diff(before.splitlines(), text.splitlines(), n=0))
+        console.print(f"{shown}: {changed} diff lines against the committed snapshot.")
+    else:
+        console.print(f"{shown} does not exist yet.")
+    if not args.execute:
+        console.print(
+            "Dry run: nothing written. Re-run with --execute to write the snapshot "
+            "(at release time, then commit it)."
+        )
+        return 0
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    count = sum(len(d["operators"]) for d in current["domains"].values())
+    console.print(
+        f"Wrote {shown}: {count} operator versions in {len(current['domains'])} domain(s)."
+    )
+    return 0
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``opset snapshot`` to the mlrelease command line."""
+    p = sub.add_parser("opset", help="operator-versioning snapshots (gate opset_rules)")
+    opset_sub = p.add_subparsers(dest="opset_command", required=True, metavar="ACTION")
+    s = opset_sub.add_parser(
+        "snapshot",
+        help="write the declared schemas' snapshot (dry run unless --execute)",
+        description="Collect every declared operator schema (the installed onnx's domains and "
+        "the custom ones registered by [tool.mlrelease.opset-rules] schema-modules) and write "
+        "them to the snapshot file the opset_rules gate compares against. Run at release time "
+        "and commit the file. Dry run (shows what changed and any rule violation) unless "
+        "--execute.",
+    )
+    s.add_argument(
+        "--output",
+        type=Path,
+        default=None,
+        help="write here instead of [tool.mlrelease.opset-rules] snapshot",
+    )
+    s.add_argument(
+        "--schema-module",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="import this module instead of [tool.mlrelease.opset-rules] "
+        "schema-modules (repeatable)",
+    )
+    s.add_argument("--execute", action="store_true", help="write the file")
+    s.set_defaults(func=cmd_snapshot)

@@ -1,0 +1,113 @@
+"""Cases that need something from the machine (a locale), on a machine without it.
+
+onnxruntime's StringNormalizer needs the en_US.UTF-8 locale; fresh Debian images have none.
+``LOCPATH`` pointing at an empty folder makes this machine such a fresh one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from mlrelease.cli import main
+from mlrelease.config import load
+from mlrelease.ops import cases, policy, service
+from mlrelease.ops.verdicts import Verdict
+
+pytestmark = pytest.mark.skipif(
+    not hasattr(os, "confstr") or shutil.which("localedef") is None,
+    reason="a glibc system with localedef: the locale is compiled with it",
+)
+
+
+@pytest.fixture
+def fresh_machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """No locale but C and POSIX; a cache of our own that already holds the node cases."""
+    empty = tmp_path / "no-locales"
+    empty.mkdir()
+    monkeypatch.setenv("LOCPATH", str(empty))
+    cache = tmp_path / "cache"
+    node_cases = cases.cache_path(cases.default_cache_dir())
+    cases.onnx_node_cases()  # generate them once (and cache them) if this machine is cold
+    target = cases.cache_path(cache)
+    target.parent.mkdir(parents=True)
+    shutil.copy(node_cases, target)
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "pyproject.toml").write_text(
+        textwrap.dedent(f"""\
+        [project]
+        name = "demo"
+        version = "1.0.0"
+
+        [tool.mlrelease]
+        gates = ["ops_index"]
+
+        [tool.mlrelease.ops]
+        select = ["test_strnormalizer*"]
+        cache-dir = {json.dumps(str(cache))}
+
+        [[tool.mlrelease.ops.backends]]
+        name = "rt"
+        kind = "onnxruntime"
+        """),
+        encoding="utf-8",
+    )
+    return root
+
+
+def _run(root: Path) -> service.Outcome:
+    config = load(root)
+    ops = service.ops_config(config)
+    rules = policy.load(root, ops.tolerances, ops.known_failures)
+    return service.run(config, ops, service.load_cases(config, ops), policy=rules, jobs=1)
+
+
+def test_the_missing_locale_is_compiled_into_the_cache(fresh_machine: Path) -> None:
+    outcome = _run(fresh_machine)
+    assert outcome.provision.provided == ("en_US.UTF-8",)
+    verdicts = {r.case: r.verdict for r in outcome.results}
+    assert len(verdicts) == 6
+    assert set(verdicts.values()) == {Verdict.PASS}, outcome.results
+    assert "compiled it into the cache" in outcome.environment_notes()[0]
+
+
+def test_a_locale_that_cannot_be_provided_is_not_called_stale(
+    fresh_machine: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert (
+        main(["--root", str(fresh_machine), "ops", "index", "--execute"]) == 0
+    )  # measured with the locale
+    committed = (fresh_machine / "docs/indices/supported_ops.json").read_text()
+    assert '"test_strnormalizer_export_monday_casesensintive_lower": {"rt": "pass"}' in committed
+
+    # A machine where the locale cannot be compiled either: no localedef, an empty cache.
+    pyproject = fresh_machine / "pyproject.toml"
+    fresh_cache = fresh_machine.parent / "cache2"
+    target = cases.cache_path(fresh_cache)
+    target.parent.mkdir(parents=True)
+    shutil.copy(cases.cache_path(fresh_machine.parent / "cache"), target)
+    pyproject.write_text(pyproject.read_text().replace("/cache", "/cache2"))
+    monkeypatch.setenv("PATH", str(fresh_machine.parent / "no-locales"))
+
+    outcome = _run(fresh_machine)
+    assert outcome.provision.missing == {
+        "en_US.UTF-8": "`localedef` (glibc's locale compiler) is not on PATH"
+    }
+    not_measured = {r.case for r in outcome.not_measured}
+    assert "test_strnormalizer_export_monday_casesensintive_lower" in not_measured
+    assert all(r.verdict in (Verdict.PASS, Verdict.ENVIRONMENT) for r in outcome.results)
+
+    capsys.readouterr()
+    assert main(["--root", str(fresh_machine), "ops", "index", "--check"]) == 0
+    out = " ".join("".join(capsys.readouterr()).split())
+    assert "is stale" not in out and "and commit" not in out
+    assert "not measured here" in out and "apt-get install locales" in out
+    assert "needs the en_US.UTF-8 locale" in out
+    assert main(["--root", str(fresh_machine), "ops", "index", "--execute"]) == 0
+    assert (fresh_machine / "docs/indices/supported_ops.json").read_text() == committed
