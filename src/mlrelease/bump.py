@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import shutil
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from subprocess import CompletedProcess
 
-from mlrelease import git, versions
+from mlrelease import versions
 from mlrelease.config import Config, load
+from mlrelease.edges import git
+from mlrelease.edges import proc as processes
 from mlrelease.errors import PreconditionError, UserError
 
 # `--part pre` increments the release-candidate / dev number (rc1 -> rc2); the other parts are
@@ -36,20 +38,13 @@ def _tool() -> list[str]:
     return [exe] if exe else [sys.executable, "-m", "bumpversion"]
 
 
-def _bmv(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def _bmv(root: Path, *args: str) -> CompletedProcess[str]:
     from mlrelease.release import bmv_faults, plan
 
     if bmv_faults.active():  # the kill harness: fault points inside bump-my-version's writes
         tool = [sys.executable, "-m", "mlrelease.release.bmv_faults"]
-        return subprocess.run(
-            [*tool, *args],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            check=False,
-            env=plan.fault_env(),
-        )
-    return subprocess.run([*_tool(), *args], cwd=root, capture_output=True, text=True, check=False)
+        return processes.call([*tool, *args], cwd=root, env=plan.fault_env())
+    return processes.call([*_tool(), *args], cwd=root)
 
 
 def plan(config: Config, *, to: str | None = None, part: str | None = None) -> Plan:

@@ -8,7 +8,6 @@ alone.
 from __future__ import annotations
 
 import ast
-import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,17 +25,6 @@ SPAWNING_CALLS = frozenset(
 
 PROCESS_EDGES = ("edges/proc.py", "edges/git.py")
 MAX_SPAWNING = 3
-
-PENDING = frozenset(
-    {
-        "bump.py",
-        "release/checklist.py",
-        "release/promotion.py",
-        "release/state.py",
-    }
-)
-"""Modules other branches own (release core, bump) that still start processes themselves: to be
-routed through edges/proc.py when those branches merge, then removed from this set."""
 
 
 def _modules() -> Iterator[tuple[str, ast.Module]]:
@@ -119,15 +107,7 @@ def test_the_scanner_sees_every_way_to_start_a_process() -> None:
 
 
 def test_processes_are_started_from_at_most_three_modules() -> None:
-    found = spawning_modules()
-    pending = {name: how for name, how in found.items() if name in PENDING}
-    if pending:
-        warnings.warn(
-            "still starting processes themselves, to route through edges/proc.py: "
-            + "; ".join(f"{name} ({', '.join(how)})" for name, how in sorted(pending.items())),
-            stacklevel=1,
-        )
-    counted = {name: how for name, how in found.items() if name not in PENDING}
+    counted = spawning_modules()
     assert "edges/proc.py" in counted, "edges/proc.py is the module that starts processes"
     others = {name: how for name, how in counted.items() if name not in PROCESS_EDGES}
     assert len(counted) <= MAX_SPAWNING, (
@@ -135,12 +115,6 @@ def test_processes_are_started_from_at_most_three_modules() -> None:
         + "; ".join(f"{name} ({', '.join(how)})" for name, how in sorted(others.items()))
         + ". Start outside tools with mlrelease.edges.proc.call, workers with proc.start/run."
     )
-
-
-def test_the_pending_list_names_only_modules_that_still_start_processes() -> None:
-    found = spawning_modules()
-    done = sorted(name for name in PENDING if name not in found)
-    assert not done, f"{done} no longer start processes: remove them from PENDING"
 
 
 def test_onnxruntime_sessions_are_created_in_at_most_two_modules() -> None:

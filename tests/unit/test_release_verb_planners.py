@@ -87,7 +87,7 @@ def test_cut_of_a_cut_release_does_nothing() -> None:
 
 def test_cut_makes_the_release_only_edits_on_the_branch() -> None:
     edit = ReleaseEdit("README.md", "blob/main/", "blob/{branch}/")
-    config = Config(root=ROOT, release=ReleaseConfig(edits=[edit]))
+    config = Config(root=ROOT).with_table(ReleaseConfig(edits=[edit]))
     snap = main_world(files={("main", "README.md"): "see blob/main/x\n"})
     plan = plan_cut(snap, config, "1.4")
     assert "edit:README.md" in [a.key for a in plan.actions]

@@ -80,6 +80,13 @@ def call(
     )
 
 
+def call_bytes(
+    command: Sequence[str], *, cwd: Path | str | None = None, input: bytes | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    """Run an outside tool whose output is read by byte offsets (``git cat-file --batch``)."""
+    return subprocess.run(list(command), cwd=cwd, input=input, capture_output=True, check=False)
+
+
 class Status(str, enum.Enum):
     """How a child process ended."""
 

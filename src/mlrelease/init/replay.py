@@ -11,7 +11,7 @@ from typing import Literal
 
 from packaging.version import InvalidVersion, Version
 
-from mlrelease import git
+from mlrelease.edges import git
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release.settings import Names, series
 from mlrelease.release.untagged import next_version, subject

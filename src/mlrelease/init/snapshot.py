@@ -8,7 +8,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mlrelease import git
+from mlrelease.edges import git
 
 SKIP_DIRS = {
     ".git",

@@ -13,16 +13,16 @@ from __future__ import annotations
 import dataclasses
 import re
 import shlex
-import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from packaging.version import Version
 
-from mlrelease import git
 from mlrelease.config import Config
 from mlrelease.docs import published
+from mlrelease.edges import git
+from mlrelease.edges import proc as processes
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release.checklist_steps import ChecklistStep, command_line, current_id
 from mlrelease.release.flow import Flow, _resolve_argv
@@ -299,11 +299,11 @@ class Runner:
         log.parent.mkdir(parents=True, exist_ok=True)
         env = fault_env()
         try:
-            proc = subprocess.Popen(
+            proc = processes.Popen(
                 _resolve_argv(command),
                 cwd=self.config.root,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
+                stdout=processes.PIPE,
+                stderr=processes.STDOUT,
                 env=env,
             )
         except FileNotFoundError as exc:

@@ -14,9 +14,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
-from mlrelease import git
 from mlrelease.config import PYPROJECT, TABLE, Config, find_root, load, parse_section
-from mlrelease.edges import files
+from mlrelease.edges import files, git
 from mlrelease.release import (
     candidates,
     checklist,

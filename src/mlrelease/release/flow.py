@@ -21,8 +21,9 @@ from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
-from mlrelease import bump, git
+from mlrelease import bump
 from mlrelease.config import Config, load
+from mlrelease.edges import git
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release import repo, state
 from mlrelease.release.plan import Action, read_journal

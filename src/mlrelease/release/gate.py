@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from packaging.version import InvalidVersion, Version
 
-from mlrelease import git, versions
+from mlrelease import versions
+from mlrelease.edges import git
 from mlrelease.gates import Context, GateResult, gate
 from mlrelease.release import repo
 from mlrelease.release.settings import Names, ReleaseConfig, series, series_text

@@ -14,8 +14,9 @@ from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
-from mlrelease import git, report, versions
+from mlrelease import report, versions
 from mlrelease.config import Config
+from mlrelease.edges import git
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release import manifest, plan, repo, rules, state
 from mlrelease.release.picks import OVERRIDE

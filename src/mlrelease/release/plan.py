@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mlrelease import git
+from mlrelease.edges import git
 from mlrelease.errors import UserError
 from mlrelease.release import repo
 

@@ -21,15 +21,16 @@ job runs after it; that job is re-runnable for the same reason (it checks the in
 from __future__ import annotations
 
 import shlex
-import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from packaging.version import Version
 
-from mlrelease import git, report
+from mlrelease import report
 from mlrelease.config import Config
+from mlrelease.edges import git
+from mlrelease.edges import proc as processes
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release import decide, manifest, rules
 from mlrelease.release.flow import Flow, _resolve_argv
@@ -335,7 +336,7 @@ def verdict_problem(
 
 def _publish(root: Path, command: list[str]) -> Callable[[], None]:
     def run() -> None:
-        proc = subprocess.run(_resolve_argv(command), cwd=root, env=fault_env(), check=False)
+        proc = processes.call(_resolve_argv(command), cwd=root, env=fault_env(), capture=False)
         if proc.returncode != 0:
             raise UserError(
                 f"`{shlex.join(command)}` exited {proc.returncode}; nothing was tagged. Fix the "

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from mlrelease import git
+from mlrelease.edges import git
 from mlrelease.errors import PreconditionError
 
 if sys.version_info >= (3, 11):

@@ -9,11 +9,11 @@ branch tips checked for reachability. The pure helpers below decide on that data
 
 from __future__ import annotations
 
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mlrelease import git
+from mlrelease.edges import git
+from mlrelease.edges import proc as processes
 from mlrelease.errors import PreconditionError
 
 RC_MARKER = "Made-by: mlrelease release rc"
@@ -77,13 +77,11 @@ def _objects(root: Path, shas: list[str]) -> dict[str, tuple[str, str]]:
     """sha -> (type, raw content) for the objects present here (``git cat-file --batch``)."""
     if not shas:
         return {}
-    proc = subprocess.run(
-        ["git", "cat-file", "--batch"],
-        cwd=root,
-        input="".join(f"{s}\n" for s in shas).encode(),
-        capture_output=True,
-        check=True,
+    proc = processes.call_bytes(
+        ["git", "cat-file", "--batch"], cwd=root, input="".join(f"{s}\n" for s in shas).encode()
     )
+    if proc.returncode != 0:
+        raise git.GitError(f"git cat-file --batch failed: {proc.stderr.decode(errors='replace')}")
     out, pos, found = proc.stdout, 0, {}
     for sha in shas:
         end = out.index(b"\n", pos)
@@ -146,9 +144,7 @@ def read_origin(root: Path, name: str) -> Remote | None:
     remote is configured. An unreachable remote is refused: its tags must count."""
     if not name or name not in git.run(root, "remote").split():
         return None
-    proc = subprocess.run(
-        ["git", "ls-remote", name], cwd=root, capture_output=True, text=True, check=False
-    )
+    proc = processes.call(["git", "ls-remote", name], cwd=root)
     if proc.returncode != 0:
         raise PreconditionError(
             f"cannot list the refs of remote {name!r}: {proc.stderr.strip()}. Fix the connection, "
@@ -166,12 +162,8 @@ def read_origin(root: Path, name: str) -> Remote | None:
     have = _objects(root, wanted)
     lacking = [s for s in wanted if s not in have]
     if lacking:
-        fetched = subprocess.run(
-            ["git", "fetch", "-q", "--no-tags", "--no-write-fetch-head", name, *lacking],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            check=False,
+        fetched = processes.call(
+            ["git", "fetch", "-q", "--no-tags", "--no-write-fetch-head", name, *lacking], cwd=root
         )
         if fetched.returncode != 0:
             raise PreconditionError(

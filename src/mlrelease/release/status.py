@@ -9,8 +9,9 @@ from typing import Any
 from packaging.version import Version
 from rich.table import Table
 
-from mlrelease import changelog, git, report, versions
+from mlrelease import changelog, report, versions
 from mlrelease.docs import published
+from mlrelease.edges import git
 from mlrelease.errors import UserError
 from mlrelease.release import candidates, cut, observe, promotion, repo, rules
 from mlrelease.release.flow import Flow, parse_version

@@ -12,7 +12,7 @@ from typing import Literal
 
 from packaging.version import Version
 
-from mlrelease import git
+from mlrelease.edges import git
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release import repo
 from mlrelease.release.flow import Flow, bump_call, parse_version, version_files
