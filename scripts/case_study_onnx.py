@@ -543,12 +543,14 @@ def gates_section(env_dir: Path, keys: set[str]) -> list[str]:
         "- The wheel keys spell free-threaded builds `cp313t-...` as cibuildwheel does, and "
         "fold the Pyodide ABI year (`pyemscripten_2025_0` -> `2026_0`) like manylinux's glibc "
         "version, so a new Pyodide ABI is not a dropped platform.",
-        "- Open: `mlrelease ops run` cannot generate the node suite of onnx 1.21 or 1.22 "
-        "(their `collect_testcases` requires an `op_type`; 1.23 made it optional) and stops "
-        "with a traceback instead of a verdict; the ops index above runs on 1.23.2 only.",
+        "- `mlrelease ops run` generates the node suite of onnx 1.21 and 1.22 too (their "
+        "`collect_testcases` requires an operator filter; 1.23 made it optional): it stopped "
+        "there with a traceback, and any failure of onnx's own generators is now a clear "
+        "error naming the onnx version.",
+        '- Under `rc-model = "bump"` the derived release checklist has no bind step, its `rc` '
+        "step commits an untagged candidate, and `promote` sets and tags the final version.",
         "- Open: `release cut` cuts `X.Y.0` from main; a patch release's own branch "
-        "(`rel-1.20.1` from `v1.20.0`) is cut by hand, and the release checklist still names "
-        'the RC-tag steps under `rc-model = "bump"`.',
+        "(`rel-1.20.1` from `v1.20.0`) is cut by hand.",
         "",
         "## Reproduce",
         "",

@@ -209,3 +209,20 @@ def test_replay_counts_a_late_main_bump_as_a_difference() -> None:
     step = replay.replay(late, names)[1]
     assert (step.step, step.match) == ("main moves on", False)
     assert "18 day(s)" in step.why
+
+
+def test_the_checklist_under_the_bump_model_has_no_rc_tag_steps() -> None:
+    from pathlib import Path
+
+    from mlrelease.config import Config
+    from mlrelease.release.checklist import steps_for
+
+    root = Config(root=Path("/nowhere/onnx-like"))
+    tagged = {s.id: s for s in steps_for(root)}
+    assert "--rc" in tagged["promote"].run and "bind" in tagged
+    bump = root.with_table(ReleaseConfig(branch="rel-{major}.{minor}.{patch}", rc_model="bump"))
+    steps = {s.id: s for s in steps_for(bump)}
+    assert "bind" not in steps, "nothing to bind without an RC tag"
+    assert steps["promote"].run == ["mlrelease", "release", "promote", "--execute", "--push"]
+    assert "no tag" in steps["rc"].title
+    assert [s for s in steps if s not in tagged] == []

@@ -24,7 +24,12 @@ from mlrelease.docs import published
 from mlrelease.edges import git
 from mlrelease.edges import proc as processes
 from mlrelease.errors import PreconditionError, UserError
-from mlrelease.release.checklist_steps import ChecklistStep, command_line, current_id
+from mlrelease.release.checklist_steps import (
+    DEFAULT_CHECKLIST,
+    ChecklistStep,
+    command_line,
+    current_id,
+)
 from mlrelease.release.flow import Flow, _resolve_argv
 from mlrelease.release.ledger import Ledger, now
 from mlrelease.release.plan import fault_env, fault_point
@@ -42,6 +47,34 @@ OWN_COMMANDS = {
 }
 """The mlrelease command behind a default step, for a project without the nox session or
 invoke task the default names."""
+
+
+def _bump_model_steps() -> dict[str, ChecklistStep]:
+    by_id = {step.id: step for step in DEFAULT_CHECKLIST}
+    return {
+        "rc": dataclasses.replace(
+            by_id["rc"],
+            title="Commit the next release-candidate version X.Y.ZrcN on the branch head (no tag)",
+        ),
+        "promote": dataclasses.replace(
+            by_id["promote"],
+            title="Set the final version X.Y.Z on the release branch and tag it",
+            run=["mlrelease", "release", "promote", "--execute", "--push"],
+            details='Under rc-model = "bump" the final release is a version bump like its '
+            "candidates, tagged on the branch.",
+        ),
+        "publish": dataclasses.replace(
+            by_id["publish"],
+            title="Publish the artifacts built from the final tag to PyPI",
+            details='Under rc-model = "bump" no RC artifact exists to promote: the files are '
+            "built from the final tag and checked against the SHA256SUMS written with them.",
+        ),
+    }
+
+
+BUMP_MODEL_STEPS = _bump_model_steps()
+"""Default steps as they read under ``rc-model = "bump"`` (release candidates are untagged
+version bumps, ONNX's practice)."""
 
 
 def _has_runner(root: Path, words: list[str]) -> bool:
@@ -73,9 +106,11 @@ def steps_for(config: Config, notes: list[str] | None = None) -> list[ChecklistS
     """The project's own checklist.
 
     A configured ``checklist`` is used as written. Otherwise the default steps are fitted to
-    the project: no branch cut under the trunk model, no step for a gate the project does not
-    run, and a step naming a nox session or invoke task the project does not have runs the
-    mlrelease command behind it instead. ``checklist-extra`` steps go before the last step.
+    the project: no branch cut under the trunk model, release candidates as untagged version
+    bumps under ``rc-model = "bump"`` (no bind step; promote sets and tags the final version),
+    no step for a gate the project does not run, and a step naming a nox session or invoke task
+    the project does not have runs the mlrelease command behind it instead. ``checklist-extra``
+    steps go before the last step.
     """
     rel = config.release
     table = config.pyproject.get("tool", {}).get("mlrelease", {}).get("release", {})
@@ -86,6 +121,10 @@ def steps_for(config: Config, notes: list[str] | None = None) -> list[ChecklistS
         for step in rel.checklist:
             if step.id == "cut" and rel.model == "trunk":
                 continue
+            if rel.rc_model == "bump":  # no RC tag: nothing to bind, the final is a bump too
+                if step.id == "bind":
+                    continue
+                step = BUMP_MODEL_STEPS.get(step.id, step)
             gate = STEP_GATES.get(step.id)
             if gate is not None and gate not in config.gates:
                 continue
