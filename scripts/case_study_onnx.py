@@ -40,7 +40,7 @@ from mlrelease.config import load
 from mlrelease.init import detect, replay, snapshot
 from mlrelease.models import compat
 from mlrelease.opsets.rules import check as opset_check
-from mlrelease.release.settings import Names
+from mlrelease.release.config import Names
 from mlrelease.runtimes import Limits
 from mlrelease.wheels import artifacts, plan
 

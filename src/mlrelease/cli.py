@@ -27,7 +27,7 @@ from mlrelease.ops import cli as ops_cli
 from mlrelease.opsets import cli as opsets_cli
 from mlrelease.perf import cli as perf_cli
 from mlrelease.release import cli as release_cli
-from mlrelease.release.settings import Names
+from mlrelease.release.config import Names
 from mlrelease.terminal import make_console
 from mlrelease.wheels import cli as wheels_cli
 

@@ -19,7 +19,7 @@ from mlrelease.ops import agreement, diff, index, policy
 from mlrelease.ops.cases import CaseSummary
 from mlrelease.ops.verdicts import Verdict
 from mlrelease.opsets import rules as opset_rules
-from mlrelease.release.settings import Names, ReleaseConfig
+from mlrelease.release.config import Names, ReleaseConfig
 from mlrelease.wheels import artifacts
 from mlrelease.wheels.config import Dropped
 

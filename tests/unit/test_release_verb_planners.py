@@ -13,11 +13,11 @@ from mlrelease.config import Config
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.gates import GateResult, Status
 from mlrelease.release.candidates import plan_prepare, plan_rc
+from mlrelease.release.config import ReleaseConfig, ReleaseEdit
 from mlrelease.release.cut import plan_cut
 from mlrelease.release.manifest import Entry, Manifest
 from mlrelease.release.picks import plan_picks
 from mlrelease.release.promotion import plan_bind, plan_promote
-from mlrelease.release.settings import ReleaseConfig, ReleaseEdit
 from mlrelease.release.snapshot import (
     BindFacts,
     Journal,

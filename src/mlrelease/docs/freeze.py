@@ -30,7 +30,7 @@ from mlrelease.docs.switcher import Entry
 from mlrelease.edges import git
 from mlrelease.edges.proc import call
 from mlrelease.errors import PreconditionError, UserError
-from mlrelease.release.settings import Names
+from mlrelease.release.config import Names
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -29,7 +29,7 @@ from mlrelease.config import Config
 from mlrelease.docs import switcher
 from mlrelease.docs.config import DocsConfig
 from mlrelease.edges import git
-from mlrelease.release.settings import Names
+from mlrelease.release.config import Names
 
 
 @dataclass(frozen=True)

@@ -258,7 +258,7 @@ def check_config(config: Config) -> None:
         cls = registry[name].options
         if cls is not None:
             parse_section(cls, table, prefix=f"tool.mlrelease.gate-options.{name}", source=source)
-    from mlrelease.release.settings import check_placeholders
+    from mlrelease.release.config import check_placeholders
 
     check_placeholders(config.release, source)
     # Only a configured gate list asks for the file: the defaults must not refuse a new project.

@@ -14,7 +14,7 @@ from mlrelease import changelog, exit_criteria, versions
 from mlrelease.edges import files, git
 from mlrelease.edges.proc import TimeoutExpired, call
 from mlrelease.gates import Context, GateResult, gate, reuse, select
-from mlrelease.release.settings import Names
+from mlrelease.release.config import Names
 
 
 @gate(

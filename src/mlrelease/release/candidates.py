@@ -13,15 +13,15 @@ from mlrelease import changelog
 from mlrelease.config import Config, load
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release import rules, state
-from mlrelease.release.flow import bump_call, parse_version
-from mlrelease.release.plan import Plan, begin_edit, call_action, end_edit, git_action
-from mlrelease.release.settings import (
+from mlrelease.release.config import (
     TABLE,
     Names,
     parse_release,
     series,
     series_text,
 )
+from mlrelease.release.flow import bump_call, parse_version
+from mlrelease.release.plan import Plan, begin_edit, call_action, end_edit, git_action
 from mlrelease.release.snapshot import NotGathered, ReleaseState
 
 # --- prepare (the version-bump commit with its changelog section) ---------------------------

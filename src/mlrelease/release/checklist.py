@@ -30,10 +30,10 @@ from mlrelease.release.checklist_steps import (
     command_line,
     current_id,
 )
+from mlrelease.release.config import TABLE, Names, parse_release, series, series_text
 from mlrelease.release.flow import Flow, _resolve_argv
 from mlrelease.release.ledger import Ledger, now
 from mlrelease.release.plan import fault_env, fault_point
-from mlrelease.release.settings import TABLE, Names, parse_release, series, series_text
 
 STEP_GATES = {"ops-index": "ops_index", "wheels": "wheels", "docs-freeze": "docs"}
 """Default steps that exist only for a project holding itself to the gate."""

@@ -8,7 +8,7 @@ from packaging.version import Version
 
 from mlrelease.config import Config
 from mlrelease.release.checklist import steps_for
-from mlrelease.release.settings import Names, series
+from mlrelease.release.config import Names, series
 
 HEADER = """\
 # Release checklist

@@ -11,9 +11,7 @@ from pathlib import Path
 from mlrelease.config import Config
 from mlrelease.errors import ConfigError, PreconditionError
 from mlrelease.release import rules, state
-from mlrelease.release.flow import bump_call, parse_version
-from mlrelease.release.plan import Plan, begin_edit, call_action, end_edit, git_action
-from mlrelease.release.settings import (
+from mlrelease.release.config import (
     TABLE,
     Names,
     ReleaseEdit,
@@ -21,6 +19,8 @@ from mlrelease.release.settings import (
     series,
     series_text,
 )
+from mlrelease.release.flow import bump_call, parse_version
+from mlrelease.release.plan import Plan, begin_edit, call_action, end_edit, git_action
 from mlrelease.release.snapshot import ReleaseState
 
 # --- cut ------------------------------------------------------------------------------------

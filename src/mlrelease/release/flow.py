@@ -26,12 +26,12 @@ from mlrelease.config import Config, load
 from mlrelease.edges import git
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release import repo, state
-from mlrelease.release.plan import Action, read_journal
-from mlrelease.release.settings import (
+from mlrelease.release.config import (
     TABLE,
     Names,
     ReleaseConfig,
 )
+from mlrelease.release.plan import Action, read_journal
 
 
 @dataclass

@@ -8,7 +8,7 @@ from mlrelease import versions
 from mlrelease.edges import git
 from mlrelease.gates import Context, GateResult, gate
 from mlrelease.release import repo
-from mlrelease.release.settings import Names, ReleaseConfig, series, series_text
+from mlrelease.release.config import Names, ReleaseConfig, series, series_text
 
 
 @gate(

@@ -19,8 +19,8 @@ from mlrelease.config import Config
 from mlrelease.edges import git
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release import manifest, plan, repo, rules, state
+from mlrelease.release.config import Names, parse_release, parse_series, series
 from mlrelease.release.picks import OVERRIDE
-from mlrelease.release.settings import Names, parse_release, parse_series, series
 from mlrelease.release.snapshot import (
     BindFacts,
     Journal,

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from mlrelease.config import Config
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release import rules
+from mlrelease.release.config import TABLE, Names, series_text
 from mlrelease.release.plan import Plan, git_action
-from mlrelease.release.settings import TABLE, Names, series_text
 from mlrelease.release.snapshot import NotGathered, ReleaseState
 
 # --- cherry-picks ---------------------------------------------------------------------------

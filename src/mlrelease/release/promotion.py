@@ -33,9 +33,9 @@ from mlrelease.edges import git
 from mlrelease.edges import proc as processes
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release import decide, manifest, rules
+from mlrelease.release.config import TABLE, Names, ReleaseConfig, parse_release, series
 from mlrelease.release.flow import Flow, _resolve_argv
 from mlrelease.release.plan import Plan, call_action, fault_env, git_action
-from mlrelease.release.settings import TABLE, Names, ReleaseConfig, parse_release, series
 from mlrelease.release.snapshot import NotGathered, PromoteFacts, ReleaseState
 from mlrelease.release.state import (
     MANIFEST_PREFIX,

@@ -12,8 +12,8 @@ from packaging.version import Version
 
 from mlrelease.errors import PreconditionError
 from mlrelease.release import state
+from mlrelease.release.config import TABLE, Names
 from mlrelease.release.plan import Action, call_action, drop_journal, git_action
-from mlrelease.release.settings import TABLE, Names
 from mlrelease.release.snapshot import ReleaseState
 
 

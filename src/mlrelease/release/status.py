@@ -14,14 +14,14 @@ from mlrelease.docs import published
 from mlrelease.edges import git
 from mlrelease.errors import UserError
 from mlrelease.release import candidates, cut, observe, promotion, repo, rules
-from mlrelease.release.flow import Flow, parse_version
-from mlrelease.release.plan import (
-    Plan,
-)
-from mlrelease.release.settings import (
+from mlrelease.release.config import (
     parse_release,
     series,
     series_text,
+)
+from mlrelease.release.flow import Flow, parse_version
+from mlrelease.release.plan import (
+    Plan,
 )
 from mlrelease.release.untagged import plan_rc_bump
 from mlrelease.wheels.promote import PYPI_UPLOAD_URL

@@ -15,9 +15,9 @@ from packaging.version import Version
 from mlrelease.edges import git
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release import repo
+from mlrelease.release.config import TABLE, parse_release
 from mlrelease.release.flow import Flow, bump_call, parse_version, version_files
 from mlrelease.release.plan import Plan, begin_edit, call_action, end_edit, git_action, recovery
-from mlrelease.release.settings import TABLE, parse_release
 
 Step = Literal["rc", "final"]
 

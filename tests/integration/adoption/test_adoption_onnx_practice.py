@@ -13,7 +13,7 @@ from packaging.version import Version
 
 from mlrelease.config import load
 from mlrelease.init import replay
-from mlrelease.release.settings import Names
+from mlrelease.release.config import Names
 
 
 def mlrelease(root: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -14,7 +14,7 @@ from mlrelease.config import load, parse_section
 from mlrelease.errors import ConfigError, UserError
 from mlrelease.gates import Context, Status, load_gates
 from mlrelease.release import checklist_doc
-from mlrelease.release.settings import Names, ReleaseConfig, parse_release, parse_series
+from mlrelease.release.config import Names, ReleaseConfig, parse_release, parse_series
 
 ROOT = REPO_ROOT
 
