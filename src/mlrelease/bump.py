@@ -6,7 +6,6 @@ import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from subprocess import CompletedProcess
 
 from mlrelease import versions
 from mlrelease.config import Config, load
@@ -38,7 +37,7 @@ def _tool() -> list[str]:
     return [exe] if exe else [sys.executable, "-m", "bumpversion"]
 
 
-def _bmv(root: Path, *args: str) -> CompletedProcess[str]:
+def _bmv(root: Path, *args: str) -> processes.CompletedProcess[str]:
     from mlrelease.release import bmv_faults, plan
 
     if bmv_faults.active():  # the kill harness: fault points inside bump-my-version's writes

@@ -42,6 +42,8 @@ TimeoutExpired = subprocess.TimeoutExpired
 """Raised by :func:`call` (and ``Popen.wait``/``communicate``) past their timeout."""
 Popen = subprocess.Popen
 """The type of a started child (:func:`start`)."""
+CompletedProcess = subprocess.CompletedProcess
+"""What :func:`call` returns: exit status and output of a finished child."""
 
 
 def call(
