@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 from helpers.dist import make_dist
@@ -214,3 +215,22 @@ BMV_KILL_POINTS = [
 ]
 """Inside bump-my-version's own writes (each file emptied, then written, one after the other):
 the points every bump of the demo project passes (``mlrelease bump``, cut's and prepare's)."""
+
+
+def run_mlrelease(
+    repo: Repo, *args: str, fault: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``mlrelease --root REPO ARGS`` in a fresh process, killed at fault point ``fault`` if
+    given (no fault inherited from this process's environment)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MLRELEASE_FAULT")}
+    if fault:
+        env["MLRELEASE_FAULT"] = fault
+    return subprocess.run(
+        [sys.executable, "-m", "mlrelease", "--root", str(repo.path), *args],
+        cwd=repo.path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )

@@ -4,28 +4,11 @@ uninterrupted run, for ``mlrelease bump`` and for ``release prepare``'s version 
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
-import sys
 
 import pytest
 from helpers.release import BMV_KILL_POINTS, Repo
-
-
-def run(repo: Repo, *args: str, fault: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MLRELEASE_FAULT")}
-    if fault:
-        env["MLRELEASE_FAULT"] = fault
-    return subprocess.run(
-        [sys.executable, "-m", "mlrelease", "--root", str(repo.path), *args],
-        cwd=repo.path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+from helpers.release import run_mlrelease as run
 
 
 def versions(repo: Repo) -> tuple[str, str]:

@@ -3,27 +3,10 @@ command started with, never a half-written file; a stale index.lock is explained
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
-import sys
 
 from helpers.release import Repo
-
-
-def run(repo: Repo, *args: str, fault: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "MLRELEASE_FAULT"}
-    if fault:
-        env["MLRELEASE_FAULT"] = fault
-    return subprocess.run(
-        [sys.executable, "-m", "mlrelease", "--root", str(repo.path), *args],
-        cwd=repo.path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+from helpers.release import run_mlrelease as run
 
 
 def test_bump_killed_mid_write_is_undone_and_redone(repo: Repo) -> None:
