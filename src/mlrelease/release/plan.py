@@ -14,19 +14,19 @@ file survives a crash. A journal whose HEAD has moved on means the commit landed
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shlex
 import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from mlrelease.edges import git
 from mlrelease.errors import UserError
-from mlrelease.release import repo
 
 FAULT_ENV = "MLRELEASE_FAULT"
 """Test hook: the name of a point (``prepare:after:bump``) where the process kills itself."""
@@ -82,14 +82,22 @@ class Action:
     call: Callable[[], None] | None = None
     undo: tuple[str, ...] | None = None
     """git arguments that clean up after this git command fails (``cherry-pick --abort``)."""
+    check: Callable[[], None] | None = None
+    """Run right before the git command (the gatekeeper before a push); it refuses by raising."""
 
     @property
     def is_git(self) -> bool:
         return self.git_args is not None
 
 
-def git_action(key: str, *args: str, undo: tuple[str, ...] | None = None) -> Action:
-    return Action(key, "$ " + shlex.join(["git", *args]), git_args=tuple(args), undo=undo)
+def git_action(
+    key: str,
+    *args: str,
+    undo: tuple[str, ...] | None = None,
+    check: Callable[[], None] | None = None,
+) -> Action:
+    line = "$ " + shlex.join(["git", *args])
+    return Action(key, line, git_args=tuple(args), undo=undo, check=check)
 
 
 def call_action(key: str, line: str, call: Callable[[], None]) -> Action:
@@ -144,6 +152,8 @@ class Plan:
         for action in self.actions:
             print(action.line, flush=True)
             try:
+                if action.check is not None:
+                    action.check()
                 if action.git_args is not None:
                     git.run(self.root, *action.git_args)
                 elif action.call is not None:
@@ -169,7 +179,7 @@ class Plan:
 
 
 def journal_path(root: Path) -> Path:
-    return repo.git_dir(root) / JOURNAL
+    return (root / git.run(root, "rev-parse", "--git-dir")).resolve() / JOURNAL
 
 
 def read_journal(root: Path) -> dict[str, Any] | None:
@@ -196,11 +206,16 @@ def begin_edit(root: Path, files: Sequence[str], purpose: str) -> Action:
     )
 
 
-def write_journal(root: Path, files: Sequence[str], purpose: str) -> None:
-    """Record HEAD and ``files`` before they are edited (atomically: absent or complete)."""
+def write_journal(
+    root: Path, files: Sequence[str] | Mapping[str, Mapping[str, str | None]], purpose: str
+) -> None:
+    """Record HEAD and ``files`` before they are edited (atomically: absent or complete):
+    a list of names, or name -> the SHA-256 of its content ``before`` and ``after`` the edit
+    (recovery then restores only a file holding what the edit wrote)."""
     path = journal_path(root)
     tmp = path.with_suffix(".tmp")
-    data = {"head": git.head(root), "files": list(files), "purpose": purpose}
+    listed = {k: dict(v) for k, v in files.items()} if isinstance(files, Mapping) else list(files)
+    data = {"head": git.head(root), "files": listed, "purpose": purpose}
     tmp.write_text(json.dumps(data), encoding="utf-8")
     os.replace(tmp, path)
 
@@ -220,16 +235,15 @@ def rollback(root: Path) -> list[str]:
         drop_journal(root)
         return []
     dirty = set(git.dirty_files(root))
-    files = [f for f in journal.get("files", []) if f in dirty]
+    listed = journal.get("files", [])
+    files = [f for f in listed if f in dirty]
+    if isinstance(listed, dict):  # only files holding what the edit wrote (invariant (f))
+        files = [f for f in files if _sha256(root / f) == listed[f].get("after")]
     if files:
         git.run(root, "restore", "--source=HEAD", "--staged", "--worktree", "--", *files)
     drop_journal(root)
     return files
 
 
-def recovery(root: Path, name: str) -> tuple[list[Action], set[str]]:
-    """:func:`~.rules.recovery` on the journal as it is now (for planners still reading git:
-    ``rc-model = "bump"``)."""
-    from mlrelease.release import observe, rules
-
-    return rules.recovery(observe.journal_state(root), name)
+def _sha256(path: Path) -> str | None:
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None

@@ -55,7 +55,9 @@ def test_a_file_outside_the_manifest_is_never_published(
     url, packages = index
     extra = candidate.path / "dist" / "demo-1.4.0.zip"
     with zipfile.ZipFile(extra, "w") as archive:  # a valid sdist in the old .zip format
-        archive.writestr("demo-1.4.0/PKG-INFO", "Metadata-Version: 2.1\nName: demo\nVersion: 1.4.0\n")
+        archive.writestr(
+            "demo-1.4.0/PKG-INFO", "Metadata-Version: 2.1\nName: demo\nVersion: 1.4.0\n"
+        )
         archive.writestr("demo-1.4.0/src/demo/core.py", "def answer() -> int:\n    return 7\n")
     sums = candidate.path / "dist" / "SHA256SUMS"
     digest = hashes(candidate.path / "dist")["demo-1.4.0.zip"]
@@ -115,8 +117,8 @@ def test_files_swapped_while_publishing_are_not_published(
         "    marker.unlink()\n"
         f"    sys.path.insert(0, {str(helpers)!r})\n"
         "    from dist import make_dist\n"
-        f"    make_dist(pathlib.Path({str(later)!r}), pathlib.Path({str(candidate.path / 'dist')!r}),"
-        " '1.4.0')\n"
+        f"    make_dist(pathlib.Path({str(later)!r}),"
+        f" pathlib.Path({str(candidate.path / 'dist')!r}), '1.4.0')\n"
     )
     monkeypatch.setenv("PYTHONPATH", str(hook))
     marker.write_text("")

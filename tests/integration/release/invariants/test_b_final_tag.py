@@ -9,11 +9,11 @@ from helpers.release import Repo
 
 
 def failing_report(repo: Repo, mlr) -> None:  # type: ignore[no-untyped-def]
-    """A real, failing release_verify report of the RC's commit (git_state: a stray file)."""
-    stray = repo.path / "stray.txt"
-    stray.write_text("not committed\n")
+    """A real, failing release_verify report of the RC's clean checkout (git_state: a stray
+    tag of another version on HEAD)."""
+    repo.git("tag", "v1.3.9")
     assert mlr("verify")[0] == 1
-    stray.unlink()
+    repo.git("tag", "-d", "v1.3.9")
 
 
 def test_a_colleagues_final_tag_does_not_switch_off_the_report(
@@ -66,7 +66,9 @@ def test_a_report_made_with_an_uncommitted_config_is_refused(
     dirty tree went unnoticed) was accepted."""
     pyproject = candidate.path / "pyproject.toml"
     text = pyproject.read_text()
-    pyproject.write_text(text.replace('gates = ["git_state", "changelog"]', 'gates = ["changelog"]'))
+    pyproject.write_text(
+        text.replace('gates = ["git_state", "changelog"]', 'gates = ["changelog"]')
+    )
     assert mlr("verify")[0] == 0
     code, _, err = mlr("release", "promote", "--rc", RC, "--execute", "--push")
     assert code == 1 and "pyproject.toml" in err

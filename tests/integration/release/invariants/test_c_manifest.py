@@ -23,9 +23,7 @@ def tag_rc(mlr) -> None:  # type: ignore[no-untyped-def]
         assert code == 0, err
 
 
-def test_files_built_at_a_later_commit_are_not_bound(
-    repo: Repo, colleague: Repo, mlr
-) -> None:  # type: ignore[no-untyped-def]
+def test_files_built_at_a_later_commit_are_not_bound(repo: Repo, colleague: Repo, mlr) -> None:  # type: ignore[no-untyped-def]
     """Class 2: bind recorded files built at a later commit: dist/ is ignored by git, and
     nothing compared the files with the RC's tree."""
     tag_rc(mlr)

@@ -34,7 +34,9 @@ def by_hand(colleague: Repo, message: str) -> None:
     colleague.git("switch", "-q", "release/1.4")
     colleague.git("merge", "-q", "--ff-only", "origin/release/1.4")
     text = (colleague.path / "NOTES.md").read_text()
-    colleague.commit_file("NOTES.md", text.replace("# Notes\n", "# Notes\n\nempty answers\n"), message)
+    colleague.commit_file(
+        "NOTES.md", text.replace("# Notes\n", "# Notes\n\nempty answers\n"), message
+    )
     colleague.git("push", "-q", "origin", "release/1.4")
 
 
@@ -57,9 +59,7 @@ def test_a_hand_backport_with_the_same_subject_is_maybe_picked(
     assert (repo.path / "NOTES.md").read_text().count("empty answers") == 1
 
 
-def test_an_abbreviated_cherry_pick_line_counts(
-    repo: Repo, colleague: Repo, mlr
-) -> None:  # type: ignore[no-untyped-def]
+def test_an_abbreviated_cherry_pick_line_counts(repo: Repo, colleague: Repo, mlr) -> None:  # type: ignore[no-untyped-def]
     """Class 10: an adapted pick whose `-x` line carries an abbreviated sha was "missing", and
     --execute applied the fix again."""
     fix = setup_branch(repo, mlr)
@@ -71,9 +71,7 @@ def test_an_abbreviated_cherry_pick_line_counts(
     assert (repo.path / "NOTES.md").read_text().count("empty answers") == 1
 
 
-def test_a_fix_reverted_on_main_is_withdrawn(
-    repo: Repo, colleague: Repo, mlr
-) -> None:  # type: ignore[no-untyped-def]
+def test_a_fix_reverted_on_main_is_withdrawn(repo: Repo, colleague: Repo, mlr) -> None:  # type: ignore[no-untyped-def]
     """Class 11: a fix reverted on main was still picked."""
     fix = setup_branch(repo, mlr)
     colleague.git("fetch", "-q", "origin")
@@ -89,9 +87,7 @@ def test_a_fix_reverted_on_main_is_withdrawn(
     assert "empty answers" not in (repo.path / "NOTES.md").read_text()
 
 
-def test_a_pick_reverted_on_the_branch_is_not_picked(
-    repo: Repo, colleague: Repo, mlr
-) -> None:  # type: ignore[no-untyped-def]
+def test_a_pick_reverted_on_the_branch_is_not_picked(repo: Repo, colleague: Repo, mlr) -> None:  # type: ignore[no-untyped-def]
     """Class 18: a pick reverted on the branch still showed "picked"."""
     setup_branch(repo, mlr)
     code, _, err = mlr("release", "cherry-picks", "--execute", "--push")

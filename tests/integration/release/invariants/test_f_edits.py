@@ -10,9 +10,7 @@ from helpers.release import Repo
 from helpers.release import run_mlrelease as run
 
 
-def test_recovery_never_reverts_a_users_later_edit(
-    repo: Repo, colleague: Repo, mlr
-) -> None:  # type: ignore[no-untyped-def]
+def test_recovery_never_reverts_a_users_later_edit(repo: Repo, colleague: Repo, mlr) -> None:  # type: ignore[no-untyped-def]
     """Class 17: after a kill, the journal silently reverted the user's own later edit of
     CHANGELOG.md."""
     assert mlr("release", "cut", "--version", "1.4", "--execute", "--push")[0] == 0
