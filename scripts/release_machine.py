@@ -23,9 +23,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from helpers.index import start, stop  # noqa: E402
-from helpers.release import GIT_ENV  # noqa: E402
-from helpers.release_machine import Harness, ReleaseMachine, make_template  # noqa: E402
+from helpers.index import start, stop  # type: ignore[import-not-found]  # noqa: E402
+from helpers.release import GIT_ENV  # type: ignore[import-not-found]  # noqa: E402
+from helpers.release_machine import (  # type: ignore[import-not-found]  # noqa: E402
+    Harness,
+    ReleaseMachine,
+    make_template,
+)
 from hypothesis import HealthCheck, settings  # noqa: E402
 from hypothesis.stateful import run_state_machine_as_test  # noqa: E402
 
