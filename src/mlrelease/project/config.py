@@ -1,0 +1,23 @@
+"""The project feature's configuration: its keys are ``[tool.mlrelease]``'s own (``changelog``,
+``version-source``, ...; :class:`mlrelease.config.Config`), so it owns no table; the ``tests``
+gate's options are ``[tool.mlrelease.gate-options.tests]``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class TestsOptions:
+    """``[tool.mlrelease.gate-options.tests]``: the project's test command."""
+
+    command: list[str] = field(default_factory=lambda: ["python", "-m", "pytest", "-q"])
+    """The test command, run in the project root; ``python`` is the interpreter running
+    mlrelease."""
+    timeout_s: int = 3600
+    reuse: bool = True
+    """Reuse the last passing result of the same commit, tree, command and environment."""
+
+
+TABLES: dict[str, type] = {}
+"""The ``[tool.mlrelease.<key>]`` tables this feature owns: none."""
