@@ -259,9 +259,7 @@ def _parse_config(
     core = {k: v for k, v in table.items() if k not in registered}
     config = _parse_dataclass(Config, core, prefix=prefix, source=source, known=registered)
     tables: dict[str, Any] = {
-        key: parse_section(
-            cls, table.get(key, {}), prefix=f"{prefix}.{key}", source=source
-        )
+        key: parse_section(cls, table.get(key, {}), prefix=f"{prefix}.{key}", source=source)
         for key, cls in registered.items()
     }
     return dataclasses.replace(config, tables=tables)

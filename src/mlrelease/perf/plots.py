@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from mlrelease.perf import history as store
 from mlrelease.perf.results import Results, speedups
 from mlrelease.perf.stats import round_medians
-from mlrelease.perf import history as store
 from mlrelease.perf.verdict import CLOCKS, Test
 
 

@@ -11,9 +11,12 @@ from dataclasses import dataclass, field
 class TestsOptions:
     """``[tool.mlrelease.gate-options.tests]``: the project's test command."""
 
-    command: list[str] = field(default_factory=lambda: ["python", "-m", "pytest", "-q"])
+    command: list[str] = field(
+        default_factory=lambda: ["python", "-m", "pytest", "-q"]  # a command spec
+    )
     """The test command, run in the project root; ``python`` is the interpreter running
-    mlrelease."""
+    mlrelease, started without the root on ``sys.path`` (install the project, or set pytest's
+    ``pythonpath``, for tests that import it from the root)."""
     timeout_s: int = 3600
     reuse: bool = True
     """Reuse the last passing result of the same commit, tree, command and environment."""

@@ -6,13 +6,12 @@ from __future__ import annotations
 import datetime as dt
 import re
 import shlex
-import sys
 
 from packaging.version import Version
 
 from mlrelease import versions
 from mlrelease.edges import files, git
-from mlrelease.edges.proc import TimeoutExpired, call
+from mlrelease.edges.proc import TimeoutExpired, call, python
 from mlrelease.gates import Context, GateResult, gate
 from mlrelease.project import changelog, exit_criteria, suite_reuse
 from mlrelease.project.config import TestsOptions
@@ -155,9 +154,10 @@ ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 def _interpreter(command: list[str]) -> list[str]:
     """``python`` (or ``python3``) is the interpreter running mlrelease, not whichever one is
-    first on PATH."""
+    first on PATH, started without the project root on ``sys.path``: ``python -m pytest`` in the
+    root imports the installed package, never a same-named folder next to it."""
     if command and command[0] in ("python", "python3"):
-        return [sys.executable, *command[1:]]
+        return python(*command[1:])
     return list(command)
 
 

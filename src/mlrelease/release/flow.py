@@ -23,6 +23,7 @@ from packaging.version import InvalidVersion, Version
 
 from mlrelease.config import Config
 from mlrelease.edges import git
+from mlrelease.edges import proc as processes
 from mlrelease.edges.journal import read_journal
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.naming import Names
@@ -173,8 +174,6 @@ def bump_call(config: Config, new: str) -> Callable[[], None]:
 
 def _resolve_argv(command: list[str]) -> list[str]:
     """``mlrelease ...`` runs with this interpreter (no PATH lookup); anything else as given."""
-    import sys
-
     if command and command[0] == "mlrelease":
-        return [sys.executable, "-m", "mlrelease", *command[1:]]
+        return processes.python_module("mlrelease", *command[1:])
     return command
