@@ -39,6 +39,10 @@ if TYPE_CHECKING:
     from mlrelease.models.verdicts import StepVerdict
 
 MARK = "@@mlrelease-worker@@ "
+PAUSE_ENV = "MLRELEASE_PAUSE_AFTER"
+"""Test hook (a fault point): ``STEP=FOLDER``. After STEP the worker writes ``FOLDER/paused``
+and waits (60 s at most) for ``FOLDER/resume``, so a test can change the submission between a
+check and a use."""
 
 
 def apply_limits(memory_limit_mb: int, time_limit_s: int) -> dict[str, bool]:
@@ -105,9 +109,21 @@ def main() -> int:
                 state.stop = state.stop or "step 0 (integrity) did not clear the file"
             verdict.duration_s = time.perf_counter() - start
             _emit(events, {"event": "verdict", **verdict.to_dict()})
+            pause_after(step)
         files = sorted(str(p) for p in state.sources.values())
     _emit(events, {"event": "done", "peak_rss_mb": peak_rss_mb(), "files": files})
     return 0
+
+
+def pause_after(step: str) -> None:
+    """The :data:`PAUSE_ENV` fault point."""
+    name, _, folder = os.environ.get(PAUSE_ENV, "").partition("=")
+    if name != step or not folder:
+        return
+    Path(folder, "paused").touch()
+    deadline = time.monotonic() + 60
+    while not Path(folder, "resume").exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
 
 
 def open_root(job: ModelJob) -> Root:
