@@ -204,6 +204,13 @@ def _copy_external(
                 why += " (what is left of [tool.mlrelease.models] max-model-bytes)"
             found.problems.append(f"{users[0].where}: {why}")
             continue
+        except OSError as exc:  # it collides with the model's own name, or another file's
+            found.problems.append(
+                f"{users[0].where}: external data location '{users[0].location}' cannot be "
+                f"kept beside the model ({exc.strerror}): it names the model file itself, or a "
+                "folder and a file at once"
+            )
+            continue
         staged.size_bytes += copy.size
         staged.external[copy.path] = root.path / source
         found.external_files.add(copy.path)
