@@ -1,0 +1,189 @@
+"""Run one consumer's selection in one environment, isolated, and read what every test did.
+
+The run is a child of the process edge (:mod:`mlrelease.edges.proc`): its own session, an
+address-space limit, the consumer's time budget as a wall-clock limit (the whole group is
+killed past it), a private scratch folder that is removed afterwards. It works on its own copy
+of the tests (a test that writes next to itself cannot disturb the other side), with an
+environment built from an allow-list: the consumer's tests are third-party code and never see
+the release job's tokens. pytest loads :mod:`mlrelease.downstream.pytest_report`, which writes
+each result as it happens, so a killed run still reports what it finished.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mlrelease.downstream.verdicts import RUN, Outcome, SideRun, TestResult
+from mlrelease.edges import proc
+
+PLUGIN = "mlrelease_downstream_report"
+REPORT_ENV = "MLRELEASE_DOWNSTREAM_REPORT"
+COMMAND = "command"
+"""The one test of a smoke command."""
+PASSED_ON = {
+    "HOME", "PATH", "SYSTEMROOT", "COMSPEC", "PATHEXT", "WINDIR", "LANG", "LC_ALL", "TZ",
+    "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE",
+}  # fmt: skip
+"""The only variables of this process a consumer's tests see (HOME is replaced by a scratch
+folder); tokens and the CI's credentials are never passed on."""
+_EXIT = {2: "interrupted", 3: "an internal error", 4: "a usage error", 5: "no tests collected"}
+_RANK = {Outcome.PASSED: 0, Outcome.SKIPPED: 1, Outcome.FAILED: 2, Outcome.ERROR: 3}
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """What one side run needs."""
+
+    python: Path
+    """The environment's interpreter."""
+    source: Path
+    """The tests' folder (copied before each run)."""
+    selection: Sequence[str] = ("tests",)
+    pytest_args: Sequence[str] = ()
+    command: Sequence[str] = ()
+    time_budget_s: float = 900
+    memory_limit_mb: int = 0
+    threads: int = 0
+    """OMP/BLAS threads of the run (0: the libraries' default)."""
+    extra_env: dict[str, str] = field(default_factory=dict)
+
+
+def _phase(record: dict[str, object]) -> Outcome:
+    outcome, when, xfail = record.get("outcome"), record.get("when"), bool(record.get("xfail"))
+    if outcome == "failed":
+        return Outcome.FAILED if when == "call" else Outcome.ERROR
+    if outcome == "skipped" or (xfail and outcome != "passed"):
+        return Outcome.SKIPPED
+    return Outcome.PASSED
+
+
+def parse(lines: Iterable[str]) -> tuple[dict[str, TestResult], dict[str, str]]:
+    """(tests by node id, collection errors by node id) from the plugin's JSON lines; a test's
+    outcome is the worst of its phases and subtests; a garbled line (a killed writer) is
+    skipped."""
+    tests: dict[str, TestResult] = {}
+    errors: dict[str, str] = {}
+    for line in lines:
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(record, dict):
+            continue
+        if "collect" in record:
+            nodeid = str(record["collect"])
+            if record.get("outcome") == "failed":
+                errors[nodeid] = str(record.get("message", ""))
+            else:
+                tests[nodeid] = TestResult(nodeid, Outcome.SKIPPED)
+            continue
+        nodeid = str(record.get("nodeid", ""))
+        outcome = _phase(record)
+        before = tests.get(nodeid)
+        if before is None or _RANK[outcome] > _RANK[before.outcome]:
+            tests[nodeid] = TestResult(nodeid, outcome, str(record.get("message", "")))
+    return tests, errors
+
+
+def _tail(data: bytes, lines: int = 8) -> str:
+    text = data.decode("utf-8", "replace")
+    kept = [line[:300] for line in text.splitlines() if line.strip()]
+    return "\n".join(kept[-lines:])
+
+
+def environment(spec: RunSpec, scratch: Path, report: Path) -> dict[str, str]:
+    """The allow-listed environment of a run (see :data:`PASSED_ON`)."""
+    env = {k: v for k, v in os.environ.items() if k in PASSED_ON}
+    home = scratch / "home"
+    home.mkdir(exist_ok=True)
+    env.update(HOME=str(home), PYTHONNOUSERSITE="1", PYTHONDONTWRITEBYTECODE="1")
+    env["PATH"] = os.pathsep.join([str(spec.python.parent), env.get("PATH", "")])
+    env[REPORT_ENV] = str(report)
+    env["PYTHONPATH"] = str(scratch / "plugin")
+    if spec.threads:
+        for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+            env[name] = str(spec.threads)
+    env.update(spec.extra_env)
+    return env
+
+
+def argv(spec: RunSpec, only: Sequence[str] | None) -> list[str]:
+    """The command of a run: pytest with the plugin on the selection (or on ``only``, the node
+    ids of a re-run), or the smoke command with ``{python}`` filled in."""
+    if spec.command:
+        return [part.replace("{python}", str(spec.python)) for part in spec.command]
+    chosen = list(only) if only is not None else list(spec.selection)
+    return [
+        str(spec.python), "-m", "pytest", "-p", PLUGIN, "-p", "no:cacheprovider",
+        "-q", "--no-header", "-rN", *spec.pytest_args, *chosen,
+    ]  # fmt: skip
+
+
+def _run_outcome(finished: proc.Finished, spec: RunSpec) -> TestResult:
+    """The run itself: passed when the process ended by itself with a verdict on its tests."""
+    code = finished.returncode
+    if finished.status is proc.Status.TIMEOUT:
+        why = f"time budget of {spec.time_budget_s:g} s exceeded (time-budget-s); killed"
+        return TestResult(RUN, Outcome.FAILED, why)
+    if code is None or code < 0:
+        return TestResult(RUN, Outcome.FAILED, f"{finished.reason}\n{_tail(finished.stderr)}")
+    if not spec.command and code not in (0, 1):
+        what = _EXIT.get(code, f"exit code {code}")
+        tail = _tail(finished.stdout + finished.stderr)
+        return TestResult(RUN, Outcome.FAILED, f"pytest ended with {what}\n{tail}".strip())
+    return TestResult(RUN, Outcome.PASSED)
+
+
+def run(spec: RunSpec, *, only: Sequence[str] | None = None) -> SideRun:
+    """Run the selection (or the node ids ``only``) once; never raises for what the tests do."""
+    scratch = Path(tempfile.mkdtemp(prefix="mlrelease-downstream-"))
+    try:
+        work = scratch / "work"
+        shutil.copytree(spec.source, work, symlinks=True)
+        (scratch / "plugin").mkdir()
+        plugin = Path(__file__).with_name("pytest_report.py")
+        shutil.copyfile(plugin, scratch / "plugin" / f"{PLUGIN}.py")
+        report = scratch / "report.jsonl"
+        report.touch()
+        limits = proc.Limits(wall_s=spec.time_budget_s, memory_mb=spec.memory_limit_mb or None)
+        finished = proc.run(
+            argv(spec, only),
+            limits=limits,
+            env=environment(spec, scratch, report),
+            cwd=work,
+            scratch=True,
+        )
+        tests, errors = parse(report.read_text(encoding="utf-8", errors="replace").splitlines())
+        tests[RUN] = _run_outcome(finished, spec)
+        if spec.command and tests[RUN].outcome is Outcome.PASSED:
+            ok = finished.returncode == 0
+            message = (
+                ""
+                if ok
+                else f"exit code {finished.returncode}\n" + _tail(finished.stdout + finished.stderr)
+            )
+            tests[COMMAND] = TestResult(COMMAND, Outcome.PASSED if ok else Outcome.FAILED, message)
+        return SideRun(tests, errors, finished.duration_s)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def python_version(python: Path) -> str:
+    """``3.11.7``: the interpreter's version (for keys and reports)."""
+    done = proc.call([str(python), "-c", "import platform; print(platform.python_version())"])
+    return done.stdout.strip() if done.returncode == 0 else "unknown"
+
+
+def interpreter(configured: str) -> Path:
+    """The environments' interpreter: ``configured`` (a path or a name on PATH) or this one."""
+    if not configured:
+        return Path(sys.executable)
+    found = shutil.which(configured)
+    return Path(found) if found else Path(configured)

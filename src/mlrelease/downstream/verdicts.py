@@ -1,0 +1,257 @@
+"""Compare one consumer's two side runs, test by test (pure).
+
+The classification follows crater (regressed / fixed / spurious / broken) and Debian's
+autopkgtest migration policy (a failure is a regression only when the reference run, the same
+test against the released version, passes; a test that always failed is "always failed",
+here ``broken both``):
+
+==========================  ==========================  ================================
+baseline                    candidate                   verdict
+==========================  ==========================  ================================
+passed                      failed or error             ``regressed`` if every re-run
+                                                        agrees, else ``spurious``
+failed or error             passed                      ``fixed`` if every re-run agrees,
+                                                        else ``spurious``
+failed or error             failed or error             ``broken both``
+passed                      passed                      ``passed``
+skipped on either side      anything                    ``skipped``
+absent                      present                     ``new``
+present                     absent (its run finished)   ``gone``
+present                     absent (its run was killed) ``not run``
+==========================  ==========================  ================================
+
+A test missing on one side because its module failed to import there inherits that collection
+error (a removed API that breaks an import is a regression of every test of the module). The
+run itself is the pseudo test :data:`RUN` (passed when the test process finished, failed on a
+timeout, a crash, or pytest's own errors), so a candidate that hangs is judged as well.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+RUN = "<run>"
+"""The pseudo test standing for the whole test process of a side."""
+
+
+class Outcome(str, enum.Enum):
+    """One test's result on one side (xfail counts as skipped, xpass as passed)."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    ERROR = "error"
+    SKIPPED = "skipped"
+
+    @property
+    def bad(self) -> bool:
+        return self in (Outcome.FAILED, Outcome.ERROR)
+
+
+class Verdict(str, enum.Enum):
+    """What the pair of outcomes (and the re-runs) say about one test."""
+
+    REGRESSED = "regressed"
+    SPURIOUS = "spurious"
+    FIXED = "fixed"
+    BROKEN = "broken both"
+    PASSED = "passed"
+    SKIPPED = "skipped"
+    NEW = "new"
+    GONE = "gone"
+    NOT_RUN = "not run"
+
+
+@dataclass(frozen=True)
+class TestResult:
+    """One test on one side: its outcome and the first lines of its failure."""
+
+    nodeid: str
+    outcome: Outcome
+    message: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"nodeid": self.nodeid, "outcome": self.outcome.value, "message": self.message}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TestResult:
+        return cls(str(data["nodeid"]), Outcome(data["outcome"]), str(data.get("message", "")))
+
+
+@dataclass
+class SideRun:
+    """One run of a consumer's selection in one environment."""
+
+    tests: dict[str, TestResult] = field(default_factory=dict)
+    """By node id, :data:`RUN` included."""
+    collect_errors: dict[str, str] = field(default_factory=dict)
+    """Node id prefix (a module, a folder) -> why it could not be collected."""
+    duration_s: float = 0.0
+
+    @property
+    def finished(self) -> bool:
+        run = self.tests.get(RUN)
+        return run is None or run.outcome is Outcome.PASSED
+
+    def outcome(self, nodeid: str) -> TestResult | None:
+        """The test's result; for a module or folder (no ``::``), its collection: an error
+        where it did not import, else passed; a test of a module that did not import inherits
+        that error."""
+        found = self.tests.get(nodeid)
+        if found is not None:
+            return found
+        if nodeid in self.collect_errors:
+            return TestResult(
+                nodeid, Outcome.ERROR, f"collection error: {self.collect_errors[nodeid]}"
+            )
+        for prefix, message in self.collect_errors.items():
+            if nodeid.startswith(prefix.rstrip("/") + "::") or nodeid.startswith(prefix + "/"):
+                return TestResult(nodeid, Outcome.ERROR, f"collection error: {message}")
+        if "::" not in nodeid and nodeid != RUN and self.finished:
+            return TestResult(nodeid, Outcome.PASSED)
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "tests": [t.to_dict() for t in self.tests.values()],
+            "collect_errors": dict(self.collect_errors),
+            "duration_s": round(self.duration_s, 3),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SideRun:
+        tests = [TestResult.from_dict(t) for t in data.get("tests", [])]
+        return cls(
+            {t.nodeid: t for t in tests},
+            {str(k): str(v) for k, v in data.get("collect_errors", {}).items()},
+            float(data.get("duration_s", 0.0)),
+        )
+
+
+@dataclass(frozen=True)
+class TestVerdict:
+    """One test's verdict with both sides' results and what the re-runs saw."""
+
+    nodeid: str
+    verdict: Verdict
+    baseline: Outcome | None
+    candidate: Outcome | None
+    message: str = ""
+    """The candidate's failure (a regression), or the baseline's (a fix)."""
+    note: str = ""
+    """What the re-runs found (for ``spurious``)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "nodeid": self.nodeid,
+            "verdict": self.verdict.value,
+            "baseline": None if self.baseline is None else self.baseline.value,
+            "candidate": None if self.candidate is None else self.candidate.value,
+            "message": self.message,
+            "note": self.note,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TestVerdict:
+        def side(value: Any) -> Outcome | None:
+            return None if value is None else Outcome(value)
+
+        return cls(
+            str(data["nodeid"]),
+            Verdict(data["verdict"]),
+            side(data.get("baseline")),
+            side(data.get("candidate")),
+            str(data.get("message", "")),
+            str(data.get("note", "")),
+        )
+
+
+def _pair(nodeid: str, baseline: SideRun, candidate: SideRun) -> TestVerdict:
+    b, c = baseline.outcome(nodeid), candidate.outcome(nodeid)
+    bo = None if b is None else b.outcome
+    co = None if c is None else c.outcome
+    if b is None or c is None:
+        if b is None:
+            return TestVerdict(nodeid, Verdict.NEW, bo, co, c.message if c else "")
+        kind = Verdict.GONE if candidate.finished else Verdict.NOT_RUN
+        return TestVerdict(nodeid, kind, bo, co)
+    if Outcome.SKIPPED in (bo, co):
+        return TestVerdict(nodeid, Verdict.SKIPPED, bo, co)
+    if b.outcome.bad and c.outcome.bad:
+        return TestVerdict(nodeid, Verdict.BROKEN, bo, co, c.message)
+    if c.outcome.bad:
+        return TestVerdict(nodeid, Verdict.REGRESSED, bo, co, c.message)
+    if b.outcome.bad:
+        return TestVerdict(nodeid, Verdict.FIXED, bo, co, b.message)
+    return TestVerdict(nodeid, Verdict.PASSED, bo, co)
+
+
+def compare(baseline: SideRun, candidate: SideRun) -> list[TestVerdict]:
+    """First verdicts, before re-runs: ``regressed``/``fixed`` here are suspects."""
+    ids = sorted(
+        {*baseline.tests, *candidate.tests, *baseline.collect_errors, *candidate.collect_errors},
+        key=lambda n: (n != RUN, n),
+    )
+    found = [_pair(n, baseline, candidate) for n in ids]
+    if not baseline.finished or not candidate.finished:
+        return found
+    # Both runs finished: the run itself passed on both sides, which says nothing.
+    return [v for v in found if v.nodeid != RUN or v.verdict is not Verdict.PASSED]
+
+
+def suspects(verdicts: Iterable[TestVerdict]) -> list[str]:
+    """Node ids to re-run: the differences (regressed or fixed), the run itself included."""
+    return [v.nodeid for v in verdicts if v.verdict in (Verdict.REGRESSED, Verdict.FIXED)]
+
+
+def _agrees(runs: Sequence[SideRun], nodeid: str, *, bad: bool) -> bool:
+    for run in runs:
+        found = run.outcome(nodeid)
+        if found is None or found.outcome is Outcome.SKIPPED or found.outcome.bad is not bad:
+            return False
+    return True
+
+
+def confirm(
+    verdicts: Sequence[TestVerdict],
+    baseline_reruns: Sequence[SideRun],
+    candidate_reruns: Sequence[SideRun],
+) -> list[TestVerdict]:
+    """Final verdicts: a regression (or fix) stands only when every re-run of both sides gives
+    the same pair of outcomes again; otherwise it is ``spurious``, saying which side flipped."""
+    out = []
+    for v in verdicts:
+        if v.verdict not in (Verdict.REGRESSED, Verdict.FIXED):
+            out.append(v)
+            continue
+        regressed = v.verdict is Verdict.REGRESSED
+        base_ok = _agrees(baseline_reruns, v.nodeid, bad=not regressed)
+        cand_ok = _agrees(candidate_reruns, v.nodeid, bad=regressed)
+        if base_ok and cand_ok:
+            n = len(candidate_reruns)
+            note = f"confirmed by {n} re-run{'s' if n != 1 else ''}" if n else "not re-run"
+            out.append(_replace(v, note=note))
+            continue
+        flipped = [side for side, ok in (("candidate", cand_ok), ("baseline", base_ok)) if not ok]
+        what = "failed" if regressed else "passed"
+        note = (
+            f"{what} once on the candidate, then the re-run on the {' and the '.join(flipped)} "
+            "disagreed: flaky, not counted"
+        )
+        out.append(_replace(v, verdict=Verdict.SPURIOUS, note=note))
+    return out
+
+
+def _replace(v: TestVerdict, **changes: Any) -> TestVerdict:
+    data = {**v.to_dict(), **{k: getattr(val, "value", val) for k, val in changes.items()}}
+    return TestVerdict.from_dict(data)
+
+
+def counts(verdicts: Iterable[TestVerdict]) -> dict[Verdict, int]:
+    """How many tests got each verdict (every verdict present, zeros included)."""
+    found = {v: 0 for v in Verdict}
+    for v in verdicts:
+        found[v.verdict] += 1
+    return found
