@@ -18,6 +18,7 @@ from rich.markup import escape
 from mlrelease import __version__, bump, changelog, exit_criteria, report, verify
 from mlrelease.config import Config, find_root, load
 from mlrelease.docs import cli as docs_cli
+from mlrelease.downstream import cli as downstream_cli
 from mlrelease.edges import files
 from mlrelease.errors import UserError
 from mlrelease.gates import load_gates, select
@@ -46,6 +47,7 @@ COMMANDS: tuple[Commands, ...] = (
     opsets_cli,
     ops_cli,
     perf_cli,
+    downstream_cli,
     init_cli,
 )
 """The modules that add sub-commands, in the order ``mlrelease --help`` lists them."""

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Protocol, runtime_checkable
 
 from mlrelease.docs import gate as docs
+from mlrelease.downstream import gate as downstream
 from mlrelease.gates import Gate
 from mlrelease.gates import project as project
 from mlrelease.models import gate as models
@@ -36,7 +37,17 @@ class Feature(Protocol):
         """The feature's gates, in the order ``mlrelease gates list --all`` shows them."""
 
 
-FEATURES: tuple[Feature, ...] = (project, wheels, release, docs, models, opsets, ops, perf)
+FEATURES: tuple[Feature, ...] = (
+    project,
+    wheels,
+    release,
+    docs,
+    models,
+    opsets,
+    ops,
+    perf,
+    downstream,
+)
 """The built-in features, in order."""
 
 

@@ -130,7 +130,7 @@ def reason(stderr: str) -> str:
     lines = [line.rstrip() for line in stderr.splitlines() if line.strip()]
     start = next((i for i, line in enumerate(lines) if line.startswith("error:")), 0)
     picked = [line.replace("╰─▶", "").strip() for line in lines[start:]]
-    picked = [line.removeprefix("cause:").strip() for line in picked]
+    picked = [line.removeprefix("error:").removeprefix("cause:").strip() for line in picked]
     text = "\n".join(line for line in picked if line)
     return text[:2000] or "uv failed without saying why"
 

@@ -12,6 +12,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 
 from mlrelease import markdown
+from mlrelease.downstream.known import INSTALL
 from mlrelease.downstream.results import (
     COMPARED,
     NOT_INSTALLED,
@@ -97,7 +98,7 @@ def finding_lines(f: Finding) -> list[str]:
         if f.match.expired and not f.match.entry
         else ""
     )
-    lines = [f"- **{f.consumer.name}** {code(f.nodeid)} ({who(f.consumer)}){known}{expired}"]
+    lines = [f"- {_what(f)} ({who(f.consumer)}){known}{expired}"]
     if f.message:
         lines += ["", *("  " + line for line in block(f.message)), ""]
     return lines
@@ -123,6 +124,53 @@ def details(run: RunResults, judgement: Judgement) -> list[str]:
             lines.append(f"- spurious: {r.name} {code(v.nodeid)}: {v.note}")
     lines += [f"- {note}" for note in judgement.notes]
     return lines
+
+
+def _first(text: str, lines: int = 3) -> str:
+    """The first meaningful lines of a failure on one line (pytest's ``E`` marks dropped)."""
+    kept = []
+    for line in text.splitlines():
+        line = line[1:] if line.startswith("E ") else line
+        if line.strip() and line.strip() != "E":
+            kept.append(line.strip())
+    return code(" / ".join(kept[:lines])) if kept else ""
+
+
+def _what(f: Finding) -> str:
+    if f.nodeid == INSTALL:
+        return f"**{f.consumer.name}** cannot be installed with the candidate"
+    return f"**{f.consumer.name}** {code(f.nodeid)}"
+
+
+def _counts(r: ConsumerResult) -> str:
+    c = counts(r.verdicts)
+    shown = [f"{c[v]} {v.value}" for v in COLUMNS if c[v]]
+    return ", ".join(shown) or "no tests"
+
+
+def gate_details(run: RunResults, judgement: Judgement) -> list[str]:
+    """The gate's details: one self-contained line each (the report shows them as a list, JUnit
+    as text); the full tables and failure blocks are in the evidence's results.md."""
+    lines = [f"{run.candidate} vs {run.baseline}, Python {run.python}"]
+    for r in run.results:
+        where = f", tests from {code(r.origin)}" if r.origin else ""
+        lines.append(f"**{r.name}** {r.version or ''}{where}: {_counts(r)} — {status(r)}")
+    for title, found in (("regressed", judgement.blocking), ("known", judgement.accepted)):
+        for f in found:
+            known = f" — {f.match.entry.describe()}" if f.match.entry else ""
+            if f.match.expired and not f.match.entry:
+                known = f" — its known-failure entry expired on {f.match.expired.expires}"
+            lines.append(f"{title}: {_what(f)} ({who(f.consumer)}){known}: {_first(f.message)}")
+    for r in run.results:
+        if r.status == NOT_INSTALLED and not r.install_regressed:
+            side = "both sides" if len(r.install) == 2 else ", ".join(r.install)
+            why = next(iter(r.install.values()), "")
+            lines.append(f"**{r.name}** could not install ({side}): " + _first(why, 2))
+        if r.error:
+            lines.append(f"**{r.name}** error: " + _first(r.error, 2))
+        for v in r.tests(Verdict.SPURIOUS):
+            lines.append(f"spurious: **{r.name}** {code(v.nodeid)}: {v.note}")
+    return lines + judgement.notes
 
 
 def page(run: RunResults, judgement: Judgement) -> str:

@@ -20,9 +20,15 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from mlrelease.downstream import envs, matrix, pair, runner, sources, subjects
+from mlrelease.downstream import envs, matrix, pair, render, runner, sources, subjects
 from mlrelease.downstream.config import Consumer, DownstreamConfig
-from mlrelease.downstream.results import COMPARED, NOT_INSTALLED, ConsumerResult, RunResults
+from mlrelease.downstream.results import (
+    COMPARED,
+    NOT_INSTALLED,
+    ConsumerResult,
+    Judgement,
+    RunResults,
+)
 from mlrelease.downstream.verdicts import SideRun
 from mlrelease.errors import UserError
 
@@ -191,3 +197,15 @@ def read(path: Path) -> RunResults:
     if not isinstance(data, dict):
         raise UserError(f"{path}: not a results file.")
     return RunResults.from_dict(data, source=str(path))
+
+
+def write(run: RunResults, judgement: Judgement, folder: Path) -> list[Path]:
+    """The results file (a shard's own name), results.md and junit.xml in ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    data = folder / results_name(run.shard)
+    data.write_text(json.dumps(run.to_dict(), indent=2) + "\n", encoding="utf-8")
+    page = folder / "results.md"
+    page.write_text(render.page(run, judgement), encoding="utf-8")
+    junit = folder / "junit.xml"
+    junit.write_text(render.junit(run, judgement), encoding="utf-8")
+    return [data, page, junit]

@@ -235,11 +235,12 @@ def confirm(
             out.append(_replace(v, note=note))
             continue
         flipped = [side for side, ok in (("candidate", cand_ok), ("baseline", base_ok)) if not ok]
-        what = "failed" if regressed else "passed"
-        note = (
-            f"{what} once on the candidate, then the re-run on the {' and the '.join(flipped)} "
-            "disagreed: flaky, not counted"
+        first = (
+            "failed on the candidate and passed on the baseline"
+            if regressed
+            else "passed on the candidate and failed on the baseline"
         )
+        note = f"{first}, then the re-run on the {' and the '.join(flipped)} disagreed: flaky"
         out.append(_replace(v, verdict=Verdict.SPURIOUS, note=note))
     return out
 

@@ -1,0 +1,71 @@
+"""The paired run on real packages: a planted behaviour change is ``regressed``, a flaky test is
+``spurious``, an unsatisfiable pin is ``could not install`` with the resolver's reason."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import World
+from helpers import downstream as planted
+
+from mlrelease.downstream import results, service
+from mlrelease.downstream.results import COMPARED, NOT_INSTALLED, RunResults
+from mlrelease.downstream.verdicts import Verdict
+
+
+def _consumer(run: RunResults, name: str) -> results.ConsumerResult:
+    return next(r for r in run.results if r.name == name)
+
+
+def test_behaviour_change_is_regressed_with_its_failure(paired: RunResults) -> None:
+    r = _consumer(paired, "consumer")
+    assert r.status == COMPARED, r.error
+    assert r.version == "1.0.0"
+    assert r.origin.startswith("mlrdsx_consumer-1.0.0.tar.gz")
+    regressed = {v.nodeid: v for v in r.tests(Verdict.REGRESSED)}
+    assert list(regressed) == ["tests/test_behaviour.py::test_model_adds"]
+    found = regressed["tests/test_behaviour.py::test_model_adds"]
+    assert "the model computed [0.0, 0.0]" in found.message
+    assert found.note == "confirmed by 1 re-run"
+    assert [v.nodeid for v in r.tests(Verdict.PASSED)] == ["tests/test_stable.py::test_version"]
+
+
+def test_flaky_test_is_spurious_not_regressed(paired: RunResults, world: World) -> None:
+    r = _consumer(paired, "consumer")
+    flaky = next(v for v in r.verdicts if v.nodeid == "tests/test_flaky.py::test_sometimes")
+    assert world.state.exists(), "the flaky test never ran"
+    assert flaky.verdict is Verdict.SPURIOUS
+    assert flaky.note.endswith("disagreed: flaky"), flaky.note
+
+
+def test_unsatisfiable_pin_could_not_install_with_the_reason(paired: RunResults) -> None:
+    r = _consumer(paired, "pinned")
+    assert r.status == NOT_INSTALLED
+    assert list(r.install) == ["candidate"], r.install
+    assert r.install_regressed
+    reason = r.install["candidate"]
+    assert "mlrdsx-onnxlib<1.1" in reason and "1.1.0" in reason, reason
+
+
+def test_the_candidate_side_ran_the_candidates_exact_wheel(
+    paired: RunResults, world: World
+) -> None:
+    wheel = next(world.candidate.glob("*.whl"))
+    assert any(i.startswith(wheel.name) for i in paired.candidate_identity)
+    assert paired.baseline == f"{planted.LIB} 1.0.0"
+
+
+def test_second_run_is_answered_from_the_caches(world: World, paired: RunResults) -> None:
+    request = service.Request(candidate=str(world.candidate), baseline="1.0.0")
+    said: list[str] = []
+    again = service.run(world.table(), world.root, planted.LIB, request,
+                        lambda c, m: said.append(f"{c}: {m}"))  # fmt: skip
+    assert all(r.cached for r in again.results), said
+    assert [r.to_dict() | {"cached": False} for r in again.results] == [
+        r.to_dict() for r in paired.results
+    ]
+
+
+def test_results_round_trip_and_render(paired: RunResults, tmp_path: object) -> None:
+    data = json.loads(json.dumps(paired.to_dict()))
+    assert RunResults.from_dict(data).to_dict() == paired.to_dict()
