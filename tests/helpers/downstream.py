@@ -18,7 +18,10 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
+
+from mlrelease.downstream.config import Consumer, DownstreamConfig
 
 LIB = "mlrdsx-onnxlib"
 CONSUMER = "mlrdsx-consumer"
@@ -138,3 +141,38 @@ def pinned(folder: Path, out: Path) -> list[Path]:
         "tests/test_import.py": "import mlrdsx_pinned\n\n\ndef test_import():\n    pass\n",
     }
     return build(_project(folder, PINNED, "1.0.0", [f"{LIB}<1.1"], files), out)
+
+
+@dataclass(frozen=True)
+class World:
+    root: Path
+    """A project folder (the library's repository stand-in)."""
+    links: Path
+    """find-links: the baseline library and the consumers."""
+    candidate: Path
+    """The candidate's files (the RC's dist/)."""
+    cache: Path
+    state: Path
+    """The flaky test's state file."""
+
+    def table(self, **changes: object) -> DownstreamConfig:
+        values: dict[str, object] = {
+            "package": LIB,
+            "consumers": [
+                Consumer(
+                    name="consumer",
+                    requirement=CONSUMER,
+                    owner="@consumer-dev",
+                    repository="https://example.invalid/consumer",
+                    time_budget_s=300,
+                ),
+                Consumer(name="pinned", requirement=PINNED, time_budget_s=300),
+            ],
+            "find_links": [str(self.links)],
+            "cache_dir": str(self.cache),
+            "candidate": str(self.candidate),
+            "baseline": "1.0.0",
+            "jobs": 2,
+        }
+        values.update(changes)
+        return DownstreamConfig(**values)  # type: ignore[arg-type]

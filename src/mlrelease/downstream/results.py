@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mlrelease.downstream import known
-from mlrelease.downstream.verdicts import TestVerdict, Verdict, counts
+from mlrelease.downstream.verdicts import CaseVerdict, Verdict, counts
 from mlrelease.errors import UserError
 
 FORMAT = 1
@@ -34,7 +34,7 @@ class ConsumerResult:
     origin: str = ""
     owner: str = ""
     repository: str = ""
-    verdicts: list[TestVerdict] = field(default_factory=list)
+    verdicts: list[CaseVerdict] = field(default_factory=list)
     install: dict[str, str] = field(default_factory=dict)
     """Side (``baseline``/``candidate``) -> why it could not be installed."""
     error: str = ""
@@ -43,7 +43,7 @@ class ConsumerResult:
     seconds: dict[str, float] = field(default_factory=dict)
     cached: bool = False
 
-    def tests(self, verdict: Verdict) -> list[TestVerdict]:
+    def tests(self, verdict: Verdict) -> list[CaseVerdict]:
         return [v for v in self.verdicts if v.verdict is verdict]
 
     @property
@@ -76,7 +76,7 @@ class ConsumerResult:
             origin=str(data.get("origin", "")),
             owner=str(data.get("owner", "")),
             repository=str(data.get("repository", "")),
-            verdicts=[TestVerdict.from_dict(v) for v in data.get("verdicts", [])],
+            verdicts=[CaseVerdict.from_dict(v) for v in data.get("verdicts", [])],
             install={str(k): str(v) for k, v in data.get("install", {}).items()},
             error=str(data.get("error", "")),
             changes=[str(c) for c in data.get("changes", [])],

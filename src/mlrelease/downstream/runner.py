@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mlrelease.downstream.verdicts import RUN, Outcome, SideRun, TestResult
+from mlrelease.downstream.verdicts import RUN, CaseResult, Outcome, SideRun
 from mlrelease.edges import proc
 
 PLUGIN = "mlrelease_downstream_report"
@@ -64,11 +64,11 @@ def _phase(record: dict[str, object]) -> Outcome:
     return Outcome.PASSED
 
 
-def parse(lines: Iterable[str]) -> tuple[dict[str, TestResult], dict[str, str]]:
+def parse(lines: Iterable[str]) -> tuple[dict[str, CaseResult], dict[str, str]]:
     """(tests by node id, collection errors by node id) from the plugin's JSON lines; a test's
     outcome is the worst of its phases and subtests; a garbled line (a killed writer) is
     skipped."""
-    tests: dict[str, TestResult] = {}
+    tests: dict[str, CaseResult] = {}
     errors: dict[str, str] = {}
     for line in lines:
         try:
@@ -82,13 +82,13 @@ def parse(lines: Iterable[str]) -> tuple[dict[str, TestResult], dict[str, str]]:
             if record.get("outcome") == "failed":
                 errors[nodeid] = str(record.get("message", ""))
             else:
-                tests[nodeid] = TestResult(nodeid, Outcome.SKIPPED)
+                tests[nodeid] = CaseResult(nodeid, Outcome.SKIPPED)
             continue
         nodeid = str(record.get("nodeid", ""))
         outcome = _phase(record)
         before = tests.get(nodeid)
         if before is None or _RANK[outcome] > _RANK[before.outcome]:
-            tests[nodeid] = TestResult(nodeid, outcome, str(record.get("message", "")))
+            tests[nodeid] = CaseResult(nodeid, outcome, str(record.get("message", "")))
     return tests, errors
 
 
@@ -126,19 +126,19 @@ def argv(spec: RunSpec, only: Sequence[str] | None) -> list[str]:
     ]  # fmt: skip
 
 
-def _run_outcome(finished: proc.Finished, spec: RunSpec) -> TestResult:
+def _run_outcome(finished: proc.Finished, spec: RunSpec) -> CaseResult:
     """The run itself: passed when the process ended by itself with a verdict on its tests."""
     code = finished.returncode
     if finished.status is proc.Status.TIMEOUT:
         why = f"time budget of {spec.time_budget_s:g} s exceeded (time-budget-s); killed"
-        return TestResult(RUN, Outcome.FAILED, why)
+        return CaseResult(RUN, Outcome.FAILED, why)
     if code is None or code < 0:
-        return TestResult(RUN, Outcome.FAILED, f"{finished.reason}\n{_tail(finished.stderr)}")
+        return CaseResult(RUN, Outcome.FAILED, f"{finished.reason}\n{_tail(finished.stderr)}")
     if not spec.command and code not in (0, 1):
         what = _EXIT.get(code, f"exit code {code}")
         tail = _tail(finished.stdout + finished.stderr)
-        return TestResult(RUN, Outcome.FAILED, f"pytest ended with {what}\n{tail}".strip())
-    return TestResult(RUN, Outcome.PASSED)
+        return CaseResult(RUN, Outcome.FAILED, f"pytest ended with {what}\n{tail}".strip())
+    return CaseResult(RUN, Outcome.PASSED)
 
 
 def run(spec: RunSpec, *, only: Sequence[str] | None = None) -> SideRun:
@@ -169,7 +169,7 @@ def run(spec: RunSpec, *, only: Sequence[str] | None = None) -> SideRun:
                 if ok
                 else f"exit code {finished.returncode}\n" + _tail(finished.stdout + finished.stderr)
             )
-            tests[COMMAND] = TestResult(COMMAND, Outcome.PASSED if ok else Outcome.FAILED, message)
+            tests[COMMAND] = CaseResult(COMMAND, Outcome.PASSED if ok else Outcome.FAILED, message)
         return SideRun(tests, errors, finished.duration_s)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

@@ -65,7 +65,7 @@ class Verdict(str, enum.Enum):
 
 
 @dataclass(frozen=True)
-class TestResult:
+class CaseResult:
     """One test on one side: its outcome and the first lines of its failure."""
 
     nodeid: str
@@ -76,7 +76,7 @@ class TestResult:
         return {"nodeid": self.nodeid, "outcome": self.outcome.value, "message": self.message}
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> TestResult:
+    def from_dict(cls, data: Mapping[str, Any]) -> CaseResult:
         return cls(str(data["nodeid"]), Outcome(data["outcome"]), str(data.get("message", "")))
 
 
@@ -84,7 +84,7 @@ class TestResult:
 class SideRun:
     """One run of a consumer's selection in one environment."""
 
-    tests: dict[str, TestResult] = field(default_factory=dict)
+    tests: dict[str, CaseResult] = field(default_factory=dict)
     """By node id, :data:`RUN` included."""
     collect_errors: dict[str, str] = field(default_factory=dict)
     """Node id prefix (a module, a folder) -> why it could not be collected."""
@@ -95,7 +95,7 @@ class SideRun:
         run = self.tests.get(RUN)
         return run is None or run.outcome is Outcome.PASSED
 
-    def outcome(self, nodeid: str) -> TestResult | None:
+    def outcome(self, nodeid: str) -> CaseResult | None:
         """The test's result; for a module or folder (no ``::``), its collection: an error
         where it did not import, else passed; a test of a module that did not import inherits
         that error."""
@@ -103,14 +103,14 @@ class SideRun:
         if found is not None:
             return found
         if nodeid in self.collect_errors:
-            return TestResult(
+            return CaseResult(
                 nodeid, Outcome.ERROR, f"collection error: {self.collect_errors[nodeid]}"
             )
         for prefix, message in self.collect_errors.items():
             if nodeid.startswith(prefix.rstrip("/") + "::") or nodeid.startswith(prefix + "/"):
-                return TestResult(nodeid, Outcome.ERROR, f"collection error: {message}")
+                return CaseResult(nodeid, Outcome.ERROR, f"collection error: {message}")
         if "::" not in nodeid and nodeid != RUN and self.finished:
-            return TestResult(nodeid, Outcome.PASSED)
+            return CaseResult(nodeid, Outcome.PASSED)
         return None
 
     def to_dict(self) -> dict[str, Any]:
@@ -122,7 +122,7 @@ class SideRun:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SideRun:
-        tests = [TestResult.from_dict(t) for t in data.get("tests", [])]
+        tests = [CaseResult.from_dict(t) for t in data.get("tests", [])]
         return cls(
             {t.nodeid: t for t in tests},
             {str(k): str(v) for k, v in data.get("collect_errors", {}).items()},
@@ -131,7 +131,7 @@ class SideRun:
 
 
 @dataclass(frozen=True)
-class TestVerdict:
+class CaseVerdict:
     """One test's verdict with both sides' results and what the re-runs saw."""
 
     nodeid: str
@@ -154,7 +154,7 @@ class TestVerdict:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> TestVerdict:
+    def from_dict(cls, data: Mapping[str, Any]) -> CaseVerdict:
         def side(value: Any) -> Outcome | None:
             return None if value is None else Outcome(value)
 
@@ -168,27 +168,27 @@ class TestVerdict:
         )
 
 
-def _pair(nodeid: str, baseline: SideRun, candidate: SideRun) -> TestVerdict:
+def _pair(nodeid: str, baseline: SideRun, candidate: SideRun) -> CaseVerdict:
     b, c = baseline.outcome(nodeid), candidate.outcome(nodeid)
     bo = None if b is None else b.outcome
     co = None if c is None else c.outcome
     if b is None or c is None:
         if b is None:
-            return TestVerdict(nodeid, Verdict.NEW, bo, co, c.message if c else "")
+            return CaseVerdict(nodeid, Verdict.NEW, bo, co, c.message if c else "")
         kind = Verdict.GONE if candidate.finished else Verdict.NOT_RUN
-        return TestVerdict(nodeid, kind, bo, co)
+        return CaseVerdict(nodeid, kind, bo, co)
     if Outcome.SKIPPED in (bo, co):
-        return TestVerdict(nodeid, Verdict.SKIPPED, bo, co)
+        return CaseVerdict(nodeid, Verdict.SKIPPED, bo, co)
     if b.outcome.bad and c.outcome.bad:
-        return TestVerdict(nodeid, Verdict.BROKEN, bo, co, c.message)
+        return CaseVerdict(nodeid, Verdict.BROKEN, bo, co, c.message)
     if c.outcome.bad:
-        return TestVerdict(nodeid, Verdict.REGRESSED, bo, co, c.message)
+        return CaseVerdict(nodeid, Verdict.REGRESSED, bo, co, c.message)
     if b.outcome.bad:
-        return TestVerdict(nodeid, Verdict.FIXED, bo, co, b.message)
-    return TestVerdict(nodeid, Verdict.PASSED, bo, co)
+        return CaseVerdict(nodeid, Verdict.FIXED, bo, co, b.message)
+    return CaseVerdict(nodeid, Verdict.PASSED, bo, co)
 
 
-def compare(baseline: SideRun, candidate: SideRun) -> list[TestVerdict]:
+def compare(baseline: SideRun, candidate: SideRun) -> list[CaseVerdict]:
     """First verdicts, before re-runs: ``regressed``/``fixed`` here are suspects."""
     ids = sorted(
         {*baseline.tests, *candidate.tests, *baseline.collect_errors, *candidate.collect_errors},
@@ -201,7 +201,7 @@ def compare(baseline: SideRun, candidate: SideRun) -> list[TestVerdict]:
     return [v for v in found if v.nodeid != RUN or v.verdict is not Verdict.PASSED]
 
 
-def suspects(verdicts: Iterable[TestVerdict]) -> list[str]:
+def suspects(verdicts: Iterable[CaseVerdict]) -> list[str]:
     """Node ids to re-run: the differences (regressed or fixed), the run itself included."""
     return [v.nodeid for v in verdicts if v.verdict in (Verdict.REGRESSED, Verdict.FIXED)]
 
@@ -215,10 +215,10 @@ def _agrees(runs: Sequence[SideRun], nodeid: str, *, bad: bool) -> bool:
 
 
 def confirm(
-    verdicts: Sequence[TestVerdict],
+    verdicts: Sequence[CaseVerdict],
     baseline_reruns: Sequence[SideRun],
     candidate_reruns: Sequence[SideRun],
-) -> list[TestVerdict]:
+) -> list[CaseVerdict]:
     """Final verdicts: a regression (or fix) stands only when every re-run of both sides gives
     the same pair of outcomes again; otherwise it is ``spurious``, saying which side flipped."""
     out = []
@@ -245,12 +245,12 @@ def confirm(
     return out
 
 
-def _replace(v: TestVerdict, **changes: Any) -> TestVerdict:
+def _replace(v: CaseVerdict, **changes: Any) -> CaseVerdict:
     data = {**v.to_dict(), **{k: getattr(val, "value", val) for k, val in changes.items()}}
-    return TestVerdict.from_dict(data)
+    return CaseVerdict.from_dict(data)
 
 
-def counts(verdicts: Iterable[TestVerdict]) -> dict[Verdict, int]:
+def counts(verdicts: Iterable[CaseVerdict]) -> dict[Verdict, int]:
     """How many tests got each verdict (every verdict present, zeros included)."""
     found = {v: 0 for v in Verdict}
     for v in verdicts:

@@ -4,50 +4,12 @@ environments are built once and shared by every test), and one paired run over t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
-
 import pytest
 from helpers import downstream as planted
+from helpers.downstream import World
 
 from mlrelease.downstream import service
-from mlrelease.downstream.config import Consumer, DownstreamConfig
 from mlrelease.downstream.results import RunResults
-
-
-@dataclass(frozen=True)
-class World:
-    root: Path
-    """A project folder (the library's repository stand-in)."""
-    links: Path
-    """find-links: the baseline library and the consumers."""
-    candidate: Path
-    """The candidate's files (the RC's dist/)."""
-    cache: Path
-    state: Path
-    """The flaky test's state file."""
-
-    def table(self, **changes: object) -> DownstreamConfig:
-        values: dict[str, object] = {
-            "package": planted.LIB,
-            "consumers": [
-                Consumer(
-                    name="consumer",
-                    requirement=planted.CONSUMER,
-                    owner="@consumer-dev",
-                    repository="https://example.invalid/consumer",
-                    time_budget_s=300,
-                ),
-                Consumer(name="pinned", requirement=planted.PINNED, time_budget_s=300),
-            ],
-            "find_links": [str(self.links)],
-            "cache_dir": str(self.cache),
-            "candidate": str(self.candidate),
-            "baseline": "1.0.0",
-            "jobs": 2,
-        }
-        values.update(changes)
-        return DownstreamConfig(**values)  # type: ignore[arg-type]
 
 
 @pytest.fixture(scope="session")

@@ -9,8 +9,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from conftest import World
 from helpers import downstream as planted
+from helpers.downstream import World
 
 from mlrelease.cli import main
 from mlrelease.downstream.results import RunResults

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from conftest import World
 from helpers import downstream as planted
+from helpers.downstream import World
 
 from mlrelease.downstream import results, service
 from mlrelease.downstream.results import COMPARED, NOT_INSTALLED, RunResults

@@ -1,0 +1,73 @@
+"""Reading the plugin's lines, the command line and the allow-listed environment of a run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from mlrelease.downstream import runner
+from mlrelease.downstream.verdicts import Outcome
+
+
+def lines(*records: dict[str, object]) -> list[str]:
+    return [json.dumps(r) for r in records]
+
+
+def test_phases_subtests_xfail_and_collection() -> None:
+    tests, errors = runner.parse(
+        [
+            *lines(
+                {"nodeid": "t::a", "when": "setup", "outcome": "passed"},
+                {"nodeid": "t::a", "when": "call", "outcome": "passed"},
+                {"nodeid": "t::a", "when": "teardown", "outcome": "passed"},
+                {"nodeid": "t::b", "when": "call", "outcome": "failed", "message": "E boom"},
+                {"nodeid": "t::c", "when": "setup", "outcome": "failed", "message": "E fixture"},
+                {"nodeid": "t::d", "when": "call", "outcome": "skipped", "xfail": True},
+                {"nodeid": "t::e", "when": "call", "outcome": "passed"},
+                {"nodeid": "t::e", "when": "call", "outcome": "failed", "message": "E sub"},
+                {"nodeid": "t::e", "when": "teardown", "outcome": "passed"},
+                {"collect": "tests/test_x.py", "outcome": "failed", "message": "E ImportError"},
+                {"collect": "tests/test_y.py", "outcome": "skipped"},
+            ),
+            '{"nodeid": "t::f", "wh',  # the writer was killed mid-line
+        ]
+    )
+    got = {n: t.outcome for n, t in tests.items()}
+    assert got == {
+        "t::a": Outcome.PASSED,
+        "t::b": Outcome.FAILED,
+        "t::c": Outcome.ERROR,
+        "t::d": Outcome.SKIPPED,
+        "t::e": Outcome.FAILED,
+        "tests/test_y.py": Outcome.SKIPPED,
+    }
+    assert tests["t::e"].message == "E sub"
+    assert errors == {"tests/test_x.py": "E ImportError"}
+
+
+def test_argv_pytest_rerun_and_smoke(tmp_path: Path) -> None:
+    spec = runner.RunSpec(python=tmp_path / "python", source=tmp_path, selection=("tests",),
+                          pytest_args=("-k", "not slow"))  # fmt: skip
+    argv = runner.argv(spec, None)
+    assert argv[:5] == [str(tmp_path / "python"), "-m", "pytest", "-p", runner.PLUGIN]
+    assert argv[-3:] == ["-k", "not slow", "tests"]
+    assert runner.argv(spec, ["t::a"])[-1] == "t::a"
+    smoke = runner.RunSpec(python=tmp_path / "py", source=tmp_path, command=("{python}", "s.py"))
+    assert runner.argv(smoke, ["ignored"]) == [str(tmp_path / "py"), "s.py"]
+
+
+def test_the_tests_never_see_the_jobs_tokens(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GITHUB_TOKEN", "secret")
+    monkeypatch.setenv("ACTIONS_ID_TOKEN_REQUEST_TOKEN", "secret")
+    monkeypatch.setenv("PATH", "/usr/bin")
+    spec = runner.RunSpec(python=tmp_path / "env" / "bin" / "python", source=tmp_path, threads=1)
+    env = runner.environment(spec, tmp_path, tmp_path / "r.jsonl")
+    assert "secret" not in env.values()
+    assert env["HOME"] == str(tmp_path / "home")
+    assert env["PATH"].startswith(str(tmp_path / "env" / "bin"))
+    assert env["OMP_NUM_THREADS"] == "1"
+    assert env[runner.REPORT_ENV] == str(tmp_path / "r.jsonl")
