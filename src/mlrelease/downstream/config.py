@@ -102,10 +102,10 @@ class DownstreamConfig:
     find_links: list[str] = field(default_factory=list)
     """Extra folders of distributions both sides see."""
     candidate_index: str = ""
-    """The simple index a ``--candidate VERSION`` comes from (the RC channel, e.g.
-    ``https://test.pypi.org/simple/``); empty: ``index-url``."""
-    rc_index: str = "https://test.pypi.org/legacy/"
-    """The RC channel's upload URL: where the RC's bound files are published for testing."""
+    """The simple index a ``--candidate VERSION`` is read from: the RC channel where
+    ``mlrelease release publish --channel rc`` put the RC's bound files (e.g.
+    ``https://test.pypi.org/simple/``); only the project's wheel comes from it, every dependency
+    from ``index-url``. Empty: the version is taken from ``index-url``."""
     python: str = ""
     """The interpreter of the environments; empty: the one running mlrelease."""
     jobs: int = 0

@@ -4,13 +4,17 @@
 from __future__ import annotations
 
 import json
+import shutil
 
+import pytest
 from helpers import downstream as planted
+from helpers import index
 from helpers.downstream import World
 
 from mlrelease.downstream import results, service
 from mlrelease.downstream.results import COMPARED, NOT_INSTALLED, RunResults
 from mlrelease.downstream.verdicts import Verdict
+from mlrelease.errors import UserError
 
 
 def _consumer(run: RunResults, name: str) -> results.ConsumerResult:
@@ -69,3 +73,25 @@ def test_second_run_is_answered_from_the_caches(world: World, paired: RunResults
 def test_results_round_trip_and_render(paired: RunResults, tmp_path: object) -> None:
     data = json.loads(json.dumps(paired.to_dict()))
     assert RunResults.from_dict(data).to_dict() == paired.to_dict()
+
+
+def test_candidate_from_the_rc_channel_is_the_same_bytes(world: World, paired: RunResults) -> None:
+    """The RC channel: the candidate read by version from a test index (pypiserver on
+    127.0.0.1 holding the RC's files) is identified by the same SHA-256 as the files in dist/,
+    so it is the same candidate, answered from the same results."""
+    channel = world.root.parent / "channel"
+    channel.mkdir(exist_ok=True)
+    for path in world.candidate.iterdir():
+        shutil.copy2(path, channel / path.name)
+    with index.serve(channel) as url:
+        table = world.table(candidate_index=f"{url}simple/")
+        request = service.Request(candidate="1.1.0", baseline="1.0.0")
+        run = service.run(table, world.root, planted.LIB, request, lambda c, m: None)
+        assert run.candidate == f"{planted.LIB} 1.1.0 (from {url}simple/)"
+        wheel = next(world.candidate.glob("*.whl"))
+        assert run.candidate_identity == [
+            i for i in paired.candidate_identity if i.startswith(wheel.name)
+        ]
+        missing = service.Request(candidate="1.2.0", baseline="1.0.0")
+        with pytest.raises(UserError, match=r"has no mlrdsx-onnxlib 1\.2\.0 wheel"):
+            service.run(table, world.root, planted.LIB, missing, lambda c, m: None)
