@@ -171,7 +171,7 @@ def _run(
     name = canonicalize_name(Requirement(install).name) if consumer.requirement else ""
     result.version = base.pins.get(name, "") if name else ""
     if tests is None:
-        say(f"fetching the tests of {consumer.requirement.split(';')[0]} {result.version}")
+        say(f"fetching the sdist of {name} {result.version} (its tests)")
         tests = sources.sdist(consumer, name, result.version, setup.cache / "sources",
                               index_url=setup.table.index_url,
                               find_links=_links(setup, consumer.find_links))  # fmt: skip

@@ -122,7 +122,7 @@ def argv(spec: RunSpec, only: Sequence[str] | None) -> list[str]:
     chosen = list(only) if only is not None else list(spec.selection)
     return [
         str(spec.python), "-m", "pytest", "-p", PLUGIN, "-p", "no:cacheprovider",
-        "-q", "--no-header", "-rN", *spec.pytest_args, *chosen,
+        "-q", "--no-header", "-rN", "--continue-on-collection-errors", *spec.pytest_args, *chosen,
     ]  # fmt: skip
 
 

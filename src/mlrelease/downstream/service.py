@@ -20,6 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+import mlrelease
 from mlrelease.downstream import envs, matrix, pair, render, runner, sources, subjects
 from mlrelease.downstream.config import Consumer, DownstreamConfig
 from mlrelease.downstream.results import (
@@ -32,7 +33,8 @@ from mlrelease.downstream.results import (
 from mlrelease.downstream.verdicts import SideRun
 from mlrelease.errors import UserError
 
-FORMAT = 1
+FORMAT = 2
+"""Bumped whenever what a run does changes (cached results of older runs are then ignored)."""
 Say = Callable[[str, str], None]
 """Progress: (consumer, what it is doing)."""
 
@@ -146,9 +148,11 @@ def run(
     )  # fmt: skip
 
     def one(consumer: Consumer) -> ConsumerResult:
-        key = _digest(dataclasses.asdict(consumer), candidate.identity, baseline.identity,
+        # Tests kept in the project are part of the question: their content is in the key.
+        kept = sources.project(consumer, root).digest if consumer.source == "project" else ""
+        key = _digest(dataclasses.asdict(consumer), kept, candidate.identity, baseline.identity,
                       setup.python_version, table.index_url, table.find_links, table.reruns,
-                      table.memory_limit_mb)  # fmt: skip
+                      table.memory_limit_mb, mlrelease.__version__)  # fmt: skip
         cached = None if request.refresh else store.get("results", key)
         if cached is not None:
             say(consumer.name, "answered from the results cache")
