@@ -68,8 +68,8 @@ def respin(wheel: Path, folder: Path, mark: str) -> Path:
 
 
 def timed_run(root: Path, candidate: Path, env: dict[str, str], output: Path) -> float:
-    command = [sys.executable, "-m", "mlrelease", "--root", str(root), "downstream", "run",
-               "--candidate", str(candidate), "--output", str(output)]  # fmt: skip
+    args = ["--root", str(root), "downstream", "run", "--candidate", str(candidate)]
+    command = proc.python_module("mlrelease", *args, "--output", str(output))
     started = time.perf_counter()
     done = proc.call(command, env=env, capture=False)
     seconds = time.perf_counter() - started

@@ -116,14 +116,19 @@ def environment(spec: RunSpec, scratch: Path, report: Path) -> dict[str, str]:
 
 def argv(spec: RunSpec, only: Sequence[str] | None) -> list[str]:
     """The command of a run: pytest with the plugin on the selection (or on ``only``, the node
-    ids of a re-run), or the smoke command with ``{python}`` filled in."""
+    ids of a re-run), or the smoke command with ``{python}`` filled in; the environment's Python
+    starts through the one launcher (nothing from the working directory shadows a module)."""
     if spec.command:
+        first, *rest = spec.command
+        if first == "{python}":
+            return proc.python(*rest, interpreter=spec.python)
         return [part.replace("{python}", str(spec.python)) for part in spec.command]
     chosen = list(only) if only is not None else list(spec.selection)
-    return [
-        str(spec.python), "-m", "pytest", "-p", PLUGIN, "-p", "no:cacheprovider",
-        "-q", "--no-header", "-rN", "--continue-on-collection-errors", *spec.pytest_args, *chosen,
-    ]  # fmt: skip
+    return proc.python_module(
+        "pytest", "-p", PLUGIN, "-p", "no:cacheprovider", "-q", "--no-header", "-rN",
+        "--continue-on-collection-errors", *spec.pytest_args, *chosen,
+        interpreter=spec.python,
+    )  # fmt: skip
 
 
 def _run_outcome(finished: proc.Finished, spec: RunSpec) -> CaseResult:
@@ -177,7 +182,8 @@ def run(spec: RunSpec, *, only: Sequence[str] | None = None) -> SideRun:
 
 def python_version(python: Path) -> str:
     """``3.11.7``: the interpreter's version (for keys and reports)."""
-    done = proc.call([str(python), "-c", "import platform; print(platform.python_version())"])
+    done = proc.call(proc.python("-c", "import platform; print(platform.python_version())",
+                                 interpreter=python))  # fmt: skip
     return done.stdout.strip() if done.returncode == 0 else "unknown"
 
 

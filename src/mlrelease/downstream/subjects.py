@@ -101,7 +101,7 @@ def interpreter_tags(python: Path) -> list[str]:
         "import sys; sys.path.insert(0, sys.argv[1]); from packaging import tags; "
         "print('\\n'.join(str(t) for t in tags.sys_tags()))"
     )
-    done = proc.call([str(python), "-I", "-c", script, str(here)])
+    done = proc.call(proc.python("-I", "-c", script, str(here), interpreter=python))
     if done.returncode != 0:
         raise UserError(f"cannot ask {python} for its wheel tags: {done.stderr.strip()[-300:]}")
     return done.stdout.split()
