@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mlrelease.downstream.config import Consumer, DownstreamConfig
+from mlrelease.downstream.envs import uv_binary
 
 LIB = "mlrdsx-onnxlib"
 CONSUMER = "mlrdsx-consumer"
@@ -111,7 +112,7 @@ def build(root: Path, out: Path) -> list[Path]:
     """A wheel and an sdist of the project at ``root`` into ``out`` (uv build, for real)."""
     out.mkdir(parents=True, exist_ok=True)
     done = subprocess.run(
-        ["uv", "build", "--quiet", "--no-config", "--out-dir", str(out), str(root)],
+        [uv_binary(), "build", "--quiet", "--no-config", "--out-dir", str(out), str(root)],
         capture_output=True,
         text=True,
         check=False,
