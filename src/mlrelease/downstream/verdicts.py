@@ -5,20 +5,13 @@ autopkgtest migration policy (a failure is a regression only when the reference 
 test against the released version, passes; a test that always failed is "always failed",
 here ``broken both``):
 
-==========================  ==========================  ================================
-baseline                    candidate                   verdict
-==========================  ==========================  ================================
-passed                      failed or error             ``regressed`` if every re-run
-                                                        agrees, else ``spurious``
-failed or error             passed                      ``fixed`` if every re-run agrees,
-                                                        else ``spurious``
-failed or error             failed or error             ``broken both``
-passed                      passed                      ``passed``
-skipped on either side      anything                    ``skipped``
-absent                      present                     ``new``
-present                     absent (its run finished)   ``gone``
-present                     absent (its run was killed) ``not run``
-==========================  ==========================  ================================
+- passed on the baseline, failed (or an error) on the candidate: ``regressed`` when every re-run
+  agrees, else ``spurious``;
+- failed on the baseline, passed on the candidate: ``fixed`` when every re-run agrees, else
+  ``spurious``;
+- failed on both: ``broken both``; passed on both: ``passed``; skipped on either: ``skipped``;
+- present on the candidate only: ``new``; on the baseline only: ``gone``, or ``not run`` when
+  the candidate's run was killed before it.
 
 A test missing on one side because its module failed to import there inherits that collection
 error (a removed API that breaks an import is a regression of every test of the module). The
