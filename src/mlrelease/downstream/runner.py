@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mlrelease.downstream.verdicts import RUN, CaseResult, Outcome, SideRun
+from mlrelease.downstream.verdicts import RUN, CaseOutcome, CaseResult, SideRun
 from mlrelease.edges import proc
 
 PLUGIN = "mlrelease_downstream_report"
@@ -34,7 +34,7 @@ PASSED_ON = {
 """The only variables of this process a consumer's tests see (HOME is replaced by a scratch
 folder); tokens and the CI's credentials are never passed on."""
 _EXIT = {2: "interrupted", 3: "an internal error", 4: "a usage error", 5: "no tests collected"}
-_RANK = {Outcome.PASSED: 0, Outcome.SKIPPED: 1, Outcome.FAILED: 2, Outcome.ERROR: 3}
+_RANK = {CaseOutcome.PASSED: 0, CaseOutcome.SKIPPED: 1, CaseOutcome.FAILED: 2, CaseOutcome.ERROR: 3}
 
 
 @dataclass(frozen=True)
@@ -55,13 +55,13 @@ class RunSpec:
     extra_env: dict[str, str] = field(default_factory=dict)
 
 
-def _phase(record: dict[str, object]) -> Outcome:
+def _phase(record: dict[str, object]) -> CaseOutcome:
     outcome, when, xfail = record.get("outcome"), record.get("when"), bool(record.get("xfail"))
     if outcome == "failed":
-        return Outcome.FAILED if when == "call" else Outcome.ERROR
+        return CaseOutcome.FAILED if when == "call" else CaseOutcome.ERROR
     if outcome == "skipped" or (xfail and outcome != "passed"):
-        return Outcome.SKIPPED
-    return Outcome.PASSED
+        return CaseOutcome.SKIPPED
+    return CaseOutcome.PASSED
 
 
 def parse(lines: Iterable[str]) -> tuple[dict[str, CaseResult], dict[str, str]]:
@@ -82,7 +82,7 @@ def parse(lines: Iterable[str]) -> tuple[dict[str, CaseResult], dict[str, str]]:
             if record.get("outcome") == "failed":
                 errors[nodeid] = str(record.get("message", ""))
             else:
-                tests[nodeid] = CaseResult(nodeid, Outcome.SKIPPED)
+                tests[nodeid] = CaseResult(nodeid, CaseOutcome.SKIPPED)
             continue
         nodeid = str(record.get("nodeid", ""))
         outcome = _phase(record)
@@ -136,14 +136,22 @@ def _run_outcome(finished: proc.Finished, spec: RunSpec) -> CaseResult:
     code = finished.returncode
     if finished.status is proc.Status.TIMEOUT:
         why = f"time budget of {spec.time_budget_s:g} s exceeded (time-budget-s); killed"
-        return CaseResult(RUN, Outcome.FAILED, why)
+        return CaseResult(RUN, CaseOutcome.FAILED, why)
     if code is None or code < 0:
-        return CaseResult(RUN, Outcome.FAILED, f"{finished.reason}\n{_tail(finished.stderr)}")
+        return CaseResult(RUN, CaseOutcome.FAILED, f"{finished.reason}\n{_tail(finished.stderr)}")
     if not spec.command and code not in (0, 1):
         what = _EXIT.get(code, f"exit code {code}")
         tail = _tail(finished.stdout + finished.stderr)
-        return CaseResult(RUN, Outcome.FAILED, f"pytest ended with {what}\n{tail}".strip())
-    return CaseResult(RUN, Outcome.PASSED)
+        return CaseResult(RUN, CaseOutcome.FAILED, f"pytest ended with {what}\n{tail}".strip())
+    return CaseResult(RUN, CaseOutcome.PASSED)
+
+
+def _command_result(finished: proc.Finished) -> CaseResult:
+    """A smoke command's one result: its exit status, the end of its output when it failed."""
+    if finished.returncode == 0:
+        return CaseResult(COMMAND, CaseOutcome.PASSED)
+    output = _tail(finished.stdout + finished.stderr)
+    return CaseResult(COMMAND, CaseOutcome.FAILED, f"exit code {finished.returncode}\n{output}")
 
 
 def run(spec: RunSpec, *, only: Sequence[str] | None = None) -> SideRun:
@@ -167,14 +175,8 @@ def run(spec: RunSpec, *, only: Sequence[str] | None = None) -> SideRun:
         )
         tests, errors = parse(report.read_text(encoding="utf-8", errors="replace").splitlines())
         tests[RUN] = _run_outcome(finished, spec)
-        if spec.command and tests[RUN].outcome is Outcome.PASSED:
-            ok = finished.returncode == 0
-            message = (
-                ""
-                if ok
-                else f"exit code {finished.returncode}\n" + _tail(finished.stdout + finished.stderr)
-            )
-            tests[COMMAND] = CaseResult(COMMAND, Outcome.PASSED if ok else Outcome.FAILED, message)
+        if spec.command and tests[RUN].outcome is CaseOutcome.PASSED:
+            tests[COMMAND] = _command_result(finished)
         return SideRun(tests, errors, finished.duration_s)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

@@ -30,7 +30,7 @@ RUN = "<run>"
 """The pseudo test standing for the whole test process of a side."""
 
 
-class Outcome(str, enum.Enum):
+class CaseOutcome(str, enum.Enum):
     """One test's result on one side (xfail counts as skipped, xpass as passed)."""
 
     PASSED = "passed"
@@ -40,7 +40,7 @@ class Outcome(str, enum.Enum):
 
     @property
     def bad(self) -> bool:
-        return self in (Outcome.FAILED, Outcome.ERROR)
+        return self in (CaseOutcome.FAILED, CaseOutcome.ERROR)
 
 
 class Verdict(str, enum.Enum):
@@ -62,7 +62,7 @@ class CaseResult:
     """One test on one side: its outcome and the first lines of its failure."""
 
     nodeid: str
-    outcome: Outcome
+    outcome: CaseOutcome
     message: str = ""
 
     def to_dict(self) -> dict[str, Any]:
@@ -70,7 +70,7 @@ class CaseResult:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> CaseResult:
-        return cls(str(data["nodeid"]), Outcome(data["outcome"]), str(data.get("message", "")))
+        return cls(str(data["nodeid"]), CaseOutcome(data["outcome"]), str(data.get("message", "")))
 
 
 @dataclass
@@ -86,7 +86,7 @@ class SideRun:
     @property
     def finished(self) -> bool:
         run = self.tests.get(RUN)
-        return run is None or run.outcome is Outcome.PASSED
+        return run is None or run.outcome is CaseOutcome.PASSED
 
     def outcome(self, nodeid: str) -> CaseResult | None:
         """The test's result; for a module or folder (no ``::``), its collection: an error
@@ -97,13 +97,13 @@ class SideRun:
             return found
         if nodeid in self.collect_errors:
             return CaseResult(
-                nodeid, Outcome.ERROR, f"collection error: {self.collect_errors[nodeid]}"
+                nodeid, CaseOutcome.ERROR, f"collection error: {self.collect_errors[nodeid]}"
             )
         for prefix, message in self.collect_errors.items():
             if nodeid.startswith(prefix.rstrip("/") + "::") or nodeid.startswith(prefix + "/"):
-                return CaseResult(nodeid, Outcome.ERROR, f"collection error: {message}")
+                return CaseResult(nodeid, CaseOutcome.ERROR, f"collection error: {message}")
         if "::" not in nodeid and nodeid != RUN and self.finished:
-            return CaseResult(nodeid, Outcome.PASSED)
+            return CaseResult(nodeid, CaseOutcome.PASSED)
         return None
 
     def to_dict(self) -> dict[str, Any]:
@@ -129,8 +129,8 @@ class CaseVerdict:
 
     nodeid: str
     verdict: Verdict
-    baseline: Outcome | None
-    candidate: Outcome | None
+    baseline: CaseOutcome | None
+    candidate: CaseOutcome | None
     message: str = ""
     """The candidate's failure (a regression), or the baseline's (a fix)."""
     note: str = ""
@@ -148,8 +148,8 @@ class CaseVerdict:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> CaseVerdict:
-        def side(value: Any) -> Outcome | None:
-            return None if value is None else Outcome(value)
+        def side(value: Any) -> CaseOutcome | None:
+            return None if value is None else CaseOutcome(value)
 
         return cls(
             str(data["nodeid"]),
@@ -170,7 +170,7 @@ def _pair(nodeid: str, baseline: SideRun, candidate: SideRun) -> CaseVerdict:
             return CaseVerdict(nodeid, Verdict.NEW, bo, co, c.message if c else "")
         kind = Verdict.GONE if candidate.finished else Verdict.NOT_RUN
         return CaseVerdict(nodeid, kind, bo, co)
-    if Outcome.SKIPPED in (bo, co):
+    if CaseOutcome.SKIPPED in (bo, co):
         return CaseVerdict(nodeid, Verdict.SKIPPED, bo, co)
     if b.outcome.bad and c.outcome.bad:
         return CaseVerdict(nodeid, Verdict.BROKEN, bo, co, c.message)
@@ -202,7 +202,7 @@ def suspects(verdicts: Iterable[CaseVerdict]) -> list[str]:
 def _agrees(runs: Sequence[SideRun], nodeid: str, *, bad: bool) -> bool:
     for run in runs:
         found = run.outcome(nodeid)
-        if found is None or found.outcome is Outcome.SKIPPED or found.outcome.bad is not bad:
+        if found is None or found.outcome is CaseOutcome.SKIPPED or found.outcome.bad is not bad:
             return False
     return True
 

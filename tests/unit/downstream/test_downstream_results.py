@@ -9,14 +9,14 @@ import pytest
 
 from mlrelease.downstream import known, render, results
 from mlrelease.downstream.results import ConsumerResult, RunResults
-from mlrelease.downstream.verdicts import CaseVerdict, Outcome, Verdict
+from mlrelease.downstream.verdicts import CaseOutcome, CaseVerdict, Verdict
 from mlrelease.errors import UserError
 
 TODAY = dt.date(2026, 11, 24)
 
 
 def regressed(nodeid: str, message: str = "E boom") -> CaseVerdict:
-    return CaseVerdict(nodeid, Verdict.REGRESSED, Outcome.PASSED, Outcome.FAILED, message)
+    return CaseVerdict(nodeid, Verdict.REGRESSED, CaseOutcome.PASSED, CaseOutcome.FAILED, message)
 
 
 def run(*consumers: ConsumerResult, shard: tuple[int, int] | None = None) -> RunResults:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from mlrelease.downstream import runner
-from mlrelease.downstream.verdicts import Outcome
+from mlrelease.downstream.verdicts import CaseOutcome
 
 
 def lines(*records: dict[str, object]) -> list[str]:
@@ -36,12 +36,12 @@ def test_phases_subtests_xfail_and_collection() -> None:
     )
     got = {n: t.outcome for n, t in tests.items()}
     assert got == {
-        "t::a": Outcome.PASSED,
-        "t::b": Outcome.FAILED,
-        "t::c": Outcome.ERROR,
-        "t::d": Outcome.SKIPPED,
-        "t::e": Outcome.FAILED,
-        "tests/test_y.py": Outcome.SKIPPED,
+        "t::a": CaseOutcome.PASSED,
+        "t::b": CaseOutcome.FAILED,
+        "t::c": CaseOutcome.ERROR,
+        "t::d": CaseOutcome.SKIPPED,
+        "t::e": CaseOutcome.FAILED,
+        "tests/test_y.py": CaseOutcome.SKIPPED,
     }
     assert tests["t::e"].message == "E sub"
     assert errors == {"tests/test_x.py": "E ImportError"}

@@ -6,8 +6,8 @@ import pytest
 
 from mlrelease.downstream.verdicts import (
     RUN,
+    CaseOutcome,
     CaseResult,
-    Outcome,
     SideRun,
     Verdict,
     compare,
@@ -15,11 +15,11 @@ from mlrelease.downstream.verdicts import (
     suspects,
 )
 
-P, F, E, S = Outcome.PASSED, Outcome.FAILED, Outcome.ERROR, Outcome.SKIPPED
+P, F, E, S = CaseOutcome.PASSED, CaseOutcome.FAILED, CaseOutcome.ERROR, CaseOutcome.SKIPPED
 
 
 def side(
-    *tests: tuple[str, Outcome], run: Outcome = P, errors: dict[str, str] | None = None
+    *tests: tuple[str, CaseOutcome], run: CaseOutcome = P, errors: dict[str, str] | None = None
 ) -> SideRun:
     found = {n: CaseResult(n, o, f"{n} {o.value}") for n, o in tests}
     found[RUN] = CaseResult(RUN, run, "killed" if run is F else "")
@@ -40,7 +40,7 @@ def side(
         (P, S, Verdict.SKIPPED),
     ],
 )
-def test_pairs(baseline: Outcome, candidate: Outcome, verdict: Verdict) -> None:
+def test_pairs(baseline: CaseOutcome, candidate: CaseOutcome, verdict: Verdict) -> None:
     (found,) = compare(side(("t::a", baseline)), side(("t::a", candidate)))
     assert found.verdict is verdict
     assert (found.baseline, found.candidate) == (baseline, candidate)
