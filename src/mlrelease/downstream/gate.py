@@ -71,11 +71,14 @@ def check_downstream(ctx: Context) -> GateResult:
     package = package_of(ctx.config)
     spec = Path(table.candidate)
     folder = spec if spec.is_absolute() else ctx.root / spec
-    if not folder.exists() and not _is_version(table.candidate):
-        return GateResult.skipped(
-            f"no candidate yet: {table.candidate} does not exist (build the RC with nox -s wheels, "
-            "or download its bound files there; tool.mlrelease.downstream.candidate)"
-        )
+    if not folder.exists():
+        try:
+            Version(table.candidate)  # a version on the RC channel or the index
+        except InvalidVersion:
+            return GateResult.skipped(
+                f"no candidate yet: {table.candidate} does not exist (build the RC with nox -s "
+                "wheels, or download its bound files there; tool.mlrelease.downstream.candidate)"
+            )
     run = _reusable(ctx.config, table, package)
     reused = run is not None
     if run is None:
@@ -101,14 +104,6 @@ def check_downstream(ctx: Context) -> GateResult:
         details=details,
         evidence=evidence,
     )
-
-
-def _is_version(text: str) -> bool:
-    try:
-        Version(text)
-    except InvalidVersion:
-        return False
-    return True
 
 
 GATES = (check_downstream,)

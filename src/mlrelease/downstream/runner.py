@@ -159,7 +159,7 @@ def run(spec: RunSpec, *, only: Sequence[str] | None = None) -> SideRun:
     scratch = Path(tempfile.mkdtemp(prefix="mlrelease-downstream-"))
     try:
         work = scratch / "work"
-        shutil.copytree(spec.source, work, symlinks=True)
+        shutil.copytree(spec.source, work, symlinks=True, ignore=shutil.ignore_patterns(".git"))
         (scratch / "plugin").mkdir()
         plugin = Path(__file__).with_name("pytest_report.py")
         shutil.copyfile(plugin, scratch / "plugin" / f"{PLUGIN}.py")
