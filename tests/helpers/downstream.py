@@ -27,6 +27,7 @@ from mlrelease.downstream.envs import uv_binary
 LIB = "mlrdsx-onnxlib"
 CONSUMER = "mlrdsx-consumer"
 PINNED = "mlrdsx-pinned"
+HANGS = "mlrdsx-hangs"
 
 _LIB_CODE = '''
 import onnx
@@ -134,6 +135,17 @@ def consumer(folder: Path, state: Path, out: Path) -> list[Path]:
         "tests/flaky_state.txt": f"{state}\n",
     }
     return build(_project(folder, CONSUMER, "1.0.0", [LIB, "numpy"], files), out)
+
+
+def hangs(folder: Path, out: Path) -> list[Path]:
+    """A consumer one of whose tests never ends with the candidate (1.1.0 makes ``Sub``)."""
+    files = {
+        "{module}/__init__.py": "import mlrdsx_onnxlib\n",
+        "tests/test_a_fast.py": "def test_fast():\n    pass\n",
+        "tests/test_b_slow.py": "import time\n\nimport mlrdsx_onnxlib\n\n\n"
+        "def test_slow():\n    if mlrdsx_onnxlib.OP == 'Sub':\n        time.sleep(600)\n",
+    }
+    return build(_project(folder, HANGS, "1.0.0", [LIB], files), out)
 
 
 def pinned(folder: Path, out: Path) -> list[Path]:

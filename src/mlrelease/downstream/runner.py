@@ -66,9 +66,11 @@ def _phase(record: dict[str, object]) -> CaseOutcome:
 
 def parse(lines: Iterable[str]) -> tuple[dict[str, CaseResult], dict[str, str]]:
     """(tests by node id, collection errors by node id) from the plugin's JSON lines; a test's
-    outcome is the worst of its phases and subtests; a garbled line (a killed writer) is
-    skipped."""
+    outcome is the worst of its phases and subtests. A test counts once its teardown was
+    reported (pytest reports one for every test it ran): one cut short by a kill is absent,
+    never passed. A garbled line (a killed writer) is skipped."""
     tests: dict[str, CaseResult] = {}
+    finished: set[str] = set()
     errors: dict[str, str] = {}
     for line in lines:
         try:
@@ -83,13 +85,16 @@ def parse(lines: Iterable[str]) -> tuple[dict[str, CaseResult], dict[str, str]]:
                 errors[nodeid] = str(record.get("message", ""))
             else:
                 tests[nodeid] = CaseResult(nodeid, CaseOutcome.SKIPPED)
+                finished.add(nodeid)
             continue
         nodeid = str(record.get("nodeid", ""))
         outcome = _phase(record)
         before = tests.get(nodeid)
         if before is None or _RANK[outcome] > _RANK[before.outcome]:
             tests[nodeid] = CaseResult(nodeid, outcome, str(record.get("message", "")))
-    return tests, errors
+        if record.get("when") == "teardown":
+            finished.add(nodeid)
+    return {n: t for n, t in tests.items() if n in finished}, errors
 
 
 def _tail(data: bytes, lines: int = 8) -> str:

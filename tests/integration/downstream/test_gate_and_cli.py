@@ -140,3 +140,13 @@ def test_config_mistakes_are_errors_at_load(
     assert main(["--root", str(root), "downstream", "list"]) == 2
     err = capsys.readouterr().err
     assert "tool.mlrelease.downstream.consumers[1].name" in err and "also consumers[0]" in err
+
+
+def test_no_candidate_yet_is_a_skip_that_says_what_to_do(world: World) -> None:
+    root = _project(world, "no-candidate")
+    text = (root / "pyproject.toml").read_text()
+    (root / "pyproject.toml").write_text(text.replace(str(world.candidate), "dist"))
+    assert main(["--root", str(root), "verify"]) == 0
+    md = (root / "build" / "release-verify" / "report.md").read_text(encoding="utf-8")
+    assert "no candidate yet: dist does not exist (build the RC with nox -s wheels" in md
+    assert main(["--root", str(root), "verify", "--strict"]) == 1

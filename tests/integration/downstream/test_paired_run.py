@@ -12,8 +12,9 @@ from helpers import index
 from helpers.downstream import World
 
 from mlrelease.downstream import results, service
+from mlrelease.downstream.config import Consumer
 from mlrelease.downstream.results import COMPARED, NOT_INSTALLED, RunResults
-from mlrelease.downstream.verdicts import Verdict
+from mlrelease.downstream.verdicts import RUN, Verdict
 from mlrelease.errors import UserError
 
 
@@ -95,3 +96,20 @@ def test_candidate_from_the_rc_channel_is_the_same_bytes(world: World, paired: R
         missing = service.Request(candidate="1.2.0", baseline="1.0.0")
         with pytest.raises(UserError, match=r"has no mlrdsx-onnxlib 1\.2\.0 wheel"):
             service.run(table, world.root, planted.LIB, missing, lambda c, m: None)
+
+
+def test_a_candidate_that_hangs_is_killed_at_the_budget_and_regressed(world: World) -> None:
+    """The run itself is judged: killed at its time budget on the candidate (twice: the re-run
+    confirms), never on the baseline; what finished before the kill is still reported."""
+    planted.hangs(world.root.parent / "src", world.links)
+    consumer = Consumer(name="hangs", requirement=planted.HANGS, time_budget_s=8)
+    request = service.Request(candidate=str(world.candidate), baseline="1.0.0")
+    run = service.run(world.table(consumers=[consumer]), world.root, planted.LIB, request,
+                      lambda c, m: None)  # fmt: skip
+    (r,) = run.results
+    found = {v.nodeid: v for v in r.verdicts}
+    assert found[RUN].verdict is Verdict.REGRESSED, found
+    assert "time budget of 8 s exceeded" in found[RUN].message
+    assert found[RUN].note == "confirmed by 1 re-run"
+    assert found["tests/test_a_fast.py::test_fast"].verdict is Verdict.PASSED
+    assert found["tests/test_b_slow.py::test_slow"].verdict is Verdict.NOT_RUN
