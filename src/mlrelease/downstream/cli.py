@@ -12,10 +12,11 @@ from typing import Any
 
 from rich.markup import escape
 
-from mlrelease.config import Config, load
+from mlrelease.config import Config
 from mlrelease.downstream import known, matrix, render, results, service
-from mlrelease.downstream.gate import checked, package_of
+from mlrelease.downstream.config import DownstreamConfig, package_of
 from mlrelease.errors import UserError
+from mlrelease.gates import parse_shard
 from mlrelease.terminal import make_console
 
 DESCRIPTION = (
@@ -26,20 +27,16 @@ DESCRIPTION = (
 console = make_console()
 
 
-def _config(args: argparse.Namespace) -> Config:
-    return load(args.root)
+def _config(args: argparse.Namespace) -> tuple[Config, DownstreamConfig]:
+    config: Config = args.load_config(args.root)  # every table, checked
+    return config, config.table(DownstreamConfig)
 
 
 def _shard(text: str | None) -> tuple[int, int] | None:
-    if not text:
-        return None
     try:
-        index, count = (int(part) for part in text.split("/"))
-    except ValueError:
-        raise UserError(f"--shard {text!r}: expected I/N, e.g. 2/3") from None
-    if not 1 <= index <= count:
-        raise UserError(f"--shard {text!r}: I must be between 1 and N")
-    return index, count
+        return parse_shard(text) if text else None
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
 
 
 class Progress:
@@ -56,8 +53,7 @@ class Progress:
             console.print(f"[dim]{elapsed:7.1f} s[/] {escape(consumer)}: {escape(what)}")
 
 
-def _finish(config: Config, run: results.RunResults, folder: Path) -> int:
-    table = checked(config)
+def _finish(config: Config, table: DownstreamConfig, run: results.RunResults, folder: Path) -> int:
     entries = known.load(config.path(table.known_failures))
     judgement = results.judge(run, entries, dt.date.today())
     paths = service.write(run, judgement, folder)
@@ -71,8 +67,7 @@ def _finish(config: Config, run: results.RunResults, folder: Path) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    config = _config(args)
-    table = checked(config)
+    config, table = _config(args)
     if not table.consumers:
         raise UserError(
             f"{config.pyproject_path}: tool.mlrelease.downstream.consumers is empty; list the "
@@ -88,26 +83,25 @@ def cmd_run(args: argparse.Namespace) -> int:
     )
     run = service.run(table, config.root, package_of(config), request, Progress())
     folder = Path(args.output) if args.output else config.path(table.results_dir)
-    return _finish(config, run, folder)
+    return _finish(config, table, run, folder)
 
 
 def cmd_matrix(args: argparse.Namespace) -> int:
-    table = checked(_config(args))
+    _, table = _config(args)
     count = args.shards or len(table.consumers)
     sys.stdout.write(matrix.render(table.consumers, count) + "\n")
     return 0
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
-    config = _config(args)
-    table = checked(config)
+    config, table = _config(args)
     merged = results.merge([service.read(Path(p)) for p in args.results])
     folder = Path(args.output) if args.output else config.path(table.results_dir)
-    return _finish(config, merged, folder)
+    return _finish(config, table, merged, folder)
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    table = checked(_config(args))
+    _, table = _config(args)
     for c in table.consumers:
         where = {"sdist": f"sdist of {c.requirement}", "git": f"{c.git} @ {c.ref}",
                  "project": c.tests_dir}[c.source]  # fmt: skip

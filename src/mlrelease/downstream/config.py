@@ -23,6 +23,7 @@ from pathlib import Path
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
+from mlrelease.config import Config
 from mlrelease.errors import ConfigError
 
 TABLE = "tool.mlrelease.downstream"
@@ -203,3 +204,15 @@ def _check_consumer(c: Consumer, key: str, source: str, root: Path, package: str
         )
     if c.time_budget_s <= 0:
         raise _fail(f"{key}.time-budget-s", "a number of seconds > 0", str(c.time_budget_s), source)
+
+
+def package_of(config: Config) -> str:
+    """The distribution under test: ``package``, else ``[project] name``."""
+    table = config.table(DownstreamConfig)
+    return table.package or str(config.pyproject.get("project", {}).get("name", ""))
+
+
+def check_loaded(config: Config) -> None:
+    """:func:`check` on a loaded configuration (the registry calls it when it loads one)."""
+    table = config.table(DownstreamConfig)
+    check(table, source=str(config.pyproject_path), root=config.root, package=package_of(config))

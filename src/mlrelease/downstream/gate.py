@@ -17,22 +17,9 @@ from packaging.version import InvalidVersion, Version
 from mlrelease.config import Config
 from mlrelease.downstream import known, render, results, service, subjects
 from mlrelease.downstream.config import TABLES as TABLES
-from mlrelease.downstream.config import DownstreamConfig, check
+from mlrelease.downstream.config import DownstreamConfig, package_of
 from mlrelease.gates import Context, GateResult, gate
 from mlrelease.terminal import make_console
-
-
-def package_of(config: Config) -> str:
-    """The distribution under test: ``package``, else ``[project] name``."""
-    table = config.table(DownstreamConfig)
-    return table.package or str(config.pyproject.get("project", {}).get("name", ""))
-
-
-def checked(config: Config) -> DownstreamConfig:
-    """The table, checked beyond its types (see :func:`mlrelease.downstream.config.check`)."""
-    table = config.table(DownstreamConfig)
-    check(table, source=str(config.pyproject_path), root=config.root, package=package_of(config))
-    return table
 
 
 def _reusable(config: Config, table: DownstreamConfig, package: str) -> results.RunResults | None:
@@ -65,7 +52,7 @@ def _reusable(config: Config, table: DownstreamConfig, package: str) -> results.
     "it, with an owner and an expiry date.",
 )
 def check_downstream(ctx: Context) -> GateResult:
-    table = checked(ctx.config)
+    table = ctx.config.table(DownstreamConfig)
     if not table.consumers:
         return GateResult.skipped("no consumers in tool.mlrelease.downstream.consumers")
     package = package_of(ctx.config)
