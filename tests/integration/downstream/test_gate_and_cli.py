@@ -137,9 +137,10 @@ def test_config_mistakes_are_errors_at_load(
     root = _project(world, "bad-config")
     text = (root / "pyproject.toml").read_text()
     (root / "pyproject.toml").write_text(text.replace('name = "pinned"', 'name = "consumer"'))
-    assert main(["--root", str(root), "downstream", "list"]) == 2
-    err = capsys.readouterr().err
-    assert "tool.mlrelease.downstream.consumers[1].name" in err and "also consumers[0]" in err
+    for command in (["downstream", "list"], ["gates", "list"], ["verify"]):
+        assert main(["--root", str(root), *command]) == 2
+        err = capsys.readouterr().err
+        assert "tool.mlrelease.downstream.consumers[1].name" in err and "also consumers[0]" in err
 
 
 def test_no_candidate_yet_is_a_skip_that_says_what_to_do(world: World) -> None:
