@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import plant_modules
 
 from mlrelease.edges import proc
 
@@ -42,12 +43,7 @@ def _interpreter(version: str) -> str | None:
 
 def plant(folder: Path, markers: Path) -> Path:
     """A folder full of modules that shadow the standard library and mlrelease."""
-    for name in PLANTED:
-        path = folder / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        marker = markers / name.replace("/", "_")
-        path.write_text(f"open({str(marker)!r}, 'w').close()\n", encoding="utf-8")
-    return folder
+    return plant_modules(folder, markers, PLANTED)
 
 
 def _run(command: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
