@@ -31,9 +31,14 @@ def _interpreter(version: str) -> str | None:
     versions that are installed but not selected)."""
     if sys.version_info[:2] == tuple(int(p) for p in version.split(".")):
         return sys.executable
-    root = os.environ.get("PYENV_ROOT", str(Path.home() / ".pyenv"))
+    roots = {os.environ.get("PYENV_ROOT", str(Path.home() / ".pyenv"))}
+    pyenv = shutil.which("pyenv")  # its root, whatever HOME is (CI runs with a fresh one)
+    if pyenv:
+        found = subprocess.run([pyenv, "root"], capture_output=True, text=True, check=False)
+        roots.add(found.stdout.strip() or str(Path.home() / ".pyenv"))
     candidates = [shutil.which(f"python{version}")]
-    candidates += sorted(glob.glob(f"{root}/versions/{version}.*/bin/python{version}"))
+    for root in sorted(roots):
+        candidates += sorted(glob.glob(f"{root}/versions/{version}.*/bin/python{version}"))
     for candidate in filter(None, candidates):
         done = subprocess.run([candidate, "-c", "pass"], capture_output=True, check=False)
         if done.returncode == 0:
