@@ -25,6 +25,9 @@ from mlrelease.config import Config
 from mlrelease.docs import cli as docs_cli
 from mlrelease.docs import config as docs_config
 from mlrelease.docs import gate as docs_gate
+from mlrelease.downstream import cli as downstream_cli
+from mlrelease.downstream import config as downstream_config
+from mlrelease.downstream import gate as downstream_gate
 from mlrelease.errors import ConfigError, UserError
 from mlrelease.gates import Gate
 from mlrelease.init import cli as init_cli
@@ -79,6 +82,7 @@ FEATURES: tuple[Feature, ...] = (
     Feature("opsets", opsets_config.TABLES, opsets_gate.GATES, opsets_cli),
     Feature("ops", ops_config.TABLES, ops_gate.GATES, ops_cli),
     Feature("perf", perf_config.TABLES, perf_gate.GATES, perf_cli),
+    Feature("downstream", downstream_config.TABLES, downstream_gate.GATES, downstream_cli),
     Feature("init", {}, (), init_cli),
 )
 """The built-in features, in the order ``mlrelease --help`` lists their commands."""
@@ -191,6 +195,7 @@ def check_config(config: Config) -> None:
                 cls, table, prefix=f"tool.mlrelease.gate-options.{name}", source=source
             )
     release_config.check_placeholders(config.table(release_config.ReleaseConfig), source)
+    downstream_config.check_loaded(config)
     # Only a configured gate list asks for the file: the defaults must not refuse a new project.
     listed = "gates" in config.pyproject.get("tool", {}).get("mlrelease", {})
     if listed and "changelog" in config.gates and not config.path(config.changelog).is_file():
