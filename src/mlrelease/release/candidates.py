@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from packaging.version import Version
 
-from mlrelease import changelog
 from mlrelease.config import Config
 from mlrelease.errors import PreconditionError, UserError
+from mlrelease.naming import Names
+from mlrelease.project import changelog
 from mlrelease.release import edits as editing
 from mlrelease.release import rules
 from mlrelease.release.config import (
     TABLE,
-    Names,
     ReleaseConfig,
     parse_release,
     series,
@@ -29,7 +29,7 @@ def plan_prepare(world: World, config: Config, version: str, push: bool = False)
     """``release prepare --version X.Y.Z``: set the release version and write its changelog."""
     target = parse_release(version)
     root, rel = world.root, config.table(ReleaseConfig)
-    names = Names.of(rel, str(config.pyproject_path))
+    names = config.names
     # Trunk model: a release is prepared, tagged and promoted on main itself.
     branch = rel.main_branch if rel.model == "trunk" else names.branch_for(series(target))
     plan = Plan("prepare", root)
@@ -102,7 +102,7 @@ def _edit(world: World, plan: Plan, config: Config, branch: str, version: str,
     if need_bump:
         computes.append(editing.bumped(str(target), listed, links))
     if need_log:
-        tag = Names.of(config.table(ReleaseConfig), str(config.pyproject_path)).final_tag(target)
+        tag = config.names.final_tag(target)
         computes.append(editing.changelog_section(config, str(target), tag))
     journalled = sorted(set(files) | ({config.changelog} if need_log else set()))
     plan.actions.append(edit.journal(computes, journalled))
@@ -173,7 +173,7 @@ def _branch_version(
 def plan_rc(world: World, config: Config, tag: str | None = None, push: bool = False) -> Plan:
     """``release rc``: the annotated tag vX.Y.Z-rcN (N = next free number) on HEAD."""
     root, rel = world.root, config.table(ReleaseConfig)
-    names = Names.of(rel, str(config.pyproject_path))
+    names = config.names
     plan = Plan("rc", root)
     rules.preflight(world, "rc")
     branch, _, version = _branch_version(world, config, names, "rc")

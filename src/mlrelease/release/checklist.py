@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 import re
 import shlex
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +23,7 @@ from mlrelease.config import Config
 from mlrelease.docs import published
 from mlrelease.edges import git
 from mlrelease.edges import proc as processes
+from mlrelease.edges.faults import fault_env, fault_point
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release import reader, rules
 from mlrelease.release.checklist_steps import (
@@ -35,13 +35,11 @@ from mlrelease.release.checklist_steps import (
 from mlrelease.release.config import (
     TABLE,
     ReleaseConfig,
-    names_of,
     parse_release,
     series,
     series_text,
 )
 from mlrelease.release.ledger import Ledger, StepRecord, now
-from mlrelease.release.plan import fault_env, fault_point
 
 STEP_GATES = {
     "ops-index": "ops_index",
@@ -166,7 +164,7 @@ class Runner:
         return Ledger.load(self.folder / "ledger.json", str(self.version), self.steps)
 
     def values(self, need_rc: bool) -> dict[str, str]:
-        names, rel = names_of(self.config), self.config.table(ReleaseConfig)
+        names, rel = self.config.names, self.config.table(ReleaseConfig)
         values = {
             "version": str(self.version),
             "series": series_text(series(self.version)),
@@ -363,7 +361,7 @@ class Runner:
 def _resolve_argv(command: list[str]) -> list[str]:
     """``mlrelease ...`` runs with this interpreter (no PATH lookup); anything else as given."""
     if command and command[0] == "mlrelease":
-        return [sys.executable, "-m", "mlrelease", *command[1:]]
+        return processes.python_module("mlrelease", *command[1:])
     return command
 
 

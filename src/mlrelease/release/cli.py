@@ -25,7 +25,7 @@ SAFETY = (
 
 
 def _config(args: argparse.Namespace) -> Config:
-    return service.config_at((args.root or find_root(Path.cwd())).resolve())
+    return service.config_at((args.root or find_root(Path.cwd())).resolve(), args.load_config)
 
 
 def _say(text: str) -> None:

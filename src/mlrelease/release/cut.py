@@ -14,7 +14,6 @@ from mlrelease.release import edits as editing
 from mlrelease.release import rules
 from mlrelease.release.config import (
     TABLE,
-    Names,
     ReleaseConfig,
     ReleaseEdit,
     parse_series,
@@ -161,7 +160,7 @@ def plan_cut(
     """``release cut --version X.Y``: branch, release-only edits, main to the next .dev."""
     wanted = parse_series(version)
     rel = config.table(ReleaseConfig)
-    branch = Names.of(rel, str(config.pyproject_path)).branch_for(wanted)
+    branch = config.names.branch_for(wanted)
     plan = Plan("cut", world.root)
     rules.preflight(world, "cut")
     restore, restored = rules.recovery(world, "cut")

@@ -22,11 +22,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mlrelease import bump, changelog, versions
+from mlrelease import versions
 from mlrelease.config import PYPROJECT, Config, read_toml
+from mlrelease.edges.journal import drop_journal, write_journal
 from mlrelease.errors import UserError
+from mlrelease.project import bump, changelog
 from mlrelease.release.config import ReleaseEdit
-from mlrelease.release.plan import Action, call_action, drop_journal, write_journal
+from mlrelease.release.plan import Action, call_action
 
 Compute = Callable[["EditSet"], None]
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from mlrelease.config import Config
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release import rules
-from mlrelease.release.config import TABLE, Names, ReleaseConfig, series_text
+from mlrelease.release.config import TABLE, ReleaseConfig, series_text
 from mlrelease.release.plan import Plan, git_action
 from mlrelease.release.world import BranchCommit, NotGathered, PickFacts, World
 
@@ -200,7 +200,7 @@ def plan_picks(
     """Fixes on main marked for the branch's series, each identified (:func:`identify`); the
     plan picks the missing ones (``git cherry-pick -x``) or records ``--mark`` overrides."""
     rel = config.table(ReleaseConfig)
-    names = Names.of(rel, str(config.pyproject_path))
+    names = config.names
     branch = branch or world.branch
     wanted = names.series_of_branch(branch)
     if branch is None or wanted is None:

@@ -98,10 +98,6 @@ def is_ancestor(root: Path, ancestor: str, descendant: str) -> bool:
     return True
 
 
-def git_dir(root: Path) -> Path:
-    return (root / git.run(root, "rev-parse", "--git-dir")).resolve()
-
-
 def tree_entries(root: Path, ref: str) -> dict[str, tuple[str, str]]:
     """path -> (mode, blob SHA) of every file of ``ref``'s tree."""
     out = git.run(root, "ls-tree", "-r", "-z", ref, strip=False)

@@ -24,17 +24,16 @@ from packaging.version import InvalidVersion, Version
 from mlrelease import versions
 from mlrelease.config import Config
 from mlrelease.edges import git
+from mlrelease.edges.journal import journal_path, read_journal
 from mlrelease.errors import PreconditionError, UserError
+from mlrelease.naming import Names
 from mlrelease.release import queries, rules
 from mlrelease.release.config import (
-    Names,
     ReleaseConfig,
-    names_of,
     parse_release,
     parse_series,
     release_branch,
 )
-from mlrelease.release.plan import journal_path, read_journal
 from mlrelease.release.world import (
     BumpFacts,
     Journal,
@@ -160,7 +159,7 @@ def read(config: Config, *asks: Ask) -> World:
     root = config.root
     if not git.is_repo(root):
         raise UserError(f"{root} is not a git repository; the release flow needs one.")
-    g = Gatherer(config, names_of(config), _base(config))
+    g = Gatherer(config, config.names, _base(config))
     for ask in asks:
         ask.gather(g)
     return g.freeze()
@@ -168,7 +167,7 @@ def read(config: Config, *asks: Ask) -> World:
 
 def _base(config: Config) -> World:
     root = config.root
-    git_dir = queries.git_dir(root)
+    git_dir = git.git_dir(root)
     lock = git_dir / "index.lock"
     try:
         remote, error = queries.read_origin(root, config.table(ReleaseConfig).remote), None

@@ -10,9 +10,11 @@ from collections.abc import Set as AbstractSet
 
 from packaging.version import Version
 
+from mlrelease.edges.journal import drop_journal
 from mlrelease.errors import PreconditionError
-from mlrelease.release.config import TABLE, Names
-from mlrelease.release.plan import Action, call_action, drop_journal, git_action
+from mlrelease.naming import Names
+from mlrelease.release.config import TABLE
+from mlrelease.release.plan import Action, call_action, git_action
 from mlrelease.release.world import FINAL_MARKER, RC_MARKER, Refs, Remote, Tag, World, short
 
 

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
-from mlrelease.config import PYPROJECT, TABLE, Config, load, parse_section
+from mlrelease.config import PYPROJECT, TABLE, Config
 from mlrelease.edges import git
+from mlrelease.edges.journal import read_journal
 from mlrelease.errors import UserError
-from mlrelease.release import bump_model, candidates, cut, picks, plan, queries, reader
+from mlrelease.release import bump_model, candidates, cut, picks, queries, reader
 from mlrelease.release.config import ReleaseConfig
 from mlrelease.release.plan import Plan
 from mlrelease.release.promotion import bind, final, publish
@@ -26,18 +28,21 @@ else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
 
-def config_at(root: Path) -> Config:
+Loader = Callable[..., Config]
+"""``registry.load_config``, handed down by the composition root."""
+
+
+def config_at(root: Path, load_config: Loader) -> Config:
     """The configuration; after an interrupted edit of pyproject.toml, the one the edit started
     with (HEAD's), never a file the edit left (an empty one would read as the defaults)."""
-    journal = plan.read_journal(root) if git.is_repo(root) else None
+    journal = read_journal(root) if git.is_repo(root) else None
     text = queries.show(root, "HEAD", PYPROJECT) if journal else None
     listed = journal.get("files", []) if journal and journal.get("head") == git.head(root) else []
     if text is not None and PYPROJECT in listed:
-        data = tomllib.loads(text)
-        table = data.get("tool", {}).get("mlrelease", {})
-        config = parse_section(Config, table, prefix=TABLE, source=f"HEAD:{PYPROJECT}")
-        return dataclasses.replace(config, root=root, pyproject=data)
-    return load(root)
+        head: Config = load_config(root, data=tomllib.loads(text), source=f"HEAD:{PYPROJECT}")
+        return head
+    loaded: Config = load_config(root)
+    return loaded
 
 
 def bumped(config: Config) -> bool:

@@ -10,14 +10,14 @@ from typing import Any
 from packaging.version import Version
 from rich.table import Table
 
-from mlrelease import changelog, report, versions
+from mlrelease import report, versions
 from mlrelease.config import Config
 from mlrelease.docs import published
 from mlrelease.errors import UserError
+from mlrelease.project import changelog
 from mlrelease.release import bump_model, candidates, cut, queries, reader, rules
 from mlrelease.release.config import (
     ReleaseConfig,
-    names_of,
     parse_release,
     series,
     series_text,
@@ -67,7 +67,7 @@ def _previews(world: World, config: Config, target: Version) -> dict[str, str]:
 def status(config: Config, version: str | None = None) -> dict[str, Any]:
     """Where the release stands; changes nothing. Plain data (``--json`` prints it)."""
     root, rel = config.root, config.table(ReleaseConfig)
-    names = names_of(config)
+    names = config.names
     source = str(config.pyproject_path)
     current = str(versions.bumpversion_table(config.pyproject, source)["current_version"])
     parsed = parse_version(current, "pyproject.toml")

@@ -27,7 +27,8 @@ from pathlib import Path
 from packaging.tags import sys_tags
 from rich.console import Console
 
-from mlrelease.edges.proc import call
+from mlrelease.edges.proc import call, python_module
+from mlrelease.edges.proc import python as python_command
 from mlrelease.errors import UserError
 from mlrelease.terminal import make_console
 from mlrelease.wheels import artifacts, audit
@@ -51,7 +52,7 @@ COPY_IGNORE = shutil.ignore_patterns(
 
 
 @dataclass
-class Outcome:
+class ProjectBuild:
     """What one project's build produced and found."""
 
     project: str
@@ -91,7 +92,7 @@ def _run(command: Sequence[str], cwd: Path, what: str) -> None:
 
 
 def _python_build(source: Path, out: Path, sdist_only: bool) -> None:
-    command = [sys.executable, "-m", "build", "--outdir", str(out)]
+    command = python_module("build", "--outdir", str(out))
     if shutil.which("uv"):
         command += ["--installer", "uv"]  # same isolated build, installed several times faster
     if sdist_only:
@@ -107,7 +108,7 @@ def _repair(out: Path, notes: list[str]) -> None:
             continue
         repaired = out / "repaired"
         _run(
-            [sys.executable, "-m", "auditwheel", "repair", "-w", str(repaired), str(wheel)],
+            python_module("auditwheel", "repair", "-w", str(repaired), str(wheel)),
             out,
             f"auditwheel repair {wheel.name}",
         )
@@ -128,9 +129,7 @@ def _cibuildwheel(source: Path, out: Path, platform: str, archs: str) -> None:
             "auditwheel repair) for the host wheel; the wheel workflow runs cibuildwheel."
         )
     _run(
-        [
-            sys.executable,
-            "-m",
+        python_module(
             "cibuildwheel",
             "--platform",
             platform,
@@ -139,7 +138,7 @@ def _cibuildwheel(source: Path, out: Path, platform: str, archs: str) -> None:
             "--output-dir",
             str(out),
             str(source),
-        ],
+        ),
         source,
         f"cibuildwheel ({platform}/{archs})",
     )
@@ -167,7 +166,9 @@ def smoke_test(project: Project, wheel: Path) -> Finding | None:
             PIP_DISABLE_PIP_VERSION_CHECK="1",
         )
         install = call(
-            [str(python), "-m", "pip", "install", "--quiet", str(wheel.resolve())], cwd=cwd, env=env
+            python_module("pip", "install", "--quiet", str(wheel.resolve()), interpreter=python),
+            cwd=cwd,
+            env=env,
         )
         if install.returncode != 0:
             return Finding(
@@ -176,7 +177,9 @@ def smoke_test(project: Project, wheel: Path) -> Finding | None:
                 f"{(install.stdout + install.stderr).strip()[-600:]}",
             )
         command = project.smoke_command()
-        argv = [str(python) if command[0] == "python" else command[0], *command[1:]]
+        argv = (
+            python_command(*command[1:], interpreter=python) if command[0] == "python" else command
+        )
         try:
             proc = call(argv, cwd=cwd, env=env, timeout=600)
         except FileNotFoundError:
@@ -222,13 +225,13 @@ def build(
     archs: str = "",
     smoke: bool = True,
     console: Console | None = None,
-) -> Outcome:
+) -> ProjectBuild:
     """Build, audit, smoke-test; on success copy the artifacts to dist/ and write SHA256SUMS."""
     console = console or make_console()
     if builder not in BUILDERS:
         raise UserError(f"--builder {builder!r}: expected one of {', '.join(BUILDERS)}.")
     version = build_version(project, release_tag)
-    outcome = Outcome(project.name, version)
+    outcome = ProjectBuild(project.name, version)
     if builder == "build" and sys.platform.startswith("linux") and project.wheels.kind == "native":
         if container_engine() is None:
             outcome.notes.append(
@@ -241,7 +244,7 @@ def build(
             source = Path(tmp) / "source"
             shutil.copytree(project.root, source, ignore=COPY_IGNORE)
             with console.status(f"{project.name}: stamping {version} into a copy of the tree"):
-                restamp(source, version)
+                restamp(project, source, version)
             outcome.notes.append(
                 f"built as {version} (the files carry {project.version}) in a temporary copy"
             )

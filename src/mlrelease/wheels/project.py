@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,9 +11,10 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from mlrelease import versions
-from mlrelease.config import Config, load
-from mlrelease.edges.proc import TimeoutExpired, call
+from mlrelease.config import Config
+from mlrelease.edges.proc import TimeoutExpired, call, python_module
 from mlrelease.errors import ConfigError, PreconditionError, UserError
+from mlrelease.project import bump
 from mlrelease.wheels.config import WheelsConfig
 
 
@@ -45,12 +45,8 @@ class Project:
         return self.config.path(self.wheels.dist_dir)
 
     def smoke_command(self) -> list[str]:
-        return list(self.wheels.smoke_command) or ["python", "-c", f"import {self.module}"]
-
-
-def load_project(root: Path) -> Project:
-    """Read the project at ``root`` (see :func:`from_config`)."""
-    return from_config(load(root))
+        default = ["python", "-c", f"import {self.module}"]  # a command spec
+        return list(self.wheels.smoke_command) or default
 
 
 def from_config(config: Config) -> Project:
@@ -90,14 +86,12 @@ def build_version(project: Project, release_tag: str | None) -> str:
     return tagged.base_version
 
 
-def restamp(root: Path, version: str) -> None:
+def restamp(project: Project, root: Path, version: str) -> None:
     """Rewrite the version in every file listed for bump-my-version under ``root`` (a
-    throw-away copy of the project: this never runs on the working tree)."""
-    from mlrelease import bump  # the release edge: imported only when a build restamps
-
-    config = load(root)
+    throw-away copy of ``project``: this never runs on the working tree)."""
+    config = project.config.reload(root)
     bump.execute(config, bump.plan(config, to=version))
-    rewritten = load_project(root)
+    rewritten = from_config(config.reload())
     if rewritten.version != version:
         raise UserError(
             f"after bump-my-version the copy in {root} carries {rewritten.version}, not "
@@ -108,7 +102,7 @@ def restamp(root: Path, version: str) -> None:
 def run_tool(args: Sequence[str], cwd: Path, timeout: int = 900) -> tuple[int, str]:
     """Run a Python tool of this environment (``[module, *args]`` via ``python -m``)."""
     try:
-        proc = call([sys.executable, "-m", *args], cwd=cwd, timeout=timeout)
+        proc = call(python_module(*args), cwd=cwd, timeout=timeout)
     except TimeoutExpired:
         return 124, f"{args[0]} ran past {timeout} s"
     output = (proc.stdout + proc.stderr).strip()

@@ -29,7 +29,7 @@ from packaging.version import Version
 from mlrelease.errors import ConfigError, PreconditionError, UserError
 from mlrelease.wheels import artifacts
 from mlrelease.wheels.artifacts import Artifact, Finding
-from mlrelease.wheels.plan import classifier_versions
+from mlrelease.wheels.matrix import classifier_versions
 from mlrelease.wheels.project import Project
 
 

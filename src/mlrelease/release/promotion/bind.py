@@ -16,7 +16,7 @@ from mlrelease.config import Config
 from mlrelease.edges import git
 from mlrelease.errors import PreconditionError
 from mlrelease.release import rules
-from mlrelease.release.config import Names, ReleaseConfig
+from mlrelease.release.config import ReleaseConfig
 from mlrelease.release.plan import Action, Plan, call_action, git_action
 from mlrelease.release.promotion import gatekeeper, provenance, store
 from mlrelease.release.promotion.manifest import Entry, Manifest, compare
@@ -25,7 +25,7 @@ from mlrelease.release.world import BOUND_PREFIX, World, short
 
 def plan_bind(world: World, config: Config, push: bool = False) -> Plan:
     """The plan of ``release bind`` for ``world.target``'s RC."""
-    names = Names.of(config.table(ReleaseConfig), str(config.pyproject_path))
+    names = config.names
     plan = Plan("bind", world.root)
     rules.preflight(world, "bind")
     target, tag, where = gatekeeper.candidate(world, config, names, "bind")

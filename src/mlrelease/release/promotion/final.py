@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from mlrelease.config import Config
 from mlrelease.edges import git
 from mlrelease.errors import PreconditionError, UserError
+from mlrelease.naming import Names
 from mlrelease.release import rules
-from mlrelease.release.config import Names, ReleaseConfig
+from mlrelease.release.config import ReleaseConfig
 from mlrelease.release.plan import Action, Plan, git_action
 from mlrelease.release.promotion import gatekeeper, index
 from mlrelease.release.promotion.manifest import TRAILER, Manifest
@@ -65,7 +66,7 @@ def plan_promote(
     """The plan of ``release promote`` for ``world.target``'s RC (an index is checked when
     ``repository_url`` is given; ``publish`` uploads to it first)."""
     rel = config.table(ReleaseConfig)
-    names = Names.of(rel, str(config.pyproject_path))
+    names = config.names
     plan = Plan("promote", world.root)
     rules.preflight(world, "promote")
     _newest(world, names, world.aimed())

@@ -15,8 +15,9 @@ import hashlib
 
 from mlrelease.config import Config
 from mlrelease.errors import PreconditionError, UserError
+from mlrelease.naming import Names
 from mlrelease.release import rules
-from mlrelease.release.config import TABLE, Names, ReleaseConfig
+from mlrelease.release.config import TABLE, ReleaseConfig
 from mlrelease.release.promotion.manifest import TRAILER, Entry, Manifest, named_digest
 from mlrelease.release.world import (
     BOUND_PREFIX,

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -22,9 +21,9 @@ from urllib.parse import urlparse
 
 from mlrelease.config import Config
 from mlrelease.edges import proc as processes
+from mlrelease.edges.faults import fault_env, fault_point
 from mlrelease.errors import PreconditionError, UserError
-from mlrelease.release.config import Names, ReleaseConfig
-from mlrelease.release.plan import Plan, call_action, fault_env, fault_point
+from mlrelease.release.plan import Plan, call_action
 from mlrelease.release.promotion import gatekeeper, index, provenance, store
 from mlrelease.release.promotion.manifest import Entry, Manifest
 from mlrelease.release.world import World
@@ -36,12 +35,12 @@ def upload_command(files: list[Path], repository_url: str) -> list[str]:
     """The twine invocation: the same argv in a dry run and for real. ``--skip-existing`` is
     only for PyPI and TestPyPI (twine refuses it for other indexes)."""
     skip = urlparse(repository_url).hostname in ("upload.pypi.org", "test.pypi.org")
-    return [
-        sys.executable, "-m", "twine", "upload", "--non-interactive",
+    return processes.python_module(
+        "twine", "upload", "--non-interactive",
         *(["--skip-existing"] if skip else []),
         "--disable-progress-bar", "--repository-url", repository_url,
         *(str(f) for f in files),
-    ]  # fmt: skip
+    )  # fmt: skip
 
 
 def ordered(files: tuple[Entry, ...]) -> list[Entry]:
@@ -56,7 +55,7 @@ def plan_publish(
     """Upload, from the store, the bound files of ``world.target``'s RC the index lacks."""
     if channel not in CHANNELS:
         raise UserError(f"publish --channel {channel!r}: expected one of {', '.join(CHANNELS)}.")
-    names = Names.of(config.table(ReleaseConfig), str(config.pyproject_path))
+    names = config.names
     plan = plan or Plan("publish", world.root)
     target, tag, _ = gatekeeper.candidate(world, config, names, "publish")
     rc, commit = str(target.rc), str(tag.commit)

@@ -14,15 +14,15 @@ import os
 import tempfile
 from pathlib import Path
 
+from mlrelease.edges import git
 from mlrelease.errors import PreconditionError
-from mlrelease.release import queries
 from mlrelease.release.promotion.manifest import Entry
 
 BLOCK = 1 << 20
 
 
 def folder(root: Path) -> Path:
-    return queries.git_dir(root) / "mlrelease" / "store"
+    return git.git_dir(root) / "mlrelease" / "store"
 
 
 def objects(root: Path) -> dict[str, int]:

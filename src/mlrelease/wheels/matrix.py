@@ -1,4 +1,4 @@
-"""The build plan: cibuildwheel's build identifiers per platform, grouped into CI jobs.
+"""The build matrix: cibuildwheel's build identifiers per platform, grouped into CI jobs.
 
 cibuildwheel is the authority on what ``[tool.cibuildwheel]`` selects: :func:`query` asks it
 (``--print-build-identifiers --platform P``, which works offline on any OS) and everything else
@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import re
 import shutil
-import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mlrelease.edges.proc import call
+from mlrelease.edges.proc import call, python_module
 from mlrelease.errors import UserError
 
 PLATFORMS = ("linux", "windows", "macos")
@@ -107,7 +106,7 @@ class Job:
 
 
 @dataclass
-class Plan:
+class BuildMatrix:
     """The jobs for one or more projects, and the identifiers they came from."""
 
     jobs: list[Job] = field(default_factory=list)
@@ -130,7 +129,7 @@ def query(
     """Ask cibuildwheel which identifiers ``[tool.cibuildwheel]`` of ``project`` selects;
     ``archs`` (per platform) overrides its ``archs``, whose default means this machine's."""
     exe = shutil.which("cibuildwheel")
-    command = [exe] if exe else [sys.executable, "-m", "cibuildwheel"]
+    command = [exe] if exe else python_module("cibuildwheel")
     found: list[Identifier] = []
     for platform in platforms:
         try:
