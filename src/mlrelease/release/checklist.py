@@ -94,7 +94,8 @@ def steps_for(config: Config, notes: list[str] | None = None) -> list[ChecklistS
     A configured ``checklist`` is used as written. Otherwise the default steps are fitted to
     the project: no branch cut under the trunk model, release candidates as untagged version
     bumps under ``rc-model = "bump"`` (:func:`~.checklist_steps.for_bump_model`),
-    no step for a gate the project does not run, and a step naming a nox session or invoke task
+    no step for a gate the project does not run (the RC channel is there when the project runs the
+    ``downstream`` gate or sets ``rc-index``), and a step naming a nox session or invoke task
     the project does not have runs the mlrelease command behind it instead. ``checklist-extra``
     steps go before the last step.
     """
@@ -111,7 +112,9 @@ def steps_for(config: Config, notes: list[str] | None = None) -> list[ChecklistS
             if step.id == "cut" and rel.model == "trunk":
                 continue
             gate = STEP_GATES.get(step.id)
-            if gate is not None and gate not in config.gates:
+            # The RC channel is for a project that verifies downstream, or names its test index.
+            channel = step.id == "rc-channel" and "rc-index" in table
+            if gate is not None and gate not in config.gates and not channel:
                 continue
             if step.run and not _has_runner(config.root, step.run):
                 step = dataclasses.replace(step, run=list(OWN_COMMANDS.get(step.id, step.run)))
