@@ -32,9 +32,10 @@ LAYERS: tuple[Layer, ...] = (
     ),
     Layer(
         "core",
-        ("layers", "config", "versions", "naming", "gates", "report"),
+        ("layers", "config", "versions", "naming", "gates", "report", "requirements"),
         "pure: the configuration parser (given its tables), versions, tag and branch names, the "
-        "gate contract, reports; plain data in, plain data out",
+        "gate contract, reports, the table of optional requirements; plain data in, plain data "
+        "out",
     ),
     Layer(
         "edges",
@@ -60,8 +61,8 @@ LAYERS: tuple[Layer, ...] = (
     ),
     Layer(
         "composition root",
-        ("registry", "cli", "verify", "__main__"),
-        "the only modules that know every feature: the registry, the command line, verify",
+        ("registry", "cli", "verify", "doctor", "__main__"),
+        "the only modules that know every feature: the registry, the command line, verify, doctor",
     ),
 )
 """The layers, lowest first."""
