@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import sys
 import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -17,7 +16,7 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
-from mlrelease.edges.proc import call
+from mlrelease.edges.proc import call, python_module
 from mlrelease.errors import UserError
 
 HEADING = re.compile(r"^##\s+\[?(?P<title>[^\]\n]+?)\]?(?:\(.*?\))?(?:\s+-\s+.*)?\s*$", re.M)
@@ -77,7 +76,7 @@ def generate_command(
     """The git-changelog command that rewrites ``output`` in place (angular convention);
     ``other_changes`` keeps commits of no Conventional Commit type (``--include-all``)."""
     exe = shutil.which("git-changelog")
-    base = [exe] if exe else [sys.executable, "-m", "git_changelog"]
+    base = [exe] if exe else python_module("git_changelog")
     command = [
         *base,
         "--convention",

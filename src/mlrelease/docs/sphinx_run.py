@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mlrelease.edges.proc import STDOUT, call
+from mlrelease.edges.proc import STDOUT, call, python_module
 from mlrelease.errors import UserError
 
 # Links leaving the site are not checked: the network is not part of a docs build, and a
@@ -58,9 +58,6 @@ def command(
 ) -> list[str]:
     """The ``sphinx-build`` command line (pure)."""
     args = [
-        python or sys.executable,
-        "-m",
-        "sphinx",
         "-b",
         builder,
         "-d",
@@ -75,7 +72,7 @@ def command(
         args += ["-q", "-D", f"linkcheck_ignore={INTERNAL_ONLY}"]
     for key, value in (overrides or {}).items():
         args += ["-D", f"{key}={value}"]
-    return [*args, str(source), str(out)]
+    return python_module("sphinx", *args, str(source), str(out), interpreter=python)
 
 
 def build(
@@ -131,9 +128,6 @@ def serve(
     """Serve the docs with sphinx-autobuild: rebuild and reload the browser on every change."""
     require("sphinx_autobuild")
     args = [
-        sys.executable,
-        "-m",
-        "sphinx_autobuild",
         str(source),
         str(out),
         "--host",
@@ -145,4 +139,4 @@ def serve(
         args += ["--watch", str(folder)]
     for pattern in ignore:
         args += ["--ignore", pattern]
-    return call(args, capture=False).returncode
+    return call(python_module("sphinx_autobuild", *args), capture=False).returncode

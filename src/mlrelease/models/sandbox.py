@@ -62,14 +62,14 @@ def _death(finished: proc.Finished, job: ModelJob) -> str:
     return f"the worker exited with status {finished.returncode} before finishing"
 
 
-def run(job: ModelJob, *, python: str = sys.executable) -> ModelVerdict:
+def run(job: ModelJob, *, python: str | None = None) -> ModelVerdict:
     """Verify one model in a fresh isolated worker process; never raises for what the model does.
 
     The worker gets a private scratch folder that is removed afterwards, even when it was killed.
     """
     payload = json.dumps(job.to_dict()).encode()
     finished = proc.run(
-        [python, "-m", "mlrelease.models.worker"],
+        proc.python_module("mlrelease.models.worker", interpreter=python),
         limits=limits_of(job),
         input=payload,
         env=worker_environment(),

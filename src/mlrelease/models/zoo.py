@@ -322,13 +322,11 @@ def inspect_isolated(
 
     folder = folder.absolute()
     finished = proc.run(
-        [
-            sys.executable,
-            "-m",
+        proc.python_module(
             "mlrelease.models.zoo",
             str(folder),
             *(["--allow-missing-outputs"] if allow_missing_outputs else []),
-        ],
+        ),
         limits=proc.Limits(
             wall_s=time_limit_s, memory_mb=memory_limit_mb, cpu_s=int(time_limit_s) + 5
         ),

@@ -27,7 +27,8 @@ from pathlib import Path
 from packaging.tags import sys_tags
 from rich.console import Console
 
-from mlrelease.edges.proc import call
+from mlrelease.edges.proc import call, python_module
+from mlrelease.edges.proc import python as python_command
 from mlrelease.errors import UserError
 from mlrelease.terminal import make_console
 from mlrelease.wheels import artifacts, audit
@@ -91,7 +92,7 @@ def _run(command: Sequence[str], cwd: Path, what: str) -> None:
 
 
 def _python_build(source: Path, out: Path, sdist_only: bool) -> None:
-    command = [sys.executable, "-m", "build", "--outdir", str(out)]
+    command = python_module("build", "--outdir", str(out))
     if shutil.which("uv"):
         command += ["--installer", "uv"]  # same isolated build, installed several times faster
     if sdist_only:
@@ -107,7 +108,7 @@ def _repair(out: Path, notes: list[str]) -> None:
             continue
         repaired = out / "repaired"
         _run(
-            [sys.executable, "-m", "auditwheel", "repair", "-w", str(repaired), str(wheel)],
+            python_module("auditwheel", "repair", "-w", str(repaired), str(wheel)),
             out,
             f"auditwheel repair {wheel.name}",
         )
@@ -128,9 +129,7 @@ def _cibuildwheel(source: Path, out: Path, platform: str, archs: str) -> None:
             "auditwheel repair) for the host wheel; the wheel workflow runs cibuildwheel."
         )
     _run(
-        [
-            sys.executable,
-            "-m",
+        python_module(
             "cibuildwheel",
             "--platform",
             platform,
@@ -139,7 +138,7 @@ def _cibuildwheel(source: Path, out: Path, platform: str, archs: str) -> None:
             "--output-dir",
             str(out),
             str(source),
-        ],
+        ),
         source,
         f"cibuildwheel ({platform}/{archs})",
     )
@@ -167,7 +166,9 @@ def smoke_test(project: Project, wheel: Path) -> Finding | None:
             PIP_DISABLE_PIP_VERSION_CHECK="1",
         )
         install = call(
-            [str(python), "-m", "pip", "install", "--quiet", str(wheel.resolve())], cwd=cwd, env=env
+            python_module("pip", "install", "--quiet", str(wheel.resolve()), interpreter=python),
+            cwd=cwd,
+            env=env,
         )
         if install.returncode != 0:
             return Finding(
@@ -176,7 +177,9 @@ def smoke_test(project: Project, wheel: Path) -> Finding | None:
                 f"{(install.stdout + install.stderr).strip()[-600:]}",
             )
         command = project.smoke_command()
-        argv = [str(python) if command[0] == "python" else command[0], *command[1:]]
+        argv = (
+            python_command(*command[1:], interpreter=python) if command[0] == "python" else command
+        )
         try:
             proc = call(argv, cwd=cwd, env=env, timeout=600)
         except FileNotFoundError:

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import re
 import shutil
-import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mlrelease.edges.proc import call
+from mlrelease.edges.proc import call, python_module
 from mlrelease.errors import UserError
 
 PLATFORMS = ("linux", "windows", "macos")
@@ -130,7 +129,7 @@ def query(
     """Ask cibuildwheel which identifiers ``[tool.cibuildwheel]`` of ``project`` selects;
     ``archs`` (per platform) overrides its ``archs``, whose default means this machine's."""
     exe = shutil.which("cibuildwheel")
-    command = [exe] if exe else [sys.executable, "-m", "cibuildwheel"]
+    command = [exe] if exe else python_module("cibuildwheel")
     found: list[Identifier] = []
     for platform in platforms:
         try:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,7 +12,7 @@ from packaging.version import Version
 
 from mlrelease import versions
 from mlrelease.config import Config, load
-from mlrelease.edges.proc import TimeoutExpired, call
+from mlrelease.edges.proc import TimeoutExpired, call, python_module
 from mlrelease.errors import ConfigError, PreconditionError, UserError
 from mlrelease.wheels.config import WheelsConfig
 
@@ -45,7 +44,8 @@ class Project:
         return self.config.path(self.wheels.dist_dir)
 
     def smoke_command(self) -> list[str]:
-        return list(self.wheels.smoke_command) or ["python", "-c", f"import {self.module}"]
+        default = ["python", "-c", f"import {self.module}"]  # a command spec
+        return list(self.wheels.smoke_command) or default
 
 
 def load_project(root: Path) -> Project:
@@ -108,7 +108,7 @@ def restamp(root: Path, version: str) -> None:
 def run_tool(args: Sequence[str], cwd: Path, timeout: int = 900) -> tuple[int, str]:
     """Run a Python tool of this environment (``[module, *args]`` via ``python -m``)."""
     try:
-        proc = call([sys.executable, "-m", *args], cwd=cwd, timeout=timeout)
+        proc = call(python_module(*args), cwd=cwd, timeout=timeout)
     except TimeoutExpired:
         return 124, f"{args[0]} ran past {timeout} s"
     output = (proc.stdout + proc.stderr).strip()
