@@ -33,8 +33,9 @@ TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 """Where torch's CPU build comes from when no local wheel has it (PyPI's Linux wheel is CUDA)."""
 WHEELHOUSE_VARIABLES = ("UV_FIND_LINKS", "PIP_FIND_LINKS")
 """The machine's local wheel folders, as pip and uv spell them (uv reads only its own)."""
-PYTEST_PARALLEL = ["-n", "auto"]
-"""pytest-xdist: one worker per CPU; `-- -n 0` runs in one process."""
+PYTEST_PARALLEL = ["-n", "auto", "--dist", "loadgroup"]
+"""pytest-xdist: one worker per CPU, the tests of one expensive fixture on one worker
+(tests/conftest.py `SHARED_BUILDS`); `-- -n 0` runs in one process."""
 
 _clock = {"imported": time.monotonic(), "installs": 0}
 """When nox loaded this file, and how many installs ran since (0: the first session)."""

@@ -18,6 +18,24 @@ GIT_ENV = {
 }
 
 
+SHARED_BUILDS = {
+    "built": "wheels",  # tests/integration/wheels/conftest.py: both projects' sdists and wheels
+    "frozen": "docs-frozen",  # tests/integration/docs/conftest.py: a site frozen at two tags
+    "own_site": "docs-own-site",  # test_docs_browser.py: this repository's docs, built
+}
+"""Fixtures that build something expensive once per process, and the xdist group of the tests
+that use them: under `--dist loadgroup` (nox -s tests, the tests gate) one worker runs a
+group, so each is built once per run, not once per worker. Add yours here."""
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        groups = [SHARED_BUILDS[f] for f in getattr(item, "fixturenames", ()) if f in SHARED_BUILDS]
+        if groups and not item.get_closest_marker("xdist_group"):
+            item.add_marker(pytest.mark.xdist_group(groups[0]))
+
+
 @pytest.fixture(autouse=True, scope="session")
 def run_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """mlrelease's cache (node cases, runtime probes, compiled locales, model verdicts) for
