@@ -14,7 +14,8 @@ from rich.table import Table
 from mlrelease import report
 from mlrelease.config import Config
 from mlrelease.edges import git
-from mlrelease.gates import Context, Gate, GateResult, Status, select, shard
+from mlrelease.gates import Context, Gate, GateResult, Status, shard
+from mlrelease.registry import select
 from mlrelease.terminal import make_console
 
 STYLES = {
@@ -34,17 +35,6 @@ class Options:
     report_dir: Path | None = None
 
 
-def parse_shard(text: str) -> tuple[int, int]:
-    """``"2/3"`` -> ``(2, 3)``; raises ValueError with the expected form."""
-    try:
-        index, count = (int(part) for part in text.split("/"))
-    except ValueError:
-        raise ValueError(f"--shard {text!r}: expected I/N, e.g. 1/3") from None
-    if not 1 <= index <= count:
-        raise ValueError(f"--shard {text!r}: I must be between 1 and N")
-    return index, count
-
-
 def apply_strict(gate: Gate, result: GateResult, strict: bool) -> GateResult:
     """Under --strict a skipped required gate fails."""
     if strict and gate.required and result.status is Status.SKIP:
@@ -60,7 +50,9 @@ def run(config: Config, options: Options, console: Console | None = None) -> rep
     selected = select(config, options.only, options.skip)
     mine = shard(selected, *options.shard) if options.shard else selected
     folder = options.report_dir or config.path(config.report_dir)
-    ctx = Context(config=config, strict=options.strict, evidence_dir=folder)
+    ctx = Context(
+        config=config, strict=options.strict, evidence_dir=folder, configured=select(config)
+    )
     results: list[GateResult] = []
     for i, g in enumerate(mine, 1):
         # Summaries and descriptions are plain text: "[tool.mlrelease]" is not rich markup.

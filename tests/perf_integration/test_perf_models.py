@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from mlrelease.config import load
 from mlrelease.gates import Context
 from mlrelease.perf.catalog import BUILTIN_MODELS
+from mlrelease.registry import load_config
 
 torch = pytest.importorskip("torch", reason="the perf dependency group is not installed")
 
@@ -16,7 +16,7 @@ torch = pytest.importorskip("torch", reason="the perf dependency group is not in
     ("name", "layers"), [("bert", 1), ("efficientnet_b0", None), ("vit_b16", 1), ("resnet50", None)]
 )
 def test_builders_give_well_scaled_features(name: str, layers: int | None) -> None:
-    from mlrelease.perf.models import build
+    from mlrelease.perf.builders import build
 
     spec = BUILTIN_MODELS[name]
     built = build(spec, spec.shapes[0].key, layers)
@@ -38,5 +38,5 @@ def test_cuda_gate_profile_skips_without_a_device(tmp_path: object) -> None:
     )
     if torch.cuda.is_available():
         pytest.skip("this machine has a CUDA device")
-    result = check_perf(Context(load(root)))
+    result = check_perf(Context(load_config(root)))
     assert result.status.value == "skip" and "CUDA" in result.summary

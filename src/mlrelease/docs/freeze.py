@@ -30,7 +30,6 @@ from mlrelease.docs.switcher import Entry
 from mlrelease.edges import git
 from mlrelease.edges.proc import call, display, python_module
 from mlrelease.errors import PreconditionError, UserError
-from mlrelease.release.config import Names
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -48,7 +47,7 @@ class BuildFailed(UserError):
 
 
 @dataclass(frozen=True)
-class Plan:
+class Freeze:
     """What a freeze will do; every precondition has been checked."""
 
     name: str
@@ -99,7 +98,7 @@ def plan(
     dev: bool = False,
     site_dir: Path | None = None,
     force: bool = False,
-) -> Plan:
+) -> Freeze:
     """Check the preconditions of freezing ``version`` (or the dev docs) and describe it."""
     root = config.root
     docs.validate(str(config.pyproject_path))
@@ -115,7 +114,7 @@ def plan(
             raise UserError("Give --version X.Y.Z (a release tag's version) or --dev.")
         parsed = normalise(version)
         # The tag as the project spells its tags ([tool.mlrelease.release] tag / rc-tag).
-        names = Names.of(config.release, str(config.pyproject_path))
+        names = config.names
         tag = names.rc_tag_for(parsed, parsed.pre[1]) if parsed.pre else names.final_tag(parsed)
         name, ref, release = str(parsed), tag, str(parsed)
         commit = git.run(
@@ -166,7 +165,7 @@ def plan(
     listed = switcher.versions(before or [])
     has_dev = dev or (site_dir / switcher.DEV).is_dir() or switcher.has_dev(before or [])
     after = switcher.entries([*listed, *([] if dev else [name])], docs.base_url, dev=has_dev)
-    return Plan(
+    return Freeze(
         name=name,
         ref=ref,
         commit=commit,
@@ -183,7 +182,7 @@ def plan(
     )
 
 
-def execute(plan: Plan, *, log: Path, step: Callable[[str], Any] | None = None) -> str | None:
+def execute(plan: Freeze, *, log: Path, step: Callable[[str], Any] | None = None) -> str | None:
     """Build and publish; returns the site commit when the site is a git checkout."""
     say = step or (lambda message: None)
     temporary = Path(tempfile.mkdtemp(prefix=f"mlrelease-docs-{plan.name}-"))
@@ -230,7 +229,7 @@ def execute(plan: Plan, *, log: Path, step: Callable[[str], Any] | None = None) 
         shutil.rmtree(temporary, ignore_errors=True)
 
 
-def _environment(env_dir: Path, worktree: Path, plan: Plan, log: Path) -> str:
+def _environment(env_dir: Path, worktree: Path, plan: Freeze, log: Path) -> str:
     """A fresh virtual environment with the tag's docs group (and the project at the tag)."""
     bindir = "Scripts" if os.name == "nt" else "bin"
     python = str(env_dir / bindir / ("python.exe" if os.name == "nt" else "python"))

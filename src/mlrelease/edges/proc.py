@@ -220,9 +220,11 @@ def start(
     stdin: int | IO[Any] | None = subprocess.DEVNULL,
     stdout: int | IO[Any] | None = subprocess.PIPE,
     stderr: int | IO[Any] | None = subprocess.PIPE,
+    pass_fds: Sequence[int] = (),
 ) -> subprocess.Popen[bytes]:
     """Start ``command`` in a new session with ``limits`` set before it runs anything.
 
+    ``pass_fds``: descriptors the child inherits (an open folder it must read through).
     Raises OSError when the program cannot be started at all.
     """
     kwargs: dict[str, Any] = {}
@@ -240,6 +242,7 @@ def start(
         stderr=stderr,
         env=None if env is None else dict(env),
         cwd=cwd,
+        pass_fds=tuple(pass_fds),
         **kwargs,
     )
 
@@ -318,6 +321,7 @@ def run(
     scratch: bool = False,
     stdout: int | IO[Any] | None = subprocess.PIPE,
     stderr: int | IO[Any] | None = subprocess.PIPE,
+    pass_fds: Sequence[int] = (),
 ) -> Finished:
     """Run ``command`` isolated to the end; never raises for anything the child does.
 
@@ -342,6 +346,7 @@ def run(
                 stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
                 stdout=stdout,
                 stderr=stderr,
+                pass_fds=pass_fds,
             )
         except OSError as exc:
             return Finished(Status.CRASH, None, reason=f"cannot start {command[0]}: {exc}")

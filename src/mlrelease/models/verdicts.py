@@ -13,7 +13,7 @@ from mlrelease import markdown as md
 from mlrelease.models.escaping import console, md_code, md_text
 
 
-class Outcome(str, enum.Enum):
+class StepStatus(str, enum.Enum):
     """The verdict of one step. ``warn`` passes but says what looked wrong."""
 
     PASS = "pass"
@@ -39,10 +39,10 @@ anything parses, allocates or runs it. ``performance`` runs only when a baseline
 DEFAULT_STEPS = [s for s in STEPS if s != "performance"]
 
 STYLE = {
-    Outcome.PASS: "green",
-    Outcome.WARN: "yellow",
-    Outcome.FAIL: "bold red",
-    Outcome.SKIP: "dim",
+    StepStatus.PASS: "green",
+    StepStatus.WARN: "yellow",
+    StepStatus.FAIL: "bold red",
+    StepStatus.SKIP: "dim",
 }
 
 
@@ -51,7 +51,7 @@ class StepVerdict:
     """What one step found for one model."""
 
     step: str
-    outcome: Outcome
+    outcome: StepStatus
     summary: str
     details: list[str] = field(default_factory=list)
     duration_s: float = 0.0
@@ -69,7 +69,7 @@ class StepVerdict:
     def from_dict(cls, data: dict[str, Any]) -> StepVerdict:
         return cls(
             step=str(data["step"]),
-            outcome=Outcome(data["outcome"]),
+            outcome=StepStatus(data["outcome"]),
             summary=str(data["summary"]),
             details=[str(d) for d in data.get("details", [])],
             duration_s=float(data.get("duration_s", 0.0)),
@@ -92,16 +92,19 @@ class ModelVerdict:
     """External data files step 0 cleared (what a cached verdict also depends on)."""
     cached: bool = False
     """True when this verdict was read from the verdict cache instead of measured now."""
+    limits: dict[str, int] = field(default_factory=dict)
+    """What the verdict was reached under: ``memory_limit_mb``, ``time_limit_s`` and the
+    budget (``max_nodes``, ``max_model_bytes``)."""
 
     @property
     def ok(self) -> bool:
-        return all(s.outcome is not Outcome.FAIL for s in self.steps)
+        return all(s.outcome is not StepStatus.FAIL for s in self.steps)
 
     def step(self, name: str) -> StepVerdict | None:
         return next((s for s in self.steps if s.step == name), None)
 
     def failures(self) -> list[StepVerdict]:
-        return [s for s in self.steps if s.outcome is Outcome.FAIL]
+        return [s for s in self.steps if s.outcome is StepStatus.FAIL]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -113,6 +116,7 @@ class ModelVerdict:
             "notes": list(self.notes),
             "external_files": list(self.external_files),
             "cached": self.cached,
+            "limits": dict(self.limits),
             "steps": [s.to_dict() for s in self.steps],
         }
 
@@ -127,6 +131,7 @@ class ModelVerdict:
             notes=list(data.get("notes", [])),
             external_files=[str(f) for f in data.get("external_files", [])],
             cached=bool(data.get("cached", False)),
+            limits={str(k): int(v) for k, v in data.get("limits", {}).items()},
         )
 
 
@@ -157,7 +162,8 @@ def markdown_table(verdicts: Sequence[ModelVerdict]) -> str:
 
 
 def findings(
-    verdicts: Iterable[ModelVerdict], outcomes: Sequence[Outcome] = (Outcome.FAIL, Outcome.WARN)
+    verdicts: Iterable[ModelVerdict],
+    outcomes: Sequence[StepStatus] = (StepStatus.FAIL, StepStatus.WARN),
 ) -> list[str]:
     """Markdown bullets: each failed or warned step with its summary and details."""
     lines: list[str] = []
@@ -176,11 +182,34 @@ def findings(
     return lines
 
 
+def limits_line(verdicts: Sequence[ModelVerdict]) -> str:
+    """One sentence: the memory and time limits and the budget each model was verified under,
+    and the largest peak resident memory measured (empty when no verdict says)."""
+    seen = {tuple(sorted(v.limits.items())) for v in verdicts if v.limits}
+    if not seen:
+        return ""
+    parts = []
+    for limits in map(dict, sorted(seen)):
+        nodes = f"{limits['max_nodes']:,} nodes" if limits.get("max_nodes") else "no node budget"
+        size = limits.get("max_model_bytes", 0)
+        size_text = f"{size / 2**20:,.0f} MiB" if size else "no size budget"
+        parts.append(
+            f"memory limit {limits.get('memory_limit_mb', 0):,} MB, time limit "
+            f"{limits.get('time_limit_s', 0)} s, budget {nodes} and {size_text}"
+        )
+    peaks = [v.peak_rss_mb for v in verdicts if v.peak_rss_mb is not None]
+    peak = f"; largest verifier peak RSS {max(peaks):,.0f} MB" if peaks else ""
+    return f"Per model: {'; '.join(parts)} (`[tool.mlrelease.models]`){peak}."
+
+
 def markdown(verdicts: Sequence[ModelVerdict], title: str = "Model verification") -> str:
-    """A full Markdown report: the table, then every finding."""
+    """A full Markdown report: the table, the limits it was reached under, every finding."""
     failed = sum(not v.ok for v in verdicts)
     verdict = "PASS" if not failed else f"FAIL ({failed} of {len(verdicts)} models)"
     parts = [f"## {title}: {verdict}", "", markdown_table(verdicts)]
+    line = limits_line(verdicts)
+    if line:
+        parts += ["", line]
     found = findings(verdicts)
     if found:
         parts += ["", "### Findings", "", *found]
@@ -209,7 +238,7 @@ def rich_table(verdicts: Sequence[ModelVerdict], title: str = "model verificatio
 def summary(verdicts: Sequence[ModelVerdict]) -> str:
     """One line: how many models passed, and the first failure (inert Markdown)."""
     failed = [v for v in verdicts if not v.ok]
-    warned = sum(any(s.outcome is Outcome.WARN for s in v.steps) for v in verdicts)
+    warned = sum(any(s.outcome is StepStatus.WARN for s in v.steps) for v in verdicts)
     head = f"{len(verdicts) - len(failed)}/{len(verdicts)} models pass every step"
     if warned:
         head += f" ({warned} with warnings)"

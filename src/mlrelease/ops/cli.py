@@ -13,9 +13,10 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from mlrelease.config import Config, load
+from mlrelease.config import Config
 from mlrelease.edges import files
 from mlrelease.errors import UserError
+from mlrelease.gates import parse_shard
 from mlrelease.ops import diff as diff_mod
 from mlrelease.ops import index as index_mod
 from mlrelease.ops import policy as policy_mod
@@ -23,7 +24,6 @@ from mlrelease.ops import service
 from mlrelease.ops.config import BackendConfig, OpsConfig
 from mlrelease.ops.verdicts import CaseResult, Verdict
 from mlrelease.terminal import make_console
-from mlrelease.verify import parse_shard
 
 console = make_console()
 
@@ -73,7 +73,7 @@ def _progress() -> Progress:
 
 
 def _setup(args: argparse.Namespace) -> tuple[Config, OpsConfig, policy_mod.Policy]:
-    config = load(args.root)
+    config: Config = args.load_config(args.root)
     ops = service.ops_config(config)
     policy = policy_mod.load(config.root, ops.tolerances, ops.known_failures)
     return config, ops, policy
@@ -90,7 +90,7 @@ def _run(
     ops: OpsConfig,
     policy: policy_mod.Policy,
     shard: tuple[int, int] | None = None,
-) -> service.Outcome:
+) -> service.ConformanceRun:
     def generating(path: Path) -> None:
         console.print(f"Generating the onnx node test cases (once per onnx version) into {path}")
 
@@ -119,7 +119,7 @@ def _run(
     return outcome
 
 
-def _report(outcome: service.Outcome, policy: policy_mod.Policy, known_path: str) -> None:
+def _report(outcome: service.ConformanceRun, policy: policy_mod.Policy, known_path: str) -> None:
     """Totals per backend, cases near their tolerance, known failures to remove."""
     table = Table(title="Verdicts", title_justify="left")
     table.add_column("verdict")
@@ -219,7 +219,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     return status
 
 
-def _flip_hint(difference: str, outcome: service.Outcome) -> str:
+def _flip_hint(difference: str, outcome: service.ConformanceRun) -> str:
     for result in service.borderline(outcome.results):
         if f"case {result.case}:" in difference:
             return (

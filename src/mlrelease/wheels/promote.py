@@ -29,12 +29,12 @@ from urllib.parse import urlparse
 
 from packaging.version import Version
 
+from mlrelease.edges.faults import fault_point
 from mlrelease.edges.proc import call, python_module
 from mlrelease.errors import ConfigError, PreconditionError, UserError
-from mlrelease.release.plan import fault_point
 from mlrelease.wheels import artifacts, published
 from mlrelease.wheels.artifacts import Artifact, Finding
-from mlrelease.wheels.plan import classifier_versions
+from mlrelease.wheels.matrix import classifier_versions
 from mlrelease.wheels.project import Project
 
 PYPI_UPLOAD_URL = "https://upload.pypi.org/legacy/"

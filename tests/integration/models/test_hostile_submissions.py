@@ -22,7 +22,7 @@ import mlrelease
 from mlrelease.cli import main
 from mlrelease.models import sandbox
 from mlrelease.models.manifest import single
-from mlrelease.models.verdicts import Outcome
+from mlrelease.models.verdicts import StepStatus
 
 POSIX = hasattr(os, "mkfifo")
 pytestmark = pytest.mark.skipif(not POSIX, reason="links, named pipes and rlimits are POSIX")
@@ -30,23 +30,7 @@ pytestmark = pytest.mark.skipif(not POSIX, reason="links, named pipes and rlimit
 
 def verify(folder: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> tuple[int, str]:
     """Run ``mlrelease models verify`` on a submission; the verdict plus both reports."""
-    report = folder.parent / f"{folder.name}-report"
-    code = main(
-        [
-            "models",
-            "verify",
-            str(folder),
-            "--json",
-            str(report / "report.json"),
-            "--markdown",
-            str(report / "report.md"),
-            *extra,
-        ]
-    )
-    captured = capsys.readouterr()
-    texts = [captured.out, captured.err]
-    texts += [p.read_text(encoding="utf-8") for p in sorted(report.glob("*")) if p.is_file()]
-    return code, "\n".join(texts)
+    return hostile.verify_submission(folder, capsys, *extra)
 
 
 def submission(tmp_path: Path, *attacks: str) -> Path:
@@ -145,9 +129,9 @@ def test_exception_in_step_0_stops_the_later_steps(tmp_path: Path) -> None:
     hostile.function_chain(folder, tmp_path / "canary.bin")
     verdict = sandbox.run(single(folder / "model.onnx"))
     first = verdict.steps[0]
-    assert first.step == "integrity" and first.outcome is Outcome.FAIL, verdict.to_dict()
+    assert first.step == "integrity" and first.outcome is StepStatus.FAIL, verdict.to_dict()
     # Before the fix, checker and shape inference then ran on the file step 0 never cleared.
-    assert all(s.outcome is Outcome.SKIP for s in verdict.steps[1:]), verdict.to_dict()
+    assert all(s.outcome is StepStatus.SKIP for s in verdict.steps[1:]), verdict.to_dict()
     assert "step integrity" in first.summary and "recursion" in first.summary
 
 

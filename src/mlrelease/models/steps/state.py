@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING
 
 from mlrelease.models.config import RuntimeSpec
 from mlrelease.models.manifest import ModelJob
-from mlrelease.models.verdicts import Outcome, StepVerdict
-from mlrelease.runtimes import Runtime, Unavailable
+from mlrelease.models.runtimes import Runtime, Unavailable
+from mlrelease.models.safefile import Root
+from mlrelease.models.verdicts import StepStatus, StepVerdict
 
 if TYPE_CHECKING:
     import numpy as np
@@ -32,8 +33,17 @@ class State:
 
     job: ModelJob
     tmp: Path
+    root: Root | None = None
+    """The folder the job's files are read from, opened once (None: it could not be opened,
+    and ``refused`` says why)."""
+    refused: str = ""
     header: ModelProto | None = None
+    model: Path | None = None
+    """Step 0's private copy of the model file: what every later step opens."""
     external_files: set[Path] = field(default_factory=set)
+    """Step 0's private copies of the external data files."""
+    sources: dict[Path, Path] = field(default_factory=dict)
+    """Private copy -> the file it was read from."""
     stop: str = ""
     """Set when later steps must not run (integrity failed): the reason."""
     datasets: list[Dataset] | None = None
@@ -43,11 +53,14 @@ class State:
 
     @property
     def path(self) -> Path:
-        return Path(self.job.model)
+        """The private copy of the model (step 0 made it; no later step runs without it)."""
+        if self.model is None:
+            raise RuntimeError("step 0 (integrity) made no private copy of the model")
+        return self.model
 
     def runtimes(self) -> list[Runtime | Unavailable]:
         if self._runtimes is None:
-            from mlrelease import runtimes
+            from mlrelease.models import runtimes
 
             runtimes.import_plugins(self.job.runtime_plugins, source="runtime-plugins")
             specs = [RuntimeSpec(**spec) for spec in self.job.runtimes] or [RuntimeSpec()]
@@ -56,7 +69,7 @@ class State:
 
 
 def verdict(
-    step: str, outcome: Outcome, summary: str, details: list[str] | None = None
+    step: str, outcome: StepStatus, summary: str, details: list[str] | None = None
 ) -> StepVerdict:
     return StepVerdict(step, outcome, summary, details or [])
 
