@@ -91,8 +91,8 @@ def measure(
     ``slowdown`` > 0 injects, inside the timed region, extra time of that fraction of each
     measured iteration: a known regression for validating the comparison
     (``bench_regression_gate.py``). ``slowdown_kind`` ``cpu`` burns it (a busy wait on the
-    sample's clock), ``wait`` sleeps it (it costs no CPU time: only wall time sees it; the CPU
-    sample ends before the sleep, whose own syscall is the injector's cost).
+    sample's clock), ``wait`` sleeps it (the sleep holds no CPU, so the CPU sample ends before
+    it; waking from it can still slow the next iteration: cold caches, a down-clocked core).
     """
     wall = time.perf_counter_ns
     timer = CLOCKS[clock]
