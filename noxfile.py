@@ -7,6 +7,7 @@ Sessions that change files are ``default=False``.
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 
@@ -28,8 +29,17 @@ TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 
 
 def _install(session: nox.Session, *groups: str) -> None:
-    """Install mlrelease (editable) with the given dependency groups."""
-    session.install("-e", ".", *nox.project.dependency_groups(PROJECT, *groups))
+    """Install mlrelease (editable) with the given dependency groups: their ``mlrelease[...]``
+    entries become extras of the editable install (pip cannot match them to ``-e .``)."""
+    extras: set[str] = set()
+    rest: list[str] = []
+    for requirement in nox.project.dependency_groups(PROJECT, *groups):
+        included = re.fullmatch(r"mlrelease\[([^\]]*)\]", requirement)
+        if included:
+            extras.update(e.strip() for e in included.group(1).split(","))
+        else:
+            rest.append(requirement)
+    session.install("-e", f".[{','.join(sorted(extras))}]" if extras else ".", *rest)
 
 
 def _install_cpu_torch(session: nox.Session) -> None:
@@ -57,6 +67,16 @@ def tests_unit(session: nox.Session) -> None:
     """Run the unit lane alone: pure code, no subprocess, no torch (well under a minute)."""
     _install(session, "test")
     session.run("pytest", "tests/unit", *session.posargs)
+
+
+# A fresh venv each time: uv keeps an installed version that still satisfies a range, so a
+# reused venv would not go down to a lowered bound.
+@nox.session(venv_backend="uv", reuse_venv=False, default=False)
+def tests_lowest(session: nox.Session) -> None:
+    """Prove the extras' lower bounds: every direct requirement at its lowest version (uv's
+    lowest-direct resolution of `mlrelease[all]`); the unit lane and the bump/changelog tests."""
+    session.install("--resolution", "lowest-direct", "-e", ".[all]", "--group", "test-lowest")
+    session.run("pytest", *(session.posargs or ["tests/unit", "tests/integration/project"]))
 
 
 @nox.session(tags=["perf"], venv_backend=TORCH_BACKEND, default=False)
