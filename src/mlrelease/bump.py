@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from mlrelease import versions
 from mlrelease.config import Config, load
-from mlrelease.edges import git
+from mlrelease.edges import git, installed
 from mlrelease.edges import proc as processes
 from mlrelease.errors import PreconditionError, UserError
 
@@ -33,8 +32,7 @@ class Plan:
 
 
 def _tool() -> list[str]:
-    exe = shutil.which("bump-my-version")
-    return [exe] if exe else [sys.executable, "-m", "bumpversion"]
+    return installed.tool("bumpversion", extra="release")
 
 
 def _bmv(root: Path, *args: str) -> processes.CompletedProcess[str]:

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
-import sys
 import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -17,6 +15,7 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
+from mlrelease.edges import installed
 from mlrelease.edges.proc import call
 from mlrelease.errors import UserError
 
@@ -76,8 +75,7 @@ def generate_command(
 ) -> list[str]:
     """The git-changelog command that rewrites ``output`` in place (angular convention);
     ``other_changes`` keeps commits of no Conventional Commit type (``--include-all``)."""
-    exe = shutil.which("git-changelog")
-    base = [exe] if exe else [sys.executable, "-m", "git_changelog"]
+    base = installed.tool("git_changelog", extra="release")
     command = [
         *base,
         "--convention",

@@ -15,10 +15,19 @@ from typing import Protocol
 
 from rich.markup import escape
 
-from mlrelease import __version__, bump, changelog, exit_criteria, report, verify
+from mlrelease import (
+    __version__,
+    bump,
+    changelog,
+    doctor,
+    exit_criteria,
+    report,
+    requirements,
+    verify,
+)
 from mlrelease.config import Config, find_root, load
 from mlrelease.docs import cli as docs_cli
-from mlrelease.edges import files
+from mlrelease.edges import files, installed
 from mlrelease.errors import UserError
 from mlrelease.gates import load_gates, select
 from mlrelease.init import cli as init_cli
@@ -149,6 +158,11 @@ def cmd_bump(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_doctor(args: argparse.Namespace) -> int:
+    root = doctor.project_root(args.root)
+    return doctor.run(load(root) if root else None, console)
+
+
 def cmd_version(args: argparse.Namespace) -> int:
     config = _config(args)
     print(config.version)
@@ -258,9 +272,32 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("version", help="print the project version").set_defaults(func=cmd_version)
 
+    sub.add_parser(
+        "doctor",
+        help="say whether each configured gate and each command can run here",
+        description="For each configured gate and each command: the extra of mlrelease that "
+        "brings what it needs, its distributions as installed here, the programs and locales "
+        "it uses, and one install line for what is missing. Exit 1 when a configured gate "
+        "cannot run.",
+    ).set_defaults(func=cmd_doctor)
+
     for commands in COMMANDS:
         commands.register(sub)
     return parser
+
+
+def _actions(args: argparse.Namespace) -> list[str]:
+    """The sub-command words after the command (``perf merge`` -> ``["merge"]``)."""
+    return [
+        str(value)
+        for key, value in vars(args).items()
+        if key.endswith("_command") and key != "command" and isinstance(value, str)
+    ]
+
+
+def _fail(exc: UserError) -> int:
+    console.print(f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True)
+    return exc.exit_code
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -268,9 +305,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args))
+    except (ImportError, requirements.MissingDependency) as exc:  # never a traceback
+        words = [w for w in (args.command, *_actions(args)) if w]
+        missing = (
+            exc
+            if isinstance(exc, requirements.MissingDependency)
+            else requirements.MissingDependency.of(exc)
+        )
+        return _fail(
+            missing.within(
+                installed.environment(),
+                needed_by=f"`mlrelease {' '.join(words)}`",
+                extra=requirements.command_extra(words),
+            )
+        )
     except UserError as exc:
-        console.print(f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True)
-        return exc.exit_code
+        return _fail(exc)
+    except OSError as exc:  # a missing folder, a permission: the user's to fix, no traceback
+        where = f"{exc.filename}: " if exc.filename else ""
+        return _fail(UserError(f"{where}{exc.strerror or exc}"))
     except KeyboardInterrupt:
         console.print("interrupted")
         return 130

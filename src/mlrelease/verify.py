@@ -12,7 +12,7 @@ from rich.table import Table
 
 from mlrelease import report
 from mlrelease.config import Config
-from mlrelease.edges import git
+from mlrelease.edges import git, installed
 from mlrelease.gates import Context, Gate, GateResult, Status, select, shard
 from mlrelease.terminal import make_console
 
@@ -58,7 +58,12 @@ def run(config: Config, options: Options, console: Console | None = None) -> rep
     selected = select(config, options.only, options.skip)
     mine = shard(selected, *options.shard) if options.shard else selected
     folder = options.report_dir or config.path(config.report_dir)
-    ctx = Context(config=config, strict=options.strict, evidence_dir=folder)
+    ctx = Context(
+        config=config,
+        strict=options.strict,
+        evidence_dir=folder,
+        environment=installed.environment,
+    )
     results: list[GateResult] = []
     for i, g in enumerate(mine, 1):
         # Summaries and descriptions are plain text: "[tool.mlrelease]" is not rich markup.

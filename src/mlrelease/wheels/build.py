@@ -27,6 +27,7 @@ from pathlib import Path
 from packaging.tags import sys_tags
 from rich.console import Console
 
+from mlrelease.edges import installed
 from mlrelease.edges.proc import call
 from mlrelease.errors import UserError
 from mlrelease.terminal import make_console
@@ -91,7 +92,7 @@ def _run(command: Sequence[str], cwd: Path, what: str) -> None:
 
 
 def _python_build(source: Path, out: Path, sdist_only: bool) -> None:
-    command = [sys.executable, "-m", "build", "--outdir", str(out)]
+    command = [*installed.tool("build", extra="wheels"), "--outdir", str(out)]
     if shutil.which("uv"):
         command += ["--installer", "uv"]  # same isolated build, installed several times faster
     if sdist_only:
@@ -107,7 +108,13 @@ def _repair(out: Path, notes: list[str]) -> None:
             continue
         repaired = out / "repaired"
         _run(
-            [sys.executable, "-m", "auditwheel", "repair", "-w", str(repaired), str(wheel)],
+            [
+                *installed.tool("auditwheel", extra="wheels"),
+                "repair",
+                "-w",
+                str(repaired),
+                str(wheel),
+            ],
             out,
             f"auditwheel repair {wheel.name}",
         )
@@ -129,9 +136,7 @@ def _cibuildwheel(source: Path, out: Path, platform: str, archs: str) -> None:
         )
     _run(
         [
-            sys.executable,
-            "-m",
-            "cibuildwheel",
+            *installed.tool("cibuildwheel", extra="wheels"),
             "--platform",
             platform,
             "--archs",

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +11,7 @@ from packaging.version import Version
 
 from mlrelease import versions
 from mlrelease.config import Config, load
+from mlrelease.edges import installed
 from mlrelease.edges.proc import TimeoutExpired, call
 from mlrelease.errors import ConfigError, PreconditionError, UserError
 from mlrelease.wheels.config import WheelsConfig
@@ -106,15 +105,10 @@ def restamp(root: Path, version: str) -> None:
 
 
 def run_tool(args: Sequence[str], cwd: Path, timeout: int = 900) -> tuple[int, str]:
-    """Run a Python tool of this environment (``[module, *args]`` via ``python -m``)."""
+    """Run a Python tool of this environment (``[module, *args]``, by its console script)."""
+    command = installed.tool(args[0], extra="wheels")
     try:
-        proc = call([sys.executable, "-m", *args], cwd=cwd, timeout=timeout)
+        proc = call([*command, *args[1:]], cwd=cwd, timeout=timeout)
     except TimeoutExpired:
         return 124, f"{args[0]} ran past {timeout} s"
-    output = (proc.stdout + proc.stderr).strip()
-    if proc.returncode != 0 and re.search(rf"No module named {re.escape(args[0])}\b", output):
-        raise UserError(
-            f"{args[0]} is not installed in this environment; install the `wheels` dependency "
-            "group (nox -s wheels does)."
-        )
-    return proc.returncode, output
+    return proc.returncode, (proc.stdout + proc.stderr).strip()
