@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,14 +31,15 @@ class Plan:
 
 
 def _tool() -> list[str]:
-    return installed.tool("bumpversion", extra="release")
+    installed.require("bumpversion", extra="release")  # this environment's, never PATH's
+    return processes.python_module("bumpversion")
 
 
 def _bmv(root: Path, *args: str) -> processes.CompletedProcess[str]:
     from mlrelease.release import bmv_faults, plan
 
     if bmv_faults.active():  # the kill harness: fault points inside bump-my-version's writes
-        tool = [sys.executable, "-m", "mlrelease.release.bmv_faults"]
+        tool = processes.python_module("mlrelease.release.bmv_faults")
         return processes.call([*tool, *args], cwd=root, env=plan.fault_env())
     return processes.call([*_tool(), *args], cwd=root)
 

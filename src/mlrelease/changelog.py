@@ -16,7 +16,7 @@ from typing import Any
 from packaging.version import InvalidVersion, Version
 
 from mlrelease.edges import installed
-from mlrelease.edges.proc import call
+from mlrelease.edges.proc import call, python_module
 from mlrelease.errors import UserError
 
 HEADING = re.compile(r"^##\s+\[?(?P<title>[^\]\n]+?)\]?(?:\(.*?\))?(?:\s+-\s+.*)?\s*$", re.M)
@@ -75,7 +75,8 @@ def generate_command(
 ) -> list[str]:
     """The git-changelog command that rewrites ``output`` in place (angular convention);
     ``other_changes`` keeps commits of no Conventional Commit type (``--include-all``)."""
-    base = installed.tool("git_changelog", extra="release")
+    installed.require("git_changelog", extra="release")  # this environment's, never PATH's
+    base = python_module("git_changelog")
     command = [
         *base,
         "--convention",

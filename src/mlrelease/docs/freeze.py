@@ -28,7 +28,7 @@ from mlrelease.docs import site, sphinx_run, switcher
 from mlrelease.docs.config import DocsConfig
 from mlrelease.docs.switcher import Entry
 from mlrelease.edges import git
-from mlrelease.edges.proc import call
+from mlrelease.edges.proc import call, display, python_module
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release.config import Names
 
@@ -245,13 +245,15 @@ def _environment(env_dir: Path, worktree: Path, plan: Plan, log: Path) -> str:
         ]
     else:  # pip reads dependency groups (--group) from 25.1 on
         steps = [
-            [sys.executable, "-m", "venv", str(env_dir)],
-            [python, "-m", "pip", "install", "--quiet", "--upgrade", "pip>=25.1"],
-            [python, "-m", "pip", "install", "--quiet", *project, *wanted],
+            python_module("venv", str(env_dir)),
+            python_module(
+                "pip", "install", "--quiet", "--upgrade", "pip>=25.1", interpreter=python
+            ),
+            python_module("pip", "install", "--quiet", *project, *wanted, interpreter=python),
         ]
     for args in steps:
         proc = call(args, cwd=worktree)
-        _append(log, f"$ {' '.join(args)}\n{proc.stdout}{proc.stderr}")
+        _append(log, f"$ {display(args)}\n{proc.stdout}{proc.stderr}")
         if proc.returncode != 0:
             raise BuildFailed(
                 f"installing {plan.ref}'s docs dependencies failed (exit {proc.returncode}); the "

@@ -12,7 +12,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import shutil
-import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +20,7 @@ from typing import Any
 from mlrelease import markdown
 from mlrelease.docs import modules
 from mlrelease.edges import files
-from mlrelease.edges.proc import call
+from mlrelease.edges.proc import call, python_module
 from mlrelease.errors import UserError
 
 SESSIONS_PAGE = "reference/nox-sessions.md"
@@ -146,7 +145,7 @@ def task_names(tree: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str,
 def _tool(module: str, root: Path) -> list[str]:
     """How to run ``module``'s command: this interpreter when it has it, else from PATH."""
     if importlib.util.find_spec(module) is not None:
-        return [sys.executable, "-m", module]
+        return python_module(module)
     found = shutil.which(module)
     if found:
         return [found]

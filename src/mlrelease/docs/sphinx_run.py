@@ -8,13 +8,12 @@ with the caller, and warnings are collected from Sphinx's own ``--warning-file``
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from mlrelease.edges import installed
-from mlrelease.edges.proc import STDOUT, call
+from mlrelease.edges.proc import STDOUT, call, python_module
 
 # Links leaving the site are not checked: the network is not part of a docs build, and a
 # flaky remote server must not fail a release. Internal links (between pages, to files) are.
@@ -54,9 +53,6 @@ def command(
 ) -> list[str]:
     """The ``sphinx-build`` command line (pure)."""
     args = [
-        python or sys.executable,
-        "-m",
-        "sphinx",
         "-b",
         builder,
         "-d",
@@ -71,7 +67,7 @@ def command(
         args += ["-q", "-D", f"linkcheck_ignore={INTERNAL_ONLY}"]
     for key, value in (overrides or {}).items():
         args += ["-D", f"{key}={value}"]
-    return [*args, str(source), str(out)]
+    return python_module("sphinx", *args, str(source), str(out), interpreter=python)
 
 
 def build(
@@ -127,9 +123,6 @@ def serve(
     """Serve the docs with sphinx-autobuild: rebuild and reload the browser on every change."""
     require("sphinx_autobuild")
     args = [
-        sys.executable,
-        "-m",
-        "sphinx_autobuild",
         str(source),
         str(out),
         "--host",
@@ -141,4 +134,4 @@ def serve(
         args += ["--watch", str(folder)]
     for pattern in ignore:
         args += ["--ignore", pattern]
-    return call(args, capture=False).returncode
+    return call(python_module("sphinx_autobuild", *args), capture=False).returncode

@@ -83,17 +83,6 @@ def require(module: str, *, needed_by: str = "", extra: str | None = None) -> No
         raise MissingDependency(module, needed_by=needed_by, extra=extra)
 
 
-def tool(module: str, *, needed_by: str = "", extra: str | None = None) -> list[str]:
-    """The command that runs the Python tool ``module`` of this environment: its console
-    script in this environment's scripts folder (never another environment's from PATH, never
-    a folder of the working directory named like the tool), else ``python -m module``."""
-    require(module, needed_by=needed_by, extra=extra)
-    info = MODULES.get(module)
-    scripts = Path(sys.executable).parent
-    found = shutil.which(info.script, path=str(scripts)) if info and info.script else None
-    return [found] if found else [sys.executable, "-m", module]
-
-
 def program(name: str) -> str | None:
     """The path of command ``name``: this environment's scripts folder first, then PATH."""
     scripts = str(Path(sys.executable).parent)

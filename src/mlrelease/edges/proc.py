@@ -1,5 +1,9 @@
 """Every process mlrelease starts: outside tools through :func:`call`, workers in isolation.
 
+Every Python subprocess (a tool run as ``python -m TOOL``, a worker) is started with the command
+line :func:`python_module` / :func:`python` build (:mod:`mlrelease.edges.python`): nothing in
+the current directory can shadow a module it imports.
+
 Outside tools (git goes through :mod:`mlrelease.edges.git`; bump-my-version, git-changelog,
 Sphinx, cibuildwheel, build, twine, auditwheel, pip, localedef, nox, invoke, nvidia-smi, a
 project's test command) run through :func:`call`: plain ``subprocess.run`` semantics, one place.
@@ -32,6 +36,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
+
+from mlrelease.edges.python import display as display
+from mlrelease.edges.python import python as python
+from mlrelease.edges.python import python_module as python_module
 
 POSIX = sys.platform != "win32"
 
@@ -212,9 +220,11 @@ def start(
     stdin: int | IO[Any] | None = subprocess.DEVNULL,
     stdout: int | IO[Any] | None = subprocess.PIPE,
     stderr: int | IO[Any] | None = subprocess.PIPE,
+    pass_fds: Sequence[int] = (),
 ) -> subprocess.Popen[bytes]:
     """Start ``command`` in a new session with ``limits`` set before it runs anything.
 
+    ``pass_fds``: descriptors the child inherits (an open folder it must read through).
     Raises OSError when the program cannot be started at all.
     """
     kwargs: dict[str, Any] = {}
@@ -232,6 +242,7 @@ def start(
         stderr=stderr,
         env=None if env is None else dict(env),
         cwd=cwd,
+        pass_fds=tuple(pass_fds),
         **kwargs,
     )
 
@@ -310,17 +321,20 @@ def run(
     scratch: bool = False,
     stdout: int | IO[Any] | None = subprocess.PIPE,
     stderr: int | IO[Any] | None = subprocess.PIPE,
+    pass_fds: Sequence[int] = (),
 ) -> Finished:
     """Run ``command`` isolated to the end; never raises for anything the child does.
 
     ``scratch``: the child gets a private temp folder (``TMPDIR``), removed afterwards whatever
-    happened, so a killed child leaves nothing behind. A program that cannot start at all is a
-    ``crash`` whose reason says why.
+    happened, so a killed child leaves nothing behind; without ``cwd`` it is also the child's
+    working directory (empty and private: nothing of the caller's folder is near it). A
+    program that cannot start at all is a ``crash`` whose reason says why.
     """
     base_env = dict(os.environ if env is None else env)
     folder = Path(tempfile.mkdtemp(prefix="mlrelease-scratch-")) if scratch else None
     if folder is not None:
         base_env = scratch_environment(base_env, folder)
+        cwd = folder if cwd is None else cwd
     started = time.perf_counter()
     try:
         try:
@@ -332,6 +346,7 @@ def run(
                 stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
                 stdout=stdout,
                 stderr=stderr,
+                pass_fds=pass_fds,
             )
         except OSError as exc:
             return Finished(Status.CRASH, None, reason=f"cannot start {command[0]}: {exc}")

@@ -5,14 +5,13 @@ from __future__ import annotations
 import datetime as dt
 import re
 import shlex
-import sys
 from dataclasses import dataclass, field
 
 from packaging.version import Version
 
 from mlrelease import changelog, exit_criteria, versions
 from mlrelease.edges import files, git
-from mlrelease.edges.proc import TimeoutExpired, call
+from mlrelease.edges.proc import TimeoutExpired, call, python
 from mlrelease.gates import Context, GateResult, gate, reuse, select
 from mlrelease.release.config import Names
 
@@ -111,9 +110,12 @@ def check_exit_criteria_doc(ctx: Context) -> GateResult:
 
 @dataclass(frozen=True)
 class TestsOptions:
-    command: list[str] = field(default_factory=lambda: ["python", "-m", "pytest", "-q"])
+    command: list[str] = field(
+        default_factory=lambda: ["python", "-m", "pytest", "-q"]  # a command spec
+    )
     """The test command, run in the project root; ``python`` is the interpreter running
-    mlrelease."""
+    mlrelease, started without the root on ``sys.path`` (install the project, or set pytest's
+    ``pythonpath``, for tests that import it from the root)."""
     timeout_s: int = 3600
     reuse: bool = True
     """Reuse the last passing result of the same commit, tree, command and environment."""
@@ -166,9 +168,10 @@ ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 def _interpreter(command: list[str]) -> list[str]:
     """``python`` (or ``python3``) is the interpreter running mlrelease, not whichever one is
-    first on PATH."""
+    first on PATH, started without the project root on ``sys.path``: ``python -m pytest`` in the
+    root imports the installed package, never a same-named folder next to it."""
     if command and command[0] in ("python", "python3"):
-        return [sys.executable, *command[1:]]
+        return python(*command[1:])
     return list(command)
 
 

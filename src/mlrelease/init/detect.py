@@ -412,7 +412,7 @@ def test_command(snap: Snapshot) -> tuple[list[str] | None, str]:
         else ""
     )
     if has_tests or config:
-        return ["python", "-m", "pytest", "-q"], (
+        return ["python", "-m", "pytest", "-q"], (  # a command spec
             "pytest configuration" if config else "test_*.py files"
         ) + " found; `python` is the interpreter running mlrelease" + also
     return None, "no tests found: the `tests` gate is not proposed"

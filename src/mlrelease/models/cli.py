@@ -22,7 +22,10 @@ from mlrelease.models import manifest as manifest_mod
 from mlrelease.models import service, verdicts, zoo
 from mlrelease.models.config import ModelsConfig
 from mlrelease.models.escaping import console as escape_console
-from mlrelease.models.verdicts import STEPS
+from mlrelease.models.escaping import md_text
+from mlrelease.models.manifest import ModelJob
+from mlrelease.models.safefile import Root, UnsafeFile
+from mlrelease.models.verdicts import STEPS, ModelVerdict, Outcome, StepVerdict
 from mlrelease.terminal import make_console
 
 console = make_console()
@@ -75,28 +78,69 @@ def environment() -> str:
     return ", ".join(parts)
 
 
+def _submission(target: Path, config: Config) -> tuple[zoo.Submission, Root | None]:
+    """A submission folder, opened once here (its root), then inspected in a subprocess."""
+    try:
+        root = Root.open(target)
+    except UnsafeFile as exc:
+        submission = zoo.Submission(target.absolute())
+        submission.reasons.append(md_text(exc))
+        return submission, None
+    models = config.table(ModelsConfig)
+    inspect_limit = float(models.inspect_time_limit_s)
+    if models.total_time_limit_s:
+        inspect_limit = min(inspect_limit, float(models.total_time_limit_s))
+    submission = zoo.inspect_isolated(
+        root,
+        time_limit_s=inspect_limit,
+        memory_limit_mb=models.memory_limit_mb,
+        allow_missing_outputs=models.allow_missing_expected_outputs,
+    )
+    return submission, root
+
+
+def _single(target: Path) -> tuple[ModelJob, Root | None]:
+    """A model given alone: its folder opened once here (a folder that cannot be, the
+    sandbox refuses with the reason)."""
+    try:
+        root = Root.open(target.parent)
+    except UnsafeFile:
+        return manifest_mod.single(target), None
+    return manifest_mod.single(target, discover=zoo.discover_in(root)), root
+
+
+def _replaced(
+    root: Root | None, submission: zoo.Submission | None, results: list[ModelVerdict]
+) -> None:
+    """A root that no longer names the folder verified declines it (read what was verified)."""
+    if root is None:
+        return
+    swapped = root.replaced()
+    root.close()
+    if swapped is None:
+        return
+    if submission is not None:
+        submission.reasons.append(md_text(swapped))
+        return
+    for verdict in results:
+        verdict.steps.insert(0, StepVerdict("integrity", Outcome.FAIL, swapped))
+
+
 def cmd_models_verify(args: argparse.Namespace) -> int:
     started = time.monotonic()  # the total budget counts the artifact inspection too
     steps = _steps(args.steps)
     target: Path | None = args.path
     submission = None
     cache_dir = None
+    root = None
     if target is not None and target.is_dir():
         config = _config(args, required=False)
-        models = config.table(ModelsConfig)
-        inspect_limit = float(models.inspect_time_limit_s)
-        if models.total_time_limit_s:
-            inspect_limit = min(inspect_limit, float(models.total_time_limit_s))
-        submission = zoo.inspect_isolated(
-            target,
-            time_limit_s=inspect_limit,
-            memory_limit_mb=models.memory_limit_mb,
-            allow_missing_outputs=models.allow_missing_expected_outputs,
-        )
+        submission, root = _submission(target, config)
         jobs = submission.jobs
     elif target is not None and target.suffix == ".onnx":
         config = _config(args, required=False)
-        jobs = [manifest_mod.single(target)]
+        job, root = _single(target)
+        jobs = [job]
     elif target is not None:
         if not target.is_file():
             raise UserError(
@@ -120,7 +164,9 @@ def cmd_models_verify(args: argparse.Namespace) -> int:
         refresh_probe=args.refresh_probe,
         cache_dir=None if args.refresh_probe else cache_dir,
         started=started,
+        root=root,
     )
+    _replaced(root, submission, results)
     if submission is not None:
         accepted, _ = zoo.decide(submission, results)
         text = zoo.comment(submission, results, environment())

@@ -58,8 +58,9 @@ class ModelsConfig:
 
     manifest: str = "models/manifest.toml"
     """The model manifest, relative to the project root."""
-    memory_limit_mb: int = 4096
-    """Address-space limit of each model's verifier subprocess (POSIX only)."""
+    memory_limit_mb: int = 3072
+    """Address-space limit of each model's verifier subprocess (POSIX only). The default lets
+    four verifications share GitHub's standard Linux runner (4 cores, 16 GB) at once."""
     time_limit_s: int = 600
     """Wall-clock limit of each model's verifier subprocess."""
     total_time_limit_s: int = 1800
@@ -70,6 +71,14 @@ class ModelsConfig:
     model.toml."""
     max_tensor_elements: int = 2**32
     """Larger declared tensors are refused as absurd before anything allocates them."""
+    max_nodes: int = 500_000
+    """Node budget: a model with more nodes (in every graph, subgraph and function, counted on
+    its bytes) is declined before anything loads it. Verifying costs about 2.7 KB of memory per
+    node (onnxruntime's session alone 2.4 KB), so the default fits ``memory-limit-mb``. 0: none."""
+    max_model_bytes: int = 2**30
+    """Size budget: a model file larger than this, or one whose external data makes it so when a
+    step loads the weights (inference, version conversion, performance), is declined before
+    loading. 0: none (a protobuf still cannot exceed 2 GiB)."""
     max_input_elements: int = 2**28
     """Generated test inputs larger than this are refused (the graph declares an absurd shape)."""
     threads: int = 0

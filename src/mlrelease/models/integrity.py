@@ -1,18 +1,16 @@
-"""Step 0: checks on an untrusted model file before anything parses, allocates or runs it.
+"""Step 0's checks on a parsed model header, before anything allocates or runs it (pure).
 
-Each check reads only what it must: file metadata first, then the model protobuf *without*
-external data (a >2 GB model's graph is small; its weights are never loaded here). External
-data locations must be relative, free of ``..``, and name a regular file inside the
-model's folder, so no later step can be steered into reading elsewhere or
-into blocking on a pipe or device. Declared sizes must match shapes, and shapes must be sane,
-before any step allocates them. Model-local functions must not call each other in a cycle.
+One walk of the protobuf finds every tensor (:func:`all_tensors`); each is checked against its
+shape, and each external data reference is validated (a relative location, free of ``..``,
+inside the model's folder) and returned, so :mod:`.staging` reads every referenced file once and
+checks offsets, lengths and checksums against what it read (:func:`check_extent`). Model-local
+functions must not call each other in a cycle. The reading itself is :mod:`.staging`'s.
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath, PureWindowsPath
@@ -73,6 +71,7 @@ class Findings:
 
     problems: list[str] = field(default_factory=list)
     external_files: set[Path] = field(default_factory=set)
+    """The private copies of the external data files (see :mod:`.staging`)."""
     tensors: int = 0
     largest: tuple[str, int] = ("", 0)
 
@@ -84,10 +83,6 @@ def inside(path: Path, folder: Path) -> bool:
     except ValueError:
         return False
     return True
-
-
-def _real(path: Path) -> Path:
-    return Path(os.path.realpath(path))
 
 
 def check_file(
@@ -103,66 +98,18 @@ def check_file(
     return safefile.check(path, confine, what, max_bytes, hard_links=hard_links)
 
 
-def sha256(path: Path, folder: Path | None = None, *, hard_links: bool = False) -> str:
-    """SHA-256 of a file, read through the safe-file layer when ``folder`` confines it."""
-    if folder is not None:
-        return safefile.digest(path, folder, "file", hard_links=hard_links)
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
-_SHA1: dict[Path, str] = {}
-
-
-def _sha1(path: Path, folder: Path, hard_links: bool) -> str:
-    """SHA-1 of a file, once per file (many tensors may share one external data file)."""
-    if path not in _SHA1:
-        _SHA1[path] = safefile.digest(
-            path, folder, "external data file", "sha1", hard_links=hard_links
-        )
-    return _SHA1[path]
-
-
-def check_checksums(
-    declared: dict[str, str], folder: Path, *, hard_links: bool = False
-) -> list[str]:
-    """Every declared sha256 matches its file, which must be inside ``folder``."""
-    problems = []
-    for name, expected in sorted(declared.items()):
-        path = Path(name)
-        try:
-            found = safefile.digest(path, folder, "checksummed file", hard_links=hard_links)
-        except safefile.UnsafeFile as exc:
-            problems.append(str(exc))
-            continue
-        if found != expected:
-            problems.append(
-                f"checksum mismatch for {path.name}: declared sha256 {expected[:16]}..., "
-                f"found {found[:16]}... (the file changed, or the manifest is stale)"
-            )
-    return problems
-
-
 def load_header(path: Path, folder: Path | None = None, *, hard_links: bool = False) -> ModelProto:
-    """The model protobuf without external data. Raises ValueError naming the problem.
-
-    With ``folder``, the file is read through the safe-file layer (confined, no links).
-    """
+    """The model protobuf without external data, read once through the safe-file layer (for a
+    project's own models; a submission's are read by :mod:`.staging`). Raises ValueError."""
     import onnx
 
     folder = folder if folder is not None else path.parent
-    size = safefile.size(path, folder, "model", hard_links=hard_links)
-    if size >= MAX_PROTOBUF:
-        raise ValueError(
-            f"the model file is {size / 2**30:.1f} GiB; a protobuf cannot exceed 2 GiB, so "
-            "weights must be stored as external data (onnx.save(..., save_as_external_data=True))"
-        )
-    if size == 0:
+    try:
+        data = safefile.read_bytes(path, folder, "model", MAX_PROTOBUF - 1, hard_links=hard_links)
+    except safefile.UnsafeFile as exc:
+        raise ValueError(str(exc)) from None
+    if not data:
         raise ValueError("the model file is empty")
-    data = safefile.read_bytes(path, folder, "model", MAX_PROTOBUF - 1, hard_links=hard_links)
     try:
         model = onnx.load_model_from_string(data)
     except Exception as exc:  # protobuf's DecodeError and onnx's own: all mean unreadable
@@ -172,6 +119,19 @@ def load_header(path: Path, folder: Path | None = None, *, hard_links: bool = Fa
     if not model.HasField("graph") or model.ir_version <= 0:
         raise ValueError("the file parses but holds no ONNX model (no graph or no ir_version)")
     return model
+
+
+def check_digest(name: str, expected: str, data: bytes, found: Findings) -> None:
+    """A declared sha256 against bytes already read."""
+    compare_digest(name, expected, hashlib.sha256(data).hexdigest(), found)
+
+
+def compare_digest(name: str, expected: str, actual: str, found: Findings) -> None:
+    if actual != expected:
+        found.problems.append(
+            f"checksum mismatch for {name}: declared sha256 {expected[:16]}..., "
+            f"found {actual[:16]}... (the file changed, or the manifest is stale)"
+        )
 
 
 def _numel(dims: list[int]) -> int:
@@ -198,23 +158,32 @@ def all_tensors(model: ModelProto) -> Iterator[tuple[str, TensorProto]]:
     every node of every graph and subgraph (``t``, ``tensors``, ``sparse_tensor``,
     ``sparse_tensors``), sparse tensors' values *and* indices, function bodies and their
     attribute defaults, training info, and any field a future onnx adds: nothing that can point
-    at external data is missed because it is not on a list.
+    at external data is missed because it is not on a list. Lazy and iterative: it holds one
+    position per level of nesting, never a list of a graph's nodes, and no Python stack.
     """
-    stack: list[tuple[Any, str]] = [(model, "")]
+    stack = [_children(model, "")]
     while stack:
-        message, where = stack.pop()
-        for descriptor, value in message.ListFields():
-            if descriptor.type != descriptor.TYPE_MESSAGE:
-                continue
-            repeated = not hasattr(value, "DESCRIPTOR")  # a repeated field's container
-            items = list(enumerate(value)) if repeated else [(None, value)]
-            for index, item in reversed(items):
-                step = _label(item, descriptor.name, index)
-                here = f"{where} > {step}" if where else step
-                if item.DESCRIPTOR.full_name == "onnx.TensorProto":
-                    yield here, item
-                else:
-                    stack.append((item, here))
+        pair = next(stack[-1], None)
+        if pair is None:
+            stack.pop()
+            continue
+        item, here = pair
+        if item.DESCRIPTOR.full_name == "onnx.TensorProto":
+            yield here, item
+        else:
+            stack.append(_children(item, here))
+
+
+def _children(message: Any, where: str) -> Iterator[tuple[Any, str]]:
+    """The sub-messages of ``message``, in field order, each with where it is."""
+    for descriptor, value in message.ListFields():
+        if descriptor.type != descriptor.TYPE_MESSAGE:
+            continue
+        repeated = not hasattr(value, "DESCRIPTOR")  # a repeated field's container
+        items = enumerate(value) if repeated else iter([(None, value)])
+        for index, item in items:
+            step = _label(item, descriptor.name, index)
+            yield item, f"{where} > {step}" if where else step
 
 
 def _expected_bytes(tensor: TensorProto, numel: int) -> int | None:
@@ -233,10 +202,25 @@ def _external(tensor: TensorProto) -> dict[str, str]:
     return {entry.key: entry.value for entry in tensor.external_data}
 
 
-def check_external(
-    where: str, tensor: TensorProto, numel: int, folder: Path, *, hard_links: bool = False
-) -> tuple[list[str], Path | None]:
-    """External data of one tensor: location confined to ``folder``, offsets within the file."""
+@dataclass(frozen=True)
+class ExternalRef:
+    """One tensor's external data: where the tensor is, and what it says about its bytes."""
+
+    where: str
+    location: str
+    """Relative to the model's folder, checked to stay inside it."""
+    offset: int
+    length: int | None
+    expected: int | None
+    """Bytes the shape needs (None for types of no fixed width)."""
+    checksum: str
+    """The ONNX spec's optional SHA-1 of the whole external file (lower case; empty: none)."""
+
+
+def external_ref(
+    where: str, tensor: TensorProto, numel: int
+) -> tuple[list[str], ExternalRef | None]:
+    """The external data reference of one tensor, or why it is refused (pure)."""
     info = _external(tensor)
     location = info.get("location", "")
     if not location:
@@ -254,61 +238,57 @@ def check_external(
             f"{where}: external data location '{location}' climbs out of the model's folder "
             "with '..' (path traversal)"
         ], None
-    path = folder / location
-    try:
-        size = safefile.size(path, folder, "external data file", hard_links=hard_links)
-    except safefile.UnsafeFile as exc:
-        return [f"{where}: {exc}"], None
-    problems = []
+    if not [p for p in posix.parts if p not in ("", ".")]:
+        return [f"{where}: external data location '{location}' names the folder itself"], None
     try:
         offset = int(info.get("offset", "0"))
         length = int(info["length"]) if "length" in info else None
     except ValueError:
         return [f"{where}: external data offset/length are not integers: {info}"], None
-    expected = _expected_bytes(tensor, numel)
-    if "checksum" in info:  # the ONNX spec's optional SHA-1 of the whole external file
-        found_sha1 = _sha1(path, folder, hard_links)
-        if found_sha1 != info["checksum"].lower():
-            problems.append(
-                f"{where}: {location} does not match its declared SHA-1 checksum "
-                f"{info['checksum']} (found {found_sha1})"
-            )
     if offset < 0 or (length is not None and length < 0):
-        problems.append(f"{where}: negative external data offset or length")
-    elif length is not None and offset + length > size:
+        return [f"{where}: negative external data offset or length"], None
+    expected = _expected_bytes(tensor, numel)
+    checksum = info.get("checksum", "").lower()
+    return [], ExternalRef(where, location, offset, length, expected, checksum)
+
+
+def check_extent(ref: ExternalRef, size: int, sha1: str | None) -> list[str]:
+    """One reference against the file it names (its size, and its SHA-1 when declared)."""
+    problems = []
+    if ref.checksum and sha1 != ref.checksum:
         problems.append(
-            f"{where}: external data [{offset}, {offset + length}) runs past the end "
-            f"of {location} ({size} bytes)"
+            f"{ref.where}: {ref.location} does not match its declared SHA-1 checksum "
+            f"{ref.checksum} (found {sha1})"
         )
-    elif expected is not None and length is not None and length != expected:
+    if ref.length is not None and ref.offset + ref.length > size:
         problems.append(
-            f"{where}: external data length {length} does not match the shape "
-            f"({numel} elements need {expected} bytes)"
+            f"{ref.where}: external data [{ref.offset}, {ref.offset + ref.length}) runs past the "
+            f"end of {ref.location} ({size} bytes)"
         )
-    elif expected is not None and length is None and size - offset < expected:
+    elif ref.expected is not None and ref.length is not None and ref.length != ref.expected:
         problems.append(
-            f"{where}: {location} holds {size - offset} bytes after offset {offset}; "
-            f"the shape needs {expected}"
+            f"{ref.where}: external data length {ref.length} does not match the shape "
+            f"(it needs {ref.expected} bytes)"
         )
-    return problems, _real(path)
+    elif ref.expected is not None and ref.length is None and size - ref.offset < ref.expected:
+        problems.append(
+            f"{ref.where}: {ref.location} holds {size - ref.offset} bytes after offset "
+            f"{ref.offset}; the shape needs {ref.expected}"
+        )
+    return problems
 
 
 def check_tensor(
-    where: str,
-    tensor: TensorProto,
-    folder: Path,
-    max_elements: int,
-    found: Findings,
-    *,
-    hard_links: bool = False,
-) -> None:
-    """Shape sanity and stored size against the shape, for one tensor."""
+    where: str, tensor: TensorProto, max_elements: int, found: Findings
+) -> ExternalRef | None:
+    """Shape sanity and stored size against the shape, for one tensor; its external data
+    reference (checked against its file later, by :mod:`.staging`), if any."""
     from onnx import TensorProto
 
     dims = list(tensor.dims)
     if any(d < 0 for d in dims):
         found.problems.append(f"{where}: negative dimension in shape {dims}")
-        return
+        return None
     numel = _numel(dims)
     found.tensors += 1
     if numel > found.largest[1]:
@@ -318,19 +298,17 @@ def check_tensor(
             f"{where}: shape {dims} has {numel:,} elements (2^{math.log2(numel):.1f}); more than "
             f"the limit of {max_elements:,} (max-tensor-elements): refused as absurd"
         )
-        return
+        return None
     if tensor.data_location != TensorProto.EXTERNAL and len(tensor.external_data):
         found.problems.append(
             f"{where}: external_data entries on a tensor not marked EXTERNAL (data_location "
             f"{tensor.data_location}); a reader might still follow them: refused"
         )
-        return
+        return None
     if tensor.data_location == TensorProto.EXTERNAL:
-        problems, real = check_external(where, tensor, numel, folder, hard_links=hard_links)
+        problems, ref = external_ref(where, tensor, numel)
         found.problems.extend(problems)
-        if real is not None:
-            found.external_files.add(real)
-        return
+        return ref
     expected = _expected_bytes(tensor, numel)
     if tensor.HasField("raw_data"):
         if expected is not None and len(tensor.raw_data) != expected:
@@ -338,7 +316,7 @@ def check_tensor(
                 f"{where}: raw_data holds {len(tensor.raw_data)} bytes but shape {dims} of "
                 f"{TensorProto.DataType.Name(tensor.data_type)} needs {expected}"
             )
-        return
+        return None
     name = (
         TensorProto.DataType.Name(tensor.data_type)
         if tensor.data_type in TensorProto.DataType.values()
@@ -356,6 +334,7 @@ def check_tensor(
         found.problems.append(
             f"{where}: {field_name} holds {count} values but shape {dims} needs {wanted}"
         )
+    return None
 
 
 def check_value_shapes(model: ModelProto) -> list[str]:
@@ -408,40 +387,3 @@ def function_cycle(functions: list[FunctionProto]) -> list[str] | None:
             if found:
                 return found
     return None
-
-
-def check_model(
-    model_path: Path,
-    confine: Path,
-    checksums: dict[str, str],
-    max_elements: int,
-    *,
-    hard_links: bool = False,
-) -> tuple[Findings, ModelProto | None]:
-    """Every integrity check, in order; stops at the first check later ones depend on.
-
-    ``hard_links``: the project's own (trusted) models may be hard-linked by an installer.
-    """
-    found = Findings()
-    problem = check_file(model_path, confine, "model", hard_links=hard_links)
-    if problem:
-        found.problems.append(problem)
-        return found, None
-    folder = Path(os.path.normpath(model_path.parent))
-    found.problems.extend(check_checksums(checksums, folder, hard_links=hard_links))
-    if found.problems:
-        return found, None
-    try:
-        header = load_header(model_path, folder, hard_links=hard_links)
-    except ValueError as exc:
-        found.problems.append(str(exc))
-        return found, None
-    for where, tensor in all_tensors(header):
-        check_tensor(where, tensor, folder, max_elements, found, hard_links=hard_links)
-    found.problems.extend(check_value_shapes(header))
-    cycle = function_cycle(list(header.functions))
-    if cycle:
-        found.problems.append(
-            "model-local functions call each other recursively: " + " -> ".join(cycle)
-        )
-    return found, header

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -128,9 +129,14 @@ class ModelJob:
     submission or a model given on the command line is never trusted."""
     max_tensor_elements: int = 2**32
     max_input_elements: int = 2**28
+    max_nodes: int = 500_000
+    max_model_bytes: int = 2**30
     threads: int = 0
-    memory_limit_mb: int = 4096
+    memory_limit_mb: int = 3072
     time_limit_s: int = 600
+    root_fd: int | None = None
+    """Set by the sandbox for the worker: the descriptor of ``confine``, opened once by the
+    parent and inherited, through which every file of the job is read."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -232,8 +238,13 @@ def jobs(
     *,
     submission: Path | None = None,
     source: str = "manifest.toml",
+    discover: Callable[[Path], list[Path]] | None = None,
 ) -> list[ModelJob]:
-    """One job per model; ``submission`` confines every path to that folder (Model Zoo mode)."""
+    """One job per model; ``submission`` confines every path to that folder (Model Zoo mode).
+
+    ``discover``: how the ``test_data_set_*`` folders next to a model are listed (a
+    submission's: through its open folder); default :func:`discover_test_data`."""
+    discover = discover or discover_test_data
     result: list[ModelJob] = []
     d = manifest.defaults
     allow = submission is None
@@ -251,7 +262,7 @@ def jobs(
             ) from None
         inputs = entry.inputs if entry.inputs is not None else d.inputs
         if not expected and not test_data and not inputs:
-            test_data = discover_test_data(model)
+            test_data = discover(model)
         result.append(
             ModelJob(
                 name=entry.name or model.stem,
@@ -295,10 +306,14 @@ def _located(text: str, base: Path, allow_packages: bool) -> Path:
     return Path(os.path.realpath(path)) if text.startswith("pkg:") else _absolute(path)
 
 
-def single(model: Path, **overrides: Any) -> ModelJob:
-    """A job for one model file given on the command line, with the manifest defaults."""
+def single(
+    model: Path, *, discover: Callable[[Path], list[Path]] | None = None, **overrides: Any
+) -> ModelJob:
+    """A job for one model file given on the command line, with the manifest defaults.
+
+    ``discover``: how its ``test_data_set_*`` folders are listed (default by path)."""
     model = _absolute(model)
     job = ModelJob(name=model.stem, model=str(model), confine=str(model.parent), **overrides)
     if not job.expected_outputs and not job.test_data and not job.inputs:
-        job.test_data = [str(p) for p in discover_test_data(model)]
+        job.test_data = [str(p) for p in (discover or discover_test_data)(model)]
     return job

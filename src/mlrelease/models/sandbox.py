@@ -20,17 +20,24 @@ from pathlib import Path
 import mlrelease
 from mlrelease.edges import proc
 from mlrelease.models.manifest import ModelJob
+from mlrelease.models.safefile import Root, UnsafeFile
 from mlrelease.models.verdicts import ModelVerdict, Outcome, StepVerdict
 from mlrelease.models.worker import MARK
 
 
 def worker_environment() -> dict[str, str]:
-    """This environment, with this mlrelease importable first (the workers run its code)."""
+    """This environment, with this mlrelease importable first (the workers run its code).
+
+    ``MALLOC_ARENA_MAX``: glibc reserves 64 MB of address space per thread arena (onnxruntime
+    starts a thread per core); two arenas keep the address space, which the memory limit caps,
+    close to the memory really used.
+    """
     env = dict(os.environ)
     package_root = str(Path(mlrelease.__file__).resolve().parents[1])
     env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
     env["PYTHONUNBUFFERED"] = "1"
     env.setdefault("ORT_LOGGING_LEVEL", "3")
+    env.setdefault("MALLOC_ARENA_MAX", "2")
     return env
 
 
@@ -39,6 +46,16 @@ def limits_of(job: ModelJob) -> proc.Limits:
     return proc.Limits(
         wall_s=job.time_limit_s, memory_mb=job.memory_limit_mb, cpu_s=job.time_limit_s + 5
     )
+
+
+def limits_reported(job: ModelJob) -> dict[str, int]:
+    """The limits and the budget a verdict was reached under (printed with it)."""
+    return {
+        "memory_limit_mb": job.memory_limit_mb,
+        "time_limit_s": job.time_limit_s,
+        "max_nodes": job.max_nodes,
+        "max_model_bytes": job.max_model_bytes,
+    }
 
 
 def _death(finished: proc.Finished, job: ModelJob) -> str:
@@ -62,20 +79,37 @@ def _death(finished: proc.Finished, job: ModelJob) -> str:
     return f"the worker exited with status {finished.returncode} before finishing"
 
 
-def run(job: ModelJob, *, python: str = sys.executable) -> ModelVerdict:
+def run(job: ModelJob, *, python: str | None = None, root: Root | None = None) -> ModelVerdict:
     """Verify one model in a fresh isolated worker process; never raises for what the model does.
 
-    The worker gets a private scratch folder that is removed afterwards, even when it was killed.
+    ``root``: the folder the job's files are read from, opened once by the caller (a
+    submission); the worker inherits its descriptor and never opens the folder by path. A
+    job that is not trusted gets one opened here when none is given. The worker runs in a
+    private scratch folder (its working directory and ``TMPDIR``), removed afterwards, even
+    when it was killed.
     """
-    payload = json.dumps(job.to_dict()).encode()
-    finished = proc.run(
-        [python, "-m", "mlrelease.models.worker"],
-        limits=limits_of(job),
-        input=payload,
-        env=worker_environment(),
-        scratch=True,
-    )
+    opened = None
+    if root is None and not job.trusted:
+        try:
+            root = opened = Root.open(Path(job.confine))
+        except UnsafeFile as exc:
+            return not_run(job, str(exc))
+    fd = root.fd if root is not None else None
+    payload = json.dumps({**job.to_dict(), "root_fd": fd}).encode()
+    try:
+        finished = proc.run(
+            proc.python_module("mlrelease.models.worker", interpreter=python),
+            limits=limits_of(job),
+            input=payload,
+            env=worker_environment(),
+            scratch=True,
+            pass_fds=() if fd is None else (fd,),
+        )
+    finally:
+        if opened is not None:
+            opened.close()
     verdict = ModelVerdict(name=job.name, path=job.model)
+    verdict.limits = limits_reported(job)
     verdict.duration_s = finished.duration_s
     running: str | None = None
     done = False
@@ -122,6 +156,7 @@ def run(job: ModelJob, *, python: str = sys.executable) -> ModelVerdict:
 def not_run(job: ModelJob, reason: str) -> ModelVerdict:
     """A verdict for a model that was never started (e.g. the total time budget is spent)."""
     verdict = ModelVerdict(name=job.name, path=job.model)
+    verdict.limits = limits_reported(job)
     planned = _planned(job)
     verdict.steps.append(StepVerdict(planned[0], Outcome.FAIL, reason))
     verdict.steps.extend(StepVerdict(s, Outcome.SKIP, f"not run: {reason}") for s in planned[1:])

@@ -18,6 +18,7 @@ from mlrelease.models import sandbox
 from mlrelease.models.config import CompatConfig, ModelsConfig, canonical_domain
 from mlrelease.models.escaping import console as escape_console
 from mlrelease.models.manifest import ModelJob
+from mlrelease.models.safefile import Root
 from mlrelease.models.verdicts import STYLE, ModelVerdict, Outcome
 from mlrelease.terminal import make_console
 
@@ -83,6 +84,8 @@ def prepare(jobs: Sequence[ModelJob], config: Config, probed: Probed | None) -> 
         job.memory_limit_mb = models.memory_limit_mb
         job.time_limit_s = models.time_limit_s
         job.max_tensor_elements = models.max_tensor_elements
+        job.max_nodes = models.max_nodes
+        job.max_model_bytes = models.max_model_bytes
         job.max_input_elements = models.max_input_elements
         job.threads = models.threads
         job.runtime_plugins = list(compat.runtime_plugins)
@@ -101,6 +104,7 @@ def verify(
     refresh_probe: bool = False,
     cache_dir: Path | None = None,
     started: float | None = None,
+    root: Root | None = None,
 ) -> list[ModelVerdict]:
     """Verify each job in its own sandboxed worker; print one line per model.
 
@@ -108,6 +112,7 @@ def verify(
     The run stays within ``[tool.mlrelease.models] total-time-limit-s`` counted from
     ``started`` (a ``time.monotonic()`` value; default now): each model's time limit is cut to
     what is left, and models still waiting when it is spent fail without being started.
+    ``root``: the submission's folder, opened once by the caller; every worker reads through it.
     """
     console = console or make_console()
     budget = config.table(ModelsConfig).total_time_limit_s
@@ -139,7 +144,7 @@ def verify(
                 job.time_limit_s = max(1, int(left))
             label = f"\\[{i}/{len(jobs)}] verifying {escape_console(job.name)}"
             with console.status(f"{label} ({', '.join(job.steps)})"):
-                verdict = sandbox.run(job)
+                verdict = sandbox.run(job, root=root)
             if cache_dir is not None and digest is not None:
                 model_cache.store(cache_dir, digest, verdict)
         worst = next((s for s in verdict.steps if s.outcome is Outcome.FAIL), None)

@@ -92,6 +92,9 @@ class ModelVerdict:
     """External data files step 0 cleared (what a cached verdict also depends on)."""
     cached: bool = False
     """True when this verdict was read from the verdict cache instead of measured now."""
+    limits: dict[str, int] = field(default_factory=dict)
+    """What the verdict was reached under: ``memory_limit_mb``, ``time_limit_s`` and the
+    budget (``max_nodes``, ``max_model_bytes``)."""
 
     @property
     def ok(self) -> bool:
@@ -113,6 +116,7 @@ class ModelVerdict:
             "notes": list(self.notes),
             "external_files": list(self.external_files),
             "cached": self.cached,
+            "limits": dict(self.limits),
             "steps": [s.to_dict() for s in self.steps],
         }
 
@@ -127,6 +131,7 @@ class ModelVerdict:
             notes=list(data.get("notes", [])),
             external_files=[str(f) for f in data.get("external_files", [])],
             cached=bool(data.get("cached", False)),
+            limits={str(k): int(v) for k, v in data.get("limits", {}).items()},
         )
 
 
@@ -176,11 +181,34 @@ def findings(
     return lines
 
 
+def limits_line(verdicts: Sequence[ModelVerdict]) -> str:
+    """One sentence: the memory and time limits and the budget each model was verified under,
+    and the largest peak resident memory measured (empty when no verdict says)."""
+    seen = {tuple(sorted(v.limits.items())) for v in verdicts if v.limits}
+    if not seen:
+        return ""
+    parts = []
+    for limits in map(dict, sorted(seen)):
+        nodes = f"{limits['max_nodes']:,} nodes" if limits.get("max_nodes") else "no node budget"
+        size = limits.get("max_model_bytes", 0)
+        size_text = f"{size / 2**20:,.0f} MiB" if size else "no size budget"
+        parts.append(
+            f"memory limit {limits.get('memory_limit_mb', 0):,} MB, time limit "
+            f"{limits.get('time_limit_s', 0)} s, budget {nodes} and {size_text}"
+        )
+    peaks = [v.peak_rss_mb for v in verdicts if v.peak_rss_mb is not None]
+    peak = f"; largest verifier peak RSS {max(peaks):,.0f} MB" if peaks else ""
+    return f"Per model: {'; '.join(parts)} (`[tool.mlrelease.models]`){peak}."
+
+
 def markdown(verdicts: Sequence[ModelVerdict], title: str = "Model verification") -> str:
-    """A full Markdown report: the table, then every finding."""
+    """A full Markdown report: the table, the limits it was reached under, every finding."""
     failed = sum(not v.ok for v in verdicts)
     verdict = "PASS" if not failed else f"FAIL ({failed} of {len(verdicts)} models)"
     parts = [f"## {title}: {verdict}", "", markdown_table(verdicts)]
+    line = limits_line(verdicts)
+    if line:
+        parts += ["", line]
     found = findings(verdicts)
     if found:
         parts += ["", "### Findings", "", *found]

@@ -13,6 +13,12 @@ Events go to a private copy of the original stdout; file descriptor 1 is pointed
 so a library that prints cannot corrupt them. An exception in a step is that step's failing
 verdict; step 0 not passing stops every later step. ``files`` lists the external data files
 step 0 cleared (the verdict cache checks them).
+
+Files are read through the folder the parent opened (``root_fd``, inherited): step 0 reads the
+model and its external data once into this process's private temp folder, and every later step
+uses those copies; test data is read once, from the same descriptor. The process runs in a
+private working directory, started by the Python launcher, so nothing of the submission is
+ever imported.
 """
 
 from __future__ import annotations
@@ -27,10 +33,16 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from mlrelease.models.manifest import ModelJob
+    from mlrelease.models.safefile import Root
     from mlrelease.models.steps.state import State
     from mlrelease.models.verdicts import StepVerdict
 
 MARK = "@@mlrelease-worker@@ "
+PAUSE_ENV = "MLRELEASE_PAUSE_AFTER"
+"""Test hook (a fault point): ``STEP=FOLDER``. After STEP the worker writes ``FOLDER/paused``
+and waits (60 s at most) for ``FOLDER/resume``, so a test can change the submission between a
+check and a use."""
 
 
 def apply_limits(memory_limit_mb: int, time_limit_s: int) -> dict[str, bool]:
@@ -70,6 +82,7 @@ def main() -> int:
 
     # Imported after the limits are in place: onnx and onnxruntime count against them too.
     from mlrelease.models.manifest import ModelJob
+    from mlrelease.models.safefile import UnsafeFile
     from mlrelease.models.steps import STEP_FUNCTIONS
     from mlrelease.models.steps.state import State
     from mlrelease.models.verdicts import Outcome, StepVerdict
@@ -79,6 +92,10 @@ def main() -> int:
     files: list[str] = []
     with tempfile.TemporaryDirectory(prefix="mlrelease-verify-") as tmp:
         state = State(job, Path(tmp))
+        try:
+            state.root = open_root(job)
+        except UnsafeFile as exc:
+            state.refused = str(exc)
         for step in steps:
             if state.stop:
                 verdict = StepVerdict(step, Outcome.SKIP, f"not run: {state.stop}")
@@ -92,9 +109,31 @@ def main() -> int:
                 state.stop = state.stop or "step 0 (integrity) did not clear the file"
             verdict.duration_s = time.perf_counter() - start
             _emit(events, {"event": "verdict", **verdict.to_dict()})
-        files = sorted(str(p) for p in state.external_files)
+            pause_after(step)
+        files = sorted(str(p) for p in state.sources.values())
     _emit(events, {"event": "done", "peak_rss_mb": peak_rss_mb(), "files": files})
     return 0
+
+
+def pause_after(step: str) -> None:
+    """The :data:`PAUSE_ENV` fault point."""
+    name, _, folder = os.environ.get(PAUSE_ENV, "").partition("=")
+    if name != step or not folder:
+        return
+    Path(folder, "paused").touch()
+    deadline = time.monotonic() + 60
+    while not Path(folder, "resume").exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
+def open_root(job: ModelJob) -> Root:
+    """The folder the parent opened and handed over, or (a trusted job, or a worker started by
+    hand) the job's folder opened now."""
+    from mlrelease.models.safefile import Root
+
+    if job.root_fd is not None:
+        return Root.inherit(job.root_fd, Path(job.confine), trusted=job.trusted)
+    return Root.open(Path(job.confine), trusted=job.trusted)
 
 
 def run_step(step: str, function: Callable[[State], StepVerdict], state: State) -> StepVerdict:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,21 +34,19 @@ from mlrelease.models import manifest as manifest_mod
 from mlrelease.models import safefile
 from mlrelease.models.escaping import md_code, md_text
 from mlrelease.models.manifest import ModelEntry, ModelJob
-from mlrelease.models.verdicts import STEPS, ModelVerdict, Outcome, findings, markdown_table
+from mlrelease.models.readme import check_readme
+from mlrelease.models.safefile import Root
+from mlrelease.models.verdicts import (
+    STEPS,
+    ModelVerdict,
+    Outcome,
+    findings,
+    limits_line,
+    markdown_table,
+)
 
 SUBMISSION_MANIFEST = "model.toml"
-README_NAMES = ("README.md", "readme.md", "README.MD", "Readme.md")
-SECTIONS: dict[str, tuple[str, ...]] = {
-    "description": ("description", "overview", "model", "summary", "use case"),
-    "license": ("license", "licence"),
-    "dataset": ("dataset", "data set", "training data"),
-    "accuracy": ("accuracy", "validation", "evaluation", "results", "metrics"),
-}
-"""Required README sections, each found by any heading containing one of its words."""
-LICENSE_FILES = ("LICENSE", "LICENSE.md", "LICENSE.txt", "COPYING")
 MAX_SCRIPT_BYTES = safefile.MAX_SCRIPT_BYTES
-MAX_HEADING_CHARS = 200
-"""A longer line is text, not a heading (and is never scanned as one)."""
 INSPECT_MARK = "@@mlrelease-inspect@@ "
 
 
@@ -86,103 +84,17 @@ class Submission:
         )
 
 
-def _heading(line: str) -> str | None:
-    """The text of an ATX heading line (``## Title ##``), else None. Linear time, no regex."""
-    if len(line) > MAX_HEADING_CHARS:
-        return None
-    stripped = line.lstrip(" ")
-    if len(line) - len(stripped) > 3 or not stripped.startswith("#"):
-        return None
-    level = len(stripped) - len(stripped.lstrip("#"))
-    rest = stripped[level:]
-    if level > 6 or (rest and not rest[0].isspace()):
-        return None
-    return rest.strip().rstrip("#").strip()
-
-
-def readme_sections(text: str) -> dict[str, str]:
-    """Markdown headings (lower-cased) -> the text under them, up to the next heading.
-
-    A heading that appears twice keeps the first non-empty text.
-    """
-    sections: dict[str, str] = {}
-    current = None
-    body: list[str] = []
-
-    def close() -> None:
-        if current is not None and (current not in sections or not sections[current]):
-            sections[current] = "\n".join(body).strip()
-
-    for line in text.splitlines():
-        heading = _heading(line)
-        if heading is not None:
-            close()
-            current, body = heading.lower(), []
-        elif current is not None:
-            body.append(line)
-    close()
-    return sections
-
-
-def _readme(folder: Path) -> Path | None:
-    names = {p.name for p in folder.iterdir()} if folder.is_dir() else set()
-    return next((folder / n for n in README_NAMES if n in names), None)
-
-
-def check_readme(folder: Path) -> tuple[list[str], list[str]]:
-    """(reasons, found) for the README and the license, as Markdown."""
-    readme = _readme(folder)
-    missing = "no README.md with the model's description, license, dataset and accuracy notes"
-    if readme is None:
-        return [missing], []
-    try:
-        text = safefile.read_text(readme, folder, "README", safefile.MAX_README_BYTES)
-    except safefile.UnsafeFile as exc:
-        return [f"{missing}: {md_text(exc)}"], []
-    sections = readme_sections(text)
-    reasons, found = [], [md_code(readme.name)]
-    license_file = next(
-        (n for n in LICENSE_FILES if (folder / n).exists() or (folder / n).is_symlink()), None
-    )
-    license_problem = (
-        safefile.check(folder / license_file, folder, "license file", safefile.MAX_README_BYTES)
-        if license_file
-        else None
-    )
-    if license_problem:
-        reasons.append(md_text(license_problem))
-        license_file = None
-    for need, words in SECTIONS.items():
-        matching = [h for h in sections if any(w in h for w in words)]
-        # A title such as "# TinyAdd model" matches "model" but holds no text: an ordinary
-        # README, so the first matching heading *with* text counts.
-        heading = next((h for h in matching if sections[h]), matching[0] if matching else None)
-        if heading is None:
-            if need == "license" and license_file:
-                found.append(md_code(license_file))
-                continue
-            reasons.append(
-                f"README.md has no {need} section (a heading naming {' / '.join(words[:3])})"
-            )
-        elif not sections[heading]:
-            reasons.append(f"README.md section '{md_text(heading)}' is empty")
-        else:
-            found.append(f"README {need} ('{md_text(heading)}')")
-    return reasons, found
-
-
-def check_script(folder: Path, name: str, what: str) -> str | None:
+def check_script(root: Root, name: str, what: str) -> str | None:
     """A declared pre/post-processing script exists inside the folder and is valid Python.
 
     The problem is Markdown (submitted text escaped). The script is compiled to check its syntax,
     never executed; a pathological one (deep nesting, huge expressions) is a reason, not a crash.
     """
-    path = folder / name
     try:
-        source = safefile.read_bytes(path, folder, f"{what} script", MAX_SCRIPT_BYTES)
+        source = root.read_bytes(name, f"{what} script", MAX_SCRIPT_BYTES)
     except safefile.UnsafeFile as exc:
         return md_text(exc)
-    if path.suffix == ".py":
+    if name.endswith(".py"):
         try:
             compile(source, name, "exec", dont_inherit=True)  # never executed
         except SyntaxError as exc:
@@ -203,29 +115,41 @@ WEAKER_OUTPUT_CHECK = (
 )
 
 
-def missing_outputs(job: ModelJob) -> list[str]:
+def _names(folder: Path, root: Root | None) -> list[str]:
+    """The names in a folder: through the submission's open folder, never following a link (a
+    folder that cannot be listed so has none; step 5 says why)."""
+    if root is None:
+        return [p.name for p in folder.iterdir()] if folder.is_dir() else []
+    try:
+        return [e.name for e in root.entries(folder, "test data folder")]
+    except safefile.UnsafeFile:
+        return []
+
+
+def missing_outputs(job: ModelJob, root: Root | None = None) -> list[str]:
     """The test data sets of ``job`` with inputs but no expected outputs (by folder name).
 
     Without expected outputs step 5 can only compare onnxruntime with the onnx reference
     evaluator: a model whose exported graph is wrong passes when both run it alike.
     """
-    found = [
-        Path(folder).name
-        for folder in job.test_data
-        if any(Path(folder).glob("input_*.pb")) and not any(Path(folder).glob("output_*.pb"))
-    ]
+    found = []
+    for folder in map(Path, job.test_data):
+        names = _names(folder, root)
+        has = {kind for kind in ("input_", "output_") if any(n.startswith(kind) for n in names)}
+        if has == {"input_"}:
+            found.append(folder.name)
     if job.inputs and not job.expected_outputs:
         found.append("the declared inputs")
     return found
 
 
-def load_manifest(folder: Path) -> tuple[manifest_mod.Manifest | None, str | None]:
+def load_manifest(root: Root) -> tuple[manifest_mod.Manifest | None, str | None]:
     """The submission's model.toml (None when absent), or the reason it is refused."""
-    path = folder / SUBMISSION_MANIFEST
-    if not (path.exists() or path.is_symlink()):
+    path = root.path / SUBMISSION_MANIFEST
+    if not root.exists(SUBMISSION_MANIFEST):
         return None, None
     try:
-        text = safefile.read_text(path, folder, SUBMISSION_MANIFEST, safefile.MAX_MANIFEST_BYTES)
+        text = root.read_text(SUBMISSION_MANIFEST, SUBMISSION_MANIFEST, safefile.MAX_MANIFEST_BYTES)
         data = tomllib.loads(text)
         return manifest_mod.parse(data, source=str(path)), None
     except safefile.UnsafeFile as exc:
@@ -240,28 +164,58 @@ def load_manifest(folder: Path) -> tuple[manifest_mod.Manifest | None, str | Non
         return None, md_text(f"{SUBMISSION_MANIFEST} cannot be read: {type(exc).__name__}: {exc}")
 
 
-def inspect(folder: Path, *, allow_missing_outputs: bool = False) -> Submission:
+def inspect(folder: Root | Path, *, allow_missing_outputs: bool = False) -> Submission:
     """Check the artifacts of a submission and build one job per model (confined to it).
 
-    A test data set with inputs but no expected outputs declines the submission unless
-    ``allow_missing_outputs`` (``[tool.mlrelease.models] allow-missing-expected-outputs``),
-    which records the weaker check instead. Reads submitted files (through :mod:`.safefile`);
-    run it in a subprocess (:func:`inspect_isolated`) where the folder is untrusted.
+    ``folder``: the submission, opened once (a path is opened here). A test data set with
+    inputs but no expected outputs declines the submission unless ``allow_missing_outputs``
+    (``[tool.mlrelease.models] allow-missing-expected-outputs``), which records the weaker
+    check instead. Reads submitted files through the open folder (:mod:`.safefile`); run it in
+    a subprocess (:func:`inspect_isolated`) where the folder is untrusted.
     """
-    folder = folder.absolute()
-    sub = Submission(folder)
-    if not folder.is_dir():
-        sub.reasons.append(f"{md_text(folder)} is not a folder")
+    if isinstance(folder, Root):
+        return _inspect(folder, allow_missing_outputs)
+    try:
+        root = Root.open(folder)
+    except safefile.UnsafeFile as exc:
+        sub = Submission(folder.absolute())
+        sub.reasons.append(md_text(exc))
         return sub
-    reasons, found = check_readme(folder)
+    with root:
+        return _inspect(root, allow_missing_outputs)
+
+
+def discover_in(root: Root) -> Callable[[Path], list[Path]]:
+    """Model Zoo style ``test_data_set_*`` folders next to a model, listed through the open
+    folder. A link of that name is listed too, so step 5 refuses it by name."""
+
+    def found(model: Path) -> list[Path]:
+        try:
+            entries = root.entries(model.parent)
+        except safefile.UnsafeFile:
+            return []
+        kinds = ("folder", "link")
+        return [
+            model.parent / e.name
+            for e in entries
+            if e.name.startswith("test_data_set_") and e.kind in kinds
+        ]
+
+    return found
+
+
+def _inspect(root: Root, allow_missing_outputs: bool) -> Submission:
+    folder = root.path
+    sub = Submission(folder)
+    reasons, found = check_readme(root)
     sub.reasons.extend(reasons)
     sub.checked.extend(found)
-    manifest, problem = load_manifest(folder)
+    manifest, problem = load_manifest(root)
     if problem:
         sub.reasons.append(problem)
     if manifest is None:
-        models = sorted(folder.glob("*.onnx"))
-        manifest = manifest_mod.Manifest(models=[ModelEntry(path=p.name) for p in models])
+        models = sorted(e.name for e in root.entries() if e.name.endswith(".onnx"))
+        manifest = manifest_mod.Manifest(models=[ModelEntry(path=name) for name in models])
     else:
         sub.checked.append(md_code(SUBMISSION_MANIFEST))
     if not manifest.models:
@@ -272,68 +226,78 @@ def inspect(folder: Path, *, allow_missing_outputs: bool = False) -> Submission:
             ("post-processing", entry.postprocess),
         ):
             if name:
-                problem = check_script(folder, name, what)
+                problem = check_script(root, name, what)
                 if problem:
                     sub.reasons.append(problem)
                 else:
                     sub.checked.append(f"{what} {md_code(name)}")
     try:
         sub.jobs = manifest_mod.jobs(
-            manifest, folder, submission=folder, source=str(folder / SUBMISSION_MANIFEST)
+            manifest,
+            folder,
+            submission=folder,
+            source=str(folder / SUBMISSION_MANIFEST),
+            discover=discover_in(root),
         )
     except ConfigError as exc:
         sub.reasons.append(md_text(exc))
         return sub
     for job in sub.jobs:
-        if not job.test_data and not job.expected_outputs:
-            sub.reasons.append(
-                f"{md_code(job.name)} has no test data set (test_data_set_N/input_I.pb and "
-                "output_I.pb next to the model)"
-            )
-        else:
-            sub.checked.append(f"{md_code(job.name)} test data: {len(job.test_data) or 1} set(s)")
-        bare = [md_text(b) for b in missing_outputs(job)]
-        if bare and allow_missing_outputs:
-            sub.weaker.append(
-                f"{md_code(job.name)} ({', '.join(bare)}: no expected outputs): "
-                f"{WEAKER_OUTPUT_CHECK} "
-                "(allowed by tool.mlrelease.models.allow-missing-expected-outputs)"
-            )
-        elif bare:
-            sub.reasons.append(
-                f"{md_code(job.name)} test data {', '.join(bare)} has inputs but no expected "
-                "outputs (output_I.pb): store the outputs the model must produce; without them "
-                f"the verification is weaker ({WEAKER_OUTPUT_CHECK})"
-            )
+        _check_test_data(sub, job, root, allow_missing_outputs)
     return sub
 
 
+def _check_test_data(sub: Submission, job: ModelJob, root: Root, allow_missing: bool) -> None:
+    if not job.test_data and not job.expected_outputs:
+        sub.reasons.append(
+            f"{md_code(job.name)} has no test data set (test_data_set_N/input_I.pb and "
+            "output_I.pb next to the model)"
+        )
+    else:
+        sub.checked.append(f"{md_code(job.name)} test data: {len(job.test_data) or 1} set(s)")
+    bare = [md_text(b) for b in missing_outputs(job, root)]
+    if bare and allow_missing:
+        sub.weaker.append(
+            f"{md_code(job.name)} ({', '.join(bare)}: no expected outputs): "
+            f"{WEAKER_OUTPUT_CHECK} "
+            "(allowed by tool.mlrelease.models.allow-missing-expected-outputs)"
+        )
+    elif bare:
+        sub.reasons.append(
+            f"{md_code(job.name)} test data {', '.join(bare)} has inputs but no expected "
+            "outputs (output_I.pb): store the outputs the model must produce; without them "
+            f"the verification is weaker ({WEAKER_OUTPUT_CHECK})"
+        )
+
+
 def inspect_isolated(
-    folder: Path,
+    root: Root,
     *,
     time_limit_s: float,
     memory_limit_mb: int,
     allow_missing_outputs: bool = False,
 ) -> Submission:
     """:func:`inspect` in a subprocess with time and memory limits: this process never reads a
-    submitted file, and whatever the files do to the parsers, the answer is a Submission."""
+    submitted file, and whatever the files do to the parsers, the answer is a Submission. The
+    subprocess reads through ``root``'s descriptor (inherited), in a private working folder."""
     from mlrelease.edges import proc
     from mlrelease.models.sandbox import worker_environment
 
-    folder = folder.absolute()
+    folder = root.path
+    fds = () if root.fd is None else (root.fd,)
     finished = proc.run(
-        [
-            sys.executable,
-            "-m",
+        proc.python_module(
             "mlrelease.models.zoo",
             str(folder),
+            *(["--root-fd", str(root.fd)] if root.fd is not None else []),
             *(["--allow-missing-outputs"] if allow_missing_outputs else []),
-        ],
+        ),
         limits=proc.Limits(
             wall_s=time_limit_s, memory_mb=memory_limit_mb, cpu_s=int(time_limit_s) + 5
         ),
         env=worker_environment(),
         scratch=True,
+        pass_fds=fds,
     )
     for line in finished.stdout.decode("utf-8", "replace").splitlines():
         if line.startswith(INSPECT_MARK):
@@ -382,6 +346,8 @@ def comment(sub: Submission, verdicts: Sequence[ModelVerdict], environment: str)
         lines += ["### Weaker checks", "", *(f"- {w}" for w in sub.weaker), ""]
     if verdicts:
         lines += ["### Verification", "", markdown_table(verdicts), ""]
+        if limits_line(verdicts):
+            lines += [limits_line(verdicts), ""]
         details = findings(verdicts, (Outcome.FAIL, Outcome.WARN))
         if details:
             lines += [
@@ -396,11 +362,17 @@ def comment(sub: Submission, verdicts: Sequence[ModelVerdict], environment: str)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m mlrelease.models.zoo FOLDER``: inspect a submission, print it as JSON."""
+    """``python -m mlrelease.models.zoo FOLDER [--root-fd N] [--allow-missing-outputs]``:
+    inspect a submission (through the inherited descriptor N of FOLDER), print it as JSON."""
     events = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)  # nothing else printed can be taken for the answer
     args = sys.argv[1:] if argv is None else argv
-    sub = inspect(Path(args[0]), allow_missing_outputs="--allow-missing-outputs" in args[1:])
+    folder, allow = Path(args[0]), "--allow-missing-outputs" in args[1:]
+    if "--root-fd" in args:
+        fd = int(args[args.index("--root-fd") + 1])
+        sub = inspect(Root.inherit(fd, folder), allow_missing_outputs=allow)
+    else:
+        sub = inspect(folder, allow_missing_outputs=allow)
     events.write(INSPECT_MARK + json.dumps(sub.to_dict()) + "\n")
     events.flush()
     return 0

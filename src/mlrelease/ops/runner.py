@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import os
 import queue
-import sys
 import threading
 import time
 from collections import deque
@@ -107,7 +106,7 @@ class Pool:
         env = {**os.environ, **self.env}
         with log.open("wb") as log_file:
             process = isolation.start(
-                [sys.executable, "-m", "mlrelease.ops.worker"],
+                isolation.python_module("mlrelease.ops.worker"),
                 stdin=isolation.PIPE,
                 stdout=isolation.PIPE,
                 stderr=log_file,

@@ -17,7 +17,7 @@ from typing import Any
 
 from mlrelease.config import Config
 from mlrelease.edges import installed
-from mlrelease.edges.proc import call
+from mlrelease.edges.proc import call, python_module
 from mlrelease.errors import ConfigError
 from mlrelease.models.config import canonical_domain
 from mlrelease.opsets.config import OpsetRulesConfig
@@ -120,7 +120,7 @@ def collect_declared(config: Config) -> Snapshot:
     paths = [str(Path(mlrelease.__file__).resolve().parents[1])]
     paths += [str(config.path(p)) for p in options.python_path]
     env["PYTHONPATH"] = os.pathsep.join([*paths, *filter(None, [env.get("PYTHONPATH")])])
-    command = [sys.executable, "-m", "mlrelease.opsets.collect"]
+    command = python_module("mlrelease.opsets.collect")
     for module in options.schema_modules:
         command += ["--module", module]
     for domain in options.domains:

@@ -92,13 +92,9 @@ class Worker:
         log_path = self.work / "logs" / f"{safe}.log"
         result_path.unlink(missing_ok=True)
         task_path.write_text(json.dumps(task), encoding="utf-8")
-        command = [
-            self.build.python,
-            "-m",
-            "mlrelease.perf.worker",
-            str(task_path),
-            str(result_path),
-        ]
+        command = isolation.python_module(
+            "mlrelease.perf.worker", str(task_path), str(result_path), interpreter=self.build.python
+        )
         started = time.perf_counter()
         outcome = self._call(command, log_path, result_path)
         outcome.seconds = time.perf_counter() - started

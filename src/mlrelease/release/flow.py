@@ -24,6 +24,7 @@ from packaging.version import InvalidVersion, Version
 from mlrelease import bump
 from mlrelease.config import Config, load
 from mlrelease.edges import git
+from mlrelease.edges import proc as processes
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release import repo, state
 from mlrelease.release.config import (
@@ -175,8 +176,6 @@ def bump_call(root: Path, new: str) -> Callable[[], None]:
 
 def _resolve_argv(command: list[str]) -> list[str]:
     """``mlrelease ...`` runs with this interpreter (no PATH lookup); anything else as given."""
-    import sys
-
     if command and command[0] == "mlrelease":
-        return [sys.executable, "-m", "mlrelease", *command[1:]]
+        return processes.python_module("mlrelease", *command[1:])
     return command

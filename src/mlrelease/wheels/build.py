@@ -28,7 +28,8 @@ from packaging.tags import sys_tags
 from rich.console import Console
 
 from mlrelease.edges import installed
-from mlrelease.edges.proc import call
+from mlrelease.edges.proc import call, python_module
+from mlrelease.edges.proc import python as python_command
 from mlrelease.errors import UserError
 from mlrelease.terminal import make_console
 from mlrelease.wheels import artifacts, audit
@@ -92,7 +93,8 @@ def _run(command: Sequence[str], cwd: Path, what: str) -> None:
 
 
 def _python_build(source: Path, out: Path, sdist_only: bool) -> None:
-    command = [*installed.tool("build", extra="wheels"), "--outdir", str(out)]
+    installed.require("build", extra="wheels")  # a build/ folder of the project is no tool
+    command = python_module("build", "--outdir", str(out))
     if shutil.which("uv"):
         command += ["--installer", "uv"]  # same isolated build, installed several times faster
     if sdist_only:
@@ -107,14 +109,9 @@ def _repair(out: Path, notes: list[str]) -> None:
         if artifact.pure or not any(t.platform.startswith("linux_") for t in artifact.tags):
             continue
         repaired = out / "repaired"
+        installed.require("auditwheel", extra="wheels")
         _run(
-            [
-                *installed.tool("auditwheel", extra="wheels"),
-                "repair",
-                "-w",
-                str(repaired),
-                str(wheel),
-            ],
+            python_module("auditwheel", "repair", "-w", str(repaired), str(wheel)),
             out,
             f"auditwheel repair {wheel.name}",
         )
@@ -134,9 +131,10 @@ def _cibuildwheel(source: Path, out: Path, platform: str, archs: str) -> None:
             "Podman, and neither answers here. Use --builder build (python -m build + "
             "auditwheel repair) for the host wheel; the wheel workflow runs cibuildwheel."
         )
+    installed.require("cibuildwheel", extra="wheels")
     _run(
-        [
-            *installed.tool("cibuildwheel", extra="wheels"),
+        python_module(
+            "cibuildwheel",
             "--platform",
             platform,
             "--archs",
@@ -144,7 +142,7 @@ def _cibuildwheel(source: Path, out: Path, platform: str, archs: str) -> None:
             "--output-dir",
             str(out),
             str(source),
-        ],
+        ),
         source,
         f"cibuildwheel ({platform}/{archs})",
     )
@@ -172,7 +170,9 @@ def smoke_test(project: Project, wheel: Path) -> Finding | None:
             PIP_DISABLE_PIP_VERSION_CHECK="1",
         )
         install = call(
-            [str(python), "-m", "pip", "install", "--quiet", str(wheel.resolve())], cwd=cwd, env=env
+            python_module("pip", "install", "--quiet", str(wheel.resolve()), interpreter=python),
+            cwd=cwd,
+            env=env,
         )
         if install.returncode != 0:
             return Finding(
@@ -181,7 +181,9 @@ def smoke_test(project: Project, wheel: Path) -> Finding | None:
                 f"{(install.stdout + install.stderr).strip()[-600:]}",
             )
         command = project.smoke_command()
-        argv = [str(python) if command[0] == "python" else command[0], *command[1:]]
+        argv = (
+            python_command(*command[1:], interpreter=python) if command[0] == "python" else command
+        )
         try:
             proc = call(argv, cwd=cwd, env=env, timeout=600)
         except FileNotFoundError:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shlex
 import shutil
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from rich.table import Table
 from mlrelease import versions
 from mlrelease.config import find_root
 from mlrelease.edges import git
+from mlrelease.edges.proc import display
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.terminal import make_console
 from mlrelease.wheels import artifacts, build, declared, plan, promote
@@ -210,7 +210,7 @@ def cmd_promote(args: argparse.Namespace) -> int:
     )
     for path in promotion.files:
         console.print(f"  {path.name}")
-    console.print(f"Upload command: {shlex.join(promotion.command)}", soft_wrap=True)
+    console.print(f"Upload command: {display(promotion.command)}", soft_wrap=True)
     if not args.execute:
         console.print("Dry run: nothing uploaded. Re-run with --execute to publish.")
         return 0

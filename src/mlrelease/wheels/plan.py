@@ -9,15 +9,15 @@ workflow's matrix is this plan's JSON, never a hand-kept list.
 from __future__ import annotations
 
 import re
+import shutil
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from mlrelease.edges import installed
-from mlrelease.edges.proc import call
+from mlrelease.edges.proc import call, python_module
 from mlrelease.errors import UserError
-from mlrelease.requirements import MissingDependency
 
 PLATFORMS = ("linux", "windows", "macos")
 """cibuildwheel platforms that have native GitHub runners."""
@@ -129,7 +129,8 @@ def query(
 ) -> list[Identifier]:
     """Ask cibuildwheel which identifiers ``[tool.cibuildwheel]`` of ``project`` selects;
     ``archs`` (per platform) overrides its ``archs``, whose default means this machine's."""
-    command = installed.tool("cibuildwheel", extra="wheels")
+    installed.require("cibuildwheel", extra="wheels")  # this environment's, never PATH's
+    command = python_module("cibuildwheel")
     found: list[Identifier] = []
     for platform in platforms:
         try:
@@ -143,8 +144,6 @@ def query(
                 cwd=project,
                 timeout=120,
             )
-        except FileNotFoundError:  # the script vanished since it was found
-            raise MissingDependency("cibuildwheel", extra="wheels") from None
         if proc.returncode != 0:
             raise UserError(
                 f"cibuildwheel --print-build-identifiers --platform {platform} failed in "

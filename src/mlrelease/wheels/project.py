@@ -12,7 +12,7 @@ from packaging.version import Version
 from mlrelease import versions
 from mlrelease.config import Config, load
 from mlrelease.edges import installed
-from mlrelease.edges.proc import TimeoutExpired, call
+from mlrelease.edges.proc import TimeoutExpired, call, python_module
 from mlrelease.errors import ConfigError, PreconditionError, UserError
 from mlrelease.wheels.config import WheelsConfig
 
@@ -44,7 +44,8 @@ class Project:
         return self.config.path(self.wheels.dist_dir)
 
     def smoke_command(self) -> list[str]:
-        return list(self.wheels.smoke_command) or ["python", "-c", f"import {self.module}"]
+        default = ["python", "-c", f"import {self.module}"]  # a command spec
+        return list(self.wheels.smoke_command) or default
 
 
 def load_project(root: Path) -> Project:
@@ -105,10 +106,10 @@ def restamp(root: Path, version: str) -> None:
 
 
 def run_tool(args: Sequence[str], cwd: Path, timeout: int = 900) -> tuple[int, str]:
-    """Run a Python tool of this environment (``[module, *args]``, by its console script)."""
-    command = installed.tool(args[0], extra="wheels")
+    """Run a Python tool of this environment (``[module, *args]`` via ``python -m``)."""
+    installed.require(args[0], extra="wheels")
     try:
-        proc = call([*command, *args[1:]], cwd=cwd, timeout=timeout)
+        proc = call(python_module(*args), cwd=cwd, timeout=timeout)
     except TimeoutExpired:
         return 124, f"{args[0]} ran past {timeout} s"
     return proc.returncode, (proc.stdout + proc.stderr).strip()

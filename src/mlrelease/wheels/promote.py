@@ -22,7 +22,6 @@ finish the job instead of failing on the files PyPI already has.
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,7 +29,7 @@ from urllib.parse import urlparse
 
 from packaging.version import Version
 
-from mlrelease.edges.proc import call
+from mlrelease.edges.proc import call, python_module
 from mlrelease.errors import ConfigError, PreconditionError, UserError
 from mlrelease.release.plan import fault_point
 from mlrelease.wheels import artifacts, published
@@ -164,12 +163,12 @@ def upload_command(files: Sequence[Path], repository_url: str) -> list[str]:
     twine refuses it for other indexes, which answer a repeated file with an error instead.
     """
     skip = urlparse(repository_url).hostname in ("upload.pypi.org", "test.pypi.org")
-    return [
-        sys.executable, "-m", "twine", "upload", "--non-interactive",
+    return python_module(
+        "twine", "upload", "--non-interactive",
         *(["--skip-existing"] if skip else []),
         "--disable-progress-bar", "--repository-url", repository_url,
         *(str(f) for f in files),
-    ]  # fmt: skip
+    )  # fmt: skip
 
 
 def prepare(

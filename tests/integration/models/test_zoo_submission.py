@@ -12,7 +12,7 @@ from helpers.models import add_model, make_model, tensor_info, write_test_data
 from onnx import helper
 
 from mlrelease.cli import main
-from mlrelease.models import zoo
+from mlrelease.models import readme, zoo
 
 README = """\
 # TinyAdd
@@ -119,7 +119,7 @@ def test_hostile_submission_manifest_is_declined_not_followed(
 
 
 def test_readme_sections_are_found_by_heading_words() -> None:
-    sections = zoo.readme_sections(
+    sections = readme.readme_sections(
         "intro\n# Model overview\ntext\n### Training data ###\nImageNet\n"
     )
     assert sections == {"model overview": "text", "training data": "ImageNet"}

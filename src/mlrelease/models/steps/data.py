@@ -1,13 +1,14 @@
 """Step 5's inputs: test data sets (``test_data_set_N`` folders or generated inputs) and
-expected outputs, a submission's read only through the safe-file layer."""
+expected outputs. An untrusted job's are listed and read once through its folder's open
+descriptor (:class:`~mlrelease.models.safefile.Root`), never by path."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mlrelease.models import integrity, safefile
+from mlrelease.models.safefile import Root
 from mlrelease.models.steps.facts import graph_inputs
 from mlrelease.models.steps.state import Dataset, State, first_line
 
@@ -15,16 +16,20 @@ if TYPE_CHECKING:
     import numpy as np
 
 
-def _read_tensor(path: Path, confine: Path | None) -> np.ndarray:
-    """A test-data tensor (``.pb`` or ``.npy``); a submission's only through the safe-file layer."""
+def _read_tensor(path: Path, root: Root | None) -> np.ndarray:
+    """A test-data tensor (``.pb`` or ``.npy``), read once: through the job's folder (``root``:
+    a submission's, or an untrusted model's), or by path for a project's own files."""
     import io
 
     import numpy as np
     import onnx
     from onnx import numpy_helper
 
-    if confine is not None:
-        data = safefile.read_bytes(path, confine, "test data file", safefile.MAX_TENSOR_FILE_BYTES)
+    if root is not None:
+        try:
+            data = root.read_bytes(path, "test data file", safefile.MAX_TENSOR_FILE_BYTES)
+        except safefile.UnsafeFile as exc:
+            raise ValueError(str(exc)) from None
     else:
         if not path.is_file():
             raise ValueError(f"test data file {path} does not exist")
@@ -43,62 +48,74 @@ def _read_tensor(path: Path, confine: Path | None) -> np.ndarray:
     return numpy_helper.to_array(tensor)
 
 
+def _listed(folder: Path, root: Root | None, prefix: str) -> list[Path]:
+    """``PREFIX_N.pb`` files of a test data folder, in order; a submission's folder is listed
+    through its open descriptor, never following a link."""
+    if root is None:
+        found = [p.name for p in folder.glob(f"{prefix}_*.pb")]
+    else:
+        try:
+            found = [e.name for e in root.entries(folder, "test data folder")]
+        except safefile.UnsafeFile as exc:
+            raise ValueError(str(exc)) from None
+    names = [n for n in found if n.startswith(f"{prefix}_") and n.endswith(".pb")]
+    return sorted((folder / n for n in names), key=_index)
+
+
+def _root(state: State) -> Root | None:
+    """Where a job's test data is read through: its folder, unless the job is trusted."""
+    return None if state.job.trusted else state.root
+
+
 def load_datasets(state: State) -> list[Dataset]:
     """Test inputs and expected outputs, from test_data_set folders or an input generator."""
     job = state.job
     assert state.header is not None
     inputs = graph_inputs(state.header)
-    confine = Path(job.data_confine) if job.data_confine else None
+    root = _root(state)
     sets: list[Dataset] = []
     for folder in map(Path, job.test_data):
-        if confine is not None and not integrity.inside(
-            Path(os.path.realpath(folder)), Path(os.path.realpath(confine))
-        ):
+        if root is not None and not safefile.inside(folder, root.path):
             raise ValueError(f"test data folder {folder} is outside the submission folder")
-        if confine is not None and safefile.inside(folder, confine):
-            expected_real = Path(os.path.realpath(confine)) / os.path.relpath(folder, confine)
-            if Path(os.path.realpath(folder)) != Path(os.path.normpath(expected_real)):
-                raise ValueError(
-                    f"test data folder {folder} is reached through a symlink; links are "
-                    "refused: store the test data in the folder itself"
-                )
-        files_in = sorted(folder.glob("input_*.pb"), key=_index)
-        files_out = sorted(folder.glob("output_*.pb"), key=_index)
+        files_in, files_out = _listed(folder, root, "input"), _listed(folder, root, "output")
         if not files_in:
             raise ValueError(f"{folder} has no input_N.pb files")
         if len(files_in) != len(inputs):
             raise ValueError(f"{folder} has {len(files_in)} inputs; the graph takes {len(inputs)}")
         pairs = list(zip(inputs, files_in, strict=True))
-        feeds = {value.name: _read_tensor(f, confine) for value, f in pairs}
+        feeds = {value.name: _read_tensor(f, root) for value, f in pairs}
         for value, file in pairs:
             problem = _shape_mismatch(value, list(feeds[value.name].shape))
             if problem:
                 raise ValueError(f"{folder.name}/{file.name} {problem}")
-        expected = [_read_tensor(f, confine) for f in files_out] or None
+        expected = [_read_tensor(f, root) for f in files_out] or None
         sets.append(Dataset(folder.name, feeds, expected))
     if job.inputs == "onnx-backend-dummy":
-        from onnx.backend.test.runner import Runner
-
-        feeds = {}
-        for value in inputs:
-            dims = [
-                d.dim_value if d.HasField("dim_value") else 1
-                for d in value.type.tensor_type.shape.dim
-            ]
-            count = 1
-            for d in dims:
-                count *= d
-            if count > job.max_input_elements:
-                raise ValueError(
-                    f"graph input '{value.name}' declares shape {dims} = {count:,} elements; "
-                    f"generating it is refused (max-input-elements {job.max_input_elements:,})"
-                )
-            feeds[value.name] = Runner.generate_dummy_data(
-                value, seed=0, name=job.name, random=False
-            )
-        expected = [_read_tensor(Path(p), confine) for p in job.expected_outputs] or None
-        sets.append(Dataset("onnx-backend-dummy", feeds, expected))
+        sets.append(_generated(state, inputs, root))
     return sets
+
+
+def _generated(state: State, inputs: list[Any], root: Root | None) -> Dataset:
+    """The deterministic inputs onnx's backend test runner feeds, with the declared outputs."""
+    from onnx.backend.test.runner import Runner
+
+    job = state.job
+    feeds = {}
+    for value in inputs:
+        dims = [
+            d.dim_value if d.HasField("dim_value") else 1 for d in value.type.tensor_type.shape.dim
+        ]
+        count = 1
+        for d in dims:
+            count *= d
+        if count > job.max_input_elements:
+            raise ValueError(
+                f"graph input '{value.name}' declares shape {dims} = {count:,} elements; "
+                f"generating it is refused (max-input-elements {job.max_input_elements:,})"
+            )
+        feeds[value.name] = Runner.generate_dummy_data(value, seed=0, name=job.name, random=False)
+    expected = [_read_tensor(Path(p), root) for p in job.expected_outputs] or None
+    return Dataset("onnx-backend-dummy", feeds, expected)
 
 
 def _shape_mismatch(value: Any, got: list[int]) -> str | None:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from mlrelease.models.config import RuntimeSpec
 from mlrelease.models.manifest import ModelJob
+from mlrelease.models.safefile import Root
 from mlrelease.models.verdicts import Outcome, StepVerdict
 from mlrelease.runtimes import Runtime, Unavailable
 
@@ -32,8 +33,17 @@ class State:
 
     job: ModelJob
     tmp: Path
+    root: Root | None = None
+    """The folder the job's files are read from, opened once (None: it could not be opened,
+    and ``refused`` says why)."""
+    refused: str = ""
     header: ModelProto | None = None
+    model: Path | None = None
+    """Step 0's private copy of the model file: what every later step opens."""
     external_files: set[Path] = field(default_factory=set)
+    """Step 0's private copies of the external data files."""
+    sources: dict[Path, Path] = field(default_factory=dict)
+    """Private copy -> the file it was read from."""
     stop: str = ""
     """Set when later steps must not run (integrity failed): the reason."""
     datasets: list[Dataset] | None = None
@@ -43,7 +53,10 @@ class State:
 
     @property
     def path(self) -> Path:
-        return Path(self.job.model)
+        """The private copy of the model (step 0 made it; no later step runs without it)."""
+        if self.model is None:
+            raise RuntimeError("step 0 (integrity) made no private copy of the model")
+        return self.model
 
     def runtimes(self) -> list[Runtime | Unavailable]:
         if self._runtimes is None:
