@@ -9,7 +9,6 @@ workflow's matrix is this plan's JSON, never a hand-kept list.
 from __future__ import annotations
 
 import re
-import shutil
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -133,17 +132,16 @@ def query(
     command = python_module("cibuildwheel")
     found: list[Identifier] = []
     for platform in platforms:
-        try:
-            proc = call(
-                [
-                    *command,
-                    *("--print-build-identifiers", "--platform", platform),
-                    *(("--archs", ",".join(archs[platform])) if archs else ()),
-                    ".",
-                ],
-                cwd=project,
-                timeout=120,
-            )
+        proc = call(
+            [
+                *command,
+                *("--print-build-identifiers", "--platform", platform),
+                *(("--archs", ",".join(archs[platform])) if archs else ()),
+                ".",
+            ],
+            cwd=project,
+            timeout=120,
+        )
         if proc.returncode != 0:
             raise UserError(
                 f"cibuildwheel --print-build-identifiers --platform {platform} failed in "
