@@ -277,7 +277,7 @@ class _Attempt:
 
 
 def _failure(exc: BaseException) -> _Attempt:
-    needs = environment.explain(str(exc))
+    needs = environment.explain(exc)
     if needs:
         return _Attempt(Verdict.ENVIRONMENT, needs)
     return _Attempt(classify(exc), first_line(exc))

@@ -60,5 +60,5 @@ def test_a_missing_tool_is_named_with_its_extra_not_by_the_report_folder(
     assert proc.returncode == 3, message
     assert "__main__" not in message and "is a package" not in message
     assert "needs the Python module `build` from the distribution build (>=" in message
-    assert 'install the `wheels` extra: `uv pip install --python' in message
+    assert "install the `wheels` extra: `uv pip install --python" in message
     assert '"mlrelease[wheels]"`' in message
