@@ -16,6 +16,7 @@ import importlib.machinery
 import importlib.metadata as metadata
 import json
 import os
+import re
 import shutil
 import sys
 import urllib.parse
@@ -34,6 +35,7 @@ from mlrelease.requirements import (
     MissingDependency,
     normalize,
 )
+from mlrelease.requirements import missing_module as missing_in_text
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -81,6 +83,21 @@ def require(module: str, *, needed_by: str = "", extra: str | None = None) -> No
     """Raise :class:`MissingDependency` unless this environment has ``module``."""
     if not has(module):
         raise MissingDependency(module, needed_by=needed_by, extra=extra)
+
+
+def missing_module(exc: ImportError) -> str | None:
+    """Which module an ImportError is about: its ``name``, ``No module named 'X'``, or the one
+    of mlrelease's table that its message names and this environment lacks ("Pillow must be
+    installed to use the reference implementation of the ImageDecoder operator")."""
+    named = exc.name or missing_in_text(str(exc))
+    if named:
+        return named
+    text = str(exc).lower()
+    for module in MODULES.values():
+        words = {module.name.lower(), module.distribution}
+        if any(re.search(rf"\b{re.escape(w)}\b", text) for w in words) and not has(module.name):
+            return module.name
+    return None
 
 
 def program(name: str) -> str | None:

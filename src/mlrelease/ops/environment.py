@@ -124,28 +124,11 @@ def explain(exc: BaseException) -> str | None:
         )
     if not isinstance(exc, ImportError):
         return None
-    module = missing_module(exc)
+    module = installed.missing_module(exc)
     if module is None:
         return f"needs a module this environment lacks ({type(exc).__name__}: {exc})"
     missing = requirements.MissingDependency(module, needed_by="the case", extra="ops")
     return str(missing.within(_environment()))
-
-
-def missing_module(exc: ImportError) -> str | None:
-    """Which module an ImportError is about: its ``name``, ``No module named 'X'``, or the one
-    of mlrelease's table that its message names and this environment lacks ("Pillow must be
-    installed to use the reference implementation of the ImageDecoder operator")."""
-    named = exc.name or requirements.missing_module(str(exc))
-    if named:
-        return named
-    text = str(exc).lower()
-    for module in requirements.MODULES.values():
-        words = {module.name.lower(), module.distribution}
-        if any(re.search(rf"\b{re.escape(w)}\b", text) for w in words) and not installed.has(
-            module.name
-        ):
-            return module.name
-    return None
 
 
 @functools.lru_cache(maxsize=1)
