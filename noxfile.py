@@ -10,8 +10,15 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import sys
+from pathlib import Path
 
 import nox
+
+# The sessions' bodies are the ones adopters get (mlrelease_nox): it releases itself with itself.
+# nox runs this file with its own interpreter, where mlrelease need not be installed.
+sys.path.insert(0, str(Path(__file__).resolve().parent / "src"))
+import mlrelease_nox
 
 nox.needs_version = ">=2025.2.9"
 nox.options.default_venv_backend = "uv|virtualenv"
@@ -103,7 +110,7 @@ def release_verify(session: nox.Session) -> None:
     """Check every release exit criterion; exit 0 only when the release may ship."""
     _install_cpu_torch(session)  # the perf gate exports and runs the perf models
     _install(session, "test-perf")
-    session.run("mlrelease", "verify", *session.posargs)
+    mlrelease_nox.run_verify(session)
 
 
 @nox.session(tags=["release"], default=False)
@@ -124,19 +131,14 @@ def cli(session: nox.Session) -> None:
 def wheels(session: nox.Session) -> None:
     """Build, audit and smoke-test sdists and wheels into dist/ (`-- --plan`: the CI matrix)."""
     _install(session, "wheels")
-    args = session.posargs or ["build"]
-    args = ["plan", *args[1:]] if args[0] == "--plan" else args
-    if args[0] in ("plan", "build") and "--project" not in args:
-        args += [f"--project={p}" for p in WHEEL_PROJECTS]
-    session.run("mlrelease", "wheels", *args)
+    mlrelease_nox.run_wheels(session, WHEEL_PROJECTS)
 
 
 @nox.session(tags=["docs"], default=False)
 def docs(session: nox.Session) -> None:
     """Build the docs (warnings are errors, internal links checked); serve them when interactive."""
     _install(session, "docs")
-    serve = ["--serve"] if session.interactive else []
-    session.run("mlrelease", "docs", "build", *serve, *session.posargs)
+    mlrelease_nox.run_docs(session)
 
 
 @nox.session(tags=["release"])
@@ -150,9 +152,7 @@ def verify_models(session: nox.Session) -> None:
 def ops_index(session: nox.Session) -> None:
     """Regenerate the supported-operators index and page (`-- --check`: fail when stale)."""
     _install(session, "ops")
-    # The session regenerates (the command alone is a dry run); `-- --check` only checks.
-    execute = [] if {"--check", "--execute"} & set(session.posargs) else ["--execute"]
-    session.run("mlrelease", "ops", "index", *execute, *session.posargs)
+    mlrelease_nox.run_ops_index(session)  # regenerates (the command alone is a dry run)
 
 
 @nox.session(tags=["perf"], venv_backend=TORCH_BACKEND, default=False)
@@ -160,7 +160,7 @@ def perf(session: nox.Session) -> None:
     """Run the `cpu` perf profile; write results, plots and docs/perf; compare with the baseline."""
     _install_cpu_torch(session)
     _install(session, "perf")
-    session.run("mlrelease", "perf", "run", "--profile", "cpu", *session.posargs)
+    mlrelease_nox.run_perf(session, "cpu")
 
 
 @nox.session(tags=["perf", "gpu"], venv_backend=TORCH_BACKEND, default=False)
@@ -168,11 +168,8 @@ def perf_gpu(session: nox.Session) -> None:
     """Run the `gpu` perf profile (the seed's full matrix) on a CUDA device; skip elsewhere."""
     if shutil.which("nvidia-smi") is None:
         session.skip("no CUDA device here: nvidia-smi is not on PATH (no NVIDIA driver)")
-    _install(session, "perf")
-    # onnxruntime-gpu ships the same `onnxruntime` module as the CPU package: swap them.
-    session.run("python", "-m", "pip", "uninstall", "--yes", "onnxruntime")
-    session.install(*nox.project.dependency_groups(PROJECT, "perf-gpu"))
-    session.run("mlrelease", "perf", "run", "--profile", "gpu", *session.posargs)
+    _install(session, "perf-gpu")  # its own stack: onnxruntime-gpu, never beside onnxruntime
+    mlrelease_nox.run_perf(session, "gpu")
 
 
 @nox.session(tags=["perf"], default=False)

@@ -66,8 +66,12 @@ def sdist_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     origin = base / "origin.git"
     subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(origin)], check=True)
     git(repo, "init", "-q", "-b", "main")
-    # An sdist has no .gitignore: the reports and builds stay out of the release tree.
-    (repo / ".gitignore").write_text("build/\ndist/\n", encoding="utf-8")
+    # What the sdist has and the repository had not: its metadata; and what an sdist leaves
+    # out: the .gitignore that keeps builds, reports and environments out of the tree.
+    (repo / "PKG-INFO").unlink()
+    for info in repo.glob("src/*.egg-info"):
+        shutil.rmtree(info)
+    (repo / ".gitignore").write_text("build/\ndist/\n.nox/\n*.egg-info/\n", encoding="utf-8")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "Release 1.1.0")
     git(repo, "tag", "v1.1.0")
