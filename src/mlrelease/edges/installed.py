@@ -117,25 +117,49 @@ def providers(names: Iterable[str]) -> dict[str, tuple[Distribution, ...]]:
 
 
 def extras() -> dict[str, tuple[str, ...]]:
-    """mlrelease's extras -> their requirements on this platform, from its metadata."""
+    """mlrelease's extras -> their requirements on this platform: from its checkout's
+    pyproject.toml when it runs from one (an editable install's metadata is as old as the
+    install), else from the installed package's metadata."""
+    checkout = _checkout()
+    if checkout:
+        try:
+            with (Path(checkout) / "pyproject.toml").open("rb") as handle:
+                table = tomllib.load(handle).get("project", {}).get("optional-dependencies", {})
+            return _on_this_platform({e: [str(r) for r in reqs] for e, reqs in table.items()})
+        except (OSError, tomllib.TOMLDecodeError):
+            pass
     try:
         meta = metadata.metadata(PROJECT)
         requires = metadata.requires(PROJECT) or []
     except metadata.PackageNotFoundError:
         return {}
-    names = meta.get_all("Provides-Extra") or []
-    found: dict[str, tuple[str, ...]] = {}
-    for extra in names:
-        reqs: list[str] = []
+    found: dict[str, list[str]] = {}
+    for extra in meta.get_all("Provides-Extra") or []:
         for text in requires:
             try:
                 req = Requirement(text)
             except InvalidRequirement:
                 continue
-            if req.marker is None or not req.marker.evaluate({"extra": extra}):
+            marker = req.marker  # `extra == "x"`: no marker is the package's own dependency
+            mine = marker is not None and marker.evaluate({"extra": extra})
+            if mine and marker is not None and not marker.evaluate({"extra": ""}):
+                found.setdefault(extra, []).append(text)
+    return _on_this_platform(found)
+
+
+def _on_this_platform(table: dict[str, list[str]]) -> dict[str, tuple[str, ...]]:
+    """Requirement strings without their markers, those whose marker excludes this platform
+    left out (auditwheel on macOS)."""
+    found: dict[str, tuple[str, ...]] = {}
+    for extra, texts in table.items():
+        reqs: list[str] = []
+        for text in texts:
+            try:
+                req = Requirement(text)
+            except InvalidRequirement:
                 continue
-            if req.marker.evaluate({"extra": ""}):
-                continue  # not an extra's requirement: the package's own dependency
+            if req.marker is not None and not req.marker.evaluate({"extra": extra}):
+                continue
             bracket = f"[{','.join(sorted(req.extras))}]" if req.extras else ""
             reqs.append(f"{req.name}{bracket}{(req.url and ' @ ' + req.url) or req.specifier}")
         found[extra] = tuple(reqs)
