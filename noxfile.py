@@ -149,6 +149,13 @@ def verify_models(session: nox.Session) -> None:
 
 
 @nox.session(tags=["release"], default=False)
+def downstream(session: nox.Session) -> None:
+    """Verify a release candidate with its consumers' own tests (`mlrelease downstream ...`)."""
+    _install(session, "downstream")
+    session.run("mlrelease", "downstream", *(session.posargs or ["run"]))
+
+
+@nox.session(tags=["release"], default=False)
 def ops_index(session: nox.Session) -> None:
     """Regenerate the supported-operators index and page (`-- --check`: fail when stale)."""
     _install(session, "ops")

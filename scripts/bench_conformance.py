@@ -33,9 +33,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from mlrelease.config import load
 from mlrelease.ops import agreement, policy, service
 from mlrelease.ops.verdicts import CaseResult
+from mlrelease.registry import load_config
 
 PEER_MODULE = '''\
 """onnx's backend test runner on onnxruntime: the node test cases only."""
@@ -87,7 +87,7 @@ def main() -> int:
     )
     args = parser.parse_args()
 
-    config = load(None)
+    config = load_config(None)
     ops = service.ops_config(config)
     rules = policy.load(config.root, ops.tolerances, ops.known_failures)
     with console.status("Warming the case cache"):

@@ -40,10 +40,11 @@ from typing import Any
 
 from rich.console import Console
 
-from mlrelease.config import load
 from mlrelease.perf import compare, runner
+from mlrelease.perf.config import PerfConfig
 from mlrelease.perf.verdict import REGRESSED
 from mlrelease.perf.worker import INJECT_ENV
+from mlrelease.registry import load_config
 
 ALL_BUILDS = "same1,same2,cpu05,cpu10,cpu25,wait05,wait10,wait25"
 SLOWED = "onnxruntime_cpu"
@@ -191,9 +192,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     console = Console(stderr=True)
-    config = load(Path.cwd())
+    config = load_config(Path.cwd())
     profile = dataclasses.replace(
-        config.perf.profile("cpu"),
+        config.table(PerfConfig).profile("cpu"),
         models=[args.model],
         batch_sizes=[1],
         rounds=args.rounds,

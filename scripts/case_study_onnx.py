@@ -36,12 +36,12 @@ from typing import Any
 
 from packaging.version import Version
 
-from mlrelease.config import load
 from mlrelease.init import detect, replay, snapshot
 from mlrelease.models import compat
+from mlrelease.models.runtimes import Limits
+from mlrelease.naming import Names
 from mlrelease.opsets.rules import check as opset_check
-from mlrelease.release.config import Names
-from mlrelease.runtimes import Limits
+from mlrelease.registry import load_config
 from mlrelease.wheels import artifacts, plan
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -149,7 +149,7 @@ print(json.dumps({"version": f.version, "ir": f.made.ir_version, "opsets": f.mad
 
 PROBE = """
 import json
-from mlrelease.runtimes import OnnxRuntime, probe
+from mlrelease.models.runtimes import OnnxRuntime, probe
 print(json.dumps(probe(OnnxRuntime("CPUExecutionProvider")).to_dict()))
 """
 
@@ -271,8 +271,8 @@ def page(checkout: Path, env_dir: Path) -> str:
         work = Path(tmp) / "onnx"
         try:
             init = run_init(checkout, work)
-            config = load(work)
-            names = Names.of(config.release, str(config.pyproject_path))
+            config = load_config(work)
+            names = config.names
             keys = wheel_keys(checkout, Path(tmp) / "wheels", WHEELS_RELEASE, env_dir)
         finally:
             for folder in (work, Path(tmp) / "wheels"):

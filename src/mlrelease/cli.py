@@ -1,8 +1,11 @@
 """The ``mlrelease`` command line. Every nox session and invoke task calls into it.
 
-Feature packages add their own sub-commands: each module in :data:`COMMANDS` (a feature's
-``cli.py``) has ``register(subparsers)``, which adds parsers whose ``func`` default takes the
-parsed arguments and returns an exit code.
+It owns the commands that know every gate (``verify``, ``report merge``, ``gates``); features
+add their own sub-commands: each module in :data:`COMMANDS` (a feature's ``cli.py``, from
+:data:`mlrelease.registry.FEATURES`) has ``register(subparsers)``, which adds parsers whose
+``func`` default takes the parsed arguments and returns an exit code. A command reads the
+configuration with ``args.load_config(args.root)``: :func:`mlrelease.registry.load_config`,
+handed down by this module.
 """
 
 from __future__ import annotations
@@ -11,64 +14,31 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol
 
 from rich.markup import escape
 
-from mlrelease import (
-    __version__,
-    bump,
-    changelog,
-    doctor,
-    exit_criteria,
-    report,
-    requirements,
-    verify,
-)
-from mlrelease.config import Config, find_root, load
-from mlrelease.docs import cli as docs_cli
+from mlrelease import __version__, doctor, registry, report, requirements, verify
+from mlrelease.config import Config
 from mlrelease.edges import files, installed
 from mlrelease.errors import UserError
-from mlrelease.gates import load_gates, select
-from mlrelease.init import cli as init_cli
-from mlrelease.models import cli as models_cli
-from mlrelease.ops import cli as ops_cli
-from mlrelease.opsets import cli as opsets_cli
-from mlrelease.perf import cli as perf_cli
-from mlrelease.release import cli as release_cli
-from mlrelease.release.config import Names
+from mlrelease.gates import parse_shard
+from mlrelease.project import exit_criteria
+from mlrelease.registry import load_gates, select
 from mlrelease.terminal import make_console
-from mlrelease.wheels import cli as wheels_cli
 
-
-class Commands(Protocol):
-    """A module that adds sub-commands (a feature's ``cli.py``)."""
-
-    def register(self, sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None: ...
-
-
-COMMANDS: tuple[Commands, ...] = (
-    wheels_cli,
-    release_cli,
-    docs_cli,
-    models_cli,
-    opsets_cli,
-    ops_cli,
-    perf_cli,
-    init_cli,
-)
+COMMANDS: tuple[registry.Commands, ...] = registry.commands()
 """The modules that add sub-commands, in the order ``mlrelease --help`` lists them."""
 
 console = make_console()
 
 
 def _config(args: argparse.Namespace) -> Config:
-    return load(args.root)
+    return registry.load_config(args.root)
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
     try:
-        shard = verify.parse_shard(args.shard) if args.shard else None
+        shard = parse_shard(args.shard) if args.shard else None
     except ValueError as exc:
         raise UserError(str(exc)) from None
     options = verify.Options(
@@ -117,56 +87,9 @@ def cmd_gates_doc(args: argparse.Namespace) -> int:
     return files.run(args, [page], command="mlrelease gates doc", say=_say)
 
 
-def cmd_changelog(args: argparse.Namespace) -> int:
-    config = _config(args)
-    names = Names.of(config.release, str(config.pyproject_path))
-    after = changelog.generate(
-        config.root,
-        config.changelog,
-        bump=changelog.bump_tag(args.bump, names.tag_of),
-        repository_url=changelog.repository_url(config.pyproject),
-        other_changes=config.changelog_other_changes,
-        write=False,
-    )
-    log = files.Generated(config.path(config.changelog), after, config.changelog)
-    return files.run(args, [log], command="mlrelease changelog", say=_say)
-
-
-def cmd_bump(args: argparse.Namespace) -> int:
-    # An interrupted bump is undone first, before any (maybe half-written) file is read.
-    for note in bump.recover(args.root or find_root(Path.cwd()), execute=args.execute):
-        console.print(note)
-    config = _config(args)
-    bump_plan = bump.plan(config, to=args.to, part=args.part)
-    if bump_plan.from_tags:
-        console.print(
-            "The version comes from git tags (tool.mlrelease.version-source = 'scm'): a bump "
-            "has no file to write. The release is its tag (`mlrelease release` verbs make it)."
-        )
-        return 0
-    if bump_plan.noop:
-        console.print(f"Version is already {bump_plan.new}; nothing to do.")
-        return 0
-    console.print(f"Bump {bump_plan.current} -> {bump_plan.new} in:")
-    for file, line in bump_plan.changes:
-        console.print(f"  {file}:{line}")
-    if not args.execute:
-        console.print("Dry run: nothing written. Re-run with --execute to apply.")
-        return 0
-    bump.execute(config, bump_plan, journal=True)
-    console.print(f"Version is now {bump_plan.new}. Review and commit the change.")
-    return 0
-
-
 def cmd_doctor(args: argparse.Namespace) -> int:
     root = doctor.project_root(args.root)
-    return doctor.run(load(root) if root else None, console)
-
-
-def cmd_version(args: argparse.Namespace) -> int:
-    config = _config(args)
-    print(config.version)
-    return 0
+    return doctor.run(registry.load_config(root) if root else None, console)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -177,6 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
         "Configuration: [tool.mlrelease] in pyproject.toml.",
     )
     parser.add_argument("--version", action="version", version=f"mlrelease {__version__}")
+    parser.set_defaults(load_config=registry.load_config)
     parser.add_argument(
         "--root",
         type=Path,
@@ -242,35 +166,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     files.add_arguments(d, what="the page", wrote_by_default=True)
     d.set_defaults(func=cmd_gates_doc)
-
-    p = sub.add_parser(
-        "changelog",
-        help="generate the changelog from Conventional Commits",
-        description="Regenerate the changelog in place with git-changelog's angular "
-        "convention. Dry run (prints the diff) unless --execute; --check fails when the "
-        "changelog differs from a regeneration.",
-    )
-    p.add_argument(
-        "--bump",
-        metavar="VERSION",
-        help="title the unreleased section with this version ('auto' to infer it)",
-    )
-    files.add_arguments(p, what="the changelog")
-    p.set_defaults(func=cmd_changelog)
-
-    p = sub.add_parser(
-        "bump",
-        help="bump the version in every listed file (bump-my-version)",
-        description="Change the version in every file listed in [tool.bumpversion]. "
-        "Dry run unless --execute; refuses a dirty tree.",
-    )
-    group = p.add_mutually_exclusive_group(required=True)
-    group.add_argument("--to", metavar="VERSION", help="the new version, e.g. 1.5.0 or 1.5.0rc1")
-    group.add_argument("--part", choices=sorted(bump.PARTS), help="the part to increment")
-    p.add_argument("--execute", action="store_true", help="write the files")
-    p.set_defaults(func=cmd_bump)
-
-    sub.add_parser("version", help="print the project version").set_defaults(func=cmd_version)
 
     sub.add_parser(
         "doctor",

@@ -1,30 +1,34 @@
-"""Load and validate ``[tool.mlrelease]`` from ``pyproject.toml``.
+"""Load and validate ``[tool.mlrelease]`` from ``pyproject.toml`` (pure: it parses what it is
+given).
 
 The configuration is described by frozen dataclasses. TOML keys are kebab-case
 (``report-dir``), fields are snake_case (``report_dir``). Validation is strict: an unknown key
 (usually a typo), a value of the wrong type or a missing required key raises
 :class:`~mlrelease.errors.ConfigError` naming the key, what was expected and what was found.
 
-This module knows no feature: each feature registers its own tables (``[tool.mlrelease.ops]``,
-...) as dataclasses in its ``TABLES``, listed in :data:`mlrelease.registry.FEATURES`;
-:func:`load` parses them into :attr:`Config.tables`, read with :meth:`Config.table`. Gates read
-their ``[tool.mlrelease.gate-options.NAME]`` table with :func:`parse_section`, so every table
-gets the same checks and the same errors.
+This module knows no feature: :func:`load` parses the tables it is given (``[tool.mlrelease.ops]``
+by the dataclass its feature registers) into :attr:`Config.tables`, read with
+:meth:`Config.table`. The composition root (:func:`mlrelease.registry.load_config`) gives it
+every registered table and checks the result. Gates read their
+``[tool.mlrelease.gate-options.NAME]`` table with :func:`parse_section`, so every table gets the
+same checks and the same errors.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
 import sys
 import types
 import typing
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypeVar, Union
+from typing import Any, Literal, Protocol, TypeVar, Union
 
 from mlrelease.errors import ConfigError
+from mlrelease.naming import Names, Templates
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -66,8 +70,12 @@ class Config:
     pyproject: Mapping[str, Any] = field(default_factory=dict, metadata={"toml": False})
     """The whole parsed pyproject.toml (other tools' tables, e.g. ``[tool.bumpversion]``)."""
     tables: Mapping[str, Any] = field(default_factory=dict, metadata={"toml": False})
-    """The features' tables (``[tool.mlrelease.perf]`` is ``tables["perf"]``), each parsed by
-    the dataclass its feature registers; read them with :meth:`table`."""
+    """The features' tables by key (``[tool.mlrelease.opset-rules]`` is
+    ``tables["opset-rules"]``), each parsed by the dataclass its feature registers; read them
+    with :meth:`table`."""
+    loader: Loader | None = field(default=None, compare=False, repr=False, metadata={"toml": False})
+    """How this configuration was loaded (the composition root's loader): :meth:`reload` loads
+    a project again the same way, with the same tables and checks."""
 
     @property
     def pyproject_path(self) -> Path:
@@ -95,32 +103,36 @@ class Config:
         return cls()
 
     def with_table(self, value: Any) -> Config:
-        """This configuration with one feature table replaced (a command-line override)."""
-        key = _attribute(registered_tables(), type(value))
-        return dataclasses.replace(self, tables={**self.tables, key: value})
+        """This configuration with one feature table replaced, or added (a command-line
+        override; a configuration built by hand)."""
+        key = next((k for k, v in self.tables.items() if type(v) is type(value)), None)
+        return dataclasses.replace(self, tables={**self.tables, key or type(value).__name__: value})
 
-    def __getattr__(self, name: str) -> Any:
-        # ``config.perf`` reads the table registered as ``perf`` (``opset_rules`` for
-        # ``opset-rules``); typed code prefers ``config.table(PerfConfig)``.
-        if name.startswith("_") or name == "tables":
-            raise AttributeError(name)
-        if name in self.tables:
-            return self.tables[name]
-        cls = registered_tables().get(name.replace("_", "-"))
-        if cls is None:
-            raise AttributeError(f"{type(self).__name__!r} has no attribute or table {name!r}")
-        return cls()
+    @functools.cached_property
+    def names(self) -> Names:
+        """Branch and tag names, compiled once from the table that spells them
+        (``[tool.mlrelease.release]``); the default templates when no table does."""
+        source = str(self.pyproject_path)
+        for value in self.tables.values():
+            if isinstance(value, Templates):
+                return Names.of(value, source)
+        return Names.compile(source)
+
+    def reload(self, root: Path | None = None) -> Config:
+        """The project at ``root`` (default: this one) read again, as this one was read: after
+        a checkout or an edit of pyproject.toml."""
+        root = self.root if root is None else root
+        if self.loader is not None:
+            return self.loader(root)
+        return load(root, {key: type(value) for key, value in self.tables.items()})
 
 
-def registered_tables() -> dict[str, type]:
-    """Every feature's ``[tool.mlrelease.<key>]`` table: key -> its dataclass."""
-    from mlrelease.registry import tables  # the features import this module
+class Loader(Protocol):
+    """Reads a project's configuration: :func:`mlrelease.registry.load_config`."""
 
-    return tables()
-
-
-def _attribute(tables: Mapping[str, type], cls: type) -> str:
-    return next(key for key, c in tables.items() if c is cls).replace("-", "_")
+    def __call__(
+        self, root: Path | None = None, *, data: Mapping[str, Any] | None = None, source: str = ""
+    ) -> Config: ...
 
 
 def read_toml(path: Path) -> dict[str, Any]:
@@ -162,26 +174,44 @@ def find_root(start: Path) -> Path:
     )
 
 
-def load(root: Path | None = None) -> Config:
-    """Load the configuration of the project at ``root`` (found upwards from the cwd if None)."""
+def load(
+    root: Path | None,
+    tables: Mapping[str, type],
+    *,
+    data: Mapping[str, Any] | None = None,
+    source: str = "",
+) -> Config:
+    """Parse the configuration of the project at ``root`` (found upwards from the cwd if None):
+    ``[tool.mlrelease]``'s own keys, then each of ``tables`` (``[tool.mlrelease.<key>]`` ->
+    its dataclass). ``data`` is a parsed pyproject.toml to read instead of the file (HEAD's,
+    after an interrupted edit), ``source`` the name errors give it."""
     root = find_root(Path.cwd()) if root is None else root.resolve()
     path = root / PYPROJECT
-    data = read_toml(path)
+    if data is None:
+        data = read_toml(path)
+    source = source or str(path)
     table = data.get("tool", {}).get("mlrelease", {})
-    config = parse_section(Config, table, prefix=TABLE, source=str(path))
-    config = dataclasses.replace(config, root=root, pyproject=data)
-    # Gates, their options and the files they need are checked now, before any command acts.
-    from mlrelease.gates import check_config  # the gates import this module
+    config = _parse_config(table, tables, prefix=TABLE, source=source)
+    return dataclasses.replace(
+        config,
+        root=root,
+        pyproject=data,
+        loader=functools.partial(_load_again, tables=dict(tables)),
+    )
 
-    check_config(config)
-    return config
+
+def _load_again(
+    root: Path | None = None,
+    *,
+    tables: Mapping[str, type],
+    data: Mapping[str, Any] | None = None,
+    source: str = "",
+) -> Config:
+    return load(root, tables, data=data, source=source)
 
 
 def parse_section(cls: type[T], table: Any, *, prefix: str, source: str) -> T:
-    """Build dataclass ``cls`` from a TOML table, checking every key and type. :class:`Config`
-    also gets the tables the features register (:func:`registered_tables`)."""
-    if cls is Config:
-        return typing.cast(T, _parse_config(table, prefix=prefix, source=source))
+    """Build dataclass ``cls`` from a TOML table, checking every key and type."""
     return _parse_dataclass(cls, table, prefix=prefix, source=source)
 
 
@@ -220,17 +250,16 @@ def _parse_dataclass(
     return cls(**values)
 
 
-def _parse_config(table: Any, *, prefix: str, source: str) -> Config:
+def _parse_config(
+    table: Any, registered: Mapping[str, type], *, prefix: str, source: str
+) -> Config:
     """``[tool.mlrelease]``: its own keys, then each registered feature table."""
     if not isinstance(table, Mapping):
         raise ConfigError(prefix, "a table", _describe(table), source=source)
-    registered = registered_tables()
     core = {k: v for k, v in table.items() if k not in registered}
     config = _parse_dataclass(Config, core, prefix=prefix, source=source, known=registered)
     tables: dict[str, Any] = {
-        key.replace("-", "_"): parse_section(
-            cls, table.get(key, {}), prefix=f"{prefix}.{key}", source=source
-        )
+        key: parse_section(cls, table.get(key, {}), prefix=f"{prefix}.{key}", source=source)
         for key, cls in registered.items()
     }
     return dataclasses.replace(config, tables=tables)

@@ -25,8 +25,8 @@ from mlrelease import __version__, requirements
 from mlrelease.config import Config
 from mlrelease.edges import installed
 from mlrelease.gates import Context
-from mlrelease.gates.project import TestsOptions
 from mlrelease.ops import environment as locales
+from mlrelease.project.config import TestsOptions
 from mlrelease.requirements import Environment
 
 STYLE = {True: "[green]ok[/]", False: "[bold red]cannot run[/]"}

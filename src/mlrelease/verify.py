@@ -13,7 +13,8 @@ from rich.table import Table
 from mlrelease import report
 from mlrelease.config import Config
 from mlrelease.edges import git, installed
-from mlrelease.gates import Context, Gate, GateResult, Status, select, shard
+from mlrelease.gates import Context, Gate, GateResult, Status, shard
+from mlrelease.registry import select
 from mlrelease.terminal import make_console
 
 STYLES = {
@@ -31,17 +32,6 @@ class Options:
     strict: bool = False
     shard: tuple[int, int] | None = None
     report_dir: Path | None = None
-
-
-def parse_shard(text: str) -> tuple[int, int]:
-    """``"2/3"`` -> ``(2, 3)``; raises ValueError with the expected form."""
-    try:
-        index, count = (int(part) for part in text.split("/"))
-    except ValueError:
-        raise ValueError(f"--shard {text!r}: expected I/N, e.g. 1/3") from None
-    if not 1 <= index <= count:
-        raise ValueError(f"--shard {text!r}: I must be between 1 and N")
-    return index, count
 
 
 def apply_strict(gate: Gate, result: GateResult, strict: bool) -> GateResult:
@@ -62,6 +52,7 @@ def run(config: Config, options: Options, console: Console | None = None) -> rep
         config=config,
         strict=options.strict,
         evidence_dir=folder,
+        configured=select(config),
         environment=installed.environment,
     )
     results: list[GateResult] = []

@@ -12,8 +12,8 @@ from helpers.defects import text, verify, write
 from helpers.repo import git
 
 from mlrelease.cli import main
-from mlrelease.config import load
 from mlrelease.docs import published, switcher
+from mlrelease.registry import load_config
 
 INCIDENT = {
     "title": "A release is tagged but its docs are never frozen into the versioned site",
@@ -107,10 +107,10 @@ def test_release_status_and_the_checklist_read_the_site(
 ) -> None:
     """The docs-freeze step is done when the site has the release, whatever the ledger says."""
     root = _project(tmp_path, frozen)
-    state = published.state(load(root))
+    state = published.state(load_config(root))
     assert state.released == ["0.0.3", "0.1.0"] and state.frozen == frozen
     done = "0.1.0" in frozen
-    assert published.freeze_detected(load(root), "0.1.0")[0] is done
+    assert published.freeze_detected(load_config(root), "0.1.0")[0] is done
     assert published.describe(state.to_dict()).startswith(
         f"{len(frozen)}/2 final releases frozen on origin/gh-pages"
     )
@@ -138,7 +138,7 @@ def test_the_published_switcher_is_read_from_base_url(tmp_path: Path) -> None:
         pyproject.write_text(
             pyproject.read_text() + f'\n[tool.mlrelease.docs]\nbase-url = "{url}"\n'
         )
-        state = published.state(load(root))
+        state = published.state(load_config(root))
     finally:
         server.shutdown()
         server.server_close()
@@ -152,10 +152,10 @@ def test_the_published_switcher_is_read_from_base_url(tmp_path: Path) -> None:
 
 def test_releases_before_frozen_since_need_no_frozen_docs(tmp_path: Path) -> None:
     root = _project(tmp_path, ["0.1.0"])
-    assert published.state(load(root)).problems[0].startswith("release v0.0.3 is not frozen")
+    assert published.state(load_config(root)).problems[0].startswith("release v0.0.3 is not frozen")
     pyproject = root / "pyproject.toml"
     pyproject.write_text(
         pyproject.read_text() + '\n[tool.mlrelease.docs]\nfrozen-since = "0.1.0"\n'
     )
-    state = published.state(load(root))
+    state = published.state(load_config(root))
     assert state.released == ["0.1.0"] and state.problems == []

@@ -6,7 +6,20 @@ subset of the test folders collects; fixtures stay in the conftest.py files.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 """The root of this repository."""
+
+
+def plant_modules(folder: Path, markers: Path, names: Iterable[str]) -> Path:
+    """Python modules and packages under ``folder`` (``names`` like ``mlrelease/__init__.py``)
+    that each create a marker file in ``markers`` when imported: a module a folder ships
+    must never run, so ``markers`` must stay empty."""
+    for name in names:
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        marker = markers / name.replace("/", "_")
+        path.write_text(f"open({str(marker)!r}, 'w').close()\n", encoding="utf-8")
+    return folder

@@ -504,3 +504,27 @@ def build(folder: Path, canary: Path, attacks: Sequence[str]) -> Path:
     for name in attacks:
         ATTACKS[name](folder, canary)
     return folder
+
+
+def verify_submission(folder: Path, capture: object, *extra: str) -> tuple[int, str]:
+    """``mlrelease models verify FOLDER`` with both reports (``capture``: pytest's ``capsys``);
+    the exit code, and every text it produced: stdout, stderr, report.json, report.md."""
+    from mlrelease.cli import main
+
+    report = folder.parent / f"{folder.name}-report"
+    code = main(
+        [
+            "models",
+            "verify",
+            str(folder),
+            "--json",
+            str(report / "report.json"),
+            "--markdown",
+            str(report / "report.md"),
+            *extra,
+        ]
+    )
+    captured = capture.readouterr()  # type: ignore[attr-defined]
+    texts = [captured.out, captured.err]
+    texts += [p.read_text(encoding="utf-8") for p in sorted(report.glob("*")) if p.is_file()]
+    return code, "\n".join(texts)

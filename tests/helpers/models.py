@@ -12,9 +12,10 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from helpers import REPO_ROOT
-from mlrelease import config as config_mod
+from mlrelease.models.config import CompatConfig
+from mlrelease.registry import load_config
 
-TARGETS = config_mod.load(REPO_ROOT).compat
+TARGETS = load_config(REPO_ROOT).table(CompatConfig)
 IR = TARGETS.ir_version or onnx.IR_VERSION
 OPSET = TARGETS.opsets.get("ai.onnx", 21)
 """mlrelease stamps its own models with the targets it declares in [tool.mlrelease.compat]."""

@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from helpers import REPO_ROOT
-from mlrelease import bump, cli
-from mlrelease.config import load
+from mlrelease import cli
+from mlrelease.project import bump
+from mlrelease.registry import load_config
 from mlrelease.wheels.build import COPY_IGNORE
 
 REPO = REPO_ROOT
@@ -30,7 +31,7 @@ def build_all(workdir: Path) -> Built:
     the RC tag (so with the final version), the native example as it is."""
     repo = workdir / "repo"
     shutil.copytree(REPO, repo, ignore=COPY_IGNORE)
-    config = load(repo)
+    config = load_config(repo)
     bump.execute(config, bump.plan(config, to=RC))
     native = repo / "examples" / "native-adopter"
     tag = f"v{FINAL}-rc1"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from mlrelease.config import load
 from mlrelease.gates import Context
 from mlrelease.perf.catalog import BUILTIN_MODELS
+from mlrelease.registry import load_config
 
 torch = pytest.importorskip("torch", reason="the perf dependency group is not installed")
 
@@ -38,5 +38,5 @@ def test_cuda_gate_profile_skips_without_a_device(tmp_path: object) -> None:
     )
     if torch.cuda.is_available():
         pytest.skip("this machine has a CUDA device")
-    result = check_perf(Context(load(root)))
+    result = check_perf(Context(load_config(root)))
     assert result.status.value == "skip" and "CUDA" in result.summary

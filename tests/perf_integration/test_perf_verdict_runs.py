@@ -12,9 +12,10 @@ import pytest
 from rich.console import Console
 
 from mlrelease.cli import main
-from mlrelease.config import load
 from mlrelease.perf import compare, runner
+from mlrelease.perf.config import PerfConfig
 from mlrelease.perf.worker import INJECT_ENV
+from mlrelease.registry import load_config
 
 HERE = Path(__file__).parent
 
@@ -84,9 +85,9 @@ def test_gate_is_a_status_probe_that_says_nothing_was_timed(project: Path) -> No
 
 @pytest.mark.slow
 def test_a_slowdown_that_waits_is_caught_by_wall_time_only(project: Path) -> None:
-    config = load(project)
+    config = load_config(project)
     profile = dataclasses.replace(
-        config.perf.profile("tiny"),
+        config.table(PerfConfig).profile("tiny"),
         models=["tiny_models:WIDE"],
         batch_sizes=[1],
         rounds=6,

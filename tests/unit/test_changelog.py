@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from packaging.version import Version
 
-from mlrelease import changelog
+from mlrelease.project import changelog
 
 TEXT = """# Changelog
 

@@ -18,7 +18,7 @@ def write(tmp_path: Path, body: str) -> Path:
 
 
 def test_defaults_when_table_is_absent(tmp_path: Path) -> None:
-    cfg = config.load(write(tmp_path, "[project]\nname = 'x'\n"))
+    cfg = config.load(write(tmp_path, "[project]\nname = 'x'\n"), {})
     assert cfg.gates == ["versions", "changelog", "exit_criteria_doc", "tests"]
     assert cfg.root == tmp_path.resolve()
 
@@ -26,7 +26,7 @@ def test_defaults_when_table_is_absent(tmp_path: Path) -> None:
 def test_typo_names_the_key_and_suggests(tmp_path: Path) -> None:
     write(tmp_path, '[tool.mlrelease]\nchangelg = "CHANGES.md"\n')
     with pytest.raises(ConfigError) as info:
-        config.load(tmp_path)
+        config.load(tmp_path, {})
     message = str(info.value)
     assert "tool.mlrelease.changelg" in message
     assert "unknown key" in message
@@ -36,7 +36,7 @@ def test_typo_names_the_key_and_suggests(tmp_path: Path) -> None:
 def test_wrong_type_names_key_expected_and_found(tmp_path: Path) -> None:
     write(tmp_path, '[tool.mlrelease]\ngates = "versions"\n')
     with pytest.raises(ConfigError) as info:
-        config.load(tmp_path)
+        config.load(tmp_path, {})
     assert str(info.value).endswith(
         "tool.mlrelease.gates: expected a list of strings, found a string ('versions')."
     )
@@ -45,7 +45,7 @@ def test_wrong_type_names_key_expected_and_found(tmp_path: Path) -> None:
 def test_wrong_item_type_names_the_index(tmp_path: Path) -> None:
     write(tmp_path, "[tool.mlrelease]\ngates = ['versions', 3]\n")
     with pytest.raises(ConfigError, match=r"tool\.mlrelease\.gates\[1\]: expected a string"):
-        config.load(tmp_path)
+        config.load(tmp_path, {})
 
 
 def test_bool_is_not_an_integer() -> None:
@@ -72,7 +72,7 @@ def test_missing_required_key() -> None:
 def test_toml_syntax_error_names_the_file(tmp_path: Path) -> None:
     write(tmp_path, "[tool.mlrelease\n")
     with pytest.raises(ConfigError, match="valid TOML"):
-        config.load(tmp_path)
+        config.load(tmp_path, {})
 
 
 @pytest.mark.parametrize(
@@ -105,9 +105,12 @@ def test_unknown_gate_in_config_is_named(
 
 def test_version_is_read_in_one_place(tmp_path: Path) -> None:
     both = "[project]\nname = 'x'\nversion = '1.0'\n[tool.bumpversion]\ncurrent_version = '1.1'\n"
-    assert config.load(write(tmp_path, both)).version == "1.1"  # bump-my-version's first
-    assert config.load(write(tmp_path, "[project]\nname = 'x'\nversion = '1.0'\n")).version == "1.0"
+    assert config.load(write(tmp_path, both), {}).version == "1.1"  # bump-my-version's first
+    assert (
+        config.load(write(tmp_path, "[project]\nname = 'x'\nversion = '1.0'\n"), {}).version
+        == "1.0"
+    )
     # a version from git tags alone (setuptools-scm): no version, one fallback
     scm = "[project]\nname = 'x'\ndynamic = ['version']\n"
-    assert config.load(write(tmp_path, scm)).version == ""
+    assert config.load(write(tmp_path, scm), {}).version == ""
     assert main(["--root", str(tmp_path), "version"]) == 0

@@ -14,12 +14,12 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from mlrelease.config import load
 from mlrelease.errors import ConfigError, UserError
 from mlrelease.ops import agreement, diff, index, policy, render
 from mlrelease.ops.cases import CaseSummary
 from mlrelease.ops.compare import compare
 from mlrelease.ops.verdicts import CaseResult, Verdict, dominant
+from mlrelease.registry import load_config
 
 # --- compare ------------------------------------------------------------------------------
 
@@ -422,4 +422,4 @@ def test_ops_config_errors_name_the_key(tmp_path: Path, table: str, message: str
 
     _write(tmp_path, "pyproject.toml", "[project]\nname = 'x'\n" + table)
     with pytest.raises(ConfigError, match=re.escape(message)):
-        ops_config(load(tmp_path))
+        ops_config(load_config(tmp_path))

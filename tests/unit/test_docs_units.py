@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
-from mlrelease.config import load
 from mlrelease.docs import freeze, pages, site, switcher
 from mlrelease.docs.config import DocsConfig
 from mlrelease.edges import files
 from mlrelease.errors import ConfigError, UserError
+from mlrelease.registry import load_config
 
 
 def test_entries_put_main_first_then_newest_and_prefer_the_newest_final_release() -> None:
@@ -167,22 +167,22 @@ def _pyproject(tmp_path: Path, docs_table: str) -> Path:
 
 
 def test_docs_table_is_read_with_defaults(tmp_path: Path) -> None:
-    config = load(_pyproject(tmp_path, 'site = "public"\nbase-url = "/proj/"'))
-    assert config.docs == DocsConfig(site="public", base_url="/proj/")
-    config.docs.validate("pyproject.toml")
-    assert load(_pyproject(tmp_path, "")).docs == DocsConfig()
+    config = load_config(_pyproject(tmp_path, 'site = "public"\nbase-url = "/proj/"'))
+    assert config.table(DocsConfig) == DocsConfig(site="public", base_url="/proj/")
+    config.table(DocsConfig).validate("pyproject.toml")
+    assert load_config(_pyproject(tmp_path, "")).table(DocsConfig) == DocsConfig()
 
 
 def test_docs_table_errors_name_the_key(tmp_path: Path) -> None:
     with pytest.raises(
         ConfigError, match=r"tool\.mlrelease\.docs\.bse-url.*Did you mean 'base-url'"
     ):
-        load(_pyproject(tmp_path, 'bse-url = "/"'))
+        load_config(_pyproject(tmp_path, 'bse-url = "/"'))
     with pytest.raises(ConfigError, match=r"tool\.mlrelease\.docs\.site: expected a string"):
-        load(_pyproject(tmp_path, "site = 3"))
-    config = load(_pyproject(tmp_path, 'base-url = "https://x.github.io/p"'))
+        load_config(_pyproject(tmp_path, "site = 3"))
+    config = load_config(_pyproject(tmp_path, 'base-url = "https://x.github.io/p"'))
     with pytest.raises(ConfigError, match=r"base-url: expected a URL or path ending in '/'"):
-        config.docs.validate("pyproject.toml")
+        config.table(DocsConfig).validate("pyproject.toml")
 
 
 def test_switcher_json_is_what_the_theme_reads() -> None:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import tomllib
 
-from mlrelease.config import Config, parse_section
+from mlrelease import registry
+from mlrelease.config import load
 from mlrelease.init import detect, propose
 from mlrelease.init.snapshot import Snapshot
+from mlrelease.release.config import ReleaseConfig
 
 
 def snap(
@@ -89,9 +93,9 @@ def test_the_proposal_is_a_valid_configuration() -> None:
     )
     proposal = propose.propose(found, {})
     data = tomllib.loads(proposal.text)
-    config = parse_section(Config, data["tool"]["mlrelease"], prefix="tool.mlrelease", source="x")
+    config = load(Path("x"), registry.tables(), data=data, source="x")
     assert config.gates == ["git_state", "versions", "changelog", "wheels", "tests"]
-    assert config.release.model == "trunk"
+    assert config.table(ReleaseConfig).model == "trunk"
     assert data["tool"]["bumpversion"]["files"] == [
         {
             "filename": "pkg/__init__.py",

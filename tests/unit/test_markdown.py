@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from mlrelease import markdown
-from mlrelease.exit_criteria import render
 from mlrelease.gates import Gate, GateResult
+from mlrelease.project.exit_criteria import render
 
 
 def test_a_cell_stays_one_cell() -> None:

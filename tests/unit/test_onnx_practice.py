@@ -12,8 +12,9 @@ from mlrelease.errors import PreconditionError
 from mlrelease.init import propose
 from mlrelease.init.shape import rc_model, release_model, tag_scheme
 from mlrelease.init.snapshot import Snapshot
+from mlrelease.naming import Names
 from mlrelease.opsets import rules as opset_rules
-from mlrelease.release.config import Names, ReleaseConfig
+from mlrelease.release.config import ReleaseConfig
 from mlrelease.release.untagged import next_version, subject
 from mlrelease.wheels import artifacts
 

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from mlrelease.config import load
 from mlrelease.errors import ConfigError
+from mlrelease.perf.config import PerfConfig
+from mlrelease.registry import load_config
 
 
 def project(tmp_path: Path, table: str) -> Path:
@@ -18,9 +19,9 @@ def project(tmp_path: Path, table: str) -> Path:
 
 
 def test_builtin_profiles_resolve_by_device(tmp_path: Path) -> None:
-    config = load(project(tmp_path, ""))
-    cpu = config.perf.profile("cpu")
-    gpu = config.perf.profile("gpu")
+    config = load_config(project(tmp_path, ""))
+    cpu = config.table(PerfConfig).profile("cpu")
+    gpu = config.table(PerfConfig).profile("gpu")
     assert (cpu.iters, cpu.min_time_s, cpu.unstable_cov, cpu.threshold) == (30, 0.0, 0.10, 0.07)
     assert (gpu.iters, gpu.min_time_s, gpu.unstable_cov, gpu.threshold) == (100, 3.0, 0.02, 0.05)
     assert cpu.layers == {"bert": 2} and cpu.threads == 1
@@ -28,7 +29,7 @@ def test_builtin_profiles_resolve_by_device(tmp_path: Path) -> None:
 
 
 def test_project_profile_replaces_and_adds(tmp_path: Path) -> None:
-    config = load(
+    config = load_config(
         project(
             tmp_path,
             """
@@ -41,10 +42,10 @@ models = ["resnet50"]
 """,
         )
     )
-    cpu = config.perf.profile("cpu")
+    cpu = config.table(PerfConfig).profile("cpu")
     assert cpu.batch_sizes == [1, 2] and cpu.iters == 50 and cpu.layers == {}
-    assert config.perf.profile("mine").threshold == 0.05
-    assert config.perf.profile("gpu").device == "cuda"  # built-in, still there
+    assert config.table(PerfConfig).profile("mine").threshold == 0.05
+    assert config.table(PerfConfig).profile("gpu").device == "cuda"  # built-in, still there
 
 
 @pytest.mark.parametrize(
@@ -64,9 +65,9 @@ models = ["resnet50"]
 )
 def test_bad_profiles_name_the_key(tmp_path: Path, table: str, message: str) -> None:
     with pytest.raises(ConfigError, match=message.replace("[", r"\[").replace("]", r"\]")):
-        load(project(tmp_path, table)).perf.profile("cpu")
+        load_config(project(tmp_path, table)).table(PerfConfig).profile("cpu")
 
 
 def test_unknown_profile(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="expected one of cpu, gpu"):
-        load(project(tmp_path, "")).perf.profile("gpus")
+        load_config(project(tmp_path, "")).table(PerfConfig).profile("gpus")

@@ -15,11 +15,12 @@ from mlrelease.docs import published, switcher
 from mlrelease.errors import ConfigError
 from mlrelease.models import zoo
 from mlrelease.models.manifest import ModelJob
+from mlrelease.naming import Names
 from mlrelease.ops import agreement, diff, index, policy
 from mlrelease.ops.cases import CaseSummary
 from mlrelease.ops.verdicts import Verdict
 from mlrelease.opsets import rules as opset_rules
-from mlrelease.release.config import Names, ReleaseConfig
+from mlrelease.release.config import ReleaseConfig
 from mlrelease.wheels import artifacts
 from mlrelease.wheels.config import Dropped
 

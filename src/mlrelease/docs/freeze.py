@@ -30,7 +30,6 @@ from mlrelease.docs.switcher import Entry
 from mlrelease.edges import git
 from mlrelease.edges.proc import call, display, python_module
 from mlrelease.errors import PreconditionError, UserError
-from mlrelease.release.config import Names
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -115,7 +114,7 @@ def plan(
             raise UserError("Give --version X.Y.Z (a release tag's version) or --dev.")
         parsed = normalise(version)
         # The tag as the project spells its tags ([tool.mlrelease.release] tag / rc-tag).
-        names = Names.of(config.release, str(config.pyproject_path))
+        names = config.names
         tag = names.rc_tag_for(parsed, parsed.pre[1]) if parsed.pre else names.final_tag(parsed)
         name, ref, release = str(parsed), tag, str(parsed)
         commit = git.run(

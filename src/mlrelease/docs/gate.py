@@ -7,7 +7,6 @@ import tempfile
 from pathlib import Path
 
 from mlrelease.docs import published, service, site, switcher
-from mlrelease.docs.config import TABLES as TABLES
 from mlrelease.docs.config import DocsConfig
 from mlrelease.gates import Context, GateResult, gate
 

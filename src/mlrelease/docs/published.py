@@ -29,7 +29,7 @@ from mlrelease.config import Config
 from mlrelease.docs import switcher
 from mlrelease.docs.config import DocsConfig
 from mlrelease.edges import git
-from mlrelease.release.config import Names
+from mlrelease.naming import Names
 
 
 @dataclass(frozen=True)
@@ -139,7 +139,7 @@ def read(config: Config) -> Site | None:
 
 def state(config: Config) -> SiteState:
     """The released versions, which of them the published site holds, and what is wrong."""
-    names = Names.of(config.release, str(config.pyproject_path))
+    names = config.names
     tags = git.run(config.root, "tag", "--list").splitlines() if git.is_repo(config.root) else []
     since = None
     if config.table(DocsConfig).frozen_since:

@@ -38,6 +38,11 @@ def is_repo(root: Path) -> bool:
     return run(root, "rev-parse", "--is-inside-work-tree", check=False) == "true"
 
 
+def git_dir(root: Path) -> Path:
+    """The repository's ``.git`` folder (a worktree's own, for a linked worktree)."""
+    return (root / run(root, "rev-parse", "--git-dir")).resolve()
+
+
 def head(root: Path) -> str | None:
     """The commit SHA of HEAD, or None outside a repository or before the first commit."""
     if not is_repo(root):

@@ -1,6 +1,6 @@
 """The onnxruntime edge: every session, provider query, session option and IO binding.
 
-Model verification (:mod:`mlrelease.runtimes`), the conformance workers
+Model verification (:mod:`mlrelease.models.runtimes`), the conformance workers
 (:mod:`mlrelease.ops.backends`) and the perf workers (:mod:`mlrelease.perf.frameworks`)
 create their sessions here, so what a session is given (providers, threads, determinism, the
 CPU fallback) is set in one place. onnxruntime is imported lazily, inside functions: importing

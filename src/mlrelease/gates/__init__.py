@@ -10,23 +10,25 @@ A gate has a name, a one-line description (it becomes a row of the exit-criteria
 
 Built-in gates are listed in their feature's ``GATES``, and the features in
 :data:`mlrelease.registry.FEATURES`; an adopter keeps its own in a module named in
-``[tool.mlrelease] gate-plugins``, whose module-level gates are all loaded.
+``[tool.mlrelease] gate-plugins``, whose module-level gates are all loaded. This module is the
+contract alone: finding, checking and selecting gates is the registry's
+(:func:`mlrelease.registry.select`). A gate gets everything it needs through its
+:class:`Context`, never by importing the modules above it.
 """
 
 from __future__ import annotations
 
 import enum
-import importlib
-import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 from mlrelease import requirements
 from mlrelease.config import Config, parse_section
-from mlrelease.errors import ConfigError, UserError
+from mlrelease.errors import UserError
+from mlrelease.naming import Names
 
 T = TypeVar("T")
 
@@ -91,11 +93,15 @@ class GateResult:
 
 @dataclass
 class Context:
-    """What a gate may look at: the project's configuration and where to put evidence."""
+    """What a gate may look at: the project's configuration, the configured gates and where to
+    put evidence."""
 
     config: Config
     strict: bool = False
     evidence_dir: Path | None = None
+    configured: Sequence[Gate] = ()
+    """The configured gates, in order (:func:`mlrelease.registry.select`): the exit-criteria
+    page lists them."""
     environment: Callable[[], requirements.Environment] = requirements.Environment
     """What is installed here (:func:`mlrelease.edges.installed.environment`), read when a
     gate finds something missing: its message names the install line that fits."""
@@ -103,6 +109,11 @@ class Context:
     @property
     def root(self) -> Path:
         return self.config.root
+
+    @property
+    def names(self) -> Names:
+        """Branch and tag names, compiled once per configuration."""
+        return self.config.names
 
     def options(self, gate_name: str, cls: type[T]) -> T:
         """Parse ``[tool.mlrelease.gate-options.<gate_name>]`` into the dataclass ``cls``."""
@@ -186,131 +197,17 @@ def gate(
     return make
 
 
-def load_gates(config: Config) -> dict[str, Gate]:
-    """The built-in gates (:data:`mlrelease.registry.FEATURES`) and the adopter's, by name.
-
-    Plug-in modules are looked up on ``sys.path`` and in the project root, so an adopter can
-    keep its gates in the repository (``gate-plugins = ["ci.release_gates"]``).
-    """
-    from mlrelease import registry  # the registry imports the features, which import this
-
-    found = registry.gates()
-    root = str(config.root)
-    if config.gate_plugins and root not in sys.path:
-        sys.path.append(root)
-    for module in config.gate_plugins:
-        try:
-            plugin = importlib.import_module(module)
-        except ImportError as exc:
-            raise ConfigError(
-                "tool.mlrelease.gate-plugins",
-                "importable module names",
-                f"{module!r} ({exc})",
-                source=str(config.pyproject_path),
-                hint="Install the package that provides it, or remove it from the list.",
-            ) from None
-        for value in vars(plugin).values():
-            if isinstance(value, Gate):
-                if value.name in found and found[value.name] is not value:
-                    raise ConfigError(
-                        "tool.mlrelease.gate-plugins",
-                        "modules whose gates have names of their own",
-                        f"{module!r} defines gate {value.name!r}, which already exists",
-                        source=str(config.pyproject_path),
-                        hint="Rename the plug-in's gate.",
-                    )
-                found[value.name] = value
-    return found
-
-
-def check_config(config: Config) -> None:
-    """Refuse at load time what would otherwise fail at run time: no gates, an unknown gate,
-    options for an unknown gate, options a gate does not accept, a missing changelog."""
-    source = str(config.pyproject_path)
-    if not config.gates:
-        raise ConfigError(
-            "tool.mlrelease.gates",
-            "at least one gate name",
-            "an empty list",
-            source=source,
-            hint="List the gates `mlrelease verify` runs (`mlrelease gates list --all` shows "
-            "them), or remove the key for the defaults.",
-        )
-    registry = load_gates(config)
-    for i, name in enumerate(config.gates):
-        if name not in registry:
-            raise ConfigError(
-                f"tool.mlrelease.gates[{i}]",
-                "the name of a registered gate",
-                repr(name),
-                source=source,
-                hint=_suggest(name, registry),
-            )
-    for name, table in config.gate_options.items():
-        if name not in registry:
-            raise ConfigError(
-                f"tool.mlrelease.gate-options.{name}",
-                "options of a registered gate",
-                f"options for {name!r}, which is no gate",
-                source=source,
-                hint=_suggest(name, registry),
-            )
-        cls = registry[name].options
-        if cls is not None:
-            parse_section(cls, table, prefix=f"tool.mlrelease.gate-options.{name}", source=source)
-    from mlrelease.release.config import check_placeholders
-
-    check_placeholders(config.release, source)
-    # Only a configured gate list asks for the file: the defaults must not refuse a new project.
-    listed = "gates" in config.pyproject.get("tool", {}).get("mlrelease", {})
-    if listed and "changelog" in config.gates and not config.path(config.changelog).is_file():
-        raise ConfigError(
-            "tool.mlrelease.changelog",
-            "an existing changelog file (the `changelog` gate is configured)",
-            f"no file {config.changelog}",
-            source=source,
-            hint="Create it (a '# Changelog' heading; `mlrelease changelog --execute` fills it), "
-            "point the key at the right file, or remove `changelog` from gates.",
-        )
-
-
-def select(
-    config: Config,
-    only: Iterable[str] = (),
-    skip: Iterable[str] = (),
-) -> list[Gate]:
-    """The configured gates, in configured order, filtered by ``--only`` / ``--skip``."""
-    registry = load_gates(config)
-    only, skip = list(only), list(skip)
-    source = str(config.pyproject_path)
-    for i, name in enumerate(config.gates):
-        if name not in registry:
-            raise ConfigError(
-                f"tool.mlrelease.gates[{i}]",
-                "the name of a registered gate",
-                repr(name),
-                source=source,
-                hint=_suggest(name, registry),
-            )
-    for option, names in (("--only", only), ("--skip", skip)):
-        for name in names:
-            if name not in config.gates:
-                raise UserError(
-                    f"{option} {name}: not a configured gate. Configured gates: "
-                    f"{', '.join(config.gates)}. {_suggest(name, config.gates)}".rstrip()
-                )
-    return [
-        registry[name] for name in config.gates if (not only or name in only) and name not in skip
-    ]
-
-
 def shard(gates: list[Gate], index: int, count: int) -> list[Gate]:
     """Gates of shard ``index`` (1-based) of ``count``: round-robin over the selection."""
     return [g for i, g in enumerate(gates) if i % count == index - 1]
 
 
-def _suggest(name: str, known: Iterable[str]) -> str:
-    import difflib
-
-    close = difflib.get_close_matches(name, list(known), n=1)
-    return f"Did you mean '{close[0]}'?" if close else f"Known gates: {', '.join(sorted(known))}."
+def parse_shard(text: str) -> tuple[int, int]:
+    """``"2/3"`` -> ``(2, 3)`` (``--shard I/N``); raises ValueError with the expected form."""
+    try:
+        index, count = (int(part) for part in text.split("/"))
+    except ValueError:
+        raise ValueError(f"--shard {text!r}: expected I/N, e.g. 1/3") from None
+    if not 1 <= index <= count:
+        raise ValueError(f"--shard {text!r}: I must be between 1 and N")
+    return index, count

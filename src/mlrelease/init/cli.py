@@ -11,6 +11,7 @@ from typing import Any
 from rich.table import Table
 
 from mlrelease import requirements
+from mlrelease.config import Loader
 from mlrelease.edges import installed
 from mlrelease.errors import UserError
 from mlrelease.init import detect, propose, snapshot
@@ -41,8 +42,9 @@ def _native_platforms(root: Path, pyproject: dict[str, Any]) -> tuple[list[str] 
     )
 
 
-def run(root: Path, *, execute: bool) -> int:
-    """Detect, show the proposal and its reasons; with ``execute``, append it to pyproject."""
+def run(root: Path, *, execute: bool, load_config: Loader) -> int:
+    """Detect, show the proposal and its reasons; with ``execute``, append it to pyproject,
+    then read it back with ``load_config`` (the registry's: every table, checked)."""
     root = root.resolve()
     if not root.is_dir():
         raise UserError(f"init: {root} is not a folder; pass --root PATH of the project.")
@@ -88,9 +90,7 @@ def run(root: Path, *, execute: bool) -> int:
         text += "\n"
     path.write_text(text + ("\n" if text else "") + proposal.text, encoding="utf-8")
     try:
-        from mlrelease.config import load
-
-        load(root)
+        load_config(root)
     except UserError:
         # Never leave a pyproject.toml that mlrelease itself refuses.
         if before is None:
@@ -103,7 +103,7 @@ def run(root: Path, *, execute: bool) -> int:
 
 
 def cmd_init(args: argparse.Namespace) -> int:
-    return run(args.root or Path.cwd(), execute=args.execute)
+    return run(args.root or Path.cwd(), execute=args.execute, load_config=args.load_config)
 
 
 def register(sub: Any) -> None:

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from mlrelease.downstream import propose as downstream
 from mlrelease.init.detect import Detection
 
 PEP440_PARSE = r"""(?x)
@@ -126,6 +127,7 @@ def propose(
         parts.append(_section("[tool.mlrelease.docs]", {"source": d.docs}))
     if d.test_command:
         parts.append(_section("[tool.mlrelease.gate-options.tests]", {"command": d.test_command}))
+    parts += _downstream(str(pyproject.get("project", {}).get("name", "")), notes)
     if pyproject.get("tool", {}).get("bumpversion") is None:
         parts += _bumpversion(d)
     else:
@@ -136,6 +138,35 @@ def propose(
             "that carry it under [[tool.bumpversion.files]]."
         )
     return Proposal("\n".join(parts), gates, new_files, notes)
+
+
+def _downstream(name: str, notes: list[str]) -> list[str]:
+    """The consumers known for the project: its release candidates are run against them."""
+    consumers = downstream.consumers(name)
+    if not consumers:
+        return []
+    notes.append(
+        f"downstream is left out of gates: {len(consumers)} known consumers of {name} are "
+        "proposed; run `mlrelease downstream run --candidate dist` once on a built candidate, "
+        "review each consumer's test selection, then add the gate (git consumers need their "
+        "repository host reachable; pin each ref to the consumer's release)."
+    )
+    parts = [
+        _section(
+            "[tool.mlrelease.downstream]", {"known-failures": "ci/downstream_known_failures.toml"}
+        )
+    ]
+    for consumer in consumers:
+        values = {k: _Raw(_multiline(v)) if k == "command" else v for k, v in consumer.items()}
+        parts.append(_section("[[tool.mlrelease.downstream.consumers]]", values))
+    return parts
+
+
+def _multiline(command: list[str]) -> str:
+    """A command whose last argument is a script: the script as a TOML multi-line literal."""
+    *head, script = command
+    fence = "'" * 3
+    return "[" + ", ".join([*(_value(h) for h in head), fence + script + fence]) + "]"
 
 
 def _bumpversion(d: Detection) -> list[str]:

@@ -15,7 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from mlrelease import __version__
-from mlrelease.config import PYPROJECT, Config, load
+from mlrelease.config import PYPROJECT, Config
 from mlrelease.errors import UserError
 from mlrelease.gates import Context
 from mlrelease.models import manifest as manifest_mod
@@ -33,13 +33,13 @@ console = make_console()
 
 def _config(args: argparse.Namespace, *, required: bool = True) -> Config:
     root = args.root
-    config = None
+    config: Config | None = None
     if root is None and not required:
         here = Path.cwd()
         if not any((p / PYPROJECT).is_file() for p in (here, *here.parents)):
             config = Config(root=here)  # a submission checked outside any project: defaults
     if config is None:
-        config = load(root)
+        config = args.load_config(root)
     models = config.table(ModelsConfig)
     overrides: dict[str, Any] = {}
     # Command-line limits win, inside a project or not.

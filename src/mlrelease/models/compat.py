@@ -3,7 +3,7 @@
 What a project ships is (a) what its exporters stamp, declared in ``[tool.mlrelease.compat]``
 (``ir-version``, ``opsets``) or, when undeclared, what the pinned onnx stamps by default
 (``onnx.helper.make_model``), and (b) what its models declare. Each is a :class:`Produced`,
-checked against each runtime's :class:`~mlrelease.runtimes.Limits`.
+checked against each runtime's :class:`~mlrelease.models.runtimes.Limits`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import Version
 
 from mlrelease.models.config import canonical_domain, display_domain
-from mlrelease.runtimes import Limits
+from mlrelease.models.runtimes import Limits
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,8 @@ class CompatConfig:
     """Opset per domain the exporters target (``ai.onnx`` or ``""`` for the default domain);
     unset: the pinned onnx's default opset."""
     runtime_plugins: list[str] = field(default_factory=list)
-    """Modules imported before probing; each may call ``mlrelease.runtimes.register_runtime``."""
+    """Modules imported before probing; each may call
+    ``mlrelease.models.runtimes.register_runtime``."""
     cache_dir: str = ""
     """Where probe results are cached (by runtime version); empty: ``$MLRELEASE_CACHE_DIR`` or
     the user cache folder."""

@@ -10,11 +10,11 @@ is opened by path.
 from __future__ import annotations
 
 import errno
-import hashlib
 import os
 import stat
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 MIB = 2**20
 
@@ -135,26 +135,80 @@ def unchanged(fd: int, before: os.stat_result, total: int, what: str, path: Path
         )
 
 
-def copy_fd(src: int, dst: int, size: int, hashers: list[hashlib._Hash]) -> int:
-    """Copy ``size`` bytes of ``src`` to ``dst`` in 1 MiB chunks; all-zero chunks (and holes)
-    become holes, so a sparse file stays sparse. Returns the bytes read."""
-    zeros = bytes(MIB)
-    total = 0
-    while total < size:
-        chunk = os.read(src, min(MIB, size - total))
-        if not chunk:
-            break
-        for hasher in hashers:
-            hasher.update(chunk)
-        if chunk == zeros[: len(chunk)]:
-            os.lseek(dst, len(chunk), os.SEEK_CUR)
+def _extents(fd: int, size: int) -> list[tuple[int, int]]:
+    """The data extents ``(start, end)`` of a file; its holes are the gaps between them (one
+    extent, the whole file, where the file system cannot say)."""
+    seek_data, seek_hole = getattr(os, "SEEK_DATA", None), getattr(os, "SEEK_HOLE", None)
+    if seek_data is None or seek_hole is None:
+        return [(0, size)] if size else []
+    extents, pos = [], 0
+    try:
+        while pos < size:
+            try:
+                start = os.lseek(fd, pos, seek_data)
+            except OSError as exc:
+                if exc.errno == errno.ENXIO:  # only a hole is left
+                    break
+                raise
+            end = min(os.lseek(fd, start, seek_hole), size)
+            if start >= size:
+                break
+            extents.append((start, end))
+            pos = end
+    except OSError:
+        return [(0, size)] if size else []
+    return extents
+
+
+def _copy_range(src: int, dst: int, start: int, end: int, hashers: list[Any]) -> int:
+    """Copy bytes ``[start, end)``: in the kernel when nothing hashes them, else through a
+    1 MiB buffer. Returns the bytes copied (fewer: the file shrank meanwhile)."""
+    pos = start
+    in_kernel = not hashers and hasattr(os, "copy_file_range")
+    while pos < end:
+        if in_kernel:
+            try:
+                done = os.copy_file_range(src, dst, end - pos, pos, pos)
+            except OSError:  # another file system, an old kernel: copy through the buffer
+                in_kernel = False
+                continue
         else:
-            os.write(dst, chunk)
-        total += len(chunk)
-    if os.read(src, 1):  # it grew past the size fstat gave: changed while read
-        total += 1
-    os.ftruncate(dst, min(total, size))
-    return total
+            chunk = os.pread(src, min(MIB, end - pos), pos)
+            for hasher in hashers:
+                hasher.update(chunk)
+            done = os.pwrite(dst, chunk, pos) if chunk else 0
+        if done <= 0:
+            break
+        pos += done
+    return pos - start
+
+
+def copy_fd(src: int, dst: int, size: int, hashers: list[Any]) -> int:
+    """Copy ``size`` bytes of ``src`` to ``dst``, extent by extent, so holes stay holes and are
+    never read; ``hashers`` see every byte (zeros for the holes). Returns the bytes the copy
+    holds, one more when ``src`` grew past ``size`` (it changed while read)."""
+    zeros = bytes(MIB)
+    pos = 0
+    for start, end in _extents(src, size):
+        while pos < start:  # a hole: zeros for the digests, nothing written
+            step = min(MIB, start - pos)
+            for hasher in hashers:
+                hasher.update(zeros[:step])
+            pos += step
+        copied = _copy_range(src, dst, start, end, hashers)
+        pos = start + copied
+        if copied < end - start:
+            break
+    else:
+        while pos < size:  # the hole at the end
+            step = min(MIB, size - pos)
+            for hasher in hashers:
+                hasher.update(zeros[:step])
+            pos += step
+    os.ftruncate(dst, size)
+    if os.pread(src, 1, size):  # it grew past the size fstat gave
+        pos += 1
+    return pos
 
 
 def open_checked(folder: Path, parts: tuple[str, ...], what: str, flags: int) -> int:

@@ -10,9 +10,8 @@ from mlrelease.config import Config
 from mlrelease.gates import Context, GateResult, gate
 from mlrelease.models import compat as rules
 from mlrelease.models import integrity, service, verdicts
-from mlrelease.models.config import TABLES as TABLES
 from mlrelease.models.config import CompatConfig, ModelsConfig, display_domain
-from mlrelease.runtimes import describe
+from mlrelease.models.runtimes import describe
 from mlrelease.terminal import make_console
 
 

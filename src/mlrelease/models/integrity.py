@@ -101,8 +101,6 @@ def check_file(
 def load_header(path: Path, folder: Path | None = None, *, hard_links: bool = False) -> ModelProto:
     """The model protobuf without external data, read once through the safe-file layer (for a
     project's own models; a submission's are read by :mod:`.staging`). Raises ValueError."""
-    import onnx
-
     folder = folder if folder is not None else path.parent
     try:
         data = safefile.read_bytes(path, folder, "model", MAX_PROTOBUF - 1, hard_links=hard_links)
@@ -110,6 +108,14 @@ def load_header(path: Path, folder: Path | None = None, *, hard_links: bool = Fa
         raise ValueError(str(exc)) from None
     if not data:
         raise ValueError("the model file is empty")
+    return parse_header(data)
+
+
+def parse_header(data: bytes) -> ModelProto:
+    """A model's protobuf parsed from bytes already read (external data is never loaded).
+    Raises ValueError naming what is wrong."""
+    import onnx
+
     try:
         model = onnx.load_model_from_string(data)
     except Exception as exc:  # protobuf's DecodeError and onnx's own: all mean unreadable

@@ -120,7 +120,7 @@ class ModelJob:
     steps: list[str] = field(default_factory=lambda: list(DEFAULT_STEPS))
     performance: dict[str, Any] | None = None
     limits: list[dict[str, Any]] = field(default_factory=list)
-    """Probed runtime limits (:class:`mlrelease.runtimes.Limits` as dicts) for step 4."""
+    """Probed runtime limits (:class:`mlrelease.models.runtimes.Limits` as dicts) for step 4."""
     runtimes: list[dict[str, Any]] = field(default_factory=list)
     """Runtime specs (:class:`~mlrelease.models.config.RuntimeSpec` as dicts) for steps 5-6."""
     runtime_plugins: list[str] = field(default_factory=list)

@@ -9,12 +9,11 @@ from pathlib import Path
 
 from rich.console import Console
 
-from mlrelease import runtimes
 from mlrelease.config import Config
 from mlrelease.errors import ConfigError
 from mlrelease.models import cache as model_cache
 from mlrelease.models import manifest as manifest_mod
-from mlrelease.models import sandbox
+from mlrelease.models import runtimes, sandbox
 from mlrelease.models.config import CompatConfig, ModelsConfig, canonical_domain
 from mlrelease.models.escaping import console as escape_console
 from mlrelease.models.manifest import ModelJob

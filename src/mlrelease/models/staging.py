@@ -55,20 +55,6 @@ class Staged:
     """The model file plus its external data."""
 
 
-def _parse(data: bytes) -> ModelProto:
-    import onnx
-
-    try:
-        model = onnx.load_model_from_string(data)
-    except Exception as exc:  # protobuf's DecodeError and onnx's own: all mean unreadable
-        raise ValueError(
-            f"not a valid ONNX protobuf (truncated or corrupt): {type(exc).__name__}: {exc}"
-        ) from None
-    if not model.HasField("graph") or model.ir_version <= 0:
-        raise ValueError("the file parses but holds no ONNX model (no graph or no ir_version)")
-    return model
-
-
 def _read(root: Root, model: Path, limits: Budget, staged: Staged) -> bytes | None:
     """The model file's bytes, read once, within the protobuf limit and the budget (else None,
     and why in the findings). The node count is read from the bytes before anything parses them."""
@@ -141,7 +127,7 @@ def stage_model(
         if found.problems:
             return staged
     try:
-        header = _parse(data)
+        header = integrity.parse_header(data)
     except ValueError as exc:
         found.problems.append(str(exc))
         return staged
@@ -203,6 +189,13 @@ def _copy_external(
             if room is not None and "bytes allowed" in why:
                 why += " (what is left of [tool.mlrelease.models] max-model-bytes)"
             found.problems.append(f"{users[0].where}: {why}")
+            continue
+        except OSError as exc:  # it collides with the model's own name, or another file's
+            found.problems.append(
+                f"{users[0].where}: external data location '{users[0].location}' cannot be "
+                f"kept beside the model ({exc.strerror}): it names the model file itself, or a "
+                "folder and a file at once"
+            )
             continue
         staged.size_bytes += copy.size
         staged.external[copy.path] = root.path / source

@@ -13,9 +13,10 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from mlrelease.config import Config, load
+from mlrelease.config import Config
 from mlrelease.edges import files
 from mlrelease.errors import UserError
+from mlrelease.gates import parse_shard
 from mlrelease.ops import diff as diff_mod
 from mlrelease.ops import index as index_mod
 from mlrelease.ops import policy as policy_mod
@@ -23,7 +24,6 @@ from mlrelease.ops import service
 from mlrelease.ops.config import BackendConfig, OpsConfig
 from mlrelease.ops.verdicts import CaseResult, Verdict
 from mlrelease.terminal import make_console
-from mlrelease.verify import parse_shard
 
 console = make_console()
 
@@ -73,7 +73,7 @@ def _progress() -> Progress:
 
 
 def _setup(args: argparse.Namespace) -> tuple[Config, OpsConfig, policy_mod.Policy]:
-    config = load(args.root)
+    config: Config = args.load_config(args.root)
     ops = service.ops_config(config)
     policy = policy_mod.load(config.root, ops.tolerances, ops.known_failures)
     return config, ops, policy

@@ -10,7 +10,6 @@ from mlrelease.ops import agreement, service
 from mlrelease.ops import diff as diff_mod
 from mlrelease.ops import index as index_mod
 from mlrelease.ops import policy as policy_mod
-from mlrelease.ops.config import TABLES as TABLES
 
 
 @gate(

@@ -29,8 +29,7 @@ WORK_DIR = "build/ops-index"
 
 
 def ops_config(config: Config) -> OpsConfig:
-    ops: OpsConfig = getattr(config, "ops", None) or OpsConfig()
-    return ops.validate(str(config.pyproject_path))
+    return config.table(OpsConfig).validate(str(config.pyproject_path))
 
 
 def default_jobs(ops: OpsConfig) -> int:

@@ -8,7 +8,7 @@ import difflib
 import json
 from pathlib import Path
 
-from mlrelease.config import load
+from mlrelease.config import Config
 from mlrelease.gates import Context
 from mlrelease.opsets.collect import collect_declared
 from mlrelease.opsets.config import OpsetRulesConfig
@@ -21,7 +21,7 @@ def cmd_snapshot(args: argparse.Namespace) -> int:
     from rich.markup import escape
 
     console = make_console()
-    config = load(args.root)
+    config: Config = args.load_config(args.root)
     if args.schema_module:
         options = config.table(OpsetRulesConfig)
         config = config.with_table(

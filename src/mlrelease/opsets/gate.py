@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from mlrelease.gates import Context, GateResult, gate
 from mlrelease.opsets.collect import collect_declared
-from mlrelease.opsets.config import TABLES as TABLES
 from mlrelease.opsets.config import OpsetRulesConfig
 from mlrelease.opsets.rules import check
 from mlrelease.opsets.snapshot import read_snapshot, render, snapshot_path

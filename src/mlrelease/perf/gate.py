@@ -17,9 +17,7 @@ from rich.console import Console
 
 from mlrelease.gates import Context, GateResult, gate
 from mlrelease.perf import compare, runner, service
-from mlrelease.perf.config import TABLES as TABLES
 from mlrelease.perf.config import PerfConfig
-from mlrelease.perf.results import write
 
 NOT_TIMED = (
     "timing not measured here: timing needs `nox -s perf` (rounds of worker processes "
@@ -53,7 +51,7 @@ def check_perf(ctx: Context) -> GateResult:
         console=Console(file=log, width=120),
         jobs=min(2, os.cpu_count() or 1),
     )
-    paths = write(results, folder, plots=False)
+    paths = service.write_results(results, folder, with_plots=False)
     baseline, _, note = compare.choose_baseline(
         results.device_key, name, service.baselines(ctx.config)
     )

@@ -8,9 +8,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from mlrelease.perf import history as store
 from mlrelease.perf.results import Results, speedups
 from mlrelease.perf.stats import round_medians
-from mlrelease.perf.verdict import Test
+from mlrelease.perf.verdict import CLOCKS, Test
 
 
 def _pyplot() -> Any:
@@ -194,9 +195,6 @@ def comparison(
 
 def history(entries: Sequence[dict[str, Any]], title: str, threshold: float, path: Path) -> Path:
     """One panel per row: its median per run on each clock, a vertical line at each step."""
-    from mlrelease.perf import history as store
-    from mlrelease.perf.verdict import CLOCKS
-
     plt = _pyplot()
     keys = list(dict.fromkeys((str(e.get("profile")), k) for e in entries for k in e["rows"]))
     panels = [

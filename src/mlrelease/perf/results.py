@@ -379,24 +379,6 @@ def to_markdown(results: Results, *, heading: str = "#") -> str:
     return "\n".join(lines) + "\n"
 
 
-def write(results: Results, folder: Path, *, plots: bool = True) -> dict[str, Path]:
-    """Write results.json, results.csv, results.md (and the PNG plots) into ``folder``."""
-    folder.mkdir(parents=True, exist_ok=True)
-    paths = {
-        "json": folder / "results.json",
-        "csv": folder / "results.csv",
-        "markdown": folder / "results.md",
-    }
-    paths["json"].write_text(to_json(results), encoding="utf-8")
-    paths["csv"].write_text(to_csv(results), encoding="utf-8")
-    paths["markdown"].write_text(to_markdown(results), encoding="utf-8")
-    if plots:
-        from mlrelease.perf import plots as plotting
-
-        paths.update(plotting.write(results, folder))
-    return paths
-
-
 def speedups(rows: Sequence[Row], over: str = "pytorch") -> dict[str, float]:
     """Key -> median(over) / median(row) for ok rows that have an ok ``over`` row."""
     by_key = {(r.model, r.shape, r.batch, r.framework): r for r in rows}

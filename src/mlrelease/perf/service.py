@@ -16,9 +16,10 @@ from rich.console import Console
 from mlrelease.config import Config
 from mlrelease.edges import git
 from mlrelease.errors import UserError
-from mlrelease.perf import compare, page, runner
+from mlrelease.perf import compare, page, plots, runner
+from mlrelease.perf import history as store
 from mlrelease.perf.config import PerfConfig, Profile
-from mlrelease.perf.results import Results, read, write
+from mlrelease.perf.results import Results, read, to_csv, to_json, to_markdown
 
 GPU_NOTE = (
     "No GPU results on this page yet: `nox -s perf_gpu` runs the `gpu` profile (the "
@@ -119,7 +120,7 @@ def run(
         console=console,
         keep_work=keep_work,
     )["current"]
-    paths = write(results, folder)
+    paths = write_results(results, folder)
     published = None
     if docs:
         published = page.publish(
@@ -132,8 +133,6 @@ def run(
     (folder / "comparison.md").write_text(comparison.to_markdown(), encoding="utf-8")
     paths["comparison"] = folder / "comparison.md"
     if comparison.family and comparison.family.measured and comparison.baseline is not None:
-        from mlrelease.perf import plots
-
         assert profile.threshold is not None
         paths["comparison_plot"] = plots.comparison(
             comparison.baseline,
@@ -151,8 +150,6 @@ def run(
 
 def record(config: Config, results: Results) -> Path:
     """Append ``results`` to its device class's history file (the commit measured: HEAD)."""
-    from mlrelease.perf import history as store
-
     commit = git.head(config.root) or "unknown"
     dirty = bool(git.dirty_files(config.root)) if commit != "unknown" else False
     target = store.path_for(config.path(config.table(PerfConfig).baselines_dir), results)
@@ -164,9 +161,6 @@ HISTORY_PAGE = "history.md"
 
 def history_page(config: Config, docs: Path | None = None) -> Path:
     """Render every device class's history into ``docs/perf/history.md`` with its plots."""
-    from mlrelease.perf import history as store
-    from mlrelease.perf import plots
-
     folder = docs or config.path(config.table(PerfConfig).docs_dir)
     folder.mkdir(parents=True, exist_ok=True)
     threshold = profile_of(config, config.table(PerfConfig).gate_profile).threshold or 0.07
@@ -233,7 +227,7 @@ def interleaved(
         console=console,
     )
     for name, results in both.items():
-        write(results, folder / name, plots=False)
+        write_results(results, folder / name, with_plots=False)
     comparison = compare_with(
         config,
         profile,
@@ -249,8 +243,6 @@ def interleaved(
     )
     (folder / "comparison.md").write_text(comparison.to_markdown(), encoding="utf-8")
     if comparison.family and comparison.family.measured:
-        from mlrelease.perf import plots
-
         assert profile.threshold is not None
         plots.comparison(
             both["baseline"],
@@ -277,3 +269,19 @@ def merge(config: Config, files: Sequence[Path], docs: Path | None = None) -> Pa
     return page.publish(
         loaded, docs or config.path(config.table(PerfConfig).docs_dir), gpu_note=GPU_NOTE
     )
+
+
+def write_results(results: Results, folder: Path, *, with_plots: bool = True) -> dict[str, Path]:
+    """Write results.json, results.csv, results.md (and the PNG plots) into ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = {
+        "json": folder / "results.json",
+        "csv": folder / "results.csv",
+        "markdown": folder / "results.md",
+    }
+    paths["json"].write_text(to_json(results), encoding="utf-8")
+    paths["csv"].write_text(to_csv(results), encoding="utf-8")
+    paths["markdown"].write_text(to_markdown(results), encoding="utf-8")
+    if with_plots:
+        paths.update(plots.write(results, folder))
+    return paths

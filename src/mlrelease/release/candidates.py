@@ -5,21 +5,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 from packaging.version import Version
 
-from mlrelease import changelog
-from mlrelease.config import Config, load
+from mlrelease.config import Config
 from mlrelease.errors import PreconditionError, UserError
+from mlrelease.naming import Names
+from mlrelease.project import changelog
 from mlrelease.release import rules, state
-from mlrelease.release.config import (
-    TABLE,
-    Names,
-    parse_release,
-    series,
-    series_text,
-)
+from mlrelease.release.config import TABLE, ReleaseConfig, parse_release, series, series_text
 from mlrelease.release.flow import bump_call, parse_version
 from mlrelease.release.plan import Plan, begin_edit, call_action, end_edit, git_action
 from mlrelease.release.snapshot import NotGathered, ReleaseState
@@ -30,8 +24,8 @@ from mlrelease.release.snapshot import NotGathered, ReleaseState
 def plan_prepare(snap: ReleaseState, config: Config, version: str, push: bool = False) -> Plan:
     """``release prepare --version X.Y.Z``: set the release version and write its changelog."""
     target = parse_release(version)
-    root, rel = snap.root, config.release
-    names = Names.of(rel, str(config.pyproject_path))
+    root, rel = snap.root, config.table(ReleaseConfig)
+    names = config.names
     # Trunk model: a release is prepared, tagged and promoted on main itself.
     branch = rel.main_branch if rel.model == "trunk" else names.branch_for(series(target))
     plan = Plan("prepare", root)
@@ -91,7 +85,9 @@ def plan_prepare(snap: ReleaseState, config: Config, version: str, push: bool = 
         if need_bump:
             plan.actions.append(
                 call_action(
-                    "bump", f"bump-my-version: {carried} -> {target}", bump_call(root, str(target))
+                    "bump",
+                    f"bump-my-version: {carried} -> {target}",
+                    bump_call(config, str(target)),
                 )
             )
         if need_log:
@@ -99,7 +95,7 @@ def plan_prepare(snap: ReleaseState, config: Config, version: str, push: bool = 
                 call_action(
                     "changelog",
                     f"git-changelog: write the {target} section of {config.changelog}",
-                    _changelog_call(root, target),
+                    _changelog_call(config, target),
                 )
             )
         plan.actions += [
@@ -114,13 +110,13 @@ def plan_prepare(snap: ReleaseState, config: Config, version: str, push: bool = 
     return plan
 
 
-def _changelog_call(root: Path, target: Version) -> Callable[[], None]:
+def _changelog_call(loaded: Config, target: Version) -> Callable[[], None]:
     def run() -> None:
-        config = load(root)
+        config = loaded.reload()  # the checked-out branch's configuration, as of now
         text = changelog.generate(
-            root,
+            config.root,
             config.changelog,
-            bump=Names.of(config.release, str(config.pyproject_path)).final_tag(target),
+            bump=config.names.final_tag(target),
             repository_url=changelog.repository_url(config.pyproject),
             other_changes=config.changelog_other_changes,
         )
@@ -137,7 +133,7 @@ def _branch_version(
     snap: ReleaseState, config: Config, names: Names, name: str
 ) -> tuple[str, tuple[int, int], Version]:
     """On a release branch with consistent, final version files: (branch, series, version)."""
-    rel = config.release
+    rel = config.table(ReleaseConfig)
     branch = snap.branch
     wanted = names.series_of_branch(branch)
     tree = snap.worktree
@@ -183,8 +179,8 @@ def _branch_version(
 
 def plan_rc(snap: ReleaseState, config: Config, tag: str | None = None, push: bool = False) -> Plan:
     """``release rc``: the annotated tag vX.Y.Z-rcN (N = next free number) on HEAD."""
-    root, rel = snap.root, config.release
-    names = Names.of(rel, str(config.pyproject_path))
+    root, rel = snap.root, config.table(ReleaseConfig)
+    names = config.names
     plan = Plan("rc", root)
     rules.preflight(snap, "rc")
     branch, _, version = _branch_version(snap, config, names, "rc")

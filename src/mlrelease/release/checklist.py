@@ -23,6 +23,7 @@ from mlrelease.config import Config
 from mlrelease.docs import published
 from mlrelease.edges import git
 from mlrelease.edges import proc as processes
+from mlrelease.edges.faults import fault_env, fault_point
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release.checklist_steps import (
     DEFAULT_CHECKLIST,
@@ -30,10 +31,9 @@ from mlrelease.release.checklist_steps import (
     command_line,
     current_id,
 )
-from mlrelease.release.config import TABLE, Names, parse_release, series, series_text
+from mlrelease.release.config import TABLE, ReleaseConfig, parse_release, series, series_text
 from mlrelease.release.flow import Flow, _resolve_argv
 from mlrelease.release.ledger import Ledger, now
-from mlrelease.release.plan import fault_env, fault_point
 
 STEP_GATES = {"ops-index": "ops_index", "wheels": "wheels", "docs-freeze": "docs"}
 """Default steps that exist only for a project holding itself to the gate."""
@@ -112,7 +112,7 @@ def steps_for(config: Config, notes: list[str] | None = None) -> list[ChecklistS
     the project does not have runs the mlrelease command behind it instead. ``checklist-extra``
     steps go before the last step.
     """
-    rel = config.release
+    rel = config.table(ReleaseConfig)
     table = config.pyproject.get("tool", {}).get("mlrelease", {}).get("release", {})
     if "checklist" in table:
         steps = _renamed(list(rel.checklist), notes)
@@ -170,20 +170,22 @@ class Runner:
 
     @property
     def folder(self) -> Path:
-        return self.config.path(self.config.release.ledger_dir.format(version=self.version))
+        return self.config.path(
+            self.config.table(ReleaseConfig).ledger_dir.format(version=self.version)
+        )
 
     def ledger(self) -> Ledger:
         _check_ids(self.steps, str(self.config.pyproject_path))
         return Ledger.load(self.folder / "ledger.json", str(self.version), self.steps)
 
     def values(self, need_rc: bool) -> dict[str, str]:
-        names = Names.of(self.config.release, str(self.config.pyproject_path))
+        names = self.config.names
         values = {
             "version": str(self.version),
             "series": series_text(series(self.version)),
             "branch": names.branch_for(series(self.version)),
             "final_tag": names.final_tag(self.version),
-            "artifacts": self.config.release.artifacts,
+            "artifacts": self.config.table(ReleaseConfig).artifacts,
             "ledger_dir": str(self.folder),
             "rc_tag": "{rc_tag}",
         }
@@ -241,7 +243,7 @@ class Runner:
             raise PreconditionError(
                 f"checklist: {self._display(ledger.path)} is not ignored by git, so the ledger "
                 "would make the tree dirty and the release commands refuse to act. Add "
-                f"{self.config.release.ledger_dir.split('/')[0]}/ to .gitignore "
+                f"{self.config.table(ReleaseConfig).ledger_dir.split('/')[0]}/ to .gitignore "
                 f"({TABLE}.ledger-dir sets the folder)."
             )
         known = {s.id for s in self.steps}

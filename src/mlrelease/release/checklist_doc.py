@@ -8,7 +8,7 @@ from packaging.version import Version
 
 from mlrelease.config import Config
 from mlrelease.release.checklist import steps_for
-from mlrelease.release.config import Names, series
+from mlrelease.release.config import ReleaseConfig, series
 
 HEADER = """\
 # Release checklist
@@ -35,8 +35,8 @@ def _cell(text: str) -> str:
 
 def render(config: Config) -> str:
     """The checklist page: steps, names, patch-release criteria, cherry-pick rules."""
-    rel = config.release
-    names = Names.of(rel, str(config.pyproject_path))
+    rel = config.table(ReleaseConfig)
+    names = config.names
     example = Version("1.4.0")
     branch = names.branch_for(series(example))
     lines = [

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -14,8 +13,9 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
-from mlrelease.config import PYPROJECT, TABLE, Config, find_root, load, parse_section
+from mlrelease.config import PYPROJECT, Config, find_root
 from mlrelease.edges import files, git
+from mlrelease.edges.journal import read_journal
 from mlrelease.release import (
     candidates,
     checklist,
@@ -24,13 +24,13 @@ from mlrelease.release import (
     flow,
     observe,
     picks,
-    plan,
     promotion,
     repo,
     snapshot,
     untagged,
 )
 from mlrelease.release import status as release_status
+from mlrelease.release.config import ReleaseConfig
 from mlrelease.terminal import make_console
 from mlrelease.wheels.promote import PYPI_UPLOAD_URL
 
@@ -46,15 +46,14 @@ def _config(args: argparse.Namespace) -> Config:
     """The configuration; after an interrupted edit of pyproject.toml, the one the edit started
     with (HEAD's), never the half-written file (an empty one would read as the defaults)."""
     root = (args.root or find_root(Path.cwd())).resolve()
-    journal = plan.read_journal(root) if git.is_repo(root) else None
+    journal = read_journal(root) if git.is_repo(root) else None
     text = repo.show(root, "HEAD", PYPROJECT) if journal else None
     files = journal.get("files", []) if journal and journal.get("head") == git.head(root) else []
     if text is not None and PYPROJECT in files:
-        data = tomllib.loads(text)
-        table = data.get("tool", {}).get("mlrelease", {})
-        config = parse_section(Config, table, prefix=TABLE, source=f"HEAD:{PYPROJECT}")
-        return dataclasses.replace(config, root=root, pyproject=data)
-    return load(root)
+        head: Config = args.load_config(root, data=tomllib.loads(text), source=f"HEAD:{PYPROJECT}")
+        return head
+    loaded: Config = args.load_config(root)
+    return loaded
 
 
 def _say(text: str) -> None:
@@ -98,7 +97,9 @@ def cmd_prepare(args: argparse.Namespace) -> int:
 
 def cmd_rc(args: argparse.Namespace) -> int:
     config = _config(args)
-    if config.release.rc_model == "bump":  # release candidates are version bumps, no tags
+    if (
+        config.table(ReleaseConfig).rc_model == "bump"
+    ):  # release candidates are version bumps, no tags
         plan = untagged.plan_rc_bump(flow.Flow.of(config), args.tag, args.push)
     else:
         snap = observe.base(config)
@@ -110,7 +111,7 @@ def cmd_rc(args: argparse.Namespace) -> int:
 
 def cmd_promote(args: argparse.Namespace) -> int:
     config = _config(args)
-    if config.release.rc_model == "bump":  # no RC tag: the final version, tagged
+    if config.table(ReleaseConfig).rc_model == "bump":  # no RC tag: the final version, tagged
         found = promotion.plan_untagged_final(
             flow.Flow.of(config), args.rc, args.version, args.push, args.publish
         )
@@ -172,7 +173,7 @@ def cmd_checklist(args: argparse.Namespace) -> int:
 
 def cmd_checklist_doc(args: argparse.Namespace) -> int:
     config = _config(args)
-    page = config.release.checklist_doc
+    page = config.table(ReleaseConfig).checklist_doc
     generated = files.Generated(config.path(page), checklist_doc.render(config), page)
     return files.run(args, [generated], command="mlrelease release checklist-doc", say=_say)
 

@@ -2,8 +2,8 @@
 and the release checklist (pure: no git, no files).
 
 Branch and tag names are templates with ``{major}``, ``{minor}``, ``{patch}`` and ``{rc}``
-placeholders; :class:`Names` turns them into names and parses names back, so a malformed tag
-(``v1.4.0rc1`` where ``v1.4.0-rc1`` is configured) is refused instead of silently created.
+placeholders, compiled once per configuration by :mod:`mlrelease.naming`
+(:attr:`mlrelease.config.Config.names`).
 """
 
 from __future__ import annotations
@@ -15,14 +15,22 @@ from typing import Literal
 from packaging.version import InvalidVersion, Version
 
 from mlrelease.errors import ConfigError, UserError
+from mlrelease.naming import (
+    DEFAULT_BRANCH,
+    DEFAULT_RC_TAG,
+    DEFAULT_TAG,
+    PLACEHOLDER,
+    release_triple,
+)
+from mlrelease.naming import (
+    TABLE as TABLE,
+)
 from mlrelease.release.checklist_steps import (
     DEFAULT_CHECKLIST,
     DEFAULT_CHERRY_PICK_RULES,
     DEFAULT_PATCH_CRITERIA,
     ChecklistStep,
 )
-
-TABLE = "tool.mlrelease.release"
 
 
 @dataclass(frozen=True)
@@ -50,11 +58,11 @@ class ReleaseConfig:
     """The development branch release branches are cut from."""
     remote: str = "origin"
     """Remote that ``--push`` pushes to and whose tags count as taken; "" to work locally."""
-    branch: str = "release/{major}.{minor}"
+    branch: str = DEFAULT_BRANCH
     """Release branch names."""
-    tag: str = "v{major}.{minor}.{patch}"
+    tag: str = DEFAULT_TAG
     """Final release tags."""
-    rc_tag: str = "v{major}.{minor}.{patch}-rc{rc}"
+    rc_tag: str = DEFAULT_RC_TAG
     """Release-candidate tags."""
     rc_model: Literal["tag", "bump"] = "tag"
     """``tag``: a release candidate is a tag of the final version (``rc-tag``). ``bump``: it is
@@ -124,7 +132,7 @@ def check_placeholders(config: ReleaseConfig, source: str) -> None:
                 ("evidence", step.evidence),
             ):
                 for text in texts:
-                    for name in _PLACEHOLDER.findall(text.replace("{{", "").replace("}}", "")):
+                    for name in PLACEHOLDER.findall(text.replace("{{", "").replace("}}", "")):
                         if name not in CHECKLIST_PLACEHOLDERS:
                             known = ", ".join("{" + n + "}" for n in CHECKLIST_PLACEHOLDERS)
                             raise ConfigError(
@@ -144,115 +152,8 @@ def check_placeholders(config: ReleaseConfig, source: str) -> None:
                 )
 
 
-_FIELD = {
-    "major": r"(?P<major>0|[1-9][0-9]*)",
-    "minor": r"(?P<minor>0|[1-9][0-9]*)",
-    "patch": r"(?P<patch>0|[1-9][0-9]*)",
-    "rc": r"(?P<rc>[1-9][0-9]*)",
-}
-_PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
-# Characters git refuses in ref names (git check-ref-format), plus whitespace.
-_BAD_REF = re.compile(r"[\s~^:?*\[\\]|\.\.|@\{|//|^/|/$|\.lock$|^\.|/\.")
-
-
-@dataclass(frozen=True)
-class Pattern:
-    """A name template (``v{major}.{minor}.{patch}-rc{rc}``) and its compiled regex."""
-
-    key: str
-    template: str
-    regex: re.Pattern[str]
-
-    @classmethod
-    def compile(cls, key: str, template: str, required: tuple[str, ...], source: str) -> Pattern:
-        names = _PLACEHOLDER.findall(template)
-        unknown = [n for n in names if n not in required]
-        missing = [n for n in required if n not in names]
-        example = "".join(f"{{{n}}}" for n in required)
-        if unknown or missing or len(names) != len(set(names)):
-            raise ConfigError(
-                f"{TABLE}.{key}",
-                f"a name with each of {example} once and no other placeholder",
-                repr(template),
-                source=source,
-            )
-        # Adjacent placeholders ({major}{minor}) could not be parsed back unambiguously.
-        if "}{" in template or _BAD_REF.search(_PLACEHOLDER.sub("0", template)):
-            raise ConfigError(
-                f"{TABLE}.{key}",
-                "a valid git ref name (see `git check-ref-format`) with text between placeholders",
-                repr(template),
-                source=source,
-            )
-        pieces = re.split(r"(\{[^{}]*\})", template)
-        body = "".join(_FIELD[p[1:-1]] if p.startswith("{") else re.escape(p) for p in pieces)
-        return cls(key, template, re.compile(f"^{body}$"))
-
-    def format(self, **values: int) -> str:
-        return self.template.format(**values)
-
-    def parse(self, name: str) -> dict[str, int] | None:
-        match = self.regex.match(name)
-        return {k: int(v) for k, v in match.groupdict().items()} if match else None
-
-
-@dataclass(frozen=True)
-class Names:
-    """Branch and tag names of the configured flow."""
-
-    branch: Pattern
-    tag: Pattern
-    rc_tag: Pattern
-
-    @classmethod
-    def of(cls, config: ReleaseConfig, source: str) -> Names:
-        # Branches may be per patch release (rel-{major}.{minor}.{patch}), as ONNX cuts them.
-        per_patch = "{patch}" in config.branch
-        branch_fields = ("major", "minor", "patch") if per_patch else ("major", "minor")
-        return cls(
-            Pattern.compile("branch", config.branch, branch_fields, source),
-            Pattern.compile("tag", config.tag, ("major", "minor", "patch"), source),
-            Pattern.compile("rc-tag", config.rc_tag, ("major", "minor", "patch", "rc"), source),
-        )
-
-    def branch_for(self, series: tuple[int, int], patch: int = 0) -> str:
-        if "{patch}" in self.branch.template:
-            return self.branch.format(major=series[0], minor=series[1], patch=patch)
-        return self.branch.format(major=series[0], minor=series[1])
-
-    def series_of_branch(self, name: str | None) -> tuple[int, int] | None:
-        parsed = self.branch.parse(name) if name else None
-        return (parsed["major"], parsed["minor"]) if parsed else None
-
-    def final_tag(self, version: Version) -> str:
-        major, minor, patch = release_triple(version)
-        return self.tag.format(major=major, minor=minor, patch=patch)
-
-    def rc_tag_for(self, version: Version, number: int) -> str:
-        major, minor, patch = release_triple(version)
-        return self.rc_tag.format(major=major, minor=minor, patch=patch, rc=number)
-
-    def tag_of(self, version: Version) -> str:
-        """The final tag of a release, the RC tag of a release candidate."""
-        if version.pre is not None:
-            return self.rc_tag_for(version, version.pre[1])
-        return self.final_tag(version)
-
-    def parse_tag(self, name: str) -> tuple[Version, int | None] | None:
-        """``v1.4.0-rc2`` -> (1.4.0, 2); ``v1.4.0`` -> (1.4.0, None); None for other names."""
-        rc = self.rc_tag.parse(name)
-        if rc is not None:
-            return Version(f"{rc['major']}.{rc['minor']}.{rc['patch']}"), rc["rc"]
-        final = self.tag.parse(name)
-        if final is not None:
-            return Version(f"{final['major']}.{final['minor']}.{final['patch']}"), None
-        return None
-
-
-def release_triple(version: Version) -> tuple[int, int, int]:
-    """(major, minor, patch) of a version, padded with zeros."""
-    parts = (*version.release, 0, 0)
-    return parts[0], parts[1], parts[2]
+TABLES: dict[str, type] = {"release": ReleaseConfig}
+"""The ``[tool.mlrelease.<key>]`` tables this feature owns (see :mod:`mlrelease.registry`)."""
 
 
 def series(version: Version) -> tuple[int, int]:

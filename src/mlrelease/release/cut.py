@@ -13,7 +13,7 @@ from mlrelease.errors import ConfigError, PreconditionError
 from mlrelease.release import rules, state
 from mlrelease.release.config import (
     TABLE,
-    Names,
+    ReleaseConfig,
     ReleaseEdit,
     parse_series,
     series,
@@ -58,8 +58,8 @@ def plan_cut(
 ) -> Plan:
     """``release cut --version X.Y``: branch, release-only edits, main to the next .dev."""
     wanted = parse_series(version)
-    root, rel = snap.root, config.release
-    names = Names.of(rel, str(config.pyproject_path))
+    root, rel = snap.root, config.table(ReleaseConfig)
+    names = config.names
     branch = names.branch_for(wanted)
     plan = Plan("cut", root)
     rules.preflight(snap, "cut")
@@ -180,7 +180,7 @@ def plan_cut(
             call_action(
                 "bump",
                 f"bump-my-version: {main_version} -> {next_dev} in {', '.join(files)}",
-                bump_call(root, next_dev),
+                bump_call(config, next_dev),
             ),
             git_action(
                 "commit-main",

@@ -21,18 +21,16 @@ from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
-from mlrelease import bump
-from mlrelease.config import Config, load
+from mlrelease.config import Config
 from mlrelease.edges import git
 from mlrelease.edges import proc as processes
+from mlrelease.edges.journal import read_journal
 from mlrelease.errors import PreconditionError, UserError
+from mlrelease.naming import Names
+from mlrelease.project import bump
 from mlrelease.release import repo, state
-from mlrelease.release.config import (
-    TABLE,
-    Names,
-    ReleaseConfig,
-)
-from mlrelease.release.plan import Action, read_journal
+from mlrelease.release.config import TABLE, ReleaseConfig
+from mlrelease.release.plan import Action
 
 
 @dataclass
@@ -60,7 +58,7 @@ class Flow:
                 "lock behind (a killed release command can). If no git process is running, "
                 f"remove it (`rm {lock}`), check `git status`, and re-run."
             )
-        return cls(config, Names.of(config.release, str(config.pyproject_path)))
+        return cls(config, config.names)
 
     @property
     def root(self) -> Path:
@@ -166,10 +164,10 @@ def version_files(root: Path, ref: str) -> list[str]:
     return snap.files_to_bump(ref)
 
 
-def bump_call(root: Path, new: str) -> Callable[[], None]:
+def bump_call(config: Config, new: str) -> Callable[[], None]:
     def run() -> None:
-        config = load(root)  # the checked-out branch's configuration, as of now
-        bump.execute(config, bump.plan(config, to=new))
+        fresh = config.reload()  # the checked-out branch's configuration, as of now
+        bump.execute(fresh, bump.plan(fresh, to=new))
 
     return run
 

@@ -8,7 +8,7 @@ from mlrelease import versions
 from mlrelease.edges import git
 from mlrelease.gates import Context, GateResult, gate
 from mlrelease.release import repo
-from mlrelease.release.config import Names, ReleaseConfig, series, series_text
+from mlrelease.release.config import ReleaseConfig, series, series_text
 
 
 @gate(
@@ -18,12 +18,12 @@ from mlrelease.release.config import Names, ReleaseConfig, series, series_text
     "series; a release or RC tag on HEAD names the version the files carry.",
 )
 def check_git_state(ctx: Context) -> GateResult:
-    root, rel = ctx.root, ctx.config.release
+    root, rel = ctx.root, ctx.config.table(ReleaseConfig)
     if not git.is_repo(root):
         return GateResult.skipped("not a git repository (e.g. an unpacked sdist): nothing to check")
     if git.head(root) is None:
         return GateResult.skipped("the repository has no commit yet")
-    names = Names.of(rel, str(ctx.config.pyproject_path))
+    names = ctx.names
     source = str(ctx.config.pyproject_path)
     text = str(versions.bumpversion_table(ctx.config.pyproject, source)["current_version"])
     try:

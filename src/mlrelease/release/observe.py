@@ -16,10 +16,11 @@ from packaging.version import InvalidVersion, Version
 
 from mlrelease import report, versions
 from mlrelease.config import Config
-from mlrelease.edges import git
+from mlrelease.edges import git, journal
 from mlrelease.errors import PreconditionError, UserError
-from mlrelease.release import manifest, plan, repo, rules, state
-from mlrelease.release.config import Names, parse_release, parse_series, series
+from mlrelease.naming import Names
+from mlrelease.release import manifest, repo, rules, state
+from mlrelease.release.config import ReleaseConfig, parse_release, parse_series, series
 from mlrelease.release.picks import OVERRIDE
 from mlrelease.release.snapshot import (
     BindFacts,
@@ -48,17 +49,17 @@ def base(config: Config) -> ReleaseState:
         busy=state.in_progress(git_dir),
         lock=str(lock) if lock.exists() else None,
     )
-    if plan.journal_path(root).exists():
-        snap.journal = Journal(str(plan.journal_path(root)), plan.read_journal(root))
+    if journal.journal_path(root).exists():
+        snap.journal = Journal(str(journal.journal_path(root)), journal.read_journal(root))
     try:
-        snap.remote = state.read_origin(root, config.release.remote)
+        snap.remote = state.read_origin(root, config.table(ReleaseConfig).remote)
     except PreconditionError as exc:
         snap.remote_error = str(exc)
     return snap
 
 
 def _names(config: Config) -> Names:
-    return Names.of(config.release, str(config.pyproject_path))
+    return config.names
 
 
 def _commit(snap: ReleaseState, ref: str) -> str | None:
@@ -116,7 +117,7 @@ def pushable(snap: ReleaseState, branches: list[str]) -> None:
 
 def for_cut(config: Config, version: str, from_ref: str | None, snap: ReleaseState) -> None:
     """What ``release cut --version X.Y [--from REF]`` decides on."""
-    rel = config.release
+    rel = config.table(ReleaseConfig)
     main = rel.main_branch
     branch = _names(config).branch_for(parse_series(version))
     start = from_ref or main
@@ -142,7 +143,7 @@ def for_cut(config: Config, version: str, from_ref: str | None, snap: ReleaseSta
 def for_prepare(config: Config, version: str, snap: ReleaseState) -> None:
     """What ``release prepare --version X.Y.Z`` decides on."""
     target = parse_release(version)
-    rel = config.release
+    rel = config.table(ReleaseConfig)
     branch = rel.main_branch if rel.model == "trunk" else _names(config).branch_for(series(target))
     if branch in snap.local.heads:
         _version(snap, branch)
@@ -179,11 +180,11 @@ def for_rc(config: Config, snap: ReleaseState) -> None:
 
 def for_picks(config: Config, branch: str | None, snap: ReleaseState) -> None:
     """What ``release cherry-picks`` decides on: main's commits against the branch's."""
-    root, main = snap.root, config.release.main_branch
+    root, main = snap.root, config.table(ReleaseConfig).main_branch
     branch = branch or snap.branch
     if branch is None or branch not in snap.local.heads:
         return
-    trailer = config.release.trailer
+    trailer = config.table(ReleaseConfig).trailer
     base_commit = repo.merge_base(root, branch, main)
     span = f"{base_commit}..{branch}" if base_commit else branch
     candidates = tuple(repo.cherry(root, branch, main))
@@ -211,7 +212,7 @@ def rc_reachability(config: Config, rc: str, snap: ReleaseState) -> None:
     parsed = _names(config).parse_tag(rc)
     if parsed is None:
         return
-    rel = config.release
+    rel = config.table(ReleaseConfig)
     branch = (
         rel.main_branch if rel.model == "trunk" else _names(config).branch_for(series(parsed[0]))
     )
@@ -234,7 +235,7 @@ def for_promote(
 ) -> None:
     """What ``release promote`` decides on: the RC's reachability, its verdict, its bound
     manifests, the files to publish and (publishing) what the index holds."""
-    names, rel = _names(config), config.release
+    names, rel = _names(config), config.table(ReleaseConfig)
     if rc is None and version is not None and snap.remote_error is None:
         try:
             found = rules.rc_tags(snap, names, parse_release(version))
@@ -282,7 +283,7 @@ def for_bind(config: Config, rc: str, folder: str | None, snap: ReleaseState) ->
     rc_reachability(config, rc, snap)
     side = snap.remote.refs if snap.remote else snap.local
     tag = side.tags.get(rc)
-    path = config.path(folder or config.release.artifacts)
+    path = config.path(folder or config.table(ReleaseConfig).artifacts)
     findings = tuple(str(f) for f in artifacts.verify_sums(path)) if path.is_dir() else ()
     found = manifest.entries(path) if path.is_dir() else ()
     made_blob = None
@@ -295,6 +296,6 @@ def for_bind(config: Config, rc: str, folder: str | None, snap: ReleaseState) ->
 def journal_state(root: Path) -> ReleaseState:
     """HEAD, the dirty files and the edit journal: what :func:`.rules.recovery` decides on."""
     snap = ReleaseState(root, head=git.head(root), dirty=tuple(git.dirty_files(root)))
-    if plan.journal_path(root).exists():
-        snap.journal = Journal(str(plan.journal_path(root)), plan.read_journal(root))
+    if journal.journal_path(root).exists():
+        snap.journal = Journal(str(journal.journal_path(root)), journal.read_journal(root))
     return snap

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from mlrelease.config import Config
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release import rules
-from mlrelease.release.config import TABLE, Names, series_text
+from mlrelease.release.config import TABLE, ReleaseConfig, series_text
 from mlrelease.release.plan import Plan, git_action
 from mlrelease.release.snapshot import NotGathered, ReleaseState
 
@@ -91,8 +91,8 @@ def plan_picks(
 ) -> CherryPicks:
     """Fixes on main marked for the branch's series: picked (same patch id, or by its ``-x``
     line), marked by hand (``--mark SHA=picked|not-needed --reason``), or missing."""
-    root, rel = snap.root, config.release
-    names = Names.of(rel, str(config.pyproject_path))
+    root, rel = snap.root, config.table(ReleaseConfig)
+    names = config.names
     branch = branch or snap.branch
     wanted = names.series_of_branch(branch)
     if branch is None or wanted is None:

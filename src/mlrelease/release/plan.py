@@ -5,63 +5,23 @@ A :class:`Plan` is a list of :class:`Action`\\ s. A git action is the exact argu
 same line before running it, so the two outputs list the same commands. Other actions (file
 edits, bump-my-version, git-changelog) print as ``# ...`` lines.
 
-Edits that end in a commit are journalled: before the first file is written, the journal
-(``.git/mlrelease-edit.json``) records HEAD and the files about to change. A process killed
-between the edits and the commit leaves the journal behind; the next run of any editing command
-restores exactly those files from HEAD (``git restore``) and redoes the edit, so no half-edited
-file survives a crash. A journal whose HEAD has moved on means the commit landed; it is dropped.
+Edits that end in a commit are journalled (:mod:`mlrelease.edges.journal`): a plan's
+:func:`begin_edit` action records the files before the first is written, :func:`end_edit`
+closes the journal after the commit, and a failed action rolls the files back. After each action
+the plan passes a fault point (:mod:`mlrelease.edges.faults`), where the kill tests stop it.
 """
 
 from __future__ import annotations
 
-import json
-import os
 import shlex
-import signal
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from mlrelease.edges import git
+from mlrelease.edges.faults import fault_point
+from mlrelease.edges.journal import drop_journal, rollback, write_journal
 from mlrelease.errors import UserError
-from mlrelease.release import repo
-
-FAULT_ENV = "MLRELEASE_FAULT"
-"""Test hook: the name of a point (``prepare:after:bump``) where the process kills itself."""
-FAULT_ALSO_KILL_ENV = "MLRELEASE_FAULT_ALSO_KILL"
-"""Test hook: process ids (comma-separated) killed together with this one (the checklist
-that ran the step, the promotion that ran the publisher)."""
-FAULT_RECORD_ENV = "MLRELEASE_FAULT_RECORD"
-"""Test hook: a file every fault point a run passes appends its name to."""
-JOURNAL = "mlrelease-edit.json"
-
-
-def fault_point(name: str) -> None:
-    """SIGKILL this process (and the checklist runner above it) when ``$MLRELEASE_FAULT`` names
-    this point. Used only by the fault-injection tests: a kill cannot be caught or cleaned up
-    after, which is what a crash, an OOM kill or a closed laptop looks like."""
-    record = os.environ.get(FAULT_RECORD_ENV)
-    if record:  # the harness lists every point a run passes, to kill it there next
-        with open(record, "a", encoding="utf-8") as handle:
-            handle.write(name + "\n")
-    if os.environ.get(FAULT_ENV) != name:
-        return
-    sys.stdout.flush()
-    sys.stderr.flush()
-    kill = getattr(signal, "SIGKILL", signal.SIGTERM)
-    for other in os.environ.get(FAULT_ALSO_KILL_ENV, "").split(","):
-        if other.isdigit() and int(other) != os.getpid():
-            os.kill(int(other), kill)
-    os.kill(os.getpid(), kill)
-
-
-def fault_env() -> dict[str, str]:
-    """The environment of a child process: a fault point in it kills this process (and the
-    ones above it) too, as a crash of the machine would."""
-    above = os.environ.get(FAULT_ALSO_KILL_ENV, "")
-    return {**os.environ, FAULT_ALSO_KILL_ENV: ",".join(filter(None, [above, str(os.getpid())]))}
 
 
 class StepFailed(UserError):
@@ -165,25 +125,7 @@ class Plan:
             fault_point(f"{self.name}:after:{action.key}")
 
 
-# --- the edit journal -----------------------------------------------------------------------
-
-
-def journal_path(root: Path) -> Path:
-    return repo.git_dir(root) / JOURNAL
-
-
-def read_journal(root: Path) -> dict[str, Any] | None:
-    path = journal_path(root)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return None
-    except ValueError:
-        # Unparsable (a kill during the journal write cannot leave one: it is replaced
-        # atomically). Left in place: only an executing run drops it (see recovery), never
-        # a dry run.
-        return None
-    return data if isinstance(data, dict) else None
+# --- journal actions -----------------------------------------------------------------------
 
 
 def begin_edit(root: Path, files: Sequence[str], purpose: str) -> Action:
@@ -196,40 +138,5 @@ def begin_edit(root: Path, files: Sequence[str], purpose: str) -> Action:
     )
 
 
-def write_journal(root: Path, files: Sequence[str], purpose: str) -> None:
-    """Record HEAD and ``files`` before they are edited (atomically: absent or complete)."""
-    path = journal_path(root)
-    tmp = path.with_suffix(".tmp")
-    data = {"head": git.head(root), "files": list(files), "purpose": purpose}
-    tmp.write_text(json.dumps(data), encoding="utf-8")
-    os.replace(tmp, path)
-
-
 def end_edit(root: Path) -> Action:
     return call_action("journal-end", "close the journal", lambda: drop_journal(root))
-
-
-def drop_journal(root: Path) -> None:
-    journal_path(root).unlink(missing_ok=True)
-
-
-def rollback(root: Path) -> list[str]:
-    """Restore the journalled files from HEAD (after a failed edit); returns the files."""
-    journal = read_journal(root)
-    if journal is None or journal.get("head") != git.head(root):
-        drop_journal(root)
-        return []
-    dirty = set(git.dirty_files(root))
-    files = [f for f in journal.get("files", []) if f in dirty]
-    if files:
-        git.run(root, "restore", "--source=HEAD", "--staged", "--worktree", "--", *files)
-    drop_journal(root)
-    return files
-
-
-def recovery(root: Path, name: str) -> tuple[list[Action], set[str]]:
-    """:func:`~.rules.recovery` on the journal as it is now (for planners still reading git:
-    ``rc-model = "bump"``)."""
-    from mlrelease.release import observe, rules
-
-    return rules.recovery(observe.journal_state(root), name)

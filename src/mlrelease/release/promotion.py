@@ -31,11 +31,12 @@ from mlrelease import report
 from mlrelease.config import Config
 from mlrelease.edges import git
 from mlrelease.edges import proc as processes
+from mlrelease.edges.faults import fault_env
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release import decide, manifest, rules
-from mlrelease.release.config import TABLE, Names, ReleaseConfig, parse_release, series
+from mlrelease.release.config import TABLE, ReleaseConfig, parse_release, series
 from mlrelease.release.flow import Flow, _resolve_argv
-from mlrelease.release.plan import Plan, call_action, fault_env, git_action
+from mlrelease.release.plan import Plan, call_action, git_action
 from mlrelease.release.snapshot import NotGathered, PromoteFacts, ReleaseState
 from mlrelease.release.state import (
     MANIFEST_PREFIX,
@@ -63,8 +64,8 @@ def candidate(
 ) -> tuple[Version, int, Tag, Refs, str]:
     """The RC tag as origin has it, checked (pure): (version, number, tag, origin's refs,
     where)."""
-    rel = config.release
-    names = Names.of(rel, str(config.pyproject_path))
+    rel = config.table(ReleaseConfig)
+    names = config.names
     parsed = names.parse_tag(rc)
     if parsed is None or parsed[1] is None:
         raise UserError(
@@ -92,7 +93,7 @@ def rc_branch(config: Config, version: Version) -> str:
     rel = config.table(ReleaseConfig)
     if rel.model == "trunk":
         return rel.main_branch
-    return Names.of(rel, str(config.pyproject_path)).branch_for(series(version))
+    return config.names.branch_for(series(version))
 
 
 def _bound(local: Refs, verb: str, rc: str, side: Refs, where: str) -> str | None:
@@ -151,7 +152,7 @@ def plan_bind(snap: ReleaseState, config: Config, rc: str, push: bool = False) -
         )
         plan.actions.append(git_action("ref", "update-ref", ref, blob, ""))
     if push:
-        remote = rules.require_remote(snap, "bind", config.release.remote)
+        remote = rules.require_remote(snap, "bind", config.table(ReleaseConfig).remote)
         if remote.refs.manifests.get(rc) != blob:
             plan.actions.append(git_action("push", "push", "--atomic", remote.name, ref))
     return plan
@@ -173,8 +174,8 @@ def plan_promote(
     """``release promote --rc vX.Y.Z-rcN``: verify, publish, tag vX.Y.Z on the RC's commit.
 
     Pure: it decides on ``snap`` (its refs and :class:`~.snapshot.PromoteFacts`) only."""
-    root, rel = snap.root, config.release
-    names = Names.of(rel, str(config.pyproject_path))
+    root, rel = snap.root, config.table(ReleaseConfig)
+    names = config.names
     plan = Plan("promote", root)
     rules.preflight(snap, "promote")
     if rc is None:

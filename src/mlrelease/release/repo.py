@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from mlrelease.edges import git
+from mlrelease.edges.git import git_dir as git_dir
 from mlrelease.errors import PreconditionError
 
 if sys.version_info >= (3, 11):
@@ -84,10 +85,6 @@ def is_ancestor(root: Path, ancestor: str, descendant: str) -> bool:
     except git.GitError:  # exit 1: not an ancestor (or not a commit here)
         return False
     return True
-
-
-def git_dir(root: Path) -> Path:
-    return (root / git.run(root, "rev-parse", "--git-dir")).resolve()
 
 
 def tag_object(root: Path, name: str) -> str | None:

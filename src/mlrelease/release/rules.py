@@ -10,10 +10,12 @@ from collections.abc import Set as AbstractSet
 
 from packaging.version import Version
 
+from mlrelease.edges.journal import drop_journal
 from mlrelease.errors import PreconditionError
+from mlrelease.naming import Names
 from mlrelease.release import state
-from mlrelease.release.config import TABLE, Names
-from mlrelease.release.plan import Action, call_action, drop_journal, git_action
+from mlrelease.release.config import TABLE
+from mlrelease.release.plan import Action, call_action, git_action
 from mlrelease.release.snapshot import ReleaseState
 
 

@@ -9,16 +9,13 @@ from typing import Any
 from packaging.version import Version
 from rich.table import Table
 
-from mlrelease import changelog, report, versions
+from mlrelease import report, versions
 from mlrelease.docs import published
 from mlrelease.edges import git
 from mlrelease.errors import UserError
+from mlrelease.project import changelog
 from mlrelease.release import candidates, cut, observe, promotion, repo, rules
-from mlrelease.release.config import (
-    parse_release,
-    series,
-    series_text,
-)
+from mlrelease.release.config import ReleaseConfig, parse_release, series, series_text
 from mlrelease.release.flow import Flow, parse_version
 from mlrelease.release.plan import (
     Plan,
@@ -69,7 +66,9 @@ def status(flow: Flow, version: str | None = None) -> dict[str, Any]:
         observe.for_prepare(config, str(target), snap)
         return candidates.plan_prepare(snap, config, str(target))
 
-    untagged = config.release.rc_model == "bump"  # RCs are version bumps: no tag to promote
+    untagged = (
+        config.table(ReleaseConfig).rc_model == "bump"
+    )  # RCs are version bumps: no tag to promote
 
     def plan_rc() -> Plan:
         if untagged:

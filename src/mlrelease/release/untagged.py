@@ -8,16 +8,17 @@ are pure (:func:`next_version`); :func:`plan_rc_bump` turns them into ``release 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Literal
 
 from packaging.version import Version
 
 from mlrelease.edges import git
 from mlrelease.errors import PreconditionError, UserError
-from mlrelease.release import repo
+from mlrelease.release import observe, repo, rules
 from mlrelease.release.config import TABLE, parse_release
 from mlrelease.release.flow import Flow, bump_call, parse_version, version_files
-from mlrelease.release.plan import Plan, begin_edit, call_action, end_edit, git_action, recovery
+from mlrelease.release.plan import Action, Plan, begin_edit, call_action, end_edit, git_action
 
 Step = Literal["rc", "final"]
 
@@ -96,7 +97,7 @@ def plan_rc_bump(flow: Flow, tag: str | None = None, push: bool = False) -> Plan
             f"rc --tag {tag}: {TABLE}.rc-model is 'bump': release candidates are version "
             "bumps without tags. Omit --tag."
         )
-    restore, restored = recovery(root, "rc")
+    restore, restored = _recovery(root, "rc")
     plan.actions += restore
     branch, carried, release = _on_branch(flow, "rc", restored)
     released = flow.names.final_tag(release) in flow.tags()
@@ -108,7 +109,7 @@ def plan_rc_bump(flow: Flow, tag: str | None = None, push: bool = False) -> Plan
     line = f"bump-my-version: {carried} -> {target}"
     plan.actions += [
         begin_edit(root, files, "mlrelease release rc --execute"),
-        call_action("bump", line, bump_call(root, str(target))),
+        call_action("bump", line, bump_call(flow.config, str(target))),
         git_action("commit", "commit", "-m", subject(target), "--", *files),
         end_edit(root),
     ]
@@ -127,7 +128,7 @@ def plan_final(flow: Flow, version: str | None = None, push: bool = False) -> Pl
     """
     root = flow.root
     plan = Plan("promote", root)
-    restore, restored = recovery(root, "promote")
+    restore, restored = _recovery(root, "promote")
     plan.actions += restore
     branch, carried, release = _on_branch(flow, "promote", restored)
     if version is not None and parse_release(version) != release:
@@ -160,7 +161,9 @@ def plan_final(flow: Flow, version: str | None = None, push: bool = False) -> Pl
         plan.actions += [
             begin_edit(root, files, "mlrelease release promote --execute"),
             call_action(
-                "bump", f"bump-my-version: {carried} -> {target}", bump_call(root, str(target))
+                "bump",
+                f"bump-my-version: {carried} -> {target}",
+                bump_call(flow.config, str(target)),
             ),
             git_action("commit", "commit", "-m", subject(target), "--", *files),
             end_edit(root),
@@ -174,3 +177,8 @@ def plan_final(flow: Flow, version: str | None = None, push: bool = False) -> Pl
         if action:
             plan.actions.append(action)
     return plan
+
+
+def _recovery(root: Path, name: str) -> tuple[list[Action], set[str]]:
+    """:func:`~.rules.recovery` on the journal as it is now (this planner still reads git)."""
+    return rules.recovery(observe.journal_state(root), name)

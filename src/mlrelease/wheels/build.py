@@ -248,7 +248,7 @@ def build(
             source = Path(tmp) / "source"
             shutil.copytree(project.root, source, ignore=COPY_IGNORE)
             with console.status(f"{project.name}: stamping {version} into a copy of the tree"):
-                restamp(source, version)
+                restamp(project, source, version)
             outcome.notes.append(
                 f"built as {version} (the files carry {project.version}) in a temporary copy"
             )

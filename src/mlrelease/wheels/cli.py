@@ -21,7 +21,7 @@ from mlrelease.errors import PreconditionError, UserError
 from mlrelease.terminal import make_console
 from mlrelease.wheels import artifacts, build, declared, plan, promote
 from mlrelease.wheels.artifacts import Finding
-from mlrelease.wheels.project import Project, build_version, load_project
+from mlrelease.wheels.project import Project, build_version, from_config
 
 console = make_console()
 
@@ -33,7 +33,7 @@ def _projects(args: argparse.Namespace) -> list[tuple[str, Project]]:
     for folder in given:
         root = Path(folder) if folder else find_root(Path.cwd())
         label = folder or "."
-        found.append((Path(label).as_posix(), load_project(root)))
+        found.append((Path(label).as_posix(), from_config(args.load_config(root))))
     return found
 
 

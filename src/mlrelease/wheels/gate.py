@@ -12,7 +12,6 @@ import json
 
 from mlrelease.gates import Context, GateResult, gate
 from mlrelease.wheels import declared, plan, promote
-from mlrelease.wheels.config import TABLES as TABLES
 from mlrelease.wheels.config import WheelsConfig
 from mlrelease.wheels.project import from_config
 

@@ -10,10 +10,11 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from mlrelease import versions
-from mlrelease.config import Config, load
+from mlrelease.config import Config
 from mlrelease.edges import installed
 from mlrelease.edges.proc import TimeoutExpired, call, python_module
 from mlrelease.errors import ConfigError, PreconditionError, UserError
+from mlrelease.project import bump
 from mlrelease.wheels.config import WheelsConfig
 
 
@@ -46,11 +47,6 @@ class Project:
     def smoke_command(self) -> list[str]:
         default = ["python", "-c", f"import {self.module}"]  # a command spec
         return list(self.wheels.smoke_command) or default
-
-
-def load_project(root: Path) -> Project:
-    """Read the project at ``root`` (see :func:`from_config`)."""
-    return from_config(load(root))
 
 
 def from_config(config: Config) -> Project:
@@ -90,14 +86,12 @@ def build_version(project: Project, release_tag: str | None) -> str:
     return tagged.base_version
 
 
-def restamp(root: Path, version: str) -> None:
+def restamp(project: Project, root: Path, version: str) -> None:
     """Rewrite the version in every file listed for bump-my-version under ``root`` (a
-    throw-away copy of the project: this never runs on the working tree)."""
-    from mlrelease import bump  # the release edge: imported only when a build restamps
-
-    config = load(root)
+    throw-away copy of ``project``: this never runs on the working tree)."""
+    config = project.config.reload(root)
     bump.execute(config, bump.plan(config, to=version))
-    rewritten = load_project(root)
+    rewritten = from_config(config.reload())
     if rewritten.version != version:
         raise UserError(
             f"after bump-my-version the copy in {root} carries {rewritten.version}, not "

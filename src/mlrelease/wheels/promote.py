@@ -29,9 +29,9 @@ from urllib.parse import urlparse
 
 from packaging.version import Version
 
+from mlrelease.edges.faults import fault_point
 from mlrelease.edges.proc import call, python_module
 from mlrelease.errors import ConfigError, PreconditionError, UserError
-from mlrelease.release.plan import fault_point
 from mlrelease.wheels import artifacts, published
 from mlrelease.wheels.artifacts import Artifact, Finding
 from mlrelease.wheels.plan import classifier_versions

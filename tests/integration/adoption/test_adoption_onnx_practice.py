@@ -11,9 +11,9 @@ from pathlib import Path
 from helpers.repo import git
 from packaging.version import Version
 
-from mlrelease.config import load
 from mlrelease.init import replay
-from mlrelease.release.config import Names
+from mlrelease.registry import load_config
+from mlrelease.release.config import ReleaseConfig
 
 
 def mlrelease(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -82,7 +82,7 @@ def test_init_describes_the_practice_and_touches_only_pyproject(tmp_path: Path) 
     proc = mlrelease(root, "init", "--execute")
     assert proc.returncode == 0, proc.stderr + proc.stdout
     assert git(root, "status", "--porcelain").strip() == "M pyproject.toml"
-    release = load(root).release
+    release = load_config(root).table(ReleaseConfig)
     assert release.branch == "rel-{major}.{minor}.{patch}"
     assert release.tag == "v{major}.{minor}.{patch}"
     assert release.rc_model == "bump"
@@ -162,8 +162,8 @@ def test_rc_on_a_released_branch_is_refused_with_the_way_on(tmp_path: Path) -> N
 
 def test_replay_of_the_fixture_release_matches_every_step(tmp_path: Path) -> None:
     root = adopted(tmp_path)
-    config = load(root)
-    names = Names.of(config.release, str(config.pyproject_path))
+    config = load_config(root)
+    names = config.names
     history = replay.read_history(
         root, Version("1.3.0"), names, main="main", version_file="VERSION_NUMBER"
     )

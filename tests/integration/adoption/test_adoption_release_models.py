@@ -114,13 +114,13 @@ def test_trunk_prepare_and_rc_happen_on_main(tmp_path: Path) -> None:
 
 def test_every_derived_step_runs_a_real_command(tmp_path: Path) -> None:
     from mlrelease.cli import build_parser
-    from mlrelease.config import load
+    from mlrelease.registry import load_config
     from mlrelease.release.checklist import steps_for
 
     root = adopted(tmp_path)
     values = {"version": "1.4.1", "series": "1.4", "rc_tag": "v1.4.1rc1", "artifacts": "dist"}
     parser = build_parser()
-    steps = steps_for(load(root))
+    steps = steps_for(load_config(root))
     assert [s.id for s in steps] == [
         "verify",
         "prepare",

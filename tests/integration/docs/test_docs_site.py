@@ -11,9 +11,10 @@ import pytest
 from helpers.docs_project import REPO_ROOT
 
 from mlrelease import cli
-from mlrelease.config import load
 from mlrelease.docs import pages, service
-from mlrelease.gates import Context, Status, load_gates
+from mlrelease.docs.config import DocsConfig
+from mlrelease.gates import Context, Status
+from mlrelease.registry import load_config, load_gates
 
 
 def test_generated_pages_equal_a_fresh_regeneration() -> None:
@@ -45,7 +46,7 @@ def test_generated_pages_list_every_session_and_task_and_nothing_machine_specifi
 
 @pytest.mark.slow
 def test_the_docs_gate_passes_on_this_repository(tmp_path: Path) -> None:
-    config = load(REPO_ROOT)
+    config = load_config(REPO_ROOT)
     gate = load_gates(config)["docs"]
     result = gate.execute(Context(config, evidence_dir=tmp_path))
     assert result.status is Status.PASS, "\n".join([result.summary, *result.details])
@@ -75,8 +76,10 @@ def test_a_broken_reference_fails_the_build_naming_the_file(tmp_path: Path) -> N
     root = broken_project(tmp_path)
     index = root / "docs" / "index.rst"
     index.write_text(index.read_text(encoding="utf-8").format(target="missing"), encoding="utf-8")
-    config = load(root)
-    outcome = service.build(config, config.docs, tmp_path / "out", logs=tmp_path / "logs")
+    config = load_config(root)
+    outcome = service.build(
+        config, config.table(DocsConfig), tmp_path / "out", logs=tmp_path / "logs"
+    )
     assert not outcome.ok
     problems = outcome.problems()
     assert any("index.rst:4" in p and "unknown document: 'missing'" in p for p in problems)
@@ -89,10 +92,14 @@ def test_the_link_check_finds_a_link_to_a_missing_file(tmp_path: Path) -> None:
     root = broken_project(tmp_path)
     index = root / "docs" / "index.rst"
     index.write_text(index.read_text(encoding="utf-8").format(target="index"), encoding="utf-8")
-    config = load(root)
-    outcome = service.build(config, config.docs, tmp_path / "out", logs=tmp_path / "logs")
+    config = load_config(root)
+    outcome = service.build(
+        config, config.table(DocsConfig), tmp_path / "out", logs=tmp_path / "logs"
+    )
     assert outcome.html is not None and outcome.html.ok
     assert not outcome.ok
     assert any("link check" in p and "notes.txt" in p for p in outcome.problems())
     (root / "docs" / "notes.txt").write_text("notes", encoding="utf-8")
-    assert service.build(config, config.docs, tmp_path / "out", logs=tmp_path / "logs").ok
+    assert service.build(
+        config, config.table(DocsConfig), tmp_path / "out", logs=tmp_path / "logs"
+    ).ok

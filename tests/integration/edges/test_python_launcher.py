@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import plant_modules
 
 from mlrelease.edges import proc
 
@@ -30,9 +31,14 @@ def _interpreter(version: str) -> str | None:
     versions that are installed but not selected)."""
     if sys.version_info[:2] == tuple(int(p) for p in version.split(".")):
         return sys.executable
-    root = os.environ.get("PYENV_ROOT", str(Path.home() / ".pyenv"))
+    roots = {os.environ.get("PYENV_ROOT", str(Path.home() / ".pyenv"))}
+    pyenv = shutil.which("pyenv")  # its root, whatever HOME is (CI runs with a fresh one)
+    if pyenv:
+        found = subprocess.run([pyenv, "root"], capture_output=True, text=True, check=False)
+        roots.add(found.stdout.strip() or str(Path.home() / ".pyenv"))
     candidates = [shutil.which(f"python{version}")]
-    candidates += sorted(glob.glob(f"{root}/versions/{version}.*/bin/python{version}"))
+    for root in sorted(roots):
+        candidates += sorted(glob.glob(f"{root}/versions/{version}.*/bin/python{version}"))
     for candidate in filter(None, candidates):
         done = subprocess.run([candidate, "-c", "pass"], capture_output=True, check=False)
         if done.returncode == 0:
@@ -42,12 +48,7 @@ def _interpreter(version: str) -> str | None:
 
 def plant(folder: Path, markers: Path) -> Path:
     """A folder full of modules that shadow the standard library and mlrelease."""
-    for name in PLANTED:
-        path = folder / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        marker = markers / name.replace("/", "_")
-        path.write_text(f"open({str(marker)!r}, 'w').close()\n", encoding="utf-8")
-    return folder
+    return plant_modules(folder, markers, PLANTED)
 
 
 def _run(command: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:

@@ -66,6 +66,10 @@ ARGS: dict[str, list[str]] = {
     "perf history": ["perf", "history"],
     "perf baseline": ["perf", "baseline"],
     "init": ["init"],
+    "downstream run": ["downstream", "run"],
+    "downstream matrix": ["downstream", "matrix"],
+    "downstream report merge": ["downstream", "report", "merge", "results.json"],
+    "downstream list": ["downstream", "list"],
 }
 
 MISSING = re.compile(r"needs (the Python module|the program) `([\w.]+)`")

@@ -13,14 +13,13 @@ import pytest
 from helpers.models import add_model, write_project, write_test_data
 from onnx import helper
 
-from mlrelease import config as config_mod
-from mlrelease import runtimes
-from mlrelease.gates import Context, Status, load_gates
-from mlrelease.models import compat, sandbox
-from mlrelease.models.config import RuntimeSpec
+from mlrelease.gates import Context, Status
+from mlrelease.models import compat, runtimes, sandbox
+from mlrelease.models.config import CompatConfig, RuntimeSpec
 from mlrelease.models.manifest import single
 from mlrelease.models.service import prepare, probe_runtimes
 from mlrelease.models.verdicts import Outcome
+from mlrelease.registry import load_config, load_gates
 
 
 @pytest.fixture(scope="module")
@@ -91,7 +90,7 @@ def test_unavailable_provider_is_reported_not_crashed() -> None:
 
 
 def _gate(root: Path) -> tuple[Status, str, list[str]]:
-    config = config_mod.load(root)
+    config = load_config(root)
     result = load_gates(config)["compat"].execute(Context(config=config))
     return result.status, result.summary, result.details
 
@@ -138,8 +137,8 @@ def test_compat_gate_names_what_onnx_defaults_produce_and_the_runtime_refuses(
     job.steps = ["integrity", "compat"]
     prepare(
         [job],
-        config_mod.load(root),
-        probe_runtimes(config_mod.load(root).compat, root=root, source="pyproject.toml"),
+        load_config(root),
+        probe_runtimes(load_config(root).table(CompatConfig), root=root, source="pyproject.toml"),
     )
     verdict = sandbox.run(job)
     step = verdict.step("compat")
@@ -228,7 +227,7 @@ PLUGIN = '''
 import onnx
 from onnx.reference import ReferenceEvaluator
 
-from mlrelease.runtimes import Runtime, Session, register_runtime
+from mlrelease.models.runtimes import Runtime, Session, register_runtime
 
 
 class _Session(Session):
@@ -289,8 +288,12 @@ def test_runtime_plugins_are_probed_judged_and_run(
     x = np.ones((2, 3), np.float32)
     write_test_data(folder, [x], [x + 2.0])
     job = single(folder / "model.onnx")
-    config = config_mod.load(root)
-    prepare([job], config, probe_runtimes(config.compat, root=root, source="pyproject.toml"))
+    config = load_config(root)
+    prepare(
+        [job],
+        config,
+        probe_runtimes(config.table(CompatConfig), root=root, source="pyproject.toml"),
+    )
     verdict = sandbox.run(job)
     inference = verdict.step("inference")
     assert inference is not None and inference.outcome is Outcome.PASS, verdict.to_dict()

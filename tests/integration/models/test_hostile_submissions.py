@@ -30,23 +30,7 @@ pytestmark = pytest.mark.skipif(not POSIX, reason="links, named pipes and rlimit
 
 def verify(folder: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> tuple[int, str]:
     """Run ``mlrelease models verify`` on a submission; the verdict plus both reports."""
-    report = folder.parent / f"{folder.name}-report"
-    code = main(
-        [
-            "models",
-            "verify",
-            str(folder),
-            "--json",
-            str(report / "report.json"),
-            "--markdown",
-            str(report / "report.md"),
-            *extra,
-        ]
-    )
-    captured = capsys.readouterr()
-    texts = [captured.out, captured.err]
-    texts += [p.read_text(encoding="utf-8") for p in sorted(report.glob("*")) if p.is_file()]
-    return code, "\n".join(texts)
+    return hostile.verify_submission(folder, capsys, *extra)
 
 
 def submission(tmp_path: Path, *attacks: str) -> Path:

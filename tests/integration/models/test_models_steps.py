@@ -12,20 +12,21 @@ from helpers import REPO_ROOT
 from helpers.models import add_model, make_model, tensor_info, write_project, write_test_data
 from onnx import TensorProto, helper, numpy_helper
 
-from mlrelease import config as config_mod
-from mlrelease.gates import Context, Status, load_gates
+from mlrelease.gates import Context, Status
 from mlrelease.models import sandbox, service
+from mlrelease.models.config import CompatConfig
 from mlrelease.models.manifest import ModelJob, single
 from mlrelease.models.verdicts import Outcome
+from mlrelease.registry import load_config, load_gates
 
 
 def _run(job: ModelJob, root: Path) -> sandbox.ModelVerdict:
     """Verify with the probed limits of the configured runtimes, as the gate does."""
-    config = config_mod.load(REPO_ROOT)
+    config = load_config(REPO_ROOT)
     service.prepare(
         [job],
         config,
-        service.probe_runtimes(config.compat, root=root, source="pyproject.toml"),
+        service.probe_runtimes(config.table(CompatConfig), root=root, source="pyproject.toml"),
     )
     return sandbox.run(job)
 
@@ -193,7 +194,7 @@ def test_models_gate_on_one_real_zoo_model(tmp_path: Path) -> None:
         """,
         manifest=head + "[[models]]" + textwrap.dedent(squeezenet),
     )
-    config = config_mod.load(root)
+    config = load_config(root)
     result = load_gates(config)["models"].execute(Context(config=config))
     assert result.status is Status.PASS, (result.summary, result.details)
     assert result.summary.startswith("1/1 models pass every step (1 with warnings)")

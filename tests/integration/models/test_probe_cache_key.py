@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from mlrelease import runtimes
+from mlrelease.models import runtimes
 from mlrelease.models.config import RuntimeSpec
 
 

@@ -31,7 +31,6 @@ from helpers import hostile
 from helpers.models import make_model, tensor_info
 from onnx import TensorProto, helper, numpy_helper
 
-from mlrelease.cli import main
 from mlrelease.models import safefile, worker, zoo
 
 pytestmark = pytest.mark.skipif(not safefile.WALK, reason="descriptor-relative opening is POSIX")
@@ -42,23 +41,7 @@ W = np.array([[1, 2, 3], [4, 5, 6]], np.float32)
 
 
 def verify(folder: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    """``mlrelease models verify FOLDER`` with both reports; every text it produced."""
-    report = folder.parent / f"{folder.name}-report"
-    code = main(
-        [
-            "models",
-            "verify",
-            str(folder),
-            "--json",
-            str(report / "report.json"),
-            "--markdown",
-            str(report / "report.md"),
-        ]
-    )
-    captured = capsys.readouterr()
-    texts = [captured.out, captured.err]
-    texts += [p.read_text(encoding="utf-8") for p in sorted(report.glob("*")) if p.is_file()]
-    return code, "\n".join(texts)
+    return hostile.verify_submission(folder, capsys)
 
 
 def outside_model(path: Path) -> Path:
@@ -120,6 +103,14 @@ def flipping(target: Path, outside: Path, how: str, spare: Path) -> Iterator[lis
         thread.join()
 
 
+def _target(swapped: str, tmp_path: Path) -> tuple[Path, Path, Path]:
+    """The submission, the file of it that gets swapped, and what it is swapped for."""
+    folder = with_external_data(tmp_path / "sub")
+    if swapped == "model":
+        return folder, folder / "model.onnx", outside_model(tmp_path / "outside.onnx")
+    return folder, folder / "w.bin", hostile.write_canary(tmp_path)
+
+
 def _link(target: Path, outside: Path, how: str, spare: Path) -> None:
     """Replace ``target`` (atomically) by a ``how`` link to ``outside``."""
     evil = spare / "evil"
@@ -172,11 +163,7 @@ def test_a_file_swapped_after_its_check_is_never_used(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    folder = with_external_data(tmp_path / "sub")
-    if swapped == "model":
-        target, outside = folder / "model.onnx", outside_model(tmp_path / "outside.onnx")
-    else:
-        target, outside = folder / "w.bin", hostile.write_canary(tmp_path)
+    folder, target, outside = _target(swapped, tmp_path)
     spare = tmp_path / "spare"
     spare.mkdir()
     swap = (lambda: _link(target, outside, how, spare)) if hostile_case else None
@@ -199,11 +186,7 @@ def test_a_file_swapped_at_any_moment_never_reaches_the_output(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    folder = with_external_data(tmp_path / "sub")
-    if swapped == "model":
-        target, outside = folder / "model.onnx", outside_model(tmp_path / "outside.onnx")
-    else:
-        target, outside = folder / "w.bin", hostile.write_canary(tmp_path)
+    folder, target, outside = _target(swapped, tmp_path)
     if not hostile_case:
         code, text = verify(folder, capsys)
         assert code == 0 and text.startswith("## Model Zoo submission: ACCEPT"), text

@@ -14,19 +14,11 @@ import os
 from pathlib import Path
 
 import pytest
-from helpers import hostile
+from helpers import hostile, plant_modules
 
 from mlrelease.cli import main
 
 PLANTED = ("mlrelease/__init__.py", "tomllib.py", "build/__init__.py", "json.py")
-
-
-def plant(folder: Path, markers: Path) -> None:
-    for name in PLANTED:
-        path = folder / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        marker = markers / name.replace("/", "_")
-        path.write_text(f"open({str(marker)!r}, 'w').close()\n", encoding="utf-8")
 
 
 @pytest.mark.parametrize("planted", [True, False], ids=["hostile", "benign"])
@@ -42,7 +34,7 @@ def test_modules_a_submission_ships_never_run(
     markers = tmp_path / "markers"
     markers.mkdir()
     if planted:
-        plant(folder, markers)
+        plant_modules(folder, markers, PLANTED)
     monkeypatch.delenv("PYTHONSAFEPATH", raising=False)
     if where == "inside":
         monkeypatch.chdir(folder)

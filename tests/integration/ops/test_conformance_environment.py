@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from mlrelease.cli import main
-from mlrelease.config import load
 from mlrelease.ops import cases, policy, service
 from mlrelease.ops.verdicts import Verdict
+from mlrelease.registry import load_config
 
 pytestmark = pytest.mark.skipif(
     not hasattr(os, "confstr") or shutil.which("localedef") is None,
@@ -62,7 +62,7 @@ def fresh_machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _run(root: Path) -> service.Outcome:
-    config = load(root)
+    config = load_config(root)
     ops = service.ops_config(config)
     rules = policy.load(root, ops.tolerances, ops.known_failures)
     return service.run(config, ops, service.load_cases(config, ops), policy=rules, jobs=1)

@@ -19,9 +19,9 @@ import pytest
 from helpers import REPO_ROOT
 
 from mlrelease.cli import main
-from mlrelease.config import load
 from mlrelease.ops import policy, service
 from mlrelease.ops.verdicts import Verdict
+from mlrelease.registry import load_config
 
 REPO = REPO_ROOT
 
@@ -124,7 +124,7 @@ kind = "reference"
 
 
 def run(root: Path, jobs: int = 2) -> service.Outcome:
-    config = load(root)
+    config = load_config(root)
     ops = service.ops_config(config)
     rules = policy.load(root, ops.tolerances, ops.known_failures)
     return service.run(config, ops, service.load_cases(config, ops), policy=rules, jobs=jobs)
@@ -153,7 +153,7 @@ def test_wrong_kernel_and_crashing_kernel_hit_exactly_their_op(
     )
     outcome = run(root)
     planted = verdicts(outcome, "planted")
-    config = load(root)
+    config = load_config(root)
     by_op = {c.name: c for c in service.load_cases(config, service.ops_config(config))}
     relu = {n for n, c in by_op.items() if c.op_type == "Relu" and not c.expanded}
     neg = {n for n, c in by_op.items() if c.op_type == "Neg" and not c.expanded}

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from mlrelease.perf import page
 from mlrelease.perf.catalog import BUILTIN_MODELS, plan
-from mlrelease.perf.results import Results, Row, read, to_csv, write
+from mlrelease.perf.results import Results, Row, read, to_csv
+from mlrelease.perf.service import write_results
 
 
 def sample_results(device: str = "cpu-test-2c") -> Results:
@@ -41,7 +42,7 @@ def sample_results(device: str = "cpu-test-2c") -> Results:
 
 def test_write_and_read_back(tmp_path: Path) -> None:
     results = sample_results()
-    paths = write(results, tmp_path)
+    paths = write_results(results, tmp_path)
     assert read(paths["json"]).rows[1].samples_ns == results.rows[1].samples_ns
     data = json.loads(paths["json"].read_text())
     assert data["counts"] == {"ok": 3, "export_failed": 1, "not_applicable": 1}

@@ -14,7 +14,8 @@ import pytest
 from helpers import REPO_ROOT
 
 from mlrelease.cli import build_parser
-from mlrelease.config import load
+from mlrelease.registry import load_config
+from mlrelease.release.config import ReleaseConfig
 
 REPO = REPO_ROOT
 KINDS = ("nox", "invoke", "mlrelease")
@@ -55,7 +56,7 @@ def _invoke_tasks() -> set[str]:
 
 
 def _commands() -> list[list[str]]:
-    steps = load(REPO).release.checklist
+    steps = load_config(REPO).table(ReleaseConfig).checklist
     commands = []
     for step in steps:  # one argv per step: what runs is what the page shows
         if step.run and step.run[0] in KINDS:

@@ -10,7 +10,7 @@ import re
 
 from helpers.release import Repo
 
-from mlrelease.config import load
+from mlrelease.registry import load_config
 from mlrelease.release.checklist_doc import render
 from mlrelease.release.checklist_steps import DEFAULT_CHECKLIST
 
@@ -55,7 +55,7 @@ def test_a_ledger_written_under_the_old_names_resumes(repo: Repo, mlr) -> None: 
 
 
 def test_a_step_has_one_command_and_the_page_shows_it(repo: Repo, mlr) -> None:  # type: ignore[no-untyped-def]
-    page = render(load(repo.path))
+    page = render(load_config(repo.path))
     row = next(line for line in page.splitlines() if line.startswith("| 1 | `cut` |"))
     assert "`mlrelease release cut --version {series} --execute --push`" in row, row
     path = repo.path / "pyproject.toml"

@@ -10,11 +10,13 @@ from helpers import REPO_ROOT
 from helpers.release import Repo
 from packaging.version import Version
 
-from mlrelease.config import load, parse_section
+from mlrelease.config import parse_section
 from mlrelease.errors import ConfigError, UserError
-from mlrelease.gates import Context, Status, load_gates
+from mlrelease.gates import Context, Status
+from mlrelease.naming import Names
+from mlrelease.registry import load_config, load_gates
 from mlrelease.release import checklist_doc
-from mlrelease.release.config import Names, ReleaseConfig, parse_release, parse_series
+from mlrelease.release.config import ReleaseConfig, parse_release, parse_series
 
 ROOT = REPO_ROOT
 
@@ -85,14 +87,14 @@ def test_version_arguments() -> None:
 
 
 def test_checklist_page_is_generated_and_current() -> None:
-    config = load(ROOT)
+    config = load_config(ROOT)
     text = checklist_doc.render(config)
-    assert (ROOT / config.release.checklist_doc).read_text(encoding="utf-8") == text, (
+    assert (ROOT / config.table(ReleaseConfig).checklist_doc).read_text(encoding="utf-8") == text, (
         "docs/release/checklist.md is stale: run `mlrelease release checklist-doc`"
     )
     body = re.sub(r"```.*?```", "", text, flags=re.S)
     assert [line for line in body.splitlines() if line.startswith("# ")] == ["# Release checklist"]
-    for step in config.release.checklist:
+    for step in config.table(ReleaseConfig).checklist:
         assert f"| `{step.id}` |" in text
     assert "## Patch releases" in text and "## Cherry-picks" in text
     assert "`Release-Target: X.Y`" in text
@@ -111,8 +113,8 @@ def test_checklist_doc_check_mode(repo: Repo, mlr) -> None:  # type: ignore[no-u
 
 
 def gate(repo: Repo):  # type: ignore[no-untyped-def]
-    g = load_gates(load(repo.path))["git_state"]
-    return g.execute(Context(load(repo.path)))
+    g = load_gates(load_config(repo.path))["git_state"]
+    return g.execute(Context(load_config(repo.path)))
 
 
 def test_git_state_passes_on_this_repository_style_main(repo: Repo) -> None:

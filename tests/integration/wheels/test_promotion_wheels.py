@@ -18,8 +18,13 @@ from helpers.wheels import FINAL, RC, Built
 
 from mlrelease import cli
 from mlrelease.edges import git, proc
+from mlrelease.registry import load_config
 from mlrelease.wheels import artifacts, promote
-from mlrelease.wheels.project import load_project
+from mlrelease.wheels.project import Project, from_config
+
+
+def project_at(root: Path) -> Project:
+    return from_config(load_config(root))
 
 
 @pytest.fixture
@@ -53,7 +58,7 @@ def test_dry_run_shows_the_exact_upload_and_sends_nothing(
     assert _promote(built, release) == 0
     err = capsys.readouterr().err
     assert "Dry run: nothing uploaded" in err
-    promotion = promote.prepare(load_project(built.repo), release, version=FINAL)
+    promotion = promote.prepare(project_at(built.repo), release, version=FINAL)
     wheel, sdist = (
         release / f"mlrelease-{FINAL}-py3-none-any.whl",
         release / f"mlrelease-{FINAL}.tar.gz",
@@ -162,7 +167,7 @@ def test_execute_publishes_exactly_the_rc_files(
     monkeypatch.setenv("TWINE_PASSWORD", "test")
     # A local index gets no --skip-existing (twine allows it for PyPI and TestPyPI only).
     command = promote.prepare(
-        load_project(built.repo), release, version=FINAL, repository_url=url
+        project_at(built.repo), release, version=FINAL, repository_url=url
     ).command
     assert "--skip-existing" not in command and command[-3:-2] == [url]
     assert _promote(built, release, "--repository-url", url, "--execute") == 0

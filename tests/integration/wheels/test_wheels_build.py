@@ -13,8 +13,14 @@ import tomlkit  # bump-my-version's TOML library: edits keep the file's layout
 from helpers.wheels import FINAL, RC, REPO, Built
 
 from mlrelease import cli
+from mlrelease.registry import load_config
 from mlrelease.wheels import artifacts, audit, build
-from mlrelease.wheels.project import Project, load_project
+from mlrelease.wheels.project import Project, from_config
+
+
+def project_at(root: Path) -> Project:
+    return from_config(load_config(root))
+
 
 REQUIRED = {"win_arm64", "win_amd64", "manylinux_aarch64", "manylinux_x86_64", "macosx_arm64"}
 
@@ -73,7 +79,7 @@ def test_build_audits_smoke_tests_and_writes_sums(built: Built) -> None:
     for dist in (built.dist, built.native / "dist"):
         assert artifacts.verify_sums(dist) == []
     # The RC's tree still carries the RC version: only a throw-away copy was restamped.
-    assert load_project(built.repo).version == RC
+    assert project_at(built.repo).version == RC
     assert f'__version__ = "{RC}"' in (built.repo / "src/mlrelease/__init__.py").read_text()
 
 
@@ -96,7 +102,7 @@ def _without(wheel: Path, module: str, target: Path) -> Path:
 def test_missing_module_fails_naming_the_file(built: Built, tmp_path: Path) -> None:
     (wheel,) = built.dist.glob("*.whl")
     broken = _without(wheel, "mlrelease/versions.py", tmp_path)
-    findings = audit.audit(load_project(built.repo), [broken], FINAL, require=("wheel",))
+    findings = audit.audit(project_at(built.repo), [broken], FINAL, require=("wheel",))
     assert findings, "a wheel without mlrelease/versions.py passed the audit"
     assert all(f.file == wheel.name for f in findings)
     assert any("W101" in f.message and "mlrelease/versions.py" in f.message for f in findings)
@@ -107,7 +113,7 @@ def test_wrong_version_in_file_name_fails_naming_the_file(built: Built, tmp_path
     (wheel,) = built.dist.glob("*.whl")
     renamed = tmp_path / wheel.name.replace(FINAL, "0.1.1")
     renamed.write_bytes(wheel.read_bytes())
-    findings = audit.audit(load_project(built.repo), [renamed], FINAL, require=("wheel",))
+    findings = audit.audit(project_at(built.repo), [renamed], FINAL, require=("wheel",))
     assert [str(f) for f in findings if "version in the file name" in f.message] == [
         f"{renamed.name}: version in the file name is `0.1.1`, expected `{FINAL}`"
     ]
@@ -115,7 +121,7 @@ def test_wrong_version_in_file_name_fails_naming_the_file(built: Built, tmp_path
 
 @pytest.mark.slow
 def test_failed_audit_leaves_dist_as_it_was(built: Built) -> None:
-    project = load_project(built.native)
+    project = project_at(built.native)
     before = {p.name: p.read_bytes() for p in (built.native / "dist").iterdir()}
     strict = dataclasses.replace(
         project.wheels, wheel_files=[*project.wheels.wheel_files, "native_adopter/_gone.*"]

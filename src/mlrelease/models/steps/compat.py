@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from mlrelease.models import compat as compat_rules
+from mlrelease.models.runtimes import Limits
 from mlrelease.models.steps.state import State, verdict
 from mlrelease.models.verdicts import Outcome, StepVerdict
-from mlrelease.runtimes import Limits
 
 if TYPE_CHECKING:
     from onnx import ModelProto

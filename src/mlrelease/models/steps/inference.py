@@ -6,12 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from mlrelease.edges import installed
+from mlrelease.models.runtimes import Runtime, Unavailable, clean_message
 from mlrelease.models.steps.data import load_datasets
 from mlrelease.models.steps.facts import output_names
 from mlrelease.models.steps.state import Arrays, Dataset, State, first_line, verdict
 from mlrelease.models.verdicts import Outcome, StepVerdict
 from mlrelease.requirements import MissingDependency
-from mlrelease.runtimes import Runtime, Unavailable, clean_message
 
 
 def compare(expected: Arrays, got: Arrays, names: list[str], rtol: float, atol: float) -> list[str]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import statistics
 import time
 
+from mlrelease.models.runtimes import Runtime, clean_message
 from mlrelease.models.steps.state import State, verdict
 from mlrelease.models.verdicts import Outcome, StepVerdict
-from mlrelease.runtimes import Runtime, clean_message
 
 
 def step_performance(state: State) -> StepVerdict:

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING
 
 from mlrelease.models.config import RuntimeSpec
 from mlrelease.models.manifest import ModelJob
+from mlrelease.models.runtimes import Runtime, Unavailable
 from mlrelease.models.safefile import Root
 from mlrelease.models.verdicts import Outcome, StepVerdict
-from mlrelease.runtimes import Runtime, Unavailable
 
 if TYPE_CHECKING:
     import numpy as np
@@ -60,7 +60,7 @@ class State:
 
     def runtimes(self) -> list[Runtime | Unavailable]:
         if self._runtimes is None:
-            from mlrelease import runtimes
+            from mlrelease.models import runtimes
 
             runtimes.import_plugins(self.job.runtime_plugins, source="runtime-plugins")
             specs = [RuntimeSpec(**spec) for spec in self.job.runtimes] or [RuntimeSpec()]

@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from mlrelease.models.runtimes import Limits, Unavailable, clean_message
 from mlrelease.models.steps.compat import compat_findings
 from mlrelease.models.steps.facts import ai_onnx_opset, output_names
 from mlrelease.models.steps.inference import compare, run_runtime
@@ -14,7 +15,6 @@ from mlrelease.models.steps.opset_imports import opset_import_problems
 from mlrelease.models.steps.shape_inference import strict_inference
 from mlrelease.models.steps.state import State, first_line, verdict
 from mlrelease.models.verdicts import Outcome, StepVerdict
-from mlrelease.runtimes import Limits, Unavailable, clean_message
 
 if TYPE_CHECKING:
     from onnx import ModelProto

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mlrelease import versions
-from mlrelease.config import Config, load
-from mlrelease.edges import git, installed
+from mlrelease.config import Config, read_toml
+from mlrelease.edges import faults, git, installed, journal
 from mlrelease.edges import proc as processes
 from mlrelease.errors import PreconditionError, UserError
 
@@ -36,11 +36,9 @@ def _tool() -> list[str]:
 
 
 def _bmv(root: Path, *args: str) -> processes.CompletedProcess[str]:
-    from mlrelease.release import bmv_faults, plan
-
-    if bmv_faults.active():  # the kill harness: fault points inside bump-my-version's writes
-        tool = processes.python_module("mlrelease.release.bmv_faults")
-        return processes.call([*tool, *args], cwd=root, env=plan.fault_env())
+    if faults.active():  # the kill harness: fault points inside bump-my-version's writes
+        tool = processes.python_module("mlrelease.project.bump_faults")
+        return processes.call([*tool, *args], cwd=root, env=faults.fault_env())
     return processes.call([*_tool(), *args], cwd=root)
 
 
@@ -124,8 +122,6 @@ def _expressed(config: Config, current: str, *, to: str | None, part: str | None
 def recover(root: Path, *, execute: bool) -> list[str]:
     """Undo an ``mlrelease bump`` killed mid-write (its journal names the files): restore them
     from HEAD. A dry run only refuses, saying so; it changes and deletes nothing."""
-    from mlrelease.release import plan as journal  # the release flow's edit journal
-
     data = journal.read_journal(root) if git.is_repo(root) else None
     if not data or not str(data.get("purpose", "")).startswith("mlrelease bump"):
         return []
@@ -138,9 +134,9 @@ def recover(root: Path, *, execute: bool) -> list[str]:
     return [f"Restored {', '.join(restored) or 'nothing'} from HEAD (an interrupted bump)."]
 
 
-def execute(config: Config, bump_plan: Plan, *, journal: bool = False) -> None:
+def execute(config: Config, bump_plan: Plan, *, journalled: bool = False) -> None:
     """Rewrite the files. Refuses a dirty tree; restores every file if bump-my-version fails.
-    With ``journal``, the files are journalled first, so that :func:`recover` undoes a kill."""
+    With ``journalled``, the files are journalled first, so that :func:`recover` undoes a kill."""
     if bump_plan.noop or bump_plan.from_tags:
         return
     if git.is_repo(config.root):
@@ -152,18 +148,16 @@ def execute(config: Config, bump_plan: Plan, *, journal: bool = False) -> None:
             )
     files = sorted({config.root / f for f, _ in bump_plan.changes} | {config.pyproject_path})
     saved = {path: path.read_bytes() for path in files}
-    if journal:
-        from mlrelease.release import plan as edits
-
+    if journalled:
         names = [p.relative_to(config.root).as_posix() for p in files]
         purpose = f"mlrelease bump --to {bump_plan.new} --execute"
-        edits.write_journal(config.root, names, purpose)
+        journal.write_journal(config.root, names, purpose)
     proc = _bmv(config.root, "bump", "--new-version", bump_plan.new, "--allow-dirty")
     failure = (proc.stderr or proc.stdout).strip() if proc.returncode != 0 else ""
     if not failure:
         # Trust, then check: every occurrence now carries the new version.
-        after = load(config.root)
-        found, problems = versions.scan(after.root, after.pyproject, str(after.pyproject_path))
+        after = read_toml(config.pyproject_path)
+        found, problems = versions.scan(config.root, after, str(config.pyproject_path))
         stale = versions.mismatches(found, bump_plan.new)
         if problems or stale or len(found) < len(bump_plan.changes):
             failure = (
@@ -177,16 +171,12 @@ def execute(config: Config, bump_plan: Plan, *, journal: bool = False) -> None:
     if failure:
         for path, data in saved.items():
             path.write_bytes(data)
-        if journal:  # every file is restored: nothing is left to recover
-            from mlrelease.release import plan as edits
-
-            edits.journal_path(config.root).unlink(missing_ok=True)
+        if journalled:  # every file is restored: nothing is left to recover
+            journal.drop_journal(config.root)
         raise UserError(
             f"bump-my-version did not write {bump_plan.new} (exit {proc.returncode}); every "
             f"file was restored: {failure}"
         )
-    if journal:
-        from mlrelease.release import plan as edits
-
-        edits.fault_point("bump:after:write")
-        edits.journal_path(config.root).unlink(missing_ok=True)
+    if journalled:
+        faults.fault_point("bump:after:write")
+        journal.drop_journal(config.root)

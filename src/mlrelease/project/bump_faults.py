@@ -1,6 +1,6 @@
 """bump-my-version with fault points inside its own file writes (a test hook).
 
-``python -m mlrelease.release.bmv_faults ARGS`` runs ``bump-my-version ARGS`` after wrapping
+``python -m mlrelease.project.bump_faults ARGS`` runs ``bump-my-version ARGS`` after wrapping
 the two ways it writes a file (``ConfiguredFile.write_file_contents`` for the listed files,
 ``Path.write_text`` for ``current_version`` in pyproject.toml): each write first truncates the
 file, as ``open(path, "w")`` does, then writes it, with a fault point after each stage:
@@ -9,26 +9,20 @@ file, as ``open(path, "w")`` does, then writes it, with a fault point after each
 - ``bmv:after:N-FILE``: the Nth write is complete; later files are not written yet (a
   mixed-version tree).
 
-:func:`mlrelease.bump.execute` runs this module instead of bump-my-version only while the
-fault-injection environment is set (:data:`~mlrelease.release.plan.FAULT_ENV` or
-:data:`~mlrelease.release.plan.FAULT_RECORD_ENV`): the kill harness kills the bump there and
-checks that a re-run converges. The process kills the command above it too (``fault_env``).
+:func:`mlrelease.project.bump.execute` runs this module instead of bump-my-version only while
+the fault-injection environment is set (:func:`mlrelease.edges.faults.active`): the kill
+harness kills the bump there and checks that a re-run converges. The process kills the command
+above it too (:func:`~mlrelease.edges.faults.fault_env`).
 """
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from mlrelease.release.plan import FAULT_ENV, FAULT_RECORD_ENV, fault_point
-
-
-def active() -> bool:
-    """Whether a fault test runs (only then is this module used instead of bump-my-version)."""
-    return bool(os.environ.get(FAULT_ENV) or os.environ.get(FAULT_RECORD_ENV))
+from mlrelease.edges.faults import fault_point
 
 
 def install(root: Path) -> None:

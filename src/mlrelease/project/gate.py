@@ -1,19 +1,20 @@
-"""Gates every project has: versions, changelog, exit-criteria page, test suite."""
+"""The project's gates, which every project has: versions, changelog, exit-criteria page, test
+suite."""
 
 from __future__ import annotations
 
 import datetime as dt
 import re
 import shlex
-from dataclasses import dataclass, field
 
 from packaging.version import Version
 
-from mlrelease import changelog, exit_criteria, versions
+from mlrelease import versions
 from mlrelease.edges import files, git
 from mlrelease.edges.proc import TimeoutExpired, call, python
-from mlrelease.gates import Context, GateResult, gate, reuse, select
-from mlrelease.release.config import Names
+from mlrelease.gates import Context, GateResult, gate
+from mlrelease.project import changelog, exit_criteria, suite_reuse
+from mlrelease.project.config import TestsOptions
 
 
 @gate(
@@ -28,7 +29,7 @@ def check_versions(ctx: Context) -> GateResult:
     table = versions.bumpversion_table(ctx.config.pyproject, source)
     expected = str(table["current_version"])
     parsed = versions.parse(expected, key="tool.bumpversion.current_version", source=source)
-    names = Names.of(ctx.config.release, source)
+    names = ctx.names
     tagged_here = [
         (tag, names.parse_tag(tag)) for tag in (git.tags_at(ctx.root) if git.head(ctx.root) else [])
     ]
@@ -95,9 +96,7 @@ def check_changelog(ctx: Context) -> GateResult:
 )
 def check_exit_criteria_doc(ctx: Context) -> GateResult:
     page = ctx.config.exit_criteria_doc
-    generated = files.Generated(
-        ctx.config.path(page), exit_criteria.render(select(ctx.config)), page
-    )
+    generated = files.Generated(ctx.config.path(page), exit_criteria.render(ctx.configured), page)
     difference = generated.difference()
     if difference == "missing":
         return GateResult.failed(f"{page} does not exist; run `mlrelease gates doc --execute`")
@@ -106,19 +105,6 @@ def check_exit_criteria_doc(ctx: Context) -> GateResult:
             f"{page} is stale ({difference}); run `mlrelease gates doc --execute` and commit it"
         )
     return GateResult.passed(f"{page} is current")
-
-
-@dataclass(frozen=True)
-class TestsOptions:
-    command: list[str] = field(
-        default_factory=lambda: ["python", "-m", "pytest", "-q"]  # a command spec
-    )
-    """The test command, run in the project root; ``python`` is the interpreter running
-    mlrelease, started without the root on ``sys.path`` (install the project, or set pytest's
-    ``pythonpath``, for tests that import it from the root)."""
-    timeout_s: int = 3600
-    reuse: bool = True
-    """Reuse the last passing result of the same commit, tree, command and environment."""
 
 
 @gate(
@@ -131,8 +117,8 @@ def check_tests(ctx: Context) -> GateResult:
     log = ctx.evidence_path("tests", "output.txt")
     command = _interpreter(options.command)
     stamp_path = ctx.evidence_path("tests", "passed.json")
-    now = reuse.fingerprint(ctx.root, options.command) if options.reuse else None
-    last = reuse.load(stamp_path) if now else None
+    now = suite_reuse.fingerprint(ctx.root, options.command) if options.reuse else None
+    last = suite_reuse.load(stamp_path) if now else None
     if now and last and last.fingerprint == now[1]:
         return GateResult.passed(
             f"{last.summary} (reused: the run of {last.finished} passed on this commit "
@@ -157,7 +143,7 @@ def check_tests(ctx: Context) -> GateResult:
     if proc.returncode == 0:
         if now:
             finished = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-            reuse.save(stamp_path, reuse.Stamp(now[1], now[0], summary, finished))
+            suite_reuse.save(stamp_path, suite_reuse.Stamp(now[1], now[0], summary, finished))
         return GateResult.passed(summary, evidence=evidence)
     return GateResult.failed(f"exit {proc.returncode}; {summary}", evidence=evidence)
 
@@ -174,7 +160,5 @@ def _interpreter(command: list[str]) -> list[str]:
         return python(*command[1:])
     return list(command)
 
-
-TABLES: dict[str, type] = {}
 
 GATES = (check_versions, check_changelog, check_exit_criteria_doc, check_tests)

@@ -1,0 +1,210 @@
+"""Environments built with uv, cached by the hash of what they were asked to hold.
+
+An environment is a uv virtual environment whose requirements were resolved by ``uv pip
+compile`` (the resolution is written down, and a resolver failure is kept word for word as the
+reason the consumer could not be installed) and installed by ``uv pip sync``. Its key is the
+SHA-256 of the interpreter, the requirements, the indexes and find-links, the content hashes of
+local files among them and the preferred pins: the same request reuses the environment, any
+change builds a new one. An environment is built in a temporary folder and renamed into place
+when complete, so a killed build leaves nothing that looks finished.
+
+The candidate side is resolved *preferring* the baseline side's pins (``uv pip compile`` keeps
+what its output file already pins unless a requirement forces a change), so the two sides
+differ only by the project under test and what it really requires: the comparison is crater's
+"same crates, other compiler".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from packaging.utils import canonicalize_name
+
+from mlrelease.edges import proc
+from mlrelease.errors import UserError
+from mlrelease.requirements import MissingDependency
+
+FORMAT = 1
+"""Bumped when the key or the layout of an environment changes."""
+RECORD = "mlrelease-env.json"
+
+
+@dataclass(frozen=True)
+class EnvSpec:
+    """What an environment must hold."""
+
+    python: str
+    """The interpreter (a path)."""
+    python_version: str
+    requirements: tuple[str, ...]
+    index_url: str = "https://pypi.org/simple"
+    extra_index_urls: tuple[str, ...] = ()
+    find_links: tuple[str, ...] = ()
+    identity: tuple[str, ...] = ()
+    """Content hashes of local files the requirements name (a candidate's wheels)."""
+    no_build: tuple[str, ...] = ()
+    """Distributions never built from source (the project under test: a wheel or nothing)."""
+    prefer: tuple[str, ...] = ()
+    """``name==version`` pins preferred by the resolver (the baseline side's resolution)."""
+
+    def key(self) -> str:
+        data = {**asdict(self), "format": FORMAT}
+        data.pop("python")  # the version and the hashes say what it is, not where it lies
+        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+
+
+@dataclass
+class Env:
+    """A ready environment."""
+
+    path: Path
+    pins: dict[str, str]
+    """Canonical distribution name -> version, as resolved."""
+    cached: bool = False
+    seconds: float = 0.0
+
+    @property
+    def python(self) -> Path:
+        return self.path / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+
+
+@dataclass
+class InstallFailure:
+    """Why an environment could not be built: the resolver's (or the build's) own words."""
+
+    reason: str
+    seconds: float = 0.0
+    command: list[str] = field(default_factory=list)
+
+
+def uv_binary() -> str:
+    """The uv executable: on PATH, else the one the ``uv`` Python package ships."""
+    found = shutil.which("uv")
+    if found:
+        return found
+    try:
+        import uv  # type: ignore[import-not-found,import-untyped,unused-ignore]
+
+        return str(uv.find_uv_bin())
+    except (ImportError, FileNotFoundError):
+        raise MissingDependency("uv", extra="downstream") from None
+
+
+def _sources(spec: EnvSpec) -> list[str]:
+    args = ["--index-url", spec.index_url]
+    for url in spec.extra_index_urls:
+        args += ["--extra-index-url", url]
+    for link in spec.find_links:
+        args += ["--find-links", link]
+    for name in spec.no_build:
+        args += ["--only-binary", name]
+    return args
+
+
+INSTALL_FAILURES = ("No solution found", "Failed to build", "Failed to prepare", "not compatible")
+"""uv's words for "this cannot be installed" (anything else, a network error or a usage
+error, is a problem of the run, raised, never reported as the consumer's)."""
+
+
+def _failure(
+    done: proc.CompletedProcess[str], started: float, command: Sequence[str]
+) -> InstallFailure:
+    if not any(words in done.stderr for words in INSTALL_FAILURES):
+        shown = " ".join(command)
+        raise UserError(f"uv failed (exit {done.returncode}): {shown}\n{reason(done.stderr)}")
+    return InstallFailure(reason(done.stderr), time.perf_counter() - started, list(command))
+
+
+def reason(stderr: str) -> str:
+    """The resolver's explanation from uv's error output, without the noise around it."""
+    lines = [line.rstrip() for line in stderr.splitlines() if line.strip()]
+    start = next((i for i, line in enumerate(lines) if line.startswith("error:")), 0)
+    picked = [line.replace("╰─▶", "").strip() for line in lines[start:]]
+    picked = [line.removeprefix("error:").removeprefix("cause:").strip() for line in picked]
+    text = "\n".join(line for line in picked if line)
+    return text[:2000] or "uv failed without saying why"
+
+
+def pins(lock: str) -> dict[str, str]:
+    """``name==version`` lines of a ``uv pip compile`` output, by canonical name."""
+    found: dict[str, str] = {}
+    for line in lock.splitlines():
+        line = line.split("#", 1)[0].strip()
+        if "==" in line and " @ " not in line:
+            name, _, version = line.partition("==")
+            found[canonicalize_name(name.split("[")[0].strip())] = version.split(";")[0].strip()
+    return found
+
+
+def _uv(args: Sequence[str], cwd: Path) -> proc.CompletedProcess[str]:
+    env = {**os.environ, "UV_PYTHON_DOWNLOADS": "never", "UV_NO_PROGRESS": "1"}
+    env.pop("VIRTUAL_ENV", None)
+    return proc.call([uv_binary(), *args], cwd=cwd, env=env)
+
+
+def _load(folder: Path) -> Env | None:
+    try:
+        data = json.loads((folder / RECORD).read_text(encoding="utf-8"))
+        return Env(folder, dict(data["pins"]), cached=True)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def build(spec: EnvSpec, cache: Path, *, refresh: bool = False) -> Env | InstallFailure:
+    """The environment of ``spec``: from the cache, else resolved, installed and stored."""
+    key = spec.key()
+    folder = cache / "envs" / key[:24]
+    if not refresh:
+        found = _load(folder)
+        if found is not None:
+            return found
+    started = time.perf_counter()
+    work = cache / "envs" / f".build-{key[:12]}-{uuid.uuid4().hex[:8]}"
+    work.mkdir(parents=True)
+    try:
+        venv = work / "venv"
+        made = _uv(["venv", "--quiet", "--no-config", "--relocatable", "--python", spec.python,
+                    str(venv)], work)  # fmt: skip
+        if made.returncode != 0:
+            raise UserError(
+                f"uv cannot make an environment with {spec.python}: {reason(made.stderr)}"
+            )
+        (work / "requirements.in").write_text("\n".join(spec.requirements) + "\n", encoding="utf-8")
+        (work / "lock.txt").write_text("\n".join(spec.prefer) + "\n", encoding="utf-8")
+        python = Env(venv, {}).python
+        common = ["--no-config", "--python", str(python), *_sources(spec)]
+        compile_args = ["pip", "compile", "--quiet", "--no-header", "requirements.in",
+                        "-o", "lock.txt", *common]  # fmt: skip
+        resolved = _uv(compile_args, work)
+        if resolved.returncode != 0:
+            return _failure(resolved, started, ["uv", *compile_args])
+        sync_args = ["pip", "sync", "--quiet", "lock.txt", *common]
+        synced = _uv(sync_args, work)
+        if synced.returncode != 0:
+            return _failure(synced, started, ["uv", *sync_args])
+        lock = (work / "lock.txt").read_text(encoding="utf-8")
+        record = {"key": key, "spec": asdict(spec), "pins": pins(lock), "lock": lock}
+        (venv / RECORD).write_text(json.dumps(record, indent=2), encoding="utf-8")
+        return _install(venv, folder, pins(lock), time.perf_counter() - started, refresh)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _install(venv: Path, folder: Path, found: dict[str, str], seconds: float, refresh: bool) -> Env:
+    """Move the finished environment into its place (a concurrent twin may have won)."""
+    if refresh:
+        shutil.rmtree(folder, ignore_errors=True)
+    try:
+        venv.rename(folder)
+    except OSError:
+        if _load(folder) is None:
+            raise
+    return Env(folder, found, cached=False, seconds=seconds)

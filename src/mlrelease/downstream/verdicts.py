@@ -1,0 +1,251 @@
+"""Compare one consumer's two side runs, test by test (pure).
+
+The classification follows crater (regressed / fixed / spurious / broken) and Debian's
+autopkgtest migration policy (a failure is a regression only when the reference run, the same
+test against the released version, passes; a test that always failed is "always failed",
+here ``broken both``):
+
+- passed on the baseline, failed (or an error) on the candidate: ``regressed`` when every re-run
+  agrees, else ``spurious``;
+- failed on the baseline, passed on the candidate: ``fixed`` when every re-run agrees, else
+  ``spurious``;
+- failed on both: ``broken both``; passed on both: ``passed``; skipped on either: ``skipped``;
+- present on the candidate only: ``new``; on the baseline only: ``gone``, or ``not run`` when
+  the candidate's run was killed before it.
+
+A test missing on one side because its module failed to import there inherits that collection
+error (a removed API that breaks an import is a regression of every test of the module). The
+run itself is the pseudo test :data:`RUN` (passed when the test process finished, failed on a
+timeout, a crash, or pytest's own errors), so a candidate that hangs is judged as well.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+RUN = "<run>"
+"""The pseudo test standing for the whole test process of a side."""
+
+
+class CaseOutcome(str, enum.Enum):
+    """One test's result on one side (xfail counts as skipped, xpass as passed)."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    ERROR = "error"
+    SKIPPED = "skipped"
+
+    @property
+    def bad(self) -> bool:
+        return self in (CaseOutcome.FAILED, CaseOutcome.ERROR)
+
+
+class Verdict(str, enum.Enum):
+    """What the pair of outcomes (and the re-runs) say about one test."""
+
+    REGRESSED = "regressed"
+    SPURIOUS = "spurious"
+    FIXED = "fixed"
+    BROKEN = "broken both"
+    PASSED = "passed"
+    SKIPPED = "skipped"
+    NEW = "new"
+    GONE = "gone"
+    NOT_RUN = "not run"
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """One test on one side: its outcome and the first lines of its failure."""
+
+    nodeid: str
+    outcome: CaseOutcome
+    message: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"nodeid": self.nodeid, "outcome": self.outcome.value, "message": self.message}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> CaseResult:
+        return cls(str(data["nodeid"]), CaseOutcome(data["outcome"]), str(data.get("message", "")))
+
+
+@dataclass
+class SideRun:
+    """One run of a consumer's selection in one environment."""
+
+    tests: dict[str, CaseResult] = field(default_factory=dict)
+    """By node id, :data:`RUN` included."""
+    collect_errors: dict[str, str] = field(default_factory=dict)
+    """Node id prefix (a module, a folder) -> why it could not be collected."""
+    duration_s: float = 0.0
+
+    @property
+    def finished(self) -> bool:
+        run = self.tests.get(RUN)
+        return run is None or run.outcome is CaseOutcome.PASSED
+
+    def outcome(self, nodeid: str) -> CaseResult | None:
+        """The test's result; for a module or folder (no ``::``), its collection: an error
+        where it did not import, else passed; a test of a module that did not import inherits
+        that error."""
+        found = self.tests.get(nodeid)
+        if found is not None:
+            return found
+        if nodeid in self.collect_errors:
+            return CaseResult(
+                nodeid, CaseOutcome.ERROR, f"collection error: {self.collect_errors[nodeid]}"
+            )
+        for prefix, message in self.collect_errors.items():
+            if nodeid.startswith(prefix.rstrip("/") + "::") or nodeid.startswith(prefix + "/"):
+                return CaseResult(nodeid, CaseOutcome.ERROR, f"collection error: {message}")
+        if "::" not in nodeid and nodeid != RUN and self.finished:
+            return CaseResult(nodeid, CaseOutcome.PASSED)
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "tests": [t.to_dict() for t in self.tests.values()],
+            "collect_errors": dict(self.collect_errors),
+            "duration_s": round(self.duration_s, 3),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SideRun:
+        tests = [CaseResult.from_dict(t) for t in data.get("tests", [])]
+        return cls(
+            {t.nodeid: t for t in tests},
+            {str(k): str(v) for k, v in data.get("collect_errors", {}).items()},
+            float(data.get("duration_s", 0.0)),
+        )
+
+
+@dataclass(frozen=True)
+class CaseVerdict:
+    """One test's verdict with both sides' results and what the re-runs saw."""
+
+    nodeid: str
+    verdict: Verdict
+    baseline: CaseOutcome | None
+    candidate: CaseOutcome | None
+    message: str = ""
+    """The candidate's failure (a regression), or the baseline's (a fix)."""
+    note: str = ""
+    """What the re-runs found (for ``spurious``)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "nodeid": self.nodeid,
+            "verdict": self.verdict.value,
+            "baseline": None if self.baseline is None else self.baseline.value,
+            "candidate": None if self.candidate is None else self.candidate.value,
+            "message": self.message,
+            "note": self.note,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> CaseVerdict:
+        def side(value: Any) -> CaseOutcome | None:
+            return None if value is None else CaseOutcome(value)
+
+        return cls(
+            str(data["nodeid"]),
+            Verdict(data["verdict"]),
+            side(data.get("baseline")),
+            side(data.get("candidate")),
+            str(data.get("message", "")),
+            str(data.get("note", "")),
+        )
+
+
+def _pair(nodeid: str, baseline: SideRun, candidate: SideRun) -> CaseVerdict:
+    b, c = baseline.outcome(nodeid), candidate.outcome(nodeid)
+    bo = None if b is None else b.outcome
+    co = None if c is None else c.outcome
+    if b is None or c is None:
+        if b is None:
+            return CaseVerdict(nodeid, Verdict.NEW, bo, co, c.message if c else "")
+        kind = Verdict.GONE if candidate.finished else Verdict.NOT_RUN
+        return CaseVerdict(nodeid, kind, bo, co)
+    if CaseOutcome.SKIPPED in (bo, co):
+        return CaseVerdict(nodeid, Verdict.SKIPPED, bo, co)
+    if b.outcome.bad and c.outcome.bad:
+        return CaseVerdict(nodeid, Verdict.BROKEN, bo, co, c.message)
+    if c.outcome.bad:
+        return CaseVerdict(nodeid, Verdict.REGRESSED, bo, co, c.message)
+    if b.outcome.bad:
+        return CaseVerdict(nodeid, Verdict.FIXED, bo, co, b.message)
+    return CaseVerdict(nodeid, Verdict.PASSED, bo, co)
+
+
+def compare(baseline: SideRun, candidate: SideRun) -> list[CaseVerdict]:
+    """First verdicts, before re-runs: ``regressed``/``fixed`` here are suspects."""
+    ids = sorted(
+        {*baseline.tests, *candidate.tests, *baseline.collect_errors, *candidate.collect_errors},
+        key=lambda n: (n != RUN, n),
+    )
+    found = [_pair(n, baseline, candidate) for n in ids]
+    if not baseline.finished or not candidate.finished:
+        return found
+    # Both runs finished: the run itself passed on both sides, which says nothing.
+    return [v for v in found if v.nodeid != RUN or v.verdict is not Verdict.PASSED]
+
+
+def suspects(verdicts: Iterable[CaseVerdict]) -> list[str]:
+    """Node ids to re-run: the differences (regressed or fixed), the run itself included."""
+    return [v.nodeid for v in verdicts if v.verdict in (Verdict.REGRESSED, Verdict.FIXED)]
+
+
+def _agrees(runs: Sequence[SideRun], nodeid: str, *, bad: bool) -> bool:
+    for run in runs:
+        found = run.outcome(nodeid)
+        if found is None or found.outcome is CaseOutcome.SKIPPED or found.outcome.bad is not bad:
+            return False
+    return True
+
+
+def confirm(
+    verdicts: Sequence[CaseVerdict],
+    baseline_reruns: Sequence[SideRun],
+    candidate_reruns: Sequence[SideRun],
+) -> list[CaseVerdict]:
+    """Final verdicts: a regression (or fix) stands only when every re-run of both sides gives
+    the same pair of outcomes again; otherwise it is ``spurious``, saying which side flipped."""
+    out = []
+    for v in verdicts:
+        if v.verdict not in (Verdict.REGRESSED, Verdict.FIXED):
+            out.append(v)
+            continue
+        regressed = v.verdict is Verdict.REGRESSED
+        base_ok = _agrees(baseline_reruns, v.nodeid, bad=not regressed)
+        cand_ok = _agrees(candidate_reruns, v.nodeid, bad=regressed)
+        if base_ok and cand_ok:
+            n = len(candidate_reruns)
+            note = f"confirmed by {n} re-run{'s' if n != 1 else ''}" if n else "not re-run"
+            out.append(_replace(v, note=note))
+            continue
+        flipped = [side for side, ok in (("candidate", cand_ok), ("baseline", base_ok)) if not ok]
+        first = (
+            "failed on the candidate and passed on the baseline"
+            if regressed
+            else "passed on the candidate and failed on the baseline"
+        )
+        note = f"{first}, then the re-run on the {' and the '.join(flipped)} disagreed: flaky"
+        out.append(_replace(v, verdict=Verdict.SPURIOUS, note=note))
+    return out
+
+
+def _replace(v: CaseVerdict, **changes: Any) -> CaseVerdict:
+    data = {**v.to_dict(), **{k: getattr(val, "value", val) for k, val in changes.items()}}
+    return CaseVerdict.from_dict(data)
+
+
+def counts(verdicts: Iterable[CaseVerdict]) -> dict[Verdict, int]:
+    """How many tests got each verdict (every verdict present, zeros included)."""
+    found = {v: 0 for v in Verdict}
+    for v in verdicts:
+        found[v.verdict] += 1
+    return found

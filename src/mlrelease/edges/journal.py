@@ -1,0 +1,66 @@
+"""The edit journal: crash safety for every command that edits files before it commits them.
+
+Before the first file is written, the journal (``.git/mlrelease-edit.json``) records HEAD, the
+files about to change and the command's purpose. A process killed between the edits and the
+commit leaves the journal behind; the next run of an editing command restores exactly those
+files from HEAD (:func:`rollback`) and redoes the edit, so no half-edited file survives a crash.
+A journal whose HEAD has moved on means the commit landed; it is dropped. Used by the release
+verbs (through their plans' journal actions) and by ``mlrelease bump``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from mlrelease.edges import git
+
+JOURNAL = "mlrelease-edit.json"
+"""The journal's file name, in the repository's git folder."""
+
+
+def journal_path(root: Path) -> Path:
+    return git.git_dir(root) / JOURNAL
+
+
+def read_journal(root: Path) -> dict[str, Any] | None:
+    path = journal_path(root)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except ValueError:
+        # Unparsable (a kill during the journal write cannot leave one: it is replaced
+        # atomically). Left in place: only an executing run drops it, never a dry run.
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def write_journal(root: Path, files: Sequence[str], purpose: str) -> None:
+    """Record HEAD and ``files`` before they are edited (atomically: absent or complete)."""
+    path = journal_path(root)
+    tmp = path.with_suffix(".tmp")
+    data = {"head": git.head(root), "files": list(files), "purpose": purpose}
+    tmp.write_text(json.dumps(data), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def drop_journal(root: Path) -> None:
+    journal_path(root).unlink(missing_ok=True)
+
+
+def rollback(root: Path) -> list[str]:
+    """Restore the journalled files from HEAD (after a failed edit); returns the files."""
+    journal = read_journal(root)
+    if journal is None or journal.get("head") != git.head(root):
+        drop_journal(root)
+        return []
+    dirty = set(git.dirty_files(root))
+    files = [f for f in journal.get("files", []) if f in dirty]
+    if files:
+        git.run(root, "restore", "--source=HEAD", "--staged", "--worktree", "--", *files)
+    drop_journal(root)
+    return files

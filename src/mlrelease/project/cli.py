@@ -1,0 +1,102 @@
+"""``mlrelease changelog``, ``mlrelease bump`` and ``mlrelease version``: the project's version and
+changelog from the command line."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rich.markup import escape
+
+from mlrelease.config import Config, find_root
+from mlrelease.edges import files
+from mlrelease.project import bump, changelog
+from mlrelease.terminal import make_console
+
+console = make_console()
+
+
+def _config(args: argparse.Namespace) -> Config:
+    loaded: Config = args.load_config(args.root)
+    return loaded
+
+
+def _say(text: str) -> None:
+    console.print(escape(text), soft_wrap=True)
+
+
+def cmd_changelog(args: argparse.Namespace) -> int:
+    config = _config(args)
+    after = changelog.generate(
+        config.root,
+        config.changelog,
+        bump=changelog.bump_tag(args.bump, config.names.tag_of),
+        repository_url=changelog.repository_url(config.pyproject),
+        other_changes=config.changelog_other_changes,
+        write=False,
+    )
+    log = files.Generated(config.path(config.changelog), after, config.changelog)
+    return files.run(args, [log], command="mlrelease changelog", say=_say)
+
+
+def cmd_bump(args: argparse.Namespace) -> int:
+    # An interrupted bump is undone first, before any (maybe half-written) file is read.
+    for note in bump.recover(args.root or find_root(Path.cwd()), execute=args.execute):
+        console.print(note)
+    config = _config(args)
+    bump_plan = bump.plan(config, to=args.to, part=args.part)
+    if bump_plan.from_tags:
+        console.print(
+            "The version comes from git tags (tool.mlrelease.version-source = 'scm'): a bump "
+            "has no file to write. The release is its tag (`mlrelease release` verbs make it)."
+        )
+        return 0
+    if bump_plan.noop:
+        console.print(f"Version is already {bump_plan.new}; nothing to do.")
+        return 0
+    console.print(f"Bump {bump_plan.current} -> {bump_plan.new} in:")
+    for file, line in bump_plan.changes:
+        console.print(f"  {file}:{line}")
+    if not args.execute:
+        console.print("Dry run: nothing written. Re-run with --execute to apply.")
+        return 0
+    bump.execute(config, bump_plan, journalled=True)
+    console.print(f"Version is now {bump_plan.new}. Review and commit the change.")
+    return 0
+
+
+def cmd_version(args: argparse.Namespace) -> int:
+    print(_config(args).version)
+    return 0
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``changelog``, ``bump`` and ``version`` to the mlrelease command line."""
+    p = sub.add_parser(
+        "changelog",
+        help="generate the changelog from Conventional Commits",
+        description="Regenerate the changelog in place with git-changelog's angular "
+        "convention. Dry run (prints the diff) unless --execute; --check fails when the "
+        "changelog differs from a regeneration.",
+    )
+    p.add_argument(
+        "--bump",
+        metavar="VERSION",
+        help="title the unreleased section with this version ('auto' to infer it)",
+    )
+    files.add_arguments(p, what="the changelog")
+    p.set_defaults(func=cmd_changelog)
+
+    p = sub.add_parser(
+        "bump",
+        help="bump the version in every listed file (bump-my-version)",
+        description="Change the version in every file listed in [tool.bumpversion]. "
+        "Dry run unless --execute; refuses a dirty tree.",
+    )
+    group = p.add_mutually_exclusive_group(required=True)
+    group.add_argument("--to", metavar="VERSION", help="the new version, e.g. 1.5.0 or 1.5.0rc1")
+    group.add_argument("--part", choices=sorted(bump.PARTS), help="the part to increment")
+    p.add_argument("--execute", action="store_true", help="write the files")
+    p.set_defaults(func=cmd_bump)
+
+    sub.add_parser("version", help="print the project version").set_defaults(func=cmd_version)

@@ -1,0 +1,72 @@
+"""Merging shards, judging regressions against the known-failures list, rendering."""
+
+from __future__ import annotations
+
+import datetime as dt
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from mlrelease.downstream import known, render, results
+from mlrelease.downstream.results import ConsumerResult, RunResults
+from mlrelease.downstream.verdicts import CaseOutcome, CaseVerdict, Verdict
+from mlrelease.errors import UserError
+
+TODAY = dt.date(2026, 11, 24)
+
+
+def regressed(nodeid: str, message: str = "E boom") -> CaseVerdict:
+    return CaseVerdict(nodeid, Verdict.REGRESSED, CaseOutcome.PASSED, CaseOutcome.FAILED, message)
+
+
+def run(*consumers: ConsumerResult, shard: tuple[int, int] | None = None) -> RunResults:
+    return RunResults("onnx", "onnx 1.23.0", ["a.whl 00"], "onnx 1.22.0", "3.11.7",
+                      ["a", "b"], list(consumers), shard)  # fmt: skip
+
+
+def test_merge_joins_shards_and_refuses_what_is_not_one_run() -> None:
+    a, b = ConsumerResult("a"), ConsumerResult("b")
+    merged = results.merge([run(b, shard=(2, 2)), run(a, shard=(1, 2))])
+    assert [r.name for r in merged.results] == ["a", "b"] and merged.shard is None
+    with pytest.raises(UserError, match="no shard has b"):
+        results.merge([run(a)])
+    with pytest.raises(UserError, match="is in two shards"):
+        results.merge([run(a), run(a, b)])
+    other = run(b)
+    other.baseline = "onnx 1.21.0"
+    with pytest.raises(UserError, match="disagree on baseline"):
+        results.merge([run(a), other])
+
+
+def test_judge_blocks_unknown_regressions_and_install_regressions() -> None:
+    a = ConsumerResult("a", verdicts=[regressed("t::x"), regressed("t::y")])
+    b = ConsumerResult("b", status=results.NOT_INSTALLED, install={"candidate": "Because ..."})
+    c = ConsumerResult(
+        "c", status=results.NOT_INSTALLED, install={"baseline": "x", "candidate": "x"}
+    )
+    entry = known.KnownFailure("a", "t::y", "@rm", "upstream bug", dt.date(2026, 12, 1))
+    judgement = results.judge(run(a, b, c), [entry], TODAY)
+    assert [(f.consumer.name, f.nodeid) for f in judgement.blocking] == [
+        ("a", "t::x"),
+        ("b", "<install>"),
+    ]
+    assert [f.nodeid for f in judgement.accepted] == ["t::y"]
+    assert not judgement.ok
+
+
+def test_render_is_safe_for_third_party_text() -> None:
+    assert render.code("a `b` c") == "``a `b` c``"
+    assert render.code("`x`") == "`` `x` ``"
+    assert render.block("x\n```\ny")[0] == "````"
+    nasty = regressed("t::a|b", "E ```\nE </failure><x>")
+    r = ConsumerResult("a", verdicts=[nasty], owner="@o")
+    judgement = results.judge(run(r), [], TODAY)
+    page = render.page(run(r), judgement)
+    assert "t::a\\|b" in page or "`t::a|b`" in page
+    root = ET.fromstring(render.junit(run(r), judgement))
+    (failure,) = root.iter("failure")
+    assert "</failure><x>" in (failure.text or "")
+    lines = render.gate_details(run(r), judgement)
+    assert all("\n" not in line for line in lines)
+    assert any("regressed: **a** `t::a|b` (@o)" in line for line in lines)
+    assert render.summary(run(r), judgement).startswith("1 consumer, 1 regression, 0 spurious")

@@ -1,0 +1,270 @@
+"""Imports go down the layers of :mod:`mlrelease.layers` only, and none goes round in a circle.
+
+Every import counts, at module level or inside a function alike: an import deferred into a
+function still couples the two modules, and a circle of them is still a circle. Imports under
+``if TYPE_CHECKING:`` do not count (they never run).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import mlrelease
+from mlrelease import layers
+from mlrelease.layers import Layer
+
+SRC = Path(mlrelease.__file__).parent
+FEATURES = "features"
+"""The layer whose members may import each other only along :data:`~layers.FEATURE_ARROWS`."""
+
+
+@dataclass(frozen=True)
+class Edge:
+    """``source`` imports ``target`` on ``line`` of the source's file."""
+
+    source: str
+    target: str
+    line: int
+
+
+def modules_of(folder: Path, package: str) -> dict[str, Path]:
+    """Dotted name -> file of every module of the package in ``folder``."""
+    found = {}
+    for path in sorted(folder.rglob("*.py")):
+        parts = (package, *path.relative_to(folder).with_suffix("").parts)
+        found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return found
+
+
+def _type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _imports(tree: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
+    """Every import statement that can run: anywhere but the body of ``if TYPE_CHECKING:``."""
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
+        elif isinstance(node, ast.If) and _type_checking(node):
+            for child in node.orelse:
+                yield from _imports(ast.Module(body=[child], type_ignores=[]))
+        else:
+            yield from _imports(node)
+
+
+def _targets(name: str, path: Path, node: ast.Import | ast.ImportFrom) -> list[str]:
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    base = node.module or ""
+    if node.level:
+        package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+        anchor = package[: len(package) - node.level + 1]
+        base = ".".join([*anchor, base] if base else anchor)
+    return [base, *(f"{base}.{alias.name}" for alias in node.names)]
+
+
+def edges_of(modules: Mapping[str, Path]) -> list[Edge]:
+    """Every import between two modules of the package (importing ``a.b.c`` runs ``a`` and
+    ``a.b`` first, so those count too), but a module's imports of its own parent packages."""
+    found = set()
+    for name, path in modules.items():
+        for node in _imports(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+            for target in _targets(name, path, node):
+                parts = target.split(".")
+                for i in range(1, len(parts) + 1):
+                    dotted = ".".join(parts[:i])
+                    own = name == dotted or name.startswith(dotted + ".")
+                    if dotted in modules and not own:
+                        found.add(Edge(name, dotted, node.lineno))
+    return sorted(found, key=lambda e: (e.source, e.target, e.line))
+
+
+def cycles(edges: Sequence[Edge]) -> list[list[str]]:
+    """Groups of modules that import each other (strongly connected components > 1)."""
+    graph: dict[str, set[str]] = {}
+    for edge in edges:
+        graph.setdefault(edge.source, set()).add(edge.target)
+        graph.setdefault(edge.target, set())
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(graph[node]):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def unit_of(module: str) -> str:
+    """The top-level module or package a module belongs to (``""``: the package itself)."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def _layer(unit: str, order: Sequence[Layer]) -> int | None:
+    return next((i for i, layer in enumerate(order) if unit in layer.units), None)
+
+
+def undeclared(modules: Mapping[str, Path], order: Sequence[Layer]) -> list[str]:
+    units = sorted({unit_of(m) for m in modules})
+    return [u for u in units if _layer(u, order) is None]
+
+
+def upward(
+    edges: Sequence[Edge], order: Sequence[Layer], arrows: Mapping[str, Sequence[str]]
+) -> list[str]:
+    """The imports that break the order: to a higher layer, or between two features along no
+    declared arrow."""
+    found = []
+    for edge in edges:
+        source, target = unit_of(edge.source), unit_of(edge.target)
+        low, high = _layer(target, order), _layer(source, order)
+        if source == target or low is None or high is None or low < high:
+            continue
+        where = f"{edge.source} ({order[high].name}) imports {edge.target}"
+        if low > high:
+            found.append(f"{where} ({order[low].name}) on line {edge.line}: upward")
+        elif order[low].name == FEATURES and target not in arrows.get(source, ()):
+            found.append(f"{where} on line {edge.line}: no arrow {source} -> {target} declared")
+    return found
+
+
+def _describe(cycle: list[str], edges: Sequence[Edge]) -> str:
+    members = set(cycle)
+    inside = [
+        f"{e.source}:{e.line} -> {e.target}" for e in edges if {e.source, e.target} <= members
+    ]
+    return f"{len(cycle)} modules ({', '.join(cycle)}): " + "; ".join(inside)
+
+
+FIX = (
+    "Pass what the lower module needs down to it (an argument, a Context field) instead of "
+    "importing up, or move the shared piece down; a new feature arrow is declared in "
+    "src/mlrelease/layers.py (FEATURE_ARROWS) after asking."
+)
+
+
+def test_every_module_is_in_a_declared_layer() -> None:
+    missing = undeclared(modules_of(SRC, "mlrelease"), layers.LAYERS)
+    assert missing == [], f"declare these units of mlrelease in src/mlrelease/layers.py: {missing}"
+
+
+def test_no_import_goes_round_in_a_circle() -> None:
+    edges = edges_of(modules_of(SRC, "mlrelease"))
+    found = cycles(edges)
+    assert found == [], "modules that import each other: " + " | ".join(
+        _describe(c, edges) for c in found
+    )
+
+
+def test_imports_go_down_the_layers_only() -> None:
+    edges = edges_of(modules_of(SRC, "mlrelease"))
+    found = upward(edges, layers.LAYERS, layers.FEATURE_ARROWS)
+    assert found == [], (
+        f"{len(found)} imports break the layer order: " + "; ".join(found) + (f". {FIX}")
+    )
+
+
+def test_the_feature_arrows_name_features_and_form_no_circle() -> None:
+    [features] = [layer for layer in layers.LAYERS if layer.name == FEATURES]
+    assert sorted(layers.FEATURE_ARROWS) == sorted(features.units)
+    for source, targets in layers.FEATURE_ARROWS.items():
+        assert set(targets) <= set(features.units) - {source}, source
+    as_edges = [Edge(s, t, 0) for s, targets in layers.FEATURE_ARROWS.items() for t in targets]
+    assert cycles(as_edges) == []
+
+
+def test_every_unit_is_declared_once() -> None:
+    units = [u for layer in layers.LAYERS for u in layer.units]
+    assert len(units) == len(set(units))
+    assert layers.layer_of("config") == 1 and layers.layer_of("nowhere") is None
+
+
+# --- the checker itself can fail ------------------------------------------------------------
+
+ORDER = (
+    Layer("core", ("", "base"), ""),
+    Layer(FEATURES, ("a", "b"), ""),
+    Layer("root", ("top",), ""),
+)
+
+
+def _package(tmp_path: Path, files: Mapping[str, str]) -> dict[str, Path]:
+    folder = tmp_path / "pkg"
+    for name, text in {"__init__.py": "", **files}.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text, encoding="utf-8")
+    return modules_of(folder, "pkg")
+
+
+def test_the_checker_sees_imports_inside_functions_but_not_for_type_checkers(
+    tmp_path: Path,
+) -> None:
+    modules = _package(
+        tmp_path,
+        {
+            "base.py": "def load():\n    from pkg import top\n",
+            "top.py": "from typing import TYPE_CHECKING\nfrom pkg import base\n"
+            "if TYPE_CHECKING:\n    from pkg.a import x\nelse:\n    import pkg.b\n",
+            "a/__init__.py": "",
+            "b/__init__.py": "",
+        },
+    )
+    edges = edges_of(modules)
+    assert {(e.source, e.target) for e in edges} == {
+        ("pkg.base", "pkg.top"),
+        ("pkg.top", "pkg.base"),
+        ("pkg.top", "pkg.b"),
+    }
+    assert cycles(edges) == [["pkg.base", "pkg.top"]]
+    assert upward(edges, ORDER, {}) == ["pkg.base (core) imports pkg.top (root) on line 2: upward"]
+
+
+def test_the_checker_allows_declared_feature_arrows_only(tmp_path: Path) -> None:
+    modules = _package(
+        tmp_path,
+        {
+            "a/__init__.py": "",
+            "a/one.py": "from pkg.b import two\nfrom pkg.a import three\n",
+            "a/three.py": "from pkg import base\n",
+            "b/__init__.py": "",
+            "b/two.py": "",
+            "base.py": "",
+        },
+    )
+    edges = edges_of(modules)
+    assert upward(edges, ORDER, {"a": ("b",), "b": ()}) == []
+    assert upward(edges, ORDER, {"a": (), "b": ()}) == [
+        "pkg.a.one (features) imports pkg.b on line 1: no arrow a -> b declared",
+        "pkg.a.one (features) imports pkg.b.two on line 1: no arrow a -> b declared",
+    ]
+    assert undeclared(modules, ORDER[:1]) == ["a", "b"]
