@@ -9,9 +9,6 @@ never "a regression to explain".
 
 from __future__ import annotations
 
-import json
-import shutil
-import textwrap
 from collections.abc import Callable
 from pathlib import Path
 
@@ -20,9 +17,9 @@ import onnx
 import onnxruntime
 import pytest
 from helpers.installed import Venv, run
+from helpers.ops import ops_project, private_cache
 
 from mlrelease.cli import main
-from mlrelease.ops import cases
 
 pytestmark = pytest.mark.slow
 
@@ -30,32 +27,13 @@ pytestmark = pytest.mark.slow
 @pytest.fixture
 def measured(tmp_path: Path) -> Path:
     """A project whose index was measured with Pillow: ImageDecoder passes on the reference."""
-    cache = tmp_path / "cache"
-    cases.onnx_node_cases()  # generated once (and cached) if this machine is cold
-    target = cases.cache_path(cache)
-    target.parent.mkdir(parents=True)
-    shutil.copy(cases.cache_path(cases.default_cache_dir()), target)
-    root = tmp_path / "project"
-    root.mkdir()
-    (root / "pyproject.toml").write_text(
-        textwrap.dedent(f"""\
-        [project]
-        name = "demo"
-        version = "1.0.0"
-
-        [tool.mlrelease]
-        gates = ["ops_index"]
-
-        [tool.mlrelease.ops]
-        select = ["test_image_decoder*"]
-        cache-dir = {json.dumps(str(cache))}
-
+    backends = """
         [[tool.mlrelease.ops.backends]]
         name = "reference"
         kind = "reference"
-        """),
-        encoding="utf-8",
-    )
+        """
+    cache = private_cache(tmp_path / "cache")
+    root = ops_project(tmp_path / "project", ["test_image_decoder*"], backends, cache)
     assert main(["--root", str(root), "ops", "index", "--execute"]) == 0
     return root
 
