@@ -42,7 +42,7 @@ from mlrelease.models.runtimes import Limits
 from mlrelease.naming import Names
 from mlrelease.opsets.rules import check as opset_check
 from mlrelease.registry import load_config
-from mlrelease.wheels import artifacts, plan
+from mlrelease.wheels import artifacts, matrix
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "case-studies" / "onnx.md"
@@ -200,10 +200,10 @@ def wheel_keys(checkout: Path, work: Path, release: str, env_dir: Path) -> set[s
     git(checkout, "worktree", "add", "--detach", str(work), f"v{release}")
     python = env_python(env_dir, f"cibw-{CIBUILDWHEEL}", [f"cibuildwheel=={CIBUILDWHEEL}"])
     saved = dict(os.environ)
-    # plan.query runs the first cibuildwheel on PATH.
+    # matrix.query runs the first cibuildwheel on PATH.
     os.environ.update(WHEEL_ARCHS, PATH=f"{python.parent}{os.pathsep}{os.environ['PATH']}")
     try:
-        return {str(i) for i in plan.query(work)}
+        return {str(i) for i in matrix.query(work)}
     finally:
         os.environ.clear()
         os.environ.update(saved)

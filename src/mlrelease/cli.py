@@ -22,7 +22,7 @@ from mlrelease.config import Config
 from mlrelease.edges import files, installed
 from mlrelease.errors import UserError
 from mlrelease.gates import parse_shard
-from mlrelease.project import exit_criteria
+from mlrelease.project import service
 from mlrelease.registry import load_gates, select
 from mlrelease.terminal import make_console
 
@@ -79,11 +79,7 @@ def _say(text: str) -> None:
 
 def cmd_gates_doc(args: argparse.Namespace) -> int:
     config = _config(args)
-    page = files.Generated(
-        config.path(config.exit_criteria_doc),
-        exit_criteria.render(select(config)),
-        config.exit_criteria_doc,
-    )
+    page = service.exit_criteria_page(config, select(config))
     return files.run(args, [page], command="mlrelease gates doc", say=_say)
 
 

@@ -16,7 +16,7 @@ torch = pytest.importorskip("torch", reason="the perf dependency group is not in
     ("name", "layers"), [("bert", 1), ("efficientnet_b0", None), ("vit_b16", 1), ("resnet50", None)]
 )
 def test_builders_give_well_scaled_features(name: str, layers: int | None) -> None:
-    from mlrelease.perf.models import build
+    from mlrelease.perf.builders import build
 
     spec = BUILTIN_MODELS[name]
     built = build(spec, spec.shapes[0].key, layers)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from mlrelease.perf.builders import Built
 from mlrelease.perf.catalog import InputShape
-from mlrelease.perf.models import Built
 
 
 @torch.library.custom_op("mlrelease_tests::scramble", mutates_args=())

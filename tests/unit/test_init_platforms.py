@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 import tomllib
 
-from mlrelease.wheels import declared as platforms
+from mlrelease.wheels import platforms
 
 ONNX_LIKE = """
 [tool.cibuildwheel]

@@ -3,6 +3,7 @@ every feature package, and a new gate that costs one file plus one registry line
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import pytest
@@ -16,25 +17,36 @@ from mlrelease.perf.config import PerfConfig
 from mlrelease.registry import Feature, load_config, load_gates, select
 
 SRC = Path(mlrelease.__file__).parent
-ROOMS = ("cli.py", "config.py", "gate.py")
-NO_ROOMS = {
-    "init": "`mlrelease init` writes a configuration; it has no table and no gate",
+COMMAND_ROOMS = ("cli.py", "service.py")
+"""Every feature: its sub-commands, and what they (and its gates) call."""
+GATE_ROOMS = ("config.py", "gate.py")
+"""A feature with tables or gates: its tables (and gate options), its gates."""
+PENDING = {
+    "release/service.py": "issue-23 adds it with the one release world (one function per verb)",
 }
+"""Rooms another branch adds: warned about until it lands, then removed from here."""
+
+
+def rooms(feature: Feature) -> tuple[str, ...]:
+    """What the architecture page promises a feature package holds."""
+    return COMMAND_ROOMS + (GATE_ROOMS if feature.tables or feature.gates else ())
 
 
 def test_every_feature_package_is_registered_and_has_the_same_rooms() -> None:
     [features] = [layer for layer in layers.LAYERS if layer.name == "features"]
     present = sorted(u for u in features.units if (SRC / u / "__init__.py").is_file())
-    registered = [f.name for f in registry.FEATURES]
-    assert sorted(registered) == present, "a feature package is missing from FEATURES"
+    assert sorted(f.name for f in registry.FEATURES) == present, "a feature is not in FEATURES"
     missing = [
-        f"{package}/{room}"
-        for package in present
-        if package not in NO_ROOMS
-        for room in ROOMS
-        if not (SRC / package / room).is_file()
+        f"{feature.name}/{room}"
+        for feature in registry.FEATURES
+        for room in rooms(feature)
+        if not (SRC / feature.name / room).is_file()
     ]
-    assert missing == []
+    pending = [m for m in missing if m in PENDING]
+    if pending:
+        warnings.warn(f"rooms still to come from other branches: {pending}", stacklevel=1)
+    assert [m for m in missing if m not in PENDING] == []
+    assert not [p for p in PENDING if (SRC / p).is_file()], "landed: remove it from PENDING"
 
 
 def test_the_command_line_lists_the_registered_features_commands() -> None:

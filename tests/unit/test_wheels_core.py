@@ -9,28 +9,28 @@ from packaging.version import Version
 
 from mlrelease.config import parse_section
 from mlrelease.errors import ConfigError, PreconditionError, UserError
-from mlrelease.wheels import artifacts, plan, promote
+from mlrelease.wheels import artifacts, matrix, promote
 from mlrelease.wheels.config import WheelsConfig
 from mlrelease.wheels.project import Project, build_version
 
 
-def ids(*texts: str) -> list[plan.Identifier]:
-    return [plan.parse_identifier(t) for t in texts]
+def ids(*texts: str) -> list[matrix.Identifier]:
+    return [matrix.parse_identifier(t) for t in texts]
 
 
 def test_identifier_and_platform_arch() -> None:
-    ident = plan.parse_identifier("cp312-win_arm64")
+    ident = matrix.parse_identifier("cp312-win_arm64")
     assert (ident.python, ident.tag, ident.cpython_version) == ("cp312", "win_arm64", "3.12")
-    assert plan.parse_identifier("cp313t-manylinux_x86_64").cpython_version is None
-    assert plan.platform_arch("musllinux_aarch64") == ("linux", "aarch64")
-    assert plan.platform_arch("win_amd64") == ("windows", "AMD64")
-    assert plan.platform_arch("macosx_universal2") == ("macos", "universal2")
+    assert matrix.parse_identifier("cp313t-manylinux_x86_64").cpython_version is None
+    assert matrix.platform_arch("musllinux_aarch64") == ("linux", "aarch64")
+    assert matrix.platform_arch("win_amd64") == ("windows", "AMD64")
+    assert matrix.platform_arch("macosx_universal2") == ("macos", "universal2")
     with pytest.raises(ValueError, match="not a cibuildwheel build identifier"):
-        plan.parse_identifier("linux-x86_64")
+        matrix.parse_identifier("linux-x86_64")
 
 
 def test_native_jobs_one_per_platform_arch_on_native_runners() -> None:
-    jobs = plan.make_jobs(
+    jobs = matrix.make_jobs(
         "examples/x",
         "x",
         "native",
@@ -47,10 +47,10 @@ def test_native_jobs_one_per_platform_arch_on_native_runners() -> None:
 
 
 def test_pure_jobs_build_once_and_smoke_everywhere() -> None:
-    jobs = plan.make_jobs(".", "mlrelease", "pure", ids("cp312-macosx_arm64", "cp312-win_amd64"))
-    matrix = plan.Plan(jobs).matrix()
-    assert [j["builder"] for j in matrix["build"]] == ["build"]
-    assert [(j["runner"], j["artifact"]) for j in matrix["smoke"]] == [
+    jobs = matrix.make_jobs(".", "mlrelease", "pure", ids("cp312-macosx_arm64", "cp312-win_amd64"))
+    built = matrix.BuildMatrix(jobs).matrix()
+    assert [j["builder"] for j in built["build"]] == ["build"]
+    assert [(j["runner"], j["artifact"]) for j in built["smoke"]] == [
         ("macos-15", "dist-mlrelease-pure"),
         ("windows-2025", "dist-mlrelease-pure"),
     ]
@@ -58,8 +58,8 @@ def test_pure_jobs_build_once_and_smoke_everywhere() -> None:
 
 def test_unknown_runner_names_the_config_key() -> None:
     with pytest.raises(UserError, match=r"linux/ppc64le.*\[tool.mlrelease.wheels\] runners"):
-        plan.make_jobs(".", "x", "native", ids("cp312-manylinux_ppc64le"))
-    jobs = plan.make_jobs(
+        matrix.make_jobs(".", "x", "native", ids("cp312-manylinux_ppc64le"))
+    jobs = matrix.make_jobs(
         ".", "x", "native", ids("cp312-manylinux_ppc64le"), {"linux/ppc64le": "self-hosted-power"}
     )
     assert jobs[1].runner == "self-hosted-power"
@@ -67,7 +67,7 @@ def test_unknown_runner_names_the_config_key() -> None:
 
 def test_coverage_names_missing_platform_and_python() -> None:
     found = ids("cp310-win_amd64", "cp311-win_amd64", "cp311-macosx_arm64")
-    problems = plan.coverage_problems(
+    problems = matrix.coverage_problems(
         found, ["win_amd64", "win_arm64", "macosx_arm64"], ["3.10", "3.11"]
     )
     assert problems == [
@@ -75,7 +75,7 @@ def test_coverage_names_missing_platform_and_python() -> None:
         "required platform `macosx_arm64` has no build identifier for CPython 3.10 "
         "(declared in the classifiers)",
     ]
-    assert plan.coverage_problems(found[:2], ["win_amd64"], ["3.10", "3.11"]) == []
+    assert matrix.coverage_problems(found[:2], ["win_amd64"], ["3.10", "3.11"]) == []
 
 
 def test_classifier_versions() -> None:
@@ -89,7 +89,7 @@ def test_classifier_versions() -> None:
             ]
         }
     }
-    assert plan.classifier_versions(pyproject) == ["3.10", "3.12"]
+    assert matrix.classifier_versions(pyproject) == ["3.10", "3.12"]
 
 
 def test_identify_and_platform_family() -> None:

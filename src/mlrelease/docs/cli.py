@@ -75,7 +75,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     )
 
 
-def _describe(plan: freeze.Plan) -> list[str]:
+def _describe(plan: freeze.Freeze) -> list[str]:
     root = plan.root
     what = "the dev docs" if plan.release is None else f"the docs of {plan.name}"
     action = "Replace" if plan.replaces else "Write"

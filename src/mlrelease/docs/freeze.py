@@ -47,7 +47,7 @@ class BuildFailed(UserError):
 
 
 @dataclass(frozen=True)
-class Plan:
+class Freeze:
     """What a freeze will do; every precondition has been checked."""
 
     name: str
@@ -98,7 +98,7 @@ def plan(
     dev: bool = False,
     site_dir: Path | None = None,
     force: bool = False,
-) -> Plan:
+) -> Freeze:
     """Check the preconditions of freezing ``version`` (or the dev docs) and describe it."""
     root = config.root
     docs.validate(str(config.pyproject_path))
@@ -165,7 +165,7 @@ def plan(
     listed = switcher.versions(before or [])
     has_dev = dev or (site_dir / switcher.DEV).is_dir() or switcher.has_dev(before or [])
     after = switcher.entries([*listed, *([] if dev else [name])], docs.base_url, dev=has_dev)
-    return Plan(
+    return Freeze(
         name=name,
         ref=ref,
         commit=commit,
@@ -182,7 +182,7 @@ def plan(
     )
 
 
-def execute(plan: Plan, *, log: Path, step: Callable[[str], Any] | None = None) -> str | None:
+def execute(plan: Freeze, *, log: Path, step: Callable[[str], Any] | None = None) -> str | None:
     """Build and publish; returns the site commit when the site is a git checkout."""
     say = step or (lambda message: None)
     temporary = Path(tempfile.mkdtemp(prefix=f"mlrelease-docs-{plan.name}-"))
@@ -229,7 +229,7 @@ def execute(plan: Plan, *, log: Path, step: Callable[[str], Any] | None = None) 
         shutil.rmtree(temporary, ignore_errors=True)
 
 
-def _environment(env_dir: Path, worktree: Path, plan: Plan, log: Path) -> str:
+def _environment(env_dir: Path, worktree: Path, plan: Freeze, log: Path) -> str:
     """A fresh virtual environment with the tag's docs group (and the project at the tag)."""
     bindir = "Scripts" if os.name == "nt" else "bin"
     python = str(env_dir / bindir / ("python.exe" if os.name == "nt" else "python"))

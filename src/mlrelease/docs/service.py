@@ -13,7 +13,7 @@ from mlrelease.docs.config import DocsConfig
 
 
 @dataclass
-class Outcome:
+class DocsCheck:
     """What a checked build found."""
 
     stale: list[str] = field(default_factory=list)
@@ -58,13 +58,13 @@ def check_generated(config: Config, docs: DocsConfig) -> list[str]:
 
 def build(
     config: Config, docs: DocsConfig, out: Path, *, logs: Path | None = None, generated: bool = True
-) -> Outcome:
+) -> DocsCheck:
     """Check the generated pages, build HTML (warnings are errors), check internal links.
 
     ``out`` receives ``html/``, ``linkcheck/`` and the shared doctrees; with ``logs`` Sphinx's
     output goes to files there instead of the terminal.
     """
-    outcome = Outcome(stale=check_generated(config, docs) if generated else [])
+    outcome = DocsCheck(stale=check_generated(config, docs) if generated else [])
     source = config.path(docs.source)
     doctrees = out / ".doctrees"
     outcome.html = sphinx_run.build(

@@ -1,2 +1,8 @@
-"""Edges: one module per outside system (git, processes, onnxruntime); the core never touches
-them directly."""
+"""Edges: one module per outside system; the core never touches one directly.
+
+:mod:`~mlrelease.edges.git` (every git call), :mod:`~mlrelease.edges.proc` (every process) and
+:mod:`~mlrelease.edges.python` (every Python subprocess), :mod:`~mlrelease.edges.files`
+(generated files), :mod:`~mlrelease.edges.onnxruntime` (every onnxruntime session), and the
+crash safety of mutating commands: :mod:`~mlrelease.edges.journal` (the edit journal) and
+:mod:`~mlrelease.edges.faults` (fault points). Edges import only the utilities and the core.
+"""

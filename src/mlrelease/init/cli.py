@@ -4,106 +4,14 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
-from rich.table import Table
-
-from mlrelease import requirements
-from mlrelease.config import Loader
-from mlrelease.edges import installed
-from mlrelease.errors import UserError
-from mlrelease.init import detect, propose, snapshot
-from mlrelease.terminal import make_console
-from mlrelease.wheels import declared as platforms
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
-
-# No markup: what init prints is full of TOML table names in brackets.
-console = make_console(markup=False)
-
-
-def _native_platforms(root: Path, pyproject: dict[str, Any]) -> tuple[list[str] | None, str]:
-    """The required platforms of the project's declared build matrix (never this machine's)."""
-    try:
-        identifiers, declared = platforms.query(root, pyproject)
-    except UserError as exc:
-        return None, f"cibuildwheel could not list the builds ({exc}); platforms left at defaults"
-    required = platforms.pick_required({i.tag for i in identifiers}, declared.named_tags)
-    archs = {p: a for p, a in declared.archs.items() if a}
-    matrix = "; ".join(f"{p}: {' '.join(a)}" for p, a in archs.items())
-    return required, (
-        f"required-platforms: what cibuildwheel selects on the declared architectures "
-        f"({matrix or 'none'}), from {'; '.join(declared.sources)}"
-    )
-
-
-def run(root: Path, *, execute: bool, load_config: Loader) -> int:
-    """Detect, show the proposal and its reasons; with ``execute``, append it to pyproject,
-    then read it back with ``load_config`` (the registry's: every table, checked)."""
-    root = root.resolve()
-    if not root.is_dir():
-        raise UserError(f"init: {root} is not a folder; pass --root PATH of the project.")
-    path = root / "pyproject.toml"
-    before = path.read_bytes() if path.is_file() else None
-    try:
-        current: dict[str, Any] = tomllib.loads(before.decode("utf-8")) if before else {}
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise UserError(f"{path}: not valid TOML ({exc}); fix it before running init.") from None
-    if "mlrelease" in current.get("tool", {}):
-        console.print(f"{path} already has [tool.mlrelease]; nothing to propose or write.")
-        return 0
-    found = detect.detect(snapshot.take(root))
-    required, platform_note = (None, "")
-    if found.build.kind == "native":
-        required, platform_note = _native_platforms(root, current)
-    proposal = propose.propose(found, current, required_platforms=required)
-    if platform_note:
-        proposal.notes.append(platform_note)
-    table = Table(title=f"mlrelease init: {root.name}", title_justify="left")
-    table.add_column("topic")
-    table.add_column("found", overflow="fold")
-    table.add_column("why", overflow="fold")
-    for f in found.findings():
-        table.add_row(f.topic, f.found, f.why)
-    console.print(table)
-    verb = "Appending to" if execute else "Proposed additions to"
-    console.print(f"{verb} {path.name}{'' if before else ' (a new file)'}:")
-    print(proposal.text, end="")
-    for note in proposal.notes:
-        console.print(f"- {note}")
-    console.print("New files you may add (init writes none): " + "; ".join(proposal.new_files))
-    cibuildwheel = found.build.kind != "pure" or "cibuildwheel" in current.get("tool", {})
-    extras = requirements.gate_extras(proposal.gates, cibuildwheel=cibuildwheel)
-    if extras:
-        line = requirements.install_line(installed.environment(), extras)
-        console.print(f"What these gates need (`mlrelease doctor` checks it): `{line}`")
-    if not execute:
-        console.print("Dry run: nothing written. Re-run with --execute to write pyproject.toml.")
-        return 0
-    text = (before or b"").decode("utf-8")
-    if text and not text.endswith("\n"):
-        text += "\n"
-    path.write_text(text + ("\n" if text else "") + proposal.text, encoding="utf-8")
-    try:
-        load_config(root)
-    except UserError:
-        # Never leave a pyproject.toml that mlrelease itself refuses.
-        if before is None:
-            path.unlink()
-        else:
-            path.write_bytes(before)
-        raise
-    console.print(f"Wrote {path}. Next: `mlrelease verify` (and commit pyproject.toml).")
-    return 0
+from mlrelease.init import service
 
 
 def cmd_init(args: argparse.Namespace) -> int:
-    return run(args.root or Path.cwd(), execute=args.execute, load_config=args.load_config)
+    return service.run(args.root or Path.cwd(), execute=args.execute, load_config=args.load_config)
 
 
 def register(sub: Any) -> None:

@@ -25,7 +25,7 @@ from mlrelease.models.escaping import console as escape_console
 from mlrelease.models.escaping import md_text
 from mlrelease.models.manifest import ModelJob
 from mlrelease.models.safefile import Root, UnsafeFile
-from mlrelease.models.verdicts import STEPS, ModelVerdict, Outcome, StepVerdict
+from mlrelease.models.verdicts import STEPS, ModelVerdict, StepStatus, StepVerdict
 from mlrelease.terminal import make_console
 
 console = make_console()
@@ -123,7 +123,7 @@ def _replaced(
         submission.reasons.append(md_text(swapped))
         return
     for verdict in results:
-        verdict.steps.insert(0, StepVerdict("integrity", Outcome.FAIL, swapped))
+        verdict.steps.insert(0, StepVerdict("integrity", StepStatus.FAIL, swapped))
 
 
 def cmd_models_verify(args: argparse.Namespace) -> int:

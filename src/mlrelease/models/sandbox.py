@@ -21,7 +21,7 @@ import mlrelease
 from mlrelease.edges import proc
 from mlrelease.models.manifest import ModelJob
 from mlrelease.models.safefile import Root, UnsafeFile
-from mlrelease.models.verdicts import ModelVerdict, Outcome, StepVerdict
+from mlrelease.models.verdicts import ModelVerdict, StepStatus, StepVerdict
 from mlrelease.models.worker import MARK
 
 
@@ -144,11 +144,11 @@ def run(job: ModelJob, *, python: str | None = None, root: Root | None = None) -
         ][-5:]
         details = [f"stderr: {line[:300]}" for line in stderr_tail]
         step = running or next((s for s in _planned(job) if not verdict.step(s)), "integrity")
-        verdict.steps.append(StepVerdict(step, Outcome.FAIL, cause, details))
+        verdict.steps.append(StepVerdict(step, StepStatus.FAIL, cause, details))
         for rest in _planned(job):
             if verdict.step(rest) is None:
                 verdict.steps.append(
-                    StepVerdict(rest, Outcome.SKIP, f"not run: the worker stopped during {step}")
+                    StepVerdict(rest, StepStatus.SKIP, f"not run: the worker stopped during {step}")
                 )
     return verdict
 
@@ -158,8 +158,8 @@ def not_run(job: ModelJob, reason: str) -> ModelVerdict:
     verdict = ModelVerdict(name=job.name, path=job.model)
     verdict.limits = limits_reported(job)
     planned = _planned(job)
-    verdict.steps.append(StepVerdict(planned[0], Outcome.FAIL, reason))
-    verdict.steps.extend(StepVerdict(s, Outcome.SKIP, f"not run: {reason}") for s in planned[1:])
+    verdict.steps.append(StepVerdict(planned[0], StepStatus.FAIL, reason))
+    verdict.steps.extend(StepVerdict(s, StepStatus.SKIP, f"not run: {reason}") for s in planned[1:])
     return verdict
 
 

@@ -18,7 +18,7 @@ from mlrelease.models.config import CompatConfig, ModelsConfig, canonical_domain
 from mlrelease.models.escaping import console as escape_console
 from mlrelease.models.manifest import ModelJob
 from mlrelease.models.safefile import Root
-from mlrelease.models.verdicts import STYLE, ModelVerdict, Outcome
+from mlrelease.models.verdicts import STYLE, ModelVerdict, StepStatus
 from mlrelease.terminal import make_console
 
 NEEDS_LIMITS = {"compat", "version_conversion"}
@@ -146,14 +146,14 @@ def verify(
                 verdict = sandbox.run(job, root=root)
             if cache_dir is not None and digest is not None:
                 model_cache.store(cache_dir, digest, verdict)
-        worst = next((s for s in verdict.steps if s.outcome is Outcome.FAIL), None)
+        worst = next((s for s in verdict.steps if s.outcome is StepStatus.FAIL), None)
         outcome = (
-            Outcome.FAIL
+            StepStatus.FAIL
             if worst
             else (
-                Outcome.WARN
-                if any(s.outcome is Outcome.WARN for s in verdict.steps)
-                else Outcome.PASS
+                StepStatus.WARN
+                if any(s.outcome is StepStatus.WARN for s in verdict.steps)
+                else StepStatus.PASS
             )
         )
         tail = f": {worst.step}: {worst.summary}" if worst else ""

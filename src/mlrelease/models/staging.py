@@ -5,10 +5,10 @@ uses. The submission's paths are never opened again.
 In order: the model file is read once (its size and node count checked against the budget
 before anything parses it, its declared checksum computed on those bytes); the bytes are parsed
 without external data; one walk of the protobuf finds every tensor and every external data
-reference (:mod:`.integrity`); each referenced file, resolved inside the model's folder, is
-copied from its checked descriptor next to the private copy of the model (holes stay holes),
-with the digests its declarations need computed on the bytes copied; then offsets, lengths and
-checksums are checked against the copies.
+reference (:mod:`mlrelease.models.integrity`); each referenced file, resolved inside the model's
+folder, is copied from its checked descriptor next to the private copy of the model (holes stay
+holes), with the digests its declarations need computed on the bytes copied; then offsets,
+lengths and checksums are checked against the copies.
 """
 
 from __future__ import annotations

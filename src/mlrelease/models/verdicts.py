@@ -13,7 +13,7 @@ from mlrelease import markdown as md
 from mlrelease.models.escaping import console, md_code, md_text
 
 
-class Outcome(str, enum.Enum):
+class StepStatus(str, enum.Enum):
     """The verdict of one step. ``warn`` passes but says what looked wrong."""
 
     PASS = "pass"
@@ -39,10 +39,10 @@ anything parses, allocates or runs it. ``performance`` runs only when a baseline
 DEFAULT_STEPS = [s for s in STEPS if s != "performance"]
 
 STYLE = {
-    Outcome.PASS: "green",
-    Outcome.WARN: "yellow",
-    Outcome.FAIL: "bold red",
-    Outcome.SKIP: "dim",
+    StepStatus.PASS: "green",
+    StepStatus.WARN: "yellow",
+    StepStatus.FAIL: "bold red",
+    StepStatus.SKIP: "dim",
 }
 
 
@@ -51,7 +51,7 @@ class StepVerdict:
     """What one step found for one model."""
 
     step: str
-    outcome: Outcome
+    outcome: StepStatus
     summary: str
     details: list[str] = field(default_factory=list)
     duration_s: float = 0.0
@@ -69,7 +69,7 @@ class StepVerdict:
     def from_dict(cls, data: dict[str, Any]) -> StepVerdict:
         return cls(
             step=str(data["step"]),
-            outcome=Outcome(data["outcome"]),
+            outcome=StepStatus(data["outcome"]),
             summary=str(data["summary"]),
             details=[str(d) for d in data.get("details", [])],
             duration_s=float(data.get("duration_s", 0.0)),
@@ -98,13 +98,13 @@ class ModelVerdict:
 
     @property
     def ok(self) -> bool:
-        return all(s.outcome is not Outcome.FAIL for s in self.steps)
+        return all(s.outcome is not StepStatus.FAIL for s in self.steps)
 
     def step(self, name: str) -> StepVerdict | None:
         return next((s for s in self.steps if s.step == name), None)
 
     def failures(self) -> list[StepVerdict]:
-        return [s for s in self.steps if s.outcome is Outcome.FAIL]
+        return [s for s in self.steps if s.outcome is StepStatus.FAIL]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -162,7 +162,8 @@ def markdown_table(verdicts: Sequence[ModelVerdict]) -> str:
 
 
 def findings(
-    verdicts: Iterable[ModelVerdict], outcomes: Sequence[Outcome] = (Outcome.FAIL, Outcome.WARN)
+    verdicts: Iterable[ModelVerdict],
+    outcomes: Sequence[StepStatus] = (StepStatus.FAIL, StepStatus.WARN),
 ) -> list[str]:
     """Markdown bullets: each failed or warned step with its summary and details."""
     lines: list[str] = []
@@ -237,7 +238,7 @@ def rich_table(verdicts: Sequence[ModelVerdict], title: str = "model verificatio
 def summary(verdicts: Sequence[ModelVerdict]) -> str:
     """One line: how many models passed, and the first failure (inert Markdown)."""
     failed = [v for v in verdicts if not v.ok]
-    warned = sum(any(s.outcome is Outcome.WARN for s in v.steps) for v in verdicts)
+    warned = sum(any(s.outcome is StepStatus.WARN for s in v.steps) for v in verdicts)
     head = f"{len(verdicts) - len(failed)}/{len(verdicts)} models pass every step"
     if warned:
         head += f" ({warned} with warnings)"

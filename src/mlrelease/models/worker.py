@@ -85,7 +85,7 @@ def main() -> int:
     from mlrelease.models.safefile import UnsafeFile
     from mlrelease.models.steps import STEP_FUNCTIONS
     from mlrelease.models.steps.state import State
-    from mlrelease.models.verdicts import Outcome, StepVerdict
+    from mlrelease.models.verdicts import StepStatus, StepVerdict
 
     job = ModelJob.from_dict(job_data)
     steps = job.steps if "integrity" in job.steps else ["integrity", *job.steps]
@@ -98,13 +98,13 @@ def main() -> int:
             state.refused = str(exc)
         for step in steps:
             if state.stop:
-                verdict = StepVerdict(step, Outcome.SKIP, f"not run: {state.stop}")
+                verdict = StepVerdict(step, StepStatus.SKIP, f"not run: {state.stop}")
                 _emit(events, {"event": "verdict", **verdict.to_dict()})
                 continue
             _emit(events, {"event": "start", "step": step})
             start = time.perf_counter()
             verdict = run_step(step, STEP_FUNCTIONS[step], state)
-            if step == "integrity" and verdict.outcome not in (Outcome.PASS, Outcome.WARN):
+            if step == "integrity" and verdict.outcome not in (StepStatus.PASS, StepStatus.WARN):
                 # Nothing may touch a file step 0 did not clear, whatever made it fail.
                 state.stop = state.stop or "step 0 (integrity) did not clear the file"
             verdict.duration_s = time.perf_counter() - start
@@ -138,25 +138,25 @@ def open_root(job: ModelJob) -> Root:
 
 def run_step(step: str, function: Callable[[State], StepVerdict], state: State) -> StepVerdict:
     """One step's verdict; any exception it raises becomes a failing verdict naming the step."""
-    from mlrelease.models.verdicts import Outcome, StepVerdict
+    from mlrelease.models.verdicts import StepStatus, StepVerdict
 
     limit = state.job.memory_limit_mb
     try:
         return function(state)
     except MemoryError as exc:
-        return StepVerdict(step, Outcome.FAIL, memory_message(limit, exc))
+        return StepVerdict(step, StepStatus.FAIL, memory_message(limit, exc))
     except RecursionError:
         return StepVerdict(
             step,
-            Outcome.FAIL,
+            StepStatus.FAIL,
             f"step {step}: the model nests too deeply to process (Python recursion limit reached)",
         )
     except Exception as exc:  # a step must never take the other verdicts down with it
         text = f"{type(exc).__name__}: {exc}"
         if "bad_alloc" in text or "Failed to allocate" in text:
-            return StepVerdict(step, Outcome.FAIL, memory_message(limit, exc))
+            return StepVerdict(step, StepStatus.FAIL, memory_message(limit, exc))
         return StepVerdict(
-            step, Outcome.FAIL, f"step {step} raised " + " ".join(text.split())[:2000]
+            step, StepStatus.FAIL, f"step {step} raised " + " ".join(text.split())[:2000]
         )
 
 

@@ -39,7 +39,7 @@ from mlrelease.models.safefile import Root
 from mlrelease.models.verdicts import (
     STEPS,
     ModelVerdict,
-    Outcome,
+    StepStatus,
     findings,
     limits_line,
     markdown_table,
@@ -321,7 +321,7 @@ def decide(sub: Submission, verdicts: Sequence[ModelVerdict]) -> tuple[bool, lis
     reasons = list(sub.reasons)
     for v in verdicts:
         for s in v.steps:
-            if s.outcome is Outcome.FAIL:
+            if s.outcome is StepStatus.FAIL:
                 reasons.append(
                     f"{md_code(v.name)} step {STEPS.get(s.step, s.step)}: {md_text(s.summary)}"
                 )
@@ -348,7 +348,7 @@ def comment(sub: Submission, verdicts: Sequence[ModelVerdict], environment: str)
         lines += ["### Verification", "", markdown_table(verdicts), ""]
         if limits_line(verdicts):
             lines += [limits_line(verdicts), ""]
-        details = findings(verdicts, (Outcome.FAIL, Outcome.WARN))
+        details = findings(verdicts, (StepStatus.FAIL, StepStatus.WARN))
         if details:
             lines += [
                 "<details><summary>Step details</summary>",

@@ -90,7 +90,7 @@ def _run(
     ops: OpsConfig,
     policy: policy_mod.Policy,
     shard: tuple[int, int] | None = None,
-) -> service.Outcome:
+) -> service.ConformanceRun:
     def generating(path: Path) -> None:
         console.print(f"Generating the onnx node test cases (once per onnx version) into {path}")
 
@@ -119,7 +119,7 @@ def _run(
     return outcome
 
 
-def _report(outcome: service.Outcome, policy: policy_mod.Policy, known_path: str) -> None:
+def _report(outcome: service.ConformanceRun, policy: policy_mod.Policy, known_path: str) -> None:
     """Totals per backend, cases near their tolerance, known failures to remove."""
     table = Table(title="Verdicts", title_justify="left")
     table.add_column("verdict")
@@ -219,7 +219,7 @@ def cmd_index(args: argparse.Namespace) -> int:
     return status
 
 
-def _flip_hint(difference: str, outcome: service.Outcome) -> str:
+def _flip_hint(difference: str, outcome: service.ConformanceRun) -> str:
     for result in service.borderline(outcome.results):
         if f"case {result.case}:" in difference:
             return (

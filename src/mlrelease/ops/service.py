@@ -71,7 +71,7 @@ def load_cases(
 
 
 @dataclass
-class Outcome:
+class ConformanceRun:
     """A run: which backends ran or were skipped, and every case result."""
 
     cases: list[CaseSummary]
@@ -148,7 +148,7 @@ def run(
     only_backends: Sequence[str] = (),
     on_start: Callable[[list[BackendConfig], int], None] | None = None,
     on_result: Callable[[CaseResult], None] | None = None,
-) -> Outcome:
+) -> ConformanceRun:
     """Run ``cases`` on the configured backends (or ``only_backends``) in worker processes."""
     known_names = [b.name for b in ops.backends]
     for name in only_backends:
@@ -185,7 +185,7 @@ def run(
             descriptions[backend.name] = Description(
                 backend.name, False, "", "not selected (--backend)"
             )
-    return Outcome(
+    return ConformanceRun(
         cases_mod.summaries(cases),
         list(ops.backends),
         descriptions,
@@ -196,9 +196,9 @@ def run(
     )
 
 
-def read_results(paths: Sequence[Path]) -> Outcome:
+def read_results(paths: Sequence[Path]) -> ConformanceRun:
     """Merge results files written by ``mlrelease ops run`` (e.g. CI shards) into one run."""
-    merged: Outcome | None = None
+    merged: ConformanceRun | None = None
     seen_cases: set[str] = set()
     for path in paths:
         try:
@@ -222,7 +222,7 @@ def read_results(paths: Sequence[Path]) -> Outcome:
             for b in data["backends"]
         }
         if merged is None:
-            merged = Outcome([], backends, descriptions, [], data["case_sets"], data["onnx"])
+            merged = ConformanceRun([], backends, descriptions, [], data["case_sets"], data["onnx"])
         elif [b.name for b in backends] != [b.name for b in merged.backends]:
             raise UserError(
                 f"{path}: its backends differ from {paths[0]}; merge results of one "
@@ -251,7 +251,7 @@ def defined_ops() -> list[index_mod.OpVersion]:
 
 
 def build_index(
-    outcome: Outcome,
+    outcome: ConformanceRun,
     policy: policy_mod.Policy,
     committed: dict[str, Any] | None,
     domains: Sequence[str] = (),
@@ -329,7 +329,7 @@ def read_committed(config: Config, ops: OpsConfig) -> dict[str, Any] | None:
     return index_mod.loads(path.read_text(encoding="utf-8"), ops.index)
 
 
-def write_results(path: Path, outcome: Outcome) -> None:
+def write_results(path: Path, outcome: ConformanceRun) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(outcome.to_dict(), indent=1) + "\n", encoding="utf-8")
 

@@ -10,9 +10,8 @@ from pathlib import Path
 
 from mlrelease.config import Config
 from mlrelease.gates import Context
-from mlrelease.opsets.collect import collect_declared
+from mlrelease.opsets import service
 from mlrelease.opsets.config import OpsetRulesConfig
-from mlrelease.opsets.rules import check
 from mlrelease.opsets.snapshot import render, snapshot_path
 from mlrelease.terminal import make_console
 
@@ -28,7 +27,7 @@ def cmd_snapshot(args: argparse.Namespace) -> int:
             dataclasses.replace(options, schema_modules=list(args.schema_module))
         )
     path = args.output or snapshot_path(config)
-    current = collect_declared(config)
+    current = service.declared(config)
     text = render(current)
     before = path.read_text(encoding="utf-8") if path.is_file() else ""
     shown = Context(config=config).display(path)
@@ -37,8 +36,7 @@ def cmd_snapshot(args: argparse.Namespace) -> int:
         return 0
     if before:
         try:
-            previous = json.loads(before)
-            problems, facts = check(previous, current, config.table(OpsetRulesConfig).domains)
+            problems, facts = service.violations(config, json.loads(before), current)
         except (ValueError, KeyError, TypeError):
             problems, facts = [], ["the existing file is not a readable snapshot"]
         for fact in facts:

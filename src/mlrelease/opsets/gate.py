@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from mlrelease.gates import Context, GateResult, gate
-from mlrelease.opsets.collect import collect_declared
+from mlrelease.opsets import service
 from mlrelease.opsets.config import OpsetRulesConfig
-from mlrelease.opsets.rules import check
 from mlrelease.opsets.snapshot import read_snapshot, render, snapshot_path
 
 
@@ -24,8 +23,8 @@ def check_opset_rules(ctx: Context) -> GateResult:
         key="tool.mlrelease.opset-rules.snapshot",
         source=str(config.pyproject_path),
     )
-    current = collect_declared(config)
-    problems, facts = check(previous, current, options.domains)
+    current = service.declared(config)
+    problems, facts = service.violations(config, previous, current)
     evidence = ctx.evidence_path("opset_rules", "current-snapshot.json")
     evidence.write_text(render(current), encoding="utf-8")
     against = (

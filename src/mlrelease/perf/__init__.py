@@ -6,8 +6,9 @@ imports torch: only the workers do, so a crash, a hang or an out-of-memory kill 
 combination becomes that row's status instead of ending the session.
 
 Core (pure): :mod:`.config`, :mod:`.catalog`, :mod:`.stats`, :mod:`.results`, :mod:`.compare`,
-:mod:`.page`. Edges: :mod:`.launch` (worker subprocesses, used by :mod:`.runner` and
-:mod:`.check`), :mod:`.device` (machine facts),
-:mod:`.worker`, :mod:`.models` and :mod:`.frameworks` (torch / onnxruntime / TensorRT),
-:mod:`.plots`.
+:mod:`.verdict`, :mod:`.history`, :mod:`.page`, :mod:`.harness` (the timing loop). Edges:
+:mod:`.launch` (worker subprocesses, used by :mod:`.runner` and :mod:`.smoke`),
+:mod:`.device` (machine facts), :mod:`.worker`, :mod:`.builders` and :mod:`.frameworks`
+(torch / onnxruntime / TensorRT), :mod:`.plots`. Entry points: :mod:`.service` (what the
+gate and the command line call), :mod:`.gate`, :mod:`.cli`.
 """

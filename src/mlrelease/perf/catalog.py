@@ -3,7 +3,7 @@
 Built-in models follow Torch-TensorRT's release checklist (seed step 5): BERT-base with two
 sequence inputs of length 128, EfficientNet-B0, ViT-B/16 and ResNet-50 at 3x224x224, the image
 models also at 3x1920x1080 (P2). Weights are random (seeded) and nothing is downloaded: the
-builders in :mod:`mlrelease.perf.models` construct each model from its ``transformers`` config.
+builders in :mod:`mlrelease.perf.builders` construct each model from its ``transformers`` config.
 
 A project adds its own model with a :class:`ModelSpec` in an importable module and lists it in a
 profile as ``"package.module:ATTRIBUTE"``.
@@ -37,7 +37,7 @@ class ModelSpec:
     title: str
     builder: str
     """``module:function``; ``function(shape, layers)`` returns a
-    :class:`mlrelease.perf.models.Built` (it runs only in worker subprocesses)."""
+    :class:`mlrelease.perf.builders.Built` (it runs only in worker subprocesses)."""
     shapes: tuple[InputShape, ...]
     not_applicable: Mapping[str, str] = field(default_factory=dict)
     """Shape key -> why the model cannot take that shape (rows become ``not_applicable``)."""
@@ -55,20 +55,20 @@ BUILTIN_MODELS: dict[str, ModelSpec] = {
         ModelSpec(
             "bert",
             "BERT-base",
-            "mlrelease.perf.models:build_bert",
+            "mlrelease.perf.builders:build_bert",
             (SEQ_128,),
             depth_name="encoder layers",
         ),
         ModelSpec(
             "efficientnet_b0",
             "EfficientNet-B0",
-            "mlrelease.perf.models:build_efficientnet",
+            "mlrelease.perf.builders:build_efficientnet",
             (IMAGE_224, IMAGE_FHD),
         ),
         ModelSpec(
             "vit_b16",
             "ViT-B/16",
-            "mlrelease.perf.models:build_vit",
+            "mlrelease.perf.builders:build_vit",
             (IMAGE_224, IMAGE_FHD),
             not_applicable={
                 IMAGE_FHD.key: "ViT-B/16 has position embeddings for 14x14 patches of a 224x224 "
@@ -77,7 +77,7 @@ BUILTIN_MODELS: dict[str, ModelSpec] = {
             depth_name="encoder layers",
         ),
         ModelSpec(
-            "resnet50", "ResNet-50", "mlrelease.perf.models:build_resnet", (IMAGE_224, IMAGE_FHD)
+            "resnet50", "ResNet-50", "mlrelease.perf.builders:build_resnet", (IMAGE_224, IMAGE_FHD)
         ),
     )
 }

@@ -42,7 +42,7 @@ class Build:
 
 
 @dataclass
-class Outcome:
+class WorkerReply:
     """What one worker call gave: its result, or the status and error of its failure."""
 
     result: dict[str, Any] | None
@@ -84,7 +84,7 @@ class Worker:
                 self.env[name] = str(threads)
         (work / "logs").mkdir(parents=True, exist_ok=True)
 
-    def call(self, label: str, task: dict[str, Any]) -> Outcome:
+    def call(self, label: str, task: dict[str, Any]) -> WorkerReply:
         """Run one task; never raises for what the task does."""
         safe = label.replace("/", "_")
         task_path = self.work / "logs" / f"{safe}.task.json"
@@ -100,7 +100,7 @@ class Worker:
         outcome.seconds = time.perf_counter() - started
         return outcome
 
-    def _call(self, command: list[str], log_path: Path, result_path: Path) -> Outcome:
+    def _call(self, command: list[str], log_path: Path, result_path: Path) -> WorkerReply:
         with log_path.open("w", encoding="utf-8") as log:
             try:
                 proc = isolation.start(
@@ -112,26 +112,26 @@ class Worker:
                     env=self.env,
                 )
             except OSError as exc:
-                return Outcome(None, RUNTIME_ERROR, f"cannot start {self.build.python}: {exc}")
+                return WorkerReply(None, RUNTIME_ERROR, f"cannot start {self.build.python}: {exc}")
             try:
                 code = proc.wait(timeout=self.timeout_s)
             except isolation.TimeoutExpired:
                 _kill_group(proc)
-                return Outcome(
+                return WorkerReply(
                     None,
                     TIMEOUT,
                     f"ran past the {self.timeout_s} s limit (profile timeout-s); log: {log_path}",
                 )
         if code == 0 and result_path.is_file():
-            return Outcome(json.loads(result_path.read_text(encoding="utf-8")))
+            return WorkerReply(json.loads(result_path.read_text(encoding="utf-8")))
         tail = excerpt(log_path.read_text(encoding="utf-8", errors="replace"))
         if isolation.classify(code, killed=False)[0] is isolation.Status.OUT_OF_MEMORY:
-            return Outcome(
+            return WorkerReply(
                 None,
                 OOM,
                 f"killed by SIGKILL (most likely the kernel's out-of-memory killer)\n{tail}",
             )
-        return Outcome(None, RUNTIME_ERROR, f"worker exited with {code}\n{tail}")
+        return WorkerReply(None, RUNTIME_ERROR, f"worker exited with {code}\n{tail}")
 
 
 def resolve_in(root: Path, ref: str, profile_name: str) -> catalog.ModelSpec:

@@ -1,7 +1,7 @@
 """Run a profile: probe, export once per model and shape, then every combination in its own
 subprocess; with two builds, rounds interleave (A B B A ...) so drift hits both alike.
 
-Workers start through :mod:`.launch` (the edge); :func:`check` (from :mod:`.check`) gives every
+Workers start through :mod:`.launch` (the edge); :func:`check` (from :mod:`.smoke`) gives every
 row a status without timing anything.
 """
 
@@ -18,11 +18,9 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from mlrelease.perf import catalog
-from mlrelease.perf.check import CHECK_ITERS as CHECK_ITERS
-from mlrelease.perf.check import check as check
 from mlrelease.perf.config import ONNX_FRAMEWORKS, Profile
 from mlrelease.perf.launch import Build as Build
-from mlrelease.perf.launch import Outcome, Worker, probe_build, resolve_in, settings_of
+from mlrelease.perf.launch import Worker, WorkerReply, probe_build, resolve_in, settings_of
 from mlrelease.perf.results import (
     BUILD_FAILED,
     EXPORT_FAILED,
@@ -31,6 +29,8 @@ from mlrelease.perf.results import (
     Results,
     Row,
 )
+from mlrelease.perf.smoke import CHECK_ITERS as CHECK_ITERS
+from mlrelease.perf.smoke import check as check
 from mlrelease.perf.verdict import looks_at
 from mlrelease.terminal import make_console
 
@@ -86,7 +86,7 @@ def execute(
     with Progress(*columns, console=console, transient=False) as progress:
         bar = progress.add_task("perf", total=total)
         for model, shape, ref in groups:
-            prepared: dict[str, Outcome] = {}
+            prepared: dict[str, WorkerReply] = {}
             for name, worker in workers.items():
                 mine = [
                     p
@@ -172,7 +172,7 @@ def _run_group(
     profile: Profile,
     workers: dict[str, Worker],
     runnable: dict[str, list[catalog.Planned]],
-    prepared: dict[str, Outcome],
+    prepared: dict[str, WorkerReply],
     rows: dict[str, dict[str, Row]],
     progress: Progress,
     bar: Any,
@@ -246,7 +246,7 @@ def _conclusive(
 
 
 def _run_one(
-    worker: Worker, planned: catalog.Planned, profile: Profile, prepared: Outcome, row: Row
+    worker: Worker, planned: catalog.Planned, profile: Profile, prepared: WorkerReply, row: Row
 ) -> None:
     """Run one round of one combination into ``row`` (a failure sets its status)."""
     c = planned.combination

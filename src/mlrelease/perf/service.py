@@ -30,7 +30,7 @@ GPU_NOTE = (
 
 
 @dataclass
-class RunOutcome:
+class ProfileRun:
     results: Results
     paths: dict[str, Path]
     comparison: compare.Comparison
@@ -107,7 +107,7 @@ def run(
     keep_work: bool = False,
     baseline: Results | None = None,
     history: bool = True,
-) -> RunOutcome:
+) -> ProfileRun:
     """Run a profile, write results (and the docs page), compare with the baseline, and append
     the run to the device class's history (``history``)."""
     profile = profile_of(config, profile_name)
@@ -145,7 +145,7 @@ def run(
         paths["history"] = record(config, results)
         if docs:
             history_page(config)
-    return RunOutcome(results, paths, comparison, published)
+    return ProfileRun(results, paths, comparison, published)
 
 
 def record(config: Config, results: Results) -> Path:

@@ -146,8 +146,8 @@ def prepare(task: dict[str, Any]) -> dict[str, Any]:
     import numpy as np
     import torch
 
+    from mlrelease.perf.builders import build
     from mlrelease.perf.catalog import resolve_model
-    from mlrelease.perf.models import build
 
     work = Path(task["work_dir"])
     work.mkdir(parents=True, exist_ok=True)
@@ -211,8 +211,8 @@ def run(task: dict[str, Any]) -> dict[str, Any]:
     expected = np.repeat(reference, batch, axis=0)
 
     def build_model() -> Any:
+        from mlrelease.perf.builders import build
         from mlrelease.perf.catalog import resolve_model
-        from mlrelease.perf.models import build
 
         if task["kind"] == "check" and BUILT:
             return BUILT[-1]  # a status probe reuses the model its prepare step built

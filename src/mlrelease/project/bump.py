@@ -17,7 +17,10 @@ PARTS = {"major": "major", "minor": "minor", "patch": "patch", "pre": "pre_n", "
 
 
 @dataclass(frozen=True)
-class Plan:
+class Bump:
+    """What a version bump will change: every occurrence of the current version, and the new
+    one."""
+
     current: str
     new: str
     changes: list[tuple[str, int]]
@@ -42,7 +45,7 @@ def _bmv(root: Path, *args: str) -> processes.CompletedProcess[str]:
     return processes.call([*_tool(), *args], cwd=root)
 
 
-def plan(config: Config, *, to: str | None = None, part: str | None = None) -> Plan:
+def plan(config: Config, *, to: str | None = None, part: str | None = None) -> Bump:
     """Work out the new version and check every listed file carries the current one."""
     if (to is None) == (part is None):
         raise UserError(
@@ -58,7 +61,7 @@ def plan(config: Config, *, to: str | None = None, part: str | None = None) -> P
         raise UserError(f"bump: --part {part!r}: expected one of {', '.join(PARTS)}.")
     if config.version_source == "scm":
         # Tag-derived versions (setuptools-scm, hatch-vcs): the release is the tag itself.
-        return Plan(current, to or current, [], from_tags=True)
+        return Bump(current, to or current, [], from_tags=True)
     new = _expressed(config, current, to=to, part=part)
     found, problems = versions.scan(config.root, config.pyproject, source)
     stale = versions.mismatches(found, current)
@@ -72,7 +75,7 @@ def plan(config: Config, *, to: str | None = None, part: str | None = None) -> P
             + "; ".join(lines)
             + ". Fix them (the `versions` gate shows the same) and re-run."
         )
-    return Plan(current, new, [(o.file, o.line) for o in found])
+    return Bump(current, new, [(o.file, o.line) for o in found])
 
 
 def _expressed(config: Config, current: str, *, to: str | None, part: str | None) -> str:
@@ -134,7 +137,7 @@ def recover(root: Path, *, execute: bool) -> list[str]:
     return [f"Restored {', '.join(restored) or 'nothing'} from HEAD (an interrupted bump)."]
 
 
-def execute(config: Config, bump_plan: Plan, *, journalled: bool = False) -> None:
+def execute(config: Config, bump_plan: Bump, *, journalled: bool = False) -> None:
     """Rewrite the files. Refuses a dirty tree; restores every file if bump-my-version fails.
     With ``journalled``, the files are journalled first, so that :func:`recover` undoes a kill."""
     if bump_plan.noop or bump_plan.from_tags:

@@ -10,7 +10,7 @@ from rich.markup import escape
 
 from mlrelease.config import Config, find_root
 from mlrelease.edges import files
-from mlrelease.project import bump, changelog
+from mlrelease.project import bump, service
 from mlrelease.terminal import make_console
 
 console = make_console()
@@ -26,16 +26,7 @@ def _say(text: str) -> None:
 
 
 def cmd_changelog(args: argparse.Namespace) -> int:
-    config = _config(args)
-    after = changelog.generate(
-        config.root,
-        config.changelog,
-        bump=changelog.bump_tag(args.bump, config.names.tag_of),
-        repository_url=changelog.repository_url(config.pyproject),
-        other_changes=config.changelog_other_changes,
-        write=False,
-    )
-    log = files.Generated(config.path(config.changelog), after, config.changelog)
+    log = service.changelog_file(_config(args), args.bump)
     return files.run(args, [log], command="mlrelease changelog", say=_say)
 
 

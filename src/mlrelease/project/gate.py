@@ -10,10 +10,10 @@ import shlex
 from packaging.version import Version
 
 from mlrelease import versions
-from mlrelease.edges import files, git
+from mlrelease.edges import git
 from mlrelease.edges.proc import TimeoutExpired, call, python
 from mlrelease.gates import Context, GateResult, gate
-from mlrelease.project import changelog, exit_criteria, suite_reuse
+from mlrelease.project import changelog, service, suite_reuse
 from mlrelease.project.config import TestsOptions
 
 
@@ -96,8 +96,7 @@ def check_changelog(ctx: Context) -> GateResult:
 )
 def check_exit_criteria_doc(ctx: Context) -> GateResult:
     page = ctx.config.exit_criteria_doc
-    generated = files.Generated(ctx.config.path(page), exit_criteria.render(ctx.configured), page)
-    difference = generated.difference()
+    difference = service.exit_criteria_page(ctx.config, ctx.configured).difference()
     if difference == "missing":
         return GateResult.failed(f"{page} does not exist; run `mlrelease gates doc --execute`")
     if difference:

@@ -5,10 +5,9 @@ PyTorch's and ONNX's release steps as guarded, re-runnable commands (``mlrelease
 the repository's state, prints it (the exact git commands) and runs it only with ``--execute``;
 a second run finds nothing to do.
 
-Modules: :mod:`.settings` (the ``[tool.mlrelease.release]`` table and name patterns, pure),
-:mod:`.repo` (git queries), :mod:`.plan` (actions, dry run, execution, edit journal),
-:mod:`.flow` (cut, prepare, rc, promote, cherry-picks, status), :mod:`.checklist` (the resumable
-runner, its ledger and the generated checklist page), :mod:`.gate` (gate ``git_state``) and
-:mod:`.cli`. This package imports nothing at import time so ``mlrelease.config`` can use
-:mod:`.settings`.
+Modules: :mod:`.config` (the ``[tool.mlrelease.release]`` table, pure; branch and tag names
+are :mod:`mlrelease.naming`'s), :mod:`.repo` (git queries), :mod:`.plan` (actions, dry run,
+execution through the edit journal of :mod:`mlrelease.edges.journal`), :mod:`.flow` (what the
+verbs share), :mod:`.checklist` (the resumable runner, its ledger and the generated checklist
+page), :mod:`.gate` (gate ``git_state``) and :mod:`.cli`.
 """

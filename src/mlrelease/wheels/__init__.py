@@ -3,8 +3,10 @@
 The pieces, from the pure core to the edges:
 
 - :mod:`~mlrelease.wheels.config` -- ``[tool.mlrelease.wheels]`` (what a good artifact holds).
-- :mod:`~mlrelease.wheels.plan` -- cibuildwheel's build identifiers per platform, grouped into
+- :mod:`~mlrelease.wheels.matrix` -- cibuildwheel's build identifiers per platform, grouped into
   the job matrix of ``.github/workflows/wheels.yml``; the required-platform check.
+- :mod:`~mlrelease.wheels.platforms` -- the platforms a project declares it builds (its
+  ``[tool.cibuildwheel]`` and its wheel workflows).
 - :mod:`~mlrelease.wheels.artifacts` -- file-name parsing, expected contents, ``SHA256SUMS``.
 - :mod:`~mlrelease.wheels.audit` -- twine, check-wheel-contents and abi3audit on each file.
 - :mod:`~mlrelease.wheels.build` -- ``python -m build`` + ``auditwheel repair`` (or

@@ -53,7 +53,7 @@ COPY_IGNORE = shutil.ignore_patterns(
 
 
 @dataclass
-class Outcome:
+class ProjectBuild:
     """What one project's build produced and found."""
 
     project: str
@@ -229,13 +229,13 @@ def build(
     archs: str = "",
     smoke: bool = True,
     console: Console | None = None,
-) -> Outcome:
+) -> ProjectBuild:
     """Build, audit, smoke-test; on success copy the artifacts to dist/ and write SHA256SUMS."""
     console = console or make_console()
     if builder not in BUILDERS:
         raise UserError(f"--builder {builder!r}: expected one of {', '.join(BUILDERS)}.")
     version = build_version(project, release_tag)
-    outcome = Outcome(project.name, version)
+    outcome = ProjectBuild(project.name, version)
     if builder == "build" and sys.platform.startswith("linux") and project.wheels.kind == "native":
         if container_engine() is None:
             outcome.notes.append(

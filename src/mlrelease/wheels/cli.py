@@ -19,7 +19,7 @@ from mlrelease.edges import git
 from mlrelease.edges.proc import display
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.terminal import make_console
-from mlrelease.wheels import artifacts, build, declared, plan, promote
+from mlrelease.wheels import artifacts, build, matrix, promote, service
 from mlrelease.wheels.artifacts import Finding
 from mlrelease.wheels.project import Project, build_version, from_config
 
@@ -44,13 +44,13 @@ def _report(findings: list[Finding], what: str) -> None:
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    result = plan.Plan()
+    result = matrix.BuildMatrix()
     for label, project in _projects(args):
-        identifiers, _ = declared.query(project.root, project.config.pyproject)
-        result.identifiers[label] = identifiers
-        result.jobs += plan.make_jobs(
-            label, project.name, project.wheels.kind, identifiers, project.wheels.runners
+        jobs, identifiers = service.jobs_of(
+            label, project.root, project.config.pyproject, project.name, project.wheels
         )
+        result.identifiers[label] = identifiers
+        result.jobs += jobs
         build_version(project, args.release_tag)  # a tag that disagrees with the files stops here
     table = Table(
         title="wheel build plan (cibuildwheel --print-build-identifiers)", title_justify="left"
@@ -59,7 +59,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         table.add_column(column, overflow="fold")
     labels = {"build": "sdist + pure wheel", "sdist": "sdist"}
     for job in result.jobs:
-        members = [plan.parse_identifier(i) for i in job.identifiers.split()]
+        members = [matrix.parse_identifier(i) for i in job.identifiers.split()]
         tags = sorted({i.tag for i in members})
         pythons = sorted({i.python for i in members}, key=lambda s: (len(s), s))
         what = labels.get(job.builder, f"{job.builder} {job.platform}/{job.archs}")
@@ -67,19 +67,19 @@ def cmd_plan(args: argparse.Namespace) -> int:
             job.project, what, job.runner, " ".join(tags) or "-", " ".join(pythons) or "-"
         )
     console.print(table)
-    matrix = result.matrix()
-    text = json.dumps(matrix, separators=(",", ":"))
+    document = result.matrix()
+    text = json.dumps(document, separators=(",", ":"))
     if args.output:
         args.output.parent.mkdir(parents=True, exist_ok=True)
-        args.output.write_text(json.dumps(matrix, indent=2) + "\n", encoding="utf-8")
+        args.output.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
         console.print(f"Wrote {args.output}")
     if args.github_output:
         target = os.environ.get("GITHUB_OUTPUT")
         if not target:
             raise UserError("--github-output: $GITHUB_OUTPUT is not set (not on GitHub Actions).")
         with open(target, "a", encoding="utf-8") as handle:
-            handle.write(f"build={json.dumps(matrix['build'], separators=(',', ':'))}\n")
-            handle.write(f"smoke={json.dumps(matrix['smoke'], separators=(',', ':'))}\n")
+            handle.write(f"build={json.dumps(document['build'], separators=(',', ':'))}\n")
+            handle.write(f"smoke={json.dumps(document['smoke'], separators=(',', ':'))}\n")
     if args.json:
         print(text)
     return 0

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 from mlrelease.gates import Context, GateResult, gate
-from mlrelease.wheels import declared, plan, promote
+from mlrelease.wheels import matrix, promote, service
 from mlrelease.wheels.config import WheelsConfig
 from mlrelease.wheels.project import from_config
 
@@ -38,15 +38,14 @@ def check_wheels(ctx: Context) -> GateResult:
                 "(the gate then checks it covers them)."
             ],
         )
-    # The declared archs, not cibuildwheel's default `auto` (this machine's).
-    identifiers, _ = declared.query(ctx.root, ctx.config.pyproject)
-    versions = plan.classifier_versions(ctx.config.pyproject)
-    jobs = plan.make_jobs(".", name, wheels.kind, identifiers, wheels.runners)
+    jobs, identifiers = service.jobs_of(".", ctx.root, ctx.config.pyproject, name, wheels)
+    versions = matrix.classifier_versions(ctx.config.pyproject)
     evidence = ctx.evidence_path("wheels", "plan.json")
     evidence.write_text(
-        json.dumps(plan.Plan(jobs, {".": identifiers}).matrix(), indent=2) + "\n", encoding="utf-8"
+        json.dumps(matrix.BuildMatrix(jobs, {".": identifiers}).matrix(), indent=2) + "\n",
+        encoding="utf-8",
     )
-    problems = plan.coverage_problems(identifiers, wheels.required_platforms, versions)
+    problems = matrix.coverage_problems(identifiers, wheels.required_platforms, versions)
     if wheels.kind == "native":  # the plan's identifiers spell the artifact keys
         project = from_config(ctx.config)
         problems += [m for _, m in promote.against_previous(project, {str(i) for i in identifiers})]

@@ -34,7 +34,7 @@ from mlrelease.edges.proc import call, python_module
 from mlrelease.errors import ConfigError, PreconditionError, UserError
 from mlrelease.wheels import artifacts, published
 from mlrelease.wheels.artifacts import Artifact, Finding
-from mlrelease.wheels.plan import classifier_versions
+from mlrelease.wheels.matrix import classifier_versions
 from mlrelease.wheels.project import Project
 
 PYPI_UPLOAD_URL = "https://upload.pypi.org/legacy/"

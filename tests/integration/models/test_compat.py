@@ -18,7 +18,7 @@ from mlrelease.models import compat, runtimes, sandbox
 from mlrelease.models.config import CompatConfig, RuntimeSpec
 from mlrelease.models.manifest import single
 from mlrelease.models.service import prepare, probe_runtimes
-from mlrelease.models.verdicts import Outcome
+from mlrelease.models.verdicts import StepStatus
 from mlrelease.registry import load_config, load_gates
 
 
@@ -142,7 +142,7 @@ def test_compat_gate_names_what_onnx_defaults_produce_and_the_runtime_refuses(
     )
     verdict = sandbox.run(job)
     step = verdict.step("compat")
-    assert step is not None and step.outcome is Outcome.FAIL
+    assert step is not None and step.outcome is StepStatus.FAIL
     assert f"IR {ir}" in step.summary
 
 
@@ -296,5 +296,5 @@ def test_runtime_plugins_are_probed_judged_and_run(
     )
     verdict = sandbox.run(job)
     inference = verdict.step("inference")
-    assert inference is not None and inference.outcome is Outcome.PASS, verdict.to_dict()
+    assert inference is not None and inference.outcome is StepStatus.PASS, verdict.to_dict()
     assert f"checked-reference {onnx.__version__} matches the expected outputs" in inference.details

@@ -22,7 +22,7 @@ import mlrelease
 from mlrelease.cli import main
 from mlrelease.models import sandbox
 from mlrelease.models.manifest import single
-from mlrelease.models.verdicts import Outcome
+from mlrelease.models.verdicts import StepStatus
 
 POSIX = hasattr(os, "mkfifo")
 pytestmark = pytest.mark.skipif(not POSIX, reason="links, named pipes and rlimits are POSIX")
@@ -129,9 +129,9 @@ def test_exception_in_step_0_stops_the_later_steps(tmp_path: Path) -> None:
     hostile.function_chain(folder, tmp_path / "canary.bin")
     verdict = sandbox.run(single(folder / "model.onnx"))
     first = verdict.steps[0]
-    assert first.step == "integrity" and first.outcome is Outcome.FAIL, verdict.to_dict()
+    assert first.step == "integrity" and first.outcome is StepStatus.FAIL, verdict.to_dict()
     # Before the fix, checker and shape inference then ran on the file step 0 never cleared.
-    assert all(s.outcome is Outcome.SKIP for s in verdict.steps[1:]), verdict.to_dict()
+    assert all(s.outcome is StepStatus.SKIP for s in verdict.steps[1:]), verdict.to_dict()
     assert "step integrity" in first.summary and "recursion" in first.summary
 
 

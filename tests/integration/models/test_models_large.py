@@ -14,7 +14,7 @@ from helpers import REPO_ROOT
 
 from mlrelease.models import sandbox
 from mlrelease.models.manifest import single
-from mlrelease.models.verdicts import Outcome
+from mlrelease.models.verdicts import StepStatus
 
 sys.path.insert(0, str(REPO_ROOT / "scripts"))
 from bench_large_model_rss import STEPS, build_large
@@ -32,7 +32,7 @@ def test_model_over_2gb_with_external_data_is_checked_by_path(tmp_path: Path) ->
     job.steps = list(STEPS)
     job.memory_limit_mb = 1024  # far below the weights: nothing may load them
     verdict = sandbox.run(job)
-    assert [(s.step, s.outcome) for s in verdict.steps] == [(s, Outcome.PASS) for s in STEPS], (
+    assert [(s.step, s.outcome) for s in verdict.steps] == [(s, StepStatus.PASS) for s in STEPS], (
         verdict.to_dict()
     )
     assert "1 external data file(s)" in verdict.steps[0].summary

@@ -16,7 +16,7 @@ from mlrelease.gates import Context, Status
 from mlrelease.models import sandbox, service
 from mlrelease.models.config import CompatConfig
 from mlrelease.models.manifest import ModelJob, single
-from mlrelease.models.verdicts import Outcome
+from mlrelease.models.verdicts import StepStatus
 from mlrelease.registry import load_config, load_gates
 
 
@@ -52,9 +52,9 @@ def test_planted_shape_error_is_missed_by_the_checker_and_caught_by_strict_infer
     job = single(path)
     job.steps = ["integrity", "checker", "shape_inference", "opset_imports"]
     verdict = _run(job, model_dir)
-    assert verdict.step("checker").outcome is Outcome.PASS  # type: ignore[union-attr]
+    assert verdict.step("checker").outcome is StepStatus.PASS  # type: ignore[union-attr]
     step = verdict.step("shape_inference")
-    assert step is not None and step.outcome is Outcome.FAIL
+    assert step is not None and step.outcome is StepStatus.FAIL
     assert "node name: reshape" in step.summary
     assert "Inferred shape and existing shape differ in dimension 0: (2) vs (3)" in step.summary
 
@@ -83,12 +83,12 @@ def test_reference_evaluator_disagreement_is_reported_as_a_suspected_reference_b
     verdict = _run(job, model_dir)
     assert verdict.ok, verdict.to_dict()
     step = verdict.step("inference")
-    assert step is not None and step.outcome is Outcome.WARN
+    assert step is not None and step.outcome is StepStatus.WARN
     assert step.summary.startswith("suspected onnx reference evaluator bug")
     assert "matches the expected outputs" in " ".join(step.details)
     # The converter's Softmax 12 -> 13 adapter keeps the semantics: outputs unchanged.
     conv = verdict.step("version_conversion")
-    assert conv is not None and conv.outcome is not Outcome.FAIL, conv
+    assert conv is not None and conv.outcome is not StepStatus.FAIL, conv
     assert "opset 11 -> 21" in conv.summary
 
 
@@ -98,7 +98,7 @@ def test_wrong_stored_outputs_fail_and_point_at_the_outputs(model_dir: Path) -> 
     write_test_data(model_dir, [x], [x + 3.0])
     verdict = _run(single(model_dir / "model.onnx"), model_dir)
     step = verdict.step("inference")
-    assert step is not None and step.outcome is Outcome.FAIL
+    assert step is not None and step.outcome is StepStatus.FAIL
     assert "6 of 6 values differ" in step.summary
     assert any("suspect the expected outputs" in d for d in step.details)
 
@@ -109,7 +109,7 @@ def test_without_stored_outputs_the_reference_evaluator_is_the_oracle(model_dir:
     verdict = _run(single(model_dir / "model.onnx"), model_dir)
     assert verdict.ok, verdict.to_dict()
     step = verdict.step("inference")
-    assert step is not None and step.outcome is Outcome.PASS
+    assert step is not None and step.outcome is StepStatus.PASS
     assert "matches the onnx reference evaluator" in " ".join(step.details)
 
 
@@ -159,7 +159,7 @@ def test_opset_nine_model_converts_and_the_kept_ir_is_reported(model_dir: Path) 
     job.target_opset = 21
     verdict = _run(job, model_dir)
     conv = verdict.step("version_conversion")
-    assert conv is not None and conv.outcome is Outcome.WARN
+    assert conv is not None and conv.outcome is StepStatus.WARN
     assert "IR 4 is older than IR 10" in conv.summary
     assert "does not raise ir_version" in conv.summary
 
@@ -172,7 +172,7 @@ def test_performance_baseline_is_checked(model_dir: Path) -> None:
     job.performance = {"latency_ms": 1e-6, "runs": 5, "warmup": 1}
     verdict = _run(job, model_dir)
     step = verdict.step("performance")
-    assert step is not None and step.outcome is Outcome.FAIL
+    assert step is not None and step.outcome is StepStatus.FAIL
     assert "exceeds the declared baseline" in step.summary and "median latency" in step.summary
 
 
@@ -216,7 +216,7 @@ def test_wrong_type_in_initializer_data_is_caught_before_running(model_dir: Path
     onnx.save(model, model_dir / "model.onnx")
     verdict = sandbox.run(single(model_dir / "model.onnx"))
     step = verdict.step("integrity")
-    assert step is not None and step.outcome is Outcome.FAIL
+    assert step is not None and step.outcome is StepStatus.FAIL
     assert "float_data holds 2 values but shape [2, 3] needs 6" in step.summary
 
 
@@ -225,7 +225,7 @@ def test_test_data_of_the_wrong_shape_is_named(model_dir: Path) -> None:
     write_test_data(model_dir, [np.ones(6, np.float32)], [np.ones(6, np.float32)])
     verdict = sandbox.run(single(model_dir / "model.onnx"))
     step = verdict.step("inference")
-    assert step is not None and step.outcome is Outcome.FAIL
+    assert step is not None and step.outcome is StepStatus.FAIL
     assert step.summary == (
         "test_data_set_0/input_0.pb holds shape [6], but graph input 'x' declares [2, 3]"
     )

@@ -24,7 +24,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from mlrelease.models import sandbox
 from mlrelease.models.manifest import ModelJob, single
-from mlrelease.models.verdicts import DEFAULT_STEPS, Outcome
+from mlrelease.models.verdicts import DEFAULT_STEPS, StepStatus
 
 POSIX = hasattr(os, "mkfifo")
 
@@ -358,13 +358,13 @@ def test_hostile_model_gets_a_clear_failing_verdict(name: str, tmp_path: Path) -
     planned = ["integrity", *[s for s in DEFAULT_STEPS if s != "integrity"]]
     assert [s.step for s in verdict.steps] == planned, "every planned step has a verdict"
     failed = verdict.step(case.step)
-    assert failed is not None and failed.outcome is Outcome.FAIL, verdict.to_dict()
+    assert failed is not None and failed.outcome is StepStatus.FAIL, verdict.to_dict()
     text = failed.summary + " " + " ".join(failed.details)
     assert case.says in text, text
     if case.build is not case_hang:
         assert "time limit" not in text, f"{name}: the worker blocked or hung: {text}"
     if failed.step == "integrity":  # nothing runs on a file that is not safe
-        assert all(s.outcome is Outcome.SKIP for s in verdict.steps[1:])
+        assert all(s.outcome is StepStatus.SKIP for s in verdict.steps[1:])
 
 
 def test_memory_bomb_is_stopped_by_the_memory_limit(tmp_path: Path) -> None:
@@ -375,7 +375,7 @@ def test_memory_bomb_is_stopped_by_the_memory_limit(tmp_path: Path) -> None:
     case = CASES["16 GiB allocation at run time"]
     verdict = sandbox.run(_job(case.build(folder), case, "bomb"))
     inference = verdict.step("inference")
-    assert inference is not None and inference.outcome is Outcome.FAIL
+    assert inference is not None and inference.outcome is StepStatus.FAIL
     text = inference.summary + " ".join(inference.details)
     assert any(word in text for word in ("allocate", "bad_alloc", "memory")), text
     assert verdict.peak_rss_mb is not None and verdict.peak_rss_mb < 1536

@@ -40,7 +40,7 @@ def fresh_machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return root
 
 
-def _run(root: Path) -> service.Outcome:
+def _run(root: Path) -> service.ConformanceRun:
     config = load_config(root)
     ops = service.ops_config(config)
     rules = policy.load(root, ops.tolerances, ops.known_failures)

@@ -123,14 +123,14 @@ kind = "reference"
 """
 
 
-def run(root: Path, jobs: int = 2) -> service.Outcome:
+def run(root: Path, jobs: int = 2) -> service.ConformanceRun:
     config = load_config(root)
     ops = service.ops_config(config)
     rules = policy.load(root, ops.tolerances, ops.known_failures)
     return service.run(config, ops, service.load_cases(config, ops), policy=rules, jobs=jobs)
 
 
-def verdicts(outcome: service.Outcome, backend: str) -> dict[str, Verdict]:
+def verdicts(outcome: service.ConformanceRun, backend: str) -> dict[str, Verdict]:
     return {r.case: r.verdict for r in outcome.results if r.backend == backend}
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mlrelease.models.steps.state import State, first_line, verdict
-from mlrelease.models.verdicts import Outcome, StepVerdict
+from mlrelease.models.verdicts import StepStatus, StepVerdict
 
 
 def step_checker(state: State) -> StepVerdict:
@@ -13,8 +13,8 @@ def step_checker(state: State) -> StepVerdict:
         onnx.checker.check_model(str(state.path), full_check=True)
     except Exception as exc:  # ValidationError, InferenceError, ...: the checker's verdict
         return verdict(
-            "checker", Outcome.FAIL, f"onnx.checker (full check): {first_line(exc)}", [str(exc)]
+            "checker", StepStatus.FAIL, f"onnx.checker (full check): {first_line(exc)}", [str(exc)]
         )
     return verdict(
-        "checker", Outcome.PASS, f"onnx.checker full check passes (onnx {onnx.__version__})"
+        "checker", StepStatus.PASS, f"onnx.checker full check passes (onnx {onnx.__version__})"
     )

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from mlrelease.models import compat as compat_rules
 from mlrelease.models.runtimes import Limits
 from mlrelease.models.steps.state import State, verdict
-from mlrelease.models.verdicts import Outcome, StepVerdict
+from mlrelease.models.verdicts import StepStatus, StepVerdict
 
 if TYPE_CHECKING:
     from onnx import ModelProto
@@ -26,15 +26,17 @@ def step_compat(state: State) -> StepVerdict:
     assert state.header is not None
     limits = [Limits.from_dict(d) for d in state.job.limits]
     if not limits:
-        return verdict("compat", Outcome.SKIP, "no runtime limits were probed (no runtime usable)")
+        return verdict(
+            "compat", StepStatus.SKIP, "no runtime limits were probed (no runtime usable)"
+        )
     findings = compat_findings(state.header, "the model", limits)
     bad = [f.message for f in findings if not f.ok]
     if bad:
-        return verdict("compat", Outcome.FAIL, bad[0], bad)
+        return verdict("compat", StepStatus.FAIL, bad[0], bad)
     labels = ", ".join(lim.label for lim in limits)
     return verdict(
         "compat",
-        Outcome.PASS,
+        StepStatus.PASS,
         f"loads within the probed limits of {labels}",
         [f.message for f in findings],
     )

@@ -10,7 +10,7 @@ from mlrelease.models.runtimes import Runtime, Unavailable, clean_message
 from mlrelease.models.steps.data import load_datasets
 from mlrelease.models.steps.facts import output_names
 from mlrelease.models.steps.state import Arrays, Dataset, State, first_line, verdict
-from mlrelease.models.verdicts import Outcome, StepVerdict
+from mlrelease.models.verdicts import StepStatus, StepVerdict
 from mlrelease.requirements import MissingDependency
 
 
@@ -104,11 +104,11 @@ def step_inference(state: State) -> StepVerdict:
     try:
         datasets = load_datasets(state)
     except ValueError as exc:
-        return verdict("inference", Outcome.FAIL, str(exc))
+        return verdict("inference", StepStatus.FAIL, str(exc))
     if not datasets:
         return verdict(
             "inference",
-            Outcome.SKIP,
+            StepStatus.SKIP,
             "no test data: add test_data_set_N folders "
             "next to the model, or declare inputs and expected-outputs",
         )
@@ -187,13 +187,16 @@ def step_inference(state: State) -> StepVerdict:
             state.baseline = next(iter(runtime_outputs.values()))
         message = f"no expected outputs stored and no reference ({why_not}): outputs not checked"
         if failures:
-            return verdict("inference", Outcome.FAIL, failures[0], [*failures, message])
-        return verdict("inference", Outcome.WARN, message, details)
+            return verdict("inference", StepStatus.FAIL, failures[0], [*failures, message])
+        return verdict("inference", StepStatus.WARN, message, details)
     if failures:
-        return verdict("inference", Outcome.FAIL, failures[0], failures + suspects + details)
+        return verdict("inference", StepStatus.FAIL, failures[0], failures + suspects + details)
     if suspects:
-        return verdict("inference", Outcome.WARN, suspects[0], suspects + details)
+        return verdict("inference", StepStatus.WARN, suspects[0], suspects + details)
     runs = ", ".join(runtime_outputs) or "no runtime"
     return verdict(
-        "inference", Outcome.PASS, f"{runs}: outputs match on {len(datasets)} data set(s)", details
+        "inference",
+        StepStatus.PASS,
+        f"{runs}: outputs match on {len(datasets)} data set(s)",
+        details,
     )

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from mlrelease.models.staging import Budget, stage_model
 from mlrelease.models.steps.state import State, verdict
-from mlrelease.models.verdicts import Outcome, StepVerdict
+from mlrelease.models.verdicts import StepStatus, StepVerdict
 
 WEIGHT_STEPS = frozenset({"inference", "version_conversion", "performance"})
 """Steps that load a model's weights (its external data counts against the size budget)."""
@@ -17,7 +17,7 @@ def step_integrity(state: State) -> StepVerdict:
     job = state.job
     if state.root is None:
         state.stop = "step 0 (integrity) could not open the model's folder"
-        return verdict("integrity", Outcome.FAIL, state.refused or state.stop)
+        return verdict("integrity", StepStatus.FAIL, state.refused or state.stop)
     limits = Budget(job.max_nodes, job.max_model_bytes, bool(WEIGHT_STEPS & set(job.steps)))
     staged = stage_model(
         state.root,
@@ -31,7 +31,7 @@ def step_integrity(state: State) -> StepVerdict:
     if found.problems or staged.header is None:
         state.stop = "step 0 (integrity) failed; the file is not safe to parse or run"
         problems = found.problems or ["step 0 read nothing"]
-        return verdict("integrity", Outcome.FAIL, problems[0], problems)
+        return verdict("integrity", StepStatus.FAIL, problems[0], problems)
     state.header, state.model = staged.header, staged.model
     state.external_files, state.sources = found.external_files, staged.external
     checks = f"{len(job.checksums)} checksum(s) match; " if job.checksums else ""
@@ -40,7 +40,7 @@ def step_integrity(state: State) -> StepVerdict:
     )
     return verdict(
         "integrity",
-        Outcome.PASS,
+        StepStatus.PASS,
         f"{checks}{found.tensors} tensors consistent with their shapes, {staged.nodes:,} nodes, "
         f"{staged.size_bytes / 2**20:,.1f} MiB{external}",
         ["each file read once into a private copy; later steps use only the copy"],

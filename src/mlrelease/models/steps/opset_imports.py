@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from mlrelease.models.config import display_domain
 from mlrelease.models.steps.facts import ir_features
 from mlrelease.models.steps.state import State, first_line, verdict
-from mlrelease.models.verdicts import Outcome, StepVerdict
+from mlrelease.models.verdicts import StepStatus, StepVerdict
 
 if TYPE_CHECKING:
     from onnx import ModelProto
@@ -100,9 +100,11 @@ def step_opset_imports(state: State) -> StepVerdict:
     problems, warnings, imports = opset_import_problems(state.header)
     shown = ", ".join(f"{display_domain(d)} {v}" for d, v in imports.items()) or "none"
     if problems:
-        return verdict("opset_imports", Outcome.FAIL, problems[0], problems + warnings)
+        return verdict("opset_imports", StepStatus.FAIL, problems[0], problems + warnings)
     if warnings:
-        return verdict("opset_imports", Outcome.WARN, warnings[0], warnings)
+        return verdict("opset_imports", StepStatus.WARN, warnings[0], warnings)
     return verdict(
-        "opset_imports", Outcome.PASS, f"IR {state.header.ir_version}, opsets {shown}: consistent"
+        "opset_imports",
+        StepStatus.PASS,
+        f"IR {state.header.ir_version}, opsets {shown}: consistent",
     )

@@ -7,18 +7,18 @@ import time
 
 from mlrelease.models.runtimes import Runtime, clean_message
 from mlrelease.models.steps.state import State, verdict
-from mlrelease.models.verdicts import Outcome, StepVerdict
+from mlrelease.models.verdicts import StepStatus, StepVerdict
 
 
 def step_performance(state: State) -> StepVerdict:
     job = state.job
     if not job.performance:
-        return verdict("performance", Outcome.SKIP, "no performance baseline declared")
+        return verdict("performance", StepStatus.SKIP, "no performance baseline declared")
     if not state.datasets:
-        return verdict("performance", Outcome.SKIP, "no test data to time")
+        return verdict("performance", StepStatus.SKIP, "no test data to time")
     runtime = next((r for r in state.runtimes() if isinstance(r, Runtime)), None)
     if runtime is None:
-        return verdict("performance", Outcome.SKIP, "no runtime available")
+        return verdict("performance", StepStatus.SKIP, "no runtime available")
     limit = float(job.performance["latency_ms"])
     runs, warmup = int(job.performance.get("runs", 20)), int(job.performance.get("warmup", 3))
     feeds = state.datasets[0].feeds
@@ -29,7 +29,7 @@ def step_performance(state: State) -> StepVerdict:
     except Exception as exc:
         return verdict(
             "performance",
-            Outcome.FAIL,
+            StepStatus.FAIL,
             f"{runtime.label} cannot run the model: {clean_message(exc)}",
         )
     times = []
@@ -44,6 +44,10 @@ def step_performance(state: State) -> StepVerdict:
     )
     if median > limit:
         return verdict(
-            "performance", Outcome.FAIL, f"{measured} exceeds the declared baseline of {limit:g} ms"
+            "performance",
+            StepStatus.FAIL,
+            f"{measured} exceeds the declared baseline of {limit:g} ms",
         )
-    return verdict("performance", Outcome.PASS, f"{measured}, within the baseline of {limit:g} ms")
+    return verdict(
+        "performance", StepStatus.PASS, f"{measured}, within the baseline of {limit:g} ms"
+    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from mlrelease.models.steps.state import State, first_line, verdict
-from mlrelease.models.verdicts import Outcome, StepVerdict
+from mlrelease.models.verdicts import StepStatus, StepVerdict
 
 
 def strict_inference(path: Path, out: Path) -> tuple[str | None, int, int]:
@@ -37,13 +37,13 @@ def step_shape_inference(state: State) -> StepVerdict:
     if error is not None:
         return verdict(
             "shape_inference",
-            Outcome.FAIL,
+            StepStatus.FAIL,
             f"strict shape/type inference (data_prop): {first_line(error)}",
             error.splitlines(),
         )
     return verdict(
         "shape_inference",
-        Outcome.PASS,
+        StepStatus.PASS,
         f"strict inference with type checks and data propagation: {complete}/{total} "
         "values fully shaped",
     )

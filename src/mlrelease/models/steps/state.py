@@ -10,7 +10,7 @@ from mlrelease.models.config import RuntimeSpec
 from mlrelease.models.manifest import ModelJob
 from mlrelease.models.runtimes import Runtime, Unavailable
 from mlrelease.models.safefile import Root
-from mlrelease.models.verdicts import Outcome, StepVerdict
+from mlrelease.models.verdicts import StepStatus, StepVerdict
 
 if TYPE_CHECKING:
     import numpy as np
@@ -69,7 +69,7 @@ class State:
 
 
 def verdict(
-    step: str, outcome: Outcome, summary: str, details: list[str] | None = None
+    step: str, outcome: StepStatus, summary: str, details: list[str] | None = None
 ) -> StepVerdict:
     return StepVerdict(step, outcome, summary, details or [])
 

@@ -14,7 +14,7 @@ from mlrelease.models.steps.inference import compare, run_runtime
 from mlrelease.models.steps.opset_imports import opset_import_problems
 from mlrelease.models.steps.shape_inference import strict_inference
 from mlrelease.models.steps.state import State, first_line, verdict
-from mlrelease.models.verdicts import Outcome, StepVerdict
+from mlrelease.models.verdicts import StepStatus, StepVerdict
 
 if TYPE_CHECKING:
     from onnx import ModelProto
@@ -49,13 +49,13 @@ def step_version_conversion(state: State) -> StepVerdict:
     target = job.target_opset
     current = ai_onnx_opset(state.header)
     if target is None:
-        return verdict("version_conversion", Outcome.SKIP, "no target-opset declared")
+        return verdict("version_conversion", StepStatus.SKIP, "no target-opset declared")
     if current is None:
-        return verdict("version_conversion", Outcome.SKIP, "the model does not import ai.onnx")
+        return verdict("version_conversion", StepStatus.SKIP, "the model does not import ai.onnx")
     if current > target:
         return verdict(
             "version_conversion",
-            Outcome.SKIP,
+            StepStatus.SKIP,
             f"the model's opset {current} is newer than the target {target}",
         )
     model = (
@@ -68,7 +68,7 @@ def step_version_conversion(state: State) -> StepVerdict:
     except Exception as exc:
         return verdict(
             "version_conversion",
-            Outcome.FAIL,
+            StepStatus.FAIL,
             f"onnx.version_converter {current} -> {target} fails: {first_line(exc)}",
             [str(exc)],
         )
@@ -115,7 +115,7 @@ def step_version_conversion(state: State) -> StepVerdict:
     step = f"opset {current} -> {target}"
     if problems:
         return verdict(
-            "version_conversion", Outcome.FAIL, f"{step}: {problems[0]}", problems + warnings
+            "version_conversion", StepStatus.FAIL, f"{step}: {problems[0]}", problems + warnings
         )
     rerun = (
         f"; {', '.join(ran)} outputs unchanged" if ran else "; not re-run (no outputs to compare)"
@@ -123,8 +123,8 @@ def step_version_conversion(state: State) -> StepVerdict:
     if warnings:
         return verdict(
             "version_conversion",
-            Outcome.WARN,
+            StepStatus.WARN,
             f"{step}: {warnings[0]}",
             [*warnings, f"re-checked{rerun}"],
         )
-    return verdict("version_conversion", Outcome.PASS, f"{step}: re-checked{rerun}")
+    return verdict("version_conversion", StepStatus.PASS, f"{step}: re-checked{rerun}")

@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mlrelease.wheels import plan
+from mlrelease.wheels import matrix
 from mlrelease.wheels.config import DEFAULT_REQUIRED_PLATFORMS
-from mlrelease.wheels.plan import PLATFORMS, Identifier, parse_identifier, platform_arch
+from mlrelease.wheels.matrix import PLATFORMS, Identifier, parse_identifier, platform_arch
 
 ALL_ARCHS = {
     "linux": ("x86_64", "i686", "aarch64", "ppc64le", "s390x", "armv7l", "riscv64"),
@@ -179,7 +179,7 @@ def query(root: Path, pyproject: Mapping[str, Any]) -> tuple[list[Identifier], D
     """What cibuildwheel selects for the project at ``root`` on its declared architectures."""
     declared = declared_archs(pyproject, read_workflows(root))
     archs = {p: a for p, a in declared.archs.items() if a}
-    return (plan.query(root, list(archs), archs) if archs else []), declared
+    return (matrix.query(root, list(archs), archs) if archs else []), declared
 
 
 def read_workflows(root: Path) -> dict[str, str]:

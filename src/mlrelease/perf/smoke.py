@@ -11,7 +11,7 @@ from rich.console import Console
 
 from mlrelease.perf import catalog
 from mlrelease.perf.config import ONNX_FRAMEWORKS, Profile
-from mlrelease.perf.launch import Build, Outcome, Worker, probe_build, resolve_in, settings_of
+from mlrelease.perf.launch import Build, Worker, WorkerReply, probe_build, resolve_in, settings_of
 from mlrelease.perf.results import (
     BUILD_FAILED,
     EXPORT_FAILED,
@@ -58,7 +58,7 @@ def check(
         )
     )
 
-    def one(group: tuple[str, str, str]) -> Outcome:
+    def one(group: tuple[str, str, str]) -> WorkerReply:
         model, shape, ref = group
         mine = [p for p in plan if (p.combination.model, p.combination.shape) == (model, shape)]
         frameworks = list(dict.fromkeys(p.combination.framework for p in mine if p.status is None))
@@ -116,7 +116,7 @@ def check(
     )
 
 
-def _checked(row: Row, outcome: Outcome) -> None:
+def _checked(row: Row, outcome: WorkerReply) -> None:
     """Set ``row``'s status from its model's ``check`` worker (a crash fails every row)."""
     if outcome.result is None:
         row.status = BUILD_FAILED if outcome.status == RUNTIME_ERROR else outcome.status

@@ -1,4 +1,4 @@
-"""The build plan: cibuildwheel's build identifiers per platform, grouped into CI jobs.
+"""The build matrix: cibuildwheel's build identifiers per platform, grouped into CI jobs.
 
 cibuildwheel is the authority on what ``[tool.cibuildwheel]`` selects: :func:`query` asks it
 (``--print-build-identifiers --platform P``, which works offline on any OS) and everything else
@@ -106,7 +106,7 @@ class Job:
 
 
 @dataclass
-class Plan:
+class BuildMatrix:
     """The jobs for one or more projects, and the identifiers they came from."""
 
     jobs: list[Job] = field(default_factory=list)

@@ -161,7 +161,8 @@ def build(spec: ModelSpec, shape_key: str, layers: int | None) -> Built:
     built = builder(shape, layers)
     if not isinstance(built, Built):
         raise TypeError(
-            f"{spec.builder} returned {type(built).__name__}, expected mlrelease.perf.models.Built"
+            f"{spec.builder} returned {type(built).__name__}, "
+            "expected mlrelease.perf.builders.Built"
         )
     built.module.eval()
     return built
