@@ -7,12 +7,21 @@ Sessions that change files are ``default=False``.
 
 from __future__ import annotations
 
+import json
+import os
+import re
 import shutil
-import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 import nox
 
 nox.needs_version = ">=2025.2.9"
+# uv creates the environments and installs (`pip install nox uv`, as the README says); without
+# uv, nox falls back to virtualenv and pip, slower but the same sessions.
 nox.options.default_venv_backend = "uv|virtualenv"
 nox.options.reuse_venv = "yes"
 
@@ -20,36 +29,73 @@ PROJECT = nox.project.load_toml("pyproject.toml")
 WHEEL_PROJECTS = [".", "examples/native-adopter"]
 """Projects whose artifacts `nox -s wheels` builds: mlrelease (pure) and the native example."""
 
-# Sessions that install torch use pip: pip reads the machine's find-links (a local wheelhouse);
-# uv ignores pip's configuration.
-TORCH_BACKEND = "virtualenv"
 TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 """Where torch's CPU build comes from when no local wheel has it (PyPI's Linux wheel is CUDA)."""
+WHEELHOUSE_VARIABLES = ("UV_FIND_LINKS", "PIP_FIND_LINKS")
+"""The machine's local wheel folders, as pip and uv spell them (uv reads only its own)."""
+PYTEST_PARALLEL = ["-n", "auto", "--dist", "loadgroup"]
+"""pytest-xdist: one worker per CPU, the tests of one expensive fixture on one worker
+(tests/conftest.py `SHARED_BUILDS`); `-- -n 0` runs in one process."""
+
+_clock = {"imported": time.monotonic(), "installs": 0}
+"""When nox loaded this file, and how many installs ran since (0: the first session)."""
 
 
 def _install(session: nox.Session, *groups: str) -> None:
     """Install mlrelease (editable) with the given dependency groups."""
+    _clock["installs"] += 1
     session.install("-e", ".", *nox.project.dependency_groups(PROJECT, *groups))
 
 
+def _wheelhouses() -> list[Path]:
+    """Local folders of wheels this machine declares (`$PIP_FIND_LINKS`, `$UV_FIND_LINKS`)."""
+    names = [n for v in WHEELHOUSE_VARIABLES for n in re.split(r"[\s,]+", os.environ.get(v, ""))]
+    return [Path(n) for n in dict.fromkeys(names) if n and Path(n).is_dir()]
+
+
 def _install_cpu_torch(session: nox.Session) -> None:
-    """Install the pinned torch as a CPU build, before the groups that need it: from a local
-    wheelhouse (pip's find-links) when it has the pin, else from the PyTorch CPU index."""
+    """Install the pinned torch as a CPU build, before the groups that need it: from the
+    machine's wheelhouse when it has the pin's CPU wheel for this Python (no network), else
+    from the PyTorch CPU index."""
     pin = next(r for r in nox.project.dependency_groups(PROJECT, "perf") if r.startswith("torch"))
-    python = [session.virtualenv.bin + "/python", "-m", "pip", "install", "--quiet"]
-    local = subprocess.run([*python, "--no-index", "--no-deps", pin], check=False)
-    if local.returncode != 0:
-        # Beside the default index: `2.13.0+cpu` sorts above `2.13.0`, so pip takes the CPU build.
-        session.install("--extra-index-url", TORCH_CPU_INDEX, pin)
+    version = pin.partition("==")[2]
+    python = str(session.python or f"{sys.version_info[0]}.{sys.version_info[1]}")
+    wheel = f"torch-{version}+cpu-cp{python.replace('.', '')}-*.whl"
+    folders = _wheelhouses()
+    links = [arg for folder in folders for arg in ("--find-links", str(folder))]
+    if any(any(folder.glob(wheel)) for folder in folders):
+        session.install(*links, pin)
+        return
+    # Beside the default index: `2.13.0+cpu` sorts above `2.13.0`, so the CPU build wins
+    # (pip compares every index; uv only under unsafe-best-match).
+    best = ["--index-strategy", "unsafe-best-match"] if session.venv_backend == "uv" else []
+    session.install(*links, "--extra-index-url", TORCH_CPU_INDEX, *best, pin)
+
+
+class _SetupTimes:
+    """Seconds spent preparing a session's environment, for the end of its report."""
+
+    def __init__(self) -> None:
+        # nox creates the environment between loading this file and calling the first session.
+        first = _clock["installs"] == 0
+        self.steps = {"venv": time.monotonic() - _clock["imported"]} if first else {}
+
+    @contextmanager
+    def step(self, name: str) -> Iterator[None]:
+        start = time.monotonic()
+        yield
+        self.steps[name] = round(time.monotonic() - start, 2)
+
+    def env(self) -> dict[str, str]:
+        return {"MLRELEASE_SETUP_TIMES": json.dumps(self.steps)}
 
 
 @nox.session
 def tests(session: nox.Session) -> None:
     """Run the unit and integration lanes (real git repositories, runtimes, builds; no torch)."""
     _install(session, "test")
-    session.run(
-        "pytest", *(session.posargs or ["tests/unit", "tests/integration", "tests/defects"])
-    )
+    paths = ["tests/unit", "tests/integration", "tests/defects"]
+    session.run("pytest", *PYTEST_PARALLEL, *(session.posargs or paths))
 
 
 @nox.session(default=False)
@@ -59,7 +105,7 @@ def tests_unit(session: nox.Session) -> None:
     session.run("pytest", "tests/unit", *session.posargs)
 
 
-@nox.session(tags=["perf"], venv_backend=TORCH_BACKEND, default=False)
+@nox.session(tags=["perf"], default=False)
 def tests_perf(session: nox.Session) -> None:
     """Run the perf-integration lane: real profile runs with CPU torch and the ONNX exporter."""
     _install_cpu_torch(session)
@@ -78,12 +124,15 @@ def lint(session: nox.Session) -> None:
     session.run("zizmor", "--offline", ".github/workflows")
 
 
-@nox.session(tags=["release"], venv_backend=TORCH_BACKEND)
+@nox.session(tags=["release"])
 def release_verify(session: nox.Session) -> None:
     """Check every release exit criterion; exit 0 only when the release may ship."""
-    _install_cpu_torch(session)  # the perf gate exports and runs the perf models
-    _install(session, "test-perf")
-    session.run("mlrelease", "verify", *session.posargs)
+    setup = _SetupTimes()  # the report ends with these and each gate's time
+    with setup.step("torch (CPU)"):
+        _install_cpu_torch(session)  # the perf gate exports and runs the perf models
+    with setup.step("install"):
+        _install(session, "test-perf")
+    session.run("mlrelease", "verify", *session.posargs, env=setup.env())
 
 
 @nox.session(tags=["release"], default=False)
@@ -142,7 +191,7 @@ def ops_index(session: nox.Session) -> None:
     session.run("mlrelease", "ops", "index", *execute, *session.posargs)
 
 
-@nox.session(tags=["perf"], venv_backend=TORCH_BACKEND, default=False)
+@nox.session(tags=["perf"], default=False)
 def perf(session: nox.Session) -> None:
     """Run the `cpu` perf profile; write results, plots and docs/perf; compare with the baseline."""
     _install_cpu_torch(session)
@@ -150,7 +199,8 @@ def perf(session: nox.Session) -> None:
     session.run("mlrelease", "perf", "run", "--profile", "cpu", *session.posargs)
 
 
-@nox.session(tags=["perf", "gpu"], venv_backend=TORCH_BACKEND, default=False)
+# pip, not uv: the session swaps onnxruntime for onnxruntime-gpu with `pip uninstall`.
+@nox.session(tags=["perf", "gpu"], venv_backend="virtualenv", default=False)
 def perf_gpu(session: nox.Session) -> None:
     """Run the `gpu` perf profile (the seed's full matrix) on a CUDA device; skip elsewhere."""
     if shutil.which("nvidia-smi") is None:

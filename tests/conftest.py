@@ -1,8 +1,10 @@
-"""Shared fixtures: small real projects in real temporary git repositories."""
+"""Shared fixtures: small real projects in real temporary git repositories, and one cache
+folder per test run (never the user's)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -16,12 +18,45 @@ GIT_ENV = {
 }
 
 
+SHARED_BUILDS = {
+    "built": "wheels",  # tests/integration/wheels/conftest.py: both projects' sdists and wheels
+    "frozen": "docs-frozen",  # tests/integration/docs/conftest.py: a site frozen at two tags
+    "own_site": "docs-own-site",  # test_docs_browser.py: this repository's docs, built
+}
+"""Fixtures that build something expensive once per process, and the xdist group of the tests
+that use them: under `--dist loadgroup` (nox -s tests, the tests gate) one worker runs a
+group, so each is built once per run, not once per worker. Add yours here."""
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        groups = [SHARED_BUILDS[f] for f in getattr(item, "fixturenames", ()) if f in SHARED_BUILDS]
+        if groups and not item.get_closest_marker("xdist_group"):
+            item.add_marker(pytest.mark.xdist_group(groups[0]))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def run_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """mlrelease's cache (node cases, runtime probes, compiled locales, model verdicts) for
+    this test run: empty when it starts, as on a fresh machine, and shared by the xdist
+    workers of the run (the cache's writes are atomic), never the user's."""
+    base = tmp_path_factory.getbasetemp()
+    folder = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "run-cache"
+    folder.mkdir(exist_ok=True)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("MLRELEASE_CACHE_DIR", str(folder))
+        yield folder
+
+
 @pytest.fixture(autouse=True)
 def _git_identity(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Commits in temporary repositories need an identity; never read the user's config."""
+    """Commits in temporary repositories need an identity; never read the user's or the
+    machine's git configuration (a signing key, hooks, another default branch)."""
     for key, value in GIT_ENV.items():
         monkeypatch.setenv(key, value)
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
 
 

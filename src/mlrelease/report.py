@@ -9,7 +9,7 @@ import datetime as _dt
 import json
 import os
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,36 @@ from mlrelease.gates import GateResult, Status
 SCHEMA_VERSION = 1
 SCHEMA_PATH = Path(__file__).parent / "schemas" / "report.schema.json"
 ICONS = {Status.PASS: "✅", Status.FAIL: "❌", Status.SKIP: "⏭️", Status.ERROR: "💥"}
+SETUP_ENV = "MLRELEASE_SETUP_TIMES"
+"""Set by the nox session before ``mlrelease verify`` runs: a JSON object of the environment
+set-up's steps (venv creation, installs) and their seconds, shown at the end of the report."""
+
+
+@dataclass(frozen=True)
+class SetupStep:
+    """One step of preparing the environment the gates run in, e.g. ``install`` 41.2 s."""
+
+    name: str
+    duration_s: float
+
+
+def setup_steps(text: str | None) -> list[SetupStep]:
+    """The steps in ``$MLRELEASE_SETUP_TIMES`` (``{"venv": 1.2, "install": 40.3}``), in order."""
+    if not text:
+        return []
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = None
+    if not isinstance(data, dict) or not all(
+        isinstance(v, (int, float)) and v >= 0 for v in data.values()
+    ):
+        raise UserError(
+            f"${SETUP_ENV}: expected a JSON object of step name -> seconds, e.g. "
+            f'{{"venv": 1.2, "install": 40.3}}; found {text[:80]!r}. Unset it, or let the '
+            "nox session set it."
+        )
+    return [SetupStep(str(k), float(v)) for k, v in data.items()]
 
 
 @dataclass
@@ -34,6 +64,8 @@ class Report:
     results: list[GateResult]
     strict: bool = False
     shard: tuple[int, int] | None = None
+    setup: list[SetupStep] = field(default_factory=list)
+    """The environment set-up before the gates ran (from the nox session), for the timings."""
     created: str = field(
         default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     )
@@ -64,6 +96,7 @@ class Report:
             "verdict": self.verdict,
             "counts": self.counts(),
             "results": [r.to_dict() for r in self.results],
+            "setup": [{"name": s.name, "duration_s": s.duration_s} for s in self.setup],
         }
 
     @classmethod
@@ -83,6 +116,7 @@ class Report:
             results=[GateResult.from_dict(r) for r in data["results"]],
             strict=bool(data.get("strict", False)),
             shard=None if shard is None else (shard["index"], shard["count"]),
+            setup=[SetupStep(s["name"], float(s["duration_s"])) for s in data.get("setup", [])],
             created=data.get("created", ""),
         )
 
@@ -120,7 +154,20 @@ def to_markdown(report: Report) -> str:
             lines += ["", f"## `{r.name}`: {r.status.value}", ""]
             lines += [f"- {d}" for d in r.details]
             lines += [f"- evidence: `{e}`" for e in r.evidence]
+    lines += ["", "## Timings", ""]
+    lines += markdown.table(
+        ["step", "time"],
+        [(name, f"{seconds:.1f} s") for name, seconds in timings(report)],
+        align=[markdown.LEFT, markdown.RIGHT],
+    )
     return "\n".join(lines) + "\n"
+
+
+def timings(report: Report) -> list[tuple[str, float]]:
+    """Where the time went: each set-up step, each gate, and the total, in that order."""
+    rows = [(f"environment set-up: {s.name}", s.duration_s) for s in report.setup]
+    rows += [(f"gate `{r.name}`", r.duration_s) for r in report.results]
+    return [*rows, ("total", sum(seconds for _, seconds in rows))]
 
 
 def to_junit(report: Report) -> str:
@@ -222,4 +269,9 @@ def merge(reports: list[Report]) -> Report:
         results=[by_name[g] for g in first.gates],
         strict=first.strict,
         shard=None,
+        setup=[
+            replace(s, name=f"shard {r.shard[0]}/{r.shard[1]}: {s.name}") if r.shard else s
+            for r in reports
+            for s in r.setup
+        ],
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +46,7 @@ def apply_strict(gate: Gate, result: GateResult, strict: bool) -> GateResult:
 def run(config: Config, options: Options, console: Console | None = None) -> report.Report:
     """Run the selected gates in order, printing a live status line and a final table."""
     console = console or make_console()
+    setup = report.setup_steps(os.environ.get(report.SETUP_ENV))  # refused before any gate runs
     selected = select(config, options.only, options.skip)
     mine = shard(selected, *options.shard) if options.shard else selected
     folder = options.report_dir or config.path(config.report_dir)
@@ -73,9 +75,11 @@ def run(config: Config, options: Options, console: Console | None = None) -> rep
         results=results,
         strict=options.strict,
         shard=options.shard,
+        setup=setup,
     )
     paths = report.write(outcome, folder)
     console.print(summary_table(outcome))
+    console.print(timings_table(outcome))
     console.print(f"Reports: {', '.join(str(p) for p in paths.values())}", highlight=False)
     return outcome
 
@@ -93,4 +97,14 @@ def summary_table(outcome: report.Report) -> Table:
             escape(r.summary),
             f"{r.duration_s:.1f} s",
         )
+    return table
+
+
+def timings_table(outcome: report.Report) -> Table:
+    """Where the time went: the environment set-up, each gate, the total (the report's end)."""
+    table = Table(title="Timings", title_justify="left")
+    table.add_column("step")
+    table.add_column("time", justify="right")
+    for name, seconds in report.timings(outcome):
+        table.add_row(escape(name), f"{seconds:.1f} s")
     return table

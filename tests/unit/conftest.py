@@ -1,5 +1,10 @@
 """The unit lane: pure code only. A test here that starts a process, opens a network
-connection or imports torch fails and says where it belongs (tests/integration)."""
+connection or imports torch fails and says where it belongs (tests/integration).
+
+Every test also runs as on a fresh machine: an empty HOME, empty user cache and config
+folders, no compiled locale. A test that would pass only where something ran before (a font
+cache, a compiled locale, cached node cases) fails here on every machine, not only on CI.
+"""
 
 from __future__ import annotations
 
@@ -21,8 +26,27 @@ def _refuse(what: str) -> Any:
     return refuse
 
 
+FRESH_FOLDERS = {
+    "HOME": "home",
+    "XDG_CACHE_HOME": "home/.cache",
+    "XDG_CONFIG_HOME": "home/.config",
+    "XDG_DATA_HOME": "home/.local/share",
+    "MPLCONFIGDIR": "home/.config/matplotlib",
+    "MLRELEASE_CACHE_DIR": "home/.cache/mlrelease",
+    "HF_HOME": "home/.cache/huggingface",
+    "LOCPATH": "locales",
+}
+"""The user's folders (and glibc's locale path), each pointed at an empty folder."""
+
+
 @pytest.fixture(autouse=True)
-def _pure(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def _pure(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[None]:
+    machine = tmp_path_factory.mktemp("fresh-machine")
+    for variable, folder in FRESH_FOLDERS.items():
+        (machine / folder).mkdir(parents=True, exist_ok=True)
+        monkeypatch.setenv(variable, str(machine / folder))
     monkeypatch.setattr(subprocess.Popen, "_execute_child", _refuse("a subprocess"))
     monkeypatch.setattr(socket.socket, "connect", _refuse("a network connection"))
     yield

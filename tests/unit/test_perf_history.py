@@ -7,11 +7,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers.perf import history_results
 
 from mlrelease.errors import UserError
 from mlrelease.perf import history
 from mlrelease.perf.device import device_class
-from mlrelease.perf.results import Results, Row
 
 
 def points(values: list[float]) -> list[history.Point]:
@@ -50,26 +50,11 @@ def test_two_steps_are_both_found() -> None:
     assert found[0].ratio > 1 > found[1].ratio
 
 
-def results() -> Results:
-    row = Row("m", "s", 1, "f", "ok", samples_ns=[[10_000_000, 11_000_000]] * 4)
-    row.wall_ns = [[12_000_000, 13_000_000]] * 4
-    failing = Row("m", "s", 1, "g", "export_failed", error="boom")
-    return Results(
-        profile="cpu",
-        device_key="cpu-amd-epyc-f26m2-2c",
-        device_name="AMD EPYC",
-        settings={"clock": "cpu"},
-        environment={"libraries": {"torch": "2.13.0"}},
-        rows=[row, failing],
-        created="2026-01-01T00:00:00+00:00",
-    )
-
-
 def test_entries_append_read_and_render(tmp_path: Path) -> None:
-    path = history.path_for(tmp_path, results())
+    path = history.path_for(tmp_path, history_results())
     assert path == tmp_path / "history" / "cpu-amd-f26-2c.jsonl"
     for i in range(3):
-        history.append(path, history.entry(results(), f"{i:040d}"))
+        history.append(path, history.entry(history_results(), f"{i:040d}"))
     entries = history.read(path)
     assert len(entries) == 3 and entries[0]["device_class"] == "cpu-amd-f26-2c"
     row = entries[0]["rows"]["m/s/b1/f"]
@@ -89,19 +74,3 @@ def test_a_bad_history_line_is_named(tmp_path: Path) -> None:
     path.write_text('{"rows": {}}\n', encoding="utf-8")
     with pytest.raises(UserError, match="expected an object with 'commit' and 'rows'"):
         history.read(path)
-
-
-def test_history_and_comparison_plots_are_written(tmp_path: Path) -> None:
-    from mlrelease.perf import plots
-    from mlrelease.perf.compare import compare
-
-    path = tmp_path / "h.jsonl"
-    for i in range(4):
-        history.append(path, history.entry(results(), f"{i:040d}"))
-    out = plots.history(history.read(path), "cpu-amd-f26-2c", 0.07, tmp_path / "h.png")
-    assert out.read_bytes()[:4] == b"\x89PNG"
-    base, cand = results(), results()
-    comparison = compare(cand, base, threshold=0.07, alpha=0.05)
-    assert comparison.family is not None
-    picture = plots.comparison(base, cand, comparison.family.tests, 0.07, tmp_path / "c.png")
-    assert picture.read_bytes()[:4] == b"\x89PNG"

@@ -109,3 +109,40 @@ def test_read_rejects_other_schema_versions(tmp_path: Path) -> None:
     path.write_text(json.dumps({"schema_version": 99}), encoding="utf-8")
     with pytest.raises(UserError, match="schema_version 99 is not supported"):
         report.read(path)
+
+
+def test_report_ends_with_setup_and_gate_timings(tmp_path: Path) -> None:
+    setup = report.setup_steps('{"venv": 1.25, "install": 40}')
+    data = make(RESULTS[:2], setup=setup)
+    text = report.to_markdown(data)
+    timings = text[text.index("## Timings") :]
+    assert text.rstrip().endswith(timings.rstrip())
+    assert [line.split("|")[1].strip() for line in timings.splitlines()[4:]] == [
+        "environment set-up: venv",
+        "environment set-up: install",
+        "gate `a`",
+        "gate `b`",
+        "total",
+    ]
+    assert "| 42.2 s |" in timings  # 1.25 + 40 + 0.5 + 0.5
+    json_path = report.write(data, tmp_path)["json"]
+    schema = json.loads(report.SCHEMA_PATH.read_text(encoding="utf-8"))
+    jsonschema.validate(json.loads(json_path.read_text(encoding="utf-8")), schema)
+    assert report.read(json_path).setup == setup
+
+
+def test_merged_shards_keep_each_shards_setup() -> None:
+    gates = ["a", "b"]
+    one = make([RESULTS[0]], gates=gates, shard=(1, 2), setup=report.setup_steps('{"venv": 2}'))
+    two = make([RESULTS[1]], gates=gates, shard=(2, 2), setup=report.setup_steps('{"venv": 3}'))
+    merged = report.merge([one, two])
+    assert [(s.name, s.duration_s) for s in merged.setup] == [
+        ("shard 1/2: venv", 2.0),
+        ("shard 2/2: venv", 3.0),
+    ]
+
+
+@pytest.mark.parametrize("text", ["[1, 2]", '{"venv": "fast"}', '{"venv": -1}', "{oops"])
+def test_unreadable_setup_times_are_named(text: str) -> None:
+    with pytest.raises(UserError, match=r"\$MLRELEASE_SETUP_TIMES: expected a JSON object"):
+        report.setup_steps(text)

@@ -133,6 +133,13 @@ def _both(
     return out[0], out[1]
 
 
+def _pin(requirement: str, version: str) -> str:
+    """``requirement`` at exactly ``version``, its extras kept: ``skl2onnx[x]==1.20.0``."""
+    req = Requirement(requirement)
+    extras = f"[{','.join(sorted(req.extras))}]" if req.extras else ""
+    return f"{req.name}{extras}=={version}"
+
+
 def _build(setup: Setup, spec: envs.EnvSpec) -> envs.Env | envs.InstallFailure:
     with setup.slots:
         return envs.build(spec, setup.cache, refresh=setup.refresh)
@@ -176,7 +183,7 @@ def _run(
                               index_url=setup.table.index_url,
                               find_links=_links(setup, consumer.find_links))  # fmt: skip
     result.origin = tests.origin
-    pinned = f"{name}=={result.version}" if name and result.version else install
+    pinned = _pin(install, result.version) if name and result.version else install
     prefer = [f"{k}=={v}" for k, v in base.pins.items() if k != canonicalize_name(setup.package)]
     say("building the candidate environment")
     cand = _build(setup, env_spec(setup, consumer, setup.candidate, pinned, prefer))

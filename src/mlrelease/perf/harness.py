@@ -91,7 +91,8 @@ def measure(
     ``slowdown`` > 0 injects, inside the timed region, extra time of that fraction of each
     measured iteration: a known regression for validating the comparison
     (``bench_regression_gate.py``). ``slowdown_kind`` ``cpu`` burns it (a busy wait on the
-    sample's clock), ``wait`` sleeps it (it costs no CPU time: only wall time sees it).
+    sample's clock), ``wait`` sleeps it (the sleep holds no CPU, so the CPU sample ends before
+    it; waking from it can still slow the next iteration: cold caches, a down-clocked core).
     """
     wall = time.perf_counter_ns
     timer = CLOCKS[clock]
@@ -118,11 +119,14 @@ def measure(
         run()
         sync()
         t1 = timer() if cpu_clock else wall()
-        if slowdown:
-            if slowdown_kind == "wait":
-                time.sleep((t1 - t0) * slowdown / 1e9)
-            else:
-                _spin(timer, t1, (t1 - t0) * slowdown)
+        if slowdown and slowdown_kind == "wait":
+            # A wait holds no CPU of the model: on the CPU clock the sample ends before it (the
+            # sleep's own syscall and wake-up are the injector's cost, not the model's).
+            time.sleep((t1 - t0) * slowdown / 1e9)
+            if not cpu_clock:
+                t1 = wall()
+        elif slowdown:
+            _spin(timer, t1, (t1 - t0) * slowdown)
             t1 = timer() if cpu_clock else wall()
         w1 = wall() if cpu_clock else t1
         d1 = delayed()

@@ -2,27 +2,13 @@
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from mlrelease.models.manifest import ModelJob, single
-
-
-@pytest.fixture(autouse=True, scope="session")
-def probe_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """One compatibility-probe cache for the session, never the user's."""
-    folder = tmp_path_factory.mktemp("probe-cache")
-    old = os.environ.get("MLRELEASE_CACHE_DIR")
-    os.environ["MLRELEASE_CACHE_DIR"] = str(folder)
-    yield folder
-    if old is None:
-        os.environ.pop("MLRELEASE_CACHE_DIR", None)
-    else:
-        os.environ["MLRELEASE_CACHE_DIR"] = old
 
 
 @pytest.fixture
