@@ -14,8 +14,8 @@ from typing import Any
 
 from mlrelease.config import Config
 from mlrelease.errors import UserError
+from mlrelease.ops import case_folders, environment, render
 from mlrelease.ops import cases as cases_mod
-from mlrelease.ops import environment, render
 from mlrelease.ops import index as index_mod
 from mlrelease.ops import policy as policy_mod
 from mlrelease.ops.cases import Case, CaseSummary
@@ -58,7 +58,7 @@ def load_cases(
         cache = config.path(ops.cache_dir) if ops.cache_dir else None
         loaded += cases_mod.onnx_node_cases(cache, on_generate)
     for folder in ops.case_sets:
-        loaded += cases_mod.load_case_folder(config.path(folder))
+        loaded += case_folders.load_case_folder(config.path(folder))
     cases_mod.check_unique(loaded)
     chosen = cases_mod.select(cases_mod.select(loaded, ops.select), select)
     if not chosen:
