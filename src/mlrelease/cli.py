@@ -88,23 +88,8 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return doctor.run(registry.load_config(root) if root else None, console)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="mlrelease",
-        description="Release engineering for ML libraries: run the release exit criteria (gates), "
-        "write reports, generate the changelog and exit-criteria page, bump versions. "
-        "Configuration: [tool.mlrelease] in pyproject.toml.",
-    )
-    parser.add_argument("--version", action="version", version=f"mlrelease {__version__}")
-    parser.set_defaults(load_config=registry.load_config)
-    parser.add_argument(
-        "--root",
-        type=Path,
-        default=None,
-        help="project root (default: nearest folder with a pyproject.toml)",
-    )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
+def _add_verify(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The ``verify`` command and its options."""
     p = sub.add_parser(
         "verify",
         help="run the release gates and write the reports",
@@ -135,6 +120,26 @@ def build_parser() -> argparse.ArgumentParser:
         help="where to write the reports (default: [tool.mlrelease] report-dir)",
     )
     p.set_defaults(func=cmd_verify)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="mlrelease",
+        description="Release engineering for ML libraries: run the release exit criteria (gates), "
+        "write reports, generate the changelog and exit-criteria page, bump versions. "
+        "Configuration: [tool.mlrelease] in pyproject.toml.",
+    )
+    parser.add_argument("--version", action="version", version=f"mlrelease {__version__}")
+    parser.set_defaults(load_config=registry.load_config)
+    parser.add_argument(
+        "--root",
+        type=Path,
+        default=None,
+        help="project root (default: nearest folder with a pyproject.toml)",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    _add_verify(sub)
 
     p = sub.add_parser("report", help="work with release_verify reports")
     report_sub = p.add_subparsers(dest="report_command", required=True, metavar="ACTION")
