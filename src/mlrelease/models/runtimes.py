@@ -25,9 +25,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mlrelease.edges import installed
 from mlrelease.edges import onnxruntime as ort
 from mlrelease.errors import ConfigError
 from mlrelease.models.config import RuntimeSpec, display_domain
+from mlrelease.requirements import MissingDependency
 
 if TYPE_CHECKING:
     import numpy as np
@@ -168,7 +170,10 @@ def _onnxruntime_factory(spec: RuntimeSpec) -> list[Runtime | Unavailable]:
     try:
         available = ort.available_providers()
     except ImportError as exc:
-        return [Unavailable("onnxruntime", f"not installed ({exc})", spec.required)]
+        missing = MissingDependency.of(exc, needed_by="the onnxruntime runtime", extra="models")
+        return [
+            Unavailable("onnxruntime", str(missing.within(installed.environment())), spec.required)
+        ]
     found: list[Runtime | Unavailable] = []
     for provider in spec.providers:
         if provider in available:

@@ -54,8 +54,12 @@ def check_ops_index(ctx: Context) -> GateResult:
     )
     if failures:
         return GateResult.failed(failures[0], details=failures[1:] + details, evidence=evidence)
+    # An environment gap is no verdict, but it is said where it is seen: in the summary.
+    gaps = [n for n in outcome.environment_notes() if "not measured here" in n]
     return GateResult.passed(
-        f"{ops.index} is current ({totals})", details=details, evidence=evidence
+        f"{ops.index} is current ({totals})" + "".join(f"; {gap}" for gap in gaps),
+        details=details,
+        evidence=evidence,
     )
 
 

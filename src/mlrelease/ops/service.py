@@ -22,6 +22,7 @@ from mlrelease.ops.cases import Case, CaseSummary
 from mlrelease.ops.config import BackendConfig, OpsConfig
 from mlrelease.ops.runner import Pool, Task
 from mlrelease.ops.verdicts import CaseResult, Description, Verdict
+from mlrelease.requirements import MissingDependency
 
 RESULTS_SCHEMA = "mlrelease/conformance-results"
 WORK_DIR = "build/ops-index"
@@ -50,12 +51,8 @@ def load_cases(
     """Every configured case (node suite from the cache, then the case folders), selected."""
     try:
         import onnx  # noqa: F401
-    except ImportError:
-        raise UserError(
-            "the conformance run needs onnx (and onnxruntime for its backends), which are not "
-            "installed here. Install the `ops` dependency group, e.g. run it through "
-            "`nox -s ops_index`."
-        ) from None
+    except ImportError as exc:
+        raise MissingDependency.of(exc, extra="ops") from None
     loaded: list[Case] = []
     if ops.onnx_node_cases:
         cache = config.path(ops.cache_dir) if ops.cache_dir else None

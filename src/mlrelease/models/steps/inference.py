@@ -6,11 +6,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from mlrelease.edges import installed
 from mlrelease.models.runtimes import Runtime, Unavailable, clean_message
 from mlrelease.models.steps.data import load_datasets
 from mlrelease.models.steps.facts import output_names
 from mlrelease.models.steps.state import Arrays, Dataset, State, first_line, verdict
 from mlrelease.models.verdicts import StepStatus, StepVerdict
+from mlrelease.requirements import MissingDependency
 
 
 def compare(expected: Arrays, got: Arrays, names: list[str], rtol: float, atol: float) -> list[str]:
@@ -60,6 +62,8 @@ def run_reference(state: State, datasets: list[Dataset]) -> tuple[list[Arrays] |
         evaluator = ReferenceEvaluator(onnx.load_model(str(state.path)))
     except NotImplementedError as exc:
         return None, f"unsupported by the onnx reference evaluator: {first_line(exc)}"
+    except ImportError as exc:
+        return None, environment_gap(exc)
     except Exception as exc:
         return None, f"the onnx reference evaluator cannot load it: {first_line(exc)}"
     outputs = []
@@ -68,12 +72,24 @@ def run_reference(state: State, datasets: list[Dataset]) -> tuple[list[Arrays] |
             outputs.append([np.asarray(o) for o in evaluator.run(None, data.feeds)])
         except NotImplementedError as exc:
             return None, f"unsupported by the onnx reference evaluator: {first_line(exc)}"
+        except ImportError as exc:  # an operator's optional module (Pillow for ImageDecoder)
+            return None, environment_gap(exc)
         except Exception as exc:
             return (
                 None,
                 f"the onnx reference evaluator failed: {type(exc).__name__}: {first_line(exc)}",
             )
     return outputs, ""
+
+
+def environment_gap(exc: ImportError) -> str:
+    """Why the reference did not run when this environment lacks a module: not a verdict on
+    the model, and how to install what is missing."""
+    module = installed.missing_module(exc)
+    if module is None:
+        return f"not run here (this environment lacks a module: {first_line(exc)})"
+    missing = MissingDependency(module, needed_by="the onnx reference evaluator")
+    return f"not run here (an environment gap): {missing.within(installed.environment())}"
 
 
 def run_runtime(
