@@ -19,6 +19,11 @@ from pathlib import Path
 
 import nox
 
+# The sessions' bodies are the ones adopters get (mlrelease_nox): it releases itself with itself.
+# nox runs this file with its own interpreter, where mlrelease need not be installed.
+sys.path.insert(0, str(Path(__file__).resolve().parent / "src"))
+import mlrelease_nox
+
 nox.needs_version = ">=2025.2.9"
 # uv creates the environments and installs (`pip install nox uv`, as the README says); without
 # uv, nox falls back to virtualenv and pip, slower but the same sessions.
@@ -42,9 +47,18 @@ _clock = {"imported": time.monotonic(), "installs": 0}
 
 
 def _install(session: nox.Session, *groups: str) -> None:
-    """Install mlrelease (editable) with the given dependency groups."""
+    """Install mlrelease (editable) with the given dependency groups: their ``mlrelease[...]``
+    entries become extras of the editable install (pip cannot match them to ``-e .``)."""
     _clock["installs"] += 1
-    session.install("-e", ".", *nox.project.dependency_groups(PROJECT, *groups))
+    extras: set[str] = set()
+    rest: list[str] = []
+    for requirement in nox.project.dependency_groups(PROJECT, *groups):
+        included = re.fullmatch(r"mlrelease\[([^\]]*)\]", requirement)
+        if included:
+            extras.update(e.strip() for e in included.group(1).split(","))
+        else:
+            rest.append(requirement)
+    session.install("-e", f".[{','.join(sorted(extras))}]" if extras else ".", *rest)
 
 
 def _wheelhouses() -> list[Path]:
@@ -105,6 +119,16 @@ def tests_unit(session: nox.Session) -> None:
     session.run("pytest", "tests/unit", *session.posargs)
 
 
+# A fresh venv each time: uv keeps an installed version that still satisfies a range, so a
+# reused venv would not go down to a lowered bound.
+@nox.session(venv_backend="uv", reuse_venv=False, default=False)
+def tests_lowest(session: nox.Session) -> None:
+    """Prove the extras' lower bounds: every direct requirement at its lowest version (uv's
+    lowest-direct resolution of `mlrelease[all]`); the unit lane and the bump/changelog tests."""
+    session.install("--resolution", "lowest-direct", "-e", ".[all]", "--group", "test-lowest")
+    session.run("pytest", *(session.posargs or ["tests/unit", "tests/integration/project"]))
+
+
 @nox.session(tags=["perf"], default=False)
 def tests_perf(session: nox.Session) -> None:
     """Run the perf-integration lane: real profile runs with CPU torch and the ONNX exporter."""
@@ -132,7 +156,7 @@ def release_verify(session: nox.Session) -> None:
         _install_cpu_torch(session)  # the perf gate exports and runs the perf models
     with setup.step("install"):
         _install(session, "test-perf")
-    session.run("mlrelease", "verify", *session.posargs, env=setup.env())
+    mlrelease_nox.run_verify(session, env=setup.env())
 
 
 @nox.session(tags=["release"], default=False)
@@ -153,19 +177,14 @@ def cli(session: nox.Session) -> None:
 def wheels(session: nox.Session) -> None:
     """Build, audit and smoke-test sdists and wheels into dist/ (`-- --plan`: the CI matrix)."""
     _install(session, "wheels")
-    args = session.posargs or ["build"]
-    args = ["plan", *args[1:]] if args[0] == "--plan" else args
-    if args[0] in ("plan", "build") and "--project" not in args:
-        args += [f"--project={p}" for p in WHEEL_PROJECTS]
-    session.run("mlrelease", "wheels", *args)
+    mlrelease_nox.run_wheels(session, WHEEL_PROJECTS)
 
 
 @nox.session(tags=["docs"], default=False)
 def docs(session: nox.Session) -> None:
     """Build the docs (warnings are errors, internal links checked); serve them when interactive."""
     _install(session, "docs")
-    serve = ["--serve"] if session.interactive else []
-    session.run("mlrelease", "docs", "build", *serve, *session.posargs)
+    mlrelease_nox.run_docs(session)
 
 
 @nox.session(tags=["release"])
@@ -186,9 +205,7 @@ def downstream(session: nox.Session) -> None:
 def ops_index(session: nox.Session) -> None:
     """Regenerate the supported-operators index and page (`-- --check`: fail when stale)."""
     _install(session, "ops")
-    # The session regenerates (the command alone is a dry run); `-- --check` only checks.
-    execute = [] if {"--check", "--execute"} & set(session.posargs) else ["--execute"]
-    session.run("mlrelease", "ops", "index", *execute, *session.posargs)
+    mlrelease_nox.run_ops_index(session)  # regenerates (the command alone is a dry run)
 
 
 @nox.session(tags=["perf"], default=False)
@@ -196,20 +213,16 @@ def perf(session: nox.Session) -> None:
     """Run the `cpu` perf profile; write results, plots and docs/perf; compare with the baseline."""
     _install_cpu_torch(session)
     _install(session, "perf")
-    session.run("mlrelease", "perf", "run", "--profile", "cpu", *session.posargs)
+    mlrelease_nox.run_perf(session, "cpu")
 
 
-# pip, not uv: the session swaps onnxruntime for onnxruntime-gpu with `pip uninstall`.
-@nox.session(tags=["perf", "gpu"], venv_backend="virtualenv", default=False)
+@nox.session(tags=["perf", "gpu"], default=False)
 def perf_gpu(session: nox.Session) -> None:
     """Run the `gpu` perf profile (the seed's full matrix) on a CUDA device; skip elsewhere."""
     if shutil.which("nvidia-smi") is None:
         session.skip("no CUDA device here: nvidia-smi is not on PATH (no NVIDIA driver)")
-    _install(session, "perf")
-    # onnxruntime-gpu ships the same `onnxruntime` module as the CPU package: swap them.
-    session.run("python", "-m", "pip", "uninstall", "--yes", "onnxruntime")
-    session.install(*nox.project.dependency_groups(PROJECT, "perf-gpu"))
-    session.run("mlrelease", "perf", "run", "--profile", "gpu", *session.posargs)
+    _install(session, "perf-gpu")  # its own stack: onnxruntime-gpu, never beside onnxruntime
+    mlrelease_nox.run_perf(session, "gpu")
 
 
 @nox.session(tags=["perf"], default=False)

@@ -17,9 +17,9 @@ from pathlib import Path
 
 from rich.markup import escape
 
-from mlrelease import __version__, registry, report, verify
+from mlrelease import __version__, doctor, registry, report, requirements, verify
 from mlrelease.config import Config
-from mlrelease.edges import files
+from mlrelease.edges import files, installed
 from mlrelease.errors import UserError
 from mlrelease.gates import parse_shard
 from mlrelease.project import service
@@ -83,23 +83,13 @@ def cmd_gates_doc(args: argparse.Namespace) -> int:
     return files.run(args, [page], command="mlrelease gates doc", say=_say)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="mlrelease",
-        description="Release engineering for ML libraries: run the release exit criteria (gates), "
-        "write reports, generate the changelog and exit-criteria page, bump versions. "
-        "Configuration: [tool.mlrelease] in pyproject.toml.",
-    )
-    parser.add_argument("--version", action="version", version=f"mlrelease {__version__}")
-    parser.set_defaults(load_config=registry.load_config)
-    parser.add_argument(
-        "--root",
-        type=Path,
-        default=None,
-        help="project root (default: nearest folder with a pyproject.toml)",
-    )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+def cmd_doctor(args: argparse.Namespace) -> int:
+    root = doctor.project_root(args.root)
+    return doctor.run(registry.load_config(root) if root else None, console)
 
+
+def _add_verify(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The ``verify`` command and its options."""
     p = sub.add_parser(
         "verify",
         help="run the release gates and write the reports",
@@ -131,6 +121,26 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=cmd_verify)
 
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="mlrelease",
+        description="Release engineering for ML libraries: run the release exit criteria (gates), "
+        "write reports, generate the changelog and exit-criteria page, bump versions. "
+        "Configuration: [tool.mlrelease] in pyproject.toml.",
+    )
+    parser.add_argument("--version", action="version", version=f"mlrelease {__version__}")
+    parser.set_defaults(load_config=registry.load_config)
+    parser.add_argument(
+        "--root",
+        type=Path,
+        default=None,
+        help="project root (default: nearest folder with a pyproject.toml)",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    _add_verify(sub)
+
     p = sub.add_parser("report", help="work with release_verify reports")
     report_sub = p.add_subparsers(dest="report_command", required=True, metavar="ACTION")
     m = report_sub.add_parser("merge", help="merge shard report.json files into one report")
@@ -158,9 +168,32 @@ def build_parser() -> argparse.ArgumentParser:
     files.add_arguments(d, what="the page", wrote_by_default=True)
     d.set_defaults(func=cmd_gates_doc)
 
+    sub.add_parser(
+        "doctor",
+        help="say whether each configured gate and each command can run here",
+        description="For each configured gate and each command: the extra of mlrelease that "
+        "brings what it needs, its distributions as installed here, the programs and locales "
+        "it uses, and one install line for what is missing. Exit 1 when a configured gate "
+        "cannot run.",
+    ).set_defaults(func=cmd_doctor)
+
     for commands in COMMANDS:
         commands.register(sub)
     return parser
+
+
+def _actions(args: argparse.Namespace) -> list[str]:
+    """The sub-command words after the command (``perf merge`` -> ``["merge"]``)."""
+    return [
+        str(value)
+        for key, value in vars(args).items()
+        if key.endswith("_command") and key != "command" and isinstance(value, str)
+    ]
+
+
+def _fail(exc: UserError) -> int:
+    console.print(f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True)
+    return exc.exit_code
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -168,9 +201,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args))
+    except (ImportError, requirements.MissingDependency) as exc:  # never a traceback
+        words = [w for w in (args.command, *_actions(args)) if w]
+        missing = (
+            exc
+            if isinstance(exc, requirements.MissingDependency)
+            else requirements.MissingDependency.of(exc)
+        )
+        return _fail(
+            missing.within(
+                installed.environment(),
+                needed_by=f"`mlrelease {' '.join(words)}`",
+                extra=requirements.command_extra(words),
+            )
+        )
     except UserError as exc:
-        console.print(f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True)
-        return exc.exit_code
+        return _fail(exc)
+    except OSError as exc:  # a missing folder, a permission: the user's to fix, no traceback
+        where = f"{exc.filename}: " if exc.filename else ""
+        return _fail(UserError(f"{where}{exc.strerror or exc}"))
     except KeyboardInterrupt:
         console.print("interrupted")
         return 130

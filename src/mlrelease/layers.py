@@ -34,8 +34,8 @@ LAYERS: tuple[Layer, ...] = (
         "core",
         ("layers", "config", "versions", "naming", "gates", "report", "requirements"),
         "pure: the configuration parser (given its tables), versions, tag and branch names, the "
-        "gate contract, reports, the table of optional requirements; plain data in, plain data "
-        "out",
+        "gate contract, reports, what each feature needs installed (the extras) and the one "
+        "missing-dependency error; plain data in, plain data out",
     ),
     Layer(
         "edges",

@@ -14,7 +14,7 @@ from rich.table import Table
 
 from mlrelease import report
 from mlrelease.config import Config
-from mlrelease.edges import git
+from mlrelease.edges import git, installed
 from mlrelease.gates import Context, Gate, GateResult, Status, shard
 from mlrelease.registry import select
 from mlrelease.terminal import make_console
@@ -73,7 +73,11 @@ def run(config: Config, options: Options, console: Console | None = None) -> rep
     folder = options.report_dir or config.path(config.report_dir)
     verified = worktree(config, folder)
     ctx = Context(
-        config=config, strict=options.strict, evidence_dir=folder, configured=select(config)
+        config=config,
+        strict=options.strict,
+        evidence_dir=folder,
+        configured=select(config),
+        environment=installed.environment,
     )
     results: list[GateResult] = []
     for i, g in enumerate(mine, 1):

@@ -8,6 +8,8 @@ cache, a compiled locale, cached node cases) fails here on every machine, not on
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import socket
 import subprocess
 import sys
@@ -17,6 +19,13 @@ from typing import Any
 import pytest
 
 MOVE = "unit tests are pure; move this test to tests/integration/"
+
+# Libraries that start a process when first imported, before the guard: numpy < 2.2 runs
+# `lscpu` in numpy.testing (scipy.stats imports it), matplotlib runs `fc-list` when it builds its
+# font cache (a fresh HOME, or another matplotlib version). Their probes, not the tests'.
+for _module in ("numpy.testing", "matplotlib.font_manager"):
+    with contextlib.suppress(ImportError):
+        importlib.import_module(_module)
 
 
 def _refuse(what: str) -> Any:

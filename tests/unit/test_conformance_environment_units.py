@@ -1,7 +1,9 @@
-"""How a backend's locale error becomes the ``environment`` verdict's message."""
+"""How a backend's error that says the machine lacks something (a locale, a module) becomes the
+``environment`` verdict's message."""
 
 from __future__ import annotations
 
+from mlrelease.edges import installed
 from mlrelease.ops import environment
 
 ORT_MESSAGE = (
@@ -14,14 +16,34 @@ ORT_MESSAGE = (
 
 
 def test_a_missing_locale_is_named_with_the_fix() -> None:
-    message = environment.explain(ORT_MESSAGE)
+    message = environment.explain(RuntimeError(ORT_MESSAGE))
     assert message is not None
     assert message.startswith("needs the en_US.UTF-8 locale, which this machine does not have")
     assert "apt-get install locales" in message
 
 
 def test_other_errors_are_not_environment() -> None:
-    assert environment.explain("Could not find an implementation for Foo(1) node") is None
+    error = RuntimeError("Could not find an implementation for Foo(1) node")
+    assert environment.explain(error) is None
+
+
+def test_a_missing_module_names_its_distribution_and_the_extra() -> None:
+    error = ModuleNotFoundError("No module named 'PIL'", name="PIL")
+    message = environment.explain(error)
+    assert message is not None
+    assert message.startswith("the case needs the Python module `PIL` from the distribution pillow")
+    assert "[ops]" in message
+
+
+def test_the_module_an_import_error_names_in_words() -> None:
+    pillow = ImportError("Pillow must be installed to use the reference implementation of the X")
+    assert installed.missing_module(pillow) in (None, "PIL")  # None: Pillow is installed here
+    assert installed.missing_module(ImportError("No module named 'scipy.stats'")) == ("scipy.stats")
+    unknown = environment.explain(ImportError("libfoo.so: cannot open shared object file"))
+    assert unknown == (
+        "needs a module this environment lacks (ImportError: libfoo.so: cannot open shared "
+        "object file)"
+    )
 
 
 def test_a_loadable_locale_needs_nothing(tmp_path: object) -> None:

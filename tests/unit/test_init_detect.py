@@ -9,7 +9,7 @@ import tomllib
 
 from mlrelease import registry
 from mlrelease.config import load
-from mlrelease.init import detect, propose
+from mlrelease.init import detect, propose, version_source
 from mlrelease.init.snapshot import Snapshot
 from mlrelease.release.config import ReleaseConfig
 
@@ -64,13 +64,15 @@ def test_release_model(branches: list[str], model: str, template: str) -> None:
 
 
 def test_version_sources() -> None:
-    static = detect.version_source(snap({"pyproject.toml": '[project]\nversion = "1.0.0"\n'}), None)
+    static = version_source.version_source(
+        snap({"pyproject.toml": '[project]\nversion = "1.0.0"\n'}), None
+    )
     assert (static.kind, static.current, static.files) == ("static", "1.0.0", [])
-    number = detect.version_source(
+    number = version_source.version_source(
         snap({"setup.py": "setup()\n", "VERSION_NUMBER": "0.4.2\n"}), None
     )
     assert number.kind == "file" and [f.filename for f in number.files] == ["VERSION_NUMBER"]
-    unknown = detect.version_source(snap({"README.md": "Version 3.2.1 is great"}), None)
+    unknown = version_source.version_source(snap({"README.md": "Version 3.2.1 is great"}), None)
     assert unknown.kind == "unknown" and unknown.files == []
 
 

@@ -104,31 +104,7 @@ def plan(
     docs.validate(str(config.pyproject_path))
     if not git.is_repo(root):
         raise PreconditionError(f"{root} is not a git repository: docs are frozen from tags.")
-    if dev:
-        name, ref, release = switcher.DEV, "HEAD", None
-        commit = git.head(root)
-        if commit is None:
-            raise PreconditionError(f"{root} has no commit yet: there is nothing to build.")
-    else:
-        if not version:
-            raise UserError("Give --version X.Y.Z (a release tag's version) or --dev.")
-        parsed = normalise(version)
-        # The tag as the project spells its tags ([tool.mlrelease.release] tag / rc-tag).
-        names = config.names
-        tag = names.rc_tag_for(parsed, parsed.pre[1]) if parsed.pre else names.final_tag(parsed)
-        name, ref, release = str(parsed), tag, str(parsed)
-        commit = git.run(
-            root, "rev-parse", "--verify", "--quiet", f"refs/tags/{ref}^{{commit}}", check=False
-        )
-        if not commit:
-            found = git.run(root, "tag", "--list", "v*", "--sort=-v:refname", check=False)
-            tags = [t for t in found.split() if versions.tag_to_version(t) is not None]
-            shown = ", ".join(tags[:10]) or "none"
-            raise PreconditionError(
-                f"tag {ref} does not exist in {root}: docs of {name} are frozen from it. "
-                f"Release tags found: {shown}. Create the tag first, or fetch it "
-                "(git fetch --tags)."
-            )
+    name, ref, release, commit = _source(config, version, dev)
     pyproject = _toml_at(root, commit, "pyproject.toml", ref)
     groups = pyproject.get("dependency-groups", {})
     requirements: list[str] = []
@@ -180,6 +156,37 @@ def plan(
         before=before,
         after=after,
     )
+
+
+def _source(config: Config, version: str | None, dev: bool) -> tuple[str, str, str | None, str]:
+    """(site folder name, ref, release version, commit) of what is frozen: the release tag of
+    ``version`` as the project spells its tags, or HEAD for the dev docs."""
+    root = config.root
+    if dev:
+        commit = git.head(root)
+        if commit is None:
+            raise PreconditionError(f"{root} has no commit yet: there is nothing to build.")
+        return switcher.DEV, "HEAD", None, commit
+    if not version:
+        raise UserError("Give --version X.Y.Z (a release tag's version) or --dev.")
+    parsed = normalise(version)
+    # The tag as the project spells its tags ([tool.mlrelease.release] tag / rc-tag).
+    names = config.names
+    ref = names.rc_tag_for(parsed, parsed.pre[1]) if parsed.pre else names.final_tag(parsed)
+    name = str(parsed)
+    commit = git.run(
+        root, "rev-parse", "--verify", "--quiet", f"refs/tags/{ref}^{{commit}}", check=False
+    )
+    if not commit:
+        found = git.run(root, "tag", "--list", "v*", "--sort=-v:refname", check=False)
+        tags = [t for t in found.split() if versions.tag_to_version(t) is not None]
+        shown = ", ".join(tags[:10]) or "none"
+        raise PreconditionError(
+            f"tag {ref} does not exist in {root}: docs of {name} are frozen from it. "
+            f"Release tags found: {shown}. Create the tag first, or fetch it "
+            "(git fetch --tags)."
+        )
+    return name, ref, name, commit
 
 
 def execute(plan: Freeze, *, log: Path, step: Callable[[str], Any] | None = None) -> str | None:

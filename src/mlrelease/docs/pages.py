@@ -151,8 +151,9 @@ def _tool(module: str, root: Path) -> list[str]:
         return [found]
     raise UserError(
         f"{module} is not installed: expected it in this environment or on PATH to list its "
-        f"{'sessions' if module == 'nox' else 'tasks'} in {root}. Install the docs dependency "
-        "group (pip install --group docs) or run `nox -s docs`."
+        f"{'sessions' if module == 'nox' else 'tasks'} in {root}. Install it where the project's "
+        f"{'noxfile.py' if module == 'nox' else 'tasks.py'} is run from (e.g. `uv tool install "
+        f"{module}` or `pipx install {module}`)."
     )
 
 

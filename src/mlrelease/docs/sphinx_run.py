@@ -7,15 +7,13 @@ with the caller, and warnings are collected from Sphinx's own ``--warning-file``
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mlrelease.edges import installed
 from mlrelease.edges.proc import STDOUT, call, python_module
-from mlrelease.errors import UserError
 
 # Links leaving the site are not checked: the network is not part of a docs build, and a
 # flaky remote server must not fail a release. Internal links (between pages, to files) are.
@@ -36,13 +34,10 @@ class Result:
 
 
 def require(module: str = "sphinx", python: str | None = None) -> None:
-    """Fail with a clear error when ``module`` is not importable here."""
-    if python is None and importlib.util.find_spec(module) is None:
-        raise UserError(
-            f"{module} is not installed in this environment ({sys.executable}): building the "
-            "docs needs the docs dependency group. Run `nox -s docs`, or install it with "
-            "`pip install --group docs`."
-        )
+    """Fail with the missing-dependency error when ``module`` is not in this environment (a
+    build with another interpreter, ``python``, brings its own)."""
+    if python is None:
+        installed.require(module, extra="docs")
 
 
 def command(

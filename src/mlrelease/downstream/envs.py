@@ -30,6 +30,7 @@ from packaging.utils import canonicalize_name
 
 from mlrelease.edges import proc
 from mlrelease.errors import UserError
+from mlrelease.requirements import MissingDependency
 
 FORMAT = 1
 """Bumped when the key or the layout of an environment changes."""
@@ -94,10 +95,7 @@ def uv_binary() -> str:
 
         return str(uv.find_uv_bin())
     except (ImportError, FileNotFoundError):
-        raise UserError(
-            "mlrelease downstream builds the consumers' environments with uv, which is not "
-            "installed: pip install 'mlrelease[downstream]' (or uv itself)."
-        ) from None
+        raise MissingDependency("uv", extra="downstream") from None
 
 
 def _sources(spec: EnvSpec) -> list[str]:

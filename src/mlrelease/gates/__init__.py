@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from mlrelease import requirements
 from mlrelease.config import Config, parse_section
 from mlrelease.errors import UserError
 from mlrelease.naming import Names
@@ -101,6 +102,9 @@ class Context:
     configured: Sequence[Gate] = ()
     """The configured gates, in order (:func:`mlrelease.registry.select`): the exit-criteria
     page lists them."""
+    environment: Callable[[], requirements.Environment] = requirements.Environment
+    """What is installed here (:func:`mlrelease.edges.installed.environment`), read when a
+    gate finds something missing: its message names the install line that fits."""
 
     @property
     def root(self) -> Path:
@@ -158,26 +162,22 @@ class Gate:
         """Run the gate's function itself (exceptions propagate; see :meth:`execute`)."""
         return self.run(ctx)
 
+    def _missing(self, exc: requirements.MissingDependency, ctx: Context) -> GateResult:
+        gate = f"the `{self.name}` gate"
+        message = str(exc.within(ctx.environment(), gate, requirements.GATES.get(self.name)))
+        return GateResult(Status.ERROR, f"{message} Or remove the gate from tool.mlrelease.gates.")
+
     def execute(self, ctx: Context) -> GateResult:
         """Run the gate; an exception becomes an ``error`` result instead of a crash."""
         start = time.perf_counter()
         try:
             result = self.run(ctx)
+        except requirements.MissingDependency as exc:
+            result = self._missing(exc, ctx)
         except UserError as exc:
             result = GateResult(Status.ERROR, str(exc))
-        except ModuleNotFoundError as exc:
-            package = (exc.name or "?").split(".")[0]
-            result = GateResult(
-                Status.ERROR,
-                f"the `{self.name}` gate needs the Python package `{package}`, which is not "
-                f"installed in this environment; install it (`python -m pip install {package}`"
-                + (
-                    ", or mlrelease's `onnx` dependency group: onnx and onnxruntime"
-                    if package in ("onnx", "onnxruntime")
-                    else ""
-                )
-                + ") or remove the gate from tool.mlrelease.gates",
-            )
+        except ImportError as exc:  # ModuleNotFoundError, or a name an old package lacks
+            result = self._missing(requirements.MissingDependency.of(exc), ctx)
         except Exception as exc:  # a broken gate must not hide the other gates' verdicts
             result = GateResult(Status.ERROR, f"{type(exc).__name__}: {exc}")
         result.name = self.name

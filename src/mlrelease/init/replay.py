@@ -161,8 +161,23 @@ def _parse(text: str) -> Version | None:
 
 def replay(history: History, names: Names) -> list[Step]:
     """mlrelease's plan at each point of ``history`` under ``rc-model = "bump"``, step by step."""
-    h = history
-    steps: list[Step] = []
+    steps = _cut(history, names)
+    final_bump: str | None = None
+    for c in history.commits:
+        if c.before != c.after:
+            step = _bump(history, c)
+            if step.step == "final bump":
+                final_bump = c.sha
+            steps.append(step)
+        else:
+            steps.append(_pick(history, c))
+    steps.append(_final_tag(history, names, final_bump))
+    return steps
+
+
+def _cut(h: History, names: Names) -> list[Step]:
+    """The branch cut, and main moving on to the next minor version."""
+    steps = []
     major, minor = series(h.version)
     patch = (*h.version.release, 0, 0)[2]
     planned_branch = names.branch_for((major, minor), patch)
@@ -207,82 +222,78 @@ def replay(history: History, names: Names) -> list[Step]:
                 else "onnx has not moved main on yet",
             )
         )
-    final_bump: str | None = None
-    for c in h.commits:
-        before, after = _parse(c.before), _parse(c.after)
-        if c.before != c.after:
-            if before is None or after is None:
-                steps.append(
-                    Step(
-                        "version bump",
-                        "?",
-                        f"{c.after}: {c.subject}",
-                        False,
-                        "the version file does not hold a PEP 440 version",
-                    )
-                )
-                continue
-            step: Literal["rc", "final"] = "final" if after.pre is None else "rc"
-            if step == "final":
-                final_bump = c.sha
-            try:
-                planned = next_version(before, step, released=False, target=h.version)
-                verb = "release rc" if step == "rc" else "release promote"
-                shown = f"`{verb}`: {subject(planned)}"
-            except PreconditionError as exc:
-                planned, shown = None, f"refused: {exc}"
-            steps.append(
-                Step(
-                    f"{step} bump",
-                    shown,
-                    f"{after}: {c.subject}",
-                    planned == after,
-                    "" if planned == after else "a different version than the planner's",
-                )
-            )
-            continue
-        numbers = PR.findall(f"{c.subject}\n{c.body}")
-        # The last number of a squash-merged subject is the branch PR itself.
-        origins = sorted({n for n in numbers if n in h.main_subjects and n != numbers[-1]}, key=int)
-        if c.on_main:
-            how = "found on main by patch identity (git cherry)"
-        elif origins:
-            how = "found on main by title: " + ", ".join(f"#{n}" for n in origins)
-        else:
-            how = "not found on main"
-        steps.append(
-            Step(
-                "cherry-pick",
-                "pick the fixes that landed on main first",
-                f"{c.subject} ({c.sha[:9]}): {how}",
-                c.on_main or bool(origins),
-                ""
-                if c.on_main or origins
-                else "a branch-only commit: mlrelease expects every fix on main first",
-            )
+    return steps
+
+
+def _bump(h: History, c: Commit) -> Step:
+    """A commit of the branch that changed the version: an RC or the final bump."""
+    before, after = _parse(c.before), _parse(c.after)
+    if before is None or after is None:
+        return Step(
+            "version bump",
+            "?",
+            f"{c.after}: {c.subject}",
+            False,
+            "the version file does not hold a PEP 440 version",
         )
+    step: Literal["rc", "final"] = "final" if after.pre is None else "rc"
+    try:
+        planned = next_version(before, step, released=False, target=h.version)
+        verb = "release rc" if step == "rc" else "release promote"
+        shown = f"`{verb}`: {subject(planned)}"
+    except PreconditionError as exc:
+        planned, shown = None, f"refused: {exc}"
+    return Step(
+        f"{step} bump",
+        shown,
+        f"{after}: {c.subject}",
+        planned == after,
+        "" if planned == after else "a different version than the planner's",
+    )
+
+
+def _pick(h: History, c: Commit) -> Step:
+    """Any other commit of the branch: a fix that should have landed on main first."""
+    numbers = PR.findall(f"{c.subject}\n{c.body}")
+    # The last number of a squash-merged subject is the branch PR itself.
+    origins = sorted({n for n in numbers if n in h.main_subjects and n != numbers[-1]}, key=int)
+    if c.on_main:
+        how = "found on main by patch identity (git cherry)"
+    elif origins:
+        how = "found on main by title: " + ", ".join(f"#{n}" for n in origins)
+    else:
+        how = "not found on main"
+    return Step(
+        "cherry-pick",
+        "pick the fixes that landed on main first",
+        f"{c.subject} ({c.sha[:9]}): {how}",
+        c.on_main or bool(origins),
+        ""
+        if c.on_main or origins
+        else "a branch-only commit: mlrelease expects every fix on main first",
+    )
+
+
+def _final_tag(h: History, names: Names, final_bump: str | None) -> Step:
+    """The final tag: `release promote` tags the commit it bumps, in the same run."""
     final = names.final_tag(h.version)
     carrying = h.tag_version == str(h.version)
-    # `release promote` tags the commit it bumps to the final version, in the same run.
     at = final_bump or h.head
     later = final_bump is not None and h.tag_commit != final_bump
-    steps.append(
-        Step(
-            "final tag",
-            f"`release promote`: tag {final} on {at[:9]}, the commit setting {h.version}",
-            f"{h.tag} on {h.tag_commit[:9]} (carrying {h.tag_version}"
-            + (", the branch head)" if h.tag_commit == h.head else ", not the branch head)")
-            if h.tag and h.tag_commit
-            else "not tagged",
-            h.tag == final and carrying and h.tag_commit == at,
-            "onnx committed after the final bump and tagged that commit; `release promote` "
-            "tags the bump it makes, so with mlrelease the late fix goes in before `promote` "
-            "(or the bump is made with `mlrelease bump --to`, and `promote` then only tags)"
-            if later
-            else "",
-        )
+    return Step(
+        "final tag",
+        f"`release promote`: tag {final} on {at[:9]}, the commit setting {h.version}",
+        f"{h.tag} on {h.tag_commit[:9]} (carrying {h.tag_version}"
+        + (", the branch head)" if h.tag_commit == h.head else ", not the branch head)")
+        if h.tag and h.tag_commit
+        else "not tagged",
+        h.tag == final and carrying and h.tag_commit == at,
+        "onnx committed after the final bump and tagged that commit; `release promote` "
+        "tags the bump it makes, so with mlrelease the late fix goes in before `promote` "
+        "(or the bump is made with `mlrelease bump --to`, and `promote` then only tags)"
+        if later
+        else "",
     )
-    return steps
 
 
 def match_rate(steps: list[Step]) -> tuple[int, int]:

@@ -10,7 +10,9 @@ from typing import Any
 
 from rich.table import Table
 
+from mlrelease import requirements
 from mlrelease.config import Loader
+from mlrelease.edges import installed
 from mlrelease.errors import UserError
 from mlrelease.init import detect, propose, snapshot
 from mlrelease.terminal import make_console
@@ -75,6 +77,11 @@ def run(root: Path, *, execute: bool, load_config: Loader) -> int:
     for note in proposal.notes:
         console.print(f"- {note}")
     console.print("New files you may add (init writes none): " + "; ".join(proposal.new_files))
+    cibuildwheel = found.build.kind != "pure" or "cibuildwheel" in current.get("tool", {})
+    extras = requirements.gate_extras(proposal.gates, cibuildwheel=cibuildwheel)
+    if extras:
+        line = requirements.install_line(installed.environment(), extras)
+        console.print(f"What these gates need (`mlrelease doctor` checks it): `{line}`")
     if not execute:
         console.print("Dry run: nothing written. Re-run with --execute to write pyproject.toml.")
         return 0

@@ -5,10 +5,18 @@ or git."""
 from __future__ import annotations
 
 import os
+import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from mlrelease.edges import git
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
 
 SKIP_DIRS = {
     ".git",
@@ -79,6 +87,32 @@ class Snapshot:
 
     def has(self, path: str) -> bool:
         return path in self.texts or path in self.files
+
+    def pyproject(self) -> dict[str, Any]:
+        """The parsed pyproject.toml; empty when there is none or it is not valid TOML."""
+        text = self.text("pyproject.toml")
+        if text is None:
+            return {}
+        try:
+            data: dict[str, Any] = tomllib.loads(text)
+            return data
+        except tomllib.TOMLDecodeError:
+            return {}
+
+
+def lookup(data: Mapping[str, Any], dotted: str) -> Any:
+    """``data["a"]["b"]`` for ``"a.b"``; None when a part is missing."""
+    node: Any = data
+    for part in dotted.split("."):
+        if not isinstance(node, Mapping) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+def line_of(text: str, index: int) -> int:
+    """The 1-based line of character ``index`` of ``text``."""
+    return text.count("\n", 0, index) + 1
 
 
 def _walk(root: Path) -> list[str]:

@@ -3,8 +3,9 @@
 onnxruntime has no API that says which IR version or opset it supports, and its release notes
 lag its code. So the limits are measured: minimal models stamped with each candidate IR version
 and each candidate opset of each domain are handed to the runtime, and the newest ones it
-accepts are recorded. Probing takes well under a second; results are cached on disk by runtime
-name, runtime version, execution provider and the onnx version that built the probe models.
+accepts are recorded. Probing takes well under a second; :mod:`.probe_cache` keeps the results
+on disk by runtime name, runtime version, execution provider and the onnx version that built the
+probe models.
 
 Runtimes are adapters: ``onnxruntime`` (one per execution provider) is built in; a plug-in
 module (``[tool.mlrelease.compat] runtime-plugins``) calls :func:`register_runtime` with a factory
@@ -16,20 +17,19 @@ This is an edge module: it imports onnx and the runtimes lazily, inside function
 from __future__ import annotations
 
 import importlib
-import json
 import os
 import re
-import sys
-import tempfile
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mlrelease.edges import installed
 from mlrelease.edges import onnxruntime as ort
-from mlrelease.errors import ConfigError, UserError
+from mlrelease.errors import ConfigError
 from mlrelease.models.config import RuntimeSpec, display_domain
+from mlrelease.requirements import MissingDependency
 
 if TYPE_CHECKING:
     import numpy as np
@@ -170,7 +170,10 @@ def _onnxruntime_factory(spec: RuntimeSpec) -> list[Runtime | Unavailable]:
     try:
         available = ort.available_providers()
     except ImportError as exc:
-        return [Unavailable("onnxruntime", f"not installed ({exc})", spec.required)]
+        missing = MissingDependency.of(exc, needed_by="the onnxruntime runtime", extra="models")
+        return [
+            Unavailable("onnxruntime", str(missing.within(installed.environment())), spec.required)
+        ]
     found: list[Runtime | Unavailable] = []
     for provider in spec.providers:
         if provider in available:
@@ -361,68 +364,6 @@ def probe(runtime: Runtime, domains: Iterable[str] = ()) -> Limits:
         if domain == "" and versions:
             base = max(versions)
     return limits
-
-
-# --- cache -------------------------------------------------------------------------------------
-
-
-def default_cache_dir(configured: str = "", root: Path | None = None) -> Path:
-    """``configured`` (relative to ``root``), else ``$MLRELEASE_CACHE_DIR``, else the user cache."""
-    if configured:
-        path = Path(configured)
-        return path if path.is_absolute() or root is None else root / path
-    env = os.environ.get("MLRELEASE_CACHE_DIR")
-    if env:
-        return Path(env)
-    if sys.platform == "win32":
-        base = Path(os.environ.get("LOCALAPPDATA", Path.home() / "AppData" / "Local"))
-    else:
-        base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
-    return base / "mlrelease"
-
-
-def cache_file(cache_dir: Path, runtime: Runtime) -> Path:
-    """The probe cache entry of ``runtime`` under its current acceptance settings."""
-    import hashlib
-
-    import onnx
-
-    settings = json.dumps(runtime.acceptance(), sort_keys=True).encode()
-    tag = hashlib.sha256(settings).hexdigest()[:12]
-    name = f"{runtime.key}-onnx{onnx.__version__}-p{PROBE_FORMAT}-e{tag}.json"
-    return cache_dir / "compat" / name
-
-
-def cached_probe(
-    runtime: Runtime, cache_dir: Path, domains: Iterable[str] = (), *, refresh: bool = False
-) -> tuple[Limits, bool]:
-    """Limits of ``runtime`` from the cache, probing (and caching) when absent or incomplete.
-
-    Returns the limits and whether they came from the cache.
-    """
-    path = cache_file(cache_dir, runtime)
-    wanted = set(domains)
-    if not refresh and path.is_file():
-        try:
-            limits = Limits.from_dict(json.loads(path.read_text(encoding="utf-8")))
-        except (ValueError, KeyError, TypeError):
-            limits = None  # a corrupt cache entry is re-measured, not trusted
-        if limits is not None and wanted <= set(limits.opsets):
-            return limits, True
-    limits = probe(runtime, wanted)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(
-            "w", encoding="utf-8", dir=path.parent, delete=False, suffix=".tmp"
-        ) as handle:
-            json.dump(limits.to_dict(), handle, indent=2, sort_keys=True)
-        os.replace(handle.name, path)  # atomic: parallel probes never see half a file
-    except OSError as exc:
-        raise UserError(
-            f"cannot write the compatibility cache {path}: {exc}. Set "
-            "[tool.mlrelease.compat] cache-dir or $MLRELEASE_CACHE_DIR to a writable folder."
-        ) from None
-    return limits, False
 
 
 def describe(limits: Limits) -> list[str]:

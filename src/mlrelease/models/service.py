@@ -13,7 +13,7 @@ from mlrelease.config import Config
 from mlrelease.errors import ConfigError
 from mlrelease.models import cache as model_cache
 from mlrelease.models import manifest as manifest_mod
-from mlrelease.models import runtimes, sandbox
+from mlrelease.models import probe_cache, runtimes, sandbox
 from mlrelease.models.config import CompatConfig, ModelsConfig, canonical_domain
 from mlrelease.models.escaping import console as escape_console
 from mlrelease.models.manifest import ModelJob
@@ -43,14 +43,14 @@ def probe_runtimes(
 ) -> Probed:
     """Limits of every configured runtime target, from the cache or measured now."""
     runtimes.import_plugins(compat.runtime_plugins, source=source)
-    cache = runtimes.default_cache_dir(compat.cache_dir, root)
+    cache = probe_cache.default_cache_dir(compat.cache_dir, root)
     wanted = {*(canonical_domain(d) for d in compat.opsets), *domains}
     probed = Probed()
     for runtime in runtimes.resolve(compat.runtimes, source=source):
         if isinstance(runtime, runtimes.Unavailable):
             probed.unavailable.append(runtime)
             continue
-        limits, cached = runtimes.cached_probe(runtime, cache, wanted, refresh=refresh)
+        limits, cached = probe_cache.cached_probe(runtime, cache, wanted, refresh=refresh)
         probed.limits.append(limits)
         probed.from_cache[limits.label] = cached
     return probed
@@ -73,7 +73,7 @@ def project_jobs(config: Config) -> list[ModelJob]:
 
 def verdict_cache_dir(config: Config) -> Path:
     """Where passing verdicts of the project's models are cached (next to the probe cache)."""
-    return runtimes.default_cache_dir(config.table(CompatConfig).cache_dir, config.root)
+    return probe_cache.default_cache_dir(config.table(CompatConfig).cache_dir, config.root)
 
 
 def prepare(jobs: Sequence[ModelJob], config: Config, probed: Probed | None) -> None:

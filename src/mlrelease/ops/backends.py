@@ -15,11 +15,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from mlrelease.edges import installed
 from mlrelease.edges import onnxruntime as ort
 from mlrelease.ops import environment
 from mlrelease.ops.compare import compare
 from mlrelease.ops.config import BackendConfig
 from mlrelease.ops.verdicts import CaseResult, Description, Verdict
+from mlrelease.requirements import MissingDependency
 
 # Message rules, checked in order after the exception-type rules. They hold for onnxruntime
 # (C++ messages), the onnx reference evaluator and Python backends alike.
@@ -115,9 +117,9 @@ class OnnxRuntimeAdapter:
         try:
             available = ort.available_providers()
         except ImportError as exc:
-            return Description(
-                config.name, False, "onnxruntime", f"onnxruntime is not installed ({exc})"
-            )
+            missing = MissingDependency.of(exc, needed_by=f"backend `{config.name}`", extra="ops")
+            reason = str(missing.within(installed.environment()))
+            return Description(config.name, False, "onnxruntime", reason)
         runtime = f"onnxruntime {ort.version()}"
         if config.provider not in available:
             return Description(
@@ -277,7 +279,7 @@ class _Attempt:
 
 
 def _failure(exc: BaseException) -> _Attempt:
-    needs = environment.explain(str(exc))
+    needs = environment.explain(exc)
     if needs:
         return _Attempt(Verdict.ENVIRONMENT, needs)
     return _Attempt(classify(exc), first_line(exc))

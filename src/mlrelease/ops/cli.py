@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from mlrelease.config import Config
@@ -20,56 +19,13 @@ from mlrelease.gates import parse_shard
 from mlrelease.ops import diff as diff_mod
 from mlrelease.ops import index as index_mod
 from mlrelease.ops import policy as policy_mod
-from mlrelease.ops import service
-from mlrelease.ops.config import BackendConfig, OpsConfig
-from mlrelease.ops.verdicts import CaseResult, Verdict
+from mlrelease.ops import progress, service
+from mlrelease.ops.cases import shard as take_shard
+from mlrelease.ops.config import OpsConfig
+from mlrelease.ops.verdicts import Verdict
 from mlrelease.terminal import make_console
 
 console = make_console()
-
-STYLES = {
-    Verdict.PASS: "green",
-    Verdict.WRONG_RESULT: "bold red",
-    Verdict.NOT_IMPLEMENTED: "yellow",
-    Verdict.OPSET_UNSUPPORTED: "cyan",
-    Verdict.IR_UNSUPPORTED: "cyan",
-    Verdict.CRASH: "bold magenta",
-    Verdict.TIMEOUT: "magenta",
-    Verdict.ERROR: "red",
-    Verdict.ENVIRONMENT: "dim",
-}
-
-
-class _Display:
-    """A progress bar per backend with counts by verdict."""
-
-    def __init__(self, progress: Progress) -> None:
-        self.progress = progress
-        self.tasks: dict[str, Any] = {}
-        self.counts: dict[str, Counter[Verdict]] = {}
-
-    def start(self, backends: list[BackendConfig], cases: int) -> None:
-        for backend in backends:
-            self.counts[backend.name] = Counter()
-            self.tasks[backend.name] = self.progress.add_task(backend.name, total=cases, counts="")
-
-    def result(self, result: CaseResult) -> None:
-        counts = self.counts[result.backend]
-        counts[result.verdict] += 1
-        text = " ".join(f"[{STYLES[v]}]{v.label} {counts[v]}[/]" for v in Verdict if counts[v])
-        self.progress.update(self.tasks[result.backend], advance=1, counts=text)
-
-
-def _progress() -> Progress:
-    return Progress(
-        TextColumn("{task.description:<18}"),
-        BarColumn(bar_width=24),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("{task.fields[counts]}"),
-        console=console,
-        transient=False,
-    )
 
 
 def _setup(args: argparse.Namespace) -> tuple[Config, OpsConfig, policy_mod.Policy]:
@@ -99,10 +55,8 @@ def _run(
             config, ops, select=getattr(args, "select", []) or [], on_generate=generating
         )
     if shard:
-        from mlrelease.ops.cases import shard as take_shard
-
         cases = take_shard(cases, *shard)
-    display = _Display(_progress())
+    display = progress.Display(progress.bar(console))
     with display.progress:
         outcome = service.run(
             config,
@@ -132,7 +86,7 @@ def _report(outcome: service.ConformanceRun, policy: policy_mod.Policy, known_pa
     for verdict in Verdict:
         if any(counts[n][verdict] for n in outcome.measured):
             table.add_row(
-                f"[{STYLES[verdict]}]{verdict.label}[/]",
+                f"[{progress.STYLES[verdict]}]{verdict.label}[/]",
                 *(str(counts[n][verdict]) for n in outcome.measured),
             )
     console.print(table)

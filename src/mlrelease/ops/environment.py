@@ -1,5 +1,9 @@
-"""What conformance cases need from the machine besides Python packages: provided when it can
-be, named when it cannot.
+"""What conformance cases need from the machine: provided when it can be, named when it cannot.
+
+A case that fails because the machine lacks something (a locale, an optional module such as
+Pillow, which the onnx reference evaluator's ImageDecoder imports) gets the verdict
+``environment``: not measured here, never a regression; the index keeps its committed verdict and
+the message names what is missing and how to install it.
 
 onnxruntime's StringNormalizer builds a C++ locale (``en_US.UTF-8`` unless the model names
 another). Fresh Debian and Ubuntu images have no such locale, so those cases fail for a reason
@@ -11,6 +15,7 @@ missing locale and how to install it, and the index keeps its committed verdict.
 
 from __future__ import annotations
 
+import functools
 import locale
 import os
 import re
@@ -19,6 +24,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mlrelease import requirements
+from mlrelease.edges import installed
 from mlrelease.edges.proc import call
 
 REQUIRED_LOCALES = ("en_US.UTF-8",)
@@ -106,12 +113,25 @@ def provide(cache_dir: Path, names: Iterable[str] = REQUIRED_LOCALES) -> Provisi
     return Provision(env=env, provided=provided, missing=missing)
 
 
-def explain(message: str) -> str | None:
-    """The ``environment`` verdict's message for a backend error, or None when it is not one."""
-    found = LOCALE_ERROR.search(message)
-    if not found:
+def explain(exc: BaseException) -> str | None:
+    """The ``environment`` verdict's message for a backend error, or None when it is not one:
+    a missing locale, or a module this environment lacks (an ImportError)."""
+    found = LOCALE_ERROR.search(str(exc))
+    if found:
+        return (
+            f"needs the {found.group(1)} locale, which this machine does not have and mlrelease "
+            f"could not compile: {INSTALL_HINT}"
+        )
+    if not isinstance(exc, ImportError):
         return None
-    return (
-        f"needs the {found.group(1)} locale, which this machine does not have and mlrelease "
-        f"could not compile: {INSTALL_HINT}"
-    )
+    module = installed.missing_module(exc)
+    if module is None:
+        return f"needs a module this environment lacks ({type(exc).__name__}: {exc})"
+    missing = requirements.MissingDependency(module, needed_by="the case", extra="ops")
+    return str(missing.within(_environment()))
+
+
+@functools.lru_cache(maxsize=1)
+def _environment() -> requirements.Environment:
+    """Read once per worker: every case that lacks a module names the same install line."""
+    return installed.environment()

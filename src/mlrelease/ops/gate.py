@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
+from mlrelease.config import Config
 from mlrelease.edges import files
 from mlrelease.gates import Context, GateResult, gate
 from mlrelease.ops import agreement, service
 from mlrelease.ops import diff as diff_mod
 from mlrelease.ops import index as index_mod
 from mlrelease.ops import policy as policy_mod
+from mlrelease.ops.config import OpsConfig
 
 
 @gate(
@@ -23,7 +26,6 @@ from mlrelease.ops import policy as policy_mod
 def check_ops_index(ctx: Context) -> GateResult:
     config = ctx.config
     ops = service.ops_config(config)
-    regenerate = f"run `{ops.regenerate_command}` and commit the result"
     policy = policy_mod.load(config.root, ops.tolerances, ops.known_failures)
     failures: list[str] = [
         f"{k.label(ops.known_failures)} expired on {k.expiry}: fix the failure or renew the "
@@ -40,8 +42,40 @@ def check_ops_index(ctx: Context) -> GateResult:
     fresh_path.write_text(index_mod.dumps(fresh), encoding="utf-8")
     evidence = [ctx.display(results_path), ctx.display(fresh_path)]
     details: list[str] = outcome.environment_notes()
-    page_is_checked = True
+    _against_committed(config, ops, policy, committed, fresh, failures, details)
+    new_versions = _against_previous(config, ops, policy, fresh, failures, details)
+    disagree, explained = agreement.agreement_findings(fresh, policy, new_versions)
+    failures += disagree
+    details += explained + _housekeeping(ops, policy, outcome, committed)
+    totals = ", ".join(
+        f"{fresh['totals'][b]['cases']['pass']}/{sum(fresh['totals'][b]['cases'].values())} "
+        f"cases pass on {b}"
+        for b in outcome.measured
+    )
+    if failures:
+        return GateResult.failed(failures[0], details=failures[1:] + details, evidence=evidence)
+    # An environment gap is no verdict, but it is said where it is seen: in the summary.
+    gaps = [n for n in outcome.environment_notes() if "not measured here" in n]
+    return GateResult.passed(
+        f"{ops.index} is current ({totals})" + "".join(f"; {gap}" for gap in gaps),
+        details=details,
+        evidence=evidence,
+    )
 
+
+def _against_committed(
+    config: Config,
+    ops: OpsConfig,
+    policy: policy_mod.Policy,
+    committed: dict[str, Any] | None,
+    fresh: dict[str, Any],
+    failures: list[str],
+    details: list[str],
+) -> None:
+    """The committed index and page against the fresh run: a version that got worse is a
+    regression to explain, any other change makes them stale."""
+    regenerate = f"run `{ops.regenerate_command}` and commit the result"
+    page_is_checked = True
     if committed is None:
         failures.append(f"{ops.index} does not exist; {regenerate}")
     else:
@@ -77,46 +111,53 @@ def check_ops_index(ctx: Context) -> GateResult:
     if page_difference:
         failures.append(f"{ops.page} is stale ({page_difference}); {regenerate}")
 
+
+def _against_previous(
+    config: Config,
+    ops: OpsConfig,
+    policy: policy_mod.Policy,
+    fresh: dict[str, Any],
+    failures: list[str],
+    details: list[str],
+) -> set[str] | None:
+    """The previous release's index against the fresh run: a case that passed there and fails
+    now, unlisted, is a regression. Returns the operator versions new since then."""
     previous = diff_mod.load_previous(config.root, ops.previous_index, ops.index, config.version)
-    new_versions: set[str] | None = None
     if previous is None:
         details.append(
             "No previous release index to compare with (no earlier release tag "
             "holds one); regressions not checked."
         )
-    else:
-        label, old = previous
-        changes = diff_mod.diff(old, fresh, lambda c, b: policy.known(c, b) is not None)
-        new_versions = set(changes.added) | set(changes.first_measured)
-        details += [f"Since {label}: {line}" for line in changes.lines()] or [
-            f"No operator changes since {label}."
-        ]
-        if changes.regressions:
-            failures.append(
-                f"{len(changes.regressions)} case(s) passed in {label} and fail now without a "
-                f"known-failure entry: {'; '.join(changes.regressions[:5])}"
-            )
-    disagree, explained = agreement.agreement_findings(fresh, policy, new_versions)
-    failures += disagree
-    details += explained
+        return None
+    label, old = previous
+    changes = diff_mod.diff(old, fresh, lambda c, b: policy.known(c, b) is not None)
+    details += [f"Since {label}: {line}" for line in changes.lines()] or [
+        f"No operator changes since {label}."
+    ]
+    if changes.regressions:
+        failures.append(
+            f"{len(changes.regressions)} case(s) passed in {label} and fail now without a "
+            f"known-failure entry: {'; '.join(changes.regressions[:5])}"
+        )
+    return set(changes.added) | set(changes.first_measured)
+
+
+def _housekeeping(
+    ops: OpsConfig,
+    policy: policy_mod.Policy,
+    outcome: service.ConformanceRun,
+    committed: dict[str, Any] | None,
+) -> list[str]:
+    """Known failures that are no longer needed, and backends this machine could not run."""
+    notes = []
     rows = ((r.case, r.backend, r.verdict.ok) for r in outcome.results)
     for entry, why in policy.unneeded(rows, set(outcome.measured)):
-        details.append(f"Remove {entry.label(ops.known_failures)}: {why}.")
+        notes.append(f"Remove {entry.label(ops.known_failures)}: {why}.")
     for name, reason in outcome.skipped.items():
         kept = committed is not None and index_mod.backend_header(committed, name) is not None
         column = "its column is kept as committed" if kept else "the index has no column for it"
-        details.append(f"Backend `{name}` not run here: {reason} ({column}).")
-
-    totals = ", ".join(
-        f"{fresh['totals'][b]['cases']['pass']}/{sum(fresh['totals'][b]['cases'].values())} "
-        f"cases pass on {b}"
-        for b in outcome.measured
-    )
-    if failures:
-        return GateResult.failed(failures[0], details=failures[1:] + details, evidence=evidence)
-    return GateResult.passed(
-        f"{ops.index} is current ({totals})", details=details, evidence=evidence
-    )
+        notes.append(f"Backend `{name}` not run here: {reason} ({column}).")
+    return notes
 
 
 GATES = (check_ops_index,)

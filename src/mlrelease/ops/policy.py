@@ -159,9 +159,21 @@ def load(root: Path, tolerances: str, known_failures: str) -> Policy:
         if (root / known_failures).is_file()
         else ""
     )
+    source = str(root / known_failures)
+    entries = _known_failures(known.failure, text, source)
+    disagreements = _disagreements(known.disagreement, text, source)
+    for i, override in enumerate(tol.override):
+        if override.rtol is None and override.atol is None:
+            raise ConfigError(
+                f"override[{i}]", "rtol, atol or both", "neither", source=str(root / tolerances)
+            )
+    return Policy(list(tol.override), entries, known_failures, disagreements)
+
+
+def _known_failures(failures: Any, text: str, source: str) -> list[KnownFailure]:
+    """``[[failure]]`` entries, checked: an expiry date or a tracking link, and a reason."""
     entries = []
-    for i, entry in enumerate(known.failure):
-        source = str(root / known_failures)
+    for i, entry in enumerate(failures):
         key = f"failure[{i}]"
         if entry.expires is not None and not isinstance(entry.expires, dt.date):
             try:
@@ -198,9 +210,14 @@ def load(root: Path, tolerances: str, known_failures: str) -> Policy:
                 line=_line_of(text, entry.pattern),
             )
         )
+    return entries
+
+
+def _disagreements(entries: Any, text: str, source: str) -> list[KnownFailure]:
+    """``[[disagreement]]`` entries, checked: an expiry date and a reason."""
     disagreements = []
-    for i, entry in enumerate(known.disagreement):
-        key, source = f"disagreement[{i}]", str(root / known_failures)
+    for i, entry in enumerate(entries):
+        key = f"disagreement[{i}]"
         until: dt.date | None = entry.expiry
         if until is None and entry.expires is not None:
             try:
@@ -229,12 +246,7 @@ def load(root: Path, tolerances: str, known_failures: str) -> Policy:
                 line=_line_of(text, entry.pattern),
             )
         )
-    for i, override in enumerate(tol.override):
-        if override.rtol is None and override.atol is None:
-            raise ConfigError(
-                f"override[{i}]", "rtol, atol or both", "neither", source=str(root / tolerances)
-            )
-    return Policy(list(tol.override), entries, known_failures, disagreements)
+    return disagreements
 
 
 def _read(path: Path, cls: Any) -> Any:

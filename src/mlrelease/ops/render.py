@@ -43,7 +43,6 @@ def render(
     regenerate: str = "mlrelease ops index",
 ) -> str:
     """The page for ``index`` (read from ``source``), with the benchmark section when given."""
-    backends = [b["name"] for b in index["backends"]]
     sets = ", ".join(index["case_sets"])
     out = [
         "# Supported operators",
@@ -59,9 +58,14 @@ def render(
         f"`{regenerate}` regenerates this page and `{source}`; with `--check` it fails when "
         "either differs from a fresh run.",
         "",
-        "## Backends",
-        "",
     ]
+    out += _backends(index) + _verdicts(index) + _ir_limits(index) + _operators(index)
+    if benchmark:
+        out += _benchmark(benchmark)
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _backends(index: Mapping[str, Any]) -> list[str]:
     rows = []
     for b in index["backends"]:
         totals = index["totals"][b["name"]]
@@ -78,12 +82,28 @@ def render(
                 sum(cases.values()) - cases["pass"],
             ]
         )
-    out += _table(
-        ["backend", "runtime", "op versions pass", "fail", "no test", "cases pass", "cases fail"],
-        ["---", "---", "---:", "---:", "---:", "---:", "---:"],
-        rows,
-    )
-    out += [
+    return [
+        "## Backends",
+        "",
+        *_table(
+            [
+                "backend",
+                "runtime",
+                "op versions pass",
+                "fail",
+                "no test",
+                "cases pass",
+                "cases fail",
+            ],
+            ["---", "---", "---:", "---:", "---:", "---:", "---:"],
+            rows,
+        ),
+    ]
+
+
+def _verdicts(index: Mapping[str, Any]) -> list[str]:
+    backends = [b["name"] for b in index["backends"]]
+    out = [
         "",
         "## Case verdicts",
         "",
@@ -94,10 +114,13 @@ def render(
     verdict_rows = [
         [v.label] + [index["totals"][b]["cases"][v.value] for b in backends] for v in Verdict
     ]
-    out += _table(
+    return out + _table(
         ["verdict", *(f"`{b}`" for b in backends)], ["---"] + ["---:"] * len(backends), verdict_rows
     )
-    out += [
+
+
+def _ir_limits(index: Mapping[str, Any]) -> list[str]:
+    out = [
         "",
         "## IR limit",
         "",
@@ -119,12 +142,16 @@ def render(
                 ir.get("cases_restamped", 0),
             ]
         )
-    out += _table(
+    return out + _table(
         ["backend", "highest IR loaded", "IR refused", "cases refused", "cases run re-stamped"],
         ["---", "---:", "---", "---:", "---:"],
         ir_rows,
     )
-    out += ["", "## Operators", ""]
+
+
+def _operators(index: Mapping[str, Any]) -> list[str]:
+    backends = [b["name"] for b in index["backends"]]
+    out = ["", "## Operators", ""]
     by_domain: dict[str, list[Mapping[str, Any]]] = {}
     for op in index["ops"]:
         by_domain.setdefault(op["domain"], []).append(op)
@@ -147,9 +174,7 @@ def render(
             rows,
         )
         out.append("")
-    if benchmark:
-        out += _benchmark(benchmark)
-    return "\n".join(out).rstrip("\n") + "\n"
+    return out
 
 
 def _benchmark(bench: Mapping[str, Any]) -> list[str]:

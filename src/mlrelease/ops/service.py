@@ -14,14 +14,15 @@ from typing import Any
 
 from mlrelease.config import Config
 from mlrelease.errors import UserError
+from mlrelease.ops import case_folders, environment, render
 from mlrelease.ops import cases as cases_mod
-from mlrelease.ops import environment, render
 from mlrelease.ops import index as index_mod
 from mlrelease.ops import policy as policy_mod
 from mlrelease.ops.cases import Case, CaseSummary
 from mlrelease.ops.config import BackendConfig, OpsConfig
 from mlrelease.ops.runner import Pool, Task
 from mlrelease.ops.verdicts import CaseResult, Description, Verdict
+from mlrelease.requirements import MissingDependency
 
 RESULTS_SCHEMA = "mlrelease/conformance-results"
 WORK_DIR = "build/ops-index"
@@ -50,18 +51,14 @@ def load_cases(
     """Every configured case (node suite from the cache, then the case folders), selected."""
     try:
         import onnx  # noqa: F401
-    except ImportError:
-        raise UserError(
-            "the conformance run needs onnx (and onnxruntime for its backends), which are not "
-            "installed here. Install the `ops` dependency group, e.g. run it through "
-            "`nox -s ops_index`."
-        ) from None
+    except ImportError as exc:
+        raise MissingDependency.of(exc, extra="ops") from None
     loaded: list[Case] = []
     if ops.onnx_node_cases:
         cache = config.path(ops.cache_dir) if ops.cache_dir else None
         loaded += cases_mod.onnx_node_cases(cache, on_generate)
     for folder in ops.case_sets:
-        loaded += cases_mod.load_case_folder(config.path(folder))
+        loaded += case_folders.load_case_folder(config.path(folder))
     cases_mod.check_unique(loaded)
     chosen = cases_mod.select(cases_mod.select(loaded, ops.select), select)
     if not chosen:

@@ -32,7 +32,7 @@ class Verdict(str, enum.Enum):
     CRASH = "crash"  # the worker process died while running the case
     TIMEOUT = "timeout"  # the case ran past the time limit and the worker was killed
     ERROR = "error"  # the backend raised something none of the above explains
-    ENVIRONMENT = "environment"  # the machine lacks what the case needs (a locale): not measured
+    ENVIRONMENT = "environment"  # the machine lacks what the case needs (a locale, a module)
 
     @property
     def label(self) -> str:

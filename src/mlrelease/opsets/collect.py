@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from mlrelease.config import Config
+from mlrelease.edges import installed
 from mlrelease.edges.proc import call, python_module
 from mlrelease.errors import ConfigError
 from mlrelease.models.config import canonical_domain
@@ -111,6 +112,7 @@ def _subprocess_main(argv: Sequence[str] | None = None) -> int:
 
 def collect_declared(config: Config) -> Snapshot:
     """The project's declared schemas, collected in a fresh interpreter."""
+    installed.require("onnx", extra="opsets")
     options = config.table(OpsetRulesConfig)
     env = dict(os.environ)
     import mlrelease

@@ -139,7 +139,15 @@ def register(subparsers: Any) -> None:
         "with the per-device baseline. Profiles: [tool.mlrelease.perf.profiles].",
     )
     sub = p.add_subparsers(dest="perf_command", required=True, metavar="ACTION")
+    _add_run(sub)
+    _add_compare(sub)
+    _add_merge(sub)
+    _add_history(sub)
+    _add_baseline(sub)
 
+
+def _add_run(sub: Any) -> None:
+    """``mlrelease perf run``."""
     r = sub.add_parser(
         "run",
         help="run a profile; write JSON/CSV/Markdown/plots, the docs page",
@@ -169,6 +177,9 @@ def register(subparsers: Any) -> None:
     )
     r.set_defaults(func=cmd_run)
 
+
+def _add_compare(sub: Any) -> None:
+    """``mlrelease perf compare``."""
     c = sub.add_parser(
         "compare",
         help="compare results with a baseline, or two builds in interleaved rounds",
@@ -210,6 +221,9 @@ def register(subparsers: Any) -> None:
     )
     c.set_defaults(func=cmd_compare)
 
+
+def _add_merge(sub: Any) -> None:
+    """``mlrelease perf merge``."""
     m = sub.add_parser(
         "merge",
         help="merge devices' results.json into the docs perf page",
@@ -222,6 +236,9 @@ def register(subparsers: Any) -> None:
     )
     m.set_defaults(func=cmd_merge)
 
+
+def _add_history(sub: Any) -> None:
+    """``mlrelease perf history``."""
     h = sub.add_parser(
         "history",
         help="render the per-commit history into the docs (time series, steps)",
@@ -234,6 +251,9 @@ def register(subparsers: Any) -> None:
     )
     h.set_defaults(func=cmd_history)
 
+
+def _add_baseline(sub: Any) -> None:
+    """``mlrelease perf baseline``."""
     b = sub.add_parser(
         "baseline",
         help="record the last run as this device's baseline",

@@ -3,8 +3,9 @@
 Rules, per combination:
 
 * a row failing now that was not failing in the baseline (or is new) **fails**; one that was
-  already failing is a known failure and does not; an ``ok`` row that became ``unavailable``
-  fails too (a framework went missing);
+  already failing is a known failure and does not; a row ``unavailable`` here (the machine
+  lacks the framework: a module, a device, a compiler) is an environment gap, ``not_measured``
+  with the reason and never a verdict on the code;
 * a row ``ok`` in both is timed on each clock it has (process CPU time, and wall time less
   run-queue delay) with :func:`mlrelease.perf.verdict.judge`: one family of tests for the whole
   comparison (Holm), verdicts ``regressed`` (fails), ``improved``, ``same``, ``inconclusive``
@@ -183,12 +184,10 @@ def compare(
                     key, "new_failure", f"{row.status} ({was}): {_last_line(row.error)}"
                 )
         elif row.status == UNAVAILABLE:
-            if base is not None and base.status == OK:
-                status[key] = Verdict(
-                    key, "new_failure", f"ok in the baseline, now unavailable: {row.error}"
-                )
-            else:
-                status[key] = Verdict(key, NOT_MEASURED, f"unavailable: {row.error}")
+            was = f" (baseline: {base.status})" if base is not None else ""
+            status[key] = Verdict(
+                key, NOT_MEASURED, f"not measured here, an environment gap{was}: {row.error}"
+            )
         elif row.status != OK:
             status[key] = Verdict(key, row.status, row.error)
         elif base is None:

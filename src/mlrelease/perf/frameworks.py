@@ -20,8 +20,10 @@ from typing import Any
 
 import numpy as np
 
+from mlrelease.edges import installed
 from mlrelease.edges import onnxruntime as ort
 from mlrelease.perf.config import ONNX_FRAMEWORKS
+from mlrelease.requirements import MissingDependency
 
 
 @dataclass
@@ -56,9 +58,16 @@ def _has(module: str) -> bool:
     return importlib.util.find_spec(module) is not None
 
 
+def _not_installed(module: str, extra: str = "perf") -> str:
+    """Why a framework cannot run here when ``module`` is missing: an environment gap, with
+    the install line that fits this environment."""
+    missing = MissingDependency(module, needed_by="this framework", extra=extra)
+    return str(missing.within(installed.environment()))
+
+
 def _cuda_reason() -> str | None:
     if not _has("torch"):
-        return "torch is not installed"
+        return _not_installed("torch")
     import torch
 
     if not torch.cuda.is_available():
@@ -68,7 +77,7 @@ def _cuda_reason() -> str | None:
 
 def _ort_provider_reason(provider: str, package: str) -> str | None:
     if not ort.installed():
-        return "onnxruntime is not installed"
+        return _not_installed("onnxruntime")
     if provider not in ort.available_providers():
         return (
             f"onnxruntime {ort.version()} has no {provider} (available: "
@@ -81,7 +90,7 @@ def unavailable(framework: str, device: str) -> str | None:
     """Why ``framework`` cannot run on this machine for a ``device`` profile (None: it can)."""
     if framework in ("pytorch", "torch_compile"):
         if not _has("torch"):
-            return "torch is not installed"
+            return _not_installed("torch")
         if device == "cuda" and (reason := _cuda_reason()):
             return reason
         if framework == "torch_compile":
@@ -105,7 +114,7 @@ def unavailable(framework: str, device: str) -> str | None:
         return reason or _cuda_reason()
     if framework == "torch_tensorrt":
         if not _has("torch_tensorrt"):
-            return "torch_tensorrt is not installed"
+            return _not_installed("torch_tensorrt", "perf-gpu")
         return _cuda_reason()
     return f"unknown framework {framework!r}"
 

@@ -19,7 +19,9 @@ from typing import Any
 
 from rich.console import Console
 
+from mlrelease import requirements
 from mlrelease.edges import proc as isolation
+from mlrelease.errors import UserError
 from mlrelease.perf import catalog
 from mlrelease.perf.config import Profile
 from mlrelease.perf.results import OOM, RUNTIME_ERROR, TIMEOUT, excerpt
@@ -165,12 +167,14 @@ def probe_build(
         },
     )
     if outcome.result is None:
-        from mlrelease.errors import UserError
-
+        missing = requirements.missing_module(outcome.error or "")
+        if missing and Path(worker.build.python).absolute() == Path(sys.executable).absolute():
+            raise requirements.MissingDependency(missing, extra="perf")
         raise UserError(
             f"the perf worker could not start in {worker.build.python} ({outcome.status}): "
-            f"{outcome.error}\nInstall the perf dependencies there: "
-            "pip install -e . --group perf (or run `nox -s perf`)."
+            f"{outcome.error}\nInstall the perf extra into that interpreter's environment "
+            f'({worker.build.python} -m pip install "mlrelease[perf]"; torch\'s CPU build: add '
+            f"--extra-index-url {requirements.TORCH_CPU_INDEX})."
         )
     if profile.device == "cuda" and outcome.result["device_key"] == "cuda-none":
         from mlrelease.errors import PreconditionError

@@ -86,41 +86,7 @@ def execute(
     with Progress(*columns, console=console, transient=False) as progress:
         bar = progress.add_task("perf", total=total)
         for model, shape, ref in groups:
-            prepared: dict[str, WorkerReply] = {}
-            for name, worker in workers.items():
-                mine = [
-                    p
-                    for p in runnable[name]
-                    if (p.combination.model, p.combination.shape) == (model, shape)
-                ]
-                if not mine:
-                    continue
-                progress.update(bar, description=f"[{name}] {model} {shape}: build + export")
-                export = any(p.combination.framework in ONNX_FRAMEWORKS for p in mine)
-                source = worker.build.model_from
-                if source in prepared and prepared[source].result is not None:
-                    shutil.copytree(
-                        workers[source].work / f"{model}-{shape}",
-                        worker.work / f"{model}-{shape}",
-                        dirs_exist_ok=True,
-                    )
-                    prepared[name] = prepared[source]
-                    progress.advance(bar)
-                    continue
-                prepared[name] = worker.call(
-                    f"prepare-{model}-{shape}",
-                    {
-                        "kind": "prepare",
-                        "model": ref,
-                        "shape": shape,
-                        "layers": profile.layers.get(model),
-                        "opset": profile.opset,
-                        "export": export,
-                        "work_dir": str(worker.work / f"{model}-{shape}"),
-                        "threads": profile.threads,
-                    },
-                )
-                progress.advance(bar)
+            prepared = _prepare(model, shape, ref, profile, workers, runnable, progress, bar)
             _run_group(
                 model,
                 shape,
@@ -138,32 +104,95 @@ def execute(
                 for worker in workers.values():
                     shutil.rmtree(worker.work / f"{model}-{shape}", ignore_errors=True)
     duration = time.perf_counter() - started
-    out: dict[str, Results] = {}
-    for name in workers:
-        ordered: list[Row] = []
-        for planned in plans[name]:
-            c = planned.combination
-            if planned.status is not None:
-                ordered.append(
-                    Row(
-                        c.model, c.shape, c.batch, c.framework, planned.status, error=planned.reason
-                    )
-                )
-            else:
-                ordered.append(rows[name][c.key])
-        probe = probes[name]
-        environment = dict(probe["environment"])
-        environment["python_executable"] = workers[name].build.python
-        out[name] = Results(
-            profile=profile_name,
-            device_key=probe["device_key"],
-            device_name=probe["device_name"],
-            settings=settings_of(profile),
-            environment=environment,
-            rows=ordered,
-            duration_s=duration,
+    return {
+        name: _results(
+            name, profile_name, profile, plans[name], rows[name], probes[name], workers, duration
         )
-    return out
+        for name in workers
+    }
+
+
+def _results(
+    name: str,
+    profile_name: str,
+    profile: Profile,
+    plan: Sequence[catalog.Planned],
+    rows: dict[str, Row],
+    probe: dict[str, Any],
+    workers: dict[str, Worker],
+    duration: float,
+) -> Results:
+    """One build's results: every planned row, measured or with the status that kept it out."""
+    ordered: list[Row] = []
+    for planned in plan:
+        c = planned.combination
+        if planned.status is not None:
+            ordered.append(
+                Row(c.model, c.shape, c.batch, c.framework, planned.status, error=planned.reason)
+            )
+        else:
+            ordered.append(rows[c.key])
+    environment = dict(probe["environment"])
+    environment["python_executable"] = workers[name].build.python
+    return Results(
+        profile=profile_name,
+        device_key=probe["device_key"],
+        device_name=probe["device_name"],
+        settings=settings_of(profile),
+        environment=environment,
+        rows=ordered,
+        duration_s=duration,
+    )
+
+
+def _prepare(
+    model: str,
+    shape: str,
+    ref: str,
+    profile: Profile,
+    workers: dict[str, Worker],
+    runnable: dict[str, list[catalog.Planned]],
+    progress: Progress,
+    bar: Any,
+) -> dict[str, WorkerReply]:
+    """Build (and export, for the ONNX frameworks) one model and shape in each build that runs
+    it; a build whose model comes from another one copies that build's prepared folder."""
+    prepared: dict[str, WorkerReply] = {}
+    for name, worker in workers.items():
+        mine = [
+            p
+            for p in runnable[name]
+            if (p.combination.model, p.combination.shape) == (model, shape)
+        ]
+        if not mine:
+            continue
+        progress.update(bar, description=f"[{name}] {model} {shape}: build + export")
+        export = any(p.combination.framework in ONNX_FRAMEWORKS for p in mine)
+        source = worker.build.model_from
+        if source in prepared and prepared[source].result is not None:
+            shutil.copytree(
+                workers[source].work / f"{model}-{shape}",
+                worker.work / f"{model}-{shape}",
+                dirs_exist_ok=True,
+            )
+            prepared[name] = prepared[source]
+            progress.advance(bar)
+            continue
+        prepared[name] = worker.call(
+            f"prepare-{model}-{shape}",
+            {
+                "kind": "prepare",
+                "model": ref,
+                "shape": shape,
+                "layers": profile.layers.get(model),
+                "opset": profile.opset,
+                "export": export,
+                "work_dir": str(worker.work / f"{model}-{shape}"),
+                "threads": profile.threads,
+            },
+        )
+        progress.advance(bar)
+    return prepared
 
 
 def _run_group(

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import shutil
 import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from rich.console import Console
@@ -59,38 +61,9 @@ def check(
     )
 
     def one(group: tuple[str, str, str]) -> WorkerReply:
-        model, shape, ref = group
-        mine = [p for p in plan if (p.combination.model, p.combination.shape) == (model, shape)]
-        frameworks = list(dict.fromkeys(p.combination.framework for p in mine if p.status is None))
-        console.print(f"checking {model} {shape}: {', '.join(frameworks)}")
-        outcome = worker.call(
-            f"check-{model}-{shape}",
-            {
-                "kind": "check",
-                "model": ref,
-                "shape": shape,
-                "layers": profile.layers.get(model),
-                "opset": profile.opset,
-                "export": any(f in ONNX_FRAMEWORKS for f in frameworks),
-                "work_dir": str(worker.work / f"{model}-{shape}"),
-                "threads": profile.threads,
-                "device": profile.device,
-                "frameworks": frameworks,
-                "batches": sorted({p.combination.batch for p in mine if p.status is None}),
-                "warmup_iters": 0,
-                "warmup_s": 0.0,
-                "iters": CHECK_ITERS,
-                "min_time_s": 0.0,
-                "parity_tolerance": profile.parity_tolerance,
-                "clock": profile.clock,
-            },
-        )
-        shutil.rmtree(worker.work / f"{model}-{shape}", ignore_errors=True)
-        return outcome
+        return _check_group(worker, profile, plan, group, console)
 
     # Nothing is timed: the checks of two models may share the machine (one per core).
-    from concurrent.futures import ThreadPoolExecutor
-
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         done = list(pool.map(one, groups))
     outcomes = {(m, s): o for (m, s, _), o in zip(groups, done, strict=True)}
@@ -114,6 +87,44 @@ def check(
         rows=rows,
         duration_s=time.perf_counter() - started,
     )
+
+
+def _check_group(
+    worker: Worker,
+    profile: Profile,
+    plan: Sequence[catalog.Planned],
+    group: tuple[str, str, str],
+    console: Console,
+) -> WorkerReply:
+    """One worker call: build (and export) a model and shape, then run each of its rows once."""
+    model, shape, ref = group
+    mine = [p for p in plan if (p.combination.model, p.combination.shape) == (model, shape)]
+    frameworks = list(dict.fromkeys(p.combination.framework for p in mine if p.status is None))
+    console.print(f"checking {model} {shape}: {', '.join(frameworks)}")
+    outcome = worker.call(
+        f"check-{model}-{shape}",
+        {
+            "kind": "check",
+            "model": ref,
+            "shape": shape,
+            "layers": profile.layers.get(model),
+            "opset": profile.opset,
+            "export": any(f in ONNX_FRAMEWORKS for f in frameworks),
+            "work_dir": str(worker.work / f"{model}-{shape}"),
+            "threads": profile.threads,
+            "device": profile.device,
+            "frameworks": frameworks,
+            "batches": sorted({p.combination.batch for p in mine if p.status is None}),
+            "warmup_iters": 0,
+            "warmup_s": 0.0,
+            "iters": CHECK_ITERS,
+            "min_time_s": 0.0,
+            "parity_tolerance": profile.parity_tolerance,
+            "clock": profile.clock,
+        },
+    )
+    shutil.rmtree(worker.work / f"{model}-{shape}", ignore_errors=True)
+    return outcome
 
 
 def _checked(row: Row, outcome: WorkerReply) -> None:

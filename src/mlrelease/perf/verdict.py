@@ -197,7 +197,6 @@ def judge(samples: Sequence[Sample], design: Design, *, family_size: int = 0) ->
     p_slow = [mann_whitney(s.candidate, s.baseline, "greater") for s in testable]
     p_fast = [mann_whitney(s.candidate, s.baseline, "less") for s in testable]
     slower, faster = holm(p_slow, level, m), holm(p_fast, level, m)
-    limit = 1 + design.threshold
     for sample in samples:
         rounds = (len(sample.baseline), len(sample.candidate))
         if sample not in testable:
@@ -229,30 +228,8 @@ def judge(samples: Sequence[Sample], design: Design, *, family_size: int = 0) ->
             far - 1,
             rounds,
         )
-        change = f"{(estimate - 1) * 100:+.1f}%"
+        verdict, reason = _word(design, estimate, low, high, far, slower[i], faster[i])
         extra = _dropped(sample)
-        if slower[i] and estimate >= limit:
-            verdict, reason = REGRESSED, f"{change}, significant (Holm), beyond {_pct(design)}"
-        elif faster[i] and estimate <= 1 / limit:
-            verdict, reason = IMPROVED, f"{change}, significant (Holm), beyond {_pct(design)}"
-        elif high is not None and low is not None and high < limit and low > 1 / limit:
-            verdict = SAME
-            reason = f"{change}, interval within ±{_pct(design)}" + (
-                " (significantly slower, but under the threshold)" if slower[i] else ""
-            )
-        else:
-            verdict = INCONCLUSIVE
-            why = (
-                "significantly slower, but the estimate is under the threshold and the "
-                "interval reaches it"
-                if slower[i]
-                else "the interval holds both no change and the threshold"
-            )
-            mde = "unbounded" if math.isinf(far) else f"{(far - 1) * 100:.0f}%"
-            reason = (
-                f"{change}: {why}; minimum detectable effect at this noise: {mde} "
-                f"(threshold {_pct(design)}); more rounds narrow it"
-            )
         family.tests.append(
             Test(
                 sample.key,
@@ -269,6 +246,39 @@ def judge(samples: Sequence[Sample], design: Design, *, family_size: int = 0) ->
             )
         )
     return family
+
+
+def _word(
+    design: Design,
+    estimate: float,
+    low: float | None,
+    high: float | None,
+    far: float,
+    slower: bool,
+    faster: bool,
+) -> tuple[str, str]:
+    """The verdict of one test and why: a change beyond the threshold that Holm finds
+    significant, an interval within it, or neither (with the effect this noise could detect)."""
+    limit = 1 + design.threshold
+    change = f"{(estimate - 1) * 100:+.1f}%"
+    if slower and estimate >= limit:
+        return REGRESSED, f"{change}, significant (Holm), beyond {_pct(design)}"
+    if faster and estimate <= 1 / limit:
+        return IMPROVED, f"{change}, significant (Holm), beyond {_pct(design)}"
+    if high is not None and low is not None and high < limit and low > 1 / limit:
+        return SAME, f"{change}, interval within ±{_pct(design)}" + (
+            " (significantly slower, but under the threshold)" if slower else ""
+        )
+    why = (
+        "significantly slower, but the estimate is under the threshold and the interval reaches it"
+        if slower
+        else "the interval holds both no change and the threshold"
+    )
+    mde = "unbounded" if math.isinf(far) else f"{(far - 1) * 100:.0f}%"
+    return INCONCLUSIVE, (
+        f"{change}: {why}; minimum detectable effect at this noise: {mde} "
+        f"(threshold {_pct(design)}); more rounds narrow it"
+    )
 
 
 def _enough(sample: Sample) -> bool:

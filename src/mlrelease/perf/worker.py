@@ -197,8 +197,7 @@ def prepare(task: dict[str, Any]) -> dict[str, Any]:
 def run(task: dict[str, Any]) -> dict[str, Any]:
     import numpy as np
 
-    from mlrelease.perf import frameworks, harness
-    from mlrelease.perf.results import excerpt
+    from mlrelease.perf import frameworks
 
     work = Path(task["work_dir"])
     batch = int(task["batch"])
@@ -249,14 +248,7 @@ def run(task: dict[str, Any]) -> dict[str, Any]:
     except Exception as exc:
         hint, text = _error(exc)
         return {**out, "status": hint or "runtime_error", "error": text}
-    scale = float(np.linalg.norm(expected))
-    difference = (
-        float(np.linalg.norm(actual.astype(np.float64) - expected))
-        if (actual.shape == expected.shape)
-        else float("inf")
-    )
-    parity = difference / scale if scale > 0 else difference
-    out["parity"] = parity
+    out["parity"] = parity = _parity(actual, expected)
     tolerance = float(task["parity_tolerance"])
     if not np.isfinite(parity) or parity > tolerance:
         found = (
@@ -269,6 +261,29 @@ def run(task: dict[str, Any]) -> dict[str, Any]:
             "status": "parity_failed",
             "error": f"{found} against PyTorch eager exceeds the tolerance {tolerance:g}",
         }
+    return _measure(task, runner, out)
+
+
+def _parity(actual: Any, expected: Any) -> float:
+    """The relative error of ``actual`` against PyTorch eager's ``expected`` (inf when the
+    shapes differ)."""
+    import numpy as np
+
+    scale = float(np.linalg.norm(expected))
+    difference = (
+        float(np.linalg.norm(actual.astype(np.float64) - expected))
+        if (actual.shape == expected.shape)
+        else float("inf")
+    )
+    return difference / scale if scale > 0 else difference
+
+
+def _measure(task: dict[str, Any], runner: Any, out: dict[str, Any]) -> dict[str, Any]:
+    """The timed iterations of a row that passed its parity check, with the facts of the CPU
+    they ran on."""
+    from mlrelease.perf import harness
+    from mlrelease.perf.results import excerpt
+
     slowdown, slowdown_kind = _injected_slowdown(task["framework"])
     if slowdown:
         out["extra"] = {**out["extra"], "injected_slowdown": f"{slowdown:g} {slowdown_kind}"}

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 from mlrelease import versions
 from mlrelease.config import Config, read_toml
-from mlrelease.edges import faults, git, journal
+from mlrelease.edges import faults, git, installed, journal
 from mlrelease.edges import proc as processes
 from mlrelease.errors import PreconditionError, UserError
 
@@ -35,8 +34,8 @@ class Bump:
 
 
 def _tool() -> list[str]:
-    exe = shutil.which("bump-my-version")
-    return [exe] if exe else processes.python_module("bumpversion")
+    installed.require("bumpversion", extra="release")  # this environment's, never PATH's
+    return processes.python_module("bumpversion")
 
 
 def _bmv(root: Path, *args: str) -> processes.CompletedProcess[str]:

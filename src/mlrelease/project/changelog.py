@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
+from mlrelease.edges import installed
 from mlrelease.edges.proc import call, python_module
 from mlrelease.errors import UserError
 
@@ -75,8 +75,8 @@ def generate_command(
 ) -> list[str]:
     """The git-changelog command that rewrites ``output`` in place (angular convention);
     ``other_changes`` keeps commits of no Conventional Commit type (``--include-all``)."""
-    exe = shutil.which("git-changelog")
-    base = [exe] if exe else python_module("git_changelog")
+    installed.require("git_changelog", extra="release")  # this environment's, never PATH's
+    base = python_module("git_changelog")
     command = [
         *base,
         "--convention",

@@ -27,6 +27,7 @@ from pathlib import Path
 from packaging.tags import sys_tags
 from rich.console import Console
 
+from mlrelease.edges import installed
 from mlrelease.edges.proc import call, python_module
 from mlrelease.edges.proc import python as python_command
 from mlrelease.errors import UserError
@@ -92,6 +93,7 @@ def _run(command: Sequence[str], cwd: Path, what: str) -> None:
 
 
 def _python_build(source: Path, out: Path, sdist_only: bool) -> None:
+    installed.require("build", extra="wheels")  # a build/ folder of the project is no tool
     command = python_module("build", "--outdir", str(out))
     if shutil.which("uv"):
         command += ["--installer", "uv"]  # same isolated build, installed several times faster
@@ -107,6 +109,7 @@ def _repair(out: Path, notes: list[str]) -> None:
         if artifact.pure or not any(t.platform.startswith("linux_") for t in artifact.tags):
             continue
         repaired = out / "repaired"
+        installed.require("auditwheel", extra="wheels")
         _run(
             python_module("auditwheel", "repair", "-w", str(repaired), str(wheel)),
             out,
@@ -128,6 +131,7 @@ def _cibuildwheel(source: Path, out: Path, platform: str, archs: str) -> None:
             "Podman, and neither answers here. Use --builder build (python -m build + "
             "auditwheel repair) for the host wheel; the wheel workflow runs cibuildwheel."
         )
+    installed.require("cibuildwheel", extra="wheels")
     _run(
         python_module(
             "cibuildwheel",

@@ -5,17 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 from pathlib import Path
 from typing import Any
 
-from packaging.utils import canonicalize_name
 from rich.markup import escape
 from rich.table import Table
 
-from mlrelease import versions
 from mlrelease.config import find_root
-from mlrelease.edges import git
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.terminal import make_console
 from mlrelease.wheels import artifacts, build, matrix, promote, service
@@ -136,27 +132,15 @@ def cmd_smoke(args: argparse.Namespace) -> int:
 
 
 def cmd_collect(args: argparse.Namespace) -> int:
-    findings: list[Finding] = []
     folders = sorted(p for p in args.downloads.iterdir() if p.is_dir())
-    for folder in folders:
-        findings += [
-            Finding(f"{folder.name}/{f.file}", f.message) for f in artifacts.verify_sums(folder)
-        ]
+    findings = service.verify_downloads(folders)
     if findings:
         _report(findings, f"downloads in {args.downloads}")
         return 1
     for label, project in _projects(args):
         version = build_version(project, args.release_tag)
         target = args.output / project.name
-        target.mkdir(parents=True, exist_ok=True)
-        for folder in folders:
-            for path in artifacts.collect(folder):
-                if artifacts.identify(path).name == canonicalize_name(project.name):
-                    shutil.copy2(path, target / path.name)
-        problems = build.check_folder(project, target, version)
-        problems += promote.completeness(
-            project, [artifacts.identify(p) for p in artifacts.collect(target)]
-        )
+        problems = service.merge(project, folders, target, version)
         if problems:
             _report(problems, f"{project.name} {version} ({label})")
             return 1
@@ -219,21 +203,7 @@ def cmd_promote(args: argparse.Namespace) -> int:
 
 
 def cmd_rc_tag(args: argparse.Namespace) -> int:
-    tagged = versions.tag_to_version(args.tag)
-    if tagged is None or tagged.is_prerelease:
-        raise UserError(f"{args.tag!r}: expected a final release tag such as v1.4.0.")
-    root = args.root or find_root(Path.cwd())
-    candidates = []
-    for tag in git.run(root, "tag", "--list", f"{args.tag}-rc*").splitlines():
-        version = versions.tag_to_version(tag)
-        if version is not None and version.base_version == tagged.base_version:
-            candidates.append((version, tag))
-    if not candidates:
-        raise PreconditionError(
-            f"no release candidate tag {args.tag}-rcN exists: a final release promotes an RC's "
-            "files and is never built from scratch. Tag and release an RC first."
-        )
-    print(max(candidates)[1])
+    print(service.newest_rc_tag(args.root or find_root(Path.cwd()), args.tag))
     return 0
 
 
@@ -258,7 +228,18 @@ def register(subparsers: Any) -> None:
         "and clean-venv smoke tests, SHA256SUMS, and promotion of a release candidate's files.",
     )
     sub = p.add_subparsers(dest="wheels_command", required=True, metavar="ACTION")
+    _add_plan(sub)
+    _add_build(sub)
+    _add_audit(sub)
+    _add_smoke(sub)
+    _add_collect(sub)
+    _add_sums(sub)
+    _add_promote(sub)
+    _add_rc_tag(sub)
 
+
+def _add_plan(sub: Any) -> None:
+    """``mlrelease wheels plan``."""
     q = sub.add_parser(
         "plan",
         help="the build matrix from cibuildwheel's build identifiers",
@@ -282,6 +263,9 @@ def register(subparsers: Any) -> None:
     )
     q.set_defaults(func=cmd_plan)
 
+
+def _add_build(sub: Any) -> None:
+    """``mlrelease wheels build``."""
     b = sub.add_parser(
         "build",
         help="build, audit and smoke-test; write dist/ and SHA256SUMS",
@@ -311,6 +295,9 @@ def register(subparsers: Any) -> None:
     b.add_argument("--no-smoke", action="store_true", help="skip the clean-venv smoke tests")
     b.set_defaults(func=cmd_build)
 
+
+def _add_audit(sub: Any) -> None:
+    """``mlrelease wheels audit``."""
     a = sub.add_parser(
         "audit",
         help="audit the artifacts in a folder",
@@ -323,6 +310,9 @@ def register(subparsers: Any) -> None:
     )
     a.set_defaults(func=cmd_audit)
 
+
+def _add_smoke(sub: Any) -> None:
+    """``mlrelease wheels smoke``."""
     m = sub.add_parser(
         "smoke",
         help="smoke-test the wheels of a folder in fresh venvs",
@@ -334,6 +324,9 @@ def register(subparsers: Any) -> None:
     _projects_argument(m, many=False)
     m.set_defaults(func=cmd_smoke)
 
+
+def _add_collect(sub: Any) -> None:
+    """``mlrelease wheels collect``."""
     c = sub.add_parser(
         "collect",
         help="merge a CI run's artifacts per project, audited",
@@ -352,6 +345,9 @@ def register(subparsers: Any) -> None:
     )
     c.set_defaults(func=cmd_collect)
 
+
+def _add_sums(sub: Any) -> None:
+    """``mlrelease wheels sums``."""
     s = sub.add_parser(
         "sums",
         help="write or check DIR/SHA256SUMS",
@@ -362,6 +358,9 @@ def register(subparsers: Any) -> None:
     s.add_argument("--check", action="store_true", help="verify instead of writing")
     s.set_defaults(func=cmd_sums)
 
+
+def _add_promote(sub: Any) -> None:
+    """``mlrelease wheels promote``."""
     r = sub.add_parser(
         "promote",
         help="verify an RC's artifacts (publishing is `release publish`)",
@@ -385,6 +384,9 @@ def register(subparsers: Any) -> None:
     r.add_argument("--execute", action="store_true", help="refused: see `release publish`")
     r.set_defaults(func=cmd_promote)
 
+
+def _add_rc_tag(sub: Any) -> None:
+    """``mlrelease wheels rc-tag``."""
     t = sub.add_parser(
         "rc-tag",
         help="the newest release-candidate tag of a final tag",

@@ -9,12 +9,12 @@ workflow's matrix is this plan's JSON, never a hand-kept list.
 from __future__ import annotations
 
 import re
-import shutil
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mlrelease.edges import installed
 from mlrelease.edges.proc import call, python_module
 from mlrelease.errors import UserError
 
@@ -128,26 +128,20 @@ def query(
 ) -> list[Identifier]:
     """Ask cibuildwheel which identifiers ``[tool.cibuildwheel]`` of ``project`` selects;
     ``archs`` (per platform) overrides its ``archs``, whose default means this machine's."""
-    exe = shutil.which("cibuildwheel")
-    command = [exe] if exe else python_module("cibuildwheel")
+    installed.require("cibuildwheel", extra="wheels")  # this environment's, never PATH's
+    command = python_module("cibuildwheel")
     found: list[Identifier] = []
     for platform in platforms:
-        try:
-            proc = call(
-                [
-                    *command,
-                    *("--print-build-identifiers", "--platform", platform),
-                    *(("--archs", ",".join(archs[platform])) if archs else ()),
-                    ".",
-                ],
-                cwd=project,
-                timeout=120,
-            )
-        except FileNotFoundError:
-            raise UserError(
-                "cibuildwheel is not installed; install the `wheels` dependency group "
-                "(nox -s wheels does)."
-            ) from None
+        proc = call(
+            [
+                *command,
+                *("--print-build-identifiers", "--platform", platform),
+                *(("--archs", ",".join(archs[platform])) if archs else ()),
+                ".",
+            ],
+            cwd=project,
+            timeout=120,
+        )
         if proc.returncode != 0:
             raise UserError(
                 f"cibuildwheel --print-build-identifiers --platform {platform} failed in "

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +11,7 @@ from packaging.version import Version
 
 from mlrelease import versions
 from mlrelease.config import Config
+from mlrelease.edges import installed
 from mlrelease.edges.proc import TimeoutExpired, call, python_module
 from mlrelease.errors import ConfigError, PreconditionError, UserError
 from mlrelease.project import bump
@@ -101,14 +101,9 @@ def restamp(project: Project, root: Path, version: str) -> None:
 
 def run_tool(args: Sequence[str], cwd: Path, timeout: int = 900) -> tuple[int, str]:
     """Run a Python tool of this environment (``[module, *args]`` via ``python -m``)."""
+    installed.require(args[0], extra="wheels")
     try:
         proc = call(python_module(*args), cwd=cwd, timeout=timeout)
     except TimeoutExpired:
         return 124, f"{args[0]} ran past {timeout} s"
-    output = (proc.stdout + proc.stderr).strip()
-    if proc.returncode != 0 and re.search(rf"No module named {re.escape(args[0])}\b", output):
-        raise UserError(
-            f"{args[0]} is not installed in this environment; install the `wheels` dependency "
-            "group (nox -s wheels does)."
-        )
-    return proc.returncode, output
+    return proc.returncode, (proc.stdout + proc.stderr).strip()

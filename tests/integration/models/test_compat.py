@@ -14,7 +14,7 @@ from helpers.models import add_model, write_project, write_test_data
 from onnx import helper
 
 from mlrelease.gates import Context, Status
-from mlrelease.models import compat, runtimes, sandbox
+from mlrelease.models import compat, probe_cache, runtimes, sandbox
 from mlrelease.models.config import CompatConfig, RuntimeSpec
 from mlrelease.models.manifest import single
 from mlrelease.models.service import prepare, probe_runtimes
@@ -68,17 +68,17 @@ def test_runtime_error_messages_are_cleaned(cpu: runtimes.Runtime) -> None:
 def test_probe_cache_is_keyed_by_runtime_version_and_reused(
     cpu: runtimes.Runtime, tmp_path: Path
 ) -> None:
-    first, cached = runtimes.cached_probe(cpu, tmp_path)
+    first, cached = probe_cache.cached_probe(cpu, tmp_path)
     assert not cached
-    path = runtimes.cache_file(tmp_path, cpu)
+    path = probe_cache.cache_file(tmp_path, cpu)
     assert path.is_file() and onnxruntime.__version__ in path.name and cpu.target in path.name
-    second, cached = runtimes.cached_probe(cpu, tmp_path)
+    second, cached = probe_cache.cached_probe(cpu, tmp_path)
     assert cached and second == first
     # A domain the cache has not seen is probed (and added); a corrupt entry is re-measured.
-    third, cached = runtimes.cached_probe(cpu, tmp_path, ["com.example"])
+    third, cached = probe_cache.cached_probe(cpu, tmp_path, ["com.example"])
     assert not cached and "com.example" in third.opsets
     path.write_text("{not json", encoding="utf-8")
-    fourth, cached = runtimes.cached_probe(cpu, tmp_path)
+    fourth, cached = probe_cache.cached_probe(cpu, tmp_path)
     assert not cached and fourth.ir == first.ir
     assert json.loads(path.read_text(encoding="utf-8"))["probe_format"] == runtimes.PROBE_FORMAT
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from mlrelease.models import runtimes
+from mlrelease.models import probe_cache, runtimes
 from mlrelease.models.config import RuntimeSpec
 
 
@@ -21,24 +21,24 @@ def test_probe_cache_key_follows_allow_released_onnx_opset_only(
     cpu: runtimes.Runtime, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("ALLOW_RELEASED_ONNX_OPSET_ONLY", raising=False)
-    default = runtimes.cache_file(tmp_path, cpu)
+    default = probe_cache.cache_file(tmp_path, cpu)
     monkeypatch.setenv("ALLOW_RELEASED_ONNX_OPSET_ONLY", "0")
-    relaxed = runtimes.cache_file(tmp_path, cpu)
+    relaxed = probe_cache.cache_file(tmp_path, cpu)
     monkeypatch.setenv("ALLOW_RELEASED_ONNX_OPSET_ONLY", "1")
-    strict = runtimes.cache_file(tmp_path, cpu)
+    strict = probe_cache.cache_file(tmp_path, cpu)
     assert len({default, relaxed, strict}) == 3, "one run's probe must not answer for another"
     # The same settings find the same entry: the key is stable, not random.
-    assert runtimes.cache_file(tmp_path, cpu) == strict
+    assert probe_cache.cache_file(tmp_path, cpu) == strict
 
 
 def test_probe_under_other_settings_is_measured_not_read_from_the_cache(
     cpu: runtimes.Runtime, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("ALLOW_RELEASED_ONNX_OPSET_ONLY", raising=False)
-    _, cached = runtimes.cached_probe(cpu, tmp_path)
+    _, cached = probe_cache.cached_probe(cpu, tmp_path)
     assert not cached
-    _, cached = runtimes.cached_probe(cpu, tmp_path)
+    _, cached = probe_cache.cached_probe(cpu, tmp_path)
     assert cached
     monkeypatch.setenv("ALLOW_RELEASED_ONNX_OPSET_ONLY", "0")
-    _, cached = runtimes.cached_probe(cpu, tmp_path)
+    _, cached = probe_cache.cached_probe(cpu, tmp_path)
     assert not cached

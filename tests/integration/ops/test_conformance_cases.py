@@ -12,7 +12,7 @@ import onnx
 import pytest
 from helpers import REPO_ROOT
 
-from mlrelease.ops import cases
+from mlrelease.ops import case_folders, cases
 
 EXAMPLE = REPO_ROOT / "examples" / "custom-ops"
 
@@ -66,7 +66,7 @@ def test_cache_is_keyed_by_onnx_version_and_safe_to_share(tmp_path: Path) -> Non
 
 
 def test_case_folder_in_onnx_layout(tmp_path: Path) -> None:
-    loaded = {c.name: c for c in cases.load_case_folder(EXAMPLE / "cases")}
+    loaded = {c.name: c for c in case_folders.load_case_folder(EXAMPLE / "cases")}
     assert sorted(loaded) == [
         "test_fast_gelu",
         "test_layer_scale",
@@ -87,7 +87,7 @@ def test_case_folder_in_onnx_layout(tmp_path: Path) -> None:
 
 def test_case_folder_errors_say_what_to_fix(tmp_path: Path) -> None:
     with pytest.raises(Exception, match="expected a folder of cases"):
-        cases.load_case_folder(tmp_path / "missing")
+        case_folders.load_case_folder(tmp_path / "missing")
     shutil.copytree(EXAMPLE / "cases" / "test_swish_then_relu", tmp_path / "set" / "test_two")
     (tmp_path / "set" / "test_two" / "data.json").unlink()
     with pytest.raises(
@@ -95,18 +95,18 @@ def test_case_folder_errors_say_what_to_fix(tmp_path: Path) -> None:
         match=r"cannot tell which operator it tests: it has 2 nodes.*"
         r"\"op_type\"",
     ):
-        cases.load_case_folder(tmp_path / "set")
+        case_folders.load_case_folder(tmp_path / "set")
     (tmp_path / "set" / "test_two" / "data.json").write_text("{oops")
     with pytest.raises(Exception, match=r"data\.json: not valid JSON"):
-        cases.load_case_folder(tmp_path / "set")
+        case_folders.load_case_folder(tmp_path / "set")
     (tmp_path / "set" / "test_two" / "data.json").write_text(json.dumps({"op_type": "Swish"}))
     (tmp_path / "set" / "test_two" / "model.onnx").unlink()
     with pytest.raises(Exception, match=r"no model\.onnx"):
-        cases.load_case_folder(tmp_path / "set")
+        case_folders.load_case_folder(tmp_path / "set")
 
 
 def test_duplicate_case_names_are_refused(node_cases: dict[str, cases.Case]) -> None:
-    custom = cases.load_case_folder(EXAMPLE / "cases")
+    custom = case_folders.load_case_folder(EXAMPLE / "cases")
     clash = cases.Case(**{**custom[0].to_dict(), "name": "test_abs", "source": "cases/"})
     with pytest.raises(Exception, match="'test_abs' is defined twice"):
         cases.check_unique([node_cases["test_abs"], clash])

@@ -6,13 +6,12 @@ onnxruntime's StringNormalizer needs the en_US.UTF-8 locale; fresh Debian images
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
-import textwrap
 from pathlib import Path
 
 import pytest
+from helpers.ops import ops_project, private_cache
 
 from mlrelease.cli import main
 from mlrelease.ops import cases, policy, service
@@ -31,33 +30,13 @@ def fresh_machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     empty = tmp_path / "no-locales"
     empty.mkdir()
     monkeypatch.setenv("LOCPATH", str(empty))
-    cache = tmp_path / "cache"
-    node_cases = cases.cache_path(cases.default_cache_dir())
-    cases.onnx_node_cases()  # generate them once (and cache them) if this machine is cold
-    target = cases.cache_path(cache)
-    target.parent.mkdir(parents=True)
-    shutil.copy(node_cases, target)
-    root = tmp_path / "project"
-    root.mkdir()
-    (root / "pyproject.toml").write_text(
-        textwrap.dedent(f"""\
-        [project]
-        name = "demo"
-        version = "1.0.0"
-
-        [tool.mlrelease]
-        gates = ["ops_index"]
-
-        [tool.mlrelease.ops]
-        select = ["test_strnormalizer*"]
-        cache-dir = {json.dumps(str(cache))}
-
+    cache = private_cache(tmp_path / "cache")
+    backends = """
         [[tool.mlrelease.ops.backends]]
         name = "rt"
         kind = "onnxruntime"
-        """),
-        encoding="utf-8",
-    )
+        """
+    root = ops_project(tmp_path / "project", ["test_strnormalizer*"], backends, cache)
     return root
 
 

@@ -3,13 +3,16 @@ evaluator, with a suspect named when they disagree."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
+from mlrelease.edges import installed
 from mlrelease.models.runtimes import Runtime, Unavailable, clean_message
 from mlrelease.models.steps.data import load_datasets
 from mlrelease.models.steps.facts import output_names
 from mlrelease.models.steps.state import Arrays, Dataset, State, first_line, verdict
 from mlrelease.models.verdicts import StepStatus, StepVerdict
+from mlrelease.requirements import MissingDependency
 
 
 def compare(expected: Arrays, got: Arrays, names: list[str], rtol: float, atol: float) -> list[str]:
@@ -59,6 +62,8 @@ def run_reference(state: State, datasets: list[Dataset]) -> tuple[list[Arrays] |
         evaluator = ReferenceEvaluator(onnx.load_model(str(state.path)))
     except NotImplementedError as exc:
         return None, f"unsupported by the onnx reference evaluator: {first_line(exc)}"
+    except ImportError as exc:
+        return None, environment_gap(exc)
     except Exception as exc:
         return None, f"the onnx reference evaluator cannot load it: {first_line(exc)}"
     outputs = []
@@ -67,12 +72,24 @@ def run_reference(state: State, datasets: list[Dataset]) -> tuple[list[Arrays] |
             outputs.append([np.asarray(o) for o in evaluator.run(None, data.feeds)])
         except NotImplementedError as exc:
             return None, f"unsupported by the onnx reference evaluator: {first_line(exc)}"
+        except ImportError as exc:  # an operator's optional module (Pillow for ImageDecoder)
+            return None, environment_gap(exc)
         except Exception as exc:
             return (
                 None,
                 f"the onnx reference evaluator failed: {type(exc).__name__}: {first_line(exc)}",
             )
     return outputs, ""
+
+
+def environment_gap(exc: ImportError) -> str:
+    """Why the reference did not run when this environment lacks a module: not a verdict on
+    the model, and how to install what is missing."""
+    module = installed.missing_module(exc)
+    if module is None:
+        return f"not run here (this environment lacks a module: {first_line(exc)})"
+    missing = MissingDependency(module, needed_by="the onnx reference evaluator")
+    return f"not run here (an environment gap): {missing.within(installed.environment())}"
 
 
 def run_runtime(
@@ -123,48 +140,12 @@ def step_inference(state: State) -> StepVerdict:
 
     if have_expected:
         wanted = [e for e in expected if e is not None]
-        ref_diff = against(reference, wanted) if reference is not None else None
-        for label, outputs in runtime_outputs.items():
-            diff = against(outputs, wanted)
-            if not diff:
-                details.append(f"{label} matches the expected outputs")
-                continue
-            failures.extend(f"{label} vs expected outputs: {d}" for d in diff)
-            if ref_diff == []:
-                suspects.append(
-                    f"suspected {label} kernel bug: the onnx reference evaluator "
-                    "matches the expected outputs and the runtime does not"
-                )
-            elif reference is not None and not against(outputs, reference):
-                suspects.append(
-                    f"{label} and the onnx reference evaluator agree with each other "
-                    "but not with the stored expected outputs: suspect the expected "
-                    "outputs"
-                )
-        if reference is None:
-            details.append(f"reference: {why_not}")
-        elif ref_diff:
-            matching = [label for label, o in runtime_outputs.items() if not against(o, wanted)]
-            who = f"{', '.join(matching)} and the expected outputs agree; " if matching else ""
-            suspects.append(
-                f"suspected onnx reference evaluator bug: {who}the reference "
-                f"disagrees: {ref_diff[0]}"
-            )
-            details.extend(f"reference vs expected: {d}" for d in ref_diff[1:])
-        else:
-            details.append("the onnx reference evaluator matches the expected outputs")
+        _against_expected(
+            runtime_outputs, reference, why_not, wanted, against, details, failures, suspects
+        )
         state.baseline = wanted
     elif reference is not None:
-        for label, outputs in runtime_outputs.items():
-            diff = against(outputs, reference)
-            if diff:
-                failures.extend(f"{label} vs onnx reference evaluator: {d}" for d in diff)
-                suspects.append(
-                    f"{label} and the onnx reference evaluator disagree and no "
-                    "expected outputs are stored: suspected kernel or reference bug"
-                )
-            else:
-                details.append(f"{label} matches the onnx reference evaluator (no stored outputs)")
+        _against_reference(runtime_outputs, reference, against, details, failures, suspects)
         state.baseline = reference
     else:
         if runtime_outputs:
@@ -184,3 +165,71 @@ def step_inference(state: State) -> StepVerdict:
         f"{runs}: outputs match on {len(datasets)} data set(s)",
         details,
     )
+
+
+Comparison = Callable[[list[Arrays], list[Arrays]], list[str]]
+"""Outputs against wanted outputs, data set by data set: the differences found."""
+
+
+def _against_expected(
+    runtime_outputs: dict[str, list[Arrays]],
+    reference: list[Arrays] | None,
+    why_not: str,
+    wanted: list[Arrays],
+    against: Comparison,
+    details: list[str],
+    failures: list[str],
+    suspects: list[str],
+) -> None:
+    """Every runtime and the reference evaluator against the stored expected outputs; when they
+    disagree, who is suspect (a kernel, the reference, the stored outputs)."""
+    ref_diff = against(reference, wanted) if reference is not None else None
+    for label, outputs in runtime_outputs.items():
+        diff = against(outputs, wanted)
+        if not diff:
+            details.append(f"{label} matches the expected outputs")
+            continue
+        failures.extend(f"{label} vs expected outputs: {d}" for d in diff)
+        if ref_diff == []:
+            suspects.append(
+                f"suspected {label} kernel bug: the onnx reference evaluator "
+                "matches the expected outputs and the runtime does not"
+            )
+        elif reference is not None and not against(outputs, reference):
+            suspects.append(
+                f"{label} and the onnx reference evaluator agree with each other "
+                "but not with the stored expected outputs: suspect the expected "
+                "outputs"
+            )
+    if reference is None:
+        details.append(f"reference: {why_not}")
+    elif ref_diff:
+        matching = [label for label, o in runtime_outputs.items() if not against(o, wanted)]
+        who = f"{', '.join(matching)} and the expected outputs agree; " if matching else ""
+        suspects.append(
+            f"suspected onnx reference evaluator bug: {who}the reference disagrees: {ref_diff[0]}"
+        )
+        details.extend(f"reference vs expected: {d}" for d in ref_diff[1:])
+    else:
+        details.append("the onnx reference evaluator matches the expected outputs")
+
+
+def _against_reference(
+    runtime_outputs: dict[str, list[Arrays]],
+    reference: list[Arrays],
+    against: Comparison,
+    details: list[str],
+    failures: list[str],
+    suspects: list[str],
+) -> None:
+    """No stored outputs: every runtime against the onnx reference evaluator."""
+    for label, outputs in runtime_outputs.items():
+        diff = against(outputs, reference)
+        if diff:
+            failures.extend(f"{label} vs onnx reference evaluator: {d}" for d in diff)
+            suspects.append(
+                f"{label} and the onnx reference evaluator disagree and no "
+                "expected outputs are stored: suspected kernel or reference bug"
+            )
+        else:
+            details.append(f"{label} matches the onnx reference evaluator (no stored outputs)")

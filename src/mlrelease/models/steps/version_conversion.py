@@ -95,23 +95,7 @@ def step_version_conversion(state: State) -> StepVerdict:
     )
     ran: list[str] = []
     if state.datasets and state.baseline is not None and not problems:
-        names = output_names(header)
-        for runtime in state.runtimes():
-            if isinstance(runtime, Unavailable):
-                continue
-            try:
-                outputs = run_runtime(runtime, path, state.datasets, job.threads)
-            except Exception as exc:
-                problems.append(
-                    f"{runtime.label} cannot run the converted model: {clean_message(exc)}"
-                )
-                continue
-            for data, got, want in zip(state.datasets, outputs, state.baseline, strict=False):
-                problems.extend(
-                    f"{runtime.label}, {data.name}, converted: {p}"
-                    for p in compare(want, got, names, job.rtol, job.atol)
-                )
-            ran.append(runtime.label)
+        ran = _rerun(state, path, output_names(header), problems)
     step = f"opset {current} -> {target}"
     if problems:
         return verdict(
@@ -128,3 +112,26 @@ def step_version_conversion(state: State) -> StepVerdict:
             [*warnings, f"re-checked{rerun}"],
         )
     return verdict("version_conversion", StepStatus.PASS, f"{step}: re-checked{rerun}")
+
+
+def _rerun(state: State, path: Path, names: list[str], problems: list[str]) -> list[str]:
+    """Every usable runtime on the converted model, against the outputs of the original one;
+    returns the runtimes that ran (what differs goes to ``problems``)."""
+    job = state.job
+    assert state.datasets is not None and state.baseline is not None
+    ran = []
+    for runtime in state.runtimes():
+        if isinstance(runtime, Unavailable):
+            continue
+        try:
+            outputs = run_runtime(runtime, path, state.datasets, job.threads)
+        except Exception as exc:
+            problems.append(f"{runtime.label} cannot run the converted model: {clean_message(exc)}")
+            continue
+        for data, got, want in zip(state.datasets, outputs, state.baseline, strict=False):
+            problems.extend(
+                f"{runtime.label}, {data.name}, converted: {p}"
+                for p in compare(want, got, names, job.rtol, job.atol)
+            )
+        ran.append(runtime.label)
+    return ran

@@ -1,0 +1,261 @@
+"""Where a repository writes its version, read from a :class:`~mlrelease.init.snapshot.Snapshot`
+(pure): the file and the exact search bump-my-version needs for each place that carries it, or
+git tags (setuptools-scm, hatch-vcs), with the evidence for ``mlrelease init`` to show."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from packaging.version import InvalidVersion, Version
+
+from mlrelease.init.snapshot import Snapshot, line_of, lookup
+
+
+@dataclass(frozen=True)
+class VersionFile:
+    """A file that carries the version, with the exact bump-my-version search for it."""
+
+    filename: str
+    search: str
+    replace: str
+    regex: bool = False
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class VersionSource:
+    """Where the version lives."""
+
+    kind: Literal["static", "attr", "file", "scm", "setup.py", "hatch", "poetry", "unknown"]
+    current: str | None
+    files: list[VersionFile] = field(default_factory=list)
+    why: str = ""
+
+    @property
+    def from_tags(self) -> bool:
+        return self.kind == "scm"
+
+
+_ASSIGN = re.compile(
+    r"^(?P<lhs>(?P<name>__version__|VERSION|version)\s*(?::\s*str\s*)?=\s*)"
+    r"(?P<q>['\"])(?P<value>[0-9][^'\"\s]*)(?P=q)",
+    re.M,
+)
+
+
+def _assignment(
+    snap: Snapshot, path: str, names: tuple[str, ...] = ("__version__",)
+) -> VersionFile | None:
+    """``__version__ = "1.2.3"`` in ``path`` as an exact search, or None."""
+    text = snap.text(path)
+    if text is None:
+        return None
+    for m in _ASSIGN.finditer(text):
+        if m["name"] in names:
+            prefix, quote = m["lhs"], m["q"]
+            return (
+                VersionFile(
+                    path,
+                    f"{prefix}{quote}{{current_version}}{quote}",
+                    f"{prefix}{quote}{{new_version}}{quote}",
+                    line=line_of(text, m.start()),
+                )
+                if _is_version(m["value"])
+                else None
+            )
+    return None
+
+
+def _value(snap: Snapshot, vf: VersionFile) -> str | None:
+    text = snap.text(vf.filename) or ""
+    head, _, tail = vf.search.partition("{current_version}")
+    if vf.regex:
+        pattern = head + r"(?P<v>[0-9][^\s'\"]*)" + tail
+    else:
+        pattern = re.escape(head) + r"(?P<v>[0-9][^\s'\"]*)" + re.escape(tail)
+    m = re.search(pattern, text, re.M)
+    return m["v"] if m else None
+
+
+def _is_version(text: str) -> bool:
+    try:
+        Version(text)
+    except InvalidVersion:
+        return False
+    return True
+
+
+def _module_files(snap: Snapshot, dotted: str) -> list[str]:
+    """Candidate files of module ``dotted`` (``pkg.version`` -> ``src/pkg/version.py`` ...)."""
+    rel = dotted.replace(".", "/")
+    out = []
+    for base in ("", "src/"):
+        out += [f"{base}{rel}/__init__.py", f"{base}{rel}.py"]
+    return [p for p in out if snap.has(p)]
+
+
+def _package_dirs(snap: Snapshot, name: str | None) -> list[str]:
+    """Top-level packages (folders with ``__init__.py`` at the top or under ``src/``), the one
+    named like the distribution first."""
+    tops = sorted(
+        {
+            p.rsplit("/", 1)[0]
+            for p in snap.files
+            if p.endswith("/__init__.py")
+            and (p.count("/") == 1 or (p.startswith("src/") and p.count("/") == 2))
+            and not p.startswith(("tests/", "test/", "docs/", "examples/"))
+        }
+    )
+    wanted = (name or "").lower().replace("-", "_")
+    return sorted(tops, key=lambda d: (d.rsplit("/", 1)[-1].lower() != wanted, d))
+
+
+def _version_in_package(snap: Snapshot, name: str | None) -> VersionFile | None:
+    for folder in _package_dirs(snap, name):
+        for base in ("__init__.py", "version.py", "_version.py", "__about__.py"):
+            found = _assignment(snap, f"{folder}/{base}")
+            if found:
+                return found
+    return None
+
+
+def _file_version(snap: Snapshot, path: str) -> VersionFile | None:
+    text = snap.text(path)
+    if text is None or not _is_version(text.strip()):
+        return None
+    return VersionFile(path, "^{current_version}$", "{new_version}", regex=True, line=1)
+
+
+def _scm(data: Mapping[str, Any], snap: Snapshot) -> str | None:
+    requires = " ".join(str(r) for r in lookup(data, "build-system.requires") or []).lower()
+    setup = snap.text("setup.py") or ""
+    if lookup(data, "tool.setuptools_scm") is not None:
+        return "[tool.setuptools_scm] in pyproject.toml"
+    if lookup(data, "tool.hatch.version.source") == "vcs":
+        return "[tool.hatch.version] source = 'vcs' (hatch-vcs)"
+    if "use_scm_version" in setup:
+        return "setup.py passes use_scm_version"
+    dynamic = lookup(data, "project.dynamic") or []
+    if "version" in dynamic and re.search(r"setuptools[-_]scm|hatch-vcs|versioningit", requires):
+        return "a dynamic version and a tag-versioning build requirement (" + requires + ")"
+    return None
+
+
+def version_source(snap: Snapshot, latest_tag_version: str | None) -> VersionSource:
+    """Find where the version is written, and the exact search for each file carrying it."""
+    data = snap.pyproject()
+    name = lookup(data, "project.name")
+    scm = _scm(data, snap)
+    if scm:
+        return VersionSource(
+            "scm",
+            latest_tag_version,
+            [],
+            f"{scm}: the version comes from git tags, so a bump has no file to rewrite",
+        )
+    kind, primary, why, current = _declared(snap, data, name)
+    if current is None:
+        return VersionSource(
+            "unknown",
+            latest_tag_version,
+            [],
+            "no version found in pyproject.toml, setup.py, a VERSION file or "
+            "a package's __version__",
+        )
+    files = [primary] if primary else []
+    # Other files that spell the same version in a recognisable assignment travel with it.
+    extra = [_version_in_package(snap, name)] + [
+        _file_version(snap, p) for p in ("VERSION_NUMBER", "VERSION")
+    ]
+    for vf in extra:
+        if vf and vf.filename not in {f.filename for f in files} and _value(snap, vf) == current:
+            files.append(vf)
+    return VersionSource(kind, current, files, why)
+
+
+def _declared(
+    snap: Snapshot, data: Mapping[str, Any], name: str | None
+) -> tuple[Any, VersionFile | None, str, str | None]:
+    """(kind, the file carrying the version, why, the version) as the build declares it."""
+    static = lookup(data, "project.version")
+    dynamic = lookup(data, "project.dynamic") or []
+    if isinstance(static, str) and "version" not in dynamic:
+        # bump-my-version keeps a static [project] version in step by itself.
+        why = "[project] version in pyproject.toml (bump-my-version updates it itself)"
+        return "static", None, why, static
+    if lookup(data, "tool.poetry.version"):
+        text = snap.text("pyproject.toml") or ""
+        m = re.search(r'^version = "(?P<v>[^"]+)"', text, re.M)
+        primary = None
+        if m:
+            primary = VersionFile(
+                "pyproject.toml",
+                '^version = "{current_version}"',
+                'version = "{new_version}"',
+                regex=True,
+                line=line_of(text, m.start()),
+            )
+        kind: Any = "poetry"
+        why = "[tool.poetry] version"
+    else:
+        kind, primary, why = _build_files(snap, data, name)
+    if primary is None:
+        return kind, None, why, None
+    return kind, primary, f"{why}; {primary.filename} line {primary.line}", _value(snap, primary)
+
+
+def _build_files(
+    snap: Snapshot, data: Mapping[str, Any], name: str | None
+) -> tuple[Any, VersionFile | None, str]:
+    """Where the build backend reads a dynamic version: setuptools' attr or file, hatch's path,
+    a literal in setup.py, a VERSION file, a package's ``__version__``."""
+    attr = lookup(data, "tool.setuptools.dynamic.version.attr")
+    file = lookup(data, "tool.setuptools.dynamic.version.file")
+    hatch = lookup(data, "tool.hatch.version.path")
+    if isinstance(attr, str):
+        module, _, variable = attr.rpartition(".")
+        primary = next(
+            (
+                f
+                for f in (_assignment(snap, p, (variable,)) for p in _module_files(snap, module))
+                if f
+            ),
+            None,
+        )
+        if primary is None:  # e.g. `from .version import __version__`
+            primary = _version_in_package(snap, module.split(".")[0])
+        return "attr", primary, f"[tool.setuptools.dynamic] version = {{attr = {attr!r}}}"
+    if isinstance(file, (str, list)):
+        path = file if isinstance(file, str) else file[0]
+        why = f"[tool.setuptools.dynamic] version = {{file = {path!r}}}"
+        return "file", _file_version(snap, path), why
+    if isinstance(hatch, str):
+        return "hatch", _assignment(snap, hatch), f"[tool.hatch.version] path = {hatch!r}"
+    setup = snap.text("setup.py") or ""
+    m = re.search(r"""\bversion\s*=\s*(?P<q>['"])(?P<v>[0-9][^'"]*)(?P=q)""", setup)
+    if m and _is_version(m["v"]):
+        head = setup[m.start() : m.start("v")]
+        primary = VersionFile(
+            "setup.py",
+            head + "{current_version}" + m["q"],
+            head + "{new_version}" + m["q"],
+            line=line_of(setup, m.start()),
+        )
+        return "setup.py", primary, "a literal version= in setup.py"
+    skbuild = lookup(data, "tool.scikit-build.metadata.version.input")
+    for path in ("VERSION_NUMBER", "VERSION", "VERSION.txt", "version.txt"):
+        primary = _file_version(snap, path)
+        if primary:
+            reader = (
+                "scikit-build-core ([tool.scikit-build.metadata.version] input)"
+                if skbuild == path
+                else "the build"
+            )
+            return "file", primary, f"the {path} file (read by {reader})"
+    primary = _version_in_package(snap, name)
+    if primary:
+        return "attr", primary, f"__version__ in {primary.filename}"
+    return "unknown", None, ""

@@ -1,0 +1,58 @@
+"""The live progress of a conformance run on the console: a bar per backend, with the counts by
+verdict so far."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from mlrelease.ops.config import BackendConfig
+from mlrelease.ops.verdicts import CaseResult, Verdict
+
+STYLES = {  # the console style of each verdict
+    Verdict.PASS: "green",
+    Verdict.WRONG_RESULT: "bold red",
+    Verdict.NOT_IMPLEMENTED: "yellow",
+    Verdict.OPSET_UNSUPPORTED: "cyan",
+    Verdict.IR_UNSUPPORTED: "cyan",
+    Verdict.CRASH: "bold magenta",
+    Verdict.TIMEOUT: "magenta",
+    Verdict.ERROR: "red",
+    Verdict.ENVIRONMENT: "dim",
+}
+
+
+class Display:
+    """A progress bar per backend with counts by verdict."""
+
+    def __init__(self, progress: Progress) -> None:
+        self.progress = progress
+        self.tasks: dict[str, Any] = {}
+        self.counts: dict[str, Counter[Verdict]] = {}
+
+    def start(self, backends: list[BackendConfig], cases: int) -> None:
+        for backend in backends:
+            self.counts[backend.name] = Counter()
+            self.tasks[backend.name] = self.progress.add_task(backend.name, total=cases, counts="")
+
+    def result(self, result: CaseResult) -> None:
+        counts = self.counts[result.backend]
+        counts[result.verdict] += 1
+        text = " ".join(f"[{STYLES[v]}]{v.label} {counts[v]}[/]" for v in Verdict if counts[v])
+        self.progress.update(self.tasks[result.backend], advance=1, counts=text)
+
+
+def bar(console: Console) -> Progress:
+    """The bars' layout: backend, bar, cases done of all, time, counts by verdict."""
+    return Progress(
+        TextColumn("{task.description:<18}"),
+        BarColumn(bar_width=24),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.fields[counts]}"),
+        console=console,
+        transient=False,
+    )

@@ -1,0 +1,42 @@
+"""Small conformance projects: a private case cache holding this machine's node cases, and a
+pyproject.toml whose only gate is ops_index over the selected cases."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import textwrap
+from pathlib import Path
+
+from mlrelease.ops import cases
+
+
+def private_cache(cache: Path) -> Path:
+    """``cache`` holding the onnx node cases (generated once on a cold machine, then copied)."""
+    cases.onnx_node_cases()
+    target = cases.cache_path(cache)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(cases.cache_path(cases.default_cache_dir()), target)
+    return cache
+
+
+def ops_project(root: Path, select: list[str], backends: str, cache: Path) -> Path:
+    """A project at ``root`` whose ops_index gate runs ``select`` on ``backends`` (TOML)."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "pyproject.toml").write_text(
+        textwrap.dedent(f"""\
+        [project]
+        name = "demo"
+        version = "1.0.0"
+
+        [tool.mlrelease]
+        gates = ["ops_index"]
+
+        [tool.mlrelease.ops]
+        select = {json.dumps(select)}
+        cache-dir = {json.dumps(str(cache))}
+        """)
+        + textwrap.dedent(backends),
+        encoding="utf-8",
+    )
+    return root
