@@ -52,6 +52,41 @@ def setup_steps(text: str | None) -> list[SetupStep]:
     return [SetupStep(str(k), float(v)) for k, v in data.items()]
 
 
+@dataclass(frozen=True)
+class Worktree:
+    """What a report verified beside its commit: the tree, the configuration as read, and any
+    difference between the work tree and the commit (a report is the commit's verdict only when
+    there is none: docs/release/invariants.md (b))."""
+
+    tree: str | None
+    """The tree of HEAD."""
+    config_sha256: str | None
+    """SHA-256 of pyproject.toml as the run read it."""
+    dirty: tuple[str, ...] = ()
+    """Uncommitted changes and untracked files (the report's own folder aside)."""
+    hidden: tuple[str, ...] = ()
+    """Files marked ``--skip-worktree`` or ``--assume-unchanged``: changes git status hides."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "tree": self.tree,
+            "config_sha256": self.config_sha256,
+            "dirty": list(self.dirty),
+            "hidden": list(self.hidden),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Worktree | None:
+        if not isinstance(data, dict):
+            return None
+        return cls(
+            data.get("tree"),
+            data.get("config_sha256"),
+            tuple(data.get("dirty") or ()),
+            tuple(data.get("hidden") or ()),
+        )
+
+
 @dataclass
 class Report:
     """The outcome of one ``mlrelease verify`` run (or of merged shards)."""
@@ -64,6 +99,8 @@ class Report:
     results: list[GateResult]
     strict: bool = False
     shard: tuple[int, int] | None = None
+    worktree: Worktree | None = None
+    """What was verified beside the commit; None in a report of an older mlrelease."""
     setup: list[SetupStep] = field(default_factory=list)
     """The environment set-up before the gates ran (from the nox session), for the timings."""
     created: str = field(
@@ -93,6 +130,7 @@ class Report:
             if self.shard is None
             else {"index": self.shard[0], "count": self.shard[1]},
             "gates": list(self.gates),
+            "worktree": self.worktree.to_dict() if self.worktree else None,
             "verdict": self.verdict,
             "counts": self.counts(),
             "results": [r.to_dict() for r in self.results],
@@ -116,6 +154,7 @@ class Report:
             results=[GateResult.from_dict(r) for r in data["results"]],
             strict=bool(data.get("strict", False)),
             shard=None if shard is None else (shard["index"], shard["count"]),
+            worktree=Worktree.from_dict(data.get("worktree")),
             setup=[SetupStep(s["name"], float(s["duration_s"])) for s in data.get("setup", [])],
             created=data.get("created", ""),
         )
@@ -269,6 +308,8 @@ def merge(reports: list[Report]) -> Report:
         results=[by_name[g] for g in first.gates],
         strict=first.strict,
         shard=None,
+        # One work tree verified by every shard, or none the merged report can vouch for.
+        worktree=first.worktree if all(r.worktree == first.worktree for r in reports) else None,
         setup=[
             replace(s, name=f"shard {r.shard[0]}/{r.shard[1]}: {s.name}") if r.shard else s
             for r in reports

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -43,6 +44,26 @@ def apply_strict(gate: Gate, result: GateResult, strict: bool) -> GateResult:
     return result
 
 
+def worktree(config: Config, folder: Path) -> report.Worktree | None:
+    """What the gates are about to verify beside HEAD (the report's binding: its tree, the
+    configuration's SHA-256, and what differs from the commit); None outside git."""
+    root = config.root
+    if git.head(root) is None:
+        return None
+    try:
+        own = folder.resolve().relative_to(root.resolve()).as_posix().rstrip("/") + "/"
+    except ValueError:
+        own = "\0"  # the reports go outside the tree
+    dirty = [f for f in git.dirty_files(root) if not (f.startswith(own) or own.startswith(f))]
+    path = config.pyproject_path
+    return report.Worktree(
+        tree=git.run(root, "rev-parse", "HEAD^{tree}", check=False) or None,
+        config_sha256=hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None,
+        dirty=tuple(dirty),
+        hidden=tuple(git.hidden_files(root)),
+    )
+
+
 def run(config: Config, options: Options, console: Console | None = None) -> report.Report:
     """Run the selected gates in order, printing a live status line and a final table."""
     console = console or make_console()
@@ -50,6 +71,7 @@ def run(config: Config, options: Options, console: Console | None = None) -> rep
     selected = select(config, options.only, options.skip)
     mine = shard(selected, *options.shard) if options.shard else selected
     folder = options.report_dir or config.path(config.report_dir)
+    verified = worktree(config, folder)
     ctx = Context(
         config=config,
         strict=options.strict,
@@ -79,6 +101,7 @@ def run(config: Config, options: Options, console: Console | None = None) -> rep
         results=results,
         strict=options.strict,
         shard=options.shard,
+        worktree=verified,
         setup=setup,
     )
     paths = report.write(outcome, folder)

@@ -189,6 +189,7 @@ CHECKLIST_KILL_POINTS = [
     ),
     "rc:after:tag",
     "rc:after:push",
+    "bind:after:store",
     "bind:after:object",
     "bind:after:ref",
     "bind:after:push",

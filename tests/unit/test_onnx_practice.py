@@ -14,8 +14,8 @@ from mlrelease.init.shape import rc_model, release_model, tag_scheme
 from mlrelease.init.snapshot import Snapshot
 from mlrelease.naming import Names
 from mlrelease.opsets import rules as opset_rules
+from mlrelease.release.bump_model import next_version, subject
 from mlrelease.release.config import ReleaseConfig
-from mlrelease.release.untagged import next_version, subject
 from mlrelease.wheels import artifacts
 
 
@@ -223,7 +223,11 @@ def test_the_checklist_under_the_bump_model_has_no_rc_tag_steps() -> None:
     assert "--rc" in tagged["promote"].run and "bind" in tagged
     bump = root.with_table(ReleaseConfig(branch="rel-{major}.{minor}.{patch}", rc_model="bump"))
     steps = {s.id: s for s in steps_for(bump)}
-    assert "bind" not in steps, "nothing to bind without an RC tag"
+    order = list(steps)
+    # No RC tag to bind: the final release is bound to its own tag, after promote, and
+    # published from the store like a candidate's (one publish path).
+    assert order.index("promote") < order.index("bind") < order.index("publish")
+    assert "{final_tag}" in steps["bind"].run and "--rc" not in steps["publish"].run
     assert steps["promote"].run == ["mlrelease", "release", "promote", "--execute", "--push"]
     assert "no tag" in steps["rc"].title
-    assert [s for s in steps if s not in tagged] == []
+    assert [s for s in steps if s not in tagged] == ["final-verify"]

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
+from packaging.version import Version
 
 from mlrelease.config import Config
 from mlrelease.errors import PreconditionError, UserError
@@ -15,20 +16,29 @@ from mlrelease.gates import GateResult, Status
 from mlrelease.release.candidates import plan_prepare, plan_rc
 from mlrelease.release.config import ReleaseConfig, ReleaseEdit
 from mlrelease.release.cut import plan_cut
-from mlrelease.release.manifest import Entry, Manifest
 from mlrelease.release.picks import plan_picks
-from mlrelease.release.promotion import plan_bind, plan_promote
-from mlrelease.release.snapshot import (
-    BindFacts,
+from mlrelease.release.promotion.bind import plan_bind
+from mlrelease.release.promotion.final import plan_promote
+from mlrelease.release.promotion.manifest import Entry, Manifest
+from mlrelease.release.promotion.provenance import blob_id
+from mlrelease.release.world import (
+    RC_MARKER,
+    BranchCommit,
+    Index,
+    IndexFile,
     Journal,
     NotGathered,
     PickFacts,
     PromoteFacts,
-    ReleaseState,
+    Refs,
+    Remote,
+    Tag,
+    Target,
+    Verdict,
     WorkTree,
+    World,
 )
-from mlrelease.release.state import RC_MARKER, Refs, Remote, Tag
-from mlrelease.report import Report
+from mlrelease.report import Report, Worktree
 
 ROOT = Path("/nowhere/demo")
 CONFIG = Config(root=ROOT)
@@ -37,13 +47,13 @@ FILES = ("pyproject.toml", "src/demo/__init__.py")
 LOG = "# Changelog\n\n<!-- insertion marker -->\n"
 
 
-def keys(snap: ReleaseState, **kwargs: object) -> list[str]:
+def keys(snap: World, **kwargs: object) -> list[str]:
     return [a.key for a in plan_cut(snap, CONFIG, "1.4", **kwargs).actions]  # type: ignore[arg-type]
 
 
-def main_world(**changes: object) -> ReleaseState:
+def main_world(**changes: object) -> World:
     """main at M carrying 1.4.0.dev0, checked out and clean; origin's main is M too."""
-    snap = ReleaseState(
+    snap = World(
         root=ROOT,
         local=Refs(heads={"main": M}),
         remote=Remote("origin", Refs(heads={"main": M})),
@@ -111,7 +121,7 @@ def test_cut_makes_the_release_only_edits_on_the_branch() -> None:
         ({"remote": Remote("origin", Refs(heads={"main": M, "release/1.4": B}))}, False,
          f"origin already has release/1.4 ({B[:12]}) and this clone does not"),
         ({"remote": Remote("origin", Refs(heads={"main": AHEAD})), "ancestry": {(AHEAD, M): False}},
-         True, "origin/main has commits that local main lacks"),
+         True, "origin/main (000000000000) has commits that local main"),
         ({"versions": {"main": "1.3.0.dev0"}}, False, "main carries 1.3.0.dev0, not a 1.4"),
         ({"versions": {"main": "1.4.0"}}, False, "main carries 1.4.0, a release version"),
         ({"remote": None, "remote_error": "cannot list the refs of remote 'origin'"}, False,
@@ -152,7 +162,7 @@ def test_a_fact_the_reader_did_not_gather_is_a_bug_said_as_such() -> None:
 # --- prepare ----------------------------------------------------------------------------------
 
 
-def branch_world(**changes: object) -> ReleaseState:
+def branch_world(**changes: object) -> World:
     """release/1.4 at B carrying 1.4.0.dev0 with no 1.4.0 changelog section, checked out."""
     snap = main_world(
         local=Refs(heads={"main": M2, "release/1.4": B}),
@@ -209,7 +219,7 @@ def test_prepare_bumps_and_writes_the_changelog_in_one_commit() -> None:
         ({"files": {("release/1.4", "CHANGELOG.md"): None}}, False, "CHANGELOG.md does not exist"),
         ({"dirty": ("x.py",)}, False, "prepare: the working tree has uncommitted changes (x.py)"),
         (BRANCH_BEHIND,
-         True, f"push: origin/release/1.4 ({AHEAD[:12]}) has commits that local release/1.4"),
+         False, f"prepare: origin/release/1.4 ({AHEAD[:12]}) has commits that local release/1.4"),
         ({"busy": "a merge is in progress in this repository"}, False, "a merge is in progress"),
     ],
 )  # fmt: skip
@@ -222,7 +232,7 @@ def test_prepare_refuses_before_the_first_change(
 # --- rc ---------------------------------------------------------------------------------------
 
 
-def rc_world(**changes: object) -> ReleaseState:
+def rc_world(**changes: object) -> World:
     """release/1.4 at B carrying 1.4.0 with its changelog section, no RC yet."""
     tree = WorkTree("1.4.0", (), LOG + "\n## [1.4.0] - 2026-01-01\n")
     return branch_world(**{"worktree": tree, **changes})
@@ -303,16 +313,14 @@ def test_rc_refuses_a_tag_name_that_is_not_the_next_candidate() -> None:
 # --- cherry-picks -----------------------------------------------------------------------------
 
 FIX, ADAPTED, MISSING, MARKED, OTHER = ("f" * 40, "a" * 40, "d" * 40, "9" * 40, "8" * 40)
+SAME, PR, REVERTED, UNDONE = ("3" * 40, "4" * 40, "6" * 40, "7" * 40)
 
 
-def picks_world(**changes: object) -> ReleaseState:
+def picks_world(**changes: object) -> World:
     facts = PickFacts(
         candidates=(
-            (True, FIX),
-            (False, ADAPTED),
-            (False, MISSING),
-            (False, MARKED),
-            (False, OTHER),
+            (True, FIX), (False, ADAPTED), (False, MISSING), (False, MARKED), (False, OTHER),
+            (False, SAME), (False, PR), (False, REVERTED), (True, UNDONE),
         ),
         info={
             FIX: ("fix: one", ("1.4",)),
@@ -320,28 +328,45 @@ def picks_world(**changes: object) -> ReleaseState:
             MISSING: ("fix: three", ("1.4",)),
             MARKED: ("fix: four", ("1.4",)),
             OTHER: ("fix: for 1.5", ("1.5",)),
+            SAME: ("fix: five", ("1.4",)),
+            PR: ("fix: six (#42)", ("1.4",)),
+            REVERTED: ("fix: seven", ("1.4",)),
+            UNDONE: ("fix: eight", ("1.4",)),
         },
-        on_branch={"p1": B2},
-        own_patches={FIX: ("p1",)},
-        by_trailer={ADAPTED: B},
+        on_branch={"p1": B2, "p8": "e" * 40},
+        own_patches={FIX: ("p1",), UNDONE: ("p8",)},
+        branch_commits=(
+            BranchCommit("1" * 40, "Revert fix: eight", reverts=("e" * 40)[:9]),
+            BranchCommit("e" * 40, "fix: eight"),
+            BranchCommit(B, "fix: two (1.4)", picked_from=(ADAPTED[:7],)),
+            BranchCommit("2" * 40, "[1.4] Fix: five"),
+            BranchCommit("5" * 40, "fix: six, for 1.4 (#42)"),
+        ),
+        main_reverts={REVERTED: "0" * 40},
         marked={MARKED: ("not-needed", "1.4 lacks the feature")},
-    )
+    )  # fmt: skip
     return branch_world(picks=facts, **changes)
 
 
-def test_picks_are_matched_by_patch_by_trailer_and_by_record() -> None:
+def test_picks_are_identified_by_patch_trailer_pull_request_subject_and_reverts() -> None:
     found = plan_picks(picks_world(), CONFIG, None)
-    states = {p.commit: (p.picked, p.adapted, p.override, p.on_branch) for p in found.picks}
+    states = {p.commit: (p.state, p.on_branch) for p in found.picks}
     assert states == {
-        FIX: (True, False, None, B2),
-        ADAPTED: (True, True, None, B),
-        MISSING: (False, False, None, None),
-        MARKED: (True, False, ("not-needed", "1.4 lacks the feature"), None),
+        FIX: ("picked", B2),
+        ADAPTED: ("adapted", B),  # its -x line names it abbreviated
+        MISSING: ("missing", None),
+        MARKED: ("marked", None),
+        SAME: ("maybe", "2" * 40),  # same normalised subject: not picked again, not picked
+        PR: ("same-pr", "5" * 40),
+        REVERTED: ("withdrawn", "0" * 40),
+        UNDONE: ("reverted", "1" * 40),
     }
     assert found.plan is not None
     assert found.plan.git_commands() == [["git", "cherry-pick", "-x", MISSING]]
+    assert "may be picked already" in found.plan.notes[0]
     table = found.markdown()
-    assert "picked (adapted)" in table and "3 of 4 picked, 1 missing" in table
+    assert "picked (adapted)" in table and "maybe picked" in table and "withdrawn" in table
+    assert "4 of 8 picked, 1 missing, 1 maybe picked, 1 withdrawn, 1 reverted." in table
 
 
 def test_a_mark_is_recorded_instead_of_picking() -> None:
@@ -382,59 +407,64 @@ FILES_BUILT = (
 )
 MADE = Manifest("v1.4.0-rc1", B, FILES_BUILT)
 BLOB = "5" * 40
+TREE, CONFIG_SHA = "7" * 40, "8" * 64
+TARGET = Target(Version("1.4.0"), "v1.4.0-rc1", "release/1.4", "v1.4.0")
+INDEX = Index("http://127.0.0.1/simple/demo/")
 
 
 def verdict(commit: str = B, ran: list[str] = GATES) -> Report:
     results = [GateResult(Status.PASS, "ok", name=g) for g in ran]
-    return Report("demo", "1.4.0", commit, GATES, results)
+    return Report("demo", "1.4.0", commit, GATES, results, worktree=Worktree(TREE, CONFIG_SHA))
 
 
-def promote_world(**changes: object) -> ReleaseState:
-    """v1.4.0-rc1 on origin's release/1.4 at B, verified, bound, its files in dist/."""
+def facts(report: Report | None = None, **changes: object) -> PromoteFacts:
+    found = PromoteFacts(
+        verdict=Verdict("build/report.json", report or verdict(), tree=TREE,
+                        config_sha256=CONFIG_SHA, gates=tuple(GATES)),
+        blobs={BLOB: (MADE.digest, MADE.text())},
+        folder="dist",
+        found=FILES_BUILT,
+        stored={e.sha256: e.size for e in FILES_BUILT},
+    )  # fmt: skip
+    return dataclasses.replace(found, **changes)  # type: ignore[arg-type]
+
+
+def promote_world(**changes: object) -> World:
+    """v1.4.0-rc1 on origin's release/1.4 at B, verified, bound, its files in the store."""
     refs = Refs(
         heads={"release/1.4": B},
         tags={"v1.4.0-rc1": rc("v1.4.0-rc1", B)},
-        manifests={"v1.4.0-rc1": BLOB},
+        bindings={"v1.4.0-rc1": {MADE.digest: BLOB}},
     )
-    facts = PromoteFacts(
-        report_path="build/report.json",
-        report=verdict(),
-        blobs={BLOB: MADE.text()},
-        folder="dist",
-        found=FILES_BUILT,
-        index={},
-        index_url="http://127.0.0.1/simple/",
+    world = branch_world(
+        remote=Remote("origin", refs), versions={B: "1.4.0"}, promote=facts(), target=TARGET
     )
-    snap = branch_world(
-        remote=Remote("origin", refs),
-        versions={B: "1.4.0"},
-        promote=facts,
-    )
-    return dataclasses.replace(snap, **changes)  # type: ignore[arg-type]
+    return dataclasses.replace(world, **changes)  # type: ignore[arg-type]
 
 
-def promote(snap: ReleaseState, **kwargs: object) -> list[str]:
+def promote(world: World, **kwargs: object) -> list[str]:
     config = Config(root=ROOT, gates=GATES)
-    found = plan_promote(snap, config, kwargs.pop("rc", "v1.4.0-rc1"), **kwargs)  # type: ignore[arg-type]
+    url = "http://127.0.0.1/" if kwargs.get("publish") else None
+    found = plan_promote(world, config, repository_url=url, **kwargs)  # type: ignore[arg-type]
     return [a.key for a in found.plan.actions]
 
 
-def facts(**changes: object) -> PromoteFacts:
-    assert promote_world().promote is not None
-    return dataclasses.replace(promote_world().promote, **changes)  # type: ignore[arg-type]
-
-
 def test_promote_publishes_then_tags_then_pushes() -> None:
-    assert promote(promote_world(), push=True, publish=True) == ["publish", "tag", "push"]
-    assert promote(promote_world(), version="1.4.0", rc=None) == ["tag"]  # the newest RC
+    published = promote_world(promote=facts(index=INDEX))
+    assert promote(published, push=True, publish=True) == [
+        "publish", "publish", "tag", "push",
+    ]  # fmt: skip
+    newest = promote_world(target=dataclasses.replace(TARGET, rc="v1.4.0-rc1"))
+    assert promote(newest) == ["tag"]
 
 
 def test_promote_tags_the_rcs_commit_naming_the_manifest() -> None:
     config = Config(root=ROOT, gates=GATES)
-    plan = plan_promote(promote_world(), config, "v1.4.0-rc1").plan
+    plan = plan_promote(promote_world(), config).plan
     (tag,) = plan.git_commands()
     assert tag[:5] == ["git", "tag", "-a", "v1.4.0", B]
     assert f"Mlrelease-Manifest-SHA256: {MADE.digest}" in tag
+    assert "Made-by: mlrelease release promote" in tag
 
 
 @pytest.mark.parametrize(
@@ -450,9 +480,12 @@ def test_promote_tags_the_rcs_commit_naming_the_manifest() -> None:
         ({"local": Refs(heads={"release/1.4": B},
                         tags={"v1.4.0-rc1": rc("v1.4.0-rc1", B2, obj="9" * 40)})},
          f"tag v1.4.0-rc1 is {B2[:12]} here but {B[:12]} on origin"),
-        ({"promote": facts(report=verdict(ran=["changelog"]))}, "is a partial report"),
-        ({"promote": facts(report=None)}, "promote: no release_verify report at"),
-        ({"promote": facts(found=FILES_BUILT[:1])}, "demo-1.4.0.tar.gz: in the manifest"),
+        ({"promote": facts(verdict(ran=["changelog"]))}, "is a partial report"),
+        ({"promote": facts(verdict=Verdict("r.json"))}, "promote: no release_verify report at"),
+        ({"promote": facts(stored={}, found=(), index=INDEX)},
+         "demo-1.4.0-py3-none-any.whl (cccccccccccc"),
+        ({"promote": facts(index=Index("u", (IndexFile("demo-1.4.0.zip", "0" * 64),)))},
+         "holds demo-1.4.0.zip, files of this version"),
         ({"versions": {B: "1.4.0rc1"}}, "commit carries version 1.4.0rc1, not 1.4.0"),
         ({"busy": "a rebase is in progress here"}, "a rebase is in progress"),
     ],
@@ -461,13 +494,16 @@ def test_promote_refuses_before_anything_irreversible(
     changes: dict[str, object], refusal: str
 ) -> None:
     with pytest.raises(PreconditionError, match=re.escape(refusal)):
-        promote(promote_world(**changes), push=True, publish=True)
+        promote(
+            promote_world(**{"promote": facts(index=INDEX), **changes}), push=True, publish=True
+        )
 
 
 def test_only_the_newest_candidate_is_promoted() -> None:
     refs = Refs(
         heads={"release/1.4": B2},
         tags={"v1.4.0-rc1": rc("v1.4.0-rc1", B), "v1.4.0-rc2": rc("v1.4.0-rc2", B2, "6" * 40)},
+        bindings={"v1.4.0-rc1": {MADE.digest: BLOB}},
     )
     refused(
         "v1.4.0-rc2 is newer than v1.4.0-rc1", promote, promote_world(remote=Remote("origin", refs))
@@ -477,29 +513,35 @@ def test_only_the_newest_candidate_is_promoted() -> None:
 # --- bind -------------------------------------------------------------------------------------
 
 
-def bind_world(**changes: object) -> ReleaseState:
-    """At v1.4.0-rc1's commit B (detached), its files built and verified, nothing bound yet."""
+def bind_world(**changes: object) -> World:
+    """At v1.4.0-rc1's commit B (detached), its files built and checked, nothing bound yet."""
     refs = Refs(heads={"release/1.4": B}, tags={"v1.4.0-rc1": rc("v1.4.0-rc1", B)})
-    snap = branch_world(
+    world = branch_world(
         remote=Remote("origin", refs),
         branch=None,
-        bind=BindFacts("dist", (), FILES_BUILT, BLOB, {}),
+        target=TARGET,
+        promote=PromoteFacts(folder="dist", found=FILES_BUILT),
     )
-    return dataclasses.replace(snap, **changes)  # type: ignore[arg-type]
+    return dataclasses.replace(world, **changes)  # type: ignore[arg-type]
 
 
-def test_bind_stores_the_manifest_and_pushes_its_ref() -> None:
-    plan = plan_bind(bind_world(), CONFIG, "v1.4.0-rc1", push=True)
-    assert [a.key for a in plan.actions] == ["object", "ref", "push"]
-    ref = "refs/mlrelease/manifests/v1.4.0-rc1"
+def test_bind_stores_the_files_and_the_manifest_and_pushes_it_by_sha() -> None:
+    plan = plan_bind(bind_world(), CONFIG, push=True)
+    assert [a.key for a in plan.actions] == ["store", "object", "ref", "push"]
+    ref = f"refs/mlrelease/bound/v1.4.0-rc1/{MADE.digest}"
+    blob = blob_id(MADE.text().encode())
     assert plan.git_commands() == [
-        ["git", "update-ref", ref, BLOB, ""],
-        ["git", "push", "--atomic", "origin", ref],
+        ["git", "update-ref", ref, blob, ""],
+        ["git", "push", "--atomic", "origin", f"{blob}:{ref}"],
     ]
-    local = Refs(manifests={"v1.4.0-rc1": BLOB})  # killed before its push
-    assert [
-        a.key for a in plan_bind(bind_world(local=local), CONFIG, "v1.4.0-rc1", True).actions
-    ] == ["push"]
+    local = Refs(bindings={"v1.4.0-rc1": {MADE.digest: blob}})  # killed before its push
+    stored = PromoteFacts(found=FILES_BUILT, stored={e.sha256: e.size for e in FILES_BUILT})
+    again = plan_bind(bind_world(local=local, promote=stored), CONFIG, True)
+    assert [a.key for a in again.actions] == ["push"]
+
+
+OTHER_BOUND = Manifest("v1.4.0-rc1", B, FILES_BUILT[:1])
+OTHER_DIGEST = OTHER_BOUND.digest
 
 
 @pytest.mark.parametrize(
@@ -507,16 +549,17 @@ def test_bind_stores_the_manifest_and_pushes_its_ref() -> None:
     [
         ({"head": B2}, f"bind: HEAD is {B2[:12]}, but v1.4.0-rc1 is {B[:12]}"),
         ({"dirty": ("dist/x",)}, "the files must be built from exactly the RC's commit"),
-        ({"bind": BindFacts("dist", ("SHA256SUMS: missing",), FILES_BUILT, BLOB)},
-         "dist does not hold a verified build (SHA256SUMS: missing)"),
-        ({"bind": BindFacts("dist", (), FILES_BUILT[:1], "7" * 40, {BLOB: MADE.text()}),
+        ({"promote": PromoteFacts(found=FILES_BUILT, findings=("x.whl: src/demo/core.py",))},
+         "dist does not hold v1.4.0-rc1's files, built from its commit (x.whl: src/demo/core.py)"),
+        ({"promote": PromoteFacts(found=FILES_BUILT, blobs={"4" * 40: (OTHER_BOUND.digest,
+                                                                      OTHER_BOUND.text())}),
           "remote": Remote("origin", Refs(heads={"release/1.4": B},
                                           tags={"v1.4.0-rc1": rc("v1.4.0-rc1", B)},
-                                          manifests={"v1.4.0-rc1": BLOB}))},
-         "v1.4.0-rc1 is already bound to other files (demo-1.4.0.tar.gz: in the manifest"),
+                                          bindings={"v1.4.0-rc1": {OTHER_DIGEST: "4" * 40}}))},
+         "v1.4.0-rc1 is already bound to other files (demo-1.4.0.tar.gz: not in the manifest"),
         ({"remote": Remote("origin", Refs(heads={"release/1.4": B}))},
          "there is no tag v1.4.0-rc1 on origin"),
     ],
 )  # fmt: skip
 def test_bind_refuses_before_the_first_change(changes: dict[str, object], refusal: str) -> None:
-    refused(refusal, plan_bind, bind_world(**changes), CONFIG, "v1.4.0-rc1")
+    refused(refusal, plan_bind, bind_world(**changes), CONFIG)

@@ -78,3 +78,10 @@ def dirty_files(root: Path) -> list[str]:
 def current_branch(root: Path) -> str | None:
     """The checked-out branch, or None for a detached HEAD."""
     return run(root, "symbolic-ref", "--quiet", "--short", "HEAD", check=False) or None
+
+
+def hidden_files(root: Path) -> list[str]:
+    """Tracked files whose changes ``git status`` does not show: marked ``--skip-worktree``
+    (``S``) or ``--assume-unchanged`` (a lower-case status letter) in ``git ls-files -v``."""
+    out = run(root, "ls-files", "-v", "-z", strip=False, check=False)
+    return [e[2:] for e in out.split("\0") if len(e) > 2 and (e[0] == "S" or e[0].islower())]

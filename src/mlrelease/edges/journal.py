@@ -6,13 +6,19 @@ commit leaves the journal behind; the next run of an editing command restores ex
 files from HEAD (:func:`rollback`) and redoes the edit, so no half-edited file survives a crash.
 A journal whose HEAD has moved on means the commit landed; it is dropped. Used by the release
 verbs (through their plans' journal actions) and by ``mlrelease bump``.
+
+A journal may name each file with the SHA-256 of its content before and after the edit (the
+release verbs compute every edit before writing it): then only a file holding exactly what the
+edit wrote is restored, and a file holding anything else is someone's edit, never reverted
+(docs/release/invariants.md (f)).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -39,11 +45,15 @@ def read_journal(root: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def write_journal(root: Path, files: Sequence[str], purpose: str) -> None:
-    """Record HEAD and ``files`` before they are edited (atomically: absent or complete)."""
+def write_journal(
+    root: Path, files: Sequence[str] | Mapping[str, Mapping[str, str | None]], purpose: str
+) -> None:
+    """Record HEAD and ``files`` before they are edited (atomically: absent or complete): a
+    list of names, or name -> the SHA-256 of its content ``before`` and ``after`` the edit."""
     path = journal_path(root)
     tmp = path.with_suffix(".tmp")
-    data = {"head": git.head(root), "files": list(files), "purpose": purpose}
+    listed = {k: dict(v) for k, v in files.items()} if isinstance(files, Mapping) else list(files)
+    data = {"head": git.head(root), "files": listed, "purpose": purpose}
     tmp.write_text(json.dumps(data), encoding="utf-8")
     os.replace(tmp, path)
 
@@ -59,8 +69,16 @@ def rollback(root: Path) -> list[str]:
         drop_journal(root)
         return []
     dirty = set(git.dirty_files(root))
-    files = [f for f in journal.get("files", []) if f in dirty]
+    listed = journal.get("files", [])
+    files = [f for f in listed if f in dirty]
+    if isinstance(listed, dict):  # only files holding what the edit wrote
+        files = [f for f in files if sha256(root / f) == listed[f].get("after")]
     if files:
         git.run(root, "restore", "--source=HEAD", "--staged", "--worktree", "--", *files)
     drop_journal(root)
     return files
+
+
+def sha256(path: Path) -> str | None:
+    """The SHA-256 of a file's content; None when it is missing."""
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None

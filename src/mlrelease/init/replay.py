@@ -14,8 +14,8 @@ from packaging.version import InvalidVersion, Version
 from mlrelease.edges import git
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.naming import Names
+from mlrelease.release.bump_model import next_version, subject
 from mlrelease.release.config import series
-from mlrelease.release.untagged import next_version, subject
 
 PR = re.compile(r"#(\d+)\b")
 

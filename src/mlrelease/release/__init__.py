@@ -1,13 +1,18 @@
-"""The release flow: status, branch cut, RC tags, promotion, cherry-pick tracking, checklist.
+"""The release flow: status, branch cut, RC tags, cherry-pick tracking, binding, publishing,
+promotion, checklist.
 
 PyTorch's and ONNX's release steps as guarded, re-runnable commands (``mlrelease release ...``,
-``invoke release.*``). Each mutating command builds a :class:`~mlrelease.release.plan.Plan` from
-the repository's state, prints it (the exact git commands) and runs it only with ``--execute``;
-a second run finds nothing to do.
+``invoke release.*``). Each mutating command reads one world (:mod:`.reader`), plans on it with a
+pure planner (a :class:`~mlrelease.release.plan.Plan`: the exact git commands), prints it and
+runs it only with ``--execute``; a second run finds nothing to do. Every irreversible act goes
+through the gatekeeper of docs/release/invariants.md.
 
-Modules: :mod:`.config` (the ``[tool.mlrelease.release]`` table, pure; branch and tag names
-are :mod:`mlrelease.naming`'s), :mod:`.repo` (git queries), :mod:`.plan` (actions, dry run,
-execution through the edit journal of :mod:`mlrelease.edges.journal`), :mod:`.flow` (what the
-verbs share), :mod:`.checklist` (the resumable runner, its ledger and the generated checklist
-page), :mod:`.gate` (gate ``git_state``) and :mod:`.cli`.
+Modules: :mod:`.config` (the ``[tool.mlrelease.release]`` table, pure; branch and tag names are
+:mod:`mlrelease.naming`'s), :mod:`.world` (the immutable world), :mod:`.reader` and
+:mod:`.queries` (reading it), :mod:`.rules` (checks the planners share), :mod:`.cut`,
+:mod:`.candidates`, :mod:`.bump_model` and :mod:`.picks` (planners), :mod:`.edits` (journalled,
+atomic file edits), :mod:`.promotion` (manifest, store, index, gatekeeper, bind, publish,
+promote), :mod:`.plan` (actions, dry run, execution), :mod:`.checklist` (the resumable runner,
+its ledger and the generated checklist page), :mod:`.status`, :mod:`.service` (what the CLI
+calls), :mod:`.gate` (gate ``git_state``) and :mod:`.cli`.
 """

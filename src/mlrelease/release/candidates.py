@@ -1,10 +1,8 @@
 """``release prepare`` (the version-bump commit with its changelog section) and ``release rc``
 (the annotated, mlrelease-made release-candidate tag): pure planners over a
-:class:`~.snapshot.ReleaseState`."""
+:class:`~.world.World`."""
 
 from __future__ import annotations
-
-from collections.abc import Callable
 
 from packaging.version import Version
 
@@ -12,36 +10,42 @@ from mlrelease.config import Config
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.naming import Names
 from mlrelease.project import changelog
-from mlrelease.release import rules, state
-from mlrelease.release.config import TABLE, ReleaseConfig, parse_release, series, series_text
-from mlrelease.release.flow import bump_call, parse_version
-from mlrelease.release.plan import Plan, begin_edit, call_action, end_edit, git_action
-from mlrelease.release.snapshot import NotGathered, ReleaseState
+from mlrelease.release import edits as editing
+from mlrelease.release import rules
+from mlrelease.release.config import (
+    TABLE,
+    ReleaseConfig,
+    parse_release,
+    series,
+    series_text,
+)
+from mlrelease.release.plan import Plan, git_action
+from mlrelease.release.world import RC_MARKER, NotGathered, World, parse_version, short
 
 # --- prepare (the version-bump commit with its changelog section) ---------------------------
 
 
-def plan_prepare(snap: ReleaseState, config: Config, version: str, push: bool = False) -> Plan:
+def plan_prepare(world: World, config: Config, version: str, push: bool = False) -> Plan:
     """``release prepare --version X.Y.Z``: set the release version and write its changelog."""
     target = parse_release(version)
-    root, rel = snap.root, config.table(ReleaseConfig)
+    root, rel = world.root, config.table(ReleaseConfig)
     names = config.names
     # Trunk model: a release is prepared, tagged and promoted on main itself.
     branch = rel.main_branch if rel.model == "trunk" else names.branch_for(series(target))
     plan = Plan("prepare", root)
-    rules.preflight(snap, "prepare")
-    restore, restored = rules.recovery(snap, "prepare")
+    rules.preflight(world, "prepare")
+    restore, restored = rules.recovery(world, "prepare")
     plan.actions += restore
-    if branch not in snap.local.heads:
+    if branch not in world.local.heads:
         raise PreconditionError(
             f"prepare: there is no branch {branch}; cut it first: "
             f"`mlrelease release cut --version {series_text(series(target))} --execute`."
         )
-    carried = parse_version(snap.version_at(branch), branch)
-    rules.check_tags(snap, names, "prepare", target)
-    tags = snap.tags()
+    carried = parse_version(world.version_at(branch), branch)
+    rules.check_tags(world, names, "prepare", target)
+    tags = world.tags()
     final = names.final_tag(target)
-    log_text = snap.file_at(branch, config.changelog)
+    log_text = world.file_at(branch, config.changelog)
     if log_text is None:
         raise PreconditionError(
             f"prepare: {config.changelog} does not exist on {branch} "
@@ -72,71 +76,60 @@ def plan_prepare(snap: ReleaseState, config: Config, version: str, push: bool = 
         plan.notes.append(f"{config.changelog} has a {target} section.")
     changed: set[str] = set()
     if need_bump or need_log:
-        if snap.branch != branch:
+        if world.branch != branch:
             plan.actions.append(git_action("switch", "switch", branch))
-        rules.require_clean(snap, "prepare", restored)
-        files = sorted(
-            set(snap.files_to_bump(branch) if need_bump else [])
-            | ({config.changelog} if need_log else set())
-        )
-        plan.actions.append(
-            begin_edit(root, files, f"mlrelease release prepare --version {version} --execute")
-        )
-        if need_bump:
-            plan.actions.append(
-                call_action(
-                    "bump",
-                    f"bump-my-version: {carried} -> {target}",
-                    bump_call(config, str(target)),
-                )
-            )
-        if need_log:
-            plan.actions.append(
-                call_action(
-                    "changelog",
-                    f"git-changelog: write the {target} section of {config.changelog}",
-                    _changelog_call(config, target),
-                )
-            )
-        plan.actions += [
-            git_action("commit", "commit", "-m", f"chore(release): prepare {target}", "--", *files),
-            end_edit(root),
-        ]
+        rules.require_clean(world, "prepare", restored)
+        rules.require_current(world, "prepare", [branch])
+        _edit(world, plan, config, branch, version, (carried, target, need_bump, need_log))
         changed.add(branch)
     if push:
-        action = rules.push_action(snap, rel.remote, [branch], changed)
+        action = rules.push_action(world, rel.remote, [branch], changed)
         if action:
             plan.actions.append(action)
     return plan
 
 
-def _changelog_call(loaded: Config, target: Version) -> Callable[[], None]:
-    def run() -> None:
-        config = loaded.reload()  # the checked-out branch's configuration, as of now
-        text = changelog.generate(
-            config.root,
-            config.changelog,
-            bump=config.names.final_tag(target),
-            repository_url=changelog.repository_url(config.pyproject),
-            other_changes=config.changelog_other_changes,
-        )
-        if not changelog.has_section(text, target):
-            raise UserError(f"git-changelog wrote no {target} section to {config.changelog}.")
-
-    return run
+def _edit(world: World, plan: Plan, config: Config, branch: str, version: str,
+          what: tuple[Version, Version, bool, bool]) -> None:  # fmt: skip
+    """The prepare commit's edits: computed and journalled, then installed, then committed."""
+    carried, target, need_bump, need_log = what
+    files = world.files_to_bump(branch) if need_bump else []
+    links = world.links_at(branch)
+    listed = sorted({*(f for f in files if f not in links.values()), *links})
+    purpose = f"mlrelease release prepare --version {version} --execute"
+    edit = editing.EditSet(world.root, purpose)
+    computes = []
+    if need_bump:
+        computes.append(editing.bumped(str(target), listed, links))
+    if need_log:
+        tag = config.names.final_tag(target)
+        computes.append(editing.changelog_section(config, str(target), tag))
+    journalled = sorted(set(files) | ({config.changelog} if need_log else set()))
+    plan.actions.append(edit.journal(computes, journalled))
+    if need_bump:
+        plan.actions.append(edit.install("bump", f"bump-my-version: {carried} -> {target}", files))
+    if need_log:
+        line = f"git-changelog: write the {target} section of {config.changelog}"
+        plan.actions.append(edit.install("changelog", line, [config.changelog]))
+    plan.actions += [
+        git_action(
+            "commit", "commit", "-m", f"chore(release): prepare {target}", "--", *journalled
+        ),
+        edit.end(),
+    ]
 
 
 # --- rc -------------------------------------------------------------------------------------
 
 
 def _branch_version(
-    snap: ReleaseState, config: Config, names: Names, name: str
+    world: World, config: Config, names: Names, name: str
 ) -> tuple[str, tuple[int, int], Version]:
     """On a release branch with consistent, final version files: (branch, series, version)."""
     rel = config.table(ReleaseConfig)
-    branch = snap.branch
+    branch = world.branch
     wanted = names.series_of_branch(branch)
-    tree = snap.worktree
+    tree = world.worktree
     if tree is None:
         raise NotGathered("the snapshot holds no work tree")
     if wanted is None and branch == rel.main_branch and rel.model == "trunk":
@@ -151,7 +144,7 @@ def _branch_version(
             f"`git switch {example}` (cut it "
             "with `mlrelease release cut --version X.Y` if it does not exist)."
         )
-    rules.require_clean(snap, name)
+    rules.require_clean(world, name)
     if tree.stale:
         raise PreconditionError(
             f"{name}: the version files disagree (current_version {tree.current}): "
@@ -177,13 +170,13 @@ def _branch_version(
     return branch, wanted, version
 
 
-def plan_rc(snap: ReleaseState, config: Config, tag: str | None = None, push: bool = False) -> Plan:
+def plan_rc(world: World, config: Config, tag: str | None = None, push: bool = False) -> Plan:
     """``release rc``: the annotated tag vX.Y.Z-rcN (N = next free number) on HEAD."""
-    root, rel = snap.root, config.table(ReleaseConfig)
+    root, rel = world.root, config.table(ReleaseConfig)
     names = config.names
     plan = Plan("rc", root)
-    rules.preflight(snap, "rc")
-    branch, _, version = _branch_version(snap, config, names, "rc")
+    rules.preflight(world, "rc")
+    branch, _, version = _branch_version(world, config, names, "rc")
     if tag is not None:
         parsed = names.parse_tag(tag)
         if parsed is None or parsed[1] is None:
@@ -197,11 +190,11 @@ def plan_rc(snap: ReleaseState, config: Config, tag: str | None = None, push: bo
             raise UserError(
                 f"rc --tag {tag}: tags {parsed[0]}, but {branch} carries {version}. Omit --tag."
             )
-    rules.check_tags(snap, names, "rc", version)
-    tags = snap.tags()
+    rules.check_tags(world, names, "rc", version)
+    tags = world.tags()
     final = names.final_tag(version)
-    head = str(snap.head)
-    rcs = rules.rc_tags(snap, names, version)
+    head = str(world.head)
+    rcs = rules.rc_tags(world, names, version)
     at_head = sorted(n for n, (_, commit) in rcs.items() if commit == head)
     if final in tags and not at_head:
         raise PreconditionError(
@@ -212,18 +205,18 @@ def plan_rc(snap: ReleaseState, config: Config, tag: str | None = None, push: bo
     changed: set[str] = set()
     if at_head:
         name = rcs[at_head[-1]][0]
-        remote = snap.origin()
+        remote = world.origin()
         theirs = remote.refs.tags.get(name) if remote else None
         where = remote.name if remote and theirs else "this repository"
         # A hand-made tag at HEAD is no candidate: promotion would refuse it later.
-        problem = state.rc_problem(theirs or snap.local.tags.get(name), name, where, branch, True)
+        problem = rules.rc_problem(theirs or world.local.tags.get(name), name, where, branch, True)
         if problem:
             raise PreconditionError(f"rc: {problem}")
         if tag is not None and tag != name:
             raise PreconditionError(
                 f"rc: HEAD is already release candidate {name}; tag a new commit for {tag}."
             )
-        plan.notes.append(f"HEAD ({state.short(head)}) is already {name}.")
+        plan.notes.append(f"HEAD ({short(head)}) is already {name}.")
     else:
         number = max(rcs, default=0) + 1
         name = names.rc_tag_for(version, number)
@@ -235,18 +228,16 @@ def plan_rc(snap: ReleaseState, config: Config, tag: str | None = None, push: bo
             )
         if rcs:
             last_name, last_commit = rcs[max(rcs)]
-            if not snap.is_ancestor(last_commit, head):
+            if not world.is_ancestor(last_commit, head):
                 raise PreconditionError(
-                    f"rc: HEAD does not contain {last_name} ({state.short(last_commit)}); a new "
+                    f"rc: HEAD does not contain {last_name} ({short(last_commit)}); a new "
                     f"release candidate must build on the previous one. Was {branch} reset?"
                 )
         subject = f"{version} release candidate {number}"
-        plan.actions.append(
-            git_action("tag", "tag", "-a", name, "-m", subject, "-m", state.RC_MARKER)
-        )
+        plan.actions.append(git_action("tag", "tag", "-a", name, "-m", subject, "-m", RC_MARKER))
         changed.add(f"refs/tags/{name}")
     if push:
-        action = rules.push_action(snap, rel.remote, [branch, f"refs/tags/{name}"], changed)
+        action = rules.push_action(world, rel.remote, [branch, f"refs/tags/{name}"], changed)
         if action:
             plan.actions.append(action)
     return plan

@@ -25,56 +25,42 @@ from mlrelease.edges import git
 from mlrelease.edges import proc as processes
 from mlrelease.edges.faults import fault_env, fault_point
 from mlrelease.errors import PreconditionError, UserError
+from mlrelease.release import reader, rules
 from mlrelease.release.checklist_steps import (
-    DEFAULT_CHECKLIST,
     ChecklistStep,
     command_line,
     current_id,
+    for_bump_model,
 )
-from mlrelease.release.config import TABLE, ReleaseConfig, parse_release, series, series_text
-from mlrelease.release.flow import Flow, _resolve_argv
-from mlrelease.release.ledger import Ledger, now
+from mlrelease.release.config import (
+    TABLE,
+    ReleaseConfig,
+    parse_release,
+    series,
+    series_text,
+)
+from mlrelease.release.ledger import Ledger, StepRecord, now
 
-STEP_GATES = {"ops-index": "ops_index", "wheels": "wheels", "docs-freeze": "docs"}
+STEP_GATES = {
+    "ops-index": "ops_index",
+    "wheels": "wheels",
+    "docs-freeze": "docs",
+    "rc-channel": "downstream",
+    "final-wheels": "wheels",
+}
 """Default steps that exist only for a project holding itself to the gate."""
 
 OWN_COMMANDS = {
     "verify": ["mlrelease", "verify"],
     "rc-verify": ["mlrelease", "verify"],
+    "final-verify": ["mlrelease", "verify"],
+    "final-wheels": ["mlrelease", "wheels", "build"],
     "ops-index": ["mlrelease", "ops", "index", "--check"],
     "wheels": ["mlrelease", "wheels", "build"],
     "docs-freeze": ["mlrelease", "docs", "freeze", "--version", "{version}", "--execute"],
 }
 """The mlrelease command behind a default step, for a project without the nox session or
 invoke task the default names."""
-
-
-def _bump_model_steps() -> dict[str, ChecklistStep]:
-    by_id = {step.id: step for step in DEFAULT_CHECKLIST}
-    return {
-        "rc": dataclasses.replace(
-            by_id["rc"],
-            title="Commit the next release-candidate version X.Y.ZrcN on the branch head (no tag)",
-        ),
-        "promote": dataclasses.replace(
-            by_id["promote"],
-            title="Set the final version X.Y.Z on the release branch and tag it",
-            run=["mlrelease", "release", "promote", "--execute", "--push"],
-            details='Under rc-model = "bump" the final release is a version bump like its '
-            "candidates, tagged on the branch.",
-        ),
-        "publish": dataclasses.replace(
-            by_id["publish"],
-            title="Publish the artifacts built from the final tag to PyPI",
-            details='Under rc-model = "bump" no RC artifact exists to promote: the files are '
-            "built from the final tag and checked against the SHA256SUMS written with them.",
-        ),
-    }
-
-
-BUMP_MODEL_STEPS = _bump_model_steps()
-"""Default steps as they read under ``rc-model = "bump"`` (release candidates are untagged
-version bumps, ONNX's practice)."""
 
 
 def _has_runner(root: Path, words: list[str]) -> bool:
@@ -107,8 +93,9 @@ def steps_for(config: Config, notes: list[str] | None = None) -> list[ChecklistS
 
     A configured ``checklist`` is used as written. Otherwise the default steps are fitted to
     the project: no branch cut under the trunk model, release candidates as untagged version
-    bumps under ``rc-model = "bump"`` (no bind step; promote sets and tags the final version),
-    no step for a gate the project does not run, and a step naming a nox session or invoke task
+    bumps under ``rc-model = "bump"`` (:func:`~.checklist_steps.for_bump_model`),
+    no step for a gate the project does not run (the RC channel is there when the project runs the
+    ``downstream`` gate or sets ``rc-index``), and a step naming a nox session or invoke task
     the project does not have runs the mlrelease command behind it instead. ``checklist-extra``
     steps go before the last step.
     """
@@ -118,15 +105,16 @@ def steps_for(config: Config, notes: list[str] | None = None) -> list[ChecklistS
         steps = _renamed(list(rel.checklist), notes)
     else:
         steps = []
-        for step in rel.checklist:
+        defaults = list(rel.checklist)
+        if rel.rc_model == "bump":  # no RC tag: the final is a bump, bound and published
+            defaults = for_bump_model(defaults)
+        for step in defaults:
             if step.id == "cut" and rel.model == "trunk":
                 continue
-            if rel.rc_model == "bump":  # no RC tag: nothing to bind, the final is a bump too
-                if step.id == "bind":
-                    continue
-                step = BUMP_MODEL_STEPS.get(step.id, step)
             gate = STEP_GATES.get(step.id)
-            if gate is not None and gate not in config.gates:
+            # The RC channel is for a project that verifies downstream, or names its test index.
+            channel = step.id == "rc-channel" and "rc-index" in table
+            if gate is not None and gate not in config.gates and not channel:
                 continue
             if step.run and not _has_runner(config.root, step.run):
                 step = dataclasses.replace(step, run=list(OWN_COMMANDS.get(step.id, step.run)))
@@ -179,18 +167,20 @@ class Runner:
         return Ledger.load(self.folder / "ledger.json", str(self.version), self.steps)
 
     def values(self, need_rc: bool) -> dict[str, str]:
-        names = self.config.names
+        names, rel = self.config.names, self.config.table(ReleaseConfig)
         values = {
             "version": str(self.version),
             "series": series_text(series(self.version)),
             "branch": names.branch_for(series(self.version)),
             "final_tag": names.final_tag(self.version),
-            "artifacts": self.config.table(ReleaseConfig).artifacts,
+            "artifacts": rel.artifacts,
             "ledger_dir": str(self.folder),
             "rc_tag": "{rc_tag}",
+            "index": rel.index,
+            "rc_index": rel.rc_index,
         }
-        if need_rc:
-            rcs = Flow.of(self.config).rc_tags(self.version)
+        if need_rc:  # resolved once here, and passed down to the step as --rc
+            rcs = rules.rc_tags(reader.read(self.config), names, self.version)
             if not rcs:
                 raise PreconditionError(
                     f"checklist: a step needs {{rc_tag}}, but {self.version} has no release "
@@ -225,6 +215,39 @@ class Runner:
             self.out(note)
         confirm = [self.step_id(s, "--confirm") for s in confirm]
         redo = [self.step_id(s, "--redo") for s in redo]
+        ledger = self._opened(execute, confirm, redo)
+        if not execute:
+            self.show(ledger)
+            self.out(
+                f"Ledger: {ledger.path}. Dry run: nothing run. Re-run with --execute to "
+                "run the steps that are not done, in order."
+            )
+            return 0
+        total = len(self.steps)
+        for i, (step, rec) in enumerate(zip(self.steps, ledger.steps, strict=True), 1):
+            head = f"[{i}/{total}] {step.id}"
+            if rec.status == "done":
+                self.out(f"{head}: done {rec.finished or ''}; not repeated.")
+                continue
+            if not step.run and step.id not in confirm:
+                ledger.save()
+                self.out(
+                    f"{head}: manual step: {step.title}. {step.shown}. When it is done, "
+                    f"confirm it: `mlrelease release checklist --version {self.version} "
+                    f"--execute --confirm {step.id}`."
+                )
+                return 0
+            if step.id in confirm:
+                self._confirmed(ledger, rec, head, step, reason)
+                continue
+            if not self._ran(ledger, rec, head, step):
+                return 1
+        self.out(f"Release {self.version}: all {total} steps done. Ledger: {ledger.path}")
+        return 0
+
+    def _opened(self, execute: bool, confirm: list[str], redo: list[str]) -> Ledger:
+        """The ledger, with the site's word on the freeze step and ``--redo`` applied; refused
+        when it would dirty the tree, or names an unknown or a mutating step to redo."""
         ledger = self.ledger()
         for step, rec in zip(self.steps, ledger.steps, strict=True):
             if published.is_freeze_step(step.run):  # the site is the truth, not the ledger
@@ -256,78 +279,57 @@ class Runner:
                 raise UserError(f"checklist --redo {step_id}: a mutating step is never repeated.")
             if execute:
                 ledger.step(step_id).status = "pending"
-        if not execute:
-            self.show(ledger)
-            self.out(
-                f"Ledger: {ledger.path}. Dry run: nothing run. Re-run with --execute to "
-                "run the steps that are not done, in order."
+        return ledger
+
+    def _confirmed(
+        self, ledger: Ledger, rec: StepRecord, head: str, step: ChecklistStep, reason: str
+    ) -> None:
+        """A manual step confirmed, or a step with a command the world shows done."""
+        if not step.run:
+            rec.status, rec.finished, rec.note = "done", now(), "confirmed by hand"
+            ledger.save()
+            self.out(f"{head}: confirmed by hand.")
+            return
+        if not reason.strip():
+            raise UserError(
+                f"checklist --confirm {step.id}: a step with a command is confirmed only "
+                "with --reason saying what shows it done (it is kept in the ledger)."
             )
-            return 0
-        total = len(self.steps)
-        for i, (step, rec) in enumerate(zip(self.steps, ledger.steps, strict=True), 1):
-            head = f"[{i}/{total}] {step.id}"
-            if rec.status == "done":
-                self.out(f"{head}: done {rec.finished or ''}; not repeated.")
-                continue
-            if not step.run:
-                if step.id not in confirm:
-                    ledger.save()
-                    self.out(
-                        f"{head}: manual step: {step.title}. {step.shown}. When it is done, "
-                        f"confirm it: `mlrelease release checklist --version {self.version} "
-                        f"--execute --confirm {step.id}`."
-                    )
-                    return 0
-                rec.status, rec.finished, rec.note = "done", now(), "confirmed by hand"
-                ledger.save()
-                self.out(f"{head}: confirmed by hand.")
-                continue
-            if step.id in confirm:  # the world shows it done (e.g. published by hand)
-                if not reason.strip():
-                    raise UserError(
-                        f"checklist --confirm {step.id}: a step with a command is confirmed only "
-                        "with --reason saying what shows it done (it is kept in the ledger)."
-                    )
-                rec.status, rec.finished, rec.note = "done", now(), f"confirmed: {reason}"
-                ledger.save()
-                self.out(f"{head}: confirmed by hand ({reason}).")
-                continue
-            command = self.command(step, True)
-            if rec.status == "running":
-                self.out(
-                    f"{head}: was interrupted (started {rec.started}); running it again "
-                    "(release commands converge: what is done is not redone)."
-                )
-            rec.status, rec.started, rec.finished = "running", now(), None
-            rec.command, rec.exit_code, rec.runs = command, None, rec.runs + 1
+        rec.status, rec.finished, rec.note = "done", now(), f"confirmed: {reason}"
+        ledger.save()
+        self.out(f"{head}: confirmed by hand ({reason}).")
+
+    def _ran(self, ledger: Ledger, rec: StepRecord, head: str, step: ChecklistStep) -> bool:
+        """Run one step and record it; False when it failed (the checklist stops there)."""
+        command = self.command(step, True)
+        if rec.status == "running":
+            self.out(
+                f"{head}: was interrupted (started {rec.started}); running it again "
+                "(release commands converge: what is done is not redone)."
+            )
+        rec.status, rec.started, rec.finished = "running", now(), None
+        rec.command, rec.exit_code, rec.runs = command, None, rec.runs + 1
+        ledger.save()
+        self.out(f"{head}: {step.title}\n        $ {shlex.join(command)}")
+        log = self.folder / "logs" / f"{step.id}.log"
+        code = self._execute(command, log)
+        rec.exit_code = code
+        evidence = [a.format(version=self.version) for a in step.evidence]
+        missing = [e for e in evidence if not self.config.path(e).exists()]
+        if code != 0 or missing:
+            rec.status = "failed"
+            rec.note = f"exit {code}" if code else f"missing evidence: {', '.join(missing)}"
             ledger.save()
-            self.out(f"{head}: {step.title}\n        $ {shlex.join(command)}")
-            log = self.folder / "logs" / f"{step.id}.log"
-            code = self._execute(command, log)
-            rec.exit_code = code
-            missing = [
-                e
-                for e in (a.format(version=self.version) for a in step.evidence)
-                if not self.config.path(e).exists()
-            ]
-            if code != 0 or missing:
-                rec.status = "failed"
-                rec.note = f"exit {code}" if code else f"missing evidence: {', '.join(missing)}"
-                ledger.save()
-                self.out(
-                    f"{head}: failed ({rec.note}); log: {log}. Fix the cause and re-run: "
-                    f"the checklist resumes at {step.id}."
-                )
-                return 1
-            fault_point(f"checklist:after:{step.id}")
-            rec.status, rec.finished, rec.note = "done", now(), ""
-            rec.evidence = [
-                self._display(log),
-                *(a.format(version=self.version) for a in step.evidence),
-            ]
-            ledger.save()
-        self.out(f"Release {self.version}: all {total} steps done. Ledger: {ledger.path}")
-        return 0
+            self.out(
+                f"{head}: failed ({rec.note}); log: {log}. Fix the cause and re-run: "
+                f"the checklist resumes at {step.id}."
+            )
+            return False
+        fault_point(f"checklist:after:{step.id}")
+        rec.status, rec.finished, rec.note = "done", now(), ""
+        rec.evidence = [self._display(log), *evidence]
+        ledger.save()
+        return True
 
     def _display(self, path: Path) -> str:
         try:
@@ -357,6 +359,13 @@ class Runner:
                 handle.write(line)
                 self.out("        " + line.decode(errors="replace").rstrip("\n"))
         return proc.wait()
+
+
+def _resolve_argv(command: list[str]) -> list[str]:
+    """``mlrelease ...`` runs with this interpreter (no PATH lookup); anything else as given."""
+    if command and command[0] == "mlrelease":
+        return processes.python_module("mlrelease", *command[1:])
+    return command
 
 
 def run_checklist(

@@ -3,6 +3,7 @@ the old step names still accepted (pure: no git, no files)."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import shlex
 from collections.abc import Sequence
@@ -121,10 +122,18 @@ DEFAULT_CHECKLIST: list[ChecklistStep] = [
     ),
     _step(
         "bind",
-        "Bind the RC's artifacts to it: their manifest on origin, never moved",
+        "Bind the RC's artifacts to it: their manifest on origin, their bytes in the store",
         ["mlrelease", "release", "bind", "--rc", "{rc_tag}", "--execute", "--push"],
-        details="Run where the files were built, at the RC's commit; promotion verifies the "
-        "files against this manifest, not against a sums file next to them.",
+        details="Run where the files were built, at the RC's commit: they must be this "
+        "release's files, built from the RC's commit (the sdist is compared with its tree). "
+        "Publishing reads the store filled here, never dist/.",
+    ),
+    _step(
+        "rc-channel",
+        "Publish the RC's bound files to the test index, for downstream verification",
+        ["mlrelease", "release", "publish", "--rc", "{rc_tag}", "--channel", "rc", "--execute"],
+        details="The RC channel ([tool.mlrelease.release] rc-index): consumers test the exact "
+        "bytes that will ship.",
     ),
     _step(
         "rc-verify",
@@ -134,15 +143,29 @@ DEFAULT_CHECKLIST: list[ChecklistStep] = [
         mutating=False,
     ),
     _step(
-        "promote",
-        "Promote the verified RC: tag vX.Y.Z on exactly the RC's commit",
-        ["mlrelease", "release", "promote", "--rc", "{rc_tag}", "--execute", "--push"],
+        "publish",
+        "Publish the RC's bound files to the index (no rebuild)",
+        ["mlrelease", "release", "publish", "--rc", "{rc_tag}", "--execute"],
+        details="From the store, behind the gatekeeper: only the bound files, byte for byte, "
+        "only while the index holds no other file of this version, only with the RC's "
+        "passing report.",
     ),
     _step(
-        "publish",
-        "Publish the RC's verified artifacts to PyPI (no rebuild)",
-        ["mlrelease", "wheels", "promote", "--artifacts", "dist", "--execute"],
-        details="Files are checked against the RC's SHA256SUMS before upload.",
+        "promote",
+        "Promote the verified RC: tag vX.Y.Z on exactly the RC's commit",
+        [
+            "mlrelease",
+            "release",
+            "promote",
+            "--rc",
+            "{rc_tag}",
+            "--repository-url",
+            "{index}",
+            "--execute",
+            "--push",
+        ],
+        details="Tags only when the index holds exactly the bound files and the RC's report "
+        "passes for its commit, tree and configuration.",
     ),
     _step(
         "docs-freeze",
@@ -178,3 +201,69 @@ DEFAULT_CHERRY_PICK_RULES = [
     "even if it was rebased or picked by hand.",
     "A new release candidate is tagged after the picks; only the newest RC can be promoted.",
 ]
+
+
+def _bump_model_steps() -> dict[str, ChecklistStep]:
+    by_id = {step.id: step for step in DEFAULT_CHECKLIST}
+    return {
+        "rc": dataclasses.replace(
+            by_id["rc"],
+            title="Commit the next release-candidate version X.Y.ZrcN on the branch head (no tag)",
+        ),
+        "promote": dataclasses.replace(
+            by_id["promote"],
+            title="Set the final version X.Y.Z on the release branch and tag it",
+            run=["mlrelease", "release", "promote", "--execute", "--push"],
+            details='Under rc-model = "bump" the final release is a version bump like its '
+            "candidates, tagged on the branch.",
+        ),
+        "publish": dataclasses.replace(
+            by_id["publish"],
+            title="Publish the final release's bound files to the index",
+            run=["mlrelease", "release", "publish", "--version", "{version}", "--execute"],
+            details='Under rc-model = "bump" no RC artifact exists to promote: the files are '
+            "built from the final tag, bound to it and verified there, then published from "
+            "the store like a candidate's.",
+        ),
+        "final-wheels": _step(
+            "final-wheels",
+            "Build, audit and smoke-test the final release's files from its tag",
+            ["nox", "-s", "wheels"],
+            ["dist/SHA256SUMS"],
+            mutating=False,
+        ),
+        "bind": _step(
+            "bind",
+            "Bind the final release's files to its tag: their manifest on origin, bytes stored",
+            ["mlrelease", "release", "bind", "--rc", "{final_tag}", "--execute", "--push"],
+        ),
+        "final-verify": _step(
+            "final-verify",
+            "Verify the final release's commit: the report publishing reads",
+            ["nox", "-s", "release_verify"],
+            ["build/release-verify/report.json"],
+            mutating=False,
+        ),
+    }
+
+
+def for_bump_model(steps: list[ChecklistStep]) -> list[ChecklistStep]:
+    """The default steps under ``rc-model = "bump"``: no RC to bind or to put on the RC channel;
+    after the final bump and tag (promote), the final release's files are built, bound to the
+    final tag and verified there, then published."""
+    found = []
+    ids = {s.id for s in steps}
+    for step in steps:
+        if step.id in ("bind", "rc-channel", "publish"):
+            continue
+        found.append(BUMP_MODEL_STEPS.get(step.id, step))
+        if step.id == "promote":
+            after = ["final-wheels" if "wheels" in ids else "", "bind"]
+            after += ["final-verify" if "rc-verify" in ids else "", "publish"]
+            found += [BUMP_MODEL_STEPS[name] for name in after if name]
+    return found
+
+
+BUMP_MODEL_STEPS = _bump_model_steps()
+"""Default steps as they read under ``rc-model = "bump"`` (release candidates are untagged
+version bumps, ONNX's practice)."""

@@ -1,38 +1,20 @@
-"""``mlrelease release ...``: status, cut, prepare, rc, promote, cherry-picks, checklist."""
+"""``mlrelease release ...``: status, cut, prepare, rc, cherry-picks, bind, publish, promote,
+checklist."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
-
-from mlrelease.config import PYPROJECT, Config, find_root
-from mlrelease.edges import files, git
-from mlrelease.edges.journal import read_journal
-from mlrelease.release import (
-    candidates,
-    checklist,
-    checklist_doc,
-    cut,
-    flow,
-    observe,
-    picks,
-    promotion,
-    repo,
-    snapshot,
-    untagged,
-)
+from mlrelease.config import Config, find_root
+from mlrelease.edges import files
+from mlrelease.release import checklist, checklist_doc, service
 from mlrelease.release import status as release_status
 from mlrelease.release.config import ReleaseConfig
+from mlrelease.release.promotion import publish
 from mlrelease.terminal import make_console
-from mlrelease.wheels.promote import PYPI_UPLOAD_URL
 
 console = make_console()
 
@@ -43,35 +25,24 @@ SAFETY = (
 
 
 def _config(args: argparse.Namespace) -> Config:
-    """The configuration; after an interrupted edit of pyproject.toml, the one the edit started
-    with (HEAD's), never the half-written file (an empty one would read as the defaults)."""
-    root = (args.root or find_root(Path.cwd())).resolve()
-    journal = read_journal(root) if git.is_repo(root) else None
-    text = repo.show(root, "HEAD", PYPROJECT) if journal else None
-    files = journal.get("files", []) if journal and journal.get("head") == git.head(root) else []
-    if text is not None and PYPROJECT in files:
-        head: Config = args.load_config(root, data=tomllib.loads(text), source=f"HEAD:{PYPROJECT}")
-        return head
-    loaded: Config = args.load_config(root)
-    return loaded
+    return service.config_at((args.root or find_root(Path.cwd())).resolve(), args.load_config)
 
 
 def _say(text: str) -> None:
     console.print(text, soft_wrap=True, markup=False)
 
 
-def _snapshot(args: argparse.Namespace) -> tuple[Config, snapshot.ReleaseState]:
-    """The configuration and the one snapshot of the world the command decides on."""
-    config = _config(args)
-    return config, observe.base(config)
-
-
-def _flow(args: argparse.Namespace) -> flow.Flow:
-    return flow.Flow.of(_config(args))
+def _candidate(args: argparse.Namespace) -> service.Candidate:
+    return service.Candidate(
+        rc=args.rc,
+        version=getattr(args, "version", None),
+        report=getattr(args, "report", None),
+        artifacts=getattr(args, "artifacts", None),
+    )
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    data = release_status.status(_flow(args), args.version)
+    data = release_status.status(_config(args), args.version)
     if args.json:
         print(json.dumps(data, indent=2))
         return 0
@@ -80,73 +51,45 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def cmd_cut(args: argparse.Namespace) -> int:
-    config, snap = _snapshot(args)
-    observe.for_cut(config, args.version, args.from_ref, snap)
-    plan = cut.plan_cut(snap, config, args.version, args.from_ref, args.push)
-    plan.print(execute=args.execute, out=_say)
+    made = service.cut_plan(_config(args), args.version, args.from_ref, args.push)
+    made.print(execute=args.execute, out=_say)
     return 0
 
 
 def cmd_prepare(args: argparse.Namespace) -> int:
-    config, snap = _snapshot(args)
-    observe.for_prepare(config, args.version, snap)
-    plan = candidates.plan_prepare(snap, config, args.version, args.push)
-    plan.print(execute=args.execute, out=_say)
+    made = service.prepare_plan(_config(args), args.version, args.push)
+    made.print(execute=args.execute, out=_say)
     return 0
 
 
 def cmd_rc(args: argparse.Namespace) -> int:
-    config = _config(args)
-    if (
-        config.table(ReleaseConfig).rc_model == "bump"
-    ):  # release candidates are version bumps, no tags
-        plan = untagged.plan_rc_bump(flow.Flow.of(config), args.tag, args.push)
-    else:
-        snap = observe.base(config)
-        observe.for_rc(config, snap)
-        plan = candidates.plan_rc(snap, config, args.tag, args.push)
-    plan.print(execute=args.execute, out=_say)
+    service.rc_plan(_config(args), args.tag, args.push).print(execute=args.execute, out=_say)
     return 0
 
 
 def cmd_promote(args: argparse.Namespace) -> int:
-    config = _config(args)
-    if config.table(ReleaseConfig).rc_model == "bump":  # no RC tag: the final version, tagged
-        found = promotion.plan_untagged_final(
-            flow.Flow.of(config), args.rc, args.version, args.push, args.publish
-        )
-        found.plan.print(execute=args.execute, out=_say)
-        return 0
-    snap = observe.base(config)
-    observe.for_promote(
-        config,
-        args.rc,
-        args.version,
-        args.report,
-        args.publish,
-        args.artifacts,
-        args.repository_url,
-        snap,
-    )
-    promoted = promotion.plan_promote(
-        snap, config, args.rc, args.version, args.push, args.publish, args.repository_url
-    )
-    promoted.plan.print(execute=args.execute, out=_say)
+    made = service.promote_plan(
+        _config(args), _candidate(args), push=args.push, publish=args.publish,
+        repository_url=args.repository_url,
+    )  # fmt: skip
+    made.print(execute=args.execute, out=_say)
+    return 0
+
+
+def cmd_publish(args: argparse.Namespace) -> int:
+    made = service.publish_plan(_config(args), _candidate(args), args.channel, args.repository_url)
+    made.print(execute=args.execute, out=_say)
     return 0
 
 
 def cmd_bind(args: argparse.Namespace) -> int:
-    config, snap = _snapshot(args)
-    observe.for_bind(config, args.rc, args.artifacts, snap)
-    plan = promotion.plan_bind(snap, config, args.rc, args.push)
-    plan.print(execute=args.execute, out=_say)
+    made = service.bind_plan(_config(args), _candidate(args), args.push)
+    made.print(execute=args.execute, out=_say)
     return 0
 
 
 def cmd_cherry_picks(args: argparse.Namespace) -> int:
-    config, snap = _snapshot(args)
-    observe.for_picks(config, args.branch, snap)
-    found = picks.plan_picks(snap, config, args.branch, args.push, args.mark, args.reason)
+    found = service.picks_plan(_config(args), args.branch, args.push, args.mark, args.reason)
     text = found.markdown()
     if args.output:
         args.output.parent.mkdir(parents=True, exist_ok=True)
@@ -188,16 +131,14 @@ def _act(p: argparse.ArgumentParser, push: bool = True) -> None:
         )
 
 
-def register(subparsers: Any) -> None:
-    """Add ``mlrelease release ...``."""
-    p = subparsers.add_parser(
-        "release",
-        help="the release flow: status, cut, prepare, rc, promote, cherry-picks, checklist",
-        description="Branch cut, release candidates, promotion, cherry-pick tracking and the "
-        "resumable release checklist. Configuration: [tool.mlrelease.release]. " + SAFETY,
-    )
-    sub = p.add_subparsers(dest="release_command", required=True, metavar="ACTION")
+def _which_rc(s: argparse.ArgumentParser, verb: str) -> None:
+    group = s.add_mutually_exclusive_group(required=True)
+    group.add_argument("--rc", help="the release candidate tag, e.g. v1.4.0-rc2")
+    group.add_argument("--version", metavar="X.Y.Z", help=f"{verb} the newest RC of this version")
+    s.add_argument("--report", type=Path, help="the RC's release_verify report.json")
 
+
+def _status(sub: Any) -> None:
     s = sub.add_parser(
         "status",
         help="where the release stands (changes nothing)",
@@ -209,6 +150,8 @@ def register(subparsers: Any) -> None:
     s.add_argument("--json", action="store_true", help="print JSON (for CI)")
     s.set_defaults(func=cmd_status)
 
+
+def _cut(sub: Any) -> None:
     s = sub.add_parser(
         "cut",
         help="create release/X.Y and move main to the next .dev version",
@@ -226,6 +169,8 @@ def register(subparsers: Any) -> None:
     _act(s)
     s.set_defaults(func=cmd_cut)
 
+
+def _prepare(sub: Any) -> None:
     s = sub.add_parser(
         "prepare",
         help="set the release version and write its changelog section",
@@ -237,6 +182,8 @@ def register(subparsers: Any) -> None:
     _act(s)
     s.set_defaults(func=cmd_prepare)
 
+
+def _rc(sub: Any) -> None:
     s = sub.add_parser(
         "rc",
         help="tag the next release candidate vX.Y.Z-rcN on HEAD",
@@ -249,22 +196,21 @@ def register(subparsers: Any) -> None:
     _act(s)
     s.set_defaults(func=cmd_rc)
 
+
+def _promote(sub: Any) -> None:
     s = sub.add_parser(
         "promote",
         help="tag vX.Y.Z on exactly the RC's commit",
-        description="Refuses when the RC tag is not origin's annotated tag made by "
-        "`release rc` on the release branch, when a newer RC of the version exists, when vX.Y.Z "
-        "exists elsewhere, when the artifacts differ from the manifest bound to the RC "
-        "(`release bind`), or when the RC's release_verify report is missing, partial, for "
-        "another commit or failing. The report is read from --report, default "
-        "[tool.mlrelease.release] rc-report (build/release-verify/report.json, "
-        "where `nox -s release_verify` writes it). Then prints (or with --publish "
-        "runs) the verified-artifact publishing command. " + SAFETY,
+        description="Refuses when the RC tag is not origin's annotated tag made by `release rc` "
+        "on the release branch, when a newer RC of the version exists, when the binding of the "
+        "RC's files (`release bind`) was replaced, when vX.Y.Z exists and promote did not make "
+        "it (judged, never adopted), or when the RC's release_verify report is missing, "
+        "partial, of another commit, tree or configuration, or failing (--report, default "
+        "[tool.mlrelease.release] rc-report); with --repository-url, when the index does not "
+        "hold exactly the bound files. --publish publishes them first (the one publish path). "
+        + SAFETY,
     )
-    group = s.add_mutually_exclusive_group(required=True)
-    group.add_argument("--rc", help="the release candidate tag, e.g. v1.4.0-rc2")
-    group.add_argument("--version", metavar="X.Y.Z", help="promote the newest RC of this version")
-    s.add_argument("--report", type=Path, help="the RC's release_verify report.json")
+    _which_rc(s, "promote")
     s.add_argument(
         "--artifacts",
         metavar="DIR",
@@ -273,24 +219,60 @@ def register(subparsers: Any) -> None:
     s.add_argument(
         "--publish",
         action="store_true",
-        help="before tagging, run the publish command ([tool.mlrelease.release] publish) "
-        "unless the index already holds exactly these files",
+        help="before tagging, publish the bound files the index lacks (as `release publish`)",
     )
     s.add_argument(
         "--repository-url",
-        default=PYPI_UPLOAD_URL,
-        help="the index to publish to and check (default: PyPI)",
+        help="the index to check (and, with --publish, publish to): the final tag is made only "
+        "when it holds exactly the bound files (default with --publish: "
+        "[tool.mlrelease.release] index)",
     )
     _act(s)
     s.set_defaults(func=cmd_promote)
 
+
+def _publish(sub: Any) -> None:
+    s = sub.add_parser(
+        "publish",
+        help="publish the RC's bound files to an index, from the store (the one publish path)",
+        description="Upload the files bound to the RC (`release bind`) that the index lacks, "
+        "from this clone's content-addressed store, never from dist/: each file is hashed as "
+        "it is staged, checked against the RC's commit, and uploaded only when the index "
+        "holds no other file of this version (an index without SHA-256 is downloaded and "
+        "hashed); the index is read back after each upload. The release channel needs the "
+        "RC's passing release_verify report; the rc channel (a test index for downstream "
+        "verification) does not. " + SAFETY,
+    )
+    _which_rc(s, "publish")
+    s.add_argument(
+        "--channel",
+        choices=publish.CHANNELS,
+        default="release",
+        help="release (the project's index) or rc (the RC channel's test index)",
+    )
+    s.add_argument(
+        "--repository-url",
+        help="the index's upload URL (default: [tool.mlrelease.release] index, or rc-index)",
+    )
+    s.add_argument(
+        "--artifacts",
+        metavar="DIR",
+        help="the RC's downloaded files, imported into the store when it lacks them (a file "
+        "whose SHA-256 is not bound is never imported)",
+    )
+    _act(s, push=False)
+    s.set_defaults(func=cmd_publish)
+
+
+def _bind(sub: Any) -> None:
     s = sub.add_parser(
         "bind",
         help="bind the RC's artifacts to it: a manifest on origin a rebuild cannot overwrite",
         description="In the checkout that built the candidate's files (HEAD at the RC's "
-        "commit, clean): record their names, sizes and SHA-256 and the commit under "
-        "refs/mlrelease/manifests/<rc tag>, and push that ref. Promotion verifies the "
-        "artifacts against it. " + SAFETY,
+        "commit, clean): check they are this release's wheels and sdist, built from the RC's "
+        "commit (the sdist against its tree), copy them into the content-addressed store "
+        "(what `release publish` sends), and record their names, sizes and SHA-256 under "
+        "refs/mlrelease/bound/<rc tag>/<sha256 of the manifest>, pushed once. " + SAFETY,
     )
     s.add_argument("--rc", required=True, help="the release candidate tag, e.g. v1.4.0-rc2")
     s.add_argument(
@@ -301,6 +283,8 @@ def register(subparsers: Any) -> None:
     _act(s)
     s.set_defaults(func=cmd_bind)
 
+
+def _cherry_picks(sub: Any) -> None:
     s = sub.add_parser(
         "cherry-picks",
         help="fixes on main marked for a release: picked or missing",
@@ -323,6 +307,8 @@ def register(subparsers: Any) -> None:
     _act(s)
     s.set_defaults(func=cmd_cherry_picks)
 
+
+def _checklist(sub: Any) -> None:
     s = sub.add_parser(
         "checklist",
         help="walk the release checklist, resumably",
@@ -351,6 +337,8 @@ def register(subparsers: Any) -> None:
     s.add_argument("--execute", action="store_true", help="run the steps (default: dry run)")
     s.set_defaults(func=cmd_checklist)
 
+
+def _checklist_doc(sub: Any) -> None:
     s = sub.add_parser(
         "checklist-doc",
         help="generate docs/release/checklist.md from the checklist",
@@ -361,3 +349,29 @@ def register(subparsers: Any) -> None:
     )
     files.add_arguments(s, what="the page", wrote_by_default=True)
     s.set_defaults(func=cmd_checklist_doc)
+
+
+def register(subparsers: Any) -> None:
+    """Add ``mlrelease release ...``."""
+    p = subparsers.add_parser(
+        "release",
+        help="the release flow: status, cut, prepare, rc, bind, publish, promote, cherry-picks, "
+        "checklist",
+        description="Branch cut, release candidates, binding, publishing, promotion, "
+        "cherry-pick tracking and the resumable release checklist. Configuration: "
+        "[tool.mlrelease.release]. " + SAFETY,
+    )
+    sub = p.add_subparsers(dest="release_command", required=True, metavar="ACTION")
+    for add in (
+        _status,
+        _cut,
+        _prepare,
+        _rc,
+        _promote,
+        _publish,
+        _bind,
+        _cherry_picks,
+        _checklist,
+        _checklist_doc,
+    ):
+        add(sub)

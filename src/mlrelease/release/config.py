@@ -14,6 +14,7 @@ from typing import Literal
 
 from packaging.version import InvalidVersion, Version
 
+from mlrelease.config import Config
 from mlrelease.errors import ConfigError, UserError
 from mlrelease.naming import (
     DEFAULT_BRANCH,
@@ -75,22 +76,14 @@ class ReleaseConfig:
     rc_report: str = "build/release-verify/report.json"
     """The release_verify report of the RC that ``release promote`` reads (``--report``)."""
     artifacts: str = "dist"
-    """Folder of the RC's verified artifacts, handed to the publish command."""
-    publish: list[str] = field(
-        default_factory=lambda: [
-            "mlrelease",
-            "wheels",
-            "promote",
-            "--artifacts",
-            "{artifacts}",
-            "--version",
-            "{version}",
-            "--repository-url",
-            "{repository_url}",
-            "--execute",
-        ]
-    )
-    """The command that publishes the RC's artifacts after promotion (``promote --publish``)."""
+    """Folder of the RC's built (or downloaded) artifacts: what ``release bind`` binds, and
+    where ``release publish`` imports them from into a fresh clone's store."""
+    index: str = "https://upload.pypi.org/legacy/"
+    """The index releases are published to (its upload URL): ``release publish``, and what
+    ``release promote`` checks before the final tag."""
+    rc_index: str = "https://test.pypi.org/legacy/"
+    """The RC channel: a test index the RC's bound files are published to
+    (``release publish --channel rc``), for downstream verification."""
     ledger_dir: str = "build/release/{version}"
     """Where ``release checklist`` keeps ledger.json and the step logs."""
     checklist_doc: str = "docs/release/checklist.md"
@@ -114,6 +107,8 @@ CHECKLIST_PLACEHOLDERS = (
     "artifacts",
     "ledger_dir",
     "rc_tag",
+    "index",
+    "rc_index",
 )
 """What a checklist step's ``run``, ``task`` and ``evidence`` may name in braces."""
 
@@ -192,3 +187,9 @@ def parse_release(text: str, option: str = "--version") -> Version:
             "1.4.0 (release candidates are tags of it: `release rc` numbers them)."
         )
     return version
+
+
+def release_branch(config: Config, version: Version) -> str:
+    """The branch a release of ``version`` is made on (main itself under the trunk model)."""
+    rel = config.table(ReleaseConfig)
+    return rel.main_branch if rel.model == "trunk" else config.names.branch_for(series(version))

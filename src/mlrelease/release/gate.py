@@ -7,7 +7,7 @@ from packaging.version import InvalidVersion, Version
 from mlrelease import versions
 from mlrelease.edges import git
 from mlrelease.gates import Context, GateResult, gate
-from mlrelease.release import repo
+from mlrelease.release import queries
 from mlrelease.release.config import ReleaseConfig, series, series_text
 
 
@@ -56,7 +56,7 @@ def check_git_state(ctx: Context) -> GateResult:
             )
         else:
             cut = names.branch_for(series(version))
-            if repo.branch_exists(root, cut):
+            if queries.branch_exists(root, cut):
                 details.append(
                     f"`{cut}` exists but `{branch}` still carries {version}: the cut did not "
                     f"finish; run `mlrelease release cut --version {series_text(series(version))} "
@@ -66,7 +66,7 @@ def check_git_state(ctx: Context) -> GateResult:
         owned = names.series_of_branch(branch)
         if owned is not None and series(version) != owned:
             details.append(f"`{branch}` carries {version}, not a {series_text(owned)} version")
-    tags = repo.tags(root)
+    tags = queries.tags(root)
     head = git.head(root)
     for name in sorted(t for t, commit in tags.items() if commit == head):
         parsed = names.parse_tag(name)

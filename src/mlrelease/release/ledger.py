@@ -151,7 +151,15 @@ class Ledger:
         old: dict[str, StepRecord] = {}
         created = now()
         if path.is_file():
-            found, records = parse(path, path.read_bytes())
+            raw = path.read_bytes()
+            found, records = parse(path, raw)
+            owner = json.loads(raw).get("version")
+            if owner not in (None, version):  # invariant (g): a ledger belongs to one version
+                raise UserError(
+                    f"{path}: this is the ledger of {owner}, not of {version}: its steps were "
+                    f"done for {owner}. Move it away (a ledger belongs to one version); the "
+                    f"{version} checklist starts a new one (what the world shows done is found so)."
+                )
             created = found or created
             for record in records:  # a ledger written under the old step names
                 record.id = current_id(record.id)[0]

@@ -1,7 +1,12 @@
-"""``release cherry-picks``: fixes on main marked for a release, picked (same patch, or an
-adapted pick carrying its ``(cherry picked from commit ...)`` line) or missing.
+"""``release cherry-picks``: fixes on main marked for a release, and whether each reached the
+release branch (invariant (e): a fix reaches it at most once).
 
-:func:`plan_picks` is pure: it decides on a :class:`~.snapshot.ReleaseState` only."""
+A fix is picked when a commit of the branch has its patch id, names it in a ``(cherry picked
+from commit ...)`` line (in full or abbreviated), or names the same pull request; it is
+**maybe picked** when one has the same normalised subject (``--mark`` decides); it is
+**withdrawn** when main reverted it, **reverted on the branch** when the branch reverted its
+pick. Only a missing fix is picked by ``--execute``. :func:`plan_picks` is pure: it decides on
+a :class:`~.world.World` only."""
 
 from __future__ import annotations
 
@@ -13,21 +18,125 @@ from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release import rules
 from mlrelease.release.config import TABLE, ReleaseConfig, series_text
 from mlrelease.release.plan import Plan, git_action
-from mlrelease.release.snapshot import NotGathered, ReleaseState
+from mlrelease.release.world import BranchCommit, NotGathered, PickFacts, World
 
-# --- cherry-picks ---------------------------------------------------------------------------
+OVERRIDE = "Release-Pick-Override"
+"""The trailer of an empty commit on the release branch: ``<sha> picked|not-needed``."""
+STATES = ("picked", "not-needed")
+PICKED = ("picked", "adapted", "same-pr", "marked")
+"""States in which a fix counts as on the branch."""
+_PR = re.compile(r"\(#(\d+)\)\s*$|^Merge pull request #(\d+)")
+
+
+def pr_number(subject: str) -> str | None:
+    """The pull request a subject names (GitHub's ``(#123)`` suffix or merge subject)."""
+    found = _PR.search(subject)
+    return (found[1] or found[2]) if found else None
+
+
+def normalised(subject: str) -> str:
+    """A subject without what back-ports add or drop: case, spacing, a ``[1.4]``-style prefix,
+    a ``cherry-pick:``/``backport:`` prefix, the ``(#123)`` suffix, a final period."""
+    text = re.sub(r"\(#\d+\)\s*$", "", subject)
+    text = re.sub(r"^\s*\[[^\]]*\]\s*", "", text)
+    text = re.sub(r"^\s*(cherry[- ]pick(ed)?|back[- ]?port)\s*[:\-]?\s*", "", text, flags=re.I)
+    return " ".join(text.lower().split()).rstrip(".")
 
 
 @dataclass
 class Pick:
     commit: str
     subject: str
-    picked: bool
+    state: str
+    """picked, adapted (by its -x line), same-pr, marked, maybe (same subject), withdrawn
+    (reverted on main), reverted (on the branch) or missing."""
     on_branch: str | None = None
-    adapted: bool = False
-    """Picked with changes: found by its ``(cherry picked from commit ...)`` line only."""
+    """The branch commit that carries it (or resembles it, or reverted its pick)."""
     override: tuple[str, str] | None = None
     """(``picked`` or ``not-needed``, reason) recorded by ``--mark`` on the branch."""
+
+    @property
+    def picked(self) -> bool:
+        return self.state in PICKED
+
+
+def _carrier(sha: str, equivalent: bool, facts: PickFacts) -> tuple[str, str | None] | None:
+    """(how, the branch commit) that carries fix ``sha``, if one does."""
+    if equivalent:
+        mine = facts.own_patches.get(sha, ())
+        return "picked", next((facts.on_branch[p] for p in mine if p in facts.on_branch), None)
+    for commit in facts.branch_commits:
+        if any(len(s) >= 7 and sha.startswith(s) for s in commit.picked_from):
+            return "adapted", commit.sha
+    return None
+
+
+def identify(sha: str, subject: str, equivalent: bool, facts: PickFacts) -> Pick:
+    """Whether fix ``sha`` reached the branch, and how (invariant (e))."""
+    if sha in facts.marked:
+        return Pick(sha, subject, "marked", override=facts.marked[sha])
+    withdrawn = next(
+        (by for s, by in facts.main_reverts.items() if len(s) >= 7 and sha.startswith(s)), None
+    )
+    if withdrawn is not None:
+        return Pick(sha, subject, "withdrawn", withdrawn)
+    found = _carrier(sha, equivalent, facts)
+    pr = pr_number(subject)
+    if found is None and pr:
+        same = next((c for c in facts.branch_commits if pr_number(c.subject) == pr), None)
+        found = ("same-pr", same.sha) if same else None
+    if found is not None:
+        how, carrier = found
+        undone = _reverted(carrier, facts.branch_commits)
+        return Pick(sha, subject, "reverted" if undone else how, undone or carrier)
+    alike = next(
+        (c for c in facts.branch_commits if normalised(c.subject) == normalised(subject)), None
+    )
+    if alike is not None:
+        return Pick(sha, subject, "maybe", alike.sha)
+    return Pick(sha, subject, "missing")
+
+
+def _reverted(carrier: str | None, commits: tuple[BranchCommit, ...]) -> str | None:
+    """The branch commit that reverts ``carrier``, if one does."""
+    if carrier is None:
+        return None
+    return next(
+        (
+            c.sha
+            for c in commits
+            if c.reverts and len(c.reverts) >= 7 and carrier.startswith(c.reverts)
+        ),
+        None,
+    )
+
+
+_LABELS = {
+    "picked": "- [x] picked",
+    "adapted": "- [x] picked (adapted)",
+    "same-pr": "- [x] picked (same pull request)",
+    "maybe": "- [ ] maybe picked",
+    "withdrawn": "- [x] withdrawn",
+    "reverted": "- [ ] reverted on the branch",
+    "missing": "- [ ] missing",
+}
+
+
+def _where(p: Pick) -> str:
+    """The "on the branch" cell of a fix."""
+    there = f"`{p.on_branch[:12]}`" if p.on_branch else "yes"
+    if p.state == "maybe":
+        return (
+            f"same subject as {there}: decide with `--mark {p.commit[:12]}=picked` (or "
+            "`=not-needed`) `--reason ...`"
+        )
+    if p.state == "withdrawn":
+        return f"reverted on main by {there}"
+    if p.state == "reverted":
+        return f"by {there}; not picked again (revert the revert to restore it)"
+    if p.state == "missing":
+        return f"`git cherry-pick -x {p.commit[:12]}`"
+    return there
 
 
 @dataclass
@@ -41,16 +150,17 @@ class CherryPicks:
 
     @property
     def missing(self) -> list[Pick]:
-        return [p for p in self.picks if not p.picked]
+        return [p for p in self.picks if p.state == "missing"]
 
     def markdown(self) -> str:
-        picked = len(self.picks) - len(self.missing)
+        picked = sum(p.picked for p in self.picks)
         lines = [
             f"## Cherry-picks for `{self.branch}`",
             "",
             f"Commits on `{self.main}` marked `{self.trailer}: {self.series}`, compared with "
-            f"`{self.branch}` by patch identity (`git cherry`) and by the `(cherry picked from "
-            "commit ...)` line: a rebased, hand-made or adapted pick counts as picked.",
+            f"`{self.branch}` by patch identity (`git cherry`), by the `(cherry picked from "
+            "commit ...)` line and by pull request: a rebased, hand-made or adapted pick counts "
+            "as picked; a pick with the same subject only is *maybe picked*; reverts withdraw.",
             "",
         ]
         if not self.picks:
@@ -63,110 +173,100 @@ class CherryPicks:
                 lines.append(
                     f"| - [x] {state} (marked) | `{p.commit[:12]}` | {subject} | {reason} |"
                 )
-            elif p.picked:
-                where = f"`{p.on_branch[:12]}`" if p.on_branch else "yes"
-                how = "picked (adapted)" if p.adapted else "picked"
-                lines.append(f"| - [x] {how} | `{p.commit[:12]}` | {subject} | {where} |")
-            else:
-                lines.append(
-                    f"| - [ ] missing | `{p.commit[:12]}` | {subject} | "
-                    f"`git cherry-pick -x {p.commit[:12]}` |"
-                )
-        lines += ["", f"**{picked} of {len(self.picks)} picked, {len(self.missing)} missing.**", ""]
+                continue
+            lines.append(f"| {_LABELS[p.state]} | `{p.commit[:12]}` | {subject} | {_where(p)} |")
+        others = {
+            s: sum(p.state == s for p in self.picks) for s in ("maybe", "withdrawn", "reverted")
+        }
+        extra = "".join(
+            f", {n} {s.replace('maybe', 'maybe picked')}" for s, n in others.items() if n
+        )
+        lines += [
+            "",
+            f"**{picked} of {len(self.picks)} picked, {len(self.missing)} missing{extra}.**",
+            "",
+        ]
         return "\n".join(lines)
 
 
-OVERRIDE = "Release-Pick-Override"
-"""The trailer of an empty commit on the release branch: ``<sha> picked|not-needed``."""
-STATES = ("picked", "not-needed")
-
-
 def plan_picks(
-    snap: ReleaseState,
+    world: World,
     config: Config,
     branch: str | None,
     push: bool = False,
     mark: list[str] | None = None,
     reason: str = "",
 ) -> CherryPicks:
-    """Fixes on main marked for the branch's series: picked (same patch id, or by its ``-x``
-    line), marked by hand (``--mark SHA=picked|not-needed --reason``), or missing."""
-    root, rel = snap.root, config.table(ReleaseConfig)
+    """Fixes on main marked for the branch's series, each identified (:func:`identify`); the
+    plan picks the missing ones (``git cherry-pick -x``) or records ``--mark`` overrides."""
+    rel = config.table(ReleaseConfig)
     names = config.names
-    branch = branch or snap.branch
+    branch = branch or world.branch
     wanted = names.series_of_branch(branch)
     if branch is None or wanted is None:
         raise UserError(
             f"cherry-picks: {branch or 'a detached HEAD'} is not a release branch "
             f"({TABLE}.branch = {rel.branch!r}); pass --branch release/X.Y."
         )
-    if branch not in snap.local.heads:
+    if branch not in world.local.heads:
         raise PreconditionError(f"cherry-picks: no branch {branch}; cut it first.")
-    facts = snap.picks
+    facts = world.picks
     if facts is None:
-        raise NotGathered("the snapshot holds no cherry-pick facts")
+        raise NotGathered("the world holds no cherry-pick facts")
     text = series_text(wanted)
     result = CherryPicks(branch, rel.main_branch, text, rel.trailer)
     for equivalent, sha in facts.candidates:
         subject, targets = facts.info[sha]
         values = {v.strip() for t in targets for v in re.split(r"[,\s]+", t) if v.strip()}
-        if text not in values:
-            continue
-        pick = Pick(sha, subject, equivalent)
-        if sha in facts.marked:
-            pick = Pick(sha, subject, True, override=facts.marked[sha])
-        elif not equivalent and sha in facts.by_trailer:
-            pick = Pick(sha, subject, True, facts.by_trailer[sha], adapted=True)
-        elif equivalent:
-            mine = facts.own_patches.get(sha, ())
-            pick.on_branch = next((facts.on_branch[p] for p in mine if p in facts.on_branch), None)
-        result.picks.append(pick)
-    plan = Plan("cherry-picks", root)
-    rules.preflight(snap, "cherry-picks")
+        if text in values:
+            result.picks.append(identify(sha, subject, equivalent, facts))
+    result.plan = _plan(world, rel, result, branch, push, (mark or [], reason))
+    return result
+
+
+def _plan(world: World, rel: ReleaseConfig, result: CherryPicks, branch: str, push: bool,
+          marking: tuple[list[str], str]) -> Plan:  # fmt: skip
+    plan = Plan("cherry-picks", world.root)
+    rules.preflight(world, "cherry-picks")
     changed: set[str] = set()
-    records = _marks(result, mark or [], reason)
+    records = _marks(result, *marking)
     if records or result.missing:
-        if snap.branch != branch:
+        if world.branch != branch:
             plan.actions.append(git_action("switch", "switch", branch))
-        rules.require_clean(snap, "cherry-picks")
+        rules.require_clean(world, "cherry-picks")
+        # Origin is the truth: a colleague may have pushed these very picks; picking them
+        # again on a stale branch would land the fix twice (invariant (h)).
+        rules.require_current(world, "cherry-picks", [branch])
         changed.add(branch)
     for sha, marked in records:
         plan.actions.append(
             git_action(
-                f"mark:{sha[:12]}",
-                "commit",
-                "--allow-empty",
-                "-m",
+                f"mark:{sha[:12]}", "commit", "--allow-empty", "-m",
                 f"chore(release): mark {sha[:12]} as {marked} on {branch}",
-                "--trailer",
-                f"{OVERRIDE}: {sha} {marked}",
-                "--trailer",
-                f"Reason: {reason}",
+                "--trailer", f"{OVERRIDE}: {sha} {marked}", "--trailer", f"Reason: {marking[1]}",
             )
-        )
+        )  # fmt: skip
     if not records:
         for p in result.missing:
             plan.actions.append(
                 git_action(
-                    f"pick:{p.commit[:12]}",
-                    "cherry-pick",
-                    "-x",
-                    p.commit,
+                    f"pick:{p.commit[:12]}", "cherry-pick", "-x", p.commit,
                     undo=("cherry-pick", "--abort"),
                 )
-            )
-    if not changed:
-        plan.notes.append(f"every fix marked {rel.trailer}: {text} is on {branch}.")
+            )  # fmt: skip
+    undecided = [p.commit[:12] for p in result.picks if p.state == "maybe"]
+    if undecided:
+        plan.notes.append(
+            f"{', '.join(undecided)} may be picked already (a commit with the same subject is on "
+            f"{branch}): not picked again; decide with --mark COMMIT=picked|not-needed --reason."
+        )
+    if not changed and not undecided:
+        plan.notes.append(f"every fix marked {rel.trailer}: {result.series} is on {branch}.")
     if push:
-        action = rules.push_action(snap, rel.remote, [branch], changed)
+        action = rules.push_action(world, rel.remote, [branch], changed)
         if action:
             plan.actions.append(action)
-    elif changed and snap.origin():
-        # Origin is the truth: a colleague may have pushed these very picks; picking them
-        # again on a stale branch would land the fix twice. (Refuses when origin is ahead.)
-        rules.push_action(snap, rel.remote, [branch], changed)
-    result.plan = plan
-    return result
+    return plan
 
 
 def _marks(result: CherryPicks, mark: list[str], reason: str) -> list[tuple[str, str]]:

@@ -42,14 +42,22 @@ class Action:
     call: Callable[[], None] | None = None
     undo: tuple[str, ...] | None = None
     """git arguments that clean up after this git command fails (``cherry-pick --abort``)."""
+    check: Callable[[], None] | None = None
+    """Run right before the git command (the gatekeeper before a push); it refuses by raising."""
 
     @property
     def is_git(self) -> bool:
         return self.git_args is not None
 
 
-def git_action(key: str, *args: str, undo: tuple[str, ...] | None = None) -> Action:
-    return Action(key, "$ " + shlex.join(["git", *args]), git_args=tuple(args), undo=undo)
+def git_action(
+    key: str,
+    *args: str,
+    undo: tuple[str, ...] | None = None,
+    check: Callable[[], None] | None = None,
+) -> Action:
+    line = "$ " + shlex.join(["git", *args])
+    return Action(key, line, git_args=tuple(args), undo=undo, check=check)
 
 
 def call_action(key: str, line: str, call: Callable[[], None]) -> Action:
@@ -104,6 +112,8 @@ class Plan:
         for action in self.actions:
             print(action.line, flush=True)
             try:
+                if action.check is not None:
+                    action.check()
                 if action.git_args is not None:
                     git.run(self.root, *action.git_args)
                 elif action.call is not None:

@@ -1,4 +1,4 @@
-"""Checks every release planner shares, over a :class:`~.snapshot.ReleaseState` (pure).
+"""Checks every release planner shares, over a :class:`~.world.World` (pure).
 
 Each either returns what is still to do or raises the refusal (a
 :class:`~mlrelease.errors.PreconditionError` saying what to do), before the first change.
@@ -13,26 +13,25 @@ from packaging.version import Version
 from mlrelease.edges.journal import drop_journal
 from mlrelease.errors import PreconditionError
 from mlrelease.naming import Names
-from mlrelease.release import state
 from mlrelease.release.config import TABLE
 from mlrelease.release.plan import Action, call_action, git_action
-from mlrelease.release.snapshot import ReleaseState
+from mlrelease.release.world import FINAL_MARKER, RC_MARKER, Refs, Remote, Tag, World, short
 
 
-def preflight(snap: ReleaseState, verb: str) -> None:
+def preflight(world: World, verb: str) -> None:
     """Refuse to plan over an unfinished git operation or a lock a killed git left."""
-    if snap.busy:
-        raise PreconditionError(f"{verb}: {snap.busy} Nothing was changed.")
-    if snap.lock:
+    if world.busy:
+        raise PreconditionError(f"{verb}: {world.busy} Nothing was changed.")
+    if world.lock:
         raise PreconditionError(
-            f"{snap.lock} exists: a git command is running here, or one was killed and left its "
-            "lock behind (a killed release command can). If no git process is running, "
-            f"remove it (`rm {snap.lock}`), check `git status`, and re-run."
+            f"{world.lock} exists: a git command is running here, or one was killed and left "
+            "its lock behind (a killed release command can). If no git process is running, "
+            f"remove it (`rm {world.lock}`), check `git status`, and re-run."
         )
 
 
-def require_remote(snap: ReleaseState, verb: str, name: str) -> state.Remote:
-    remote = snap.origin()
+def require_remote(world: World, verb: str, name: str) -> Remote:
+    remote = world.origin()
     if remote is None:
         raise PreconditionError(
             f"{verb} --push: no remote {name!r} is configured here ({TABLE}.remote); add it "
@@ -41,23 +40,94 @@ def require_remote(snap: ReleaseState, verb: str, name: str) -> state.Remote:
     return remote
 
 
-def check_tags(snap: ReleaseState, names: Names, verb: str, version: Version) -> None:
+def require_current(world: World, verb: str, branches: list[str]) -> None:
+    """Invariant (h): refuse before any commit on a branch when origin's has commits the local
+    one lacks (origin is the truth; a commit on a stale branch would fork it)."""
+    remote = world.origin()
+    if remote is None:
+        return
+    stale = []
+    for name in branches:
+        theirs, mine = remote.heads.get(name), world.local.heads.get(name)
+        if theirs and mine and theirs != mine and not world.is_ancestor(theirs, mine):
+            stale.append(
+                f"{remote.name}/{name} ({short(theirs)}) has commits that local {name} "
+                f"({short(mine)}) lacks"
+            )
+    if stale:
+        pulls = " && ".join(
+            f"git switch {b} && git pull --ff-only {remote.name} {b}"
+            for b in branches
+            if any(f"local {b} (" in s for s in stale)
+        )
+        raise PreconditionError(
+            f"{verb}: {'; '.join(stale)}; nothing was changed. Bring them in first "
+            f"(`{pulls}`), then re-run."
+        )
+
+
+def tag_conflicts(local: Refs, remote: Remote | None, names: set[str]) -> list[str]:
+    """Tags in ``names`` that exist on both sides with different objects, as sentences."""
+    if remote is None:
+        return []
+    found = []
+    for name in sorted(names):
+        mine, theirs = local.tags.get(name), remote.refs.tags.get(name)
+        if mine and theirs and mine.object != theirs.object:
+            found.append(
+                f"tag {name} is {short(mine.commit)} here but {short(theirs.commit)} on "
+                f"{remote.name} ({remote.name} is the truth: `git tag -d {name} && git fetch "
+                f"{remote.name} tag {name}`)"
+            )
+    return found
+
+
+def check_tags(world: World, names: Names, verb: str, version: Version) -> None:
     """Refuse when a tag of ``version`` differs here and on origin (origin is the truth)."""
-    remote = snap.origin()
+    remote = world.origin()
     found = {
         n
-        for n in {*snap.local.tags, *(remote.refs.tags if remote else {})}
+        for n in {*world.local.tags, *(remote.refs.tags if remote else {})}
         if (parsed := names.parse_tag(n)) and parsed[0] == version
     }
-    conflicts = state.tag_conflicts(snap.local, remote, found)
+    conflicts = tag_conflicts(world.local, remote, found)
     if conflicts:
         raise PreconditionError(f"{verb}: {'; '.join(conflicts)}.")
 
 
-def rc_tags(snap: ReleaseState, names: Names, version: Version) -> dict[int, tuple[str, str]]:
+def rc_problem(
+    tag: Tag | None, name: str, where: str, branch: str, reachable: bool, marker: str = RC_MARKER
+) -> str | None:
+    """Why the RC tag ``name`` cannot be promoted (or bound), or None when it can (``marker``:
+    the line its annotation needs; under ``rc-model = "bump"`` the final tag is bound)."""
+    verb = "promote" if marker == FINAL_MARKER else "rc"
+    if tag is None:
+        return (
+            f"there is no tag {name} on {where}; push it (`mlrelease release rc --execute "
+            "--push`) or list the candidates with `mlrelease release status`."
+        )
+    if not tag.annotated:
+        return (
+            f"{name} on {where} is a lightweight tag, not an annotated release candidate made by "
+            f"`mlrelease release {verb}`; delete it and tag the candidate with that command."
+        )
+    if not tag.made_by(marker):
+        return (
+            f"{name} on {where} was not made by `mlrelease release {verb}` (its annotation lacks "
+            f"{marker!r}); delete it and tag the candidate with that command."
+        )
+    if not reachable:
+        return (
+            f"{name} ({short(tag.commit)}) is not on {where}'s {branch}: a release candidate is "
+            f"a commit of the release branch. Tag one on {branch} with `mlrelease release rc`."
+        )
+    return None
+
+
+def rc_tags(world: World, names: Names, version: Version) -> dict[int, tuple[str, str]]:
     """RC number -> (tag, commit) for the release candidates of ``version``."""
     found: dict[int, tuple[str, str]] = {}
-    for name, commit in snap.tags().items():
+    for name, commit in world.tags().items():
         parsed = names.parse_tag(name)
         if parsed and parsed[0] == version and parsed[1] is not None:
             found[parsed[1]] = (name, commit)
@@ -65,38 +135,31 @@ def rc_tags(snap: ReleaseState, names: Names, version: Version) -> dict[int, tup
 
 
 def push_action(
-    snap: ReleaseState, remote_name: str, refs: list[str], changed: set[str]
+    world: World, remote_name: str, refs: list[str], changed: set[str]
 ) -> Action | None:
     """``git push --atomic REMOTE refs...`` for the refs the remote lacks or will lack.
 
     Decided while planning, so before the first change: origin is not ahead of a branch to
     push, and a tag to push is absent on origin or the very same tag object."""
-    remote = require_remote(snap, "push", remote_name)
+    remote = require_remote(world, "push", remote_name)
     needed: list[str] = []
     for ref in refs:
         if ref.startswith("refs/tags/"):
             name = ref[len("refs/tags/") :]
             theirs = remote.tag_objects.get(name)
-            mine_tag = snap.local.tags.get(name)
+            mine_tag = world.local.tags.get(name)
             mine = mine_tag.object if mine_tag else None
             if theirs and ref in changed:
                 raise PreconditionError(
                     f"push: {remote.name} already has a tag {name} "
-                    f"({state.short(remote.tags.get(name))}) that this command would create; "
+                    f"({short(remote.tags.get(name))}) that this command would create; "
                     f"fetch it (`git fetch {remote.name} tag {name}`) and re-run."
                 )
             if ref in changed or theirs != mine:
                 needed.append(ref)
             continue
-        local = snap.local.heads.get(ref)
-        theirs = remote.heads.get(ref)
-        if theirs and theirs != local and not (local and snap.is_ancestor(theirs, local)):
-            raise PreconditionError(
-                f"push: {remote.name}/{ref} ({state.short(theirs)}) has commits that local "
-                f"{ref} ({state.short(local)}) lacks; nothing was changed. Bring them in first "
-                f"(`git switch {ref} && git pull --ff-only {remote.name} {ref}`), then re-run."
-            )
-        if ref in changed or theirs != local:
+        require_current(world, "push", [ref])
+        if ref in changed or remote.heads.get(ref) != world.local.heads.get(ref):
             needed.append(ref)
     if not needed:
         return None
@@ -104,13 +167,13 @@ def push_action(
 
 
 def require_clean(
-    snap: ReleaseState, name: str, ignore: AbstractSet[str] = frozenset(), why: str = ""
+    world: World, name: str, ignore: AbstractSet[str] = frozenset(), why: str = ""
 ) -> None:
-    dirty = [f for f in snap.dirty if f not in ignore]
+    dirty = [f for f in world.dirty if f not in ignore]
     if not dirty:
         return
     shown = ", ".join(dirty[:5]) + (" ..." if len(dirty) > 5 else "")
-    data = snap.journal.data if snap.journal else None
+    data = world.journal.data if world.journal else None
     hint = (
         f" An interrupted `{data.get('purpose')}` left files half-edited: re-run it with "
         "--execute to undo and redo it."
@@ -122,39 +185,44 @@ def require_clean(
     )
 
 
-def recovery(snap: ReleaseState, name: str) -> tuple[list[Action], set[str]]:
+def recovery(world: World, name: str) -> tuple[list[Action], set[str]]:
     """Actions that undo an interrupted edit, and the files they restore.
 
-    Refuses when files outside the journal are modified too: those are someone's work.
-    """
-    root, journal = snap.root, snap.journal
+    Invariant (f): a journalled file is restored only when it holds exactly what the edit
+    wrote (its SHA-256 is the journal's ``after``); one holding anything else is someone's
+    edit, and so is a changed file the journal does not name: both are refused."""
+    root, journal = world.root, world.journal
     if journal is None:
         return [], set()
     data = journal.data
+    drop = "drop the journal of a finished edit"
     if data is None:
-        return [
-            call_action(
-                "journal-drop",
-                f"drop the unparsable journal {journal.path} (it names no edit to undo)",
-                lambda: drop_journal(root),
-            )
-        ], set()
-    if data.get("head") != snap.head:
-        return [
-            call_action(
-                "journal-drop", "drop the journal of a finished edit", lambda: drop_journal(root)
-            )
-        ], set()
+        drop = f"drop the unparsable journal {journal.path} (it names no edit to undo)"
+    if data is None or data.get("head") != world.head:
+        return [call_action("journal-drop", drop, lambda: drop_journal(root))], set()
     listed = data.get("files")
-    dirty = set(snap.dirty)
-    files = (
-        [f for f in listed if isinstance(f, str) and f in dirty] if isinstance(listed, list) else []
-    )
-    others = sorted(dirty - set(files))
+    dirty = set(world.dirty)
+    purpose = data.get("purpose")
+    if isinstance(listed, dict):  # {file: {"before": sha, "after": sha}}
+        files = [f for f, h in listed.items() if journal.hashes.get(f) == _after(h)]
+        theirs = [
+            f for f, h in listed.items() if journal.hashes.get(f) not in (_after(h), _before(h))
+        ]
+        if theirs:
+            raise PreconditionError(
+                f"{name}: an interrupted `{purpose}` edited {', '.join(sorted(listed))}, and "
+                f"{', '.join(theirs)} changed again since (it holds neither what it held nor "
+                "what mlrelease wrote): that is someone's edit, and recovery never reverts one. "
+                "Keep your change elsewhere, restore the file (`git restore -- "
+                f"{' '.join(theirs)}`), re-run, then re-apply your change."
+            )
+    else:  # a journal naming files only (``mlrelease bump``)
+        files = [f for f in listed if isinstance(f, str) and f in dirty] if listed else []
+    others = sorted(dirty - set(listed or ()))
     if others:
         left = ", ".join(files) or "no file"
         raise PreconditionError(
-            f"{name}: an interrupted `{data.get('purpose')}` left {left} half-edited, and "
+            f"{name}: an interrupted `{purpose}` left {left} half-edited, and "
             f"{', '.join(others[:5])} changed too. Commit or stash your own changes, then "
             "re-run: the interrupted edit is undone and redone."
         )
@@ -171,3 +239,11 @@ def recovery(snap: ReleaseState, name: str) -> tuple[list[Action], set[str]]:
         )
     )
     return actions, set(files)
+
+
+def _after(hashes: object) -> object:
+    return hashes.get("after") if isinstance(hashes, dict) else None
+
+
+def _before(hashes: object) -> object:
+    return hashes.get("before") if isinstance(hashes, dict) else None

@@ -3,6 +3,7 @@ every verb's pure planner previews its next step on it."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -10,25 +11,63 @@ from packaging.version import Version
 from rich.table import Table
 
 from mlrelease import report, versions
+from mlrelease.config import Config
 from mlrelease.docs import published
-from mlrelease.edges import git
 from mlrelease.errors import UserError
 from mlrelease.project import changelog
-from mlrelease.release import candidates, cut, observe, promotion, repo, rules
-from mlrelease.release.config import ReleaseConfig, parse_release, series, series_text
-from mlrelease.release.flow import Flow, parse_version
-from mlrelease.release.plan import (
-    Plan,
+from mlrelease.release import bump_model, candidates, cut, queries, reader, rules
+from mlrelease.release.config import (
+    ReleaseConfig,
+    parse_release,
+    series,
+    series_text,
 )
-from mlrelease.release.untagged import plan_rc_bump
-from mlrelease.wheels.promote import PYPI_UPLOAD_URL
+from mlrelease.release.plan import Plan
+from mlrelease.release.promotion import final
+from mlrelease.release.world import World, parse_version
 
 # --- status ---------------------------------------------------------------------------------
 
 
-def status(flow: Flow, version: str | None = None) -> dict[str, Any]:
+def _previews(world: World, config: Config, target: Version) -> dict[str, str]:
+    """What each verb would do next, planned on the one world (or why it refuses)."""
+    rel = config.table(ReleaseConfig)
+    untagged = rel.rc_model == "bump"  # RCs are version bumps: no tag to promote
+    cut_version = series_text(series(target))
+    checks: list[tuple[str, Callable[[], Plan]]] = [
+        ("cut", lambda: cut.plan_cut(world, config, cut_version)),
+        ("prepare", lambda: candidates.plan_prepare(world, config, str(target))),
+        (
+            "rc",
+            (lambda: bump_model.plan_rc_bump(world, config))
+            if untagged
+            else (lambda: candidates.plan_rc(world, config)),
+        ),
+        (
+            "promote",
+            (lambda: bump_model.plan_final(world, config, str(target)))
+            if untagged
+            else (lambda: final.plan_promote(world, config).plan),
+        ),
+    ]
+    if rel.model == "trunk":  # releases are tagged on main: no branch to cut
+        checks = checks[1:]
+    found = {}
+    for name, make in checks:
+        try:
+            plan = make()
+            found[name] = (
+                "nothing to do" if plan.noop else "; ".join(a.line[2:] for a in plan.actions)
+            )
+        except UserError as exc:
+            found[name] = f"refused: {exc}"
+    return found
+
+
+def status(config: Config, version: str | None = None) -> dict[str, Any]:
     """Where the release stands; changes nothing. Plain data (``--json`` prints it)."""
-    root, config, names = flow.root, flow.config, flow.names
+    root, rel = config.root, config.table(ReleaseConfig)
+    names = config.names
     source = str(config.pyproject_path)
     current = str(versions.bumpversion_table(config.pyproject, source)["current_version"])
     parsed = parse_version(current, "pyproject.toml")
@@ -37,67 +76,30 @@ def status(flow: Flow, version: str | None = None) -> dict[str, Any]:
     files = [{"file": o.file, "line": o.line, "version": o.value} for o in found]
     path = config.path(config.changelog)
     log_text = path.read_text(encoding="utf-8") if path.is_file() else ""
-    branch = git.current_branch(root)
     release_branch = names.branch_for(series(target))
-    snap = observe.base(config)  # one snapshot for every verb previewed below
-    remote_error, snap.remote_error = snap.remote_error, None
-    rcs = rules.rc_tags(snap, names, target)
-    final = names.final_tag(target)
-    tags = snap.tags()
-    head = snap.head
-    report_path = config.path(flow.rel.rc_report)
+    asks: list[reader.Ask] = [
+        reader.Cut(series_text(series(target))),
+        reader.Prepare(str(target)),
+        reader.Bumped() if rel.rc_model == "bump" else reader.Candidate(),
+    ]
+    if rel.rc_model != "bump":
+        asks.append(reader.Release(version=str(target)))
+    world = reader.read(config, *asks)  # one world for every verb previewed below
+    remote_error = world.remote_error
+    world = dataclasses.replace(world, remote_error=None)
+    rcs = rules.rc_tags(world, names, target)
+    final_tag = names.final_tag(target)
+    report_path = config.path(rel.rc_report)
     verdict: dict[str, Any] = {"report": str(report_path), "verdict": None, "for_head": False}
     if report_path.is_file():
         try:
             r = report.read(report_path)
             verdict.update(
-                verdict=r.verdict, commit=r.commit, for_head=r.commit == head, created=r.created
-            )
+                verdict=r.verdict, commit=r.commit, for_head=r.commit == world.head,
+                created=r.created,
+            )  # fmt: skip
         except UserError as exc:
             verdict["error"] = str(exc)
-    next_steps: dict[str, str] = {}
-    cut_version = series_text(series(target))
-
-    def plan_cut() -> Plan:
-        observe.for_cut(config, cut_version, None, snap)
-        return cut.plan_cut(snap, config, cut_version)
-
-    def plan_prepare() -> Plan:
-        observe.for_prepare(config, str(target), snap)
-        return candidates.plan_prepare(snap, config, str(target))
-
-    untagged = (
-        config.table(ReleaseConfig).rc_model == "bump"
-    )  # RCs are version bumps: no tag to promote
-
-    def plan_rc() -> Plan:
-        if untagged:
-            return plan_rc_bump(flow)
-        observe.for_rc(config, snap)
-        return candidates.plan_rc(snap, config)
-
-    def plan_promote() -> Plan:
-        if untagged:
-            return promotion.plan_untagged_final(flow, None, str(target), False, False).plan
-        observe.for_promote(config, None, str(target), None, False, None, PYPI_UPLOAD_URL, snap)
-        return promotion.plan_promote(snap, config, None, str(target)).plan
-
-    checks: list[tuple[str, Callable[[], Plan]]] = [
-        ("cut", plan_cut),
-        ("prepare", plan_prepare),
-        ("rc", plan_rc),
-        ("promote", plan_promote),
-    ]
-    if flow.rel.model == "trunk":  # releases are tagged on main: no branch to cut
-        checks = checks[1:]
-    for name, make in checks:
-        try:
-            plan = make()
-            next_steps[name] = (
-                "nothing to do" if plan.noop else "; ".join(a.line[2:] for a in plan.actions)
-            )
-        except UserError as exc:
-            next_steps[name] = f"refused: {exc}"
     return {
         "version": current,
         "release": str(target),
@@ -105,17 +107,20 @@ def status(flow: Flow, version: str | None = None) -> dict[str, Any]:
         "files": files,
         "problems": [f"{p.file}: {p.message}" for p in problems],
         "changelog": {"file": config.changelog, "section": changelog.has_section(log_text, target)},
-        "branch": branch,
-        "head": head,
+        "branch": world.branch,
+        "head": world.head,
         "release_branch": {
             "name": release_branch,
-            "exists": repo.branch_exists(root, release_branch),
+            "exists": queries.branch_exists(root, release_branch),
         },
-        "remote": {"name": flow.rel.remote, "error": remote_error},
-        "tags": {"rc": [rcs[n][0] for n in sorted(rcs)], "final": final if final in tags else None},
+        "remote": {"name": rel.remote, "error": remote_error},
+        "tags": {
+            "rc": [rcs[n][0] for n in sorted(rcs)],
+            "final": final_tag if final_tag in world.tags() else None,
+        },
         "next_rc": names.rc_tag_for(target, max(rcs, default=0) + 1),
         "release_verify": verdict,
-        "next": next_steps,
+        "next": _previews(world, config, target),
         "docs": published.state(config).to_dict(),
     }
 

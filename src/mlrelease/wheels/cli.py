@@ -12,8 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from mlrelease.config import find_root
-from mlrelease.edges.proc import display
-from mlrelease.errors import UserError
+from mlrelease.errors import PreconditionError, UserError
 from mlrelease.terminal import make_console
 from mlrelease.wheels import artifacts, build, matrix, promote, service
 from mlrelease.wheels.artifacts import Finding
@@ -181,9 +180,7 @@ def cmd_sums(args: argparse.Namespace) -> int:
 
 def cmd_promote(args: argparse.Namespace) -> int:
     ((_, project),) = _projects(args)[-1:]
-    promotion = promote.prepare(
-        project, args.artifacts, version=args.version, repository_url=args.repository_url
-    )
+    promotion = promote.prepare(project, args.artifacts, version=args.version)
     if not promotion.ok:
         _report(promotion.findings, f"promotion of {args.artifacts}")
         console.print("Nothing was uploaded.")
@@ -194,12 +191,14 @@ def cmd_promote(args: argparse.Namespace) -> int:
     )
     for path in promotion.files:
         console.print(f"  {path.name}")
-    console.print(f"Upload command: {display(promotion.command)}", soft_wrap=True)
-    if not args.execute:
-        console.print("Dry run: nothing uploaded. Re-run with --execute to publish.")
-        return 0
-    promote.publish(promotion)
-    console.print(f"Published {project.name} {promotion.version}.")
+    if args.execute:
+        raise PreconditionError(
+            "wheels promote --execute: release files are published only through `mlrelease "
+            "release publish --rc vX.Y.Z-rcN --execute`, from the store filled when they were "
+            "bound to the RC and checked against that manifest (a fresh clone adds --artifacts "
+            f"{args.artifacts} to import them). Nothing was uploaded."
+        )
+    console.print("Verified; nothing uploaded (publishing is `mlrelease release publish`).")
     return 0
 
 
@@ -364,10 +363,11 @@ def _add_promote(sub: Any) -> None:
     """``mlrelease wheels promote``."""
     r = sub.add_parser(
         "promote",
-        help="verify an RC's artifacts and publish them (dry run)",
+        help="verify an RC's artifacts (publishing is `release publish`)",
         description=promote.__doc__.split("\n\n")[0] + " Verifies every file "
         "against DIR/SHA256SUMS, the version in each file name and the set's "
-        "completeness, then uploads with twine. Dry run unless --execute.",
+        "completeness. Uploads nothing: release files are published by `mlrelease release "
+        "publish`, from the store, against the manifest bound to the RC.",
     )
     r.add_argument(
         "--artifacts",
@@ -379,11 +379,9 @@ def _add_promote(sub: Any) -> None:
     _projects_argument(r, many=False)
     r.add_argument("--version", help="the final version (default: the project's)")
     r.add_argument(
-        "--repository-url",
-        default=promote.PYPI_UPLOAD_URL,
-        help=f"upload endpoint (default: {promote.PYPI_UPLOAD_URL})",
-    )
-    r.add_argument("--execute", action="store_true", help="upload (default: dry run)")
+        "--repository-url", help=argparse.SUPPRESS
+    )  # accepted, unused (it uploads nothing)
+    r.add_argument("--execute", action="store_true", help="refused: see `release publish`")
     r.set_defaults(func=cmd_promote)
 
 

@@ -1,10 +1,9 @@
-"""Promotion of a release candidate to the final release: publish the RC's files, never a
-rebuild (PyTorch's promote-by-copy).
+"""Checks of a release's artifact set: every file a wheel or sdist of this project at the final
+version, matching its ``SHA256SUMS``, and the set complete (PyTorch's promote-by-copy publishes
+the RC's files, never a rebuild).
 
-The wheel workflow built the RC with the final version string (``v1.4.0-rc2`` -> files named
-``1.4.0``) and stored them, with their ``SHA256SUMS``, as assets of the RC's GitHub
-pre-release. On the final tag the workflow downloads exactly those assets into a folder and
-runs ``mlrelease wheels promote --artifacts DIR --execute``, which refuses unless:
+``mlrelease wheels promote --artifacts DIR`` verifies a folder (for instance the RC's assets a
+workflow downloaded) and refuses unless:
 
 1. every file matches ``DIR/SHA256SUMS`` (a tampered, missing or extra file is named);
 2. every file is a wheel or sdist of this project carrying the final version;
@@ -13,10 +12,9 @@ runs ``mlrelease wheels promote --artifacts DIR --execute``, which refuses unles
 4. nothing the previous release shipped is missing (``previous-artifacts``): a dropped
    platform or Python version passes only with a recorded decision (``dropped``).
 
-Then it uploads them with ``twine upload`` (trusted publishing on GitHub Actions: twine
-exchanges the job's OIDC token, no password exists). Without ``--execute`` it prints the exact
-command and uploads nothing. On PyPI, ``--skip-existing`` makes a re-run after a partial upload
-finish the job instead of failing on the files PyPI already has.
+It uploads nothing. Release files reach an index only through ``mlrelease release publish``
+(:mod:`mlrelease.release.promotion.publish`): from the store filled when the files were bound
+to the RC, behind the gatekeeper (docs/release/invariants.md).
 """
 
 from __future__ import annotations
@@ -25,33 +23,25 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlparse
 
 from packaging.version import Version
 
-from mlrelease.edges.faults import fault_point
-from mlrelease.edges.proc import call, python_module
 from mlrelease.errors import ConfigError, PreconditionError, UserError
-from mlrelease.wheels import artifacts, published
+from mlrelease.wheels import artifacts
 from mlrelease.wheels.artifacts import Artifact, Finding
 from mlrelease.wheels.matrix import classifier_versions
 from mlrelease.wheels.project import Project
 
-PYPI_UPLOAD_URL = "https://upload.pypi.org/legacy/"
-
 
 @dataclass
 class Promotion:
-    """What would be (or was) published, and why not if anything is wrong."""
+    """A folder's artifacts as checked, and why they are not a release if anything is wrong."""
 
     version: str
     files: list[Path] = field(default_factory=list)
-    """Upload order: wheels first, the sdist last (so no installer falls back to building
-    from the sdist while the wheels are still arriving)."""
+    """Wheels first, the sdist last."""
     findings: list[Finding] = field(default_factory=list)
-    command: list[str] = field(default_factory=list)
     project: str = ""
-    repository_url: str = PYPI_UPLOAD_URL
 
     @property
     def ok(self) -> bool:
@@ -156,37 +146,14 @@ def against_previous(project: Project, current: set[str]) -> list[tuple[str, str
     return out
 
 
-def upload_command(files: Sequence[Path], repository_url: str) -> list[str]:
-    """The twine invocation promotion runs: the same argv in a dry run and for real.
-
-    ``--skip-existing`` (re-runs skip what PyPI already has) is only for PyPI and TestPyPI:
-    twine refuses it for other indexes, which answer a repeated file with an error instead.
-    """
-    skip = urlparse(repository_url).hostname in ("upload.pypi.org", "test.pypi.org")
-    return python_module(
-        "twine", "upload", "--non-interactive",
-        *(["--skip-existing"] if skip else []),
-        "--disable-progress-bar", "--repository-url", repository_url,
-        *(str(f) for f in files),
-    )  # fmt: skip
-
-
-def prepare(
-    project: Project,
-    folder: Path,
-    *,
-    version: str | None = None,
-    repository_url: str = PYPI_UPLOAD_URL,
-) -> Promotion:
-    """Verify ``folder`` and work out the upload; changes nothing."""
+def prepare(project: Project, folder: Path, *, version: str | None = None) -> Promotion:
+    """Verify ``folder``; changes nothing."""
     if not folder.is_dir():
         raise UserError(
             f"--artifacts {folder}: no such folder. Download the RC's assets "
             "into it first (the release workflow does)."
         )
-    promotion = Promotion(
-        final_version(project, version), project=project.name, repository_url=repository_url
-    )
+    promotion = Promotion(final_version(project, version), project=project.name)
     promotion.findings += artifacts.verify_sums(folder)
     found: list[Artifact] = []
     for path in sorted(folder.iterdir()):
@@ -202,21 +169,4 @@ def prepare(
     promotion.findings += completeness(project, found)
     order = sorted(found, key=lambda a: (a.kind == "sdist", a.filename))
     promotion.files = [a.path for a in order]
-    promotion.command = upload_command(promotion.files, repository_url)
     return promotion
-
-
-def publish(promotion: Promotion) -> None:
-    """Run the upload (only after :func:`prepare` found nothing)."""
-    if not promotion.ok:
-        raise PreconditionError("promote: refusing to upload artifacts that failed verification")
-    # Idempotent by asking the index: a re-run after a partial upload sends only what is
-    # missing, on any index (twine's --skip-existing is PyPI's only).
-    for path in published.pending(promotion.files, promotion.repository_url, promotion.project):
-        proc = call(upload_command([path], promotion.repository_url), capture=False)
-        if proc.returncode != 0:
-            raise UserError(
-                f"twine upload of {path.name} failed (exit {proc.returncode}). Files the index "
-                "already holds are not sent again: fix the cause and run the same command again."
-            )
-        fault_point(f"publish:after:{path.name}")

@@ -118,7 +118,10 @@ def test_every_derived_step_runs_a_real_command(tmp_path: Path) -> None:
     from mlrelease.release.checklist import steps_for
 
     root = adopted(tmp_path)
-    values = {"version": "1.4.1", "series": "1.4", "rc_tag": "v1.4.1rc1", "artifacts": "dist"}
+    values = {
+        "version": "1.4.1", "series": "1.4", "rc_tag": "v1.4.1rc1", "artifacts": "dist",
+        "index": "https://upload.pypi.org/legacy/",
+    }  # fmt: skip
     parser = build_parser()
     steps = steps_for(load_config(root))
     assert [s.id for s in steps] == [
@@ -128,8 +131,8 @@ def test_every_derived_step_runs_a_real_command(tmp_path: Path) -> None:
         "wheels",
         "bind",
         "rc-verify",
-        "promote",
         "publish",
+        "promote",
         "announce",
     ]
     for step in steps:

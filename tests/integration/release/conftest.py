@@ -1,4 +1,6 @@
-"""Fixtures of the release-flow tests: a fresh copy of one template repository per test."""
+"""Fixtures of the release-flow tests: a fresh copy of one template repository per test, a
+verified and bound release candidate on it, a colleague's clone of its origin, and package
+indexes on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -6,11 +8,11 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from helpers.index import serve
+from helpers.index import serve, start, stop
 from helpers.release import FILES, GIT_ENV, Repo
 
 from mlrelease.cli import main
@@ -71,3 +73,53 @@ def index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str
     monkeypatch.setenv("TWINE_PASSWORD", "test")
     with serve(tmp_path / "index") as url:
         yield url, tmp_path / "index"
+
+
+@pytest.fixture
+def indexes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[str], str]]:
+    """More views of the ``index`` folder: ``indexes("md5")`` is the upload URL of a server
+    over the same files whose simple pages give MD5 fragments (``"off"``: no hash at all)."""
+    monkeypatch.setenv("TWINE_USERNAME", "test")
+    monkeypatch.setenv("TWINE_PASSWORD", "test")
+    servers = []
+
+    def view(algo: str) -> str:
+        server, url = start(tmp_path / "index", algo)
+        servers.append(server)
+        return url
+
+    yield view
+    for server in servers:
+        stop(server)
+
+
+@pytest.fixture
+def candidate(repo: Repo, mlr) -> Repo:  # type: ignore[no-untyped-def]
+    """release/1.4 prepared and pushed, v1.4.0-rc1 tagged and pushed, its files built into
+    dist/ and bound (manifest on origin), its release_verify report written."""
+    for args in (
+        ("cut", "--version", "1.4", "--execute", "--push"),
+        ("prepare", "--version", "1.4.0", "--execute", "--push"),
+        ("rc", "--execute", "--push"),
+    ):
+        code, _, err = mlr("release", *args)
+        assert code == 0, err
+    repo.build()
+    code, _, err = mlr("release", "bind", "--rc", "v1.4.0-rc1", "--execute", "--push")
+    assert code == 0, err
+    assert mlr("verify")[0] == 0
+    return repo
+
+
+@pytest.fixture
+def colleague(repo: Repo, tmp_path: Path) -> Repo:
+    """Another clone of origin, as a colleague (or an attacker with push rights) has it, taken
+    when the test asks for it (after ``candidate``, it has release/1.4 checked out)."""
+    path = tmp_path / "colleague"
+    subprocess.run(
+        ["git", "clone", "-q", str(repo.origin), str(path)], check=True, capture_output=True
+    )
+    other = Repo(path, repo.origin)
+    if other.git("ls-remote", "--heads", "origin", "release/1.4"):
+        other.git("switch", "-q", "release/1.4")
+    return other

@@ -19,7 +19,12 @@ from mlrelease.release.config import ReleaseConfig
 
 REPO = REPO_ROOT
 KINDS = ("nox", "invoke", "mlrelease")
-PLACEHOLDERS = {"series": "1.4", "version": "1.4.0", "rc_tag": "v1.4.0-rc1"}
+PLACEHOLDERS = {
+    "series": "1.4",
+    "version": "1.4.0",
+    "rc_tag": "v1.4.0-rc1",
+    "index": "https://upload.pypi.org/legacy/",
+}
 
 
 def _nox_sessions() -> set[str]:

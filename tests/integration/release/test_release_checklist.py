@@ -54,12 +54,14 @@ def assert_released(repo: Repo) -> None:
     rc1 = repo.git("rev-parse", "release/1.4")
     assert repo.tags() == {"v1.4.0-rc1": rc1, "v1.4.0": rc1}  # no duplicate RC, final on rc1
     remote = repo.origin_git("for-each-ref", "--format=%(refname) %(*objectname)%(objectname)")
-    assert {line.split()[0] for line in remote.splitlines()} == {
+    refs = {line.split()[0] for line in remote.splitlines()}
+    bound = [ref for ref in refs if ref.startswith("refs/mlrelease/bound/v1.4.0-rc1/")]
+    assert len(bound) == 1, refs  # one binding, content-addressed: bound/<rc>/<sha256>
+    assert refs - set(bound) == {
         "refs/heads/main",
         "refs/heads/release/1.4",
         "refs/tags/v1.4.0-rc1",
         "refs/tags/v1.4.0",
-        "refs/mlrelease/manifests/v1.4.0-rc1",
     }
     assert repo.origin_git("rev-parse", "release/1.4") == rc1
     assert repo.origin_git("rev-parse", "main") == repo.git("rev-parse", "main")

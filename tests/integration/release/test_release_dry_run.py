@@ -115,6 +115,8 @@ def test_dry_run_lists_the_git_commands_execute_runs(
             "-m",
             "1.4.0 (promoted from v1.4.0-rc2)",
             "-m",
+            "Made-by: mlrelease release promote",
+            "-m",
             "Mlrelease-Manifest-SHA256: " + promote[0][-1].rsplit(" ", 1)[-1],
         ],
         ["git", "push", "--atomic", "origin", "refs/tags/v1.4.0"],

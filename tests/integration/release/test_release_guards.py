@@ -146,14 +146,15 @@ def test_promote_publishes_before_tagging_and_once(at_rc2: Repo, mlr, index) -> 
     url, packages = index
     assert mlr("verify")[0] == 0
     code, out, err = mlr("release", "promote", "--version", "1.4.0")
-    assert code == 0 and "Next, publish the RC's verified artifacts (no rebuild): " in err
-    assert f"--repository-url {url}" not in err  # PyPI by default, printed not contacted
+    assert code == 0 and "no index was checked: publish first" in err  # no index contacted
     code, out, err = mlr(
         "release", "promote", "--version", "1.4.0", "--publish", "--repository-url", url
     )
-    assert code == 0 and "# publish: mlrelease wheels promote --artifacts" in out
+    assert code == 0 and "# publish demo-1.4.0-py3-none-any.whl from the store to" in out
     lines = [line for line in out.splitlines() if line[:2] in ("# ", "$ ")]
-    assert lines[0].startswith("# publish") and lines[1].startswith("$ git tag -a v1.4.0 ")
+    assert lines[0].startswith("# publish demo-1.4.0-py3-none-any.whl")  # wheels first
+    assert lines[1].startswith("# publish demo-1.4.0.tar.gz")
+    assert lines[2].startswith("$ git tag -a v1.4.0 ")
     assert not list(packages.iterdir())  # a dry run publishes nothing
     code, out, err = mlr(
         "release", "promote", "--rc", "v1.4.0-rc2", "--publish", "--repository-url", url,

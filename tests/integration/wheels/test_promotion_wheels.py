@@ -1,9 +1,8 @@
-"""Promotion of a release candidate's files: verified against SHA256SUMS, named with the final
-version, uploaded with twine to a local index server (never to PyPI)."""
+"""`wheels promote`: a release candidate's files verified against SHA256SUMS and named with the
+final version. It uploads nothing: publishing is `release publish`'s, the one publish path."""
 
 from __future__ import annotations
 
-import hashlib
 import shutil
 import socket
 import subprocess
@@ -17,7 +16,7 @@ import pytest
 from helpers.wheels import FINAL, RC, Built
 
 from mlrelease import cli
-from mlrelease.edges import git, proc
+from mlrelease.edges import git
 from mlrelease.registry import load_config
 from mlrelease.wheels import artifacts, promote
 from mlrelease.wheels.project import Project, from_config
@@ -52,29 +51,18 @@ def _promote(built: Built, folder: Path, *extra: str) -> int:
 
 
 @pytest.mark.slow
-def test_dry_run_shows_the_exact_upload_and_sends_nothing(
+def test_dry_run_verifies_the_files_and_uploads_nothing(
     built: Built, release: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert _promote(built, release) == 0
-    err = capsys.readouterr().err
-    assert "Dry run: nothing uploaded" in err
+    err = " ".join(capsys.readouterr().err.split())
+    assert f"2 artifacts of mlrelease {FINAL} verified against SHA256SUMS" in err
+    assert "Verified; nothing uploaded (publishing is `mlrelease release publish`)" in err
     promotion = promote.prepare(project_at(built.repo), release, version=FINAL)
-    wheel, sdist = (
-        release / f"mlrelease-{FINAL}-py3-none-any.whl",
-        release / f"mlrelease-{FINAL}.tar.gz",
-    )
-    assert promotion.command == proc.python_module(
-        "twine",
-        "upload",
-        "--non-interactive",
-        "--skip-existing",
-        "--disable-progress-bar",
-        "--repository-url",
-        "https://upload.pypi.org/legacy/",
-        str(wheel),
-        str(sdist),
-    )
-    assert f"{sys.executable} -P -m twine upload --non-interactive" in " ".join(err.split())
+    assert promotion.ok and sorted(p.name for p in promotion.files) == [
+        f"mlrelease-{FINAL}-py3-none-any.whl",
+        f"mlrelease-{FINAL}.tar.gz",
+    ]
 
 
 @pytest.mark.slow
@@ -159,26 +147,24 @@ def index(tmp_path: Path) -> Iterator[tuple[str, Path]]:
 
 
 @pytest.mark.slow
-def test_execute_publishes_exactly_the_rc_files(
-    built: Built, release: Path, index: tuple[str, Path], monkeypatch: pytest.MonkeyPatch
+def test_execute_is_refused_and_the_index_gets_nothing(
+    built: Built,
+    release: Path,
+    index: tuple[str, Path],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
+    """One publish path (docs/release/invariants.md): release files reach an index only through
+    `release publish`, from the store, against the manifest bound to the RC. `wheels promote`
+    verifies; with --execute it refuses, even with files that match their SHA256SUMS."""
     url, packages = index
     monkeypatch.setenv("TWINE_USERNAME", "test")
     monkeypatch.setenv("TWINE_PASSWORD", "test")
-    # A local index gets no --skip-existing (twine allows it for PyPI and TestPyPI only).
-    command = promote.prepare(
-        project_at(built.repo), release, version=FINAL, repository_url=url
-    ).command
-    assert "--skip-existing" not in command and command[-3:-2] == [url]
-    assert _promote(built, release, "--repository-url", url, "--execute") == 0
-
-    def digests(folder: Path) -> dict[str, str]:
-        return {
-            p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in artifacts.collect(folder)
-        }
-
-    assert digests(packages) == digests(release)
-    assert len(digests(packages)) == 2
+    assert _promote(built, release, "--repository-url", url, "--execute") != 0
+    err = " ".join(capsys.readouterr().err.split())
+    assert "mlrelease release publish --rc vX.Y.Z-rcN --execute" in err, err
+    assert "Nothing was uploaded." in err
+    assert list(packages.iterdir()) == []
 
 
 def test_rc_tag_is_the_newest_candidate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

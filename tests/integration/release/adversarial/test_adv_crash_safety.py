@@ -28,7 +28,15 @@ def test_bump_killed_mid_write_is_undone_and_redone(repo: Repo) -> None:
 def test_cut_recovery_reads_the_config_it_started_with(repo: Repo) -> None:
     killed = run(repo, "release", "cut", "--version", "1.4", "--execute", fault="cut:after:bump")
     assert killed.returncode == -signal.SIGKILL
-    (repo.path / "pyproject.toml").write_text("")  # half-written: would read as the defaults
+    # cut's writes are atomic; an emptied pyproject.toml is someone else's doing. It is not
+    # read as the defaults (the journal names the config the cut started with), and not
+    # reverted either (invariant (f)): recovery says so and waits.
+    (repo.path / "pyproject.toml").write_text("")
+    refused = run(repo, "release", "cut", "--version", "1.4", "--execute")
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    assert "pyproject.toml changed again since" in " ".join(refused.stderr.split())
+    assert (repo.path / "pyproject.toml").read_text() == ""
+    repo.git("restore", "--", "pyproject.toml")
     resumed = run(repo, "release", "cut", "--version", "1.4", "--execute")
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     assert "blob/release/1.4/" in repo.git("show", "release/1.4:README.md")

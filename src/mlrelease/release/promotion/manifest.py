@@ -1,12 +1,10 @@
-"""The artifact manifest of a release candidate: file names, sizes, SHA-256 and the commit the
-files were built from, bound to the RC where a later rebuild cannot overwrite it.
+"""The artifact manifest of a release candidate (pure): file names, sizes and SHA-256 of its
+wheels and sdist, and the commit they were built from.
 
-``release bind`` stores the manifest as a blob under ``refs/mlrelease/manifests/<rc tag>`` and
-pushes that ref to origin; git refuses to move a ref to a non-commit object without ``--force``,
-and mlrelease never forces, so the first binding stands. ``release promote`` reads the manifest
-from origin, checks every artifact against it (a sums file lying next to the artifacts is not
-trusted) and that it was built from the RC's commit, and writes the manifest's own SHA-256 into
-the final tag's annotation.
+``release bind`` stores it as a blob under ``refs/mlrelease/bound/<rc>/<sha256 of the
+manifest>`` and pushes that ref: the name is the content's hash, so any clone detects a forced
+update (invariant (d)). ``release promote`` writes the manifest's SHA-256 into the final tag's
+annotation.
 """
 
 from __future__ import annotations
@@ -14,11 +12,9 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from mlrelease.errors import UserError
-from mlrelease.wheels import artifacts
 
 SCHEMA = 1
 TRAILER = "Mlrelease-Manifest-SHA256"
@@ -27,6 +23,8 @@ TRAILER = "Mlrelease-Manifest-SHA256"
 
 @dataclass(frozen=True)
 class Entry:
+    """One file: its name, size and SHA-256."""
+
     name: str
     size: int
     sha256: str
@@ -52,7 +50,10 @@ class Manifest:
 
     @property
     def digest(self) -> str:
-        return hashlib.sha256(self.text().encode()).hexdigest()
+        return sha256_text(self.text())
+
+    def entry(self, name: str) -> Entry | None:
+        return next((e for e in self.files if e.name == name), None)
 
     @classmethod
     def parse(cls, text: str, source: str) -> Manifest:
@@ -72,6 +73,10 @@ class Manifest:
             ) from None
 
 
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 def named_digest(annotation: str) -> str | None:
     """The manifest SHA-256 a final tag's annotation names (``TRAILER: <hex>``), if any."""
     for line in annotation.splitlines():
@@ -79,13 +84,6 @@ def named_digest(annotation: str) -> str | None:
         if key.strip() == TRAILER and value.strip():
             return value.strip()
     return None
-
-
-def entries(folder: Path) -> tuple[Entry, ...]:
-    """Every artifact (wheel, sdist) of ``folder``, by name."""
-    return tuple(
-        Entry(p.name, p.stat().st_size, artifacts.sha256(p)) for p in artifacts.collect(folder)
-    )
 
 
 def compare(manifest: Manifest, found: tuple[Entry, ...]) -> list[str]:

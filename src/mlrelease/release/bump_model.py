@@ -8,17 +8,17 @@ are pure (:func:`next_version`); :func:`plan_rc_bump` turns them into ``release 
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Literal
 
 from packaging.version import Version
 
-from mlrelease.edges import git
+from mlrelease.config import Config
 from mlrelease.errors import PreconditionError, UserError
-from mlrelease.release import observe, repo, rules
-from mlrelease.release.config import TABLE, parse_release
-from mlrelease.release.flow import Flow, bump_call, parse_version, version_files
-from mlrelease.release.plan import Action, Plan, begin_edit, call_action, end_edit, git_action
+from mlrelease.release import edits as editing
+from mlrelease.release import rules
+from mlrelease.release.config import TABLE, ReleaseConfig, parse_release
+from mlrelease.release.plan import Plan, git_action
+from mlrelease.release.world import FINAL_MARKER, NotGathered, World, parse_version, short
 
 Step = Literal["rc", "final"]
 
@@ -73,84 +73,90 @@ def subject(version: Version) -> str:
     return f"Set version number to {version}"
 
 
-def _on_branch(flow: Flow, verb: str, restored: set[str]) -> tuple[str, Version, Version]:
-    """On a clean release branch: (branch, the version it carries, the release it is for)."""
-    branch = git.current_branch(flow.root)
-    parsed = flow.names.branch.parse(branch) if branch else None
-    if branch is None or parsed is None:
+def _on_branch(
+    world: World, config: Config, verb: str, restored: set[str]
+) -> tuple[str, Version, Version]:
+    """On a clean, current release branch: (branch, the version it carries, the release)."""
+    rel = config.table(ReleaseConfig)
+    target = world.target
+    branch = world.branch
+    if branch is None or target is None or target.branch != branch:
         raise PreconditionError(
             f"{verb}: you are on {branch or 'a detached HEAD'}, not on a release branch "
-            f"({TABLE}.branch = {flow.rel.branch!r}); switch to it first."
+            f"({TABLE}.branch = {rel.branch!r}); switch to it first."
         )
-    flow.require_clean(verb, restored)
-    carried = parse_version(repo.version_at(flow.root, branch), branch)
-    wanted = Version(f"{parsed['major']}.{parsed['minor']}.{parsed.get('patch', 0)}")
-    return branch, carried, max(wanted, base(carried))
+    rules.require_clean(world, verb, restored)
+    rules.require_current(world, verb, [branch])
+    return branch, parse_version(world.version_at(branch), branch), target.version
 
 
-def plan_rc_bump(flow: Flow, tag: str | None = None, push: bool = False) -> Plan:
+def _bump(world: World, plan: Plan, branch: str, old: Version, new: Version, purpose: str) -> None:
+    files = world.files_to_bump(branch)
+    links = world.links_at(branch)
+    listed = sorted({*(f for f in files if f not in links.values()), *links})
+    edit = editing.EditSet(world.root, purpose)
+    plan.actions += [
+        edit.journal([editing.bumped(str(new), listed, links)], files),
+        edit.install("bump", f"bump-my-version: {old} -> {new}", files),
+        git_action("commit", "commit", "-m", subject(new), "--", *files),
+        edit.end(),
+    ]
+
+
+def plan_rc_bump(world: World, config: Config, tag: str | None = None, push: bool = False) -> Plan:
     """``release rc`` under ``rc-model = "bump"``: commit the next ``X.Y.ZrcN`` on the branch."""
-    root = flow.root
-    plan = Plan("rc", root)
+    plan = Plan("rc", world.root)
     if tag is not None:
         raise PreconditionError(
             f"rc --tag {tag}: {TABLE}.rc-model is 'bump': release candidates are version "
             "bumps without tags. Omit --tag."
         )
-    restore, restored = _recovery(root, "rc")
+    rules.preflight(world, "rc")
+    restore, restored = rules.recovery(world, "rc")
     plan.actions += restore
-    branch, carried, release = _on_branch(flow, "rc", restored)
-    released = flow.names.final_tag(release) in flow.tags()
+    branch, carried, release = _on_branch(world, config, "rc", restored)
+    released = world.aimed().final in world.tags()
     try:
         target = next_version(carried, "rc", released, release)
     except PreconditionError as exc:
         raise PreconditionError(f"rc: {branch}: {exc}") from None
-    files = version_files(root, branch)
-    line = f"bump-my-version: {carried} -> {target}"
-    plan.actions += [
-        begin_edit(root, files, "mlrelease release rc --execute"),
-        call_action("bump", line, bump_call(flow.config, str(target))),
-        git_action("commit", "commit", "-m", subject(target), "--", *files),
-        end_edit(root),
-    ]
+    _bump(world, plan, branch, carried, target, "mlrelease release rc --execute")
     if push:
-        action = flow.push_action([branch], {branch})
+        action = rules.push_action(world, config.table(ReleaseConfig).remote, [branch], {branch})
         if action:
             plan.actions.append(action)
     return plan
 
 
-def plan_final(flow: Flow, version: str | None = None, push: bool = False) -> Plan:
+def plan_final(
+    world: World, config: Config, version: str | None = None, push: bool = False
+) -> Plan:
     """``release promote`` under ``rc-model = "bump"``: set the final version on the release
     branch (unless a later commit already did) and tag it ``vX.Y.Z`` there.
 
     Refused before any release candidate was made: a final release follows a tested RC.
     """
-    root = flow.root
-    plan = Plan("promote", root)
-    restore, restored = _recovery(root, "promote")
+    plan = Plan("promote", world.root)
+    rules.preflight(world, "promote")
+    restore, restored = rules.recovery(world, "promote")
     plan.actions += restore
-    branch, carried, release = _on_branch(flow, "promote", restored)
+    branch, carried, release = _on_branch(world, config, "promote", restored)
     if version is not None and parse_release(version) != release:
         raise UserError(f"promote --version {version}: {branch} is the branch of {release}.")
-    final = flow.names.final_tag(release)
-    tags = flow.tags()
-    head = git.head(root)
+    final = world.aimed().final
+    tags = world.tags()
     if final in tags:
-        if tags[final] != head:
+        if tags[final] != world.head:
             raise PreconditionError(
-                f"promote: {final} exists on {tags[final][:9]}, not on {branch}'s head; a "
+                f"promote: {final} exists on {short(tags[final])}, not on {branch}'s head; a "
                 f"patch release gets its own branch ({release.major}.{release.minor}."
                 f"{release.micro + 1})."
             )
         plan.notes.append(f"{branch}'s head is already {final}.")
         return plan
-    files = version_files(root, branch)
-    main = flow.rel.main_branch
-    made = git.run(
-        root, "log", "--format=%H", "-G", r"rc[0-9]", f"{main}..HEAD", "--", *files, check=False
-    )
-    if not made.strip():
+    if world.bumps is None:
+        raise NotGathered("the world holds no bump-model facts")
+    if not world.bumps.rc_made:
         raise PreconditionError(
             f"promote: no release candidate of {release} was made on {branch}; make one first "
             "(`mlrelease release rc --execute`)."
@@ -158,27 +164,17 @@ def plan_final(flow: Flow, version: str | None = None, push: bool = False) -> Pl
     changed = {f"refs/tags/{final}"}
     if carried != release:
         target = next_version(carried, "final", released=False, target=release)
-        plan.actions += [
-            begin_edit(root, files, "mlrelease release promote --execute"),
-            call_action(
-                "bump",
-                f"bump-my-version: {carried} -> {target}",
-                bump_call(flow.config, str(target)),
-            ),
-            git_action("commit", "commit", "-m", subject(target), "--", *files),
-            end_edit(root),
-        ]
+        _bump(world, plan, branch, carried, target, "mlrelease release promote --execute")
         changed.add(branch)
     else:
         plan.notes.append(f"{branch} already carries {release}.")
-    plan.actions.append(git_action("tag", "tag", "-a", final, "-m", f"Release {release}"))
+    plan.actions.append(
+        git_action("tag", "tag", "-a", final, "-m", f"Release {release}", "-m", FINAL_MARKER)
+    )
     if push:
-        action = flow.push_action([branch, f"refs/tags/{final}"], changed)
+        action = rules.push_action(
+            world, config.table(ReleaseConfig).remote, [branch, f"refs/tags/{final}"], changed
+        )
         if action:
             plan.actions.append(action)
     return plan
-
-
-def _recovery(root: Path, name: str) -> tuple[list[Action], set[str]]:
-    """:func:`~.rules.recovery` on the journal as it is now (this planner still reads git)."""
-    return rules.recovery(observe.journal_state(root), name)

@@ -1,0 +1,135 @@
+"""What the reader gathers for ``release bind``, ``publish`` and ``promote`` (the edge): the RC's
+verdict and what it must be bound to, the manifests bound to the RC here and on origin, the
+artifacts offered (hashed, checked against the RC's commit), the store, and what the index
+holds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from pathlib import Path
+from typing import Any, Protocol
+
+from mlrelease import report
+from mlrelease.config import Config
+from mlrelease.edges import git
+from mlrelease.errors import UserError
+from mlrelease.release import queries
+from mlrelease.release.config import ReleaseConfig
+from mlrelease.release.promotion import index, provenance, store
+from mlrelease.release.promotion.manifest import Entry
+from mlrelease.release.world import PromoteFacts, Target, Verdict, World
+from mlrelease.wheels import artifacts
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+
+class Asked(Protocol):
+    @property
+    def report(self) -> Path | None: ...
+    @property
+    def artifacts(self) -> str | None: ...
+    @property
+    def index(self) -> str | None: ...
+
+
+def read(
+    config: Config, world: World, target: Target, commit: str | None, ask: Asked
+) -> PromoteFacts:
+    """The promotion facts of ``target``'s RC at ``commit`` (None: the tag is not here)."""
+    rel = config.table(ReleaseConfig)
+    root = config.root
+    folder = config.path(ask.artifacts or rel.artifacts)
+    found, others, findings = offered(config, target, commit, folder)
+    held = None
+    if ask.index:
+        project = str(config.pyproject.get("project", {}).get("name", ""))
+        held = index.read(ask.index, project, target.version)
+    return PromoteFacts(
+        verdict=verdict(config, ask.report or config.path(rel.rc_report), commit),
+        blobs=blobs(root, world, str(target.rc)),
+        folder=str(folder),
+        found=found,
+        others=others,
+        findings=findings,
+        stored=store.objects(root),
+        index=held,
+    )
+
+
+def offered(
+    config: Config, target: Target, commit: str | None, folder: Path
+) -> tuple[tuple[Entry, ...], tuple[str, ...], tuple[str, ...]]:
+    """(the wheels and sdists of ``folder``, hashed; its other files; why they are not this
+    release's files built from ``commit``)."""
+    if not folder.is_dir():
+        return (), (), ()
+    paths: list[Path] = []
+    others: list[Path] = []
+    for path in sorted(folder.iterdir()):
+        if not path.is_file() or path.name == artifacts.SUMS or path.name.startswith("."):
+            continue
+        (paths if path.name.endswith((".whl", ".tar.gz", ".zip")) else others).append(path)
+    found = tuple(Entry(p.name, p.stat().st_size, artifacts.sha256(p)) for p in paths)
+    problems = [f"{n}: neither a wheel nor an sdist" for n in (p.name for p in others)]
+    if paths and commit:
+        problems += provenance.findings(
+            config, target.version, commit, [(p.name, p) for p in paths]
+        )
+    return found, tuple(p.name for p in others), tuple(problems)
+
+
+def verdict(config: Config, path: Path, commit: str | None) -> Verdict:
+    """The report at ``path`` and what it must be bound to: the tree, the configuration and the
+    gate set of ``commit``."""
+    found, error = None, None
+    if path.is_file():
+        try:
+            found = report.read(path)
+        except UserError as exc:
+            error = str(exc)
+    if commit is None:
+        return Verdict(str(path), found, error)
+    root = config.root
+    tree = git.run(root, "rev-parse", f"{commit}^{{tree}}", check=False) or None
+    data = queries.blob_bytes(root, f"{commit}:pyproject.toml", filters=True)
+    return Verdict(
+        str(path),
+        found,
+        error,
+        tree=tree,
+        config_sha256=hashlib.sha256(data).hexdigest() if data is not None else None,
+        gates=gates_at(data),
+    )
+
+
+def gates_at(data: bytes | None) -> tuple[str, ...]:
+    """The gates a pyproject.toml configures (its ``[tool.mlrelease] gates``, else the
+    default)."""
+    try:
+        parsed: Any = tomllib.loads(data.decode()) if data else {}
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+        parsed = {}
+    gates = parsed.get("tool", {}).get("mlrelease", {}).get("gates")
+    if isinstance(gates, list) and all(isinstance(g, str) for g in gates):
+        return tuple(gates)
+    return tuple(Config().gates)
+
+
+def blobs(root: Path, world: World, rc: str) -> dict[str, tuple[str, str]]:
+    """blob SHA -> (SHA-256 of its bytes, its text) of the manifests bound to ``rc`` here and
+    on origin."""
+    remote = world.remote
+    shas = {*world.local.bindings.get(rc, {}).values()}
+    if remote:
+        shas |= {*remote.refs.bindings.get(rc, {}).values()}
+    found = {}
+    for sha in sorted(shas):
+        data = queries.blob_bytes(root, sha)
+        if data is not None:
+            found[sha] = (hashlib.sha256(data).hexdigest(), data.decode("utf-8", errors="replace"))
+    return found

@@ -1,0 +1,133 @@
+"""``release promote --rc vX.Y.Z-rcN``: the final tag vX.Y.Z on exactly the RC's commit (pure
+planner), after publishing with ``--publish``.
+
+Checks first, all before anything changes: the RC is origin's annotated tag made by ``release
+rc`` on origin's release branch, the newest RC of its version; its binding is intact (d); its
+release_verify report is the complete, passing verdict of its commit, tree and configuration
+(b) (read on every run: an existing final tag never skips it); a final tag that already exists
+and is not this promotion's is judged and reported, never adopted. Then, in order, each
+detected as done or not from the outside world: publish (the one publish path), the final tag
+(its annotation names the manifest's SHA-256), and its push by SHA behind
+:func:`~.gatekeeper.before_tag_push`. Publishing before tagging means a final tag never exists
+without its files, and a promotion killed anywhere completes on re-run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mlrelease.config import Config
+from mlrelease.edges import git
+from mlrelease.errors import PreconditionError, UserError
+from mlrelease.naming import Names
+from mlrelease.release import rules
+from mlrelease.release.config import ReleaseConfig
+from mlrelease.release.plan import Action, Plan, git_action
+from mlrelease.release.promotion import gatekeeper, index
+from mlrelease.release.promotion.manifest import TRAILER, Manifest
+from mlrelease.release.promotion.publish import plan_publish
+from mlrelease.release.world import FINAL_MARKER, Target, World
+
+
+@dataclass
+class PromotionPlan:
+    """A planned promotion: the plan, the RC, the final tag and the commit."""
+
+    plan: Plan
+    rc_tag: str
+    final_tag: str
+    commit: str
+
+
+def _newest(world: World, names: Names, target: Target) -> None:
+    rc = target.rc
+    if rc is None:
+        raise PreconditionError(
+            f"promote: {target.version} has no release candidate; tag one with `mlrelease "
+            "release rc --execute` on its release branch."
+        )
+    parsed = names.parse_tag(rc)
+    if parsed and parsed[1] is not None:
+        rcs = rules.rc_tags(world, names, parsed[0])
+        newer = sorted(n for n in rcs if n > parsed[1])
+        if newer:
+            newest = rcs[newer[-1]][0]
+            raise PreconditionError(
+                f"promote: {newest} is newer than {rc}; only the newest release candidate can "
+                f"be promoted. Verify and promote it instead: `mlrelease release promote --rc "
+                f"{newest}`."
+            )
+
+
+def plan_promote(
+    world: World, config: Config, *, push: bool = False, publish: bool = False,
+    repository_url: str | None = None,
+) -> PromotionPlan:  # fmt: skip
+    """The plan of ``release promote`` for ``world.target``'s RC (an index is checked when
+    ``repository_url`` is given; ``publish`` uploads to it first)."""
+    rel = config.table(ReleaseConfig)
+    names = config.names
+    plan = Plan("promote", world.root)
+    rules.preflight(world, "promote")
+    _newest(world, names, world.aimed())
+    target, tag, _ = gatekeeper.candidate(world, config, names, "promote")
+    rc, commit, final = str(target.rc), str(tag.commit), target.final
+    manifest = gatekeeper.bound(world, rc, commit, "promote")
+    facts = world.facts()
+    existing = gatekeeper.judge_final(world, target, commit, manifest, facts.verdict)
+    carried = world.version_at(commit)
+    if carried != str(target.version):
+        raise PreconditionError(
+            f"promote: {rc}'s commit carries version {carried}, not {target.version}; its "
+            f"artifacts would not be {target.version}. Tag a candidate whose files carry "
+            f"{target.version} (`mlrelease release prepare --version {target.version}`)."
+        )
+    problem = gatekeeper.report_problem(facts.verdict, rc, commit)
+    if problem:
+        raise gatekeeper.Violation(f"promote: {problem}; nothing was published or tagged.")
+    plan.notes.append(f"{rc}'s report passes for its commit, tree and configuration.")
+    if publish:
+        if repository_url is None:
+            raise UserError("promote --publish: give --repository-url (the index to publish to).")
+        plan_publish(world, config, "release", repository_url, plan)
+    elif facts.index is not None:
+        problem = gatekeeper.index_problem(facts.index, manifest, complete=True)
+        if problem:
+            raise gatekeeper.Violation(f"promote: {problem}; {final} was not tagged.")
+    else:
+        plan.notes.append(
+            "no index was checked: publish first (`mlrelease release publish`), and give "
+            "--repository-url so promote checks the index holds exactly the bound files."
+        )
+    if existing is None:
+        plan.actions.append(
+            git_action(
+                "tag", "tag", "-a", final, commit, "-m", f"{target.version} (promoted from {rc})",
+                "-m", FINAL_MARKER, "-m", f"{TRAILER}: {manifest.digest}",
+            )
+        )  # fmt: skip
+    else:
+        plan.notes.append(f"{final} already points at {rc}'s commit, naming its manifest.")
+    remote = world.origin()
+    if push and not (remote and final in remote.refs.tags):
+        name = rules.require_remote(world, "promote", rel.remote).name
+        plan.actions.append(_push(world, manifest, name, repository_url, config))
+    return PromotionPlan(plan, rc, final, commit)
+
+
+def _push(world: World, manifest: Manifest, remote: str, repository_url: str | None,
+          config: Config) -> Action:  # fmt: skip
+    """The push of the final tag, behind :func:`~.gatekeeper.before_tag_push`: the tag object
+    is read and checked right before ``git push`` sends it."""
+    final = world.aimed().final
+    project = str(config.pyproject.get("project", {}).get("name", ""))
+
+    def check() -> None:
+        sha = git.run(world.root, "rev-parse", "--verify", f"refs/tags/{final}")
+        text = git.run(world.root, "cat-file", "tag", sha, strip=False)
+        held = None
+        if repository_url is not None:
+            held = index.read(repository_url, project, world.aimed().version)
+        gatekeeper.before_tag_push(world, manifest, text, held)
+
+    return git_action("push", "push", "--atomic", remote, f"refs/tags/{final}", check=check)

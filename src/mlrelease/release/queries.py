@@ -1,0 +1,344 @@
+"""Git queries of the release world's reader (read-only; every mutation is a planned action).
+
+Queries use plumbing (``for-each-ref``, ``rev-parse``, ``cat-file``, ``ls-remote``, ``cherry``,
+``patch-id``), never ``git branch`` or ``git tag``, so a trace of the git commands a release
+command ran tells its mutations apart from its reads. Origin's refs are listed with
+``ls-remote`` and their objects fetched by SHA, without creating or moving a local ref: a dry
+run changes nothing.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from mlrelease.edges import git
+from mlrelease.edges import proc as processes
+from mlrelease.errors import PreconditionError
+from mlrelease.release.world import BOUND_PREFIX, BranchCommit, PickFacts, Refs, Remote, Tag
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+_LISTED = ("refs/heads/", "refs/tags/", BOUND_PREFIX)
+
+
+def commit_of(root: Path, ref: str) -> str | None:
+    """The commit a ref (branch, tag, SHA) points at, peeled; None when it does not exist."""
+    return (
+        git.run(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", check=False) or None
+    )
+
+
+def branch_exists(root: Path, name: str) -> bool:
+    return commit_of(root, f"refs/heads/{name}") is not None
+
+
+def tags(root: Path) -> dict[str, str]:
+    """Every local tag and the commit it points at (annotated tags peeled)."""
+    out = git.run(
+        root, "for-each-ref", "--format=%(refname:strip=2) %(objectname) %(*objectname)",
+        "refs/tags",
+    )  # fmt: skip
+    result: dict[str, str] = {}
+    for line in out.splitlines():
+        name, obj, *peeled = line.split(" ")
+        result[name] = peeled[0] if peeled and peeled[0] else obj
+    return result
+
+
+def show(root: Path, ref: str, path: str) -> str | None:
+    """A file's text at ``ref`` (its last newline restored); None when the file or the ref does
+    not exist."""
+    try:
+        text = git.run(root, "show", f"{ref}:{path}")
+    except git.GitError:
+        return None
+    return text + "\n" if text else text
+
+
+def blob_bytes(root: Path, spec: str, *, filters: bool = False) -> bytes | None:
+    """The bytes of ``REV:PATH`` or a blob SHA (through the checkout filters: what a checkout
+    writes to disk); None when it does not exist."""
+    args = ["git", "cat-file", "--filters" if filters else "blob", spec]
+    proc = processes.call_bytes(args, cwd=root)
+    return proc.stdout if proc.returncode == 0 else None
+
+
+def pyproject_at(root: Path, ref: str) -> Mapping[str, Any]:
+    text = show(root, ref, "pyproject.toml")
+    if text is None:
+        raise PreconditionError(f"{ref} has no pyproject.toml; is it a commit of this project?")
+    data: dict[str, Any] = tomllib.loads(text)
+    return data
+
+
+def version_at(root: Path, ref: str) -> str:
+    """``[tool.bumpversion] current_version`` as committed at ``ref``."""
+    table = pyproject_at(root, ref).get("tool", {}).get("bumpversion", {})
+    version = table.get("current_version") if isinstance(table, Mapping) else None
+    if not isinstance(version, str):
+        raise PreconditionError(
+            f"pyproject.toml at {ref} has no [tool.bumpversion] current_version; add it (the "
+            "release flow reads the version from there)."
+        )
+    return version
+
+
+def is_ancestor(root: Path, ancestor: str, descendant: str) -> bool:
+    try:
+        git.run(root, "merge-base", "--is-ancestor", ancestor, descendant)
+    except git.GitError:  # exit 1: not an ancestor (or not a commit here)
+        return False
+    return True
+
+
+def tree_entries(root: Path, ref: str) -> dict[str, tuple[str, str]]:
+    """path -> (mode, blob SHA) of every file of ``ref``'s tree."""
+    out = git.run(root, "ls-tree", "-r", "-z", ref, strip=False)
+    entries: dict[str, tuple[str, str]] = {}
+    for item in out.split("\0"):
+        if item:
+            meta, _, path = item.partition("\t")
+            mode, _, sha = meta.split(" ")
+            entries[path] = (mode, sha)
+    return entries
+
+
+def cherry(root: Path, upstream: str, head: str) -> list[tuple[bool, str]]:
+    """``git cherry upstream head``: commits of ``head`` not in ``upstream``; True when an
+    equivalent patch (same patch id) is already in ``upstream``."""
+    out = git.run(root, "cherry", upstream, head)
+    return [(line[0] == "-", line[2:].strip()) for line in out.splitlines() if line]
+
+
+def patch_ids(root: Path, revisions: str) -> dict[str, str]:
+    """patch id -> commit for the commits in ``revisions`` (``git patch-id --stable``)."""
+    # A patch's bytes need not be UTF-8: carried through as they are, or its id would change.
+    raw = "surrogateescape"
+    log = git.run(root, "log", "-p", "--no-color", "--format=commit %H", revisions, errors=raw)
+    result: dict[str, str] = {}
+    for line in git.run(root, "patch-id", "--stable", input=log + "\n", errors=raw).splitlines():
+        patch, _, sha = line.partition(" ")
+        result.setdefault(patch, sha)
+    return result
+
+
+def commits_info(
+    root: Path, shas: list[str], trailer: str
+) -> dict[str, tuple[str, tuple[str, ...]]]:
+    """commit -> (subject, values of ``trailer``) for ``shas``, in one ``git log``."""
+    if not shas:
+        return {}
+    fmt = f"%H%x00%s%x00%(trailers:key={trailer},valueonly,separator=%x01)%x02"
+    out = git.run(
+        root,
+        "log",
+        "--no-walk=unsorted",
+        "--stdin",
+        f"--format={fmt}",
+        input="\n".join(shas) + "\n",
+    )
+    found: dict[str, tuple[str, tuple[str, ...]]] = {}
+    for entry in out.split("\x02"):
+        sha, _, rest = entry.strip().partition("\x00")
+        if sha:
+            subject, _, values = rest.partition("\x00")
+            found[sha] = (subject, tuple(v.strip() for v in values.split("\x01") if v.strip()))
+    return found
+
+
+def merge_base(root: Path, a: str, b: str) -> str | None:
+    return git.run(root, "merge-base", a, b, check=False) or None
+
+
+PICKED = re.compile(r"\(cherry picked from commit ([0-9a-f]{7,40})\)")
+REVERTS = re.compile(r"This reverts commit ([0-9a-f]{7,40})")
+
+
+def history(root: Path, revisions: str) -> list[BranchCommit]:
+    """The commits of ``revisions``, newest first: subject, the commits their ``-x`` lines name
+    and the commit they revert (``git revert``'s line)."""
+    out = git.run(root, "log", "--format=%H%x00%s%x00%B%x01", revisions)
+    found = []
+    for entry in out.split("\x01"):
+        sha, _, rest = entry.strip().partition("\x00")
+        if not sha:
+            continue
+        subject, _, body = rest.partition("\x00")
+        reverts = REVERTS.search(body)
+        found.append(
+            BranchCommit(
+                sha, subject, tuple(m[1] for m in PICKED.finditer(body)),
+                reverts[1] if reverts else None,
+            )
+        )  # fmt: skip
+    return found
+
+
+def overrides(root: Path, revisions: str, key: str) -> dict[str, tuple[str, str]]:
+    """source commit -> (state, reason) from ``key: <sha> <state>`` and ``Reason:`` trailers of
+    the commits in ``revisions`` (the newest record of a commit wins)."""
+    fmt = f"%(trailers:key={key},valueonly,separator=%x01)%x00%(trailers:key=Reason,valueonly)%x02"
+    found: dict[str, tuple[str, str]] = {}
+    for entry in git.run(root, "log", f"--format={fmt}", revisions).split("\x02"):
+        values, _, reason = entry.strip().partition("\x00")
+        for value in values.split("\x01"):
+            sha, _, state = value.strip().partition(" ")
+            if sha and state:
+                found.setdefault(sha, (state.strip(), reason.strip()))
+    return found
+
+
+def pick_facts(root: Path, branch: str, main: str, trailer: str, override: str) -> PickFacts:
+    """What ``release cherry-picks`` decides on: main's commits against the branch's."""
+    base = merge_base(root, branch, main)
+    span = f"{base}..{branch}" if base else branch
+    candidates = tuple(cherry(root, branch, main))
+    info = commits_info(root, [sha for _, sha in candidates], trailer)
+    own = {
+        sha: tuple(patch_ids(root, f"{sha}^!"))
+        for equivalent, sha in candidates
+        if equivalent and info[sha][1]
+    }
+    reverts: dict[str, str] = {}
+    for commit in history(root, f"{base}..{main}" if base else main):
+        if commit.reverts:
+            reverts.setdefault(commit.reverts, commit.sha)
+    return PickFacts(
+        candidates=candidates,
+        info=info,
+        on_branch=patch_ids(root, span),
+        own_patches=own,
+        branch_commits=tuple(history(root, span)),
+        main_reverts=reverts,
+        marked=overrides(root, span, override),
+    )
+
+
+# --- refs, local and origin -----------------------------------------------------------------
+
+
+def objects(root: Path, shas: list[str]) -> dict[str, tuple[str, str]]:
+    """sha -> (type, raw content) for the objects present here (``git cat-file --batch``)."""
+    if not shas:
+        return {}
+    proc = processes.call_bytes(
+        ["git", "cat-file", "--batch"], cwd=root, input="".join(f"{s}\n" for s in shas).encode()
+    )
+    if proc.returncode != 0:
+        raise git.GitError(f"git cat-file --batch failed: {proc.stderr.decode(errors='replace')}")
+    out, pos, found = proc.stdout, 0, {}
+    for sha in shas:
+        end = out.index(b"\n", pos)
+        header = out[pos:end].decode().split()
+        pos = end + 1
+        if len(header) < 3 or header[1] == "missing":
+            continue
+        size = int(header[2])
+        found[sha] = (header[1], out[pos : pos + size].decode("utf-8", errors="replace"))
+        pos += size + 1
+    return found
+
+
+def _tag_from(name: str, obj: str, peeled: str | None, seen: tuple[str, str] | None) -> Tag:
+    kind, content = seen or ("", "")
+    if kind != "tag":
+        return Tag(name, obj, obj if kind == "commit" else peeled, False)
+    head, _, message = content.partition("\n\n")
+    target = next((ln[7:] for ln in head.splitlines() if ln.startswith("object ")), None)
+    return Tag(name, obj, peeled or target, True, message.split("-----BEGIN PGP")[0])
+
+
+def _refs(root: Path, listed: dict[str, str], peeled: dict[str, str]) -> Refs:
+    """Refs from ref -> object and ref -> peeled commit (tags' objects read in one batch)."""
+    seen = objects(root, sorted({o for r, o in listed.items() if r.startswith("refs/tags/")}))
+    heads: dict[str, str] = {}
+    tags: dict[str, Tag] = {}
+    bindings: dict[str, dict[str, str]] = {}
+    for ref, obj in listed.items():
+        if ref.startswith("refs/heads/"):
+            heads[ref[len("refs/heads/") :]] = obj
+        elif ref.startswith("refs/tags/"):
+            name = ref[len("refs/tags/") :]
+            tags[name] = _tag_from(name, obj, peeled.get(ref), seen.get(obj))
+        elif ref.startswith(BOUND_PREFIX):
+            rc, _, digest = ref[len(BOUND_PREFIX) :].rpartition("/")
+            if rc:
+                bindings.setdefault(rc, {})[digest] = obj
+    return Refs(heads, tags, bindings)
+
+
+def read_local(root: Path) -> Refs:
+    """The local branches, tags (with type and annotation) and bindings."""
+    out = git.run(
+        root, "for-each-ref", "--format=%(refname) %(objectname) %(*objectname)",
+        *(p.rstrip("/") for p in _LISTED),
+    )  # fmt: skip
+    listed: dict[str, str] = {}
+    peeled: dict[str, str] = {}
+    for line in out.splitlines():
+        ref, obj, *rest = line.split(" ")
+        listed[ref] = obj
+        if rest and rest[0]:
+            peeled[ref] = rest[0]
+    return _refs(root, listed, peeled)
+
+
+def read_origin(root: Path, name: str) -> Remote | None:
+    """Origin's refs, with their objects fetched (by SHA; no local ref moves); None when no
+    remote is configured. An unreachable remote is refused: its tags must count."""
+    if not name or name not in git.run(root, "remote").split():
+        return None
+    proc = processes.call(["git", "ls-remote", name], cwd=root)
+    if proc.returncode != 0:
+        raise PreconditionError(
+            f"cannot list the refs of remote {name!r}: {proc.stderr.strip()}. Fix the connection, "
+            'or set [tool.mlrelease.release] remote = "" to work on local refs only.'
+        )
+    listed: dict[str, str] = {}
+    peeled: dict[str, str] = {}
+    for line in proc.stdout.splitlines():
+        sha, _, ref = line.partition("\t")
+        if ref.endswith("^{}"):
+            peeled[ref[:-3]] = sha
+        elif ref.startswith(_LISTED):
+            listed[ref] = sha
+    wanted = sorted(set(listed.values()))
+    lacking = [s for s in wanted if s not in objects(root, wanted)]
+    if lacking:
+        fetched = processes.call(
+            ["git", "fetch", "-q", "--no-tags", "--no-write-fetch-head", name, *lacking], cwd=root
+        )
+        if fetched.returncode != 0:
+            raise PreconditionError(
+                f"cannot fetch the objects of {name}'s refs ({fetched.stderr.strip()}); did "
+                f"someone move them while this command read them? Re-run it."
+            )
+    return Remote(name, _refs(root, listed, peeled))
+
+
+_OPERATIONS = {
+    "CHERRY_PICK_HEAD": ("a cherry-pick", "git cherry-pick --continue", "git cherry-pick --abort"),
+    "REVERT_HEAD": ("a revert", "git revert --continue", "git revert --abort"),
+    "MERGE_HEAD": ("a merge", "git commit", "git merge --abort"),
+    "rebase-merge": ("a rebase", "git rebase --continue", "git rebase --abort"),
+    "rebase-apply": ("a rebase or `git am`", "git rebase --continue", "git rebase --abort"),
+    "BISECT_LOG": ("a bisect", "git bisect reset", "git bisect reset"),
+}
+
+
+def in_progress(git_dir: Path) -> str | None:
+    """A git operation left unfinished here (by a person or a killed run), as a sentence."""
+    for name, (what, finish, undo) in _OPERATIONS.items():
+        if (git_dir / name).exists():
+            return (
+                f"{what} is in progress in this repository ({git_dir / name} exists); finish it "
+                f"(`{finish}`) or undo it (`{undo}`), then re-run."
+            )
+    return None

@@ -1,0 +1,116 @@
+"""What the release commands do, for the CLI (and scripts) to call: the configuration as the
+command must read it, then, per verb, the one world read (:mod:`.reader`) and its pure planner.
+The RC and the version are resolved once, by the reader, and passed down in the world.
+
+A planner is chosen by the release's model: ``rc-model = "tag"`` (RCs are tags of the final
+version) or ``"bump"`` (RCs are version bumps, :mod:`.bump_model`). A third model plugs in here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from mlrelease.config import PYPROJECT, TABLE, Config
+from mlrelease.edges import git
+from mlrelease.edges.journal import read_journal
+from mlrelease.errors import UserError
+from mlrelease.release import bump_model, candidates, cut, picks, queries, reader
+from mlrelease.release.config import ReleaseConfig
+from mlrelease.release.plan import Plan
+from mlrelease.release.promotion import bind, final, publish
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+
+Loader = Callable[..., Config]
+"""``registry.load_config``, handed down by the composition root."""
+
+
+def config_at(root: Path, load_config: Loader) -> Config:
+    """The configuration; after an interrupted edit of pyproject.toml, the one the edit started
+    with (HEAD's), never a file the edit left (an empty one would read as the defaults)."""
+    journal = read_journal(root) if git.is_repo(root) else None
+    text = queries.show(root, "HEAD", PYPROJECT) if journal else None
+    listed = journal.get("files", []) if journal and journal.get("head") == git.head(root) else []
+    if text is not None and PYPROJECT in listed:
+        head: Config = load_config(root, data=tomllib.loads(text), source=f"HEAD:{PYPROJECT}")
+        return head
+    loaded: Config = load_config(root)
+    return loaded
+
+
+def bumped(config: Config) -> bool:
+    """``rc-model = "bump"``: release candidates are version bumps, no RC tag to promote."""
+    return config.table(ReleaseConfig).rc_model == "bump"
+
+
+def cut_plan(config: Config, version: str, from_ref: str | None, push: bool) -> Plan:
+    world = reader.read(config, reader.Cut(version, from_ref))
+    return cut.plan_cut(world, config, version, from_ref, push)
+
+
+def prepare_plan(config: Config, version: str, push: bool) -> Plan:
+    world = reader.read(config, reader.Prepare(version))
+    return candidates.plan_prepare(world, config, version, push)
+
+
+def rc_plan(config: Config, tag: str | None, push: bool) -> Plan:
+    if bumped(config):
+        return bump_model.plan_rc_bump(reader.read(config, reader.Bumped()), config, tag, push)
+    return candidates.plan_rc(reader.read(config, reader.Candidate()), config, tag, push)
+
+
+def picks_plan(
+    config: Config, branch: str | None, push: bool, mark: list[str], reason: str
+) -> picks.CherryPicks:
+    world = reader.read(config, reader.Picks(branch))
+    return picks.plan_picks(world, config, branch, push, mark, reason)
+
+
+@dataclasses.dataclass(frozen=True)
+class Candidate:
+    """Which RC a promotion verb is about, and where its facts come from."""
+
+    rc: str | None = None
+    version: str | None = None
+    report: Path | None = None
+    artifacts: str | None = None
+
+
+def promote_plan(
+    config: Config, asked: Candidate, *, push: bool, publish: bool, repository_url: str | None
+) -> Plan:
+    """``release promote``: the final tag (after publishing, with ``publish``)."""
+    if bumped(config):  # no RC tag: the final version, bumped and tagged
+        if asked.rc is not None or publish:
+            raise UserError(
+                f"promote: {TABLE}.release.rc-model is 'bump': there is no RC tag to promote and "
+                "the final release is built from its own tag; omit --rc and --publish."
+            )
+        world = reader.read(config, reader.Bumped())
+        return bump_model.plan_final(world, config, asked.version, push)
+    url = repository_url or (config.table(ReleaseConfig).index if publish else None)
+    world = reader.read(config, reader.Release(**dataclasses.asdict(asked), index=url))
+    promoted = final.plan_promote(world, config, push=push, publish=publish, repository_url=url)
+    return promoted.plan
+
+
+def publish_plan(
+    config: Config, asked: Candidate, channel: str, repository_url: str | None
+) -> Plan:
+    """``release publish``: the RC's bound files to the release index, or to the RC channel."""
+    rel = config.table(ReleaseConfig)
+    url = repository_url or (rel.rc_index if channel == "rc" else rel.index)
+    world = reader.read(config, reader.Release(**dataclasses.asdict(asked), index=url))
+    return publish.plan_publish(world, config, channel, url)
+
+
+def bind_plan(config: Config, asked: Candidate, push: bool) -> Plan:
+    world = reader.read(config, reader.Release(**dataclasses.asdict(asked)))
+    return bind.plan_bind(world, config, push)

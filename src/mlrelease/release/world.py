@@ -1,0 +1,325 @@
+"""The release world: one immutable snapshot of everything a release command decides on (pure:
+no git, no files, no network).
+
+:mod:`.reader` reads it once per command, before any decision; every planner (cut, prepare, rc
+under either RC model, cherry-picks, bind, publish, promote) looks facts up in it and never asks
+git. Tests build one by hand. A planner asking for a fact the reader did not gather is a bug of
+the reader, said as such (:class:`NotGathered`). The release a command is about (its version,
+its RC, its branch and final tag) is resolved once, into :attr:`World.target`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from packaging.version import InvalidVersion, Version
+
+from mlrelease.errors import PreconditionError
+from mlrelease.release.promotion.manifest import Entry
+from mlrelease.report import Report
+
+RC_MARKER = "Made-by: mlrelease release rc"
+"""The line ``release rc`` writes into every RC tag's annotation; promotion requires it."""
+FINAL_MARKER = "Made-by: mlrelease release promote"
+"""The line ``release promote`` writes into the final tag's annotation."""
+BOUND_PREFIX = "refs/mlrelease/bound/"
+"""``refs/mlrelease/bound/<rc tag>/<sha256 of the manifest>``: the blob of the RC's manifest,
+under a name any clone can check against the content (invariant (d))."""
+
+
+class NotGathered(LookupError):
+    """A planner looked up a fact its reader did not gather (a bug, not a user error)."""
+
+
+def short(sha: str | None) -> str:
+    return sha[:12] if sha else "?"
+
+
+def parse_version(text: str, where: str) -> Version:
+    try:
+        return Version(text)
+    except InvalidVersion:
+        raise PreconditionError(f"{where} carries {text!r}, not a PEP 440 version.") from None
+
+
+@dataclass(frozen=True)
+class Tag:
+    """A tag as one side sees it."""
+
+    name: str
+    object: str
+    """The tag object (annotated) or the commit itself (lightweight)."""
+    commit: str | None
+    """The commit it points at (peeled); None when that object is not here."""
+    annotated: bool
+    message: str = ""
+
+    def made_by(self, marker: str) -> bool:
+        return self.annotated and marker in self.message.splitlines()
+
+    @property
+    def made_by_mlrelease(self) -> bool:
+        return self.made_by(RC_MARKER)
+
+
+@dataclass(frozen=True)
+class Refs:
+    """Branches, tags and bindings of one side (local, or origin)."""
+
+    heads: Mapping[str, str] = field(default_factory=dict)
+    tags: Mapping[str, Tag] = field(default_factory=dict)
+    bindings: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    """RC tag name -> {SHA-256 the ref is named after: blob SHA of the manifest}."""
+
+
+@dataclass(frozen=True)
+class Remote:
+    """Origin's refs, as read at the start of the command."""
+
+    name: str
+    refs: Refs
+
+    @property
+    def heads(self) -> Mapping[str, str]:
+        return self.refs.heads
+
+    @property
+    def tags(self) -> dict[str, str]:
+        """Tag name -> peeled commit."""
+        return {n: t.commit or t.object for n, t in self.refs.tags.items()}
+
+    @property
+    def tag_objects(self) -> dict[str, str]:
+        return {n: t.object for n, t in self.refs.tags.items()}
+
+
+@dataclass(frozen=True)
+class Journal:
+    """The edit journal as found: ``data`` is None when the file does not parse; ``hashes`` is
+    the SHA-256 of each journalled file as it is now (None: the file is missing)."""
+
+    path: str
+    data: Mapping[str, Any] | None
+    hashes: Mapping[str, str | None] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Target:
+    """The release a command is about, resolved once: the version, its RC (None when the
+    command names none, or under ``rc-model = "bump"``), the branch it is made on and the
+    final tag."""
+
+    version: Version
+    rc: str | None
+    branch: str
+    final: str
+
+
+@dataclass(frozen=True)
+class WorkTree:
+    """The checked-out files' versions (``versions.scan``) and changelog, for ``release rc``."""
+
+    current: str
+    """``[tool.bumpversion] current_version`` of the configuration the command read."""
+    stale: tuple[str, ...] = ()
+    """``file:line carries X`` for each occurrence not carrying ``current``; problems too."""
+    changelog: str = ""
+
+
+@dataclass(frozen=True)
+class BranchCommit:
+    """A commit of the release branch (since the merge base), as cherry-picks sees it."""
+
+    sha: str
+    subject: str
+    picked_from: tuple[str, ...] = ()
+    """The commits its ``(cherry picked from commit ...)`` lines name (maybe abbreviated)."""
+    reverts: str | None = None
+    """The commit its ``This reverts commit ...`` line names."""
+
+
+@dataclass(frozen=True)
+class PickFacts:
+    """What ``release cherry-picks`` decides on, for one branch against main."""
+
+    candidates: tuple[tuple[bool, str], ...] = ()
+    """``git cherry branch main``: (an equal patch is on the branch, commit of main)."""
+    info: Mapping[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
+    """commit -> (subject, values of the release trailer)."""
+    on_branch: Mapping[str, str] = field(default_factory=dict)
+    """patch id -> commit of the branch (since the merge base)."""
+    own_patches: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """commit of main -> its patch ids."""
+    branch_commits: tuple[BranchCommit, ...] = ()
+    """The branch's commits since the merge base, newest first."""
+    main_reverts: Mapping[str, str] = field(default_factory=dict)
+    """commit of main -> the later commit of main that reverts it."""
+    marked: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    """source commit -> (state, reason) recorded by ``--mark``."""
+
+
+@dataclass(frozen=True)
+class IndexFile:
+    """A file of the project at the release's version on an index, with its SHA-256 proven:
+    from the index's own ``sha256`` fragment, else by downloading it (``downloaded``)."""
+
+    name: str
+    sha256: str
+    downloaded: bool = False
+
+
+@dataclass(frozen=True)
+class Index:
+    """What an index holds of this project at this version, read once."""
+
+    url: str
+    """The simple page read (``.../simple/<project>/``)."""
+    files: tuple[IndexFile, ...] = ()
+    error: str | None = None
+    """Why it could not be read (refused when a decision needs it)."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The RC's release_verify report and what it must be bound to (invariant (b))."""
+
+    path: str
+    report: Report | None = None
+    error: str | None = None
+    """Why the report file could not be read."""
+    tree: str | None = None
+    """The tree of the RC's commit."""
+    config_sha256: str | None = None
+    """SHA-256 of ``pyproject.toml`` at the RC's commit (through the checkout filters)."""
+    gates: tuple[str, ...] = ()
+    """The gates configured at the RC's commit."""
+
+
+@dataclass(frozen=True)
+class PromoteFacts:
+    """What bind, publish and promote decide on beside the refs: the RC's verdict, the
+    manifests bound to it (blob SHA -> text), the artifacts offered, the store and the index."""
+
+    verdict: Verdict | None = None
+    blobs: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    """blob SHA -> (the SHA-256 of its bytes, its text) of the manifests bound to the RC."""
+    folder: str = "dist"
+    found: tuple[Entry, ...] = ()
+    """The artifacts in ``folder`` (wheels and sdists; other files are in ``others``)."""
+    others: tuple[str, ...] = ()
+    """Files of the folder that are neither (SHA256SUMS aside)."""
+    findings: tuple[str, ...] = ()
+    """Why the folder's files are not this release's (identity, completeness, the RC's tree),
+    one line each; bind refuses on any."""
+    stored: Mapping[str, int] = field(default_factory=dict)
+    """SHA-256 -> size of the objects in this clone's content-addressed store."""
+    index: Index | None = None
+
+
+@dataclass(frozen=True)
+class BumpFacts:
+    """What the ``rc-model = "bump"`` planners decide on beside the refs."""
+
+    rc_made: bool = False
+    """A commit since main changed the version files to an ``rcN`` version."""
+
+
+@dataclass(frozen=True)
+class World:
+    """Local and origin refs, the checkout, and the facts the planners need at named refs."""
+
+    root: Path
+    local: Refs = field(default_factory=Refs)
+    remote: Remote | None = None
+    remote_error: str | None = None
+    """Why origin's refs could not be read (raised when a planner needs them)."""
+    branch: str | None = None
+    """The checked-out branch; None for a detached HEAD."""
+    head: str | None = None
+    dirty: tuple[str, ...] = ()
+    busy: str | None = None
+    """A git operation in progress (a cherry-pick, a rebase...), as a sentence."""
+    lock: str | None = None
+    """The path of an ``index.lock`` left here."""
+    journal: Journal | None = None
+    commits: Mapping[str, str | None] = field(default_factory=dict)
+    """ref as named (``refs/heads/main``, a --from argument) -> its commit, None when absent."""
+    versions: Mapping[str, str] = field(default_factory=dict)
+    """ref or commit -> ``current_version`` committed there."""
+    unreadable: Mapping[str, str] = field(default_factory=dict)
+    """ref or commit -> why its version cannot be read (no pyproject.toml, no key)."""
+    files: Mapping[tuple[str, str], str | None] = field(default_factory=dict)
+    """(ref, path) -> the file's text there; None when it does not exist."""
+    version_files: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """ref -> pyproject.toml and the ``[[tool.bumpversion.files]]`` there (links resolved)."""
+    links: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    """ref -> {a version file that is a symbolic link: the file it points at}."""
+    link_problems: Mapping[str, str] = field(default_factory=dict)
+    """ref -> why a version file's link cannot be followed (it leaves the repository)."""
+    ancestry: Mapping[tuple[str, str], bool] = field(default_factory=dict)
+    """(a, b) -> a is an ancestor of b (or b itself), for the pairs a planner asks about."""
+    worktree: WorkTree | None = None
+    picks: PickFacts | None = None
+    promote: PromoteFacts | None = None
+    bumps: BumpFacts | None = None
+    target: Target | None = None
+
+    def _get(self, table: Mapping[Any, Any], key: Any, what: str) -> Any:
+        if key not in table:
+            raise NotGathered(f"the world holds no {what} for {key!r}")
+        return table[key]
+
+    def commit(self, ref: str) -> str | None:
+        found: str | None = self._get(self.commits, ref, "commit")
+        return found
+
+    def version_at(self, ref: str) -> str:
+        if ref in self.unreadable:
+            raise PreconditionError(self.unreadable[ref])
+        found: str = self._get(self.versions, ref, "version")
+        return found
+
+    def file_at(self, ref: str, path: str) -> str | None:
+        found: str | None = self._get(self.files, (ref, path), "file")
+        return found
+
+    def files_to_bump(self, ref: str) -> list[str]:
+        """The files a version bump at ``ref`` writes (links followed), refused when a link
+        leaves the repository."""
+        if ref in self.link_problems:
+            raise PreconditionError(self.link_problems[ref])
+        return list(self._get(self.version_files, ref, "list of version files"))
+
+    def links_at(self, ref: str) -> dict[str, str]:
+        return dict(self.links.get(ref, {}))
+
+    def is_ancestor(self, a: str, b: str) -> bool:
+        if a == b:
+            return True
+        found: bool = self._get(self.ancestry, (a, b), "ancestry fact")
+        return found
+
+    def origin(self) -> Remote | None:
+        """Origin's refs; a remote that could not be read is refused here, when needed."""
+        if self.remote_error:
+            raise PreconditionError(self.remote_error)
+        return self.remote
+
+    def tags(self) -> dict[str, str]:
+        """Local and origin's tags, peeled (origin's commit wins on a shared name)."""
+        local = {n: t.commit or t.object for n, t in self.local.tags.items()}
+        remote = self.origin()
+        return {**local, **(remote.tags if remote else {})}
+
+    def facts(self) -> PromoteFacts:
+        if self.promote is None:
+            raise NotGathered("the world holds no promotion facts")
+        return self.promote
+
+    def aimed(self) -> Target:
+        if self.target is None:
+            raise NotGathered("the world holds no resolved target")
+        return self.target

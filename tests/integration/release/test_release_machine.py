@@ -1,0 +1,87 @@
+"""The stateful adversary (:mod:`helpers.release_machine`) in CI: a few examples of maintainer,
+colleague, environment and kills interleaved over real repositories and pypiserver, every
+invariant of docs/release/invariants.md checked after every step. ``scripts/release_machine.py``
+runs many more."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+from helpers.index import start, stop
+from helpers.release import GIT_ENV
+from helpers.release_machine import Harness, ReleaseMachine, make_template
+from hypothesis import HealthCheck, settings
+from hypothesis.stateful import run_state_machine_as_test
+
+EXAMPLES = 6
+STEPS = 15
+
+
+@pytest.fixture(scope="module")
+def harness(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Harness]:
+    """One template world and one index folder served three ways, for every example."""
+    base = tmp_path_factory.mktemp("machine")
+    saved = {k: os.environ.get(k) for k in (*GIT_ENV, "TWINE_USERNAME", "TWINE_PASSWORD")}
+    os.environ.update({**GIT_ENV, "TWINE_USERNAME": "test", "TWINE_PASSWORD": "test"})
+    servers = {algo: start(base / "index", algo) for algo in ("sha256", "md5", "off")}
+    urls = {algo: url for algo, (_, url) in servers.items()}
+    (base / "scratch").mkdir()
+    try:
+        yield Harness(make_template(base / "template", urls["sha256"]), base / "index", urls,
+                      base / "scratch")  # fmt: skip
+    finally:
+        for server, _ in servers.values():
+            stop(server)
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def test_no_interleaving_breaks_an_invariant(harness: Harness) -> None:
+    ReleaseMachine.harness = harness
+    run_state_machine_as_test(
+        ReleaseMachine,
+        settings=settings(
+            max_examples=EXAMPLES,
+            stateful_step_count=STEPS,
+            deadline=None,
+            database=None,
+            derandomize=False,
+            suppress_health_check=list(HealthCheck),
+        ),
+    )
+    assert harness.examples >= 1 and harness.steps >= 1
+    print(
+        f"release machine: {harness.examples} examples, {harness.checks} invariant checks, "
+        f"{harness.steps} mlrelease steps ({harness.kills} killed, {harness.refusals} refused)"
+    )
+    print("\n".join(harness.log))
+
+
+def test_the_machine_catches_a_broken_gatekeeper(harness: Harness, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The oracle is not vacuous: with the index check switched off, a foreign file on the
+    index and a promotion that publishes anyway are a violation."""
+    from helpers import release_oracle as oracle
+
+    from mlrelease.release.promotion import gatekeeper
+
+    monkeypatch.setattr(gatekeeper, "index_problem", lambda *a, **k: None)
+    ReleaseMachine.harness = harness
+    machine = ReleaseMachine()
+    machine.fresh_world()
+    try:
+        for step in (machine.cut, machine.prepare, machine.rc):
+            step(kill=None)
+        machine.build()
+        machine.bind(kill=None)
+        machine.verify()
+        machine.colleague_upload("build-tag")
+        machine.promote(kill=None, publish=True)
+        assert any(v.startswith("release promote") and "(a)" in v for v in machine.found)
+        assert oracle.index_files(harness.index)  # it did publish
+    finally:
+        machine.teardown()
