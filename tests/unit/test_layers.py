@@ -268,3 +268,25 @@ def test_the_checker_allows_declared_feature_arrows_only(tmp_path: Path) -> None
         "pkg.a.one (features) imports pkg.b.two on line 1: no arrow a -> b declared",
     ]
     assert undeclared(modules, ORDER[:1]) == ["a", "b"]
+
+
+TAG_WALK = (
+    ("mlrelease.cli", "mlrelease.registry"),  # the command line asks the composition root
+    ("mlrelease.registry", "mlrelease.config"),  # to load pyproject.toml with every table
+    ("mlrelease.config", "mlrelease.naming"),  # which parses `tag` into Names, checked at load
+    ("mlrelease.registry", "mlrelease.release.cli"),  # `release promote` is registered there
+    ("mlrelease.release.cli", "mlrelease.release.service"),
+    ("mlrelease.release.service", "mlrelease.release.promotion.final"),  # the promote planner
+    ("mlrelease.release.promotion.final", "mlrelease.naming"),  # the final tag's name, formatted
+)
+"""How ``[tool.mlrelease.release] tag`` travels from pyproject.toml to the tag `release
+promote` pushes: each hop an import of the next module, never an import up."""
+
+
+def test_the_tag_setting_walks_down_the_layers_from_pyproject_to_promote() -> None:
+    edges = {(e.source, e.target) for e in edges_of(modules_of(SRC, "mlrelease"))}
+    for source, target in TAG_WALK:
+        assert (source, target) in edges, f"{source} no longer imports {target}: update TAG_WALK"
+        high = _layer(unit_of(source), layers.LAYERS)
+        low = _layer(unit_of(target), layers.LAYERS)
+        assert high is not None and low is not None and high >= low, f"{source} -> {target}"
