@@ -1,9 +1,9 @@
 r"""Adopters' case folders, in onnx's own on-disk layout, read into :class:`~.cases.Case`\ s::
 
-cases/test_my_op/model.onnx
-cases/test_my_op/test_data_set_0/input_0.pb    # TensorProto / SequenceProto / OptionalProto
-cases/test_my_op/test_data_set_0/output_0.pb
-cases/test_my_op/data.json                     # optional: rtol, atol, op_type, domain
+    cases/test_my_op/model.onnx
+    cases/test_my_op/test_data_set_0/input_0.pb    # TensorProto / SequenceProto / OptionalProto
+    cases/test_my_op/test_data_set_0/output_0.pb
+    cases/test_my_op/data.json                     # optional: rtol, atol, op_type, domain
 """
 
 from __future__ import annotations
