@@ -96,7 +96,7 @@ def commit_version(root: Path, version: str, feature: str) -> None:
         "docs/conf.py": CONF,
         "docs/index.rst": INDEX.format(feature=feature),
         "docs/guide.rst": GUIDE.format(feature=feature),
-        ".gitignore": "build/\n",
+        ".gitignore": "build/\n__pycache__/\n",
     }
     for name, text in files.items():
         path = root / name

@@ -111,7 +111,7 @@ FILES = {
     "CHANGELOG.md": "# Changelog\n\n<!-- insertion marker -->\n## Unreleased\n\n",
     "src/demo/__init__.py": '"""demo."""\n\n__version__ = "1.4.0.dev0"\n',
     "src/demo/core.py": "def answer() -> int:\n    return 42\n",
-    ".gitignore": "build/\ndist/\n",
+    ".gitignore": "build/\ndist/\n__pycache__/\n",
 }
 
 GIT_ENV = {

@@ -41,8 +41,9 @@ def check_git_state(ctx: Context) -> GateResult:
     if dirty:
         shown = ", ".join(f"`{f}`" for f in dirty[:10]) + (" ..." if len(dirty) > 10 else "")
         details.append(
-            f"uncommitted changes: {shown}; commit or stash them (a release is built "
-            "from a commit, not from a working tree)"
+            f"uncommitted changes: {shown}; commit or stash them, and list generated files "
+            "(`__pycache__/`, build output) in .gitignore (a release is built from a commit, "
+            "not from a working tree)"
         )
     branch = git.current_branch(root)
     facts = [f"version {version}", f"branch {branch or '(detached HEAD)'}"]

@@ -43,7 +43,7 @@ def adopter(tmp_path: Path) -> Path:
         "src/adopter/__init__.py": '"""An adopter."""\n\n__version__ = "1.4.0"\n',
         "CHANGELOG.md": "# Changelog\n\n## 1.4.0\n\n- First release.\n",
         "tests/test_adopter.py": "def test_one():\n    assert 1 + 1 == 2\n",
-        ".gitignore": "build/\n",
+        ".gitignore": "build/\n__pycache__/\n",
     }
     for name, text in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)

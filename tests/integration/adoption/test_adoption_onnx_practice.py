@@ -45,7 +45,7 @@ def onnx_shaped(tmp_path: Path) -> Path:
     )
     (root / "VERSION_NUMBER").write_text("1.3.0\n", encoding="utf-8")
     (root / "fix.txt").write_text("bug\n", encoding="utf-8")
-    (root / ".gitignore").write_text("build/\n", encoding="utf-8")
+    (root / ".gitignore").write_text("build/\n__pycache__/\n", encoding="utf-8")
     git(base, "init", "-q", "--bare", "-b", "main", "origin.git")
     git(root, "init", "-q", "-b", "main")
     git(root, "add", "-A")

@@ -30,7 +30,7 @@ def adopted(tmp_path: Path, *, branch: str | None = None) -> Path:
         '[tool.setuptools.dynamic]\nversion = {attr = "pkg.__version__"}\n',
         "src/pkg/__init__.py": '__version__ = "1.4.0"\n',
         "CHANGELOG.md": "# Changelog\n\n<!-- insertion marker -->\n## 1.4.0\n\n- first\n",
-        ".gitignore": "build/\n",
+        ".gitignore": "build/\n__pycache__/\n",
     }
     for name, text in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)

@@ -47,6 +47,7 @@ ARGS: dict[str, list[str]] = {
     "release rc": ["release", "rc"],
     "release promote": ["release", "promote", "--rc", "v1.1.1rc1"],
     "release bind": ["release", "bind", "--rc", "v1.1.1rc1"],
+    "release publish": ["release", "publish", "--rc", "v1.1.1rc1"],
     "release cherry-picks": ["release", "cherry-picks"],
     "release checklist": ["release", "checklist", "--version", "1.1.1"],
     "release checklist-doc": ["release", "checklist-doc"],
