@@ -13,10 +13,11 @@ index into a clean venv and smoke-tested. Every process gets a fresh HOME, no gi
 (``GIT_CONFIG_GLOBAL=/dev/null``) and a fixed identity; only uv's download cache is shared.
 
 The run's facts are kept in ``docs/case-studies/self-release.json`` and the page is rendered
-from them. ``--check`` rehearses again, writes the new page to a temporary file and compares the
-deterministic parts of both (steps, statuses, commands, evidence, file names, smoke output, the
-page's structure): times, dates, ports, commits and hashes are masked, so the check is stable
-from run to run; a stale page or a failed step fails it with the reason.
+from them (``scripts/self_release_page.py``). ``--check`` rehearses again, writes the new page
+to a temporary file and compares the deterministic parts of both (steps, statuses, commands,
+evidence, file names, smoke output, the page's structure): times, dates, ports, commits and
+hashes are masked, so the check is stable from run to run; a stale page or a failed step fails
+it with the reason.
 """
 
 from __future__ import annotations
@@ -26,10 +27,12 @@ import difflib
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 from pathlib import Path
 from typing import Any
@@ -98,7 +101,7 @@ class Rehearsal:
                 sys.stderr.write(line)
         code = proc.wait()
         output = "".join(lines)
-        line = self.shown(" ".join(words))
+        line = self.shown(shlex.join(words))
         self.commands.append({"command": line, "exit_code": code, "seconds": _since(began)})
         if code != 0:
             log = self.base / f"failed-{len(self.commands)}.log"
@@ -156,7 +159,9 @@ def adapt(r: Rehearsal, index: str, rc_index: str) -> str:
     if block is None:
         raise StepFailed(f"{path}: no `gates = [...]` under [tool.mlrelease] to adapt")
     kept = [g for g in re.findall(r'"(\w+)"', block[1]) if g not in DROPPED_GATES]
-    gates = "gates = [\n  " + ", ".join(f'"{g}"' for g in kept) + ",\n]"
+    listed = textwrap.fill(", ".join(f'"{g}"' for g in kept) + ",", 98, initial_indent="  ",
+                           subsequent_indent="  ")  # fmt: skip
+    gates = f"gates = [\n{listed}\n]"
     note = "# Self-release rehearsal (scripts/self_release.py): "
     dropped = f"no {' or '.join(DROPPED_GATES)} gate.\n"
     text = text[: block.start()] + note + dropped + gates + text[block.end() :]
@@ -242,6 +247,7 @@ def rehearse(version: str, keep: Path | None) -> dict[str, Any]:
         "date": started,
         "commit": commit,
         "python": ".".join(map(str, sys.version_info[:3])),
+        "cores": os.cpu_count(),
         "adaptation": r.shown(diff).splitlines(),
         "dropped_gates": DROPPED_GATES,
         **result,
@@ -256,7 +262,7 @@ def rehearse(version: str, keep: Path | None) -> dict[str, Any]:
 
 
 VOLATILE_KEYS = {"date", "commit", "seconds", "wall_seconds", "started", "finished", "created",
-                 "updated", "sha256", "size", "python"}  # fmt: skip
+                 "updated", "sha256", "size", "python", "cores"}  # fmt: skip
 VOLATILE_TEXT = [
     (re.compile(r"127\.0\.0\.1:\d+"), "127.0.0.1:PORT"),
     (re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\+00:00|Z)"), "TIME"),
@@ -304,12 +310,17 @@ def check(version: str, keep: Path | None) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        description=__doc__.split("\n\n")[0],
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="Needs git, uv, pypiserver and the network (PyPI) for the smoke venv's "
-        "dependencies; takes about 15 minutes on two cores.",
+        "dependencies; takes about 8 minutes on two cores.",
     )
-    parser.add_argument("--version", default="0.1.0", help="the release X.Y.Z (default 0.1.0)")
-    parser.add_argument("--keep", type=Path, help="make the clone under DIR and keep it")
+    parser.add_argument(
+        "--version", default="0.1.0", metavar="X.Y.Z", help="the release X.Y.Z (default 0.1.0)"
+    )
+    parser.add_argument(
+        "--keep", type=Path, metavar="DIR", help="make the clone under DIR and keep it"
+    )
     parser.add_argument(
         "--check", action="store_true", help="release again and fail when the page is stale"
     )

@@ -157,8 +157,8 @@ def page(data: dict[str, Any]) -> str:
         INTRO.strip(),
         "",
         f"Released: **{version}** from commit `{data['commit']}`, on {data['date']}, Python "
-        f"{data['python']}, 2 shared cores; the whole rehearsal took {minutes:.1f} min, the "
-        f"checklist {data['seconds']} s.",
+        f"{data['python']}, {data['cores']} shared cores; the whole rehearsal took "
+        f"{minutes:.1f} min, the checklist {data['seconds']} s.",
         "",
         "## What the rehearsal adapts",
         "",
