@@ -130,6 +130,7 @@ def environment(base: Path, clone: Path) -> dict[str, str]:
         PATH=os.pathsep.join([*tools, env.get("PATH", "")]),
         TWINE_USERNAME="self-release",
         TWINE_PASSWORD="self-release",
+        COLUMNS="80",  # argparse wraps --help to the terminal: the same on every machine
     )
     return env
 
