@@ -83,7 +83,7 @@ class Rehearsal:
         """``text`` with this run's folders named as the page names them."""
         for path, name in ((self.clone, "$CLONE"), (self.base, "$WORK"), (ROOT, "$SOURCE")):
             text = text.replace(str(path), name)
-        return text.replace(sys.executable, "python")
+        return text
 
     def sh(self, *argv: str | Path, cwd: Path | None = None, echo: bool = False) -> str:
         """Run ``argv`` (in the clone by default); its output, or :class:`StepFailed`."""
@@ -118,11 +118,14 @@ def environment(base: Path, clone: Path) -> dict[str, str]:
     """The variables every process of the rehearsal gets: a fresh HOME, no git configuration,
     a fixed identity, the clone's tools first on PATH, uv's download cache kept (a cache, not
     configuration: it spares downloading torch again)."""
-    cache = subprocess.run(["uv", "cache", "dir"], capture_output=True, text=True, check=True)
     env = {k: v for k, v in os.environ.items() if k not in DROPPED_VARIABLES}
+    tools = [str(clone / ".venv" / "bin"), str(Path(sys.executable).parent)]
+    uv = shutil.which("uv", path=os.pathsep.join([*tools, env.get("PATH", "")]))
+    if uv is None:
+        raise StepFailed("uv is not on PATH nor beside this Python: `pip install uv`")
+    cache = subprocess.run([uv, "cache", "dir"], capture_output=True, text=True, check=True)
     home = base / "home"
     home.mkdir(parents=True, exist_ok=True)
-    tools = [str(clone / ".venv" / "bin"), str(Path(sys.executable).parent)]
     env.update(IDENTITY)
     env.update(
         HOME=str(home),
