@@ -71,7 +71,9 @@ def sdist_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (repo / "PKG-INFO").unlink()
     for info in repo.glob("src/*.egg-info"):
         shutil.rmtree(info)
-    (repo / ".gitignore").write_text("build/\ndist/\n.nox/\n*.egg-info/\n__pycache__/\n", encoding="utf-8")
+    (repo / ".gitignore").write_text(
+        "build/\ndist/\n.nox/\n*.egg-info/\n__pycache__/\n", encoding="utf-8"
+    )
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "Release 1.1.0")
     git(repo, "tag", "v1.1.0")
