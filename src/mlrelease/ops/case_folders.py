@@ -4,6 +4,8 @@ r"""Adopters' case folders, in onnx's own on-disk layout, read into :class:`~.ca
     cases/test_my_op/test_data_set_0/input_0.pb    # TensorProto / SequenceProto / OptionalProto
     cases/test_my_op/test_data_set_0/output_0.pb
     cases/test_my_op/data.json                     # optional: rtol, atol, op_type, domain
+
+One folder per case, named after it; a case may hold several ``test_data_set_N`` folders.
 """
 
 from __future__ import annotations
