@@ -138,9 +138,11 @@ def test_switcher_lists_both_versions_and_navigates_to_the_chosen_one(
     assert (SCREENSHOTS / "after-choosing-0.1.0.png").stat().st_size > 0
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def own_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """This repository's own docs, built as `nox -s docs` builds them."""
+    """This repository's own docs, built as `nox -s docs` builds them (warnings are errors),
+    once per run: session-scoped, because under xdist the module's tests need not run in a row
+    and a module-scoped site was built again each time they were interleaved."""
     from mlrelease.cli import main
 
     out = tmp_path_factory.mktemp("own-docs")
