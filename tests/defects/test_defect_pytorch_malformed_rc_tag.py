@@ -6,7 +6,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helpers.release import FILES, GIT_ENV
+from helpers.release import GIT_ENV, push_demo
 
 from mlrelease.cli import main
 
@@ -35,20 +35,7 @@ def prepared(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A project on release/1.4, prepared for 1.4.0, pushed to a bare origin."""
     for key, value in GIT_ENV.items():
         monkeypatch.setenv(key, value)
-    work, origin = tmp_path / "work", tmp_path / "origin.git"
-    for name, text in FILES.items():
-        (work / name).parent.mkdir(parents=True, exist_ok=True)
-        (work / name).write_text(text, encoding="utf-8")
-    for args, cwd in [
-        (["init", "-q", "-b", "main"], work),
-        (["add", "."], work),
-        (["commit", "-q", "-m", "feat: first version of demo"], work),
-        (["init", "-q", "--bare", "-b", "main", str(origin)], tmp_path),
-        (["remote", "add", "origin", str(origin)], work),
-        (["switch", "-q", "-c", "release/1.4"], work),
-        (["push", "-q", "origin", "main", "release/1.4"], work),
-    ]:
-        subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+    work = push_demo(tmp_path, branches=("release/1.4",))
     assert main(["--root", str(work), "release", "prepare", "--version", "1.4.0", "--execute"]) == 0
     return work
 

@@ -124,6 +124,28 @@ GIT_ENV = {
 }
 
 
+def push_demo(base: Path, files: dict[str, str] = FILES, branches: tuple[str, ...] = ()) -> Path:
+    """``files`` committed on main in ``base/work`` and pushed, with ``branches`` made at that
+    commit, to a bare origin ``base/origin.git``; returns the work tree."""
+    work, origin = base / "work", base / "origin.git"
+    env = {**os.environ, **GIT_ENV}
+    for name, text in files.items():
+        (work / name).parent.mkdir(parents=True, exist_ok=True)
+        (work / name).write_text(text, encoding="utf-8")
+    steps = [
+        (["init", "-q", "-b", "main"], work),
+        (["add", "."], work),
+        (["commit", "-q", "-m", "feat: first version of demo"], work),
+        (["init", "-q", "--bare", "-b", "main", str(origin)], base),
+        (["remote", "add", "origin", str(origin)], work),
+        *((["switch", "-q", "-c", branch], work) for branch in branches),
+        (["push", "-q", "origin", "main", *branches], work),
+    ]
+    for args, cwd in steps:
+        subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True)
+    return work
+
+
 class Repo:
     """A working clone with a bare origin; helpers run git and the mlrelease CLI."""
 

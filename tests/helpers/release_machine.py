@@ -28,7 +28,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 
 from helpers import release_oracle as oracle
 from helpers.dist import make_dist
-from helpers.release import FILES, GIT_ENV, PYPROJECT
+from helpers.release import FILES, PYPROJECT, push_demo
 from mlrelease.cli import main
 
 RC_TAGS = ("v1.4.0-rc1", "v1.4.0-rc2")
@@ -77,21 +77,8 @@ def pyproject(index_url: str) -> str:
 
 def make_template(base: Path, index_url: str) -> Path:
     """The template world: the demo project (with NOTES.md) on main, pushed to a bare origin."""
-    work, origin = base / "work", base / "origin.git"
-    env = {**os.environ, **GIT_ENV}
     files = {**FILES, "pyproject.toml": pyproject(index_url), "NOTES.md": "# Notes\n\nfirst\n"}
-    for name, text in files.items():
-        (work / name).parent.mkdir(parents=True, exist_ok=True)
-        (work / name).write_text(text, encoding="utf-8")
-    for args, cwd in [
-        (["init", "-q", "-b", "main"], work),
-        (["add", "."], work),
-        (["commit", "-q", "-m", "feat: first version of demo"], work),
-        (["init", "-q", "--bare", "-b", "main", str(origin)], base),
-        (["remote", "add", "origin", str(origin)], work),
-        (["push", "-q", "origin", "main"], work),
-    ]:
-        subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True)
+    push_demo(base, files)
     return base
 
 

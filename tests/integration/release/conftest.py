@@ -4,7 +4,6 @@ indexes on 127.0.0.1."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
@@ -13,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from helpers.index import serve, start, stop
-from helpers.release import FILES, GIT_ENV, Repo
+from helpers.release import GIT_ENV, Repo, push_demo
 
 from mlrelease.cli import main
 
@@ -21,20 +20,7 @@ from mlrelease.cli import main
 @pytest.fixture(scope="session")
 def _template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     base = tmp_path_factory.mktemp("release-template")
-    work, origin = base / "work", base / "origin.git"
-    env = {**os.environ, **GIT_ENV}
-    for name, text in FILES.items():
-        (work / name).parent.mkdir(parents=True, exist_ok=True)
-        (work / name).write_text(text, encoding="utf-8")
-    for args, cwd in [
-        (["init", "-q", "-b", "main"], work),
-        (["add", "."], work),
-        (["commit", "-q", "-m", "feat: first version of demo"], work),
-        (["init", "-q", "--bare", "-b", "main", str(origin)], base),
-        (["remote", "add", "origin", str(origin)], work),
-        (["push", "-q", "origin", "main"], work),
-    ]:
-        subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True)
+    push_demo(base)
     return base
 
 
