@@ -1,0 +1,37 @@
+"""The workflow rehearsal's fixtures: one temporary clone with a bare origin per test module,
+one HOME shared by its act runs; every run's per-job account is printed at the end."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+
+import pytest
+from rehearsal import Rehearse, Run, World, act, describe, make_world
+
+RUNS: list[Run] = []
+"""Every act run of this session, described in the terminal summary."""
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> World:
+    return make_world(tmp_path_factory.mktemp("rehearsal"))
+
+
+@pytest.fixture(scope="module")
+def rehearse(world: World) -> Iterator[Rehearse]:
+    """Run one workflow of the world's clone for one event (each run its own artifacts)."""
+    count = 0
+
+    def run(event: str, workflow: str, payload: Mapping[str, object]) -> Run:
+        nonlocal count
+        count += 1
+        done = act(world, event, workflow, payload, world.root / f"run-{count}")
+        RUNS.append(done)
+        return done
+
+    yield run
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    for run in RUNS:
+        terminalreporter.write_line(describe(run))

@@ -1,0 +1,306 @@
+"""Rehearse the GitHub workflows' Linux jobs on this machine with nektos/act (``nox -s workflows``).
+
+The rehearsal runs against a temporary clone whose ``origin`` is a local bare repository, in
+act's self-hosted mode (no container engine here): every ``ubuntu-*`` label runs on this
+machine; Windows and macOS labels have no platform and act skips their jobs (listed as not
+rehearsed). Actions that cannot be fetched from GitHub are replaced by the stand-ins of
+``tests/workflows/actions/`` (``--local-repository``); ``gh`` by ``tests/workflows/bin/gh``.
+
+What is narrowed so that one rehearsal fits in minutes (docs/workflows-rehearsal.md):
+``NARROW_GATES`` replaces the release gates in the clone's pyproject.toml (a commit of the
+clone), and ``NARROW_SESSIONS`` gives the long test sessions a few tests instead of the suite.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPOSITORY = HERE.parents[1]
+ACT = shutil.which("act")
+UBUNTU_LABELS = ("ubuntu-latest", "ubuntu-24.04", "ubuntu-22.04")
+_WINDOWS = "no Windows here: act runs a job on this machine or in a container, never on Windows"
+_MACOS = "no macOS here: act runs a job on this machine or in a container, never on macOS"
+_ARM = "this machine is x86_64; an aarch64 job run here would prove nothing of aarch64"
+NOT_REHEARSED = {
+    "windows-latest": _WINDOWS,
+    "windows-2022": _WINDOWS,
+    "windows-11-arm": _WINDOWS,
+    "macos-latest": _MACOS,
+    "macos-13": _MACOS,
+    "macos-14": _MACOS,
+    "macos-15": _MACOS,
+    "ubuntu-24.04-arm": _ARM,
+}
+"""Runner labels whose jobs are not rehearsed, and why. act's matrix filter (``--matrix
+os:<ubuntu label>``, ``runner:...``) keeps only the Linux entries of a matrix that names its
+runner as ``os`` or ``runner``; act's ``-P label=`` (no platform: skip) skips at random."""
+
+NARROW_GATES = ["git_state", "versions", "changelog", "compat", "opset_rules", "tests"]
+"""The release gates of the rehearsal's clone: the cheap ones, and `tests` (which the CI shards
+skip); the full set takes 11 minutes on 2 cores, once per shard."""
+NARROW_SESSIONS = {
+    "tests": ["-n", "0", "tests/unit/test_layers.py"],
+    "tests_perf": ["--collect-only", "-q"],
+}
+"""Sessions a job runs with these arguments instead of none (tests/workflows/bin/nox)."""
+
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Rehearsal",
+    "GIT_AUTHOR_EMAIL": "rehearsal@example.invalid",
+    "GIT_COMMITTER_NAME": "Rehearsal",
+    "GIT_COMMITTER_EMAIL": "rehearsal@example.invalid",
+    "GIT_CONFIG_GLOBAL": "/dev/null",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+
+
+class RehearsalError(Exception):
+    """The rehearsal could not run (not: a job failed)."""
+
+
+def git(cwd: Path, *args: str, stdin: str | None = None) -> str:
+    env = {**os.environ, **GIT_ENV}
+    done = subprocess.run(
+        ["git", *args], cwd=cwd, env=env, input=stdin, capture_output=True, text=True
+    )
+    if done.returncode:
+        raise RehearsalError(f"git {' '.join(args)} in {cwd}: {done.stderr.strip()}")
+    return done.stdout.strip()
+
+
+@dataclass
+class World:
+    """A temporary clone, its bare origin, and the folders the stand-ins write."""
+
+    root: Path
+    index: str = ""
+
+    @property
+    def clone(self) -> Path:
+        return self.root / "clone"
+
+    @property
+    def origin(self) -> Path:
+        return self.root / "origin.git"
+
+    def env(self, run: Path) -> dict[str, str]:
+        """The environment of one act run: a HOME of the rehearsal's own, shared by its runs
+        (so packages download once), and where the stand-ins keep their state."""
+        home = self.root / "home"
+        home.mkdir(exist_ok=True)
+        return {
+            **{k: v for k, v in os.environ.items() if not k.startswith(("NOX", "VIRTUAL_ENV"))},
+            **GIT_ENV,
+            "HOME": str(home),
+            "PATH": os.pathsep.join(
+                p for p in os.environ["PATH"].split(os.pathsep) if ".nox" not in p
+            ),
+            "REHEARSAL_PYTHON": sys.executable,
+            "REHEARSAL_STANDINS": str(HERE / "standins.py"),
+            "REHEARSAL_BIN": str(HERE / "bin"),
+            "REHEARSAL_NARROW": json.dumps(NARROW_SESSIONS),
+            "REHEARSAL_ARTIFACTS": str(run / "artifacts"),
+            "REHEARSAL_RECORD": str(run / "record"),
+            "REHEARSAL_ATTESTATIONS": str(self.root / "attestations"),
+            "REHEARSAL_RELEASES": str(self.root / "releases"),
+            "REHEARSAL_ORIGIN": str(self.origin),
+            "REHEARSAL_INDEX": self.index,
+        }
+
+
+def make_world(root: Path, source: Path = REPOSITORY) -> World:
+    """Clone ``source``'s HEAD with a bare origin, and commit on main its uncommitted changes to
+    tracked files (the workflows being edited are the ones rehearsed) and the narrowed gates."""
+    world = World(root)
+    git(root, "init", "-q", "--bare", "-b", "main", str(world.origin))
+    git(source, "push", "-q", str(world.origin), "HEAD:refs/heads/main")
+    git(root, "clone", "-q", str(world.origin), str(world.clone))
+    changes = git(source, "diff", "HEAD", "--binary")
+    if changes:
+        git(world.clone, "apply", "--whitespace=nowarn", "-", stdin=changes + "\n")
+    pyproject = world.clone / "pyproject.toml"
+    text = pyproject.read_text(encoding="utf-8")
+    gates = "gates = [" + ", ".join(f'"{g}"' for g in NARROW_GATES) + "]\n"
+    narrowed, count = re.subn(r"(?ms)^gates = \[.*?\]\n", gates, text, count=1)
+    if count != 1:
+        raise RehearsalError(f"{pyproject}: no `gates = [...]` in [tool.mlrelease] to narrow")
+    pyproject.write_text(narrowed, encoding="utf-8")
+    git(world.clone, "commit", "-q", "-am", "test(rehearsal): narrow the release gates")
+    git(world.clone, "push", "-q", "origin", "main")
+    return world
+
+
+def uses(workflows: Path) -> set[str]:
+    """Every ``owner/name@ref`` the workflows use (not local ones, not reusable workflows)."""
+    found: set[str] = set()
+    for path in sorted(workflows.glob("*.yml")):
+        for ref in re.findall(r"^\s*(?:- )?uses:\s*([^\s#]+)", path.read_text(), re.M):
+            if not ref.startswith("./"):
+                found.add(ref)
+    return found
+
+
+def standins(workflows: Path) -> dict[str, Path]:
+    """The stand-in of every action the workflows use, ``actions/checkout`` excepted (act
+    checks out the clone itself); a used action without one is an error naming it."""
+    found = {}
+    for ref in sorted(uses(workflows)):
+        action = ref.partition("@")[0]
+        if action == "actions/checkout":
+            continue
+        folder = HERE / "actions" / action
+        if not (folder / "action.yml").is_file():
+            raise RehearsalError(
+                f"{ref}: the workflows use it and act cannot fetch it here; write its stand-in"
+                f" as {folder.relative_to(REPOSITORY)}/action.yml (see the others there)"
+            )
+        found[ref] = folder
+    return found
+
+
+@dataclass
+class Job:
+    """One job of a run (a matrix entry is a job of its own), as act reported it."""
+
+    name: str
+    job_id: str
+    matrix: Mapping[str, object]
+    result: str = ""
+    steps: list[tuple[str, str]] = field(default_factory=list)
+    standins: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Run:
+    """One act run: its jobs, the jobs it never started, what the stand-ins recorded."""
+
+    event: str
+    workflow: str
+    returncode: int
+    jobs: list[Job]
+    skipped: list[str]
+    log: Path
+    record: Path
+
+    def ran(self, job_id: str) -> list[Job]:
+        return [j for j in self.jobs if j.job_id == job_id]
+
+    def records(self, kind: str) -> list[dict[str, object]]:
+        path = self.record / "standins.jsonl"
+        lines = path.read_text().splitlines() if path.is_file() else []
+        return [e for e in map(json.loads, lines) if e["standin"] == kind]
+
+    def failures(self) -> list[str]:
+        """The failing jobs, each with its failing step: what a planted fault must produce."""
+        out = []
+        for job in self.jobs:
+            if job.result != "success":
+                bad = [name for name, result in job.steps if result == "failure"]
+                out.append(f"{job.name}: {job.result or 'unfinished'} at {', '.join(bad) or '?'}")
+        return out
+
+
+def job_ids(workflow: Path) -> list[str]:
+    """The ids of a workflow's jobs, in order (the keys under ``jobs:``)."""
+    text = workflow.read_text(encoding="utf-8").partition("\njobs:\n")[2]
+    return re.findall(r"^  ([A-Za-z0-9_-]+):\s*$", text, re.M)
+
+
+def parse(lines: list[str]) -> list[Job]:
+    """act's ``--json`` log: one Job per job and matrix entry, its Main steps and result."""
+    jobs: dict[str, Job] = {}
+    for line in lines:
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(entry, dict) or "jobID" not in entry:
+            continue
+        key = f"{entry['job']} {json.dumps(entry.get('matrix') or {}, sort_keys=True)}"
+        job = jobs.setdefault(key, Job(entry["job"], entry["jobID"], entry.get("matrix") or {}))
+        if "jobResult" in entry:
+            job.result = entry["jobResult"]
+        elif entry.get("raw_output") and str(entry.get("msg")).startswith("rehearsal: "):
+            job.standins.append(str(entry["msg"]).strip().removeprefix("rehearsal: stood in "))
+        elif "stepResult" in entry and entry.get("stage") == "Main" and _top(entry):
+            job.steps.append((entry["step"], entry["stepResult"]))
+    return list(jobs.values())
+
+
+def _top(entry: Mapping[str, object]) -> bool:
+    """A step of the job itself, not one inside a composite action."""
+    return len(entry.get("stepID") or []) == 1  # type: ignore[arg-type]
+
+
+def act(
+    world: World,
+    event: str,
+    workflow: str,
+    payload: Mapping[str, object],
+    run: Path,
+    timeout: float = 600,
+) -> Run:
+    """Run one workflow of the clone for one event; the jobs act started and those it did not."""
+    if ACT is None:
+        raise RehearsalError("act is not on PATH: run the rehearsal with `nox -s workflows`")
+    workflows = world.clone / ".github" / "workflows"
+    run.mkdir(parents=True)
+    event_file = run / "event.json"
+    event_file.write_text(json.dumps(payload), encoding="utf-8")
+    command = [ACT, event, "-W", str(workflows / workflow), "-e", str(event_file), "--json"]
+    command += ["--concurrent-jobs", "1", "--action-cache-path", str(world.root / "act-cache")]
+    command += ["--no-cache-server", "--action-offline-mode"]
+    for label in UBUNTU_LABELS:
+        command += ["-P", f"{label}=-self-hosted"]
+        command += ["--matrix", f"os:{label}", "--matrix", f"runner:{label}"]
+    for ref, folder in standins(workflows).items():
+        command += ["--local-repository", f"{ref}={folder}"]
+    log = run / "act.log"
+    with log.open("w", encoding="utf-8") as out:
+        done = subprocess.run(
+            command, cwd=world.clone, env=world.env(run), stdout=out, stderr=subprocess.STDOUT,
+            timeout=timeout, check=False,
+        )  # fmt: skip
+    lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
+    jobs = parse(lines)
+    started = {j.job_id for j in jobs}
+    skipped = [j for j in job_ids(workflows / workflow) if j not in started]
+    return Run(event, workflow, done.returncode, jobs, skipped, log, run / "record")
+
+
+def describe(run: Run) -> str:
+    """What ran, what was skipped, and what was stood in, per job."""
+    out = [f"== {run.workflow} on {run.event}: act exited {run.returncode} (log: {run.log})"]
+    for job in run.jobs:
+        matrix = ", ".join(f"{k}={v}" for k, v in job.matrix.items())
+        out.append(f"  ran     {job.job_id} [{matrix}] -> {job.result or 'unfinished'}")
+        for name, result in job.steps:
+            out.append(f"          {result:8} {name[:100]}")
+        for standin in job.standins:
+            out.append(f"          stood in {standin}"[:160])
+    for job_id in run.skipped:
+        out.append(f"  skipped {job_id}")
+    for label, why in NOT_REHEARSED.items():
+        out.append(f"  not rehearsed: matrix entries on {label} ({why})")
+    return "\n".join(out)
+
+
+def pull_request(world: World, branch: str = "feature") -> dict[str, object]:
+    """Put the clone on a new branch ``branch`` and return a pull_request payload for it."""
+    git(world.clone, "checkout", "-q", "-B", branch)
+    sha = git(world.clone, "rev-parse", "HEAD")
+    pr = {"number": 7, "head": {"ref": branch, "sha": sha}, "base": {"ref": "main"}}
+    return {"number": 7, "pull_request": pr}
+
+
+Rehearse = Callable[[str, str, Mapping[str, object]], Run]
+"""The fixture that runs one workflow for one event: (event, workflow file, payload) -> Run."""

@@ -1,0 +1,174 @@
+"""What the stand-in actions and commands of the workflow rehearsal do (stdlib only).
+
+GitHub's services cannot be reached here, so each action the workflows use (other than
+``actions/checkout``, which act handles itself) is replaced by a composite action under
+``tests/workflows/actions/<owner>/<name>/`` that calls one sub-command of this file; ``gh`` is
+replaced by ``tests/workflows/bin/gh``. Each does the least that lets the wiring be tested:
+
+- artifacts live in ``$REHEARSAL_ARTIFACTS/<name>/``, one folder per name, so a job that
+  downloads a name no job uploaded fails, as on GitHub;
+- ``pypa/gh-action-pypi-publish`` uploads with twine to the local index ``$REHEARSAL_INDEX``
+  and records the request (files, SHA-256, attestations asked for) in ``$REHEARSAL_RECORD``;
+- ``attest-build-provenance`` records the subjects' SHA-256; ``gh attestation verify`` checks
+  a file against them; ``gh release`` keeps each release's assets in a folder.
+
+Every stand-in appends one JSON line to ``$REHEARSAL_RECORD/standins.jsonl``: the rehearsal
+prints them per job.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+
+class StandInError(Exception):
+    """A failure the workflow step reports, as the real action would."""
+
+
+def _root(variable: str) -> Path:
+    value = os.environ.get(variable)
+    if not value:
+        raise StandInError(f"${variable} is not set: run the stand-ins through the rehearsal")
+    path = Path(value)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def record(kind: str, **data: object) -> None:
+    """Append what a stand-in did to the run's record, with the job it ran in."""
+    entry = {"standin": kind, "job": os.environ.get("GITHUB_JOB", ""), **data}
+    shown = (
+        data.get("note") or data.get("name") or data.get("names") or sorted(data.get("files") or ())
+    )
+    print(f"rehearsal: stood in {kind}: {shown}", flush=True)  # act's log keys it by job
+    with (_root("REHEARSAL_RECORD") / "standins.jsonl").open("a", encoding="utf-8") as out:
+        out.write(json.dumps(entry, sort_keys=True) + "\n")
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def upload(name: str, path: str, if_no_files_found: str) -> None:
+    """actions/upload-artifact: copy the files under ``path`` to the artifact ``name``."""
+    store = _root("REHEARSAL_ARTIFACTS") / name
+    if store.exists():
+        raise StandInError(f"upload-artifact: an artifact named {name!r} already exists")
+    sources = [Path(p.strip()) for p in path.splitlines() if p.strip()]
+    files = [(s, s.name) for s in sources if s.is_file()]
+    for folder in (s for s in sources if s.is_dir()):
+        files += [(f, f.relative_to(folder).as_posix()) for f in sorted(folder.rglob("*"))]
+    files = [(f, rel) for f, rel in files if f.is_file()]
+    if not files:
+        message = f"upload-artifact: no files found at {path.strip()!r} for artifact {name!r}"
+        if if_no_files_found == "error":
+            raise StandInError(message)
+        print(f"::warning::{message}")
+        return
+    for source, relative in files:
+        target = store / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
+    record("upload-artifact", name=name, files=sorted(rel for _, rel in files))
+
+
+def download(name: str, pattern: str, path: str) -> None:
+    """actions/download-artifact: one artifact's files into ``path``, or each artifact matching
+    ``pattern`` (all when both are empty) into ``path/<name>/``."""
+    store = _root("REHEARSAL_ARTIFACTS")
+    target = Path(path or ".")
+    if name:
+        source = store / name
+        if not source.is_dir():
+            known = ", ".join(sorted(p.name for p in store.iterdir())) or "none"
+            raise StandInError(
+                f"download-artifact: Artifact not found: {name!r} (uploaded: {known})"
+            )
+        shutil.copytree(source, target, dirs_exist_ok=True)
+        record("download-artifact", name=name)
+        return
+    names = sorted(p.name for p in store.iterdir() if fnmatch.fnmatch(p.name, pattern or "*"))
+    for each in names:
+        shutil.copytree(store / each, target / each, dirs_exist_ok=True)
+    record("download-artifact", pattern=pattern, names=names)
+
+
+def publish(packages_dir: str, attestations: str, skip_existing: str) -> None:
+    """pypa/gh-action-pypi-publish: twine upload to the local index, and the record."""
+    folder = Path(packages_dir)
+    files = sorted(p for p in folder.iterdir() if p.suffix in (".whl", ".gz"))
+    if not files:
+        raise StandInError(f"pypi-publish: no distributions in {packages_dir!r}")
+    command = [os.environ.get("REHEARSAL_PYTHON", sys.executable), "-m", "twine", "upload"]
+    command += ["--repository-url", os.environ["REHEARSAL_INDEX"], "-u", "x", "-p", "x"]
+    command += ["--skip-existing"] if skip_existing == "true" else []
+    subprocess.run([*command, *map(str, files)], check=True)
+    record(
+        "pypi-publish",
+        files={p.name: sha256(p) for p in files},
+        attestations=attestations == "true",
+    )
+
+
+def attest(subject_path: str) -> None:
+    """actions/attest-build-provenance: record the subjects' SHA-256 (no Sigstore here)."""
+    subjects = [
+        Path(p)
+        for line in subject_path.splitlines()
+        for p in sorted(Path().glob(line.strip()))
+        if line.strip()
+    ]
+    if not subjects:
+        raise StandInError(f"attest-build-provenance: no subjects match {subject_path.strip()!r}")
+    store = _root("REHEARSAL_ATTESTATIONS")
+    for subject in subjects:
+        (store / sha256(subject)).write_text(subject.name, encoding="utf-8")
+    record("attest-build-provenance", subjects=sorted(p.name for p in subjects))
+
+
+def note(kind: str, text: str) -> None:
+    """A stand-in that only reports what it did (setup-python)."""
+    record(kind, note=text)
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="standins")
+    sub = parser.add_subparsers(dest="action", required=True)
+    up = sub.add_parser("upload")
+    up.add_argument("--name", required=True)
+    up.add_argument("--path", required=True)
+    up.add_argument("--if-no-files-found", default="warn")
+    down = sub.add_parser("download")
+    down.add_argument("--name", default="")
+    down.add_argument("--pattern", default="")
+    down.add_argument("--path", default="")
+    pub = sub.add_parser("publish")
+    pub.add_argument("--packages-dir", default="dist")
+    pub.add_argument("--attestations", default="true")
+    pub.add_argument("--skip-existing", default="false")
+    att = sub.add_parser("attest")
+    att.add_argument("--subject-path", required=True)
+    said = sub.add_parser("note")
+    said.add_argument("kind")
+    said.add_argument("text")
+    args = vars(parser.parse_args(argv))
+    action = {"upload": upload, "download": download, "publish": publish, "attest": attest}
+    action["note"] = note
+    try:
+        action[args.pop("action")](**args)
+    except StandInError as error:
+        print(f"::error::{error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
