@@ -22,10 +22,10 @@ def rehearse(world: World) -> Iterator[Rehearse]:
     """Run one workflow of the world's clone for one event (each run its own artifacts)."""
     count = 0
 
-    def run(event: str, workflow: str, payload: Mapping[str, object]) -> Run:
+    def run(event: str, workflow: str, payload: Mapping[str, object], only: str = "") -> Run:
         nonlocal count
         count += 1
-        done = act(world, event, workflow, payload, world.root / f"run-{count}")
+        done = act(world, event, workflow, payload, world.root / f"run-{count}", only)
         RUNS.append(done)
         return done
 

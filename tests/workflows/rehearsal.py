@@ -23,6 +23,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import wiring
+
 HERE = Path(__file__).resolve().parent
 REPOSITORY = HERE.parents[1]
 ACT = shutil.which("act")
@@ -190,6 +192,8 @@ class Run:
     skipped: list[str]
     log: Path
     record: Path
+    problems: list[str] = field(default_factory=list)
+    """Wiring faults (tests/workflows/wiring.py) and jobs that ran where they must not."""
 
     def ran(self, job_id: str) -> list[Job]:
         return [j for j in self.jobs if j.job_id == job_id]
@@ -247,9 +251,10 @@ def act(
     workflow: str,
     payload: Mapping[str, object],
     run: Path,
-    timeout: float = 600,
+    only: str = "",
 ) -> Run:
-    """Run one workflow of the clone for one event; the jobs act started and those it did not."""
+    """Run one workflow of the clone for one event (``only``: one job and the jobs it needs);
+    the jobs act started, those it did not, and the wiring problems found."""
     if ACT is None:
         raise RehearsalError("act is not on PATH: run the rehearsal with `nox -s workflows`")
     workflows = world.clone / ".github" / "workflows"
@@ -258,7 +263,7 @@ def act(
     event_file.write_text(json.dumps(payload), encoding="utf-8")
     command = [ACT, event, "-W", str(workflows / workflow), "-e", str(event_file), "--json"]
     command += ["--concurrent-jobs", "1", "--action-cache-path", str(world.root / "act-cache")]
-    command += ["--no-cache-server", "--action-offline-mode"]
+    command += ["--no-cache-server", "--action-offline-mode", *(["-j", only] if only else [])]
     for label in UBUNTU_LABELS:
         command += ["-P", f"{label}=-self-hosted"]
         command += ["--matrix", f"os:{label}", "--matrix", f"runner:{label}"]
@@ -268,13 +273,20 @@ def act(
     with log.open("w", encoding="utf-8") as out:
         done = subprocess.run(
             command, cwd=world.clone, env=world.env(run), stdout=out, stderr=subprocess.STDOUT,
-            timeout=timeout, check=False,
+            timeout=600, check=False,
         )  # fmt: skip
     lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
     jobs = parse(lines)
     started = {j.job_id for j in jobs}
     skipped = [j for j in job_ids(workflows / workflow) if j not in started]
-    return Run(event, workflow, done.returncode, jobs, skipped, log, run / "record")
+    problems = wiring.problems(workflows / workflow)
+    if event == "pull_request":
+        holders = wiring.writers(workflows / workflow)
+        problems += [
+            f"{workflow}: job {j} holds {', '.join(holders[j])} and ran on a pull request"
+            for j in sorted(started & holders.keys())
+        ]
+    return Run(event, workflow, done.returncode, jobs, skipped, log, run / "record", problems)
 
 
 def describe(run: Run) -> str:
@@ -289,6 +301,7 @@ def describe(run: Run) -> str:
             out.append(f"          stood in {standin}"[:160])
     for job_id in run.skipped:
         out.append(f"  skipped {job_id}")
+    out += [f"  WIRING FAULT: {p}" for p in run.problems]
     for label, why in NOT_REHEARSED.items():
         out.append(f"  not rehearsed: matrix entries on {label} ({why})")
     return "\n".join(out)
@@ -302,5 +315,6 @@ def pull_request(world: World, branch: str = "feature") -> dict[str, object]:
     return {"number": 7, "pull_request": pr}
 
 
-Rehearse = Callable[[str, str, Mapping[str, object]], Run]
-"""The fixture that runs one workflow for one event: (event, workflow file, payload) -> Run."""
+Rehearse = Callable[..., Run]
+"""The fixture that runs one workflow for one event: (event, workflow file, payload, only="")
+-> Run, ``only`` one job (and those it needs)."""

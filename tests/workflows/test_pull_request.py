@@ -33,8 +33,10 @@ def test_ci_shards_the_release_gates_and_merges_them(ci: Run) -> None:
     uploaded = sorted(str(e["name"]) for e in ci.records("upload-artifact"))
     assert uploaded == ["release-verify-1", "release-verify-2", "release-verify-3"]
     assert ci.returncode == 0, ci.failures()
+    assert ci.problems == []
 
 
 def test_docs_builds_and_does_not_publish(docs: Run) -> None:
     assert [j.result for j in docs.ran("build")] == ["success"], docs.failures()
     assert docs.skipped == ["publish"]
+    assert docs.problems == []
