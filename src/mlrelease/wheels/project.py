@@ -68,8 +68,10 @@ def build_version(project: Project, release_tag: str | None) -> str:
     """The version the artifacts must carry.
 
     Without a tag: the files' version. With ``vX.Y.Z``: the files must carry ``X.Y.Z``. With an
-    RC tag ``vX.Y.Z-rcN``: the files must carry ``X.Y.ZrcN`` (what the ``versions`` gate checks)
-    and the artifacts are built as ``X.Y.Z``, so that promotion can publish them unchanged.
+    RC tag ``vX.Y.Z-rcN``: the files carry ``X.Y.Z`` (what ``release rc`` tags: the final tag
+    lands on the same commit) or ``X.Y.ZrcN``, as the ``versions`` gate accepts
+    (``versions.tag_agrees``), and the artifacts are built as ``X.Y.Z``, so that promotion can
+    publish them unchanged.
     """
     if not release_tag:
         return project.version
@@ -78,7 +80,7 @@ def build_version(project: Project, release_tag: str | None) -> str:
         raise UserError(
             f"--release-tag {release_tag!r}: expected a release tag such as v1.4.0 or v1.4.0-rc2."
         )
-    if tagged != Version(project.version):
+    if not versions.tag_agrees(tagged, Version(project.version)):
         raise PreconditionError(
             f"{project.name}: the tag {release_tag} says {tagged}, but the files carry "
             f"{project.version}. Check out the tagged commit (or fix the tag) and re-run."
