@@ -54,6 +54,16 @@ NARROW_SESSIONS = {
     "tests_perf": ["--collect-only", "-q"],
 }
 """Sessions a job runs with these arguments instead of none (tests/workflows/bin/nox)."""
+NARROW_TESTS = [
+    "python",
+    "-m",
+    "pytest",
+    "-q",
+    "-p",
+    "no:cacheprovider",
+    "tests/unit/test_layers.py",
+]
+"""The `tests` gate's command in the clone (the suite takes 8 minutes on 2 cores)."""
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Rehearsal",
@@ -69,14 +79,14 @@ class RehearsalError(Exception):
     """The rehearsal could not run (not: a job failed)."""
 
 
-def git(cwd: Path, *args: str, stdin: str | None = None) -> str:
+def git(cwd: Path, *args: str, stdin: str | None = None, raw: bool = False) -> str:
     env = {**os.environ, **GIT_ENV}
     done = subprocess.run(
         ["git", *args], cwd=cwd, env=env, input=stdin, capture_output=True, text=True
     )
     if done.returncode:
         raise RehearsalError(f"git {' '.join(args)} in {cwd}: {done.stderr.strip()}")
-    return done.stdout.strip()
+    return done.stdout if raw else done.stdout.strip()
 
 
 @dataclass
@@ -103,8 +113,12 @@ class World:
             **{k: v for k, v in os.environ.items() if not k.startswith(("NOX", "VIRTUAL_ENV"))},
             **GIT_ENV,
             "HOME": str(home),
+            # gh (preinstalled on GitHub's runners) and the nox narrowing, for every job
             "PATH": os.pathsep.join(
-                p for p in os.environ["PATH"].split(os.pathsep) if ".nox" not in p
+                [
+                    str(HERE / "bin"),
+                    *(p for p in os.environ["PATH"].split(os.pathsep) if ".nox" not in p),
+                ]
             ),
             "REHEARSAL_PYTHON": sys.executable,
             "REHEARSAL_STANDINS": str(HERE / "standins.py"),
@@ -119,24 +133,42 @@ class World:
         }
 
 
+def narrow(text: str) -> str:
+    """pyproject.toml with ``NARROW_GATES`` as the gates, and ``NARROW_TESTS`` as the tests
+    gate's command."""
+    replacements = {
+        r"(?ms)^gates = \[.*?\]\n": f"gates = {json.dumps(NARROW_GATES)}\n",
+        r"(?ms)^(\[tool\.mlrelease\.gate-options\.tests\]\n.*?)^command = \[.*?\]\n": (
+            f"\\1command = {json.dumps(NARROW_TESTS)}\n"
+        ),
+    }
+    for pattern, replacement in replacements.items():
+        text, count = re.subn(pattern, replacement, text, count=1)
+        if count != 1:
+            raise RehearsalError(f"pyproject.toml: nothing matches {pattern!r} to narrow")
+    return text
+
+
 def make_world(root: Path, source: Path = REPOSITORY) -> World:
-    """Clone ``source``'s HEAD with a bare origin, and commit on main its uncommitted changes to
-    tracked files (the workflows being edited are the ones rehearsed) and the narrowed gates."""
+    """Clone ``source``'s HEAD with a bare origin, and commit on main its uncommitted changes
+    and new files (the workflows being edited are the ones rehearsed) and the narrowed gates."""
     world = World(root)
     git(root, "init", "-q", "--bare", "-b", "main", str(world.origin))
     git(source, "push", "-q", str(world.origin), "HEAD:refs/heads/main")
     git(root, "clone", "-q", str(world.origin), str(world.clone))
-    changes = git(source, "diff", "HEAD", "--binary")
+    changes = git(source, "diff", "HEAD", "--binary", raw=True)
     if changes:
-        git(world.clone, "apply", "--whitespace=nowarn", "-", stdin=changes + "\n")
+        git(world.clone, "apply", "--whitespace=nowarn", "-", stdin=changes)
+    for name in git(source, "ls-files", "--others", "--exclude-standard", "-z", raw=True).split(
+        "\0"
+    ):
+        if name:  # new files not yet added (a new docs page the toctree names)
+            (world.clone / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source / name, world.clone / name)
+            git(world.clone, "add", "--", name)
     pyproject = world.clone / "pyproject.toml"
-    text = pyproject.read_text(encoding="utf-8")
-    gates = "gates = [" + ", ".join(f'"{g}"' for g in NARROW_GATES) + "]\n"
-    narrowed, count = re.subn(r"(?ms)^gates = \[.*?\]\n", gates, text, count=1)
-    if count != 1:
-        raise RehearsalError(f"{pyproject}: no `gates = [...]` in [tool.mlrelease] to narrow")
-    pyproject.write_text(narrowed, encoding="utf-8")
-    git(world.clone, "commit", "-q", "-am", "test(rehearsal): narrow the release gates")
+    pyproject.write_text(narrow(pyproject.read_text(encoding="utf-8")), encoding="utf-8")
+    git(world.clone, "commit", "-q", "-am", "test(rehearsal): narrow the release gates and tests")
     git(world.clone, "push", "-q", "origin", "main")
     return world
 

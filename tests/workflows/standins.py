@@ -26,6 +26,8 @@ import os
 import shutil
 import subprocess
 import sys
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 
@@ -45,10 +47,9 @@ def _root(variable: str) -> Path:
 def record(kind: str, **data: object) -> None:
     """Append what a stand-in did to the run's record, with the job it ran in."""
     entry = {"standin": kind, "job": os.environ.get("GITHUB_JOB", ""), **data}
-    shown = (
-        data.get("note") or data.get("name") or data.get("names") or sorted(data.get("files") or ())
-    )
-    print(f"rehearsal: stood in {kind}: {shown}", flush=True)  # act's log keys it by job
+    shown = [data[k] for k in ("note", "name", "names", "subjects", "files") if k in data][:1]
+    # on stdout, where act's log keys it by job and matrix entry
+    print(f"rehearsal: stood in {kind}: {shown[0] if shown else ''}", flush=True)
     with (_root("REHEARSAL_RECORD") / "standins.jsonl").open("a", encoding="utf-8") as out:
         out.write(json.dumps(entry, sort_keys=True) + "\n")
 
@@ -101,19 +102,35 @@ def download(name: str, pattern: str, path: str) -> None:
     record("download-artifact", pattern=pattern, names=names)
 
 
+def _on_index(index: str, name: str) -> bool:
+    """Whether the index already serves the file ``name`` (pypiserver: /packages/<name>)."""
+    try:
+        urllib.request.urlopen(urllib.request.Request(f"{index}packages/{name}", method="HEAD"))
+    except urllib.error.HTTPError as error:
+        if error.code == 404:
+            return False
+        raise
+    return True
+
+
 def publish(packages_dir: str, attestations: str, skip_existing: str) -> None:
-    """pypa/gh-action-pypi-publish: twine upload to the local index, and the record."""
+    """pypa/gh-action-pypi-publish: twine upload to the local index, and the record. twine's
+    --skip-existing works with PyPI only, so the files the index has are left out here."""
     folder = Path(packages_dir)
     files = sorted(p for p in folder.iterdir() if p.suffix in (".whl", ".gz"))
     if not files:
         raise StandInError(f"pypi-publish: no distributions in {packages_dir!r}")
+    index = os.environ["REHEARSAL_INDEX"]
+    there = [p for p in files if skip_existing == "true" and _on_index(index, p.name)]
+    send = [p for p in files if p not in there]
     command = [os.environ.get("REHEARSAL_PYTHON", sys.executable), "-m", "twine", "upload"]
-    command += ["--repository-url", os.environ["REHEARSAL_INDEX"], "-u", "x", "-p", "x"]
-    command += ["--skip-existing"] if skip_existing == "true" else []
-    subprocess.run([*command, *map(str, files)], check=True)
+    command += ["--repository-url", index, "-u", "x", "-p", "x", "--disable-progress-bar"]
+    if send:
+        subprocess.run([*command, *map(str, send)], check=True)
     record(
         "pypi-publish",
         files={p.name: sha256(p) for p in files},
+        skipped=sorted(p.name for p in there),
         attestations=attestations == "true",
     )
 
