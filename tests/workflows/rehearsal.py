@@ -251,6 +251,14 @@ def job_ids(workflow: Path) -> list[str]:
     return re.findall(r"^  ([A-Za-z0-9_-]+):\s*$", text, re.M)
 
 
+def not_started(workflow: Path, jobs: list[Job]) -> list[str]:
+    """The workflow's jobs act never started; a job calling a reusable workflow started when one
+    of that workflow's jobs did (act names those ``<workflow>/<calling job>/<job>``)."""
+    ids = {j.job_id for j in jobs}
+    nested = {part for j in jobs for part in j.name.strip().split("/")[1:-1]}
+    return [j for j in job_ids(workflow) if j not in ids and j not in nested]
+
+
 def parse(lines: list[str]) -> list[Job]:
     """act's ``--json`` log: one Job per job and matrix entry, its Main steps and result."""
     jobs: dict[str, Job] = {}
@@ -309,9 +317,9 @@ def act(
         )  # fmt: skip
     lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
     jobs = parse(lines)
-    started = {j.job_id for j in jobs}
-    skipped = [j for j in job_ids(workflows / workflow) if j not in started]
+    skipped = not_started(workflows / workflow, jobs)
     problems = wiring.problems(workflows / workflow)
+    started = {j.job_id for j in jobs}
     if event == "pull_request":
         holders = wiring.writers(workflows / workflow)
         problems += [
