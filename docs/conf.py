@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,9 @@ myst_heading_anchors = 3
 # API reference: one page per module, generated at build time from the package itself (see
 # api/index.md), so a new module appears without editing any page.
 autosummary_generate = True
+# The pages are written beside the sources (api/generated/, ignored by git) and never pruned by
+# autosummary: a module removed since the last local build would leave a page that fails -W.
+shutil.rmtree(HERE / "api" / "generated", ignore_errors=True)
 autodoc_member_order = "bysource"
 autodoc_default_options = {"show-inheritance": True}
 # Optional runtimes the docs environment does not install; mocked only when absent so their
