@@ -12,11 +12,40 @@ from mlrelease.init.detect import Detection
 
 PEP440_PARSE = r"""(?x)
     (?P<major>\d+)\.(?P<minor>\d+)\.(?P<patch>\d+)
-    (?:(?P<pre_l>rc|\.dev)(?P<pre_n>\d+))?
+    (?:(?P<pre_l>\.dev|a|b|rc)(?P<pre_n>\d+))?
+    (?:(?P<post_l>\.post)(?P<post_n>\d+))?
+    (?:(?P<dev_l>\.dev)(?P<dev_n>\d+))?
 """
-"""bump-my-version's ``parse`` for X.Y.Z, X.Y.ZrcN and X.Y.Z.devN (PEP 440 spellings)."""
+"""bump-my-version's ``parse`` for every PEP 440 release marker of X.Y.Z: a pre-release
+(``aN``, ``bN``, ``rcN``) or a development release alone (``.devN``: the first stage, bumped to
+``a``, ``b``, ``rc``, then final), then a post-release (``.postN``), then a development release of
+either (``X.Y.Za1.dev0``, ``X.Y.Z.post1.dev0``). Every canonical PEP 440 version of three
+release numbers round-trips (tests/unit/init/test_propose.py, against ``packaging``)."""
 
-PEP440_SERIALIZE = ["{major}.{minor}.{patch}{pre_l}{pre_n}", "{major}.{minor}.{patch}"]
+_PRE, _POST, _DEV = "{pre_l}{pre_n}", "{post_l}{post_n}", "{dev_l}{dev_n}"
+PEP440_SERIALIZE = [
+    "{major}.{minor}.{patch}" + markers
+    for markers in (
+        _PRE + _POST + _DEV,
+        _PRE + _POST,
+        _PRE + _DEV,
+        _POST + _DEV,
+        _PRE,
+        _POST,
+        _DEV,
+        "",
+    )
+]
+"""Every combination of the three markers, fullest first: bump-my-version writes a version
+with the first format that shows each of its non-optional parts."""
+
+PEP440_PARTS = {
+    "pre_l": {"values": [".dev", "a", "b", "rc", "final"], "optional_value": "final"},
+    "post_l": {"values": ["", ".post"], "optional_value": ""},
+    "dev_l": {"values": ["", ".dev"], "optional_value": ""},
+}
+"""The labels' parts: ``pre_l`` is the release stage (``.dev`` -> ``a`` -> ``b`` -> ``rc`` ->
+final, the optional value); ``post_l`` and ``dev_l`` are shown only when set."""
 
 
 @dataclass
@@ -182,10 +211,7 @@ def _bumpversion(d: Detection) -> list[str]:
                 "allow_dirty": False,
             },
         ),
-        _section(
-            "[tool.bumpversion.parts.pre_l]",
-            {"values": [".dev", "rc", "final"], "optional_value": "final"},
-        ),
+        *(_section(f"[tool.bumpversion.parts.{k}]", v) for k, v in PEP440_PARTS.items()),
     ]
     for vf in d.version.files:
         entry: dict[str, Any] = {
