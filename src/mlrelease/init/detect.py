@@ -151,19 +151,35 @@ def test_command(snap: Snapshot) -> tuple[list[str] | None, str]:
     return None, "no tests found: the `tests` gate is not proposed"
 
 
+SPHINX_INDEX = ("index.rst", "index.md", "contents.rst")
+"""A Sphinx source folder's root document, beside its ``conf.py``."""
+
+
 def docs(snap: Snapshot) -> tuple[str | None, str]:
-    # Shallowest first: docs/conf.py before docs/docsgen/source/conf.py (ONNX).
+    # Shallowest first: docs/conf.py before docs/docsgen/source/conf.py (ONNX); then a Sphinx
+    # root in any folder up to two levels deep (Torch-TensorRT's docsrc/), told from a stray
+    # conf.py by its root document.
     deeper = sorted(
         (p.removesuffix("/conf.py") for p in snap.files if re.match(r"docs?/.*conf\.py$", p)),
         key=lambda p: (p.count("/"), p),
     )
-    for folder in ("docs", "doc", "docs/source", "doc/source", *deeper):
+    shallow = (p.removesuffix("/conf.py") for p in snap.files if p.endswith("/conf.py"))
+    elsewhere = sorted(
+        folder
+        for folder in shallow
+        if re.fullmatch(r"[^/]+(/[^/]+)?", folder)
+        and any(f"{folder}/{index}" in snap.files for index in SPHINX_INDEX)
+    )
+    for folder in ("docs", "doc", "docs/source", "doc/source", *deeper, *elsewhere):
         if f"{folder}/conf.py" in snap.files:
             return folder, (
                 f"Sphinx ({folder}/conf.py); add `docs` to gates once its build "
                 "requirements are in the release environment"
             )
-    return None, "no Sphinx conf.py in docs/ or doc/"
+    return None, (
+        "no Sphinx sources: no conf.py in docs/ or doc/, nor beside an index document in a "
+        "folder up to two levels deep"
+    )
 
 
 def onnx_use(snap: Snapshot) -> tuple[bool, str]:

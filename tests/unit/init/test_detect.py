@@ -105,3 +105,17 @@ def test_the_proposal_is_a_valid_configuration() -> None:
             "replace": '__version__ = "{new_version}"',
         }
     ]
+
+
+@pytest.mark.parametrize(
+    ("files", "found"),
+    [
+        ({"docs/conf.py": "", "docsrc/conf.py": "", "docsrc/index.rst": ""}, "docs"),
+        ({"docsrc/conf.py": "", "docsrc/index.rst": ""}, "docsrc"),  # Torch-TensorRT
+        ({"website/sphinx/conf.py": "", "website/sphinx/index.md": ""}, "website/sphinx"),
+        ({"tools/conf.py": "", "tools/run.py": ""}, None),  # a conf.py that is not Sphinx's
+        ({"a/b/c/conf.py": "", "a/b/c/index.rst": ""}, None),  # deeper than two levels
+    ],
+)
+def test_sphinx_sources_in_any_shallow_folder(files: dict[str, str], found: str | None) -> None:
+    assert detect.docs(snap(files))[0] == found
