@@ -131,6 +131,8 @@ def propose(
         main["changelog"] = d.changelog
     if d.version.from_tags:
         main["version-source"] = "scm"
+    if d.name and not pyproject.get("project", {}).get("name"):
+        main["distribution"] = d.name  # from setup.py or setup.cfg: gates need it
     wheels: dict[str, Any] = {"kind": d.build.kind}
     if d.build.kind == "pure" and not d.build.cibuildwheel:
         # One py3-none-any wheel, built once: no platform matrix to cover.
@@ -156,7 +158,7 @@ def propose(
         parts.append(_section("[tool.mlrelease.docs]", {"source": d.docs}))
     if d.test_command:
         parts.append(_section("[tool.mlrelease.gate-options.tests]", {"command": d.test_command}))
-    parts += _downstream(str(pyproject.get("project", {}).get("name", "")), notes)
+    parts += _downstream(d.name or "", notes)
     if pyproject.get("tool", {}).get("bumpversion") is None:
         parts += _bumpversion(d)
     else:
