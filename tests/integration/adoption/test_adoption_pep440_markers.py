@@ -4,23 +4,10 @@ the `versions` gate reads the whole version, and `bump` writes it back."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from helpers.repo import git
-
-
-def mlrelease(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "mlrelease", "--root", str(root), *args],
-        capture_output=True,
-        text=True,
-        check=False,
-        env={**os.environ, "COLUMNS": "300"},
-    )
+from helpers.repo import git, mlrelease
 
 
 def adopted(tmp_path: Path, version: str) -> Path:
