@@ -91,7 +91,7 @@ def one_run(base: Path, extra: list[str]) -> tuple[Phases, Phases]:
     ) + timed(["pip", "install", "-q", "nox", "uv"], base, env, logs / "tools")
     wall = timed(["nox", "-s", "release_verify", *extra], clone, env, logs / "cold")
     cold |= report_phases(clone, wall)
-    tests_log = clone / "build/release-verify/tests/output.txt"  # the slowest tests, listed
+    tests_log = clone / "build/release-verify/evidence/tests/output.txt"  # the slowest tests
     if tests_log.is_file():
         shutil.copy(tests_log, logs / "tests-gate-cold.txt")
     warm_wall = timed(["nox", "-R", "-s", "release_verify", *extra], clone, env, logs / "warm")

@@ -61,6 +61,10 @@ class Config:
     version_source: Literal["files", "scm"] = "files"
     """``files``: the version is written in files bump-my-version rewrites; ``scm``: it comes
     from git tags (setuptools-scm, hatch-vcs), so a bump has no file to rewrite."""
+    distribution: str = ""
+    """The distribution name where pyproject.toml has no ``[project] name`` (a project whose
+    name lives in setup.py or setup.cfg; ``mlrelease init`` writes it): read it with
+    :attr:`project_name`."""
     gate_plugins: list[str] = field(default_factory=list)
     """Modules imported before the gates run, so an adopter can register its own gates."""
     gate_options: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -93,6 +97,14 @@ class Config:
         tool = self.pyproject.get("tool", {})
         project = self.pyproject.get("project", {})
         found = tool.get("bumpversion", {}).get("current_version") or project.get("version")
+        return str(found) if found else ""
+
+    @property
+    def project_name(self) -> str:
+        """The distribution name: ``[project] name``, else ``[tool.mlrelease] distribution``;
+        ``""`` when the project states neither. The one place mlrelease reads it (the index
+        pages the gatekeeper reads, the wheels' names, the report)."""
+        found = self.pyproject.get("project", {}).get("name") or self.distribution
         return str(found) if found else ""
 
     def table(self, cls: type[T]) -> T:

@@ -92,9 +92,8 @@ def run(config: Config, options: Options, console: Console | None = None) -> rep
             highlight=False,
         )
         results.append(result)
-    project = config.pyproject.get("project", {})
     outcome = report.Report(
-        project=str(project.get("name", config.root.name)),
+        project=config.project_name or config.root.name,
         version=config.version,
         commit=git.head(config.root),
         gates=[g.name for g in selected],

@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from helpers.repo import commit_all, git
 from rich.console import Console
 
 from mlrelease.cli import main
@@ -81,6 +82,35 @@ def test_gate_is_a_status_probe_that_says_nothing_was_timed(project: Path) -> No
         gate["summary"]
     )
     assert main(["--root", str(project), "verify", "--only", "perf", "--strict"]) == 1
+
+
+@pytest.mark.slow
+def test_a_clean_probe_is_reused_until_the_tree_changes(project: Path) -> None:
+    (project / ".gitignore").write_text("build/\n", encoding="utf-8")
+    git(project, "init", "-q", "-b", "main")
+    commit_all(project, "feat: tiny models")
+    assert main(["--root", str(project), "verify", "--only", "perf"]) == 1  # a new failure
+    assert "(reused:" not in str(_report(project)["summary"])
+    assert main(["--root", str(project), "verify", "--only", "perf"]) == 1  # never reused
+    results = project / "build/release-verify/evidence/perf/results.json"
+    data = json.loads(results.read_text(encoding="utf-8"))
+    baselines = project / "ci/perf_baselines"
+    baselines.mkdir(parents=True)
+    (baselines / f"{data['device']['key']}.json").write_text(json.dumps(data), encoding="utf-8")
+    commit_all(project, "perf: baseline")
+    assert main(["--root", str(project), "verify", "--only", "perf"]) == 0
+    probed = results.stat().st_mtime_ns
+    assert main(["--root", str(project), "verify", "--only", "perf"]) == 0
+    gate = _report(project)
+    assert gate["status"] == "skip" and "(reused: the run of" in str(gate["summary"])
+    assert "0 rows timed" in str(gate["summary"]) and results.stat().st_mtime_ns == probed
+    assert main(["--root", str(project), "verify", "--only", "perf", "--strict"]) == 1
+    (project / "tiny_builders.py").write_text(  # an uncommitted edit: probe again
+        (project / "tiny_builders.py").read_text(encoding="utf-8") + "\n", encoding="utf-8"
+    )
+    assert main(["--root", str(project), "verify", "--only", "perf"]) == 0
+    assert "(reused:" not in str(_report(project)["summary"])
+    assert results.stat().st_mtime_ns != probed
 
 
 @pytest.mark.slow

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from mlrelease.docs import published, service, site, switcher
 from mlrelease.docs.config import DocsConfig
-from mlrelease.gates import Context, GateResult, gate
+from mlrelease.edges import git, reuse
+from mlrelease.gates import Context, GateResult, ReuseOptions, gate
 
 
 @gate(
@@ -17,17 +18,13 @@ from mlrelease.gates import Context, GateResult, gate
     "regeneration, internal links resolve, and the versioned site's `switcher.json` is valid "
     "with a folder for every listed version; every final release tag is frozen and listed on "
     "the published site (the pages branch or `base-url`), the newest one preferred.",
+    options=ReuseOptions,
 )
 def check_docs(ctx: Context) -> GateResult:
     docs = ctx.config.table(DocsConfig)
     docs.validate(str(ctx.config.pyproject_path))
     logs = ctx.evidence_path("docs", "html.log").parent
-    out = Path(tempfile.mkdtemp(prefix="mlrelease-docs-gate-"))
-    try:
-        outcome = service.build(ctx.config, docs, out, logs=logs)
-    finally:
-        shutil.rmtree(out, ignore_errors=True)
-    problems = outcome.problems()
+    problems, links, note = _build(ctx, docs, logs)
     evidence = [ctx.display(p) for p in sorted(logs.glob("*.log"))]
     site_dir = ctx.config.path(docs.site)
     if (site_dir / switcher.FILENAME).is_file():
@@ -53,10 +50,32 @@ def check_docs(ctx: Context) -> GateResult:
             evidence=evidence,
         )
     return GateResult.passed(
-        f"built with no warnings; generated pages current; {outcome.internal_links} internal "
-        f"links resolve; {site_note}",
+        f"built with no warnings; generated pages current; {links} internal links resolve; "
+        f"{site_note}{note}",
         evidence=evidence,
     )
+
+
+def _build(ctx: Context, docs: DocsConfig, logs: Path) -> tuple[list[str], int, str]:
+    """Build the docs (or reuse a clean build of the same commit, tree, tags and environment):
+    (the build's problems, the internal links checked, the reuse note)."""
+    stamp = logs / "built.json"
+    options = ctx.options("docs", ReuseOptions)
+    tags = git.run(ctx.root, "for-each-ref", "refs/tags", check=False) if options.reuse else ""
+    now = reuse.key(ctx.root, "docs", tags) if options.reuse else None
+    last = reuse.recall(stamp, now)
+    if now and last and isinstance(last.facts.get("internal_links"), int):
+        note = last.note(now, "[tool.mlrelease.gate-options.docs]")
+        return [], int(last.facts["internal_links"]), f" {note}"  # type: ignore[call-overload]
+    out = Path(tempfile.mkdtemp(prefix="mlrelease-docs-gate-"))
+    try:
+        outcome = service.build(ctx.config, docs, out, logs=logs)
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+    problems = outcome.problems()
+    if not problems:
+        reuse.remember(stamp, now, "built", internal_links=outcome.internal_links)
+    return problems, outcome.internal_links, ""
 
 
 GATES = (check_docs,)

@@ -209,7 +209,7 @@ def _check_consumer(c: Consumer, key: str, source: str, root: Path, package: str
 def package_of(config: Config) -> str:
     """The distribution under test: ``package``, else ``[project] name``."""
     table = config.table(DownstreamConfig)
-    return table.package or str(config.pyproject.get("project", {}).get("name", ""))
+    return table.package or config.project_name
 
 
 def check_loaded(config: Config) -> None:

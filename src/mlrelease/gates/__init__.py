@@ -144,6 +144,15 @@ GateFunction = Callable[[Context], GateResult]
 
 
 @dataclass(frozen=True)
+class ReuseOptions:
+    """``[tool.mlrelease.gate-options.NAME]`` of a gate whose passing verdict may be reused
+    (:mod:`mlrelease.edges.reuse`): ``reuse = false`` always runs it."""
+
+    reuse: bool = True
+    """Reuse the last passing verdict of the same commit, tree, inputs and environment."""
+
+
+@dataclass(frozen=True)
 class Gate:
     """A registered exit criterion."""
 

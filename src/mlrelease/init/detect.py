@@ -6,6 +6,9 @@ Each detector returns its conclusion with the evidence (a file and line, tags, b
 
 from __future__ import annotations
 
+import ast
+import configparser
+import contextlib
 import re
 from dataclasses import dataclass, field
 from typing import Literal
@@ -151,19 +154,35 @@ def test_command(snap: Snapshot) -> tuple[list[str] | None, str]:
     return None, "no tests found: the `tests` gate is not proposed"
 
 
+SPHINX_INDEX = ("index.rst", "index.md", "contents.rst")
+"""A Sphinx source folder's root document, beside its ``conf.py``."""
+
+
 def docs(snap: Snapshot) -> tuple[str | None, str]:
-    # Shallowest first: docs/conf.py before docs/docsgen/source/conf.py (ONNX).
+    # Shallowest first: docs/conf.py before docs/docsgen/source/conf.py (ONNX); then a Sphinx
+    # root in any folder up to two levels deep (Torch-TensorRT's docsrc/), told from a stray
+    # conf.py by its root document.
     deeper = sorted(
         (p.removesuffix("/conf.py") for p in snap.files if re.match(r"docs?/.*conf\.py$", p)),
         key=lambda p: (p.count("/"), p),
     )
-    for folder in ("docs", "doc", "docs/source", "doc/source", *deeper):
+    shallow = (p.removesuffix("/conf.py") for p in snap.files if p.endswith("/conf.py"))
+    elsewhere = sorted(
+        folder
+        for folder in shallow
+        if re.fullmatch(r"[^/]+(/[^/]+)?", folder)
+        and any(f"{folder}/{index}" in snap.files for index in SPHINX_INDEX)
+    )
+    for folder in ("docs", "doc", "docs/source", "doc/source", *deeper, *elsewhere):
         if f"{folder}/conf.py" in snap.files:
             return folder, (
                 f"Sphinx ({folder}/conf.py); add `docs` to gates once its build "
                 "requirements are in the release environment"
             )
-    return None, "no Sphinx conf.py in docs/ or doc/"
+    return None, (
+        "no Sphinx sources: no conf.py in docs/ or doc/, nor beside an index document in a "
+        "folder up to two levels deep"
+    )
 
 
 def onnx_use(snap: Snapshot) -> tuple[bool, str]:
@@ -186,8 +205,39 @@ def onnx_use(snap: Snapshot) -> tuple[bool, str]:
     return False, "onnx is not a dependency: the `compat` gate is not proposed"
 
 
+def distribution_name(snap: Snapshot) -> str | None:
+    """The distribution name, read without running anything: ``[project] name``, else
+    ``setup.cfg``'s ``[metadata] name``, else a literal ``name=`` of ``setup.py``'s ``setup()``
+    call (Torch-TensorRT, PyTorch: no ``[project]`` table)."""
+    name = lookup(snap.pyproject(), "project.name")
+    if isinstance(name, str) and name:
+        return name
+    parser = configparser.ConfigParser(interpolation=None)
+    with contextlib.suppress(configparser.Error):
+        parser.read_string(snap.text("setup.cfg") or "")
+        if parser.get("metadata", "name", fallback=""):
+            return parser.get("metadata", "name").strip() or None
+    try:
+        tree = ast.parse(snap.text("setup.py") or "")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # whatever the file holds
+        return None
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "id", getattr(node.func, "attr", "")) == "setup"
+        ):
+            for keyword in node.keywords:
+                value = keyword.value
+                if (
+                    keyword.arg == "name"
+                    and isinstance(value, ast.Constant)
+                    and isinstance(value.value, str)
+                ):
+                    return value.value or None
+    return None
+
+
 def detect(snap: Snapshot) -> Detection:
-    data = snap.pyproject()
     tags = tag_scheme(snap)
     rc = rc_model(snap, tags)
     latest_version = None
@@ -198,9 +248,8 @@ def detect(snap: Snapshot) -> Detection:
     tests, tests_why = test_command(snap)
     docs_dir, docs_why = docs(snap)
     onnx, onnx_why = onnx_use(snap)
-    name = lookup(data, "project.name")
     return Detection(
-        name=name if isinstance(name, str) else None,
+        name=distribution_name(snap),
         version=version_source(snap, latest_version),
         tags=tags,
         model=release_model(snap),

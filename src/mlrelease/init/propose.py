@@ -12,11 +12,40 @@ from mlrelease.init.detect import Detection
 
 PEP440_PARSE = r"""(?x)
     (?P<major>\d+)\.(?P<minor>\d+)\.(?P<patch>\d+)
-    (?:(?P<pre_l>rc|\.dev)(?P<pre_n>\d+))?
+    (?:(?P<pre_l>\.dev|a|b|rc)(?P<pre_n>\d+))?
+    (?:(?P<post_l>\.post)(?P<post_n>\d+))?
+    (?:(?P<dev_l>\.dev)(?P<dev_n>\d+))?
 """
-"""bump-my-version's ``parse`` for X.Y.Z, X.Y.ZrcN and X.Y.Z.devN (PEP 440 spellings)."""
+"""bump-my-version's ``parse`` for every PEP 440 release marker of X.Y.Z: a pre-release
+(``aN``, ``bN``, ``rcN``) or a development release alone (``.devN``: the first stage, bumped to
+``a``, ``b``, ``rc``, then final), then a post-release (``.postN``), then a development release of
+either (``X.Y.Za1.dev0``, ``X.Y.Z.post1.dev0``). Every canonical PEP 440 version of three
+release numbers round-trips (tests/unit/init/test_propose.py, against ``packaging``)."""
 
-PEP440_SERIALIZE = ["{major}.{minor}.{patch}{pre_l}{pre_n}", "{major}.{minor}.{patch}"]
+_PRE, _POST, _DEV = "{pre_l}{pre_n}", "{post_l}{post_n}", "{dev_l}{dev_n}"
+PEP440_SERIALIZE = [
+    "{major}.{minor}.{patch}" + markers
+    for markers in (
+        _PRE + _POST + _DEV,
+        _PRE + _POST,
+        _PRE + _DEV,
+        _POST + _DEV,
+        _PRE,
+        _POST,
+        _DEV,
+        "",
+    )
+]
+"""Every combination of the three markers, fullest first: bump-my-version writes a version
+with the first format that shows each of its non-optional parts."""
+
+PEP440_PARTS = {
+    "pre_l": {"values": [".dev", "a", "b", "rc", "final"], "optional_value": "final"},
+    "post_l": {"values": ["", ".post"], "optional_value": ""},
+    "dev_l": {"values": ["", ".dev"], "optional_value": ""},
+}
+"""The labels' parts: ``pre_l`` is the release stage (``.dev`` -> ``a`` -> ``b`` -> ``rc`` ->
+final, the optional value); ``post_l`` and ``dev_l`` are shown only when set."""
 
 
 @dataclass
@@ -102,6 +131,8 @@ def propose(
         main["changelog"] = d.changelog
     if d.version.from_tags:
         main["version-source"] = "scm"
+    if d.name and not pyproject.get("project", {}).get("name"):
+        main["distribution"] = d.name  # from setup.py or setup.cfg: gates need it
     wheels: dict[str, Any] = {"kind": d.build.kind}
     if d.build.kind == "pure" and not d.build.cibuildwheel:
         # One py3-none-any wheel, built once: no platform matrix to cover.
@@ -127,7 +158,7 @@ def propose(
         parts.append(_section("[tool.mlrelease.docs]", {"source": d.docs}))
     if d.test_command:
         parts.append(_section("[tool.mlrelease.gate-options.tests]", {"command": d.test_command}))
-    parts += _downstream(str(pyproject.get("project", {}).get("name", "")), notes)
+    parts += _downstream(d.name or "", notes)
     if pyproject.get("tool", {}).get("bumpversion") is None:
         parts += _bumpversion(d)
     else:
@@ -182,10 +213,7 @@ def _bumpversion(d: Detection) -> list[str]:
                 "allow_dirty": False,
             },
         ),
-        _section(
-            "[tool.bumpversion.parts.pre_l]",
-            {"values": [".dev", "rc", "final"], "optional_value": "final"},
-        ),
+        *(_section(f"[tool.bumpversion.parts.{k}]", v) for k, v in PEP440_PARTS.items()),
     ]
     for vf in d.version.files:
         entry: dict[str, Any] = {

@@ -84,6 +84,9 @@ class ModelsConfig:
     """Generated test inputs larger than this are refused (the graph declares an absurd shape)."""
     threads: int = 0
     """onnxruntime intra-op threads in the verifier (0: onnxruntime's default)."""
+    jobs: int = 0
+    """Models verified at once, each in its own sandboxed worker (0: one per CPU core, at most
+    four; a submission's models always run one at a time)."""
     allow_missing_expected_outputs: bool = False
     """Model Zoo mode: accept a test data set with inputs but no expected outputs, recording
     the weaker check (onnxruntime vs the onnx reference evaluator) in the verdict."""

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -125,43 +127,66 @@ def verify(
             refresh=refresh_probe,
         )
     prepare(jobs, config, probed)
-    verdicts = []
-    for i, job in enumerate(jobs, 1):
-        digest = model_cache.key(job) if cache_dir is not None else None
-        verdict = model_cache.load(cache_dir, digest) if cache_dir and digest else None
-        left = None if deadline is None else deadline - time.monotonic()
+    run = _Run(jobs, console, cache_dir, deadline, budget, root)
+    workers = 1 if root is not None else _workers(config.table(ModelsConfig).jobs, len(jobs))
+    if workers == 1:
+        return [run.one(i) for i in range(len(jobs))]
+    with ThreadPoolExecutor(max_workers=workers) as pool:  # each verdict is a subprocess's
+        return list(pool.map(run.one, range(len(jobs))))
+
+
+def _workers(configured: int, count: int) -> int:
+    """How many models to verify at once: ``jobs``, or one per CPU core (at most four)."""
+    wanted = configured or min(4, os.cpu_count() or 1)
+    return max(1, min(wanted, count))
+
+
+@dataclass
+class _Run:
+    """One verification run: each job's verdict from the cache, the budget or its worker."""
+
+    jobs: Sequence[ModelJob]
+    console: Console
+    cache_dir: Path | None
+    deadline: float | None
+    budget: int
+    root: Root | None
+
+    def one(self, index: int) -> ModelVerdict:
+        job, label = self.jobs[index], f"\\[{index + 1}/{len(self.jobs)}]"
+        digest = model_cache.key(job) if self.cache_dir is not None else None
+        verdict = model_cache.load(self.cache_dir, digest) if self.cache_dir and digest else None
+        left = None if self.deadline is None else self.deadline - time.monotonic()
         if verdict is not None:
             pass
         elif left is not None and left < 1:
             verdict = sandbox.not_run(
                 job,
-                f"the total time budget of {budget} s "
+                f"the total time budget of {self.budget} s "
                 "([tool.mlrelease.models] total-time-limit-s, --total-time-limit-s) is spent",
             )
         else:
             if left is not None and left < job.time_limit_s:
                 job.time_limit_s = max(1, int(left))
-            label = f"\\[{i}/{len(jobs)}] verifying {escape_console(job.name)}"
-            with console.status(f"{label} ({', '.join(job.steps)})"):
-                verdict = sandbox.run(job, root=root)
-            if cache_dir is not None and digest is not None:
-                model_cache.store(cache_dir, digest, verdict)
-        worst = next((s for s in verdict.steps if s.outcome is StepStatus.FAIL), None)
-        outcome = (
-            StepStatus.FAIL
-            if worst
-            else (
-                StepStatus.WARN
-                if any(s.outcome is StepStatus.WARN for s in verdict.steps)
-                else StepStatus.PASS
+            self.console.print(
+                f"{label} verifying {escape_console(job.name)} ({', '.join(job.steps)})",
+                style="dim",
+                highlight=False,
             )
-        )
+            verdict = sandbox.run(job, root=self.root)
+            if self.cache_dir is not None and digest is not None:
+                model_cache.store(self.cache_dir, digest, verdict)
+        self._report(label, job, verdict)
+        return verdict
+
+    def _report(self, label: str, job: ModelJob, verdict: ModelVerdict) -> None:
+        worst = next((s for s in verdict.steps if s.outcome is StepStatus.FAIL), None)
+        warned = any(s.outcome is StepStatus.WARN for s in verdict.steps)
+        outcome = StepStatus.FAIL if worst else StepStatus.WARN if warned else StepStatus.PASS
         tail = f": {worst.step}: {worst.summary}" if worst else ""
         took = "cached" if verdict.cached else f"{verdict.duration_s:.1f} s"
-        console.print(
-            f"\\[{i}/{len(jobs)}] [{STYLE[outcome]}]{outcome.value:4}[/] "
+        self.console.print(
+            f"{label} [{STYLE[outcome]}]{outcome.value:4}[/] "
             f"{escape_console(job.name + tail)} [dim]({took})[/]",
             highlight=False,
         )
-        verdicts.append(verdict)
-    return verdicts

@@ -15,8 +15,9 @@ import os
 
 from rich.console import Console
 
-from mlrelease.gates import Context, GateResult, gate
-from mlrelease.perf import compare, runner, service
+from mlrelease.edges import reuse
+from mlrelease.gates import Context, GateResult, ReuseOptions, gate
+from mlrelease.perf import compare, device, runner, service
 from mlrelease.perf.config import PerfConfig
 
 NOT_TIMED = (
@@ -31,6 +32,7 @@ NOT_TIMED = (
     "matches PyTorch eager (a status probe, compared with the device class's baseline in "
     "`ci/perf_baselines/`: no row newly fails); timing is judged by `nox -s perf`, so without "
     "a failure the gate is skipped (a failure under `--strict`).",
+    options=ReuseOptions,
 )
 def check_perf(ctx: Context) -> GateResult:
     name = ctx.config.table(PerfConfig).gate_profile
@@ -42,6 +44,14 @@ def check_perf(ctx: Context) -> GateResult:
         if reason:
             return GateResult.skipped(f"profile `{name}` needs a CUDA device: {reason}")
     folder = ctx.evidence_path("perf", "results.json").parent
+    stamp = folder / "probed.json"
+    now = _reuse_key(ctx, name, profile.device)
+    last = reuse.recall(stamp, now)
+    if now and last:
+        details = [str(d) for d in last.facts.get("details", [])]  # type: ignore[attr-defined]
+        evidence = [str(e) for e in last.facts.get("evidence", [])]  # type: ignore[attr-defined]
+        note = last.note(now, "[tool.mlrelease.gate-options.perf]")
+        return GateResult.skipped(f"{last.summary} {note}", details=details, evidence=evidence)
     log = io.StringIO()
     results = runner.check(
         name,
@@ -87,7 +97,19 @@ def check_perf(ctx: Context) -> GateResult:
             details=details,
             evidence=evidence,
         )
+    reuse.remember(stamp, now, f"{what}; {NOT_TIMED}", details=details, evidence=evidence)
     return GateResult.skipped(f"{what}; {NOT_TIMED}", details=details, evidence=evidence)
+
+
+def _reuse_key(ctx: Context, profile: str, kind: str) -> reuse.Key | None:
+    """The probe's key: the tree, the profile, the machine (its device key) and the
+    environment; None when reuse is off (``[tool.mlrelease.gate-options.perf] reuse``)."""
+    if not ctx.options("perf", ReuseOptions).reuse:
+        return None
+    machine = [device.cpu_key()]
+    if kind == "cuda":
+        machine += [gpu.get("name", "") for gpu in device.nvidia_smi()]
+    return reuse.key(ctx.root, "perf", profile, kind, *machine)
 
 
 GATES = (check_perf,)

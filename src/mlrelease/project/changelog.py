@@ -19,7 +19,12 @@ from mlrelease.edges import installed
 from mlrelease.edges.proc import call, python_module
 from mlrelease.errors import UserError
 
-HEADING = re.compile(r"^##\s+\[?(?P<title>[^\]\n]+?)\]?(?:\(.*?\))?(?:\s+-\s+.*)?\s*$", re.M)
+HEADING = re.compile(r"^(?P<level>#{1,2})[ \t]+(?P<text>[^\n]*?)[ \t]*$", re.M)
+"""A Markdown heading of level 1 or 2 (conventional-changelog writes a minor release's section
+at level 1, ``# 0.2.0 (2020-05-01)``, and a patch's at level 2)."""
+TITLE = re.compile(r"\[(?P<bracketed>[^\]\n]+)\]|(?P<plain>.+?)(?:\s+-\s+.*)?$")
+"""A heading's title: ``[1.4.0](compare link) (date)`` (conventional-changelog), ``[1.4.0] -
+date`` (Keep a Changelog), ``1.4.0 - date``, ``1.4.0 (date)`` (towncrier)."""
 MARKER = "<!-- insertion marker -->"
 
 
@@ -30,16 +35,36 @@ RST_HEADING = re.compile(r"^(?P<title>[^\s.][^\n]*?)[ \t]*\n(?P<rule>([=\-~^\"])
 def sections(text: str) -> list[str]:
     """Titles of the version sections, in order: ``Unreleased``, ``v1.4.0`` ...
 
-    Markdown level-2 headings (``## 1.4.0``) and reStructuredText underlined titles
-    (``1.4.0 (2024-05-01)`` over ``------``) both count.
+    Markdown level-2 headings (``## 1.4.0``, ``## [1.4.0] - date``, ``## [1.4.0](link) (date)``),
+    level-1 headings that name a version (conventional-changelog's ``# 0.2.0 (2020-05-01)``) and
+    reStructuredText underlined titles (towncrier's ``1.4.0 (2024-05-01)`` over ``------``) count.
     """
-    found = [(m.start(), m["title"].strip()) for m in HEADING.finditer(text)]
+    found = [(m.start(), title) for m in HEADING.finditer(text) if (title := _title(m))]
     found += [
         (m.start(), m["title"].strip())
         for m in RST_HEADING.finditer(text)
         if len(m["rule"]) >= len(m["title"].strip())
     ]
     return [title for _, title in sorted(found)]
+
+
+def _title(heading: re.Match[str]) -> str | None:
+    """The section title of a Markdown heading; a level-1 heading counts only when it names a
+    version or Unreleased (``# Changelog`` is the document's title)."""
+    match = TITLE.match(heading["text"])
+    title = ((match["bracketed"] or match["plain"] or "") if match else "").strip()
+    if not title:
+        return None
+    document_title = title.lower() != "unreleased" and _version_of(title) is None
+    return None if len(heading["level"]) == 1 and document_title else title
+
+
+def _version_of(title: str) -> Version | None:
+    """The version inside a tag-like title (``v1.4.0``, ``rel-1.4.0``, ``1.4.0 (date)``)."""
+    try:
+        return Version(re.sub(r"^[^0-9]*", "", title.split()[0]))
+    except InvalidVersion:
+        return None
 
 
 def required_title(version: Version) -> str:
@@ -59,13 +84,8 @@ def has_section(text: str, version: Version) -> bool:
             if title.lower() == "unreleased":
                 return True
             continue
-        # The version inside the tag-like title (v1.4.0, rel-1.4.0, 1.4.0).
-        candidate = re.sub(r"^[^0-9]*", "", title.split()[0])
-        try:
-            parsed = Version(candidate)
-        except InvalidVersion:
-            continue
-        if parsed == version or parsed == Version(wanted):
+        parsed = _version_of(title)
+        if parsed is not None and (parsed == version or parsed == Version(wanted)):
             return True
     return False
 

@@ -3,17 +3,16 @@ suite."""
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 import shlex
 
 from packaging.version import Version
 
 from mlrelease import versions
-from mlrelease.edges import git
+from mlrelease.edges import git, reuse
 from mlrelease.edges.proc import TimeoutExpired, call, python
 from mlrelease.gates import Context, GateResult, gate
-from mlrelease.project import changelog, service, suite_reuse
+from mlrelease.project import changelog, service
 from mlrelease.project.config import TestsOptions
 
 
@@ -116,16 +115,11 @@ def check_tests(ctx: Context) -> GateResult:
     log = ctx.evidence_path("tests", "output.txt")
     command = _interpreter(options.command)
     stamp_path = ctx.evidence_path("tests", "passed.json")
-    now = suite_reuse.fingerprint(ctx.root, options.command) if options.reuse else None
-    last = suite_reuse.load(stamp_path) if now else None
-    if now and last and last.fingerprint == now[1]:
-        return GateResult.passed(
-            f"{last.summary} (reused: the run of {last.finished} passed on this commit "
-            f"{now[0][:12]}, tree, command and environment; set "
-            "[tool.mlrelease.gate-options.tests] reuse = false to always run)",
-            evidence=[ctx.display(stamp_path)],
-        )
-    stamp_path.unlink(missing_ok=True)
+    now = reuse.key(ctx.root, *options.command) if options.reuse else None
+    last = reuse.recall(stamp_path, now)
+    if now and last:
+        note = last.note(now, "[tool.mlrelease.gate-options.tests]")
+        return GateResult.passed(f"{last.summary} {note}", evidence=[ctx.display(stamp_path)])
     try:
         proc = call(command, cwd=ctx.root, timeout=options.timeout_s)
     except TimeoutExpired:
@@ -140,9 +134,7 @@ def check_tests(ctx: Context) -> GateResult:
     evidence = [ctx.display(log)]
     summary = f"`{shlex.join(options.command)}`: {tail[0].strip('= ')}"
     if proc.returncode == 0:
-        if now:
-            finished = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-            suite_reuse.save(stamp_path, suite_reuse.Stamp(now[1], now[0], summary, finished))
+        reuse.remember(stamp_path, now, summary)
         return GateResult.passed(summary, evidence=evidence)
     return GateResult.failed(f"exit {proc.returncode}; {summary}", evidence=evidence)
 

@@ -25,8 +25,8 @@ from mlrelease.wheels.project import from_config
 )
 def check_wheels(ctx: Context) -> GateResult:
     wheels = ctx.config.table(WheelsConfig)
-    # A setup.py-only project has no [project] table: its folder names the CI artifacts.
-    name = str(ctx.config.pyproject.get("project", {}).get("name") or ctx.root.name)
+    # A project that states no name anywhere: its folder names the CI artifacts.
+    name = ctx.config.project_name or ctx.root.name
     if wheels.kind == "pure" and "cibuildwheel" not in ctx.config.pyproject.get("tool", {}):
         required = wheels.required_platforms
         return GateResult.passed(

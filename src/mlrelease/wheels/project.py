@@ -50,13 +50,20 @@ class Project:
 
 
 def from_config(config: Config) -> Project:
-    """Name from ``[project]``; version from ``[project]`` or, when it is dynamic, from
-    ``[tool.bumpversion] current_version``."""
+    """Name from ``[project]`` (or ``[tool.mlrelease] distribution``); version from
+    ``[project]`` or, when it is dynamic or absent, from ``[tool.bumpversion] current_version``."""
     source = str(config.pyproject_path)
     table = config.pyproject.get("project", {})
-    name = table.get("name")
-    if not isinstance(name, str):
-        raise ConfigError("project.name", "the distribution name", "nothing", source=source)
+    name = config.project_name
+    if not name:
+        raise ConfigError(
+            "project.name",
+            "the distribution name",
+            "nothing",
+            source=source,
+            hint="Set [project] name, or [tool.mlrelease] distribution where the name lives in "
+            "setup.py or setup.cfg (`mlrelease init` writes it).",
+        )
     version = table.get("version")
     if version is None:
         version = versions.bumpversion_table(config.pyproject, source)["current_version"]

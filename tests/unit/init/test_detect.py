@@ -105,3 +105,53 @@ def test_the_proposal_is_a_valid_configuration() -> None:
             "replace": '__version__ = "{new_version}"',
         }
     ]
+
+
+@pytest.mark.parametrize(
+    ("files", "found"),
+    [
+        ({"docs/conf.py": "", "docsrc/conf.py": "", "docsrc/index.rst": ""}, "docs"),
+        ({"docsrc/conf.py": "", "docsrc/index.rst": ""}, "docsrc"),  # Torch-TensorRT
+        ({"website/sphinx/conf.py": "", "website/sphinx/index.md": ""}, "website/sphinx"),
+        ({"tools/conf.py": "", "tools/run.py": ""}, None),  # a conf.py that is not Sphinx's
+        ({"a/b/c/conf.py": "", "a/b/c/index.rst": ""}, None),  # deeper than two levels
+    ],
+)
+def test_sphinx_sources_in_any_shallow_folder(files: dict[str, str], found: str | None) -> None:
+    assert detect.docs(snap(files))[0] == found
+
+
+@pytest.mark.parametrize(
+    ("files", "name"),
+    [
+        ({"pyproject.toml": '[project]\nname = "a"\n', "setup.cfg": "[metadata]\nname = b\n"}, "a"),
+        ({"pyproject.toml": "[build-system]\n", "setup.cfg": "[metadata]\nname = b\n"}, "b"),
+        (  # Torch-TensorRT: the name only in setup.py's setup() call
+            {"setup.py": 'from setuptools import setup\nsetup(name="torch_tensorrt", ext=[])\n'},
+            "torch_tensorrt",
+        ),
+        ({"setup.py": "import setuptools\nsetuptools.setup(name='c')\n"}, "c"),
+        ({"setup.py": "NAME = 'd'\nsetup(name=NAME)\n"}, None),  # not a literal: not guessed
+        ({"setup.py": "setup(name=\n"}, None),  # a syntax error is no name, never a traceback
+        ({"setup.cfg": "[metadata\nname = e\n", "setup.py": "setup(name='f')\n"}, "f"),
+    ],
+)
+def test_the_distribution_name_without_a_project_table(
+    files: dict[str, str], name: str | None
+) -> None:
+    assert detect.distribution_name(snap(files)) == name
+
+
+def test_init_writes_the_name_a_gate_cannot_find_in_pyproject() -> None:
+    files = {
+        "pyproject.toml": "[build-system]\nrequires = ['setuptools']\n",
+        "setup.py": "from setuptools import setup\nsetup(name='torch_tensorrt')\n",
+        "version.txt": "2.14.0a0\n",
+    }
+    text = propose.propose(detect.detect(snap(files)), {}).text
+    data = tomllib.loads(files["pyproject.toml"] + text)
+    config = load(Path("x"), registry.tables(), data=data, source="x")
+    assert config.distribution == "torch_tensorrt" and config.project_name == "torch_tensorrt"
+    with_project = {"project": {"name": "pkg"}, **data}
+    config = load(Path("x"), registry.tables(), data=with_project, source="x")
+    assert config.project_name == "pkg"  # [project] name wins

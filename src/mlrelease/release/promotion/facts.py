@@ -47,7 +47,7 @@ def read(
     found, others, findings = offered(config, target, commit, folder)
     held = None
     if ask.index:
-        project = str(config.pyproject.get("project", {}).get("name", ""))
+        project = config.project_name
         held = index.read(ask.index, project, target.version)
     return PromoteFacts(
         verdict=verdict(config, ask.report or config.path(rel.rc_report), commit),

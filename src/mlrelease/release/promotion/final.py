@@ -120,7 +120,7 @@ def _push(world: World, manifest: Manifest, remote: str, repository_url: str | N
     """The push of the final tag, behind :func:`~.gatekeeper.before_tag_push`: the tag object
     is read and checked right before ``git push`` sends it."""
     final = world.aimed().final
-    project = str(config.pyproject.get("project", {}).get("name", ""))
+    project = config.project_name
 
     def check() -> None:
         sha = git.run(world.root, "rev-parse", "--verify", f"refs/tags/{final}")

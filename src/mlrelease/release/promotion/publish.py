@@ -82,7 +82,7 @@ def plan_publish(
     if imports:
         line = f"import {', '.join(e.name for e in imports)} from {facts.folder} into the store"
         plan.actions.append(call_action("import", line, _import(world.root, facts.folder, imports)))
-    project = str(config.pyproject.get("project", {}).get("name", ""))
+    project = config.project_name
     for entry in todo:
         line = f"publish {entry.name} from the store to {repository_url}, behind the gatekeeper"
         send = Upload(world, config, manifest, entry, repository_url, channel, project)
