@@ -1,9 +1,10 @@
 """The workflow rehearsal's fixtures: one temporary clone with a bare origin per test module,
-one HOME shared by its act runs; every run's per-job account is printed at the end."""
+one HOME shared by every act run; every run's per-job account is printed at the end."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from pathlib import Path
 
 import pytest
 from rehearsal import Rehearse, Run, World, act, describe, make_world
@@ -12,9 +13,15 @@ RUNS: list[Run] = []
 """Every act run of this session, described in the terminal summary."""
 
 
+@pytest.fixture(scope="session")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The HOME of every act run of the session: its caches fill once (nox, uv, torch)."""
+    return tmp_path_factory.mktemp("home")
+
+
 @pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> World:
-    return make_world(tmp_path_factory.mktemp("rehearsal"))
+def world(tmp_path_factory: pytest.TempPathFactory, home: Path) -> World:
+    return make_world(tmp_path_factory.mktemp("rehearsal"), home=home)
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,9 @@ The rehearsal runs against a temporary clone whose ``origin`` is a local bare re
 act's self-hosted mode (no container engine here): every ``ubuntu-*`` label runs on this
 machine; Windows and macOS labels have no platform and act skips their jobs (listed as not
 rehearsed). Actions that cannot be fetched from GitHub are replaced by the stand-ins of
-``tests/workflows/actions/`` (``--local-repository``); ``gh`` by ``tests/workflows/bin/gh``.
+``tests/workflows/actions/`` (``--local-repository``; act checks out the event's ref of the
+clone itself, and a checkout of another ref, such as ``gh-pages``, goes to the stand-in);
+``gh`` by ``tests/workflows/bin/gh``.
 
 What is narrowed so that one rehearsal fits in minutes (docs/workflows-rehearsal.md):
 ``NARROW_GATES`` replaces the release gates in the clone's pyproject.toml (a commit of the
@@ -95,6 +97,9 @@ class World:
 
     root: Path
     index: str = ""
+    home: Path | None = None
+    """The HOME of the world's act runs (shared by every world of a session, so packages
+    download once); the world's own folder when None."""
 
     @property
     def clone(self) -> Path:
@@ -107,7 +112,7 @@ class World:
     def env(self, run: Path) -> dict[str, str]:
         """The environment of one act run: a HOME of the rehearsal's own, shared by its runs
         (so packages download once), and where the stand-ins keep their state."""
-        home = self.root / "home"
+        home = self.home or self.root / "home"
         home.mkdir(exist_ok=True)
         return {
             **{k: v for k, v in os.environ.items() if not k.startswith(("NOX", "VIRTUAL_ENV"))},
@@ -149,12 +154,17 @@ def narrow(text: str) -> str:
     return text
 
 
-def make_world(root: Path, source: Path = REPOSITORY) -> World:
+def make_world(root: Path, source: Path = REPOSITORY, home: Path | None = None) -> World:
     """Clone ``source``'s HEAD with a bare origin, and commit on main its uncommitted changes
-    and new files (the workflows being edited are the ones rehearsed) and the narrowed gates."""
-    world = World(root)
+    and new files (the workflows being edited are the ones rehearsed) and the narrowed gates.
+    The origin also has the branch ``gh-pages`` that docs.yml publishes to, started with an
+    empty commit as docs/guide/versioned-docs.md tells a maintainer to."""
+    world = World(root, home=home)
     git(root, "init", "-q", "--bare", "-b", "main", str(world.origin))
     git(source, "push", "-q", str(world.origin), "HEAD:refs/heads/main")
+    empty = git(world.origin, "hash-object", "-t", "tree", "-w", "--stdin", stdin="")
+    start = git(world.origin, "commit-tree", empty, "-m", "docs: start the site")
+    git(world.origin, "update-ref", "refs/heads/gh-pages", start)
     git(root, "clone", "-q", str(world.origin), str(world.clone))
     changes = git(source, "diff", "HEAD", "--binary", raw=True)
     if changes:
@@ -184,13 +194,12 @@ def uses(workflows: Path) -> set[str]:
 
 
 def standins(workflows: Path) -> dict[str, Path]:
-    """The stand-in of every action the workflows use, ``actions/checkout`` excepted (act
-    checks out the clone itself); a used action without one is an error naming it."""
+    """The stand-in of every action the workflows use (act checks out the clone itself for a
+    checkout of the event's ref, and uses the ``actions/checkout`` stand-in for any other);
+    a used action without one is an error naming it."""
     found = {}
     for ref in sorted(uses(workflows)):
         action = ref.partition("@")[0]
-        if action == "actions/checkout":
-            continue
         folder = HERE / "actions" / action
         if not (folder / "action.yml").is_file():
             raise RehearsalError(

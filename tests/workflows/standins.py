@@ -1,7 +1,7 @@
 """What the stand-in actions and commands of the workflow rehearsal do (stdlib only).
 
-GitHub's services cannot be reached here, so each action the workflows use (other than
-``actions/checkout``, which act handles itself) is replaced by a composite action under
+GitHub's services cannot be reached here, so each action the workflows use (``actions/checkout``
+only where act does not check out the clone itself) is replaced by a composite action under
 ``tests/workflows/actions/<owner>/<name>/`` that calls one sub-command of this file; ``gh`` is
 replaced by ``tests/workflows/bin/gh``. Each does the least that lets the wiring be tested:
 
@@ -9,6 +9,7 @@ replaced by ``tests/workflows/bin/gh``. Each does the least that lets the wiring
   downloads a name no job uploaded fails, as on GitHub;
 - ``pypa/gh-action-pypi-publish`` uploads with twine to the local index ``$REHEARSAL_INDEX``
   and records the request (files, SHA-256, attestations asked for) in ``$REHEARSAL_RECORD``;
+- ``actions/checkout`` of another ref (``gh-pages``) clones it from the bare origin;
 - ``attest-build-provenance`` records the subjects' SHA-256; ``gh attestation verify`` checks
   a file against them; ``gh release`` keeps each release's assets in a folder.
 
@@ -28,6 +29,7 @@ import subprocess
 import sys
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -151,6 +153,24 @@ def attest(subject_path: str) -> None:
     record("attest-build-provenance", subjects=sorted(p.name for p in subjects))
 
 
+def checkout(repository: str, ref: str, path: str) -> None:
+    """actions/checkout of another ref than the event's (act copies the clone for that one):
+    clone ``ref`` of the bare origin into ``path`` of the workspace, its origin the bare one."""
+    own = os.environ.get("GITHUB_REPOSITORY", "")
+    if repository and repository != own:
+        raise StandInError(f"checkout: only this repository ({own}) is here, not {repository!r}")
+    origin = _root("REHEARSAL_ORIGIN")
+    target = Path(os.environ.get("GITHUB_WORKSPACE", ".")) / path
+    if target.exists() and any(target.iterdir()):
+        raise StandInError(f"checkout: {target} is not empty")
+    command = ["git", "clone", "--quiet", "--no-checkout", str(origin), str(target)]
+    for args in (command, ["git", "-C", str(target), "checkout", "--quiet", ref or "HEAD"]):
+        done = subprocess.run(args, capture_output=True, text=True, check=False)
+        if done.returncode:
+            raise StandInError(f"checkout: {' '.join(args)}: {done.stderr.strip()}")
+    record("checkout", note=f"{ref or 'HEAD'} of the bare origin into {path or '.'}")
+
+
 def note(kind: str, text: str) -> None:
     """A stand-in that only reports what it did (setup-python)."""
     record(kind, note=text)
@@ -173,12 +193,16 @@ def main(argv: list[str]) -> int:
     pub.add_argument("--skip-existing", default="false")
     att = sub.add_parser("attest")
     att.add_argument("--subject-path", required=True)
+    out = sub.add_parser("checkout")
+    out.add_argument("--repository", default="")
+    out.add_argument("--ref", default="")
+    out.add_argument("--path", default="")
     said = sub.add_parser("note")
     said.add_argument("kind")
     said.add_argument("text")
     args = vars(parser.parse_args(argv))
-    action = {"upload": upload, "download": download, "publish": publish, "attest": attest}
-    action["note"] = note
+    action: dict[str, Callable[..., None]] = {"upload": upload, "download": download}
+    action |= {"publish": publish, "attest": attest, "checkout": checkout, "note": note}
     try:
         action[args.pop("action")](**args)
     except StandInError as error:
