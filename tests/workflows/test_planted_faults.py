@@ -47,6 +47,17 @@ def test_a_renamed_artifact(world: World, restore: object) -> None:
     ]
 
 
+def test_an_artifact_named_after_the_job_index(world: World, restore: object) -> None:
+    path = plant(
+        world, "ci.yml", "release-verify-${{ matrix.shard }}", "rv-${{ strategy.job-index }}"
+    )
+    assert (
+        "ci.yml: job release_verify names artifact 'rv-${{ strategy.job-index }}' after "
+        "strategy.job-index, which act leaves empty (every shard uploads one name): name it "
+        "after a matrix value"
+    ) in wiring.problems(path)
+
+
 def test_a_missing_needs(world: World, restore: object) -> None:
     path = plant(world, "release.yml", "    needs: verify\n    runs-on", "    runs-on")
     assert wiring.problems(path) == [

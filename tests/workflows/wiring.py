@@ -5,6 +5,8 @@ run alone would miss or report far from the cause.
   artifact, or a missing ``needs:``, is named here rather than found as an empty folder later;
 - every artifact a matrix job uploads (a shard's) is downloaded by some job: a shard report
   nobody merges is a shard that gates nothing;
+- no artifact is named after ``strategy.job-index``: act leaves it empty, so every shard of
+  the rehearsal would upload one name (name it after a matrix value, the same everywhere);
 - no job holding a write permission runs on ``pull_request`` (``violations``).
 """
 
@@ -121,6 +123,14 @@ def problems(workflow: Path) -> list[str]:
                     f"{workflow.name}: job {job_id} downloads artifact {want!r} uploaded by job "
                     f"{', '.join(sorted(makers))}, but does not need it: add it to `needs:`"
                 )
+    out += [
+        f"{workflow.name}: job {job_id} names artifact {str(w['name'])!r} after "
+        "strategy.job-index, which act leaves empty (every shard uploads one name): name it "
+        "after a matrix value"
+        for job_id, job in data["jobs"].items()
+        for w in _steps(job, "actions/upload-artifact")
+        if "strategy.job-index" in str(w.get("name", ""))
+    ]
     for job_id, names in made.items():
         if (data["jobs"][job_id].get("strategy") or {}).get("matrix") and not reusable:
             out += [
