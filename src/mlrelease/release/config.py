@@ -32,6 +32,7 @@ from mlrelease.release.checklist_steps import (
     DEFAULT_PATCH_CRITERIA,
     ChecklistStep,
 )
+from mlrelease.versions import VersionModel
 
 
 @dataclass(frozen=True)
@@ -149,6 +150,13 @@ def check_placeholders(config: ReleaseConfig, source: str) -> None:
 
 TABLES: dict[str, type] = {"release": ReleaseConfig}
 """The ``[tool.mlrelease.<key>]`` tables this feature owns (see :mod:`mlrelease.registry`)."""
+
+
+def version_model(config: Config) -> VersionModel:
+    """The project's version model: ``version-source`` with ``rc-model`` (built once per use;
+    the rules live in :class:`~mlrelease.versions.VersionModel`)."""
+    rc_model = config.table(ReleaseConfig).rc_model
+    return VersionModel(config.version_source, untagged=rc_model == "bump")
 
 
 def series(version: Version) -> tuple[int, int]:
