@@ -21,6 +21,7 @@ from mlrelease.release.config import (
     parse_release,
     series,
     series_text,
+    version_model,
 )
 from mlrelease.release.plan import Plan
 from mlrelease.release.promotion import final
@@ -64,6 +65,16 @@ def _previews(world: World, config: Config, target: Version) -> dict[str, str]:
     return found
 
 
+def _release_of(config: Config, carried: Version) -> Version:
+    """The release the files are heading for: their own version's, or under
+    ``version-source = "tag"`` the first of their series not yet tagged final."""
+    model = version_model(config)
+    if not model.from_tag:
+        return Version(carried.base_version)
+    parsed = filter(None, map(config.names.parse_tag, queries.tags(config.root)))
+    return model.release_of(carried, [v for v, rc in parsed if rc is None])
+
+
 def status(config: Config, version: str | None = None) -> dict[str, Any]:
     """Where the release stands; changes nothing. Plain data (``--json`` prints it)."""
     root, rel = config.root, config.table(ReleaseConfig)
@@ -71,7 +82,7 @@ def status(config: Config, version: str | None = None) -> dict[str, Any]:
     source = str(config.pyproject_path)
     current = str(versions.bumpversion_table(config.pyproject, source)["current_version"])
     parsed = parse_version(current, "pyproject.toml")
-    target = parse_release(version) if version else Version(parsed.base_version)
+    target = parse_release(version) if version else _release_of(config, parsed)
     found, problems = versions.scan(root, config.pyproject, source)
     files = [{"file": o.file, "line": o.line, "version": o.value} for o in found]
     path = config.path(config.changelog)

@@ -122,3 +122,16 @@ def test_rc_tags_without_a_bump_and_promote_tags_the_rc_commit(family: Repo, run
     code, _, err = run(family.path, "release", "promote", "--rc", "v2.13.0-rc4", "--execute")
     assert code == 0, err
     assert family.tags()["v2.13.0"] == rc4
+
+
+def test_status_on_a_released_branch_heads_for_the_next_patch(family: Repo, run: Run) -> None:
+    """release/2.13 still carries 2.13.0a0 after v2.13.0: the next release it makes is 2.13.1,
+    tagged from the same files (no prepare bump is planned)."""
+    adopt(family, run)
+    family.git("switch", "-q", "release/2.13")
+    code, out, err = run(family.path, "release", "status", "--json")
+    assert code == 0, err
+    status = json.loads(out)
+    assert (status["release"], status["next_rc"]) == ("2.13.1", "v2.13.1-rc1")
+    assert "bump-my-version" not in status["next"]["prepare"], status["next"]
+    assert "git tag -a v2.13.1-rc1" in status["next"]["rc"], status["next"]
