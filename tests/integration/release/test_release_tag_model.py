@@ -94,6 +94,15 @@ def test_gates_status_cut_and_bump_on_main(family: Repo, run: Run) -> None:
     assert not status["next"]["cut"].startswith("refused"), status["next"]
     code, out, err = run(family.path, "bump", "--to", "2.14.0b1")
     assert code == 0, err
+    code, out, err = run(family.path, "release", "cut", "--version", "2.14", "--execute")
+    assert code == 0, err
+    assert family.git("show", "main:version.txt") == "2.15.0a0"  # main's marker moved on
+    assert family.branch() == "release/2.14"  # cut ends on the new branch, which keeps 2.14.0a0
+    assert (family.path / "version.txt").read_text() == "2.14.0a0\n"
+    for branch in ("release/2.14", "main"):
+        family.git("switch", "-q", branch)
+        code, out, err = run(family.path, "verify", "--only", "git_state", "--only", "versions")
+        assert code == 0, out + err
 
 
 def test_rc_tags_without_a_bump_and_promote_tags_the_rc_commit(family: Repo, run: Run) -> None:
