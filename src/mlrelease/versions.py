@@ -159,6 +159,16 @@ class VersionModel:
             version = Version(f"{major}.{minor}.{micro + 1}")
         return version
 
+    def released_here(self, files: Version, tagged: Version | None) -> Version:
+        """The version whose changelog section a commit carrying ``files`` needs (``tagged``:
+        the release tag on it, if any): the files' own; under ``tag`` the tag's release, and
+        on an untagged commit a development version (the ``Unreleased`` section)."""
+        if not self.from_tag:
+            return files
+        if tagged is not None:
+            return Version(tagged.base_version)
+        return files if files.is_devrelease else Version(f"{files.base_version}.dev0")
+
 
 def is_marker(version: Version) -> bool:
     """A development marker: ``X.Y.ZaN``/``bN``/``rcN`` or ``X.Y.Z.devN`` with no post or local

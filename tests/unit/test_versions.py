@@ -104,3 +104,21 @@ def test_the_tag_model_releases_the_first_unreleased_version_of_the_series() -> 
     assert TAG.release_of(carried, []) == Version("2.13.0")
     assert TAG.release_of(carried, [Version("2.13.0"), Version("2.13.1")]) == Version("2.13.2")
     assert FILES.release_of(Version("2.13.0"), [Version("2.13.0")]) == Version("2.13.0")
+
+
+@pytest.mark.parametrize(
+    ("model", "files", "tagged", "section"),
+    [
+        (FILES, "1.4.0", None, "1.4.0"),
+        (FILES, "1.5.0.dev0", None, "1.5.0.dev0"),
+        (TAG, "2.14.0a0", None, "2.14.0.dev0"),  # untagged: the Unreleased section
+        (TAG, "2.14.0", None, "2.14.0.dev0"),
+        (TAG, "2.13.0a0", "2.13.0", "2.13.0"),  # at v2.13.0-rcN or v2.13.0: the release's
+        (TAG, "2.13.0a0", "2.13.1", "2.13.1"),
+    ],
+)
+def test_the_changelog_section_a_commit_needs(
+    model: versions.VersionModel, files: str, tagged: str | None, section: str
+) -> None:
+    tag = Version(tagged) if tagged else None
+    assert model.released_here(Version(files), tag) == Version(section)

@@ -72,7 +72,9 @@ def check_versions(ctx: Context) -> GateResult:
 
 @gate(
     "changelog",
-    "The changelog has a section for the version being released (`Unreleased` for a .dev version).",
+    "The changelog has a section for the version being released (`Unreleased` for a .dev version; "
+    'under `version-source = "tag"` the release tag\'s version on a tagged commit, else '
+    "`Unreleased`).",
 )
 def check_changelog(ctx: Context) -> GateResult:
     source = str(ctx.config.pyproject_path)
@@ -85,6 +87,11 @@ def check_changelog(ctx: Context) -> GateResult:
             details=["Create it, then run `nox -s changelog` to fill it from the commits."],
         )
     text = path.read_text(encoding="utf-8")
+    model = versions.VersionModel(ctx.config.version_source)
+    if model.from_tag:  # the files keep their marker: a release tag on HEAD names the release
+        tags = git.tags_at(ctx.root) if git.is_repo(ctx.root) and git.head(ctx.root) else []
+        tagged = [p[0] for p in map(ctx.names.parse_tag, tags) if p is not None]
+        version = model.released_here(version, max(tagged, default=None))
     wanted = changelog.required_title(version)
     if changelog.has_section(text, version):
         return GateResult.passed(f"{ctx.config.changelog} has a section for {wanted}")

@@ -57,7 +57,9 @@ def adopt(repo: Repo, run: Run) -> None:
     text = path.read_text(encoding="utf-8")
     start = text.index("gates = [")
     path.write_text(
-        text[:start] + 'gates = ["git_state", "versions"]' + text[text.index("]", start) + 1 :],
+        text[:start]
+        + 'gates = ["git_state", "versions", "changelog"]'
+        + text[text.index("]", start) + 1 :],
         encoding="utf-8",
     )
     repo.git("commit", "-q", "-am", "chore: adopt mlrelease")
@@ -81,7 +83,7 @@ def test_init_detects_the_tag_model_from_tags_on_marker_commits(family: Repo, ru
 
 def test_gates_status_cut_and_bump_on_main(family: Repo, run: Run) -> None:
     adopt(family, run)
-    code, out, err = run(family.path, "verify", "--only", "git_state", "--only", "versions")
+    code, out, err = run(family.path, "verify")  # main's 2.14.0a0: the Unreleased section
     assert code == 0, out + err
     code, out, err = run(family.path, "release", "cut", "--version", "2.14")
     assert code == 0, err
@@ -110,8 +112,14 @@ def test_rc_tags_without_a_bump_and_promote_tags_the_rc_commit(family: Repo, run
     family.git("push", "-q", "origin", ":refs/tags/v2.13.0")
     adopt(family, run)
     family.git("switch", "-q", "release/2.13")
-    code, out, err = run(family.path, "verify", "--only", "git_state", "--only", "versions")
+    code, out, err = run(family.path, "verify")
     assert code == 0, out + err
+    code, out, err = run(family.path, "release", "prepare", "--version", "2.13.0")
+    assert code == 0, err
+    assert "git-changelog" in out and "bump-my-version" not in out, out  # the changelog only
+    code, out, err = run(family.path, "release", "prepare", "--version", "2.13.0", "--execute")
+    assert code == 0, err
+    assert (family.path / "version.txt").read_text() == "2.13.0a0\n"
     code, out, err = run(family.path, "release", "rc")
     assert code == 0, err
     assert "git tag -a v2.13.0-rc4" in out and "bump" not in out + err, out + err
