@@ -152,3 +152,12 @@ def test_status_on_a_released_branch_heads_for_the_next_patch(family: Repo, run:
     assert (status["release"], status["next_rc"]) == ("2.13.1", "v2.13.1-rc1")
     assert "bump-my-version" not in status["next"]["prepare"], status["next"]
     assert "git tag -a v2.13.1-rc1" in status["next"]["rc"], status["next"]
+
+
+def test_verify_passes_after_init_alone(family: Repo, run: Run) -> None:
+    """#25's acceptance: after ``init --execute`` (committed), every proposed gate passes."""
+    code, _, err = run(family.path, "init", "--execute")
+    assert code == 0, err
+    family.git("commit", "-q", "-am", "chore: adopt mlrelease")
+    code, out, err = run(family.path, "verify")
+    assert code == 0, out + err
