@@ -10,7 +10,6 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -38,9 +37,22 @@ myst_heading_anchors = 3
 # API reference: one page per module, generated at build time from the package itself (see
 # api/index.md), so a new module appears without editing any page.
 autosummary_generate = True
-# The pages are written beside the sources (api/generated/, ignored by git) and never pruned by
-# autosummary: a module removed since the last local build would leave a page that fails -W.
-shutil.rmtree(HERE / "api" / "generated", ignore_errors=True)
+
+
+def _prune_generated(folder: Path) -> None:
+    """Delete the API pages of modules that no longer exist. autosummary writes them beside the
+    sources (api/generated/, ignored by git) and never prunes them, so a module removed since
+    the last local build would leave a page that fails -W. Pages still current are kept as
+    they are: rewriting them would make every build after the first re-read the whole API."""
+    package = Path(mlrelease.__file__).parent
+    dotted = (path.relative_to(package).with_suffix("").parts for path in package.rglob("*.py"))
+    modules = {".".join(("mlrelease", *parts)).removesuffix(".__init__") for parts in dotted}
+    for page in folder.glob("*.rst") if folder.is_dir() else ():
+        if page.stem not in modules:
+            page.unlink()
+
+
+_prune_generated(HERE / "api" / "generated")
 autodoc_member_order = "bysource"
 autodoc_default_options = {"show-inheritance": True}
 # Optional runtimes the docs environment does not install; mocked only when absent so their

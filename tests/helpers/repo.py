@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
+
+
+def mlrelease(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``python -m mlrelease --root ROOT ARGS`` in a fresh process, 300 columns wide (tables
+    unbroken); the caller judges the exit status."""
+    return subprocess.run(
+        [sys.executable, "-m", "mlrelease", "--root", str(root), *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "COLUMNS": "300"},
+    )
 
 
 def git(root: Path, *args: str) -> str:

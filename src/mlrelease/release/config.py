@@ -8,7 +8,9 @@ placeholders, compiled once per configuration by :mod:`mlrelease.naming`
 
 from __future__ import annotations
 
+import fnmatch
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -37,10 +39,12 @@ from mlrelease.versions import VersionModel
 
 @dataclass(frozen=True)
 class ReleaseEdit:
-    """A release-only edit that ``release cut`` commits on the new branch (e.g. pin doc links)."""
+    """A release-only edit that ``release cut`` commits on the new branch (e.g. pin doc links,
+    PyTorch's workflow refs ``@main`` -> ``@release/X.Y``, nightly channels -> test channels)."""
 
     file: str
-    """File to edit, relative to the project root."""
+    """File to edit, relative to the project root; a glob (``.github/workflows/*.yml``; ``*``
+    also crosses folders) edits every file of the branch it matches, and must match one."""
     search: str
     """Text to find (literal unless ``regex``)."""
     replace: str
@@ -217,3 +221,13 @@ def release_branch(config: Config, version: Version) -> str:
     """The branch a release of ``version`` is made on (main itself under the trunk model)."""
     rel = config.table(ReleaseConfig)
     return rel.main_branch if rel.model == "trunk" else config.names.branch_for(series(version))
+
+
+def is_glob(path: str) -> bool:
+    """Whether a release-only edit's ``file`` is a pattern rather than one path."""
+    return any(c in path for c in "*?[")
+
+
+def matching(pattern: str, paths: Iterable[str]) -> tuple[str, ...]:
+    """The paths ``pattern`` matches (fnmatch, case-sensitive), sorted."""
+    return tuple(sorted(p for p in paths if fnmatch.fnmatchcase(p, pattern)))

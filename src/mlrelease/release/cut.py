@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from packaging.version import Version
@@ -16,6 +17,7 @@ from mlrelease.release.config import (
     TABLE,
     ReleaseConfig,
     ReleaseEdit,
+    is_glob,
     parse_series,
     series,
     series_text,
@@ -98,17 +100,21 @@ def _main(world: World, config: Config, wanted: tuple[int, int], version: str,
 
 def _needed(world: World, config: Config, base: str, values: dict[str, str]) -> list[ReleaseEdit]:
     """Step 3, the release-only edits still to make, checked against the branch (or what it
-    will be created from)."""
+    will be created from): one per file, a glob's matches each."""
     source, needed = str(config.pyproject_path), []
     for i, edit in enumerate(config.table(ReleaseConfig).edits):
-        text = world.file_at(base, edit.file)
-        if text is None:
+        paths = world.files_matching(base, edit.file) if is_glob(edit.file) else (edit.file,)
+        texts = {path: world.file_at(base, path) for path in paths}
+        if not paths or None in texts.values():
             raise ConfigError(
-                f"{TABLE}.edits[{i}].file", f"a file that exists on {base}", repr(edit.file),
-                source=source,
+                f"{TABLE}.edits[{i}].file", f"a file (or a glob matching files) on {base}",
+                repr(edit.file), source=source,
             )  # fmt: skip
-        if editing.edit_needed(edit, text):
-            if editing.edit_needed(edit, editing.edit_text(edit, text, values)):
+        for path, text in texts.items():
+            one = dataclasses.replace(edit, file=path)
+            if not editing.edit_needed(one, text or ""):
+                continue
+            if editing.edit_needed(one, editing.edit_text(one, text or "", values)):
                 raise ConfigError(
                     f"{TABLE}.edits[{i}]",
                     "an edit whose result no longer matches its search (so a second cut finds "
@@ -116,7 +122,7 @@ def _needed(world: World, config: Config, base: str, values: dict[str, str]) -> 
                     repr(edit),
                     source=source,
                 )
-            needed.append(edit)
+            needed.append(one)
     return needed
 
 

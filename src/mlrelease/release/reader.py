@@ -30,6 +30,8 @@ from mlrelease.naming import Names
 from mlrelease.release import queries, rules
 from mlrelease.release.config import (
     ReleaseConfig,
+    is_glob,
+    matching,
     parse_release,
     parse_series,
     release_branch,
@@ -86,6 +88,18 @@ class Gatherer:
         files = self.table("files")
         if (ref, path) not in files:
             files[(ref, path)] = queries.show(self.root, ref, path)
+
+    def edited(self, ref: str, pattern: str) -> None:
+        """The file (or each file a glob matches) a release-only edit reads at ``ref``."""
+        if not is_glob(pattern):
+            self.file(ref, pattern)
+            return
+        listings = self.table("listings")
+        if (ref, pattern) not in listings:
+            tree = queries.tree_entries(self.root, ref) if self.commit(ref) else {}
+            listings[(ref, pattern)] = matching(pattern, tree)
+        for path in listings[(ref, pattern)]:
+            self.file(ref, path)
 
     def ancestry(self, a: str | None, b: str | None) -> None:
         known = self.table("ancestry")
@@ -226,7 +240,7 @@ class Cut:
         base = branch if branch in snap.local.heads else start
         if branch in snap.local.heads or has_start:
             for edit in rel.edits:
-                g.file(base, edit.file)
+                g.edited(base, edit.file)
         theirs = snap.remote.heads.get(main) if snap.remote else None
         if theirs:
             g.version(theirs)

@@ -252,6 +252,8 @@ class World:
     unreadable: Mapping[str, str] = field(default_factory=dict)
     """ref or commit -> why its version cannot be read (no pyproject.toml, no key)."""
     files: Mapping[tuple[str, str], str | None] = field(default_factory=dict)
+    listings: Mapping[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
+    """(ref, glob) -> the files of ``ref``'s tree the pattern matches (release-only edits)."""
     """(ref, path) -> the file's text there; None when it does not exist."""
     version_files: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """ref -> pyproject.toml and the ``[[tool.bumpversion.files]]`` there (links resolved)."""
@@ -284,6 +286,10 @@ class World:
 
     def file_at(self, ref: str, path: str) -> str | None:
         found: str | None = self._get(self.files, (ref, path), "file")
+        return found
+
+    def files_matching(self, ref: str, pattern: str) -> tuple[str, ...]:
+        found: tuple[str, ...] = self._get(self.listings, (ref, pattern), "listing")
         return found
 
     def files_to_bump(self, ref: str) -> list[str]:

@@ -3,27 +3,14 @@ release candidates as version bumps without tags, the version in VERSION_NUMBER.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-from helpers.repo import git
+from helpers.repo import git, mlrelease
 from packaging.version import Version
 
 from mlrelease.init import replay
 from mlrelease.registry import load_config
 from mlrelease.release.config import ReleaseConfig
-
-
-def mlrelease(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "mlrelease", "--root", str(root), *args],
-        capture_output=True,
-        text=True,
-        check=False,
-        env={**os.environ, "COLUMNS": "300"},
-    )
 
 
 def commit_version(root: Path, version: str, subject: str) -> None:

@@ -4,15 +4,12 @@ the `versions` gate reads the whole version, and `bump` writes it back."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 import tomllib
-from helpers.repo import git
+from helpers.repo import git, mlrelease
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from packaging.version import Version
@@ -20,16 +17,6 @@ from packaging.version import Version
 from mlrelease import versions
 from mlrelease.init import detect, propose
 from mlrelease.init.snapshot import Snapshot
-
-
-def mlrelease(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "mlrelease", "--root", str(root), *args],
-        capture_output=True,
-        text=True,
-        check=False,
-        env={**os.environ, "COLUMNS": "300"},
-    )
 
 
 def adopted(tmp_path: Path, version: str) -> Path:

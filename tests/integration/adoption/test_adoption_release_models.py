@@ -3,22 +3,9 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-from helpers.repo import git
-
-
-def mlrelease(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "mlrelease", "--root", str(root), *args],
-        capture_output=True,
-        text=True,
-        check=False,
-        env={**os.environ, "COLUMNS": "300"},
-    )
+from helpers.repo import git, mlrelease
 
 
 def adopted(tmp_path: Path, *, branch: str | None = None) -> Path:
