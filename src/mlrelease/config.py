@@ -58,9 +58,12 @@ class Config:
     """Where ``mlrelease verify`` writes report.md, report.json and junit.xml."""
     exit_criteria_doc: str = "docs/release/exit-criteria.md"
     """The generated exit-criteria page (``mlrelease gates doc``)."""
-    version_source: Literal["files", "scm"] = "files"
+    version_source: Literal["files", "scm", "tag"] = "files"
     """``files``: the version is written in files bump-my-version rewrites; ``scm``: it comes
-    from git tags (setuptools-scm, hatch-vcs), so a bump has no file to rewrite."""
+    from git tags (setuptools-scm, hatch-vcs), so a bump has no file to rewrite; ``tag``: the
+    files carry a development marker (``X.Y.0a0``, ``X.Y.0.devN``) or the bare next version and
+    the build takes the release version from the tag (the PyTorch family). The rules of each:
+    :class:`mlrelease.versions.VersionModel`."""
     distribution: str = ""
     """The distribution name where pyproject.toml has no ``[project] name`` (a project whose
     name lives in setup.py or setup.cfg; ``mlrelease init`` writes it): read it with

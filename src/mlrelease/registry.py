@@ -195,6 +195,7 @@ def check_config(config: Config) -> None:
                 cls, table, prefix=f"tool.mlrelease.gate-options.{name}", source=source
             )
     release_config.check_placeholders(config.table(release_config.ReleaseConfig), source)
+    release_config.check_version_model(config)
     downstream_config.check_loaded(config)
     # Only a configured gate list asks for the file: the defaults must not refuse a new project.
     listed = "gates" in config.pyproject.get("tool", {}).get("mlrelease", {})

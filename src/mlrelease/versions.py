@@ -8,10 +8,10 @@ would touch (nothing here re-implements its search).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from packaging.version import InvalidVersion, Version
 
@@ -83,6 +83,105 @@ def tag_agrees(tagged: Version, files: Version) -> bool:
         return True
     is_rc = tagged.pre is not None and tagged.pre[0] == "rc"
     return is_rc and files == Version(tagged.base_version)
+
+
+Source = Literal["files", "scm", "tag"]
+"""Where the released version comes from (``[tool.mlrelease] version-source``)."""
+
+
+@dataclass(frozen=True)
+class VersionModel:
+    """What the version files promise under a project's version model: the one owner of the
+    rules that ``git_state``, ``versions``, ``release cut``/``prepare``/``rc``/``promote``,
+    ``release status`` and the wheel builds judge by.
+
+    ``files`` (default): main carries ``X.Y.0.devN`` (the plain next version when release
+    candidates are bumps, ``untagged``); a release is prepared by setting ``X.Y.Z`` in the files,
+    and a release tag names exactly what its commit's files carry. ``tag`` (the PyTorch
+    family): main and the release branch carry a development marker (``X.Y.0a0``,
+    ``X.Y.0.devN``) or the bare next version, and the build takes the release or RC version
+    from the tag, so no release step edits a version file. ``scm``: no file carries it.
+    """
+
+    source: Source = "files"
+    untagged: bool = False
+    """Release candidates are version bumps (``rc-model = "bump"``): main carries ``X.Y.0``."""
+
+    @property
+    def from_tag(self) -> bool:
+        """The release and RC versions come from the tag at build time, never from a bump."""
+        return self.source == "tag"
+
+    def development(self, version: Version) -> bool:
+        """Whether main (branch model) may carry ``version``: a development version."""
+        if self.from_tag:
+            return is_marker(version) or _bare(version)
+        return version.is_devrelease or (self.untagged and _bare(version))
+
+    def expected_on_main(self, major: int, minor: int) -> str:
+        """What main should carry for the ``major.minor`` development (shown in errors)."""
+        return f"{major}.{minor}.0" + ("a0" if self.from_tag else "" if self.untagged else ".dev0")
+
+    def next_development(self, current: Version, major: int, minor: int) -> str:
+        """What main moves to after ``major.minor`` is cut, in the style it carries now
+        (``2.14.0a0`` -> ``2.15.0a0``; ``1.5.0.dev3`` -> ``1.6.0.dev0``; bare -> bare)."""
+        bare = f"{major}.{minor + 1}.0"
+        if self.from_tag:
+            if current.pre is not None:
+                return f"{bare}{current.pre[0]}0"
+            return f"{bare}.dev0" if current.is_devrelease else bare
+        return bare if self.untagged else f"{bare}.dev0"
+
+    def agrees(self, tagged: Version, files: Version) -> bool:
+        """Whether a commit whose files carry ``files`` may carry the release tag of
+        ``tagged`` (the RC tag's base version for an RC)."""
+        if self.from_tag:
+            same = files.release[:2] == tagged.release[:2]
+            return same and Version(files.base_version) <= Version(tagged.base_version)
+        return tag_agrees(tagged, files)
+
+    def releasable(self, files: Version) -> bool:
+        """Whether a release candidate may be tagged on files carrying ``files`` (of the right
+        series): the final version, or under ``tag`` any development marker or bare version."""
+        if self.from_tag:
+            return is_marker(files) or _bare(files)
+        return _bare(files)
+
+    def release_of(self, files: Version, released: Iterable[Version]) -> Version:
+        """The version an RC tagged on ``files`` releases: ``files``' own under ``files``; under
+        ``tag`` the first of the series not yet ``released`` (2.13.0, then 2.13.1, ...)."""
+        version = Version(files.base_version)
+        if not self.from_tag:
+            return version
+        taken = set(released)
+        while version in taken:
+            major, minor, micro = (*version.release, 0, 0)[:3]
+            version = Version(f"{major}.{minor}.{micro + 1}")
+        return version
+
+    def released_here(self, files: Version, tagged: Version | None) -> Version:
+        """The version whose changelog section a commit carrying ``files`` needs (``tagged``:
+        the release tag on it, if any): the files' own; under ``tag`` the tag's release, and
+        on an untagged commit a development version (the ``Unreleased`` section)."""
+        if not self.from_tag:
+            return files
+        if tagged is not None:
+            return Version(tagged.base_version)
+        return files if files.is_devrelease else Version(f"{files.base_version}.dev0")
+
+
+def is_marker(version: Version) -> bool:
+    """A development marker: ``X.Y.ZaN``/``bN``/``rcN`` or ``X.Y.Z.devN`` with no post or local
+    part (the version a PyTorch-family tree carries between releases)."""
+    return (version.pre is not None or version.dev is not None) and not (
+        version.post is not None or version.local
+    )
+
+
+def _bare(version: Version) -> bool:
+    return (
+        version.pre is None and version.dev is None and version.post is None and not version.local
+    )
 
 
 def bumpversion_table(pyproject: Mapping[str, Any], source: str) -> Mapping[str, Any]:

@@ -20,12 +20,18 @@ def _zip_add(archive: zipfile.ZipFile, name: str, data: bytes) -> None:
     archive.writestr(info, data)
 
 
-def make_dist(root: Path, folder: Path, version: str, name: str = "demo") -> list[Path]:
+def make_dist(
+    root: Path, folder: Path, version: str, name: str = "demo", readme: str | None = None
+) -> list[Path]:
     """Build ``folder/{name}-{version}-py3-none-any.whl`` and the sdist from ``root``'s
-    ``src/{name}`` files, and write ``folder/SHA256SUMS``; returns the two files."""
+    ``src/{name}`` files, and write ``folder/SHA256SUMS``; returns the two files. ``readme``:
+    a Markdown long description in the metadata (what ``twine check --strict`` asks for)."""
     folder.mkdir(parents=True, exist_ok=True)
     sources = sorted((root / "src" / name).glob("*.py"))
-    metadata = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n".encode()
+    text = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
+    if readme is not None:
+        text += f"Description-Content-Type: text/markdown\n\n{readme}\n"
+    metadata = text.encode()
     info = f"{name}-{version}.dist-info"
     wheel = folder / f"{name}-{version}-py3-none-any.whl"
     files = {f"{name}/{p.name}": p.read_bytes() for p in sources}

@@ -114,3 +114,13 @@ def test_version_is_read_in_one_place(tmp_path: Path) -> None:
     scm = "[project]\nname = 'x'\ndynamic = ['version']\n"
     assert config.load(write(tmp_path, scm), {}).version == ""
     assert main(["--root", str(tmp_path), "version"]) == 0
+
+
+def test_a_bad_version_source_names_the_key_and_the_choices(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.mlrelease]\nversion-source = "tags"\n', encoding="utf-8"
+    )
+    with pytest.raises(ConfigError) as caught:
+        config.load(tmp_path, {})
+    message = str(caught.value)
+    assert "version-source" in message and "'tag'" in message and "'tags'" in message

@@ -131,6 +131,8 @@ def propose(
         main["changelog"] = d.changelog
     if d.version.from_tags:
         main["version-source"] = "scm"
+    elif d.version.built_from_tag:  # release tags sit on commits carrying a marker
+        main["version-source"] = "tag"
     if d.name and not pyproject.get("project", {}).get("name"):
         main["distribution"] = d.name  # from setup.py or setup.cfg: gates need it
     wheels: dict[str, Any] = {"kind": d.build.kind}

@@ -5,6 +5,7 @@ or git."""
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -81,6 +82,10 @@ class Snapshot:
     rc_subjects: list[str] = field(default_factory=list)
     """Subjects of commits on any branch that name a release candidate (``1.22.0rc1``, ``rc2``):
     the evidence of release candidates made as version bumps, without tags."""
+    tag_texts: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Release-like tag (the newest :data:`TAGS_READ`) -> the texts, at that tag, of the files
+    that may carry the version (:func:`version_paths`): whether tags sit on commits whose files
+    say another version (``version-source = "tag"``)."""
 
     def text(self, path: str) -> str | None:
         return self.texts.get(path)
@@ -139,6 +144,47 @@ def _read(root: Path, files: list[str]) -> dict[str, str]:
     return texts
 
 
+TAGS_READ = 8
+"""How many of the newest release-like tags :func:`take` reads version files at."""
+
+_RELEASE_TAG = re.compile(r"\d+\.\d+\.\d+")
+_VERSION_NAMES = {
+    "VERSION", "VERSION_NUMBER", "VERSION.txt", "version.txt", "pyproject.toml", "setup.py",
+    "version.py", "_version.py", "__about__.py", "__init__.py",
+}  # fmt: skip
+
+
+def version_paths(texts: Mapping[str, str]) -> list[str]:
+    """The read files that may carry the version: version files and build files near the top,
+    a package's ``__init__``/``version`` module (at most two folders deep)."""
+    return sorted(p for p in texts if p.rsplit("/", 1)[-1] in _VERSION_NAMES and p.count("/") <= 2)
+
+
+def _tag_texts(root: Path, tags: list[str], paths: list[str]) -> dict[str, dict[str, str]]:
+    """The texts of ``paths`` at each of ``tags``, read by one ``git cat-file --batch``."""
+    wanted = [(t, p) for t in tags for p in paths]
+    if not wanted:
+        return {}
+    stdin = "".join(f"{t}:{p}\n" for t, p in wanted)
+    raw = git.run(root, "cat-file", "--batch", input=stdin, check=False, strip=False,
+                  errors="surrogateescape").encode("utf-8", "surrogateescape")  # fmt: skip
+    found: dict[str, dict[str, str]] = {t: {} for t in tags}
+    at = 0
+    for tag, path in wanted:
+        end = raw.find(b"\n", at)
+        if end < 0:
+            break
+        header = raw[at:end].split()
+        at = end + 1
+        if len(header) != 3 or not header[2].isdigit():
+            continue  # "<name> missing": the file did not exist at that tag
+        size = int(header[2])
+        if header[1] == b"blob" and size <= MAX_TEXT:
+            found[tag][path] = raw[at : at + size].decode("utf-8", "replace")
+        at += size + 1
+    return found
+
+
 def take(root: Path) -> Snapshot:
     """Read the repository at ``root``."""
     files = _walk(root)
@@ -163,14 +209,17 @@ def take(root: Path) -> Snapshot:
         *("log", "--all", "-n", "200", "--format=%s", "-i", "-E", r"--grep=rc ?[0-9]+\b"),
         check=False,
     ).splitlines()
+    tags = [t for t in tags if t]
+    released = [t for t in tags if _RELEASE_TAG.search(t)][:TAGS_READ]
     return Snapshot(
         files,
         texts,
-        tags=[t for t in tags if t],
+        tags=tags,
         head_tags=git.tags_at(root),
         branches=branches,
         current_branch=git.current_branch(root),
         subjects=subjects,
         is_repo=True,
         rc_subjects=rc_subjects,
+        tag_texts=_tag_texts(root, released, version_paths(texts)),
     )

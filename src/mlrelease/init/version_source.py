@@ -33,6 +33,10 @@ class VersionSource:
     current: str | None
     files: list[VersionFile] = field(default_factory=list)
     why: str = ""
+    built_from_tag: bool = False
+    """The files carry a development marker and the release version comes from the tag at
+    build time (``version-source = "tag"``, the PyTorch family): release tags sit on commits
+    whose version file says something else."""
 
     @property
     def from_tags(self) -> bool:
@@ -69,8 +73,9 @@ def _assignment(
     return None
 
 
-def _value(snap: Snapshot, vf: VersionFile) -> str | None:
-    text = snap.text(vf.filename) or ""
+def _value(snap: Snapshot, vf: VersionFile, text: str | None = None) -> str | None:
+    """The version ``vf`` carries (in ``text``, by default the file's text at HEAD)."""
+    text = (snap.text(vf.filename) or "") if text is None else text
     head, _, tail = vf.search.partition("{current_version}")
     if vf.regex:
         pattern = head + r"(?P<v>[0-9][^\s'\"]*)" + tail
@@ -173,7 +178,38 @@ def version_source(snap: Snapshot, latest_tag_version: str | None) -> VersionSou
     for vf in extra:
         if vf and vf.filename not in {f.filename for f in files} and _value(snap, vf) == current:
             files.append(vf)
+    evidence = _tags_elsewhere(snap, files[0]) if files else None
+    if evidence:
+        return VersionSource(kind, current, files, f"{why}; {evidence}", built_from_tag=True)
     return VersionSource(kind, current, files, why)
+
+
+_TAGGED = re.compile(r"(?P<base>\d+\.\d+\.\d+)(?:[-.]?(?P<pre>a|b|rc)(?P<n>\d+))?$")
+
+
+def _tags_elsewhere(snap: Snapshot, vf: VersionFile) -> str | None:
+    """Why releases take their version from the tag, or None: at least half of the recent
+    release tags (final or RC) sit on commits whose ``vf`` carries a development version of
+    the tag's series instead (``v2.13.0`` on ``2.13.0a0``), the PyTorch family's practice."""
+    seen, elsewhere = 0, []
+    for tag, texts in snap.tag_texts.items():
+        m = _TAGGED.search(tag)
+        text = texts.get(vf.filename)
+        carried = _value(snap, vf, text) if m and text is not None else None
+        if m is None or carried is None or not _is_version(carried):
+            continue
+        seen += 1
+        tagged = Version(m["base"] + (f"{m['pre']}{m['n']}" if m["pre"] else ""))
+        files = Version(carried)
+        marker = files.base_version != str(files) and files != tagged
+        if marker and files.release[:2] == tagged.release[:2]:
+            elsewhere.append(f"{tag} on {carried}")
+    if not elsewhere or len(elsewhere) * 2 < seen:
+        return None
+    return (
+        f"release tags sit on commits whose {vf.filename} says another version "
+        f"({', '.join(elsewhere[:3])}): the build takes the version from the tag"
+    )
 
 
 def _declared(

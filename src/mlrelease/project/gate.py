@@ -21,14 +21,15 @@ from mlrelease.project.config import TestsOptions
     "bump-my-version's own search finds the current version in every file listed for it, and "
     "a release tag on HEAD (as `[tool.mlrelease.release]` spells tags) agrees with it "
     "(`v1.4.0` is `1.4.0`; `v1.4.0-rc2` is `1.4.0rc2`, or `1.4.0` for an RC built with the "
-    "final version).",
+    'final version; under `version-source = "tag"` any version of the tag\'s series up to '
+    "it, the build taking the version from the tag).",
 )
 def check_versions(ctx: Context) -> GateResult:
     source = str(ctx.config.pyproject_path)
     table = versions.bumpversion_table(ctx.config.pyproject, source)
     expected = str(table["current_version"])
     parsed = versions.parse(expected, key="tool.bumpversion.current_version", source=source)
-    names = ctx.names
+    names, model = ctx.names, versions.VersionModel(ctx.config.version_source)
     tagged_here = [
         (tag, names.parse_tag(tag)) for tag in (git.tags_at(ctx.root) if git.head(ctx.root) else [])
     ]
@@ -50,9 +51,14 @@ def check_versions(ctx: Context) -> GateResult:
             continue
         base, rc = tag_parsed
         tagged = Version(f"{base}rc{rc}") if rc is not None else base
-        if not versions.tag_agrees(tagged, parsed):
+        if not model.agrees(tagged, parsed):
             details.append(
                 f"HEAD is tagged `{tag}` (version {tagged}) but the files carry `{expected}`"
+                + (
+                    " (version-source = tag: a version of its series up to it)"
+                    if model.from_tag
+                    else ""
+                )
             )
     if details:
         return GateResult.failed(
@@ -66,7 +72,9 @@ def check_versions(ctx: Context) -> GateResult:
 
 @gate(
     "changelog",
-    "The changelog has a section for the version being released (`Unreleased` for a .dev version).",
+    "The changelog has a section for the version being released (`Unreleased` for a .dev version; "
+    'under `version-source = "tag"` the release tag\'s version on a tagged commit, else '
+    "`Unreleased`).",
 )
 def check_changelog(ctx: Context) -> GateResult:
     source = str(ctx.config.pyproject_path)
@@ -79,6 +87,11 @@ def check_changelog(ctx: Context) -> GateResult:
             details=["Create it, then run `nox -s changelog` to fill it from the commits."],
         )
     text = path.read_text(encoding="utf-8")
+    model = versions.VersionModel(ctx.config.version_source)
+    if model.from_tag:  # the files keep their marker: a release tag on HEAD names the release
+        tags = git.tags_at(ctx.root) if git.is_repo(ctx.root) and git.head(ctx.root) else []
+        tagged = [p[0] for p in map(ctx.names.parse_tag, tags) if p is not None]
+        version = model.released_here(version, max(tagged, default=None))
     wanted = changelog.required_title(version)
     if changelog.has_section(text, version):
         return GateResult.passed(f"{ctx.config.changelog} has a section for {wanted}")

@@ -18,6 +18,7 @@ from mlrelease.release.config import (
     parse_release,
     series,
     series_text,
+    version_model,
 )
 from mlrelease.release.plan import Plan, git_action
 from mlrelease.release.world import RC_MARKER, NotGathered, World, parse_version, short
@@ -52,7 +53,8 @@ def plan_prepare(world: World, config: Config, version: str, push: bool = False)
             "([tool.mlrelease] changelog); create it with a '# Changelog' title and the line "
             f"'{changelog.MARKER}'."
         )
-    need_bump = str(carried) != str(target)
+    # Under version-source = "tag" the files keep their marker: the tag gives the version.
+    need_bump = str(carried) != str(target) and not version_model(config).agrees(target, carried)
     need_log = not changelog.has_section(log_text, target)
     if final in tags and (need_bump or need_log):
         raise PreconditionError(
@@ -123,9 +125,10 @@ def _edit(world: World, plan: Plan, config: Config, branch: str, version: str,
 
 
 def _branch_version(
-    world: World, config: Config, names: Names, name: str
+    world: World, config: Config, names: Names, name: str, notes: list[str]
 ) -> tuple[str, tuple[int, int], Version]:
-    """On a release branch with consistent, final version files: (branch, series, version)."""
+    """On a release branch with consistent version files that the version model releases
+    from: (branch, series, the version the RC is of)."""
     rel = config.table(ReleaseConfig)
     branch = world.branch
     wanted = names.series_of_branch(branch)
@@ -150,24 +153,40 @@ def _branch_version(
             f"{name}: the version files disagree (current_version {tree.current}): "
             f"{'; '.join(tree.stale)}. Fix them (`nox -s release_verify -- --only versions`)."
         )
-    version = parse_version(tree.current, "pyproject.toml")
-    if (
-        version.is_devrelease
-        or version.is_prerelease
-        or version.is_postrelease
-        or series(version) != wanted
-    ):
+    carried = parse_version(tree.current, "pyproject.toml")
+    model = version_model(config)
+    if not model.releasable(carried) or series(carried) != wanted:
+        promise = "a version" if model.from_tag else "the final version"
         raise PreconditionError(
-            f"{name}: {branch} carries {version}; a release candidate needs the final version "
+            f"{name}: {branch} carries {carried}; a release candidate needs {promise} "
             f"of the {series_text(wanted)} series. Run `mlrelease release prepare --version "
             f"{wanted[0]}.{wanted[1]}.0 --execute` (or the patch version you are releasing)."
         )
-    if not changelog.has_section(tree.changelog, version):
+    released = [v for v, rc in filter(None, map(names.parse_tag, world.tags())) if rc is None]
+    version = model.release_of(carried, released)
+    if model.from_tag:  # the tag gives the version; the changelog is the changelog gate's
+        if not changelog.has_section(tree.changelog, version):
+            notes.append(f"{config.changelog} has no {version} section yet (the changelog gate).")
+    elif not changelog.has_section(tree.changelog, version):
         raise PreconditionError(
             f"{name}: {config.changelog} has no {version} section. Run `mlrelease release "
             f"prepare --version {version} --execute`, which writes it."
         )
     return branch, wanted, version
+
+
+def _refuse_released_head(tags: dict[str, str], names: Names, head: str, version: Version) -> None:
+    """A new candidate of ``version`` on a commit already released as another version would
+    ship the same bytes under a second version (under ``version-source = "tag"`` the files do
+    not change between releases, so nothing else stops it)."""
+    for tag, commit in sorted(tags.items()):
+        parsed = names.parse_tag(tag)
+        if commit == head and parsed and parsed[1] is None and parsed[0] != version:
+            raise PreconditionError(
+                f"rc: HEAD ({short(head)}) is already released as {tag}; a {version} release "
+                "candidate needs new commits on the branch: cherry-pick a fix first "
+                "(`mlrelease release cherry-picks` lists them)."
+            )
 
 
 def plan_rc(world: World, config: Config, tag: str | None = None, push: bool = False) -> Plan:
@@ -176,7 +195,7 @@ def plan_rc(world: World, config: Config, tag: str | None = None, push: bool = F
     names = config.names
     plan = Plan("rc", root)
     rules.preflight(world, "rc")
-    branch, _, version = _branch_version(world, config, names, "rc")
+    branch, _, version = _branch_version(world, config, names, "rc", plan.notes)
     if tag is not None:
         parsed = names.parse_tag(tag)
         if parsed is None or parsed[1] is None:
@@ -218,6 +237,7 @@ def plan_rc(world: World, config: Config, tag: str | None = None, push: bool = F
             )
         plan.notes.append(f"HEAD ({short(head)}) is already {name}.")
     else:
+        _refuse_released_head(tags, names, head, version)
         number = max(rcs, default=0) + 1
         name = names.rc_tag_for(version, number)
         if tag is not None and tag != name:

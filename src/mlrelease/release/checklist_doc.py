@@ -8,7 +8,7 @@ from packaging.version import Version
 
 from mlrelease.config import Config
 from mlrelease.release.checklist import steps_for
-from mlrelease.release.config import ReleaseConfig, series
+from mlrelease.release.config import ReleaseConfig, series, version_model
 
 HEADER = """\
 # Release checklist
@@ -37,7 +37,7 @@ def render(config: Config) -> str:
     """The checklist page: steps, names, patch-release criteria, cherry-pick rules."""
     rel = config.table(ReleaseConfig)
     names = config.names
-    example = Version("1.4.0")
+    example, model = Version("1.4.0"), version_model(config)
     branch = names.branch_for(series(example))
     lines = [
         HEADER.format(ledger=rel.ledger_dir.replace("{version}", "X.Y.Z")),
@@ -70,12 +70,19 @@ def render(config: Config) -> str:
             f"`{rel.branch}` is cut only for a patch release after {rel.main_branch} moved on."
             if rel.model == "trunk"
             else f"- Release branches are `{rel.branch}` (e.g. `{branch}`), cut from "
-            f"`{rel.main_branch}`; the cut moves `{rel.main_branch}` to the next minor `.dev0` "
-            "version."
+            f"`{rel.main_branch}`; the cut moves `{rel.main_branch}` to the next minor "
+            f"development version (`{model.next_development(Version('1.4.0.dev0'), 1, 4)}`"
+            + (" or `1.5.0a0` after `1.4.0a0`)." if model.from_tag else ").")
         ),
         f"- Release candidates are tagged `{rel.rc_tag}` (e.g. `{names.rc_tag_for(example, 2)}`) "
-        f"on the {'main' if rel.model == 'trunk' else 'release'} branch; the version files "
-        f"carry the final version `{example}`, so an RC's artifacts are the release's artifacts.",
+        f"on the {'main' if rel.model == 'trunk' else 'release'} branch; "
+        + (
+            "the version files keep their development marker and the build takes the version "
+            f"`{example}` from the tag"
+            if model.from_tag
+            else f"the version files carry the final version `{example}`"
+        )
+        + ", so an RC's artifacts are the release's artifacts.",
         f"- The release is tagged `{rel.tag}` (e.g. `{names.final_tag(example)}`) on exactly "
         "the commit of the newest release candidate, and only when that candidate's "
         f"release_verify report (`{rel.rc_report}`, or `--report`) is for its commit and passes.",

@@ -34,6 +34,7 @@ from mlrelease.release.checklist_steps import (
     DEFAULT_PATCH_CRITERIA,
     ChecklistStep,
 )
+from mlrelease.versions import VersionModel
 
 
 @dataclass(frozen=True)
@@ -153,6 +154,29 @@ def check_placeholders(config: ReleaseConfig, source: str) -> None:
 
 TABLES: dict[str, type] = {"release": ReleaseConfig}
 """The ``[tool.mlrelease.<key>]`` tables this feature owns (see :mod:`mlrelease.registry`)."""
+
+
+def version_model(config: Config) -> VersionModel:
+    """The project's version model: ``version-source`` with ``rc-model`` (built once per use;
+    the rules live in :class:`~mlrelease.versions.VersionModel`)."""
+    check_version_model(config)
+    rc_model = config.table(ReleaseConfig).rc_model
+    return VersionModel(config.version_source, untagged=rc_model == "bump")
+
+
+def check_version_model(config: Config) -> None:
+    """Refuse ``version-source = "tag"`` with ``rc-model = "bump"``: under the tag model the
+    tag gives the RC's version, so a release candidate is never a version bump."""
+    if config.version_source == "tag" and config.table(ReleaseConfig).rc_model == "bump":
+        raise ConfigError(
+            f"{TABLE}.rc-model",
+            '"tag" under version-source = "tag" (release candidates are tags, their version '
+            "comes from the tag)",
+            '"bump"',
+            source=str(config.pyproject_path),
+            hint='Remove rc-model (or set it to "tag"), or set tool.mlrelease.version-source '
+            'to "files" if release candidates are version bumps.',
+        )
 
 
 def series(version: Version) -> tuple[int, int]:

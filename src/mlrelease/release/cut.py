@@ -21,6 +21,7 @@ from mlrelease.release.config import (
     parse_series,
     series,
     series_text,
+    version_model,
 )
 from mlrelease.release.plan import Plan, git_action
 from mlrelease.release.world import World, parse_version, short
@@ -68,29 +69,29 @@ def _branch(world: World, plan: Plan, rel: ReleaseConfig, branch: str, version: 
     return start
 
 
-def _main(world: World, rel: ReleaseConfig, wanted: tuple[int, int], version: str,
+def _main(world: World, config: Config, wanted: tuple[int, int], version: str,
           plan: Plan) -> tuple[Version, str | None]:  # fmt: skip
-    """Step 2, main moves to the next development version: (main's version, the version it
-    moves to, or None when it has moved on)."""
+    """Step 2, main moves to the next development version, in the style the version model
+    promises: (main's version, the version it moves to, or None when it has moved on)."""
+    rel, model = config.table(ReleaseConfig), version_model(config)
     main = rel.main_branch
     main_version = parse_version(world.version_at(main), main)
-    # rc-model "bump" (ONNX): main carries the plain next version (1.23.0), no .dev.
-    untagged = rel.rc_model == "bump"
-    next_dev = f"{wanted[0]}.{wanted[1] + 1}.0" + ("" if untagged else ".dev0")
+    next_dev = model.next_development(main_version, *wanted)
+    expected = model.expected_on_main(*wanted)
     if series(main_version) == wanted:
         # Trunk model: main carries the released version until the next bump; cutting a
         # maintenance branch from it is what moves main on.
-        if not main_version.is_devrelease and rel.model != "trunk" and not untagged:
+        if not model.development(main_version) and rel.model != "trunk":
             raise PreconditionError(
-                f"cut: {main} carries {main_version}, a release version; main must carry a .dev "
-                f"version (e.g. {wanted[0]}.{wanted[1]}.0.dev0). Fix it with `mlrelease bump "
-                f"--to {wanted[0]}.{wanted[1]}.0.dev0 --execute` and commit."
+                f"cut: {main} carries {main_version}, a release version; main must carry a "
+                f"development version (e.g. {expected}). Fix it with `mlrelease bump --to "
+                f"{expected} --execute` and commit."
             )
         return main_version, next_dev
     if series(main_version) < wanted:
         raise PreconditionError(
             f"cut: {main} carries {main_version}: the {version} development has not started on "
-            f"{main}. Bump main to {wanted[0]}.{wanted[1]}.0.dev0 first, or cut "
+            f"{main}. Bump main to {expected} first, or cut "
             f"{series_text(series(main_version))}."
         )
     plan.notes.append(f"{main} already carries {main_version}.")
@@ -123,6 +124,26 @@ def _needed(world: World, config: Config, base: str, values: dict[str, str]) -> 
                 )
             needed.append(one)
     return needed
+
+
+def _values(branch: str, version: str, wanted: tuple[int, int]) -> dict[str, str]:
+    """The placeholders a release-only edit's ``replace`` may name."""
+    return {"branch": branch, "series": version, "major": str(wanted[0]), "minor": str(wanted[1])}
+
+
+def missing_edits(world: World, config: Config, version: str) -> list[str] | None:
+    """The release-only edits an existing ``release/X.Y`` of ``version`` still lacks, one line
+    each (``release status`` shows them); ``None`` when none are declared or the branch does
+    not exist yet (``cut`` will make them)."""
+    wanted = parse_series(version)
+    branch = config.names.branch_for(wanted)
+    if not config.table(ReleaseConfig).edits or branch not in world.local.heads:
+        return None
+    values = _values(branch, version, wanted)
+    return [
+        f"{e.file}: {e.search!r} -> {e.replace.format(**values)!r}"
+        for e in _needed(world, config, branch, values)
+    ]
 
 
 def _bump_main(world: World, plan: Plan, main: str, old: Version, new: str, purpose: str,
@@ -185,8 +206,8 @@ def plan_cut(
         )
     _check_edits(config)
     base = _branch(world, plan, rel, branch, version, from_ref)
-    main_version, next_dev = _main(world, rel, wanted, version, plan)
-    values = {"branch": branch, "series": version, "major": str(wanted[0]), "minor": str(wanted[1])}
+    main_version, next_dev = _main(world, config, wanted, version, plan)
+    values = _values(branch, version, wanted)
     needed = _needed(world, config, base, values)
     if rel.edits and not needed:
         plan.notes.append(f"the release-only edits are on {branch}.")

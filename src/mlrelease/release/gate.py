@@ -8,14 +8,16 @@ from mlrelease import versions
 from mlrelease.edges import git
 from mlrelease.gates import Context, GateResult, gate
 from mlrelease.release import queries
-from mlrelease.release.config import ReleaseConfig, series, series_text
+from mlrelease.release.config import ReleaseConfig, series, series_text, version_model
 
 
 @gate(
     "git_state",
-    "The working tree is clean; on the main branch (branch model) the version is a `.dev` "
-    "version not yet cut to a release branch; on a release branch it belongs to the branch's "
-    "series; a release or RC tag on HEAD names the version the files carry.",
+    "The working tree is clean; on the main branch (branch model) the version is a development "
+    'version of the project\'s version model (`.dev`; under `version-source = "tag"` also '
+    "`a0` or the bare next version) not yet cut to a release branch; on a release branch it "
+    "belongs to the branch's series; a release or RC tag on HEAD agrees with the version the "
+    "files carry (under `tag`: the same series, the version coming from the tag).",
 )
 def check_git_state(ctx: Context) -> GateResult:
     root, rel = ctx.root, ctx.config.table(ReleaseConfig)
@@ -23,7 +25,7 @@ def check_git_state(ctx: Context) -> GateResult:
         return GateResult.skipped("not a git repository (e.g. an unpacked sdist): nothing to check")
     if git.head(root) is None:
         return GateResult.skipped("the repository has no commit yet")
-    names = ctx.names
+    names, model = ctx.names, version_model(ctx.config)
     source = str(ctx.config.pyproject_path)
     text = str(versions.bumpversion_table(ctx.config.pyproject, source)["current_version"])
     try:
@@ -50,10 +52,12 @@ def check_git_state(ctx: Context) -> GateResult:
     if branch == rel.main_branch and rel.model == "trunk":
         facts.append("trunk model: releases are tagged on main")
     elif branch == rel.main_branch:
-        if not version.is_devrelease:
+        if not model.development(version):
+            expected = model.expected_on_main(*series(version))
             details.append(
                 f"`{branch}` carries {version}, a release version; main carries a "
-                ".dev version and releases are prepared on their release branch"
+                f"development version (e.g. {expected}) and releases are prepared on their "
+                "release branch"
             )
         else:
             cut = names.branch_for(series(version))
@@ -75,11 +79,16 @@ def check_git_state(ctx: Context) -> GateResult:
             continue
         facts.append(f"tag {name}")
         tagged, rc = parsed
-        if str(version) != str(tagged):
+        if not model.agrees(tagged, version):
             kind = f"release candidate {rc} of {tagged}" if rc else f"release {tagged}"
             details.append(
                 f"HEAD is tagged `{name}` ({kind}) but the files carry {version}; "
                 f"the tagged commit must carry {tagged}"
+                + (
+                    f" or a development version of {series_text(series(tagged))}"
+                    if model.from_tag
+                    else ""
+                )
             )
     if details:
         return GateResult.failed(f"{len(details)} problem(s): {details[0]}", details=details)

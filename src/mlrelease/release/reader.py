@@ -287,7 +287,8 @@ class Candidate:
             tags.update(snap.remote.tags)
         for name, commit in tags.items():
             parsed = g.names.parse_tag(name)
-            if version is not None and parsed and parsed[0] == version:
+            # The RC's version is the files' (under version-source = "tag", one of their series).
+            if version is not None and parsed and parsed[0].release[:2] == version.release[:2]:
                 g.ancestry(commit, snap.head)
         if snap.branch:
             g.current([snap.branch])

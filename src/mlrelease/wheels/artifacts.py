@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import email.parser
 import fnmatch
 import hashlib
 import re
@@ -23,7 +24,7 @@ from packaging.utils import (
     parse_sdist_filename,
     parse_wheel_filename,
 )
-from packaging.version import Version
+from packaging.version import InvalidVersion, Version
 
 SUMS = "SHA256SUMS"
 SUMS_LINE = re.compile(r"^(?P<digest>[0-9a-f]{64}) [ *](?P<name>[^/\\]+)$")
@@ -145,6 +146,49 @@ def check_identity(artifact: Artifact, name: str, version: str) -> list[Finding]
             )
         )
     return findings
+
+
+def metadata_version(artifact: Artifact) -> str | None:
+    """The ``Version:`` of the artifact's own metadata (a wheel's ``*.dist-info/METADATA``, an
+    sdist's ``PKG-INFO``): what pip installs, whatever the file name says; None if absent."""
+    if artifact.kind == "wheel":
+        with zipfile.ZipFile(artifact.path) as archive:
+            names = [n for n in archive.namelist() if re.fullmatch(r"[^/]+\.dist-info/METADATA", n)]
+            data = archive.read(names[0]) if names else None
+    else:
+        with tarfile.open(artifact.path) as archive:
+            member = next(
+                (m for m in archive.getmembers() if m.isfile() and m.name.count("/") == 1
+                 and m.name.endswith("/PKG-INFO")),
+                None,
+            )  # fmt: skip
+            handle = archive.extractfile(member) if member else None
+            data = handle.read() if handle else None
+    if data is None:
+        return None
+    found = email.parser.BytesHeaderParser().parsebytes(data).get("Version")
+    return str(found) if found else None
+
+
+def check_metadata(artifact: Artifact, version: str) -> list[Finding]:
+    """The artifact's metadata must carry exactly ``version``: a build that took its version
+    from a tag (``version-source = "tag"``) but not into the metadata fails here."""
+    found = metadata_version(artifact)
+    where = "*.dist-info/METADATA" if artifact.kind == "wheel" else "PKG-INFO"
+    if found is None:
+        return [Finding(artifact.filename, f"no Version in its {where}")]
+    try:
+        same = Version(found) == Version(version)
+    except InvalidVersion:
+        same = found == version
+    if not same:
+        return [
+            Finding(
+                artifact.filename,
+                f"its {where} says Version: {found}, expected {version} (the release tag's)",
+            )
+        ]
+    return []
 
 
 def sha256(path: Path) -> str:

@@ -91,6 +91,7 @@ def audit(
             continue
         kinds.add(artifact.kind)
         findings += artifacts.check_identity(artifact, project.name, version)
+        findings += artifacts.check_metadata(artifact, version)
         findings += check_kind(project, artifact)
         findings += check_contents(project, artifact)
         findings += check_with_tools(project, artifact)

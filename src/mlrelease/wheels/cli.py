@@ -154,7 +154,8 @@ def cmd_collect(args: argparse.Namespace) -> int:
 
 def cmd_audit(args: argparse.Namespace) -> int:
     ((_, project),) = _projects(args)[-1:]
-    findings = build.check_folder(project, args.folder, args.version)
+    tagged = build_version(project, args.release_tag) if args.release_tag else None
+    findings = build.check_folder(project, args.folder, args.version or tagged)
     if findings:
         _report(findings, f"audit of {args.folder}")
         return 1
@@ -305,8 +306,9 @@ def _add_audit(sub: Any) -> None:
     )
     a.add_argument("folder", type=Path, metavar="DIR")
     _projects_argument(a, many=False)
+    a.add_argument("--version", help="the version the artifacts carry (default: the project's)")
     a.add_argument(
-        "--version", help="the version the file names must carry (default: the project's)"
+        "--release-tag", default="", help="or the tag they were built for (--version wins)"
     )
     a.set_defaults(func=cmd_audit)
 

@@ -4,10 +4,19 @@ the `versions` gate reads the whole version, and `bump` writes it back."""
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import pytest
+import tomllib
 from helpers.repo import git, mlrelease
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from packaging.version import Version
+
+from mlrelease import versions
+from mlrelease.init import detect, propose
+from mlrelease.init.snapshot import Snapshot
 
 
 def adopted(tmp_path: Path, version: str) -> Path:
@@ -46,3 +55,48 @@ def test_the_versions_gate_and_bump_read_and_write_every_marker(
     shown = " ".join((proc.stdout + proc.stderr).split())
     assert f"{version} -> {bumped}" in shown or (version in shown and bumped in shown), shown
     assert (root / "version.txt").read_text() == f"{version}\n"  # nothing written
+
+
+# --- every PEP 440 marker through init's configuration and the `versions` gate's scan ---
+
+_numbers = st.integers(min_value=0, max_value=999)
+_pep440 = st.builds(
+    lambda release, pre, post, dev: str(
+        Version(
+            ".".join(map(str, release))
+            + (f"{pre[0]}{pre[1]}" if pre else "")
+            + (f".post{post}" if post is not None else "")
+            + (f".dev{dev}" if dev is not None else "")
+        )
+    ),
+    st.tuples(_numbers, _numbers, _numbers),
+    st.none() | st.tuples(st.sampled_from(["a", "b", "rc"]), _numbers),
+    st.none() | _numbers,
+    st.none() | _numbers,
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(_pep440)
+def test_every_pep440_version_is_found_by_the_versions_scan_of_inits_configuration(
+    text: str,
+) -> None:
+    """init proposes [tool.bumpversion] for a version.txt carrying ``text``; bump-my-version's
+    own machinery (its configuration loader, search and serialize) then finds exactly
+    ``text`` there, and ``packaging`` reads the same version back."""
+    files = {
+        "pyproject.toml": '[project]\nname = "pkg"\ndynamic = ["version"]\n\n'
+        '[tool.setuptools.dynamic]\nversion = {file = "version.txt"}\n',
+        "version.txt": f"{text}\n",
+    }
+    found = detect.detect(Snapshot(files=sorted(files), texts=files, branches=["main"]))
+    proposal = propose.propose(found, tomllib.loads(files["pyproject.toml"])).text
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        (root / "version.txt").write_text(files["version.txt"], encoding="utf-8")
+        pyproject = files["pyproject.toml"] + "\n" + proposal
+        (root / "pyproject.toml").write_text(pyproject, encoding="utf-8")
+        occurrences, problems = versions.scan(root, tomllib.loads(pyproject), "pyproject.toml")
+    assert problems == []
+    assert occurrences == [versions.Occurrence("version.txt", 1, text)]
+    assert Version(occurrences[0].value) == Version(text)

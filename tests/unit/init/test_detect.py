@@ -155,3 +155,40 @@ def test_init_writes_the_name_a_gate_cannot_find_in_pyproject() -> None:
     with_project = {"project": {"name": "pkg"}, **data}
     config = load(Path("x"), registry.tables(), data=with_project, source="x")
     assert config.project_name == "pkg"  # [project] name wins
+
+
+TORCH_FAMILY = {
+    "pyproject.toml": '[project]\nname = "pkg"\ndynamic = ["version"]\n\n'
+    '[tool.setuptools.dynamic]\nversion = {file = "version.txt"}\n',
+    "version.txt": "2.14.0a0\n",
+}
+
+
+@pytest.mark.parametrize(
+    ("at_tags", "from_tag"),
+    [
+        # Torch-TensorRT: the RC tags and the final tag sit on commits saying 2.13.0a0.
+        ({"v2.13.0": "2.13.0a0", "v2.13.0-rc2": "2.13.0a0", "v2.13.0-rc1": "2.13.0a0"}, True),
+        # The files model: each tag on a commit carrying its version (an RC built as final).
+        ({"v2.13.0": "2.13.0", "v2.13.0-rc1": "2.13.0", "v2.12.0": "2.12.0"}, False),
+        # Release candidates made as bumps (ONNX): 1.22.0rc1 is the RC tag's own version.
+        ({"v1.22.0rc1": "1.22.0rc1", "v1.22.0": "1.22.0"}, False),
+        # One old tag on a marker commit among tags on their versions: not the practice.
+        ({"v2.13.0": "2.13.0", "v2.12.0": "2.12.0", "v2.11.0": "2.11.0a0"}, False),
+        ({}, False),  # no tags: nothing to tell from
+    ],
+)
+def test_the_tag_model_is_detected_from_tags_on_commits_saying_another_version(
+    at_tags: dict[str, str], from_tag: bool
+) -> None:
+    snapshot = Snapshot(
+        files=sorted(TORCH_FAMILY),
+        texts=TORCH_FAMILY,
+        tags=list(at_tags),
+        branches=["main", "release/2.13"],
+        tag_texts={tag: {"version.txt": f"{v}\n"} for tag, v in at_tags.items()},
+    )
+    found = version_source.version_source(snapshot, None)
+    assert found.built_from_tag is from_tag
+    main = tomllib.loads(propose.propose(detect.detect(snapshot), {}).text)["tool"]["mlrelease"]
+    assert main.get("version-source") == ("tag" if from_tag else None)

@@ -21,12 +21,12 @@ from mlrelease.edges import git
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.naming import Names
 from mlrelease.release import rules
-from mlrelease.release.config import ReleaseConfig
+from mlrelease.release.config import ReleaseConfig, version_model
 from mlrelease.release.plan import Action, Plan, git_action
 from mlrelease.release.promotion import gatekeeper, index
 from mlrelease.release.promotion.manifest import TRAILER, Manifest
 from mlrelease.release.promotion.publish import plan_publish
-from mlrelease.release.world import FINAL_MARKER, Target, World
+from mlrelease.release.world import FINAL_MARKER, Target, World, parse_version
 
 
 @dataclass
@@ -76,11 +76,14 @@ def plan_promote(
     facts = world.facts()
     existing = gatekeeper.judge_final(world, target, commit, manifest, facts.verdict)
     carried = world.version_at(commit)
-    if carried != str(target.version):
+    model = version_model(config)  # under version-source = "tag" the RC's tag gave the version
+    if not model.agrees(target.version, parse_version(carried, commit)):
+        promise = "a version of its series up to" if model.from_tag else ""
         raise PreconditionError(
-            f"promote: {rc}'s commit carries version {carried}, not {target.version}; its "
-            f"artifacts would not be {target.version}. Tag a candidate whose files carry "
-            f"{target.version} (`mlrelease release prepare --version {target.version}`)."
+            f"promote: {rc}'s commit carries version {carried}, not {promise}"
+            f"{' ' if promise else ''}{target.version}; its artifacts would not be "
+            f"{target.version}. Tag a candidate whose files carry {target.version} (`mlrelease "
+            f"release prepare --version {target.version}`)."
         )
     problem = gatekeeper.report_problem(facts.verdict, rc, commit)
     if problem:

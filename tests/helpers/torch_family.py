@@ -1,0 +1,64 @@
+"""A repository shaped like the PyTorch family (Torch-TensorRT, PyTorch): ``version.txt`` keeps
+a development marker (``2.14.0a0`` on main, ``2.13.0a0`` on ``release/2.13``), and the RC tags
+``v2.13.0-rc1..rc3`` and the final ``v2.13.0`` sit on commits whose ``version.txt`` says
+``2.13.0a0``: the build takes the version from the tag. Pushed to a bare origin."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from helpers.release import GIT_ENV, Repo
+
+FILES = {
+    "pyproject.toml": '[build-system]\nrequires = ["setuptools>=64"]\n'
+    'build-backend = "setuptools.build_meta"\n\n'
+    '[project]\nname = "demo"\ndynamic = ["version"]\n\n'
+    '[tool.setuptools.dynamic]\nversion = {file = "version.txt"}\n',
+    "version.txt": "2.13.0a0\n",
+    "src/demo/__init__.py": '"""demo."""\n',
+    "src/demo/core.py": "def answer() -> int:\n    return 42\n",
+    "CHANGELOG.md": "# Changelog\n\n<!-- insertion marker -->\n## Unreleased\n\n",
+    ".gitignore": "build/\ndist/\n__pycache__/\n*.egg-info/\n",
+}
+
+
+def _git(cwd: Path, *args: str) -> str:
+    env = {**os.environ, **GIT_ENV}
+    proc = subprocess.run(
+        ["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True
+    )
+    return proc.stdout.strip()
+
+
+def _commit(work: Path, path: str, text: str, message: str) -> None:
+    (work / path).parent.mkdir(parents=True, exist_ok=True)
+    (work / path).write_text(text, encoding="utf-8")
+    _git(work, "add", path)
+    _git(work, "commit", "-q", "-m", message)
+
+
+def push_torch_family(base: Path) -> Repo:
+    """The history described above, on ``main`` (checked out) and ``release/2.13``, with its
+    tags, in ``base/work`` and its bare origin ``base/origin.git``."""
+    work, origin = base / "work", base / "origin.git"
+    work.mkdir(parents=True)
+    _git(work, "init", "-q", "-b", "main")
+    for name, text in FILES.items():
+        (work / name).parent.mkdir(parents=True, exist_ok=True)
+        (work / name).write_text(text, encoding="utf-8")
+    _git(work, "add", ".")
+    _git(work, "commit", "-q", "-m", "feat: the 2.13 development")
+    _git(work, "switch", "-q", "-c", "release/2.13")
+    for n in (1, 2, 3):
+        _commit(work, f"src/demo/fix{n}.py", f"FIX = {n}\n", f"fix: the fix of rc{n}")
+        _git(work, "tag", "-a", f"v2.13.0-rc{n}", "-m", f"2.13.0 release candidate {n}")
+    _git(work, "tag", "-a", "v2.13.0", "-m", "2.13.0")
+    _git(work, "switch", "-q", "main")
+    _commit(work, "version.txt", "2.14.0a0\n", "chore: open the 2.14 development")
+    _commit(work, "src/demo/feature.py", "FEATURE = True\n", "feat: a 2.14 feature")
+    _git(base, "init", "-q", "--bare", "-b", "main", str(origin))
+    _git(work, "remote", "add", "origin", str(origin))
+    _git(work, "push", "-q", "origin", "main", "release/2.13", "--tags")
+    return Repo(work, origin)

@@ -1,0 +1,181 @@
+"""``version-source = "tag"`` on a PyTorch-family repository (:mod:`helpers.torch_family`):
+``mlrelease init --execute`` detects the model from the tags' history, and then the gates,
+``release status`` and the dry runs of ``cut``, ``rc``, ``promote`` and ``bump`` judge what the
+model promises (a development marker on main and on the branch, the version from the tag)
+without ever demanding a version-file edit. Before the model existed, init proposed the files
+model and every one of them refused ("main carries a .dev version", "a release candidate needs
+the final version")."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from helpers.dist import make_dist
+from helpers.release import GIT_ENV, Repo
+from helpers.torch_family import push_torch_family
+
+from mlrelease.cli import main
+
+Run = Callable[..., tuple[int, str, str]]
+
+
+@pytest.fixture
+def run(capsys: pytest.CaptureFixture[str]) -> Run:
+    """``mlrelease --root ROOT ARGS...`` in-process: (exit code, stdout, stderr on one line)."""
+
+    def call(root: Path, *args: str) -> tuple[int, str, str]:
+        capsys.readouterr()
+        code = main(["--root", str(root), *args])
+        out, err = capsys.readouterr()
+        sys.stdout.write(out)
+        sys.stderr.write(err)
+        return code, out, " ".join(err.split())
+
+    return call
+
+
+@pytest.fixture
+def family(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Repo]:
+    for key, value in GIT_ENV.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("MLRELEASE_FAULT", raising=False)
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    monkeypatch.setenv("COLUMNS", "300")
+    yield push_torch_family(tmp_path)
+
+
+def adopt(repo: Repo, run: Run) -> None:
+    """``init --execute`` on main, committed (with the cheap gates only) and pushed, and the
+    same tables added on ``release/2.13`` (with the version its files carry)."""
+    code, _, err = run(repo.path, "init", "--execute")
+    assert code == 0, err
+    path = repo.path / "pyproject.toml"
+    text = path.read_text(encoding="utf-8")
+    start = text.index("gates = [")
+    path.write_text(
+        text[:start]
+        + 'gates = ["git_state", "versions", "changelog"]'
+        + text[text.index("]", start) + 1 :],
+        encoding="utf-8",
+    )
+    repo.git("commit", "-q", "-am", "chore: adopt mlrelease")
+    repo.git("switch", "-q", "release/2.13")
+    repo.git("cherry-pick", "-x", "main")
+    on_branch = path.read_text(encoding="utf-8").replace(
+        'current_version = "2.14.0a0"', 'current_version = "2.13.0a0"'
+    )
+    path.write_text(on_branch, encoding="utf-8")  # the branch's own version, as the branch has it
+    repo.git("commit", "-q", "--amend", "--no-edit", "-a")
+    repo.git("switch", "-q", "main")
+    repo.git("push", "-q", "origin", "main", "release/2.13")
+
+
+def test_init_detects_the_tag_model_from_tags_on_marker_commits(family: Repo, run: Run) -> None:
+    code, out, err = run(family.path, "init")
+    assert code == 0, err
+    assert 'version-source = "tag"' in out
+    assert "v2.13.0 on 2.13.0a0" in err  # the evidence, shown
+
+
+def test_gates_status_cut_and_bump_on_main(family: Repo, run: Run) -> None:
+    adopt(family, run)
+    code, out, err = run(family.path, "verify")  # main's 2.14.0a0: the Unreleased section
+    assert code == 0, out + err
+    code, out, err = run(family.path, "release", "cut", "--version", "2.14")
+    assert code == 0, err
+    shown = " ".join(out.split()) + err
+    assert "2.14.0a0 -> 2.15.0a0" in shown, shown
+    assert (family.path / "version.txt").read_text() == "2.14.0a0\n"  # a dry run
+    code, out, err = run(family.path, "release", "status", "--json")
+    assert code == 0, err
+    status = json.loads(out)
+    assert not status["next"]["cut"].startswith("refused"), status["next"]
+    code, out, err = run(family.path, "bump", "--to", "2.14.0b1")
+    assert code == 0, err
+    code, out, err = run(family.path, "release", "cut", "--version", "2.14", "--execute")
+    assert code == 0, err
+    assert family.git("show", "main:version.txt") == "2.15.0a0"  # main's marker moved on
+    assert family.branch() == "release/2.14"  # cut ends on the new branch, which keeps 2.14.0a0
+    assert (family.path / "version.txt").read_text() == "2.14.0a0\n"
+    for branch in ("release/2.14", "main"):
+        family.git("switch", "-q", branch)
+        code, out, err = run(family.path, "verify", "--only", "git_state", "--only", "versions")
+        assert code == 0, out + err
+
+
+def test_rc_tags_without_a_bump_and_promote_tags_the_rc_commit(family: Repo, run: Run) -> None:
+    family.git("tag", "-d", "v2.13.0")  # 2.13.0 not released yet: rc3 is the newest candidate
+    family.git("push", "-q", "origin", ":refs/tags/v2.13.0")
+    adopt(family, run)
+    family.git("switch", "-q", "release/2.13")
+    code, out, err = run(family.path, "verify")
+    assert code == 0, out + err
+    code, out, err = run(family.path, "release", "prepare", "--version", "2.13.0")
+    assert code == 0, err
+    assert "git-changelog" in out and "bump-my-version" not in out, out  # the changelog only
+    code, out, err = run(family.path, "release", "prepare", "--version", "2.13.0", "--execute")
+    assert code == 0, err
+    assert (family.path / "version.txt").read_text() == "2.13.0a0\n"
+    code, out, err = run(family.path, "release", "rc")
+    assert code == 0, err
+    assert "git tag -a v2.13.0-rc4" in out and "bump" not in out + err, out + err
+    code, _, err = run(family.path, "release", "rc", "--execute", "--push")
+    assert code == 0, err
+    rc4 = family.git("rev-parse", "HEAD")
+    assert family.tags()["v2.13.0-rc4"] == rc4
+    assert (family.path / "version.txt").read_text() == "2.13.0a0\n"  # no bump
+    make_dist(family.path, family.path / "dist", "2.13.0")  # built with the tag's version
+    code, _, err = run(family.path, "release", "bind", "--rc", "v2.13.0-rc4", "--execute", "--push")
+    assert code == 0, err
+    code, out, err = run(family.path, "verify")
+    assert code == 0, out + err
+    code, out, err = run(family.path, "release", "promote", "--rc", "v2.13.0-rc4")
+    assert code == 0, err
+    assert "git tag -a v2.13.0 " + rc4 in out, out
+    code, _, err = run(family.path, "release", "promote", "--rc", "v2.13.0-rc4", "--execute")
+    assert code == 0, err
+    assert family.tags()["v2.13.0"] == rc4
+
+
+def test_status_on_a_released_branch_heads_for_the_next_patch(family: Repo, run: Run) -> None:
+    """release/2.13 still carries 2.13.0a0 after v2.13.0: the next release it makes is 2.13.1,
+    tagged from the same files (no prepare bump is planned)."""
+    adopt(family, run)
+    family.git("switch", "-q", "release/2.13")
+    code, out, err = run(family.path, "release", "status", "--json")
+    assert code == 0, err
+    status = json.loads(out)
+    assert (status["release"], status["next_rc"]) == ("2.13.1", "v2.13.1-rc1")
+    assert "bump-my-version" not in status["next"]["prepare"], status["next"]
+    assert "git tag -a v2.13.1-rc1" in status["next"]["rc"], status["next"]
+
+
+def test_verify_passes_after_init_alone(family: Repo, run: Run) -> None:
+    """#25's acceptance: after ``init --execute`` (committed), every proposed gate passes."""
+    code, _, err = run(family.path, "init", "--execute")
+    assert code == 0, err
+    family.git("commit", "-q", "-am", "chore: adopt mlrelease")
+    code, out, err = run(family.path, "verify")
+    assert code == 0, out + err
+
+
+def test_no_candidate_on_a_commit_already_released(family: Repo, run: Run) -> None:
+    """Under the tag model the files do not change between releases, so nothing but this check
+    stops ``rc`` from tagging ``v2.13.2-rc1`` on the very commit released as ``v2.13.1`` (the
+    same bytes under a second version). It refuses and says what is needed."""
+    adopt(family, run)
+    family.git("switch", "-q", "release/2.13")
+    family.git("tag", "-a", "v2.13.1", "-m", "2.13.1")
+    family.git("push", "-q", "origin", "v2.13.1")
+    code, out, err = run(family.path, "release", "rc")
+    assert code != 0, out
+    assert "already released as v2.13.1" in err, err
+    assert "cherry-pick a fix" in err, err
+    family.git("commit", "-q", "--allow-empty", "-m", "fix: a fix for 2.13.2")
+    code, out, err = run(family.path, "release", "rc")
+    assert code == 0, err
+    assert "git tag -a v2.13.2-rc1" in out, out
