@@ -7,7 +7,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
-from rehearsal import Rehearse, Run, World, act, describe, make_world
+from rehearsal import Rehearse, Run, World, act, describe, make_world, not_rehearsed
 
 RUNS: list[Run] = []
 """Every act run of this session, described in the terminal summary."""
@@ -42,3 +42,5 @@ def rehearse(world: World) -> Iterator[Rehearse]:
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     for run in RUNS:
         terminalreporter.write_line(describe(run))
+    if RUNS:
+        terminalreporter.write_line(not_rehearsed())

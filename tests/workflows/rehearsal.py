@@ -233,6 +233,8 @@ class Run:
     skipped: list[str]
     log: Path
     record: Path
+    ref: str = ""
+    """The ref the event is about (a branch, a tag, or the pull request's head branch)."""
     problems: list[str] = field(default_factory=list)
     """Wiring faults (tests/workflows/wiring.py) and jobs that ran where they must not."""
 
@@ -335,12 +337,16 @@ def act(
             f"{workflow}: job {j} holds {', '.join(holders[j])} and ran on a pull request"
             for j in sorted(started & holders.keys())
         ]
-    return Run(event, workflow, done.returncode, jobs, skipped, log, run / "record", problems)
+    pr = payload.get("pull_request")
+    ref = str(payload.get("ref") or (pr["head"]["ref"] if isinstance(pr, dict) else ""))
+    record = run / "record"
+    return Run(event, workflow, done.returncode, jobs, skipped, log, record, ref, problems)
 
 
 def describe(run: Run) -> str:
     """What ran, what was skipped, and what was stood in, per job."""
-    out = [f"== {run.workflow} on {run.event}: act exited {run.returncode} (log: {run.log})"]
+    on = f"{run.event} of {run.ref}" if run.ref else run.event
+    out = [f"== {run.workflow} on {on}: act exited {run.returncode} (log: {run.log})"]
     for job in run.jobs:
         matrix = ", ".join(f"{k}={v}" for k, v in job.matrix.items())
         out.append(f"  ran     {job.job_id} [{matrix}] -> {job.result or 'unfinished'}")
@@ -351,8 +357,13 @@ def describe(run: Run) -> str:
     for job_id in run.skipped:
         out.append(f"  skipped {job_id}")
     out += [f"  WIRING FAULT: {p}" for p in run.problems]
-    for label, why in NOT_REHEARSED.items():
-        out.append(f"  not rehearsed: matrix entries on {label} ({why})")
+    return "\n".join(out)
+
+
+def not_rehearsed() -> str:
+    """The runner labels whose jobs no run rehearsed, and why (said once, after the runs)."""
+    out = ["== not rehearsed, in any run:"]
+    out += [f"  matrix entries on {label} ({why})" for label, why in NOT_REHEARSED.items()]
     return "\n".join(out)
 
 
