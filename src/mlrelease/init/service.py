@@ -66,7 +66,7 @@ def run(root: Path, *, execute: bool, load_config: Loader) -> int:
         return 0
     found = detect.detect(snapshot.take(root))
     required, platform_note = (None, "")
-    if found.build.kind == "native":
+    if found.build.kind == "native" and found.build.builder == "cibuildwheel":
         required, platform_note = _native_platforms(root, current)
     proposal = propose.propose(found, current, required_platforms=required)
     if platform_note:

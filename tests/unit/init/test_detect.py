@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from mlrelease.config import load
 from mlrelease.init import detect, propose, version_source
 from mlrelease.init.snapshot import Snapshot
 from mlrelease.release.config import ReleaseConfig
+from mlrelease.wheels.config import WheelsConfig
 
 
 def snap(
@@ -192,3 +194,53 @@ def test_the_tag_model_is_detected_from_tags_on_commits_saying_another_version(
     assert found.built_from_tag is from_tag
     main = tomllib.loads(propose.propose(detect.detect(snapshot), {}).text)["tool"]["mlrelease"]
     assert main.get("version-source") == ("tag" if from_tag else None)
+
+
+# Torch-TensorRT's wheels: pytorch/test-infra's reusable workflows and a build script.
+TRT_WORKFLOW = """\
+jobs:
+  build:
+    uses: pytorch/test-infra/.github/workflows/build_wheels_linux.yml@main
+    with:
+      package-name: torch_tensorrt
+"""
+
+
+def test_wheels_built_by_a_reusable_workflow_are_audited_not_planned() -> None:
+    found = detect.build_kind(
+        snap(
+            {
+                "setup.py": "setup(ext_modules=[Extension('x', ['core/a.cpp'])])\n",
+                ".github/workflows/build-tensorrt-linux.yml": TRT_WORKFLOW,
+                ".github/workflows/build-tensorrt-windows.yml": TRT_WORKFLOW.replace(
+                    "linux", "windows"
+                ),
+                "packaging/pre_build_script.sh": "python setup.py bdist_wheel\n",
+            }
+        )
+    )
+    assert (found.kind, found.builder, found.cibuildwheel) == ("native", "external", False)
+    assert "build-tensorrt-linux.yml" in found.built_by
+    assert found.platforms == ("manylinux_x86_64", "win_amd64")
+    detection = dataclasses.replace(detect.detect(snap({})), build=found)
+    data = tomllib.loads(propose.propose(detection, {}).text)
+    wheels = data["tool"]["mlrelease"]["wheels"]
+    assert (wheels["builder"], wheels["required-platforms"]) == (
+        "external",
+        ["manylinux_x86_64", "win_amd64"],
+    )
+    config = load(Path("x"), registry.tables(), data=data, source="x")
+    assert config.table(WheelsConfig).builder == "external"
+
+
+@pytest.mark.parametrize(
+    "texts",
+    [
+        {".github/workflows/wheels.yml": "uses: pypa/cibuildwheel@v3\nrun: bdist_wheel\n"},
+        {"pyproject.toml": "[tool.cibuildwheel]\n", "build_wheels.sh": "pip wheel .\n"},
+        {"setup.cfg": "[metadata]\nname = x\n"},  # no build script at all: cibuildwheel's plan
+    ],
+)
+def test_cibuildwheel_anywhere_keeps_the_planned_build(texts: dict[str, str]) -> None:
+    found = detect.build_kind(snap({"setup.py": "Extension(", **texts}))
+    assert (found.kind, found.builder) == ("native", "cibuildwheel")
