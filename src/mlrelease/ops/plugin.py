@@ -15,8 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mlrelease.edges.proc import Limits, Status, run
-from mlrelease.edges.python import python_module
+from mlrelease.edges.proc import Limits, Status, python_module, run
 from mlrelease.errors import UserError
 from mlrelease.markdown import table
 from mlrelease.ops.config import SOURCE_SPEC
