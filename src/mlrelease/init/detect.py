@@ -257,8 +257,10 @@ def onnx_use(snap: Snapshot) -> tuple[bool, str]:
 
 def distribution_name(snap: Snapshot) -> str | None:
     """The distribution name, read without running anything: ``[project] name``, else
-    ``setup.cfg``'s ``[metadata] name``, else a literal ``name=`` of ``setup.py``'s ``setup()``
-    call (Torch-TensorRT, PyTorch: no ``[project]`` table)."""
+    ``setup.cfg``'s ``[metadata] name``, else ``name=`` of ``setup.py``'s ``setup()`` call
+    (Torch-TensorRT, PyTorch: no ``[project]`` table): a literal, or a module-level name bound
+    to one or to an environment variable's default (PyTorch's
+    ``package_name = os.getenv("TORCH_PACKAGE_NAME", "torch")``)."""
     name = lookup(snap.pyproject(), "project.name")
     if isinstance(name, str) and name:
         return name
@@ -271,19 +273,35 @@ def distribution_name(snap: Snapshot) -> str | None:
         tree = ast.parse(snap.text("setup.py") or "")
     except (SyntaxError, ValueError, RecursionError, MemoryError):  # whatever the file holds
         return None
+    bound = {
+        target.id: value
+        for node in tree.body
+        if isinstance(node, ast.Assign) and (value := _literal(node.value, {})) is not None
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
     for node in ast.walk(tree):
         if (
             isinstance(node, ast.Call)
             and getattr(node.func, "id", getattr(node.func, "attr", "")) == "setup"
         ):
             for keyword in node.keywords:
-                value = keyword.value
-                if (
-                    keyword.arg == "name"
-                    and isinstance(value, ast.Constant)
-                    and isinstance(value.value, str)
-                ):
-                    return value.value or None
+                if keyword.arg == "name":
+                    return _literal(keyword.value, bound) or None
+    return None
+
+
+def _literal(node: ast.expr, bound: dict[str, str]) -> str | None:
+    """A string literal, a name ``bound`` to one, or the literal default of
+    ``os.getenv("X", "default")`` / ``os.environ.get("X", "default")``; None otherwise."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.Name):
+        return bound.get(node.id)
+    if isinstance(node, ast.Call) and len(node.args) == 2:  # (variable, default)
+        called = ast.unparse(node.func)
+        if called in ("os.getenv", "getenv", "os.environ.get", "environ.get"):
+            return _literal(node.args[1], bound)
     return None
 
 

@@ -133,7 +133,17 @@ def test_sphinx_sources_in_any_shallow_folder(files: dict[str, str], found: str 
             "torch_tensorrt",
         ),
         ({"setup.py": "import setuptools\nsetuptools.setup(name='c')\n"}, "c"),
-        ({"setup.py": "NAME = 'd'\nsetup(name=NAME)\n"}, None),  # not a literal: not guessed
+        ({"setup.py": "NAME = 'd'\nsetup(name=NAME)\n"}, "d"),  # a module-level constant
+        (  # PyTorch: an environment variable's default, setup() called inside main()
+            {
+                "setup.py": "import os\nTORCH_PACKAGE_NAME = os.getenv('TORCH_PACKAGE_NAME', "
+                "'torch')\nif LIBTORCH:\n    TORCH_PACKAGE_NAME = 'torch_no_python'\n"
+                "def main():\n    setup(name=TORCH_PACKAGE_NAME)\n"
+            },
+            "torch",
+        ),
+        ({"setup.py": "setup(name=get_name())\n"}, None),  # computed: not guessed
+        ({"setup.py": "setup(name=os.getenv('PKG'))\n"}, None),  # no default: not guessed
         ({"setup.py": "setup(name=\n"}, None),  # a syntax error is no name, never a traceback
         ({"setup.cfg": "[metadata\nname = e\n", "setup.py": "setup(name='f')\n"}, "f"),
     ],
@@ -244,3 +254,10 @@ def test_wheels_built_by_a_reusable_workflow_are_audited_not_planned() -> None:
 def test_cibuildwheel_anywhere_keeps_the_planned_build(texts: dict[str, str]) -> None:
     found = detect.build_kind(snap({"setup.py": "Extension(", **texts}))
     assert (found.kind, found.builder) == ("native", "cibuildwheel")
+
+
+def test_init_says_when_it_cannot_read_the_name() -> None:
+    found = detect.detect(snap({"setup.py": "setup(name=get_name(), ext_modules=[])\n"}))
+    proposal = propose.propose(found, {})
+    assert "distribution" not in tomllib.loads(proposal.text)["tool"]["mlrelease"]
+    assert any('[tool.mlrelease] distribution = "<name>"' in n for n in proposal.notes)
