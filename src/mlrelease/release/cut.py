@@ -126,6 +126,26 @@ def _needed(world: World, config: Config, base: str, values: dict[str, str]) -> 
     return needed
 
 
+def _values(branch: str, version: str, wanted: tuple[int, int]) -> dict[str, str]:
+    """The placeholders a release-only edit's ``replace`` may name."""
+    return {"branch": branch, "series": version, "major": str(wanted[0]), "minor": str(wanted[1])}
+
+
+def missing_edits(world: World, config: Config, version: str) -> list[str] | None:
+    """The release-only edits an existing ``release/X.Y`` of ``version`` still lacks, one line
+    each (``release status`` shows them); ``None`` when none are declared or the branch does
+    not exist yet (``cut`` will make them)."""
+    wanted = parse_series(version)
+    branch = config.names.branch_for(wanted)
+    if not config.table(ReleaseConfig).edits or branch not in world.local.heads:
+        return None
+    values = _values(branch, version, wanted)
+    return [
+        f"{e.file}: {e.search!r} -> {e.replace.format(**values)!r}"
+        for e in _needed(world, config, branch, values)
+    ]
+
+
 def _bump_main(world: World, plan: Plan, main: str, old: Version, new: str, purpose: str,
                branch: str) -> None:  # fmt: skip
     files = world.files_to_bump(main)
@@ -187,7 +207,7 @@ def plan_cut(
     _check_edits(config)
     base = _branch(world, plan, rel, branch, version, from_ref)
     main_version, next_dev = _main(world, config, wanted, version, plan)
-    values = {"branch": branch, "series": version, "major": str(wanted[0]), "minor": str(wanted[1])}
+    values = _values(branch, version, wanted)
     needed = _needed(world, config, base, values)
     if rel.edits and not needed:
         plan.notes.append(f"the release-only edits are on {branch}.")
