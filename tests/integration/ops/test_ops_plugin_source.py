@@ -93,6 +93,13 @@ def registry(tmp_path: Path) -> Path:
     return root
 
 
+def edit(path: Path, old: str, new: str) -> None:
+    """Replace ``old`` (which must be there) by ``new`` in the file at ``path``."""
+    text = path.read_text(encoding="utf-8")
+    assert old in text, f"{old!r} not in {path}"
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
 def test_the_committed_example_index_is_current() -> None:
     proc = mlrelease(EXAMPLE, "ops", "index", "--check")
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -101,16 +108,12 @@ def test_the_committed_example_index_is_current() -> None:
 
 def test_the_gate_passes_on_the_example_and_catches_a_stale_index(registry: Path) -> None:
     assert gate(registry)["status"] == "pass"
-    source = registry / "converters/registry.py"
-    text = source.read_text(encoding="utf-8")
-    source.write_text(text.replace('"aten.relu.default"', '"aten.gelu.default"'), "utf-8")
+    edit(registry / "converters/registry.py", '"aten.relu.default"', '"aten.gelu.default"')
     stale = gate(registry)
     assert stale["status"] == "fail"
     assert "is stale (added: aten.gelu.default; removed: aten.relu.default)" in stale["summary"]
     # Regenerated for 1.1.0, the index is current; the operator v1.0.0 had is still gone.
-    pyproject = registry / "pyproject.toml"
-    text = pyproject.read_text(encoding="utf-8")
-    pyproject.write_text(text.replace('version = "1.0.0"', 'version = "1.1.0"'), "utf-8")
+    edit(registry / "pyproject.toml", 'version = "1.0.0"', 'version = "1.1.0"')
     assert mlrelease(registry, "ops", "index", "--execute").returncode == 0
     gone = gate(registry)
     assert gone["status"] == "fail"
@@ -126,18 +129,16 @@ def test_the_gate_passes_on_the_example_and_catches_a_stale_index(registry: Path
 
 
 def test_a_removed_operator_is_waived_by_a_recorded_decision(registry: Path) -> None:
-    source = registry / "converters/registry.py"
-    text = source.read_text(encoding="utf-8")
-    source.write_text(text.replace('@converter("aten.relu.default")\n', ""), "utf-8")
-    pyproject = registry / "pyproject.toml"
-    text = pyproject.read_text(encoding="utf-8").replace('version = "1.0.0"', 'version = "1.1.0"')
-    pyproject.write_text(text, "utf-8")
+    edit(registry / "converters/registry.py", '@converter("aten.relu.default")\n', "")
+    edit(registry / "pyproject.toml", 'version = "1.0.0"', 'version = "1.1.0"')
     assert mlrelease(registry, "ops", "index", "--execute").returncode == 0
     assert gate(registry)["status"] == "fail"
-    pyproject.write_text(
-        text + '\n[[tool.mlrelease.ops.dropped]]\noperator = "aten.relu.default"\n'
-        'reason = "lowered by the decomposition pass"\ndecision = "https://example.org/pr/1"\n',
-        "utf-8",
+    edit(
+        registry / "pyproject.toml",
+        "[tool.mlrelease.ops]\n",
+        '[[tool.mlrelease.ops.dropped]]\noperator = "aten.relu.default"\n'
+        'reason = "lowered by the decomposition pass"\ndecision = "https://example.org/pr/1"\n\n'
+        "[tool.mlrelease.ops]\n",
     )
     waived = gate(registry)
     assert waived["status"] == "pass", waived
@@ -149,9 +150,7 @@ def test_a_removed_operator_is_waived_by_a_recorded_decision(registry: Path) -> 
 
 
 def test_a_bad_row_fails_the_gate_and_writes_nothing(registry: Path) -> None:
-    source = registry / "converters/registry.py"
-    text = source.read_text(encoding="utf-8")
-    source.write_text(text.replace("yield target, status,", "yield target, 7,"), "utf-8")
+    edit(registry / "converters/registry.py", "yield target, status,", "yield target, 7,")
     result = gate(registry)
     assert result["status"] == "fail"
     assert "row 1 holds (str, int, str); expected strings" in result["summary"]
