@@ -9,6 +9,7 @@ import re
 
 from packaging.version import Version
 
+from mlrelease import versions
 from mlrelease.config import Config
 from mlrelease.errors import ConfigError, PreconditionError
 from mlrelease.release import edits as editing
@@ -83,9 +84,9 @@ def _main(world: World, config: Config, wanted: tuple[int, int], version: str,
         # maintenance branch from it is what moves main on.
         if not model.development(main_version) and rel.model != "trunk":
             raise PreconditionError(
-                f"cut: {main} carries {main_version}, a release version; main must carry a "
-                f"development version (e.g. {expected}). Fix it with `mlrelease bump --to "
-                f"{expected} --execute` and commit."
+                f"cut: {main} carries {main_version}, {versions.kind(main_version)}; main must "
+                f"carry a development version (e.g. {expected}). Fix it with `mlrelease bump "
+                f"--to {expected} --execute` and commit."
             )
         return main_version, next_dev
     if series(main_version) < wanted:

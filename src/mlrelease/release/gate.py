@@ -55,7 +55,7 @@ def check_git_state(ctx: Context) -> GateResult:
         if not model.development(version):
             expected = model.expected_on_main(*series(version))
             details.append(
-                f"`{branch}` carries {version}, a release version; main carries a "
+                f"`{branch}` carries {version}, {versions.kind(version)}; main carries a "
                 f"development version (e.g. {expected}) and releases are prepared on their "
                 "release branch"
             )
