@@ -109,6 +109,13 @@ class VersionModel:
     """Release candidates are version bumps (``rc-model = "bump"``): main carries ``X.Y.0``."""
 
     @property
+    def files_carry(self) -> bool:
+        """Whether a file carries the version: not under ``scm``, where ``current_version`` is
+        only the last tag's (as init found it) and the tags are the version, so no branch is
+        judged by what it carries."""
+        return self.source != "scm"
+
+    @property
     def from_tag(self) -> bool:
         """The release and RC versions come from the tag at build time, never from a bump."""
         return self.source == "tag"
@@ -138,6 +145,8 @@ class VersionModel:
     def agrees(self, tagged: Version, files: Version) -> bool:
         """Whether a commit whose files carry ``files`` may carry the release tag of
         ``tagged`` (the RC tag's base version for an RC)."""
+        if not self.files_carry:
+            return True
         if self.from_tag:
             same = files.release[:2] == tagged.release[:2]
             return same and Version(files.base_version) <= Version(tagged.base_version)

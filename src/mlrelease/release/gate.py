@@ -48,8 +48,11 @@ def check_git_state(ctx: Context) -> GateResult:
             "not from a working tree)"
         )
     branch = git.current_branch(root)
-    facts = [f"version {version}", f"branch {branch or '(detached HEAD)'}"]
-    if branch == rel.main_branch and rel.model == "trunk":
+    shown = f"version {version}" if model.files_carry else "the tags' version (scm)"
+    facts = [shown, f"branch {branch or '(detached HEAD)'}"]
+    if not model.files_carry:
+        pass  # no file carries the version: no branch is judged by what it carries
+    elif branch == rel.main_branch and rel.model == "trunk":
         facts.append("trunk model: releases are tagged on main")
     elif branch == rel.main_branch:
         if not model.development(version):
