@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -150,6 +151,18 @@ def test_tag_derived_versions_have_nothing_to_bump(tmp_path: Path, pyproject: st
         check=False,
     )
     assert state.returncode == 0, state.stdout + state.stderr
+    shutil.rmtree(root / "build")  # verify's reports: not the project's
+    main_tip = git(root, "rev-parse", "main")
+    cut = subprocess.run(  # the next series: no file to move on, only the branch to make
+        [sys.executable, "-m", "mlrelease", "--root", str(root), "release", "cut", "--version",
+         "0.5", "--execute"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )  # fmt: skip
+    assert cut.returncode == 0, cut.stdout + cut.stderr
+    assert git(root, "rev-parse", "release/0.5") == main_tip == git(root, "rev-parse", "main")
+    git(root, "switch", "-q", "main")
     bump = subprocess.run(
         [sys.executable, "-m", "mlrelease", "--root", str(root), "bump", "--part", "patch"],
         capture_output=True,
