@@ -82,10 +82,13 @@ def _commit(work: Path, path: str, text: str, message: str) -> None:
     _git(work, "commit", "-q", "-m", message)
 
 
-def push_torch_family(base: Path, files: Mapping[str, str] = FILES) -> Repo:
+def push_torch_family(base: Path, files: Mapping[str, str] = FILES, prepared: bool = False) -> Repo:
     """The history described above, on ``main`` (checked out) and ``release/2.13``, with its
     tags, in ``base/work`` and its bare origin ``base/origin.git``; ``files``: the project's
-    shape (:data:`TENSORRT` for Torch-TensorRT's)."""
+    shape (:data:`TENSORRT` for Torch-TensorRT's). ``prepared``: torchdata's later practice
+    instead, the files model with PyTorch's marker: the branch's first commit sets
+    ``version.txt`` to ``2.13.0`` and every tag sits on commits carrying it, while main carries
+    ``2.14.0a0``."""
     work, origin = base / "work", base / "origin.git"
     work.mkdir(parents=True)
     _git(work, "init", "-q", "-b", "main")
@@ -95,6 +98,8 @@ def push_torch_family(base: Path, files: Mapping[str, str] = FILES) -> Repo:
     _git(work, "add", ".")
     _git(work, "commit", "-q", "-m", "feat: the 2.13 development")
     _git(work, "switch", "-q", "-c", "release/2.13")
+    if prepared:
+        _commit(work, "version.txt", "2.13.0\n", "chore: release 2.13.0")
     for n in (1, 2, 3):
         _commit(work, f"src/demo/fix{n}.py", f"FIX = {n}\n", f"fix: the fix of rc{n}")
         _git(work, "tag", "-a", f"v2.13.0-rc{n}", "-m", f"2.13.0 release candidate {n}")
