@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from packaging.version import Version
 
+from mlrelease import versions
 from mlrelease.config import Config
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.naming import Names
@@ -66,7 +67,7 @@ def plan_prepare(world: World, config: Config, version: str, push: bool = False)
             raise PreconditionError(
                 f"prepare: {branch} already carries {carried}, newer than {target}."
             )
-        if not carried.is_devrelease and names.final_tag(carried) not in tags:
+        if not versions.is_development(carried) and names.final_tag(carried) not in tags:
             raise PreconditionError(
                 f"prepare: {branch} carries {carried}, which was never released (no tag "
                 f"{names.final_tag(carried)}). Release it first, or bump by hand if you "
