@@ -313,7 +313,10 @@ def act(
     event_file = run / "event.json"
     event_file.write_text(json.dumps(payload), encoding="utf-8")
     command = [ACT, event, "-W", str(workflows / workflow), "-e", str(event_file), "--json"]
-    command += ["--concurrent-jobs", "1", "--action-cache-path", str(world.root / "act-cache")]
+    # Two jobs of a stage at once (each with its matrix entries): ci.yml's session jobs and its
+    # release_verify shards overlap, as on GitHub; the jobs wait on the network more than on
+    # the 2 cores.
+    command += ["--concurrent-jobs", "2", "--action-cache-path", str(world.root / "act-cache")]
     command += ["--no-cache-server", "--action-offline-mode", *(["-j", only] if only else [])]
     for label in UBUNTU_LABELS:
         command += ["-P", f"{label}=-self-hosted"]
