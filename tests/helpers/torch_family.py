@@ -39,13 +39,22 @@ def _commit(work: Path, path: str, text: str, message: str) -> None:
     _git(work, "commit", "-q", "-m", message)
 
 
-def push_torch_family(base: Path) -> Repo:
+STOPPED_CHANGELOG = (
+    "# Changelog\n\n\n# 0.2.0 (2021-02-25)\n\n\n### Features\n\n* **//core:** a feature\n"
+)
+"""Torch-TensorRT's CHANGELOG.md: conventional-changelog sections that stopped at an old
+release (its release notes are on GitHub releases since)."""
+
+
+def push_torch_family(base: Path, *, changelog: str | None = None) -> Repo:
     """The history described above, on ``main`` (checked out) and ``release/2.13``, with its
-    tags, in ``base/work`` and its bare origin ``base/origin.git``."""
+    tags, in ``base/work`` and its bare origin ``base/origin.git``. ``changelog``: the text of
+    CHANGELOG.md instead of a kept one (e.g. :data:`STOPPED_CHANGELOG`)."""
     work, origin = base / "work", base / "origin.git"
     work.mkdir(parents=True)
     _git(work, "init", "-q", "-b", "main")
-    for name, text in FILES.items():
+    files = {**FILES, "CHANGELOG.md": changelog or FILES["CHANGELOG.md"]}
+    for name, text in files.items():
         (work / name).parent.mkdir(parents=True, exist_ok=True)
         (work / name).write_text(text, encoding="utf-8")
     _git(work, "add", ".")

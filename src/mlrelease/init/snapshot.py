@@ -51,6 +51,17 @@ TEXT_NAMES = {
     "requirements.txt",
     "CMakeLists.txt",
     "conf.py",
+    "CHANGELOG.md",
+    "CHANGELOGS.md",
+    "CHANGES.md",
+    "HISTORY.md",
+    "NEWS.md",
+    "CHANGELOG.rst",
+    "CHANGES.rst",
+    "HISTORY.rst",
+    "NEWS.rst",
+    "changelog.md",
+    "changelog.rst",
 }
 """Base names whose text a detector may read."""
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from helpers.dist import make_dist
 from helpers.release import GIT_ENV, Repo
-from helpers.torch_family import push_torch_family
+from helpers.torch_family import STOPPED_CHANGELOG, push_torch_family
 
 from mlrelease.cli import main
 
@@ -160,4 +160,18 @@ def test_verify_passes_after_init_alone(family: Repo, run: Run) -> None:
     assert code == 0, err
     family.git("commit", "-q", "-am", "chore: adopt mlrelease")
     code, out, err = run(family.path, "verify")
+    assert code == 0, out + err
+
+
+def test_verify_passes_after_init_alone_when_the_changelog_stopped(
+    tmp_path: Path, family: Repo, run: Run
+) -> None:
+    """Torch-TensorRT's CHANGELOG.md stops at 1.1.0 (2022): init proposed the changelog gate,
+    which then failed on main ("no section for Unreleased"). It is left out, with a note."""
+    repo = push_torch_family(tmp_path / "stopped", changelog=STOPPED_CHANGELOG)
+    code, out, err = run(repo.path, "init", "--execute")
+    assert code == 0, err
+    assert "changelog is left out: CHANGELOG.md stopped" in " ".join((out + err).split())
+    repo.git("commit", "-q", "-am", "chore: adopt mlrelease")
+    code, out, err = run(repo.path, "verify")
     assert code == 0, out + err
