@@ -19,6 +19,7 @@ from helpers.release import GIT_ENV, Repo
 from helpers.torch_family import STOPPED_CHANGELOG, push_torch_family
 
 from mlrelease.cli import main
+from mlrelease.release import queries
 
 Run = Callable[..., tuple[int, str, str]]
 
@@ -175,3 +176,24 @@ def test_verify_passes_after_init_alone_when_the_changelog_stopped(
     repo.git("commit", "-q", "-am", "chore: adopt mlrelease")
     code, out, err = run(repo.path, "verify")
     assert code == 0, out + err
+
+
+def test_origin_is_read_in_a_constant_number_of_batches(
+    family: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Torch-TensorRT's origin has ~1000 refs: `release cut` took 25 s because every ref's
+    sha was checked with its own `git cat-file --batch` over all of them."""
+    for n in range(30):
+        family.git("tag", "-a", f"old-{n}", "-m", f"old {n}", "main~1")
+    family.git("push", "-q", "origin", "--tags")
+    calls: list[int] = []
+    real = queries.objects
+
+    def counted(root: Path, shas: list[str]) -> dict[str, tuple[str, str]]:
+        calls.append(len(shas))
+        return real(root, shas)
+
+    monkeypatch.setattr(queries, "objects", counted)
+    remote = queries.read_origin(family.path, "origin")
+    assert remote is not None and "old-29" in remote.refs.tags
+    assert len(calls) <= 2, calls  # one presence check, one read of the tag objects
