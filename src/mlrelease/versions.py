@@ -95,17 +95,25 @@ class VersionModel:
     rules that ``git_state``, ``versions``, ``release cut``/``prepare``/``rc``/``promote``,
     ``release status`` and the wheel builds judge by.
 
-    ``files`` (default): main carries ``X.Y.0.devN`` (the plain next version when release
-    candidates are bumps, ``untagged``); a release is prepared by setting ``X.Y.Z`` in the files,
-    and a release tag names exactly what its commit's files carry. ``tag`` (the PyTorch
-    family): main and the release branch carry a development marker (``X.Y.0a0``,
-    ``X.Y.0.devN``) or the bare next version, and the build takes the release or RC version
-    from the tag, so no release step edits a version file. ``scm``: no file carries it.
+    ``files`` (default): main carries ``X.Y.0.devN`` or the PyTorch family's ``X.Y.0a0`` (the
+    plain next version when release candidates are bumps, ``untagged``); a release is prepared
+    by setting ``X.Y.Z`` in the files, and a release tag names exactly what its commit's files
+    carry. ``tag`` (the PyTorch family): main and the release branch carry a development
+    marker (``X.Y.0a0``, ``X.Y.0.devN``) or the bare next version, and the build takes the
+    release or RC version from the tag, so no release step edits a version file. ``scm``: no
+    file carries it.
     """
 
     source: Source = "files"
     untagged: bool = False
     """Release candidates are version bumps (``rc-model = "bump"``): main carries ``X.Y.0``."""
+
+    @property
+    def files_carry(self) -> bool:
+        """Whether a file carries the version: not under ``scm``, where ``current_version`` is
+        only the last tag's (as init found it) and the tags are the version, so no branch is
+        judged by what it carries."""
+        return self.source != "scm"
 
     @property
     def from_tag(self) -> bool:
@@ -116,7 +124,7 @@ class VersionModel:
         """Whether main (branch model) may carry ``version``: a development version."""
         if self.from_tag:
             return is_marker(version) or _bare(version)
-        return version.is_devrelease or (self.untagged and _bare(version))
+        return is_development(version) or (self.untagged and _bare(version))
 
     def expected_on_main(self, major: int, minor: int) -> str:
         """What main should carry for the ``major.minor`` development (shown in errors)."""
@@ -130,11 +138,15 @@ class VersionModel:
             if current.pre is not None:
                 return f"{bare}{current.pre[0]}0"
             return f"{bare}.dev0" if current.is_devrelease else bare
+        if is_alpha_zero(current):
+            return f"{bare}a0"
         return bare if self.untagged else f"{bare}.dev0"
 
     def agrees(self, tagged: Version, files: Version) -> bool:
         """Whether a commit whose files carry ``files`` may carry the release tag of
         ``tagged`` (the RC tag's base version for an RC)."""
+        if not self.files_carry:
+            return True
         if self.from_tag:
             same = files.release[:2] == tagged.release[:2]
             return same and Version(files.base_version) <= Version(tagged.base_version)
@@ -168,6 +180,33 @@ class VersionModel:
         if tagged is not None:
             return Version(tagged.base_version)
         return files if files.is_devrelease else Version(f"{files.base_version}.dev0")
+
+
+def is_alpha_zero(version: Version) -> bool:
+    """``X.Y.Za0``: the PyTorch family's development marker of the next version (torchdata's
+    main carries ``0.12.0a0`` while ``release/0.11`` is prepared as ``0.11.0``), never a
+    release anyone publishes; other alphas (``a1``) are real pre-releases."""
+    return (
+        version.pre == ("a", 0)
+        and version.dev is None
+        and version.post is None
+        and (not version.local)
+    )
+
+
+def is_development(version: Version) -> bool:
+    """A development version: ``X.Y.Z.devN``, or the PyTorch family's ``X.Y.Za0``."""
+    return version.is_devrelease or is_alpha_zero(version)
+
+
+def kind(version: Version) -> str:
+    """What a version is, for messages: a development, pre-release, post-release or release
+    version."""
+    if is_development(version):
+        return "a development version"
+    if version.is_prerelease:
+        return "a pre-release version"
+    return "a post-release version" if version.is_postrelease else "a release version"
 
 
 def is_marker(version: Version) -> bool:

@@ -46,10 +46,13 @@ STOPPED_CHANGELOG = (
 release (its release notes are on GitHub releases since)."""
 
 
-def push_torch_family(base: Path, *, changelog: str | None = None) -> Repo:
+def push_torch_family(base: Path, prepared: bool = False, *, changelog: str | None = None) -> Repo:
     """The history described above, on ``main`` (checked out) and ``release/2.13``, with its
-    tags, in ``base/work`` and its bare origin ``base/origin.git``. ``changelog``: the text of
-    CHANGELOG.md instead of a kept one (e.g. :data:`STOPPED_CHANGELOG`)."""
+    tags, in ``base/work`` and its bare origin ``base/origin.git``. ``prepared``: torchdata's
+    later practice instead, the files model with PyTorch's marker: the branch's first commit
+    sets ``version.txt`` to ``2.13.0`` and every tag sits on commits carrying it, while main
+    carries ``2.14.0a0``. ``changelog``: the text of CHANGELOG.md instead of a kept one (e.g.
+    :data:`STOPPED_CHANGELOG`)."""
     work, origin = base / "work", base / "origin.git"
     work.mkdir(parents=True)
     _git(work, "init", "-q", "-b", "main")
@@ -60,6 +63,8 @@ def push_torch_family(base: Path, *, changelog: str | None = None) -> Repo:
     _git(work, "add", ".")
     _git(work, "commit", "-q", "-m", "feat: the 2.13 development")
     _git(work, "switch", "-q", "-c", "release/2.13")
+    if prepared:
+        _commit(work, "version.txt", "2.13.0\n", "chore: release 2.13.0")
     for n in (1, 2, 3):
         _commit(work, f"src/demo/fix{n}.py", f"FIX = {n}\n", f"fix: the fix of rc{n}")
         _git(work, "tag", "-a", f"v2.13.0-rc{n}", "-m", f"2.13.0 release candidate {n}")

@@ -49,7 +49,10 @@ BUMPED = versions.VersionModel("files", untagged=True)
     ("model", "version", "development"),
     [
         (FILES, "2.14.0.dev0", True),
-        (FILES, "2.14.0a0", False),
+        (FILES, "2.14.0a0", True),  # torchdata's main: 0.12.0a0, releases prepared as 0.11.0
+        (FILES, "2.14.0a1", False),  # a real alpha release
+        (FILES, "2.14.0rc1", False),
+        (FILES, "2.14.0.post1", False),
         (FILES, "2.14.0", False),
         (BUMPED, "2.14.0", True),
         (TAG, "2.14.0a0", True),
@@ -67,6 +70,7 @@ def test_what_main_may_carry(model: versions.VersionModel, version: str, develop
     ("model", "current", "moved"),
     [
         (FILES, "2.14.0.dev3", "2.15.0.dev0"),
+        (FILES, "2.14.0a0", "2.15.0a0"),
         (BUMPED, "2.14.0", "2.15.0"),
         (TAG, "2.14.0a0", "2.15.0a0"),
         (TAG, "2.14.0.dev2", "2.15.0.dev0"),
@@ -122,3 +126,18 @@ def test_the_changelog_section_a_commit_needs(
 ) -> None:
     tag = Version(tagged) if tagged else None
     assert model.released_here(Version(files), tag) == Version(section)
+
+
+@pytest.mark.parametrize(
+    ("version", "kind"),
+    [
+        ("2.14.0a0", "a development version"),
+        ("2.14.0.dev1", "a development version"),
+        ("2.14.0a1", "a pre-release version"),
+        ("2.14.0rc1", "a pre-release version"),
+        ("2.14.0.post1", "a post-release version"),
+        ("2.14.0", "a release version"),
+    ],
+)
+def test_what_a_version_is_called_in_messages(version: str, kind: str) -> None:
+    assert versions.kind(Version(version)) == kind

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from packaging.version import Version
 
+from mlrelease import versions
 from mlrelease.config import Config
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.naming import Names
@@ -66,7 +67,7 @@ def plan_prepare(world: World, config: Config, version: str, push: bool = False)
             raise PreconditionError(
                 f"prepare: {branch} already carries {carried}, newer than {target}."
             )
-        if not carried.is_devrelease and names.final_tag(carried) not in tags:
+        if not versions.is_development(carried) and names.final_tag(carried) not in tags:
             raise PreconditionError(
                 f"prepare: {branch} carries {carried}, which was never released (no tag "
                 f"{names.final_tag(carried)}). Release it first, or bump by hand if you "
@@ -175,6 +176,20 @@ def _branch_version(
     return branch, wanted, version
 
 
+def _refuse_released_head(tags: dict[str, str], names: Names, head: str, version: Version) -> None:
+    """A new candidate of ``version`` on a commit already released as another version would
+    ship the same bytes under a second version (under ``version-source = "tag"`` the files do
+    not change between releases, so nothing else stops it)."""
+    for tag, commit in sorted(tags.items()):
+        parsed = names.parse_tag(tag)
+        if commit == head and parsed and parsed[1] is None and parsed[0] != version:
+            raise PreconditionError(
+                f"rc: HEAD ({short(head)}) is already released as {tag}; a {version} release "
+                "candidate needs new commits on the branch: cherry-pick a fix first "
+                "(`mlrelease release cherry-picks` lists them)."
+            )
+
+
 def plan_rc(world: World, config: Config, tag: str | None = None, push: bool = False) -> Plan:
     """``release rc``: the annotated tag vX.Y.Z-rcN (N = next free number) on HEAD."""
     root, rel = world.root, config.table(ReleaseConfig)
@@ -223,6 +238,7 @@ def plan_rc(world: World, config: Config, tag: str | None = None, push: bool = F
             )
         plan.notes.append(f"HEAD ({short(head)}) is already {name}.")
     else:
+        _refuse_released_head(tags, names, head, version)
         number = max(rcs, default=0) + 1
         name = names.rc_tag_for(version, number)
         if tag is not None and tag != name:

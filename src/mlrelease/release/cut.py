@@ -9,6 +9,7 @@ import re
 
 from packaging.version import Version
 
+from mlrelease import versions
 from mlrelease.config import Config
 from mlrelease.errors import ConfigError, PreconditionError
 from mlrelease.release import edits as editing
@@ -42,7 +43,7 @@ def _check_edits(config: Config) -> None:
 
 
 def _branch(world: World, plan: Plan, rel: ReleaseConfig, branch: str, version: str,
-            from_ref: str | None) -> str:  # fmt: skip
+            from_ref: str | None, files_carry: bool) -> str:  # fmt: skip
     """Step 1, the branch: planned unless it exists; returns what the edits apply to."""
     start = from_ref or rel.main_branch
     if branch in world.local.heads:
@@ -59,7 +60,7 @@ def _branch(world: World, plan: Plan, rel: ReleaseConfig, branch: str, version: 
         raise PreconditionError(f"cut: --from {from_ref}: no such branch, tag or commit.")
     carried = parse_version(world.version_at(start), start)
     wanted = parse_series(version)
-    if series(carried) != wanted:
+    if files_carry and series(carried) != wanted:
         raise PreconditionError(
             f"cut: {start} carries {carried}, not a {version} version. Cut --version "
             f"{series_text(series(carried))}, or pass --from a commit of the {version} "
@@ -76,6 +77,9 @@ def _main(world: World, config: Config, wanted: tuple[int, int], version: str,
     rel, model = config.table(ReleaseConfig), version_model(config)
     main = rel.main_branch
     main_version = parse_version(world.version_at(main), main)
+    if not model.files_carry:
+        plan.notes.append(f"version-source = scm: {main} carries no version to move on.")
+        return main_version, None
     next_dev = model.next_development(main_version, *wanted)
     expected = model.expected_on_main(*wanted)
     if series(main_version) == wanted:
@@ -83,9 +87,9 @@ def _main(world: World, config: Config, wanted: tuple[int, int], version: str,
         # maintenance branch from it is what moves main on.
         if not model.development(main_version) and rel.model != "trunk":
             raise PreconditionError(
-                f"cut: {main} carries {main_version}, a release version; main must carry a "
-                f"development version (e.g. {expected}). Fix it with `mlrelease bump --to "
-                f"{expected} --execute` and commit."
+                f"cut: {main} carries {main_version}, {versions.kind(main_version)}; main must "
+                f"carry a development version (e.g. {expected}). Fix it with `mlrelease bump "
+                f"--to {expected} --execute` and commit."
             )
         return main_version, next_dev
     if series(main_version) < wanted:
@@ -124,6 +128,26 @@ def _needed(world: World, config: Config, base: str, values: dict[str, str]) -> 
                 )
             needed.append(one)
     return needed
+
+
+def _values(branch: str, version: str, wanted: tuple[int, int]) -> dict[str, str]:
+    """The placeholders a release-only edit's ``replace`` may name."""
+    return {"branch": branch, "series": version, "major": str(wanted[0]), "minor": str(wanted[1])}
+
+
+def missing_edits(world: World, config: Config, version: str) -> list[str] | None:
+    """The release-only edits an existing ``release/X.Y`` of ``version`` still lacks, one line
+    each (``release status`` shows them); ``None`` when none are declared or the branch does
+    not exist yet (``cut`` will make them)."""
+    wanted = parse_series(version)
+    branch = config.names.branch_for(wanted)
+    if not config.table(ReleaseConfig).edits or branch not in world.local.heads:
+        return None
+    values = _values(branch, version, wanted)
+    return [
+        f"{e.file}: {e.search!r} -> {e.replace.format(**values)!r}"
+        for e in _needed(world, config, branch, values)
+    ]
 
 
 def _bump_main(world: World, plan: Plan, main: str, old: Version, new: str, purpose: str,
@@ -185,9 +209,9 @@ def plan_cut(
             f"cut: no local branch {main!r} ({TABLE}.main-branch); fetch it or set the key."
         )
     _check_edits(config)
-    base = _branch(world, plan, rel, branch, version, from_ref)
+    base = _branch(world, plan, rel, branch, version, from_ref, version_model(config).files_carry)
     main_version, next_dev = _main(world, config, wanted, version, plan)
-    values = {"branch": branch, "series": version, "major": str(wanted[0]), "minor": str(wanted[1])}
+    values = _values(branch, version, wanted)
     needed = _needed(world, config, base, values)
     if rel.edits and not needed:
         plan.notes.append(f"the release-only edits are on {branch}.")

@@ -48,14 +48,17 @@ def check_git_state(ctx: Context) -> GateResult:
             "not from a working tree)"
         )
     branch = git.current_branch(root)
-    facts = [f"version {version}", f"branch {branch or '(detached HEAD)'}"]
-    if branch == rel.main_branch and rel.model == "trunk":
+    shown = f"version {version}" if model.files_carry else "the tags' version (scm)"
+    facts = [shown, f"branch {branch or '(detached HEAD)'}"]
+    if not model.files_carry:
+        pass  # no file carries the version: no branch is judged by what it carries
+    elif branch == rel.main_branch and rel.model == "trunk":
         facts.append("trunk model: releases are tagged on main")
     elif branch == rel.main_branch:
         if not model.development(version):
             expected = model.expected_on_main(*series(version))
             details.append(
-                f"`{branch}` carries {version}, a release version; main carries a "
+                f"`{branch}` carries {version}, {versions.kind(version)}; main carries a "
                 f"development version (e.g. {expected}) and releases are prepared on their "
                 "release branch"
             )

@@ -65,6 +65,17 @@ def _previews(world: World, config: Config, target: Version) -> dict[str, str]:
     return found
 
 
+def _edits(world: World, config: Config, version: str) -> dict[str, Any] | None:
+    """The declared release-only edits and those the existing release branch lacks."""
+    if config.table(ReleaseConfig).model == "trunk":
+        return None
+    try:
+        missing = cut.missing_edits(world, config, version)
+    except UserError as exc:
+        return {"version": version, "missing": None, "error": str(exc)}
+    return None if missing is None else {"version": version, "missing": missing, "error": None}
+
+
 def _release_of(config: Config, carried: Version) -> Version:
     """The release the files are heading for: their own version's, or under
     ``version-source = "tag"`` the first of their series not yet tagged final."""
@@ -130,6 +141,7 @@ def status(config: Config, version: str | None = None) -> dict[str, Any]:
             "final": final_tag if final_tag in world.tags() else None,
         },
         "next_rc": names.rc_tag_for(target, max(rcs, default=0) + 1),
+        "release_edits": _edits(world, config, series_text(series(target))),
         "release_verify": verdict,
         "next": _previews(world, config, target),
         "docs": published.state(config).to_dict(),
@@ -171,6 +183,8 @@ def table(data: dict[str, Any]) -> Table:
         ("next RC", data["next_rc"]),
         ("release_verify", _verdict(data["release_verify"])),
     ]
+    if data.get("release_edits"):
+        rows.append(("release-only edits", _edits_line(data)))
     if data["remote"]["error"]:
         rows.append(("remote", data["remote"]["error"]))
     rows.append(("docs", published.describe(data["docs"])))
@@ -179,6 +193,18 @@ def table(data: dict[str, Any]) -> Table:
     for what, state in rows:
         shown.add_row(what, str(state))
     return shown
+
+
+def _edits_line(data: dict[str, Any]) -> str:
+    edits, branch = data["release_edits"], data["release_branch"]["name"]
+    if edits["error"]:
+        return str(edits["error"])
+    if not edits["missing"]:
+        return f"all on {branch}"
+    return (
+        f"MISSING on {branch}: {'; '.join(edits['missing'])}. `mlrelease release cut --version "
+        f"{edits['version']} --execute` commits them on the branch."
+    )
 
 
 def _verdict(info: dict[str, Any]) -> str:

@@ -74,11 +74,12 @@ def from_config(config: Config) -> Project:
 def build_version(project: Project, release_tag: str | None) -> str:
     """The version the artifacts must carry.
 
-    Without a tag: the files' version. With ``vX.Y.Z``: the files must carry ``X.Y.Z`` (under
-    ``version-source = "tag"``, any version of its series up to it: the build restamps a
-    copy). With an RC tag ``vX.Y.Z-rcN``: the files must carry ``X.Y.ZrcN`` (what the
-    ``versions`` gate checks) and the artifacts are built as ``X.Y.Z``, so that promotion can
-    publish them unchanged.
+    Without a tag: the files' version. With a tag, the version model decides whether the tag
+    agrees with the files (:meth:`versions.VersionModel.agrees`, what the ``versions`` gate
+    asks too): ``vX.Y.Z`` needs ``X.Y.Z``; ``vX.Y.Z-rcN`` needs ``X.Y.Z`` (what ``release rc``
+    tags: the final tag lands on the same commit) or ``X.Y.ZrcN``; under ``version-source =
+    "tag"`` any version of the series up to it (the build restamps a copy). The artifacts are
+    built as ``X.Y.Z``, so that promotion can publish them unchanged.
     """
     if not release_tag:
         return project.version
@@ -88,9 +89,7 @@ def build_version(project: Project, release_tag: str | None) -> str:
             f"--release-tag {release_tag!r}: expected a release tag such as v1.4.0 or v1.4.0-rc2."
         )
     model = versions.VersionModel(project.config.version_source)
-    files = Version(project.version)
-    # Under version-source = "tag" the files keep their marker and the tag gives the version.
-    if tagged != files and not (model.from_tag and model.agrees(tagged, files)):
+    if not model.agrees(tagged, Version(project.version)):
         raise PreconditionError(
             f"{project.name}: the tag {release_tag} says {tagged}, but the files carry "
             f"{project.version}. Check out the tagged commit (or fix the tag) and re-run."

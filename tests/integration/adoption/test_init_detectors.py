@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -134,12 +135,34 @@ def test_setup_py_literal_version(tmp_path: Path) -> None:
 )
 def test_tag_derived_versions_have_nothing_to_bump(tmp_path: Path, pyproject: str) -> None:
     root = make(tmp_path, {"pyproject.toml": pyproject, "pkg/__init__.py": ""}, tags=("v0.4.0",))
+    git(root, "branch", "release/0.4")  # the branch model (tensordict's shape)
+    git(root, "commit", "-q", "--allow-empty", "-m", "feat: after the release")
     tool = proposed(root)
+    assert tool["mlrelease"]["release"]["model"] == "branch"
     assert tool["mlrelease"]["version-source"] == "scm"
     assert tool["bumpversion"]["current_version"] == "0.4.0"
     assert files_of(tool) == []
     assert init(root, "--execute")[0] == 0
     git(root, "commit", "-q", "-am", "chore: adopt mlrelease")
+    state = subprocess.run(  # main's version is the tags' (0.4.1.devN), not current_version's
+        [sys.executable, "-m", "mlrelease", "--root", str(root), "verify", "--only", "git_state"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert state.returncode == 0, state.stdout + state.stderr
+    shutil.rmtree(root / "build")  # verify's reports: not the project's
+    main_tip = git(root, "rev-parse", "main")
+    cut = subprocess.run(  # the next series: no file to move on, only the branch to make
+        [sys.executable, "-m", "mlrelease", "--root", str(root), "release", "cut", "--version",
+         "0.5", "--execute"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )  # fmt: skip
+    assert cut.returncode == 0, cut.stdout + cut.stderr
+    assert git(root, "rev-parse", "release/0.5") == main_tip == git(root, "rev-parse", "main")
+    git(root, "switch", "-q", "main")
     bump = subprocess.run(
         [sys.executable, "-m", "mlrelease", "--root", str(root), "bump", "--part", "patch"],
         capture_output=True,

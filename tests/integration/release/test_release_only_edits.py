@@ -76,6 +76,13 @@ def test_status_shows_edits_missing_on_an_existing_branch(tmp_path: Path) -> Non
     cut = json.loads(proc.stdout)["next"]["cut"]
     assert "edit .github/workflows/build.yml: '@main' -> '@release/1.4'" in cut, cut
     assert "edit .github/workflows/test.yml" in cut and "lint.yml" not in cut
+    missing = json.loads(proc.stdout)["release_edits"]["missing"]
+    assert ".github/workflows/build.yml: '@main' -> '@release/1.4'" in missing, missing
+    shown = run_mlrelease(repo, "release", "status", "--version", "1.4.0")
+    assert "MISSING on release/1.4" in " ".join(shown.stdout.split()), shown.stdout
+    assert run_mlrelease(repo, "release", "cut", "--version", "1.4", "--execute").returncode == 0
+    proc = run_mlrelease(repo, "release", "status", "--version", "1.4.0", "--json")
+    assert json.loads(proc.stdout)["release_edits"]["missing"] == [], proc.stdout
 
 
 def test_a_glob_that_matches_nothing_names_the_key(tmp_path: Path) -> None:

@@ -197,3 +197,21 @@ def test_origin_is_read_in_a_constant_number_of_batches(
     remote = queries.read_origin(family.path, "origin")
     assert remote is not None and "old-29" in remote.refs.tags
     assert len(calls) <= 2, calls  # one presence check, one read of the tag objects
+
+
+def test_no_candidate_on_a_commit_already_released(family: Repo, run: Run) -> None:
+    """Under the tag model the files do not change between releases, so nothing but this check
+    stops ``rc`` from tagging ``v2.13.2-rc1`` on the very commit released as ``v2.13.1`` (the
+    same bytes under a second version). It refuses and says what is needed."""
+    adopt(family, run)
+    family.git("switch", "-q", "release/2.13")
+    family.git("tag", "-a", "v2.13.1", "-m", "2.13.1")
+    family.git("push", "-q", "origin", "v2.13.1")
+    code, out, err = run(family.path, "release", "rc")
+    assert code != 0, out
+    assert "already released as v2.13.1" in err, err
+    assert "cherry-pick a fix" in err, err
+    family.git("commit", "-q", "--allow-empty", "-m", "fix: a fix for 2.13.2")
+    code, out, err = run(family.path, "release", "rc")
+    assert code == 0, err
+    assert "git tag -a v2.13.2-rc1" in out, out

@@ -180,6 +180,14 @@ def test_rc_tag_builds_the_final_version() -> None:
         build_version(_project("1.4.0"), "1.4.0")
 
 
+def test_rc_tag_on_a_tree_carrying_the_final_version_builds_it() -> None:
+    # `release rc` tags vX.Y.Z-rcN on a tree carrying X.Y.Z (the final tag lands on the same
+    # commit); the RC workflow's `wheels plan --release-tag vX.Y.Z-rcN` must accept it.
+    assert build_version(_project("1.4.0"), "v1.4.0-rc2") == "1.4.0"
+    with pytest.raises(PreconditionError, match=r"the tag v1\.4\.0-rc2 says 1\.4\.0rc2"):
+        build_version(_project("1.4.1"), "v1.4.0-rc2")
+
+
 def test_promotion_refuses_prereleases_and_incomplete_sets() -> None:
     with pytest.raises(PreconditionError, match="publishes a final release"):
         promote.final_version(_project("1.4.0rc2"), None)
