@@ -104,10 +104,12 @@ def adopt(work: Path) -> dict[str, Any]:
     return {"init": init, "verify": verify, "commands": commands}
 
 
-def replays(work: Path, config: Any) -> list[dict[str, Any]]:
+def replays(work: Path, config: Any, releases: list[str] = REPLAYS) -> list[dict[str, Any]]:
+    """Each release of ``releases`` replayed (:mod:`mlrelease.init.replay_tag`), as the page and
+    the raw JSON hold it."""
     model = version_model(config)
     found = []
-    for release in REPLAYS:
+    for release in releases:
         history = replay_tag.read_history(
             work, Version(release), config.names, main="origin/main", version_file="version.txt"
         )

@@ -64,3 +64,24 @@ def test_a_final_tag_after_the_last_rc_is_a_difference(
     assert (final.step, final.match) == ("final tag", False)
     assert "after v2.13.0-rc3 that no RC built (docs: a late note)" in final.why
     assert replay_tag.match_rate(steps) == (5, 6)  # the late commit itself: a direct commit
+
+
+def test_the_case_study_script_replays_and_renders_the_fixture(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``scripts/case_study_torch_tensorrt.py``'s replay and its table, on the fixture instead
+    of the Torch-TensorRT repository (which CI does not have)."""
+    for key, value in GIT_ENV.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[3] / "scripts"))
+    import case_study_torch_tensorrt as study
+
+    repo = push_torch_family(tmp_path)
+    assert main(["--root", str(repo.path), "init", "--execute"]) == 0
+    replayed = study.replays(repo.path, load_config(repo.path), ["2.13.0"])
+    assert [(r["release"], r["matched"], r["counted"], r["direct"]) for r in replayed] == [
+        ("2.13.0", 6, 6, 3)
+    ]
+    text = "\n".join(study.replay_section(replayed))
+    assert "| 2.13.0 | 6/6 = 100% | 3 | 6/9 = 67% |" in text
+    assert "Overall: **6/6 = 100%** of the release steps (3 direct commits listed)." in text
