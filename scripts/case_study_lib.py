@@ -70,3 +70,22 @@ def table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> list[str]:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
     return [*lines, ""]
+
+
+def init_lines(init: Mapping[str, Any], where: str) -> list[str]:
+    """What init found and wrote (:func:`init_in`'s result), ``where`` naming the checkout."""
+    changed = init["changed"]
+    return [
+        f"`mlrelease init --execute` ran in {where}. Files it changed: "
+        f"{', '.join(f'`{c}`' for c in changed)} "
+        f"({'nothing else' if changed == ['pyproject.toml'] else 'MORE THAN pyproject'}"
+        f"; {'appended, the existing text untouched' if init['appended'] else 'REWRITTEN'}).",
+        "",
+        *table(["topic", "found", "why"], [(f.topic, f.found, f.why) for f in init["findings"]]),
+        "Appended to `pyproject.toml`:",
+        "",
+        "```toml",
+        init["written"],
+        "```",
+        "",
+    ]

@@ -34,7 +34,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from case_study_lib import git, init_in, table
+from case_study_lib import git, init_in, init_lines, table
 from packaging.version import Version
 
 from mlrelease.init import replay
@@ -241,18 +241,7 @@ def page(checkout: Path, env_dir: Path) -> str:
     out += [
         "## 1. What `mlrelease init` wrote",
         "",
-        "`mlrelease init --execute` ran in a temporary worktree of the pinned commit. Files it "
-        f"changed: {', '.join(f'`{c}`' for c in init['changed'])} "
-        f"({'nothing else' if init['changed'] == ['pyproject.toml'] else 'MORE THAN pyproject'}"
-        f"; {'appended, the existing text untouched' if init['appended'] else 'REWRITTEN'}).",
-        "",
-        *table(["topic", "found", "why"], [(f.topic, f.found, f.why) for f in init["findings"]]),
-        "Appended to `pyproject.toml`:",
-        "",
-        "```toml",
-        init["written"],
-        "```",
-        "",
+        *init_lines(init, "a temporary worktree of the pinned commit"),
         "Why these platforms (init's note): " + (init["platforms"] or "(no note)"),
         "",
     ]

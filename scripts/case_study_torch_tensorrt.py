@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from case_study_lib import git, init_in, mlrelease, table
+from case_study_lib import git, init_in, init_lines, mlrelease, table
 from packaging.version import Version
 
 from mlrelease.init import replay_tag
@@ -173,17 +173,7 @@ def page(data: dict[str, Any]) -> str:
         "",
         "## 1. Adoption: `mlrelease init --execute`, then verify and the release commands",
         "",
-        f"Files changed by init: {', '.join(f'`{c}`' for c in init['changed'])} "
-        f"({'nothing else' if init['changed'] == ['pyproject.toml'] else 'MORE THAN pyproject'}"
-        f"; {'appended, the existing text untouched' if init['appended'] else 'REWRITTEN'}).",
-        "",
-        *table(["topic", "found", "why"], [(f.topic, f.found, f.why) for f in init["findings"]]),
-        "Appended to `pyproject.toml`:",
-        "",
-        "```toml",
-        init["written"],
-        "```",
-        "",
+        *init_lines(init, "the clone of the pinned commit"),
         "init's notes:",
         "",
         *[f"- {n}" for n in init["notes"] if not n.startswith("required-platforms")],

@@ -11,7 +11,7 @@ from typing import Literal
 
 from packaging.version import Version
 
-from mlrelease.init.snapshot import Snapshot
+from mlrelease.init.snapshot import CHANGELOG_NAMES, Snapshot
 
 
 @dataclass(frozen=True)
@@ -112,23 +112,6 @@ def release_model(snap: Snapshot) -> Model:
         main,
         f"no release branches; releases are tagged on {main}",
     )
-
-
-CHANGELOG_NAMES = (
-    "CHANGELOG.md",
-    "CHANGELOGS.md",
-    "CHANGES.md",
-    "HISTORY.md",
-    "NEWS.md",
-    "CHANGELOG.rst",
-    "CHANGES.rst",
-    "HISTORY.rst",
-    "NEWS.rst",
-    "docs/changelog.md",
-    "docs/changelog.rst",
-    "docs/source/changelog.rst",
-    "docs/source/changelog.md",
-)
 
 
 KEPT_RELEASES = 3

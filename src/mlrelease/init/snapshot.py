@@ -51,6 +51,10 @@ TEXT_NAMES = {
     "requirements.txt",
     "CMakeLists.txt",
     "conf.py",
+}
+"""Base names whose text a detector may read (and the changelogs', below)."""
+
+CHANGELOG_NAMES = (
     "CHANGELOG.md",
     "CHANGELOGS.md",
     "CHANGES.md",
@@ -60,10 +64,13 @@ TEXT_NAMES = {
     "CHANGES.rst",
     "HISTORY.rst",
     "NEWS.rst",
-    "changelog.md",
-    "changelog.rst",
-}
-"""Base names whose text a detector may read."""
+    "docs/changelog.md",
+    "docs/changelog.rst",
+    "docs/source/changelog.rst",
+    "docs/source/changelog.md",
+)
+"""Where a changelog is looked for, in order (read: whether it is still kept)."""
+TEXT_NAMES |= {name.rsplit("/", 1)[-1] for name in CHANGELOG_NAMES}
 
 MAX_TEXT = 1 << 20
 """Larger files are not read (no version file or config is that big)."""
