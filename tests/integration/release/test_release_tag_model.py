@@ -215,3 +215,13 @@ def test_no_candidate_on_a_commit_already_released(family: Repo, run: Run) -> No
     code, out, err = run(family.path, "release", "rc")
     assert code == 0, err
     assert "git tag -a v2.13.2-rc1" in out, out
+
+
+def test_a_part_bump_keeps_the_marker_style(family: Repo, run: Run) -> None:
+    """Torch-TensorRT's main carries 2.14.0a0: `bump --part minor` planned 2.15.0.dev0 (the
+    first value of the pre-release part), a style the project never uses; it keeps `a0`."""
+    adopt(family, run)
+    for part, new in (("minor", "2.15.0a0"), ("major", "3.0.0a0"), ("pre", "2.14.0a1")):
+        code, out, err = run(family.path, "bump", "--part", part)
+        assert code == 0, err
+        assert f"2.14.0a0 -> {new}" in out + err, out + err
