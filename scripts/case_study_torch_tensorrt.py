@@ -251,9 +251,10 @@ def findings() -> list[str]:
         "`-x` lines; mlrelease listed those fixes as missing and `--execute` would have picked "
         "them a second time. A pull request a pick's subject names now counts (the replay "
         "below uses the same rule).",
-        "- **`bump --part minor` changes the marker's style** (`2.14.0a0` -> `2.15.0.dev0`): "
-        "bump-my-version resets the pre-release part to its first value, `.dev`. `release cut` "
-        "keeps the style (`2.15.0a0`); a by-hand minor bump should use `bump --to 2.15.0a0`.",
+        "- **`bump --part minor` changed the marker's style** (`2.14.0a0` -> `2.15.0.dev0`): "
+        "bump-my-version resets the pre-release part to its first value, `.dev`. Under the tag "
+        "model a part bump now keeps the files' marker (`2.15.0a0`, as `release cut` does; see "
+        "the table above).",
         "",
     ]
 
