@@ -43,7 +43,7 @@ from mlrelease.models.runtimes import Limits
 from mlrelease.naming import Names
 from mlrelease.opsets.rules import check as opset_check
 from mlrelease.registry import load_config
-from mlrelease.wheels import artifacts, matrix
+from mlrelease.wheels import artifacts
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "case-studies" / "onnx.md"
@@ -170,10 +170,15 @@ def wheel_keys(checkout: Path, work: Path, release: str, env_dir: Path) -> set[s
     git(checkout, "worktree", "add", "--detach", str(work), f"v{release}")
     python = env_python(env_dir, f"cibw-{CIBUILDWHEEL}", [f"cibuildwheel=={CIBUILDWHEEL}"])
     saved = dict(os.environ)
-    # matrix.query runs the first cibuildwheel on PATH.
-    os.environ.update(WHEEL_ARCHS, PATH=f"{python.parent}{os.pathsep}{os.environ['PATH']}")
+    # matrix.query runs the cibuildwheel of its own environment, never PATH's: run it in the
+    # pinned one.
+    os.environ.update(WHEEL_ARCHS)
+    code = (
+        "import json; from pathlib import Path; from mlrelease.wheels import matrix; "
+        f"print(json.dumps([str(i) for i in matrix.query(Path({str(work)!r}))]))"
+    )
     try:
-        return {str(i) for i in matrix.query(work)}
+        return set(in_env(python, code))
     finally:
         os.environ.clear()
         os.environ.update(saved)

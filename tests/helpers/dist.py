@@ -21,11 +21,17 @@ def _zip_add(archive: zipfile.ZipFile, name: str, data: bytes) -> None:
 
 
 def make_dist(
-    root: Path, folder: Path, version: str, name: str = "demo", readme: str | None = None
+    root: Path,
+    folder: Path,
+    version: str,
+    name: str = "demo",
+    readme: str | None = None,
+    tag: str = "py3-none-any",
 ) -> list[Path]:
-    """Build ``folder/{name}-{version}-py3-none-any.whl`` and the sdist from ``root``'s
+    """Build ``folder/{name}-{version}-{tag}.whl`` and the sdist from ``root``'s
     ``src/{name}`` files, and write ``folder/SHA256SUMS``; returns the two files. ``readme``:
-    a Markdown long description in the metadata (what ``twine check --strict`` asks for)."""
+    a Markdown long description in the metadata (what ``twine check --strict`` asks for);
+    ``tag``: the wheel's tag (a platform tag stands in for a native build's wheel)."""
     folder.mkdir(parents=True, exist_ok=True)
     sources = sorted((root / "src" / name).glob("*.py"))
     text = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
@@ -33,12 +39,13 @@ def make_dist(
         text += f"Description-Content-Type: text/markdown\n\n{readme}\n"
     metadata = text.encode()
     info = f"{name}-{version}.dist-info"
-    wheel = folder / f"{name}-{version}-py3-none-any.whl"
+    wheel = folder / f"{name}-{version}-{tag}.whl"
     files = {f"{name}/{p.name}": p.read_bytes() for p in sources}
     files[f"{info}/METADATA"] = metadata
+    purelib = "true" if tag == "py3-none-any" else "false"
     files[f"{info}/WHEEL"] = (
-        b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
-    )
+        f"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: {purelib}\nTag: {tag}\n"
+    ).encode()
     record = "".join(
         f"{n},sha256={hashlib.sha256(d).hexdigest()},{len(d)}\n" for n, d in files.items()
     )

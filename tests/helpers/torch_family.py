@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
 
 from helpers.release import GIT_ENV, Repo
@@ -22,6 +23,48 @@ FILES = {
     "CHANGELOG.md": "# Changelog\n\n<!-- insertion marker -->\n## Unreleased\n\n",
     ".gitignore": "build/\ndist/\n__pycache__/\n*.egg-info/\n",
 }
+
+TENSORRT_SETUP = """\
+from setuptools import Extension, setup
+
+with open("version.txt") as handle:
+    __version__ = handle.read().strip()
+
+setup(
+    name="torch_tensorrt",
+    version=__version__,
+    ext_modules=[Extension("torch_tensorrt._C", ["core/compiler.cpp"])],
+)
+"""
+
+TENSORRT_WORKFLOW = """\
+name: Build and test Linux wheels
+on: [pull_request, push]
+jobs:
+  build:
+    uses: pytorch/test-infra/.github/workflows/build_wheels_linux.yml@main
+    with:
+      repository: pytorch/tensorrt
+      package-name: torch_tensorrt
+      pre-script: packaging/pre_build_script.sh
+"""
+
+TENSORRT = {
+    "pyproject.toml": '[build-system]\nrequires = ["setuptools>=64"]\n'
+    'build-backend = "setuptools.build_meta"\n',
+    "setup.py": TENSORRT_SETUP,
+    "version.txt": "2.13.0a0\n",
+    "core/compiler.cpp": "int answer() { return 42; }\n",
+    "src/torch_tensorrt/__init__.py": '"""torch_tensorrt."""\n',
+    "CHANGELOG.md": FILES["CHANGELOG.md"],
+    ".gitignore": FILES[".gitignore"],
+    ".github/workflows/build-tensorrt-linux.yml": TENSORRT_WORKFLOW,
+    ".github/workflows/build-tensorrt-windows.yml": TENSORRT_WORKFLOW.replace("linux", "windows"),
+    "packaging/pre_build_script.sh": "#!/bin/bash\npython setup.py bdist_wheel\n",
+}
+"""Torch-TensorRT's shape (pytorch/TensorRT): the name only in ``setup.py`` (no ``[project]``
+table), a native build, and wheels built by pytorch/test-infra's reusable workflows and a
+build script, never by cibuildwheel."""
 
 
 def _git(cwd: Path, *args: str) -> str:
@@ -46,17 +89,16 @@ STOPPED_CHANGELOG = (
 release (its release notes are on GitHub releases since)."""
 
 
-def push_torch_family(base: Path, prepared: bool = False, *, changelog: str | None = None) -> Repo:
+def push_torch_family(base: Path, files: Mapping[str, str] = FILES, prepared: bool = False) -> Repo:
     """The history described above, on ``main`` (checked out) and ``release/2.13``, with its
-    tags, in ``base/work`` and its bare origin ``base/origin.git``. ``prepared``: torchdata's
-    later practice instead, the files model with PyTorch's marker: the branch's first commit
-    sets ``version.txt`` to ``2.13.0`` and every tag sits on commits carrying it, while main
-    carries ``2.14.0a0``. ``changelog``: the text of CHANGELOG.md instead of a kept one (e.g.
-    :data:`STOPPED_CHANGELOG`)."""
+    tags, in ``base/work`` and its bare origin ``base/origin.git``; ``files``: the project's
+    shape (:data:`TENSORRT` for Torch-TensorRT's). ``prepared``: torchdata's later practice
+    instead, the files model with PyTorch's marker: the branch's first commit sets
+    ``version.txt`` to ``2.13.0`` and every tag sits on commits carrying it, while main carries
+    ``2.14.0a0``."""
     work, origin = base / "work", base / "origin.git"
     work.mkdir(parents=True)
     _git(work, "init", "-q", "-b", "main")
-    files = {**FILES, "CHANGELOG.md": changelog or FILES["CHANGELOG.md"]}
     for name, text in files.items():
         (work / name).parent.mkdir(parents=True, exist_ok=True)
         (work / name).write_text(text, encoding="utf-8")

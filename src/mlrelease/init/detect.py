@@ -24,7 +24,7 @@ from mlrelease.init.shape import (
     release_model,
     tag_scheme,
 )
-from mlrelease.init.snapshot import Snapshot, line_of, lookup
+from mlrelease.init.snapshot import BUILD_SCRIPT, Snapshot, line_of, lookup
 from mlrelease.init.version_source import VersionSource, version_source
 
 
@@ -42,6 +42,13 @@ class Build:
     kind: Literal["pure", "native"]
     cibuildwheel: bool
     why: str
+    builder: Literal["cibuildwheel", "external"] = "cibuildwheel"
+    """``external``: the project's own workflow or script builds the wheels, not cibuildwheel;
+    the ``wheels`` gate audits what it built instead of planning a build."""
+    built_by: str = ""
+    """The workflows and scripts that build the wheels (``external`` only)."""
+    platforms: tuple[str, ...] = ()
+    """The platform tags those name (``external`` only)."""
 
 
 @dataclass(frozen=True)
@@ -120,6 +127,19 @@ def build_kind(snap: Snapshot) -> Build:
     if sources:
         reasons.append(f"{len(sources)} compiled source file(s) such as {sources[0]}")
     table = "; [tool.cibuildwheel] names the platforms" if cibw else ""
+    external = _external_builder(snap, cibw) if reasons else None
+    if external is not None:
+        by, tags = external
+        return Build(
+            "native",
+            False,
+            "; ".join(reasons) + f"; the wheels are built by {by}, not by cibuildwheel (no "
+            "[tool.cibuildwheel], no workflow runs it): the `wheels` gate audits the built "
+            "files instead of planning a build",
+            "external",
+            by,
+            tags,
+        )
     if reasons:
         return Build("native", cibw, "; ".join(reasons) + table)
     return Build(
@@ -128,6 +148,36 @@ def build_kind(snap: Snapshot) -> Build:
         "no C/C++/Cython sources, extension modules or native build "
         "backend: one py3-none-any wheel" + table,
     )
+
+
+WHEEL_BUILD = re.compile(
+    r"bdist_wheel|\bpython3? -m build\b|\bpip3? wheel\b|build[_-]wheels?|\.whl\b", re.I
+)
+"""What a workflow or script that builds wheels says (a reusable ``build_wheels_linux.yml``, a
+``setup.py bdist_wheel``, ``python -m build``)."""
+
+PLATFORM_WORDS = (
+    (r"linux", "manylinux_x86_64"),
+    (r"aarch64|sbsa|linux[_-]?arm", "manylinux_aarch64"),
+    (r"windows|\bwin", "win_amd64"),
+    (r"macos|darwin", "macosx_arm64"),
+)
+"""Words of a build's file names and texts -> the platform tag its wheels carry."""
+
+
+def _external_builder(snap: Snapshot, cibw: bool) -> tuple[str, tuple[str, ...]] | None:
+    """The project's own wheel build (workflows or scripts, no cibuildwheel anywhere), if any:
+    who builds the wheels, and the platforms they name."""
+    builds = {p: t for p, t in snap.texts.items() if BUILD_SCRIPT.match(p)}
+    if cibw or any("cibuildwheel" in t for t in builds.values()):
+        return None
+    found = sorted(p for p, t in builds.items() if WHEEL_BUILD.search(t))
+    if not found:
+        return None
+    words = " ".join(found + [builds[p] for p in found])
+    tags = tuple(t for pattern, t in PLATFORM_WORDS if re.search(pattern, words, re.I))
+    by = ", ".join(found[:3]) + (f" and {len(found) - 3} more" if len(found) > 3 else "")
+    return by, tags
 
 
 def test_command(snap: Snapshot) -> tuple[list[str] | None, str]:
@@ -209,8 +259,10 @@ def onnx_use(snap: Snapshot) -> tuple[bool, str]:
 
 def distribution_name(snap: Snapshot) -> str | None:
     """The distribution name, read without running anything: ``[project] name``, else
-    ``setup.cfg``'s ``[metadata] name``, else a literal ``name=`` of ``setup.py``'s ``setup()``
-    call (Torch-TensorRT, PyTorch: no ``[project]`` table)."""
+    ``setup.cfg``'s ``[metadata] name``, else ``name=`` of ``setup.py``'s ``setup()`` call
+    (Torch-TensorRT, PyTorch: no ``[project]`` table): a literal, or a module-level name bound
+    to one or to an environment variable's default (PyTorch's
+    ``package_name = os.getenv("TORCH_PACKAGE_NAME", "torch")``)."""
     name = lookup(snap.pyproject(), "project.name")
     if isinstance(name, str) and name:
         return name
@@ -223,19 +275,35 @@ def distribution_name(snap: Snapshot) -> str | None:
         tree = ast.parse(snap.text("setup.py") or "")
     except (SyntaxError, ValueError, RecursionError, MemoryError):  # whatever the file holds
         return None
+    bound = {
+        target.id: value
+        for node in tree.body
+        if isinstance(node, ast.Assign) and (value := _literal(node.value, {})) is not None
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
     for node in ast.walk(tree):
         if (
             isinstance(node, ast.Call)
             and getattr(node.func, "id", getattr(node.func, "attr", "")) == "setup"
         ):
             for keyword in node.keywords:
-                value = keyword.value
-                if (
-                    keyword.arg == "name"
-                    and isinstance(value, ast.Constant)
-                    and isinstance(value.value, str)
-                ):
-                    return value.value or None
+                if keyword.arg == "name":
+                    return _literal(keyword.value, bound) or None
+    return None
+
+
+def _literal(node: ast.expr, bound: dict[str, str]) -> str | None:
+    """A string literal, a name ``bound`` to one, or the literal default of
+    ``os.getenv("X", "default")`` / ``os.environ.get("X", "default")``; None otherwise."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.Name):
+        return bound.get(node.id)
+    if isinstance(node, ast.Call) and len(node.args) == 2:  # (variable, default)
+        called = ast.unparse(node.func)
+        if called in ("os.getenv", "getenv", "os.environ.get", "environ.get"):
+            return _literal(node.args[1], bound)
     return None
 
 

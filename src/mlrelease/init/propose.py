@@ -141,8 +141,18 @@ def propose(
         main["version-source"] = "tag"
     if d.name and not pyproject.get("project", {}).get("name"):
         main["distribution"] = d.name  # from setup.py or setup.cfg: gates need it
+    elif not d.name:
+        notes.append(
+            "No distribution name found without running the build ([project] name, setup.cfg "
+            "[metadata] name, or a literal / constant name= in setup.py): set "
+            '[tool.mlrelease] distribution = "<name>" (the wheels gate and the report need it).'
+        )
     wheels: dict[str, Any] = {"kind": d.build.kind}
-    if d.build.kind == "pure" and not d.build.cibuildwheel:
+    if d.build.builder == "external":
+        # Built by the project's own workflow or script: the gate audits, never plans.
+        wheels.update({"builder": "external", "built-by": d.build.built_by})
+        wheels["required-platforms"] = list(d.build.platforms)
+    elif d.build.kind == "pure" and not d.build.cibuildwheel:
         # One py3-none-any wheel, built once: no platform matrix to cover.
         wheels["required-platforms"] = []
     elif required_platforms is not None:

@@ -31,6 +31,13 @@ def _native_platforms(root: Path, pyproject: dict[str, Any]) -> tuple[list[str] 
     """The required platforms of the project's declared build matrix (never this machine's)."""
     try:
         identifiers, declared = platforms.query(root, pyproject)
+    except requirements.MissingDependency as exc:
+        # A missing tool, never the project's config: the install line for this environment.
+        message = exc.within(installed.environment())
+        return (
+            None,
+            f"cibuildwheel could not list the builds ({message}); platforms left at defaults",
+        )
     except UserError as exc:
         return None, f"cibuildwheel could not list the builds ({exc}); platforms left at defaults"
     required = platforms.pick_required({i.tag for i in identifiers}, declared.named_tags)
@@ -59,7 +66,7 @@ def run(root: Path, *, execute: bool, load_config: Loader) -> int:
         return 0
     found = detect.detect(snapshot.take(root))
     required, platform_note = (None, "")
-    if found.build.kind == "native":
+    if found.build.kind == "native" and found.build.builder == "cibuildwheel":
         required, platform_note = _native_platforms(root, current)
     proposal = propose.propose(found, current, required_platforms=required)
     if platform_note:

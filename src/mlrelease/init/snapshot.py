@@ -147,10 +147,23 @@ def _walk(root: Path) -> list[str]:
     return found
 
 
+BUILD_SCRIPT = re.compile(
+    r"^(\.github/workflows/[^/]+\.ya?ml|([^/]+/)?[^/]*wheel[^/]*\.(sh|py|bat|ps1)|"
+    r"packaging/[^/]+\.(sh|py))$"
+)
+"""Workflows and wheel build scripts: init reads what builds the wheels from them."""
+
+
+def _wanted(rel: str) -> bool:
+    if BUILD_SCRIPT.match(rel):
+        return True
+    return rel.rsplit("/", 1)[-1] in TEXT_NAMES and rel.count("/") <= MAX_DEPTH
+
+
 def _read(root: Path, files: list[str]) -> dict[str, str]:
     texts: dict[str, str] = {}
     for rel in files:
-        if rel.rsplit("/", 1)[-1] not in TEXT_NAMES or rel.count("/") > MAX_DEPTH:
+        if not _wanted(rel):
             continue
         path = root / rel
         try:

@@ -19,7 +19,7 @@ from mlrelease.gates import parse_shard
 from mlrelease.ops import diff as diff_mod
 from mlrelease.ops import index as index_mod
 from mlrelease.ops import policy as policy_mod
-from mlrelease.ops import progress, service
+from mlrelease.ops import progress, service, source_cli
 from mlrelease.ops.cases import shard as take_shard
 from mlrelease.ops.config import OpsConfig
 from mlrelease.ops.verdicts import Verdict
@@ -112,6 +112,8 @@ def _expired(policy: policy_mod.Policy, path: str) -> list[str]:
 
 def cmd_index(args: argparse.Namespace) -> int:
     config, ops, policy = _setup(args)
+    if ops.source:
+        return source_cli.cmd_index(args, config, ops)
     if args.from_results:
         outcome = service.read_results(args.from_results)
     else:
@@ -221,6 +223,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_diff(args: argparse.Namespace) -> int:
     config, ops, policy = _setup(args)
+    if ops.source:
+        return source_cli.cmd_diff(args, config, ops)
     if args.new:
         new_previous = diff_mod.load_previous(config.root, args.new, ops.index, "0")
         assert new_previous is not None

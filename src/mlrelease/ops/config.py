@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from mlrelease.errors import ConfigError
 
 TABLE = "tool.mlrelease.ops"
+
+SOURCE_SPEC = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
+"""``package.module:callable`` (an attribute path after the colon)."""
 
 BackendKind = Literal["onnxruntime", "reference", "backend"]
 
@@ -41,6 +45,18 @@ class BackendConfig:
         return f"{self.module} ({self.device})"
 
 
+@dataclass(frozen=True)
+class DroppedOperator:
+    """One ``[[tool.mlrelease.ops.dropped]]``: a recorded decision to stop listing an operator
+    that the previous release's index of a declared ``source`` had (a converter removed)."""
+
+    operator: str
+    """The operator as the index names it (``aten.relu.default``)."""
+    reason: str
+    decision: str
+    """Where it was decided: a link to the issue, the pull request or the release notes."""
+
+
 def _default_backends() -> list[BackendConfig]:
     return [
         BackendConfig(name="onnxruntime-cpu", kind="onnxruntime"),
@@ -54,6 +70,17 @@ class OpsConfig:
 
     index: str = "docs/indices/supported_ops.json"
     """The committed index (JSON), relative to the project root."""
+    source: str = ""
+    """An index source of the project's own instead of the conformance run:
+    ``package.module:callable``, a callable yielding ``(operator, status, notes)`` rows (a
+    converter registry, say). It runs in a subprocess, never in mlrelease's process; the index,
+    page, diff and gate are the same. Empty: the ONNX conformance run (cases x backends)."""
+    dropped: list[DroppedOperator] = field(default_factory=list)
+    """Operators of the previous release's index (of a declared ``source``) that are gone on
+    purpose, each with its reason and decision; any other operator gone fails the gate."""
+    source_path: list[str] = field(default_factory=list)
+    """Folders, relative to the project root, put on ``sys.path`` of the source's process
+    (besides the root itself), e.g. ``py`` for a package under ``py/``."""
     page: str = "docs/indices/supported_ops.md"
     """The docs page rendered from the index."""
     benchmark: str = "docs/indices/conformance_benchmark.json"
@@ -96,6 +123,23 @@ class OpsConfig:
 
     def validate(self, source: str) -> OpsConfig:
         """Check what the types alone cannot; raise :class:`ConfigError` naming the key."""
+        if self.source and not SOURCE_SPEC.match(self.source):
+            raise ConfigError(
+                f"{TABLE}.source",
+                "package.module:callable (a callable yielding (operator, status, notes) rows)",
+                repr(self.source),
+                source=source,
+                hint="E.g. source = 'converters.registry:index_rows'.",
+            )
+        for i, drop in enumerate(self.dropped):
+            for key in ("operator", "reason", "decision"):
+                if not str(getattr(drop, key)).strip():
+                    raise ConfigError(
+                        f"{TABLE}.dropped[{i}].{key}",
+                        "the operator, why it is dropped, and where that was decided (a link)",
+                        "nothing",
+                        source=source,
+                    )
         seen: set[str] = set()
         for i, backend in enumerate(self.backends):
             key = f"{TABLE}.backends[{i}]"

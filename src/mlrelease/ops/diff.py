@@ -103,33 +103,39 @@ def diff(
 
 
 def load_previous(
-    root: Path, spec: str, index_path: str, current_version: str
+    root: Path,
+    spec: str,
+    index_path: str,
+    current_version: str,
+    *,
+    loads: Callable[[str, str], dict[str, Any]] = index_mod.loads,
 ) -> tuple[str, dict[str, Any]] | None:
     """The previous index named by ``spec``: a file, a git ref, or ``auto``; None when none.
 
     ``auto`` is the index at the newest release tag (``vX.Y.Z``, no pre-release) older than
     ``current_version``; a project with no such tag, or whose tag has no index, has none.
+    ``loads`` parses it (a declared source's index has its own schema).
     """
     if not spec:
         return None
     if spec != "auto":
         path = Path(spec) if Path(spec).is_absolute() else root / spec
         if path.is_file():
-            return spec, index_mod.loads(path.read_text(encoding="utf-8"), spec)
+            return spec, loads(path.read_text(encoding="utf-8"), spec)
         text = _show(root, spec, index_path)
         if text is None:
             raise UserError(
                 f"previous index {spec!r}: expected a file or a git ref holding {index_path}, "
                 "found neither. Pass an existing file, a tag such as v1.3.0, or a commit."
             )
-        return f"{spec}:{index_path}", index_mod.loads(text, f"{spec}:{index_path}")
+        return f"{spec}:{index_path}", loads(text, f"{spec}:{index_path}")
     tag = previous_release_tag(root, current_version)
     if tag is None:
         return None
     text = _show(root, tag, index_path)
     if text is None:
         return None
-    return f"{tag}:{index_path}", index_mod.loads(text, f"{tag}:{index_path}")
+    return f"{tag}:{index_path}", loads(text, f"{tag}:{index_path}")
 
 
 def previous_release_tag(root: Path, current_version: str) -> str | None:

@@ -7,8 +7,9 @@ from typing import Any
 
 from mlrelease.config import Config
 from mlrelease.edges import files
+from mlrelease.errors import UserError
 from mlrelease.gates import Context, GateResult, gate
-from mlrelease.ops import agreement, service
+from mlrelease.ops import agreement, service, source_index
 from mlrelease.ops import diff as diff_mod
 from mlrelease.ops import index as index_mod
 from mlrelease.ops import policy as policy_mod
@@ -21,11 +22,17 @@ from mlrelease.ops.config import OpsConfig
     "fresh conformance run (every changed operator version named; one that got worse is a "
     "regression to explain), no known failure has expired, no case that passed in the previous "
     "release's index fails, and no case on which backends disagree (one passes, another gives "
-    "a wrong result) goes unexplained, unless `ci/known_failures.toml` lists it.",
+    "a wrong result) goes unexplained, unless `ci/known_failures.toml` lists it. When "
+    "`[tool.mlrelease.ops] source` declares the index source (a callable yielding (operator, "
+    "status, notes) rows, run in a subprocess): the index and page equal a fresh run of it, "
+    "every row is valid, and no operator of the previous release's index is gone without a "
+    "`[[tool.mlrelease.ops.dropped]]` decision.",
 )
 def check_ops_index(ctx: Context) -> GateResult:
     config = ctx.config
     ops = service.ops_config(config)
+    if ops.source:
+        return _check_source(ctx, ops)
     policy = policy_mod.load(config.root, ops.tolerances, ops.known_failures)
     failures: list[str] = [
         f"{k.label(ops.known_failures)} expired on {k.expiry}: fix the failure or renew the "
@@ -158,6 +165,55 @@ def _housekeeping(
         column = "its column is kept as committed" if kept else "the index has no column for it"
         notes.append(f"Backend `{name}` not run here: {reason} ({column}).")
     return notes
+
+
+def _check_source(ctx: Context, ops: OpsConfig) -> GateResult:
+    """A declared source's index: no bad row, the committed index and page equal a fresh run
+    of the source, and no operator of the previous release's index is gone."""
+    config = ctx.config
+    try:
+        fresh = source_index.run(config, ops)
+        committed = source_index.committed(config, ops)
+    except UserError as exc:  # the adopter's source or file: a verdict, not a broken gate
+        return GateResult.failed(str(exc))
+    fresh_path = ctx.evidence_path("ops_index", "supported_ops.json")
+    fresh_path.write_text(source_index.dumps(fresh.index), encoding="utf-8")
+    evidence = [ctx.display(fresh_path)]
+    regenerate = f"run `{ops.regenerate_command}` and commit the result"
+    failures = list(fresh.problems)
+    details: list[str] = []
+    if committed is None:
+        failures.append(f"{ops.index} does not exist; {regenerate}")
+    elif committed != fresh.index:
+        lines = source_index.diff(committed, fresh.index).lines() or ["its source or layout"]
+        failures.append(f"{ops.index} is stale ({'; '.join(lines[:5])}); {regenerate}")
+    page_path = config.path(ops.page)
+    current = page_path.read_text(encoding="utf-8") if page_path.is_file() else ""
+    if difference := files.first_difference(fresh.page, current):
+        failures.append(f"{ops.page} is stale ({difference}); {regenerate}")
+    previous = diff_mod.load_previous(
+        config.root, ops.previous_index, ops.index, config.version, loads=source_index.loads
+    )
+    if previous is None:
+        details.append("No previous release index to compare with; removals not checked.")
+    else:
+        label, old = previous
+        changes = source_index.diff(old, fresh.index)
+        details += [f"Since {label}: {line}" for line in changes.lines()]
+        details += [
+            f"Dropped by decision: {d.operator} ({d.reason}; {d.decision})"
+            for d in ops.dropped
+            if d.operator in changes.removed
+        ]
+        if gone := source_index.unwaived(changes, ops):
+            failures.append(source_index.removal_message(gone, label))
+    if failures:
+        return GateResult.failed(failures[0], details=failures[1:] + details, evidence=evidence)
+    return GateResult.passed(
+        f"{ops.index} is current: {len(fresh.index['operators'])} operators from {ops.source}",
+        details=details,
+        evidence=evidence,
+    )
 
 
 GATES = (check_ops_index,)

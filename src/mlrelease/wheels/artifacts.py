@@ -121,6 +121,28 @@ def members(artifact: Artifact) -> list[str]:
     return [n.split("/", 1)[1] for n in names if "/" in n]
 
 
+def check_archive(artifact: Artifact) -> list[Finding]:
+    """The file must open as what its name says (a wheel is a zip archive, an sdist a gzipped
+    tar): a truncated download or an HTML error page saved as ``.whl`` is a finding naming the
+    file, read no further."""
+    try:
+        if artifact.kind == "wheel":
+            with zipfile.ZipFile(artifact.path) as archive:
+                archive.namelist()
+        else:
+            with tarfile.open(artifact.path) as archive:
+                archive.getmembers()
+    except (OSError, EOFError, zipfile.BadZipFile, tarfile.TarError) as exc:
+        what = "a zip archive (a wheel)" if artifact.kind == "wheel" else "a gzipped tar (an sdist)"
+        return [
+            Finding(
+                artifact.filename,
+                f"not {what}: {exc}. Rebuild or re-download it, or remove it from its folder.",
+            )
+        ]
+    return []
+
+
 def missing(names: Iterable[str], patterns: Sequence[str]) -> list[str]:
     """Patterns that match none of ``names``."""
     names = list(names)

@@ -91,6 +91,10 @@ def audit(
             continue
         kinds.add(artifact.kind)
         findings += artifacts.check_identity(artifact, project.name, version)
+        broken = artifacts.check_archive(artifact)
+        if broken:  # nothing inside can be read: the other checks would only repeat it
+            findings += broken
+            continue
         findings += artifacts.check_metadata(artifact, version)
         findings += check_kind(project, artifact)
         findings += check_contents(project, artifact)

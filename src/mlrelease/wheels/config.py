@@ -39,6 +39,15 @@ class WheelsConfig:
 
     kind: Literal["pure", "native"] = "native"
     """``pure``: one ``py3-none-any`` wheel; ``native``: one wheel per platform (and Python)."""
+    builder: Literal["cibuildwheel", "external"] = "cibuildwheel"
+    """``cibuildwheel``: the ``wheels`` gate asks cibuildwheel what ``[tool.cibuildwheel]``
+    builds and checks that plan; ``external``: the project's own workflow or script builds the
+    wheels (``built-by``), and the gate audits the files it left in ``dist-dir`` (names,
+    archives, the version in names and metadata, kind, contents, the required platforms)
+    instead of planning a build."""
+    built_by: str = ""
+    """What builds the wheels when ``builder = "external"`` (workflows, a script), named in the
+    gate's messages."""
     required_platforms: list[str] = field(default_factory=lambda: list(DEFAULT_REQUIRED_PLATFORMS))
     """Platform tags (``win_arm64``, ``manylinux_x86_64``, ...) that must have a build
     identifier in ``[tool.cibuildwheel]``, and a wheel among the artifacts of a promotion."""

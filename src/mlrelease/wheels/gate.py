@@ -1,15 +1,19 @@
-"""The ``wheels`` gate: cibuildwheel's plan covers every required platform.
+"""The ``wheels`` gate: cibuildwheel's plan covers every required platform, or, for wheels
+built by something else (``builder = "external"``), the artifacts that build left pass the audit.
 
 For a native project each required platform needs a build identifier for each CPython
 version of the classifiers. A pure project builds one ``py3-none-any`` wheel; its
 ``[tool.cibuildwheel]`` names where that wheel is smoke-tested, and the same coverage applies:
 a platform missing there is a platform on which nobody installed the release before it shipped.
+An external build (a reusable workflow, a build script: Torch-TensorRT) has no plan to read, so
+the gate audits its output instead of planning one.
 """
 
 from __future__ import annotations
 
 import json
 
+from mlrelease.edges import git
 from mlrelease.gates import Context, GateResult, gate
 from mlrelease.wheels import matrix, promote, service
 from mlrelease.wheels.config import WheelsConfig
@@ -18,13 +22,20 @@ from mlrelease.wheels.project import from_config
 
 @gate(
     "wheels",
-    "Every platform in `[tool.mlrelease.wheels] required-platforms` has a cibuildwheel build "
-    "identifier for each CPython version of the classifiers (for a pure project: a smoke-test "
-    "job of its one py3-none-any wheel), and no platform or Python version of the previous "
-    "release's artifacts is dropped without a recorded decision.",
+    'Under `builder = "cibuildwheel"` (the default): every platform in '
+    "`[tool.mlrelease.wheels] required-platforms` has a cibuildwheel build identifier for each "
+    "CPython version of the classifiers (for a pure project: a smoke-test job of its one "
+    "py3-none-any wheel), and no platform or Python version of the previous release's artifacts "
+    'is dropped without a recorded decision. Under `builder = "external"` (wheels built by the '
+    "project's own workflow or script): the artifacts it left in `dist-dir` open as archives, "
+    "carry the project's name and version (on a release tag, the tag's, under "
+    '`version-source = "tag"`) in their names and metadata, pass the audit, and include an '
+    "sdist and a wheel for every required platform (skipped while `dist-dir` is empty).",
 )
 def check_wheels(ctx: Context) -> GateResult:
     wheels = ctx.config.table(WheelsConfig)
+    if wheels.builder == "external":
+        return _audit_external(ctx, wheels)
     # A project that states no name anywhere: its folder names the CI artifacts.
     name = ctx.config.project_name or ctx.root.name
     if wheels.kind == "pure" and "cibuildwheel" not in ctx.config.pyproject.get("tool", {}):
@@ -71,6 +82,37 @@ def check_wheels(ctx: Context) -> GateResult:
         f"platforms covered: {', '.join(wheels.required_platforms)}",
         details=[f"`{t}`" for t in tags] + [f"CPython {', '.join(versions)} (classifiers)"],
         evidence=[ctx.display(evidence)],
+    )
+
+
+def _audit_external(ctx: Context, wheels: WheelsConfig) -> GateResult:
+    """Wheels built by the project's own workflow or script: audit the files it built, never
+    plan a build."""
+    project = from_config(ctx.config)
+    by = wheels.built_by or "the project's own build"
+    tags = git.tags_at(ctx.root) if git.is_repo(ctx.root) and git.head(ctx.root) else []
+    released = [p[0] for p in map(ctx.names.parse_tag, tags) if p is not None]
+    files, version, problems = service.audit_built(project, max(released, default=None))
+    if not files:
+        return GateResult.skipped(
+            f"the wheels are built by {by}, not by cibuildwheel; {wheels.dist_dir}/ holds no "
+            "artifacts to audit yet",
+            details=[
+                f"Put the built wheels and sdist in {wheels.dist_dir}/ (or set "
+                "[tool.mlrelease.wheels] dist-dir), then re-run: the gate audits their names, "
+                "archives, versions and metadata, and the required platforms."
+            ],
+        )
+    if problems:
+        return GateResult.failed(
+            f"{len(problems)} problem(s) in the {len(files)} artifacts built by {by}: "
+            f"{problems[0]}",
+            details=[str(p) for p in problems],
+        )
+    return GateResult.passed(
+        f"{len(files)} artifacts of {project.name} {version} built by {by} audited; required "
+        "platforms covered: " + (", ".join(wheels.required_platforms) or "none declared"),
+        details=[f"`{p.name}`" for p in files],
     )
 
 

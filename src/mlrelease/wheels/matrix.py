@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mlrelease import requirements
 from mlrelease.edges import installed
 from mlrelease.edges.proc import call, python_module
 from mlrelease.errors import UserError
@@ -121,6 +122,33 @@ class BuildMatrix:
         }
 
 
+CONFIG_WORDS = re.compile(r"tool\.cibuildwheel|CIBW_|pyproject\.toml|\boption|\bselector", re.I)
+"""What cibuildwheel's message says when the project's configuration is the cause."""
+
+
+def query_failure(platform: str, project: Path, code: int, output: str) -> UserError:
+    """The error for a failed ``--print-build-identifiers``: a module missing from this
+    environment is a missing tool (the one missing-dependency error with its install line, never
+    "fix the config"); the config is named only when cibuildwheel's message is about it."""
+    missing = requirements.missing_module(output)
+    if missing:
+        return requirements.MissingDependency(
+            missing, needed_by="cibuildwheel (the `wheels` gate's build plan)", extra="wheels"
+        )
+    head = (
+        f"cibuildwheel --print-build-identifiers --platform {platform} failed in {project} "
+        f"(exit {code}): {output.strip()[-800:]}"
+    )
+    if CONFIG_WORDS.search(output):
+        return UserError(f"{head} Fix [tool.cibuildwheel] in its pyproject.toml.")
+    return UserError(
+        f"{head} This is cibuildwheel's own failure, not a setting mlrelease can name: run "
+        f"`python -m cibuildwheel --print-build-identifiers --platform {platform}` in "
+        f"{project} to see it. If the wheels are built by something else (a workflow, a "
+        'script), set [tool.mlrelease.wheels] builder = "external".'
+    )
+
+
 def query(
     project: Path,
     platforms: Sequence[str] = PLATFORMS,
@@ -143,12 +171,7 @@ def query(
             timeout=120,
         )
         if proc.returncode != 0:
-            raise UserError(
-                f"cibuildwheel --print-build-identifiers --platform {platform} failed in "
-                f"{project} (exit {proc.returncode}): "
-                f"{(proc.stderr or proc.stdout).strip()[-800:]} "
-                "Fix [tool.cibuildwheel] in its pyproject.toml."
-            )
+            raise query_failure(platform, project, proc.returncode, proc.stderr or proc.stdout)
         found += [parse_identifier(line) for line in proc.stdout.splitlines() if line.strip()]
     return found
 

@@ -1,21 +1,24 @@
 """What the ``wheels`` gate and the ``mlrelease wheels`` commands do: ask cibuildwheel what a
 project builds on its declared architectures and group it into CI jobs; merge a CI run's
-artifacts per project; find the release candidate a final tag promotes."""
+artifacts per project; audit what a build other than cibuildwheel left in ``dist/``; find the
+release candidate a final tag promotes."""
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from packaging.utils import canonicalize_name
+from packaging.version import Version
 
 from mlrelease import versions
 from mlrelease.edges import git
 from mlrelease.errors import PreconditionError, UserError
-from mlrelease.wheels import artifacts, build, matrix, platforms, promote
-from mlrelease.wheels.artifacts import Finding
+from mlrelease.wheels import artifacts, audit, build, matrix, platforms, promote
+from mlrelease.wheels.artifacts import Artifact, Finding
 from mlrelease.wheels.config import WheelsConfig
 from mlrelease.wheels.matrix import Identifier, Job
 from mlrelease.wheels.project import Project
@@ -72,3 +75,38 @@ def newest_rc_tag(root: Path, final: str) -> str:
             "files and is never built from scratch. Tag and release an RC first."
         )
     return max(candidates)[1]
+
+
+def built_version(project: Project, released: Version | None, found: Sequence[Artifact]) -> str:
+    """The version the artifacts of an external build must carry: the files' version; under
+    ``version-source = "tag"`` the release tag's on HEAD (``released``; an RC tag's base
+    version, as an RC is built with the final version), and on an untagged commit the one
+    version of the files' series the build gave them (it adds its own ``.dev``/local suffix)."""
+    if not versions.VersionModel(project.config.version_source).from_tag:
+        return project.version
+    if released is not None:
+        return str(released)
+    carried = {a.version for a in found}
+    if (
+        len(carried) == 1
+        and next(iter(carried)).release[:2] == Version(project.version).release[:2]
+    ):
+        return str(next(iter(carried)))
+    return project.version
+
+
+def audit_built(
+    project: Project, released: Version | None
+) -> tuple[list[Path], str, list[Finding]]:
+    """Audit what an external build (``builder = "external"``) left in ``dist-dir``: every file
+    (name, archive, version in name and metadata, kind, contents, tools) and the set (an sdist,
+    the required platforms); the files, the version they must carry, and what is wrong
+    (nothing: the set may ship)."""
+    files = artifacts.collect(project.dist) if project.dist.is_dir() else []
+    found = []
+    for path in files:
+        with contextlib.suppress(ValueError):  # audit() reports the name it cannot parse
+            found.append(artifacts.identify(path))
+    version = built_version(project, released, found)
+    problems = audit.audit(project, files, version, require=())
+    return files, version, problems + promote.completeness(project, found)

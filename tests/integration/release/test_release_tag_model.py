@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from helpers.dist import make_dist
 from helpers.release import GIT_ENV, Repo
-from helpers.torch_family import STOPPED_CHANGELOG, push_torch_family
+from helpers.torch_family import FILES, STOPPED_CHANGELOG, push_torch_family
 
 from mlrelease.cli import main
 from mlrelease.release import queries
@@ -169,7 +169,7 @@ def test_verify_passes_after_init_alone_when_the_changelog_stopped(
 ) -> None:
     """Torch-TensorRT's CHANGELOG.md stops at 1.1.0 (2022): init proposed the changelog gate,
     which then failed on main ("no section for Unreleased"). It is left out, with a note."""
-    repo = push_torch_family(tmp_path / "stopped", changelog=STOPPED_CHANGELOG)
+    repo = push_torch_family(tmp_path / "stopped", {**FILES, "CHANGELOG.md": STOPPED_CHANGELOG})
     code, out, err = run(repo.path, "init", "--execute")
     assert code == 0, err
     assert "changelog is left out: CHANGELOG.md stopped" in " ".join((out + err).split())

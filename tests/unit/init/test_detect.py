@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from mlrelease.config import load
 from mlrelease.init import detect, propose, version_source
 from mlrelease.init.snapshot import Snapshot
 from mlrelease.release.config import ReleaseConfig
+from mlrelease.wheels.config import WheelsConfig
 
 
 def snap(
@@ -131,7 +133,17 @@ def test_sphinx_sources_in_any_shallow_folder(files: dict[str, str], found: str 
             "torch_tensorrt",
         ),
         ({"setup.py": "import setuptools\nsetuptools.setup(name='c')\n"}, "c"),
-        ({"setup.py": "NAME = 'd'\nsetup(name=NAME)\n"}, None),  # not a literal: not guessed
+        ({"setup.py": "NAME = 'd'\nsetup(name=NAME)\n"}, "d"),  # a module-level constant
+        (  # PyTorch: an environment variable's default, setup() called inside main()
+            {
+                "setup.py": "import os\nTORCH_PACKAGE_NAME = os.getenv('TORCH_PACKAGE_NAME', "
+                "'torch')\nif LIBTORCH:\n    TORCH_PACKAGE_NAME = 'torch_no_python'\n"
+                "def main():\n    setup(name=TORCH_PACKAGE_NAME)\n"
+            },
+            "torch",
+        ),
+        ({"setup.py": "setup(name=get_name())\n"}, None),  # computed: not guessed
+        ({"setup.py": "setup(name=os.getenv('PKG'))\n"}, None),  # no default: not guessed
         ({"setup.py": "setup(name=\n"}, None),  # a syntax error is no name, never a traceback
         ({"setup.cfg": "[metadata\nname = e\n", "setup.py": "setup(name='f')\n"}, "f"),
     ],
@@ -219,3 +231,60 @@ def test_a_changelog_the_project_stopped_keeping_gets_no_gate(text: str, kept: b
     assert "changelog" not in made.gates
     assert not any(f.startswith("CHANGELOG.md") for f in made.new_files)  # it exists
     assert any(n.startswith("changelog is left out") for n in made.notes), made.notes
+
+
+# Torch-TensorRT's wheels: pytorch/test-infra's reusable workflows and a build script.
+TRT_WORKFLOW = """\
+jobs:
+  build:
+    uses: pytorch/test-infra/.github/workflows/build_wheels_linux.yml@main
+    with:
+      package-name: torch_tensorrt
+"""
+
+
+def test_wheels_built_by_a_reusable_workflow_are_audited_not_planned() -> None:
+    found = detect.build_kind(
+        snap(
+            {
+                "setup.py": "setup(ext_modules=[Extension('x', ['core/a.cpp'])])\n",
+                ".github/workflows/build-tensorrt-linux.yml": TRT_WORKFLOW,
+                ".github/workflows/build-tensorrt-windows.yml": TRT_WORKFLOW.replace(
+                    "linux", "windows"
+                ),
+                "packaging/pre_build_script.sh": "python setup.py bdist_wheel\n",
+            }
+        )
+    )
+    assert (found.kind, found.builder, found.cibuildwheel) == ("native", "external", False)
+    assert "build-tensorrt-linux.yml" in found.built_by
+    assert found.platforms == ("manylinux_x86_64", "win_amd64")
+    detection = dataclasses.replace(detect.detect(snap({})), build=found)
+    data = tomllib.loads(propose.propose(detection, {}).text)
+    wheels = data["tool"]["mlrelease"]["wheels"]
+    assert (wheels["builder"], wheels["required-platforms"]) == (
+        "external",
+        ["manylinux_x86_64", "win_amd64"],
+    )
+    config = load(Path("x"), registry.tables(), data=data, source="x")
+    assert config.table(WheelsConfig).builder == "external"
+
+
+@pytest.mark.parametrize(
+    "texts",
+    [
+        {".github/workflows/wheels.yml": "uses: pypa/cibuildwheel@v3\nrun: bdist_wheel\n"},
+        {"pyproject.toml": "[tool.cibuildwheel]\n", "build_wheels.sh": "pip wheel .\n"},
+        {"setup.cfg": "[metadata]\nname = x\n"},  # no build script at all: cibuildwheel's plan
+    ],
+)
+def test_cibuildwheel_anywhere_keeps_the_planned_build(texts: dict[str, str]) -> None:
+    found = detect.build_kind(snap({"setup.py": "Extension(", **texts}))
+    assert (found.kind, found.builder) == ("native", "cibuildwheel")
+
+
+def test_init_says_when_it_cannot_read_the_name() -> None:
+    found = detect.detect(snap({"setup.py": "setup(name=get_name(), ext_modules=[])\n"}))
+    proposal = propose.propose(found, {})
+    assert "distribution" not in tomllib.loads(proposal.text)["tool"]["mlrelease"]
+    assert any('[tool.mlrelease] distribution = "<name>"' in n for n in proposal.notes)

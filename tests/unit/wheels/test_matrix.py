@@ -9,6 +9,7 @@ from packaging.version import Version
 
 from mlrelease.config import parse_section
 from mlrelease.errors import ConfigError, PreconditionError, UserError
+from mlrelease.requirements import MissingDependency
 from mlrelease.wheels import artifacts, matrix, promote
 from mlrelease.wheels.config import WheelsConfig
 from mlrelease.wheels.project import Project, build_version
@@ -203,3 +204,20 @@ def test_promotion_refuses_prereleases_and_incomplete_sets() -> None:
         "(macosx_arm64)",
         "(macosx_x86_64)",
     }
+
+
+def test_a_missing_module_is_a_missing_tool_not_a_config_mistake() -> None:
+    error = matrix.query_failure(
+        "linux", Path("p"), 1, "Traceback ...\nModuleNotFoundError: No module named 'bashlex'\n"
+    )
+    assert isinstance(error, MissingDependency)
+    assert "bashlex" in str(error) and "wheels" in str(error)
+    assert "[tool.cibuildwheel]" not in str(error)
+
+
+def test_the_config_is_named_only_when_cibuildwheel_speaks_of_it() -> None:
+    bad = matrix.query_failure("linux", Path("p"), 2, "Failed to parse tool.cibuildwheel.archs")
+    assert "Fix [tool.cibuildwheel]" in str(bad)
+    other = matrix.query_failure("linux", Path("p"), 1, "Segmentation fault")
+    assert "Fix [tool.cibuildwheel]" not in str(other)
+    assert 'builder = "external"' in str(other)

@@ -1,0 +1,1 @@
+"""A small converter registry shaped like Torch-TensorRT's dynamo converters."""
