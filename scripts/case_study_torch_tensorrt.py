@@ -226,11 +226,13 @@ def findings() -> list[str]:
         'study init proposed the gate, which then failed on main ("no section for '
         'Unreleased"); init now leaves a changelog that names none of the newest releases '
         "out, with the note above.",
-        "- **wheels passes, but on a guess.** Torch-TensorRT's wheels are not built by "
-        "cibuildwheel (its workflows call PyTorch test-infra's reusable build workflows, with "
-        "CUDA, TensorRT and Bazel); the gate plans what cibuildwheel would build from the "
-        "project's pyproject.toml. Declaring the builder as external, so that the gate audits "
-        "the built files instead of planning them, is #25 item 4's other part (another branch).",
+        "- **wheels skips here, and says why.** Torch-TensorRT's wheels are not built by "
+        "cibuildwheel but by its own workflows (PyTorch test-infra's reusable build workflows, "
+        'with CUDA, TensorRT and Bazel); init finds them and proposes `builder = "external"`, '
+        "so the gate audits the built files in `dist/` instead of planning builds. This machine "
+        "cannot build them, so `dist/` is empty and the gate skips, naming the reason. On the "
+        "build machine, with the wheels in `dist/`, it checks each file's platform tags against "
+        "`required-platforms` and its metadata's version against the release tag.",
         "- **tests is skipped here, and the docs gate is not proposed.** Importing "
         "`torch_tensorrt` needs CUDA and TensorRT, which this machine lacks: its test suite and "
         "the autodoc pages of `docsrc/` cannot run here. On a GPU machine with the project's "
