@@ -176,6 +176,13 @@ def test_verify_passes_after_init_alone_when_the_changelog_stopped(
     repo.git("commit", "-q", "-am", "chore: adopt mlrelease")
     code, out, err = run(repo.path, "verify")
     assert code == 0, out + err
+    repo.git("push", "-q", "origin", "main")
+    code, out, err = run(repo.path, "release", "cut", "--version", "2.14", "--execute")
+    assert code == 0, out + err
+    code, out, err = run(repo.path, "release", "rc")
+    assert code == 0, out + err
+    assert "git tag -a v2.14.0-rc1" in out, out
+    assert "changelog gate" not in out + err  # not a gate of this project: no note about it
 
 
 def test_origin_is_read_in_a_constant_number_of_batches(
