@@ -253,6 +253,9 @@ def findings() -> list[str]:
         "`-x` lines; mlrelease listed those fixes as missing and `--execute` would have picked "
         "them a second time. A pull request a pick's subject names now counts (the replay "
         "below uses the same rule).",
+        "- **`release rc` named a gate the project does not have**: its dry run said "
+        "`CHANGELOG.md has no 2.14.0 section yet (the changelog gate)`. The note now appears "
+        "only when `changelog` is one of the project's gates.",
         "- **`bump --part minor` changed the marker's style** (`2.14.0a0` -> `2.15.0.dev0`): "
         "bump-my-version resets the pre-release part to its first value, `.dev`. Under the tag "
         "model a part bump now keeps the files' marker (`2.15.0a0`, as `release cut` does; see "
