@@ -34,9 +34,10 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from case_study_lib import git, init_in, init_lines, table
 from packaging.version import Version
 
-from mlrelease.init import detect, replay, snapshot
+from mlrelease.init import replay
 from mlrelease.models import compat
 from mlrelease.models.runtimes import Limits
 from mlrelease.naming import Names
@@ -158,41 +159,10 @@ SCHEMAS = "import json; from mlrelease.opsets.collect import collect; print(json
 # --- git ---------------------------------------------------------------------------------------
 
 
-def git(root: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=root, capture_output=True, text=True, check=True
-    ).stdout.strip()
-
-
 def run_init(checkout: Path, work: Path) -> dict[str, Any]:
     """``mlrelease init --execute`` in a worktree of the checkout: its output and its effect."""
     git(checkout, "worktree", "add", "--detach", str(work), "HEAD")
-    before = (work / "pyproject.toml").read_text(encoding="utf-8")
-    found = detect.detect(snapshot.take(work))
-    proc = subprocess.run(
-        [sys.executable, "-m", "mlrelease", "--root", str(work), "init", "--execute"],
-        capture_output=True,
-        text=True,
-        check=False,
-        # Wide: init's notes stay one line each.
-        env={**os.environ, "COLUMNS": "4000", "PYTHONPATH": str(SRC)},
-    )
-    if proc.returncode != 0:
-        raise SystemExit(f"mlrelease init failed: {proc.stderr or proc.stdout}")
-    notes = (proc.stdout + proc.stderr).splitlines()
-    platforms = next((n[2:] for n in notes if n.startswith("- required-platforms:")), "")
-    after = (work / "pyproject.toml").read_text(encoding="utf-8")
-    status = subprocess.run(
-        ["git", "status", "--porcelain"], cwd=work, capture_output=True, text=True, check=True
-    ).stdout
-    changed = [line.split(maxsplit=1)[1] for line in status.splitlines()]
-    return {
-        "findings": found.findings(),
-        "written": after[len(before) :].strip("\n") if after.startswith(before) else after,
-        "appended": after.startswith(before),
-        "changed": changed,
-        "platforms": platforms,
-    }
+    return init_in(work)
 
 
 def wheel_keys(checkout: Path, work: Path, release: str, env_dir: Path) -> set[str]:
@@ -243,16 +213,6 @@ def covered(identifier: str, have: set[str], abi3: set[str]) -> bool:
 # --- rendering ---------------------------------------------------------------------------------
 
 
-def cell(value: object) -> str:
-    return " ".join(str(value).split()).replace("|", "\\|")
-
-
-def table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
-    return [*lines, ""]
-
-
 def page(checkout: Path, env_dir: Path) -> str:
     env_dir.mkdir(parents=True, exist_ok=True)
     commit = git(checkout, "rev-parse", "HEAD")
@@ -286,18 +246,7 @@ def page(checkout: Path, env_dir: Path) -> str:
     out += [
         "## 1. What `mlrelease init` wrote",
         "",
-        "`mlrelease init --execute` ran in a temporary worktree of the pinned commit. Files it "
-        f"changed: {', '.join(f'`{c}`' for c in init['changed'])} "
-        f"({'nothing else' if init['changed'] == ['pyproject.toml'] else 'MORE THAN pyproject'}"
-        f"; {'appended, the existing text untouched' if init['appended'] else 'REWRITTEN'}).",
-        "",
-        *table(["topic", "found", "why"], [(f.topic, f.found, f.why) for f in init["findings"]]),
-        "Appended to `pyproject.toml`:",
-        "",
-        "```toml",
-        init["written"],
-        "```",
-        "",
+        *init_lines(init, "a temporary worktree of the pinned commit"),
         "Why these platforms (init's note): " + (init["platforms"] or "(no note)"),
         "",
     ]

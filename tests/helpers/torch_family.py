@@ -82,6 +82,13 @@ def _commit(work: Path, path: str, text: str, message: str) -> None:
     _git(work, "commit", "-q", "-m", message)
 
 
+STOPPED_CHANGELOG = (
+    "# Changelog\n\n\n# 0.2.0 (2021-02-25)\n\n\n### Features\n\n* **//core:** a feature\n"
+)
+"""Torch-TensorRT's CHANGELOG.md: conventional-changelog sections that stopped at an old
+release (its release notes are on GitHub releases since)."""
+
+
 def push_torch_family(base: Path, files: Mapping[str, str] = FILES, prepared: bool = False) -> Repo:
     """The history described above, on ``main`` (checked out) and ``release/2.13``, with its
     tags, in ``base/work`` and its bare origin ``base/origin.git``; ``files``: the project's

@@ -72,6 +72,8 @@ class Detection:
     onnx_why: str
     rc: RcModel = field(default_factory=lambda: RcModel("tag", ""))
     """How release candidates are made (tags, or version bumps without tags)."""
+    stale_changelog: str | None = None
+    """A changelog file the project stopped keeping (no section for its newest releases)."""
 
     def findings(self) -> list[Finding]:
         v = self.version
@@ -312,7 +314,7 @@ def detect(snap: Snapshot) -> Detection:
     if tags.latest:
         m = _TAG.match(tags.latest)
         latest_version = m["base"] if m else None
-    log, log_why = changelog(snap)
+    log, log_why, stale_log = changelog(snap)
     tests, tests_why = test_command(snap)
     docs_dir, docs_why = docs(snap)
     onnx, onnx_why = onnx_use(snap)
@@ -324,6 +326,7 @@ def detect(snap: Snapshot) -> Detection:
         build=build_kind(snap),
         changelog=log,
         changelog_why=log_why,
+        stale_changelog=stale_log,
         conventional=conventional(snap),
         test_command=tests,
         tests_why=tests_why,

@@ -67,6 +67,12 @@ def gates_for(d: Detection) -> tuple[list[str], list[str]]:
     notes: list[str] = []
     if d.changelog:
         gates.append("changelog")
+    elif d.stale_changelog:
+        notes.append(
+            f"changelog is left out: {d.stale_changelog} stopped at an older release (its "
+            "release notes are kept elsewhere); add an Unreleased section to it, then add the "
+            "gate, to keep it again."
+        )
     gates.append("wheels")
     if d.test_command:
         gates.append("tests")
@@ -123,7 +129,7 @@ def propose(
     """
     gates, notes = gates_for(d)
     new_files: list[str] = []
-    if not d.changelog:
+    if not d.changelog and not d.stale_changelog:
         new_files.append("CHANGELOG.md (then add `changelog` to gates)")
     new_files.append("docs/release/exit-criteria.md (`mlrelease gates doc`)")
     main: dict[str, Any] = {"gates": gates}

@@ -59,7 +59,8 @@ class Step:
     step: str
     planned: str
     actual: str
-    match: bool
+    match: bool | None
+    """None: not a release step (a commit made on the branch directly), not counted."""
     why: str = ""
 
 

@@ -11,7 +11,7 @@ from typing import Literal
 
 from packaging.version import Version
 
-from mlrelease.init.snapshot import Snapshot
+from mlrelease.init.snapshot import CHANGELOG_NAMES, Snapshot
 
 
 @dataclass(frozen=True)
@@ -114,32 +114,57 @@ def release_model(snap: Snapshot) -> Model:
     )
 
 
-CHANGELOG_NAMES = (
-    "CHANGELOG.md",
-    "CHANGELOGS.md",
-    "CHANGES.md",
-    "HISTORY.md",
-    "NEWS.md",
-    "CHANGELOG.rst",
-    "CHANGES.rst",
-    "HISTORY.rst",
-    "NEWS.rst",
-    "docs/changelog.md",
-    "docs/changelog.rst",
-    "docs/source/changelog.rst",
-    "docs/source/changelog.md",
-)
+KEPT_RELEASES = 3
+"""A changelog that names none of the newest this many final releases is no longer kept."""
 
 
-def changelog(snap: Snapshot) -> tuple[str | None, str]:
+def changelog(snap: Snapshot) -> tuple[str | None, str, str | None]:
+    """(the changelog the ``changelog`` gate checks, why, a changelog file the project stopped
+    keeping): no gate for a file whose release notes stopped (they live elsewhere, e.g. on
+    GitHub releases), nor when there is no file."""
     for name in CHANGELOG_NAMES:
         if name in snap.files:
             fmt = "reStructuredText" if name.endswith(".rst") else "Markdown"
-            return name, f"{name} exists ({fmt}); the `changelog` gate checks its sections"
-    return None, (
+            stale = _stale(snap.text(name), _releases(snap.tags)[:KEPT_RELEASES])
+            if stale:
+                why = (
+                    f"{name} exists ({fmt}) but names none of the newest releases ({stale}) "
+                    "and has no Unreleased section: the project keeps its release notes "
+                    "elsewhere, so the `changelog` gate is not proposed (add an Unreleased "
+                    "section, then add `changelog` to gates, to keep it again)"
+                )
+                return None, why, name
+            return name, f"{name} exists ({fmt}); the `changelog` gate checks its sections", None
+    return (
+        None,
         "no changelog file: proposed new file CHANGELOG.md (`mlrelease changelog "
-        "--execute` fills it); add `changelog` to gates once it exists"
+        "--execute` fills it); add `changelog` to gates once it exists",
+        None,
     )
+
+
+def _releases(tags: list[str]) -> list[str]:
+    """The versions of the final release tags, newest first (each once)."""
+    found: list[str] = []
+    for tag in tags:
+        m = _TAG.match(tag)
+        if m and not m["rc"] and m["base"] not in found:
+            found.append(m["base"])
+    return found
+
+
+def _stale(text: str | None, releases: list[str]) -> str:
+    """The newest releases, as a phrase, when ``text`` records older releases but none of
+    them, and has no Unreleased heading; empty when the changelog is kept, new (it records no
+    release yet) or unreadable."""
+    if text is None or not releases or re.search(r"^\W*unreleased\b", text, re.I | re.M):
+        return ""
+    if not re.search(r"\d+\.\d+\.\d+", text):
+        return ""
+    for version in releases:
+        if re.search(rf"(?<![\d.]){re.escape(version)}(?![\d])", text):
+            return ""
+    return ", ".join(releases)
 
 
 _CC = re.compile(

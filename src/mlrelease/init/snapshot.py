@@ -52,7 +52,25 @@ TEXT_NAMES = {
     "CMakeLists.txt",
     "conf.py",
 }
-"""Base names whose text a detector may read."""
+"""Base names whose text a detector may read (and the changelogs', below)."""
+
+CHANGELOG_NAMES = (
+    "CHANGELOG.md",
+    "CHANGELOGS.md",
+    "CHANGES.md",
+    "HISTORY.md",
+    "NEWS.md",
+    "CHANGELOG.rst",
+    "CHANGES.rst",
+    "HISTORY.rst",
+    "NEWS.rst",
+    "docs/changelog.md",
+    "docs/changelog.rst",
+    "docs/source/changelog.rst",
+    "docs/source/changelog.md",
+)
+"""Where a changelog is looked for, in order (read: whether it is still kept)."""
+TEXT_NAMES |= {name.rsplit("/", 1)[-1] for name in CHANGELOG_NAMES}
 
 MAX_TEXT = 1 << 20
 """Larger files are not read (no version file or config is that big)."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from packaging.version import Version
+
 from mlrelease import versions
 from mlrelease.config import Config, read_toml
 from mlrelease.edges import faults, git, installed, journal
@@ -63,6 +65,10 @@ def plan(config: Config, *, to: str | None = None, part: str | None = None) -> B
         # Tag-derived versions (setuptools-scm, hatch-vcs): the release is the tag itself.
         return Bump(current, to or current, [], from_tags=True)
     new = _expressed(config, current, to=to, part=part)
+    if config.version_source == "tag" and part in ("major", "minor", "patch"):
+        # The files keep a development marker in the project's own style (2.14.0a0 ->
+        # 2.15.0a0); bump-my-version alone resets the pre-release part to `.dev`.
+        new = _expressed(config, current, to=_same_marker(current, new), part=None)
     found, problems = versions.scan(config.root, config.pyproject, source)
     stale = versions.mismatches(found, current)
     if problems or stale:
@@ -76,6 +82,14 @@ def plan(config: Config, *, to: str | None = None, part: str | None = None) -> B
             + ". Fix them (the `versions` gate shows the same) and re-run."
         )
     return Bump(current, new, [(o.file, o.line) for o in found])
+
+
+def _same_marker(current: str, new: str) -> str:
+    """``new``'s release with ``current``'s development marker (``a0``, ``b0``, ``.dev0``)."""
+    was, release = Version(current), Version(new).base_version
+    if was.pre is not None:
+        return f"{release}{was.pre[0]}0"
+    return f"{release}.dev0" if was.is_devrelease else release
 
 
 def _expressed(config: Config, current: str, *, to: str | None, part: str | None) -> str:

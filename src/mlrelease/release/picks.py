@@ -34,6 +34,19 @@ def pr_number(subject: str) -> str | None:
     return (found[1] or found[2]) if found else None
 
 
+_NAMED = re.compile(r"#(\d+)\b|\bcherry[- ]?picks?\b((?:[\s,&]+(?:and\s+)?\d{3,}\b)+)", re.I)
+
+
+def named_prs(subject: str) -> set[str]:
+    """Pull requests a pick's subject names: its own ``(#123)``, another ``#N`` (PyTorch's
+    ``[cherry-pick][release/2.13] fix (#4321) (#4373)``, ``cherrypick: PRs #4371, #4387``) and
+    bare numbers after ``cherry pick`` (``cherry pick 4247 4256 from main``)."""
+    found: set[str] = set()
+    for m in _NAMED.finditer(subject):
+        found |= {m[1]} if m[1] else set(re.findall(r"\d{3,}", m[2]))
+    return found
+
+
 def normalised(subject: str) -> str:
     """A subject without what back-ports add or drop: case, spacing, a ``[1.4]``-style prefix,
     a ``cherry-pick:``/``backport:`` prefix, the ``(#123)`` suffix, a final period."""
@@ -83,7 +96,7 @@ def identify(sha: str, subject: str, equivalent: bool, facts: PickFacts) -> Pick
     found = _carrier(sha, equivalent, facts)
     pr = pr_number(subject)
     if found is None and pr:
-        same = next((c for c in facts.branch_commits if pr_number(c.subject) == pr), None)
+        same = next((c for c in facts.branch_commits if pr in named_prs(c.subject)), None)
         found = ("same-pr", same.sha) if same else None
     if found is not None:
         how, carrier = found

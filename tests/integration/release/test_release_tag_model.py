@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 from helpers.dist import make_dist
 from helpers.release import GIT_ENV, Repo
-from helpers.torch_family import push_torch_family
+from helpers.torch_family import FILES, STOPPED_CHANGELOG, push_torch_family
 
 from mlrelease.cli import main
+from mlrelease.release import queries
 
 Run = Callable[..., tuple[int, str, str]]
 
@@ -163,6 +164,48 @@ def test_verify_passes_after_init_alone(family: Repo, run: Run) -> None:
     assert code == 0, out + err
 
 
+def test_verify_passes_after_init_alone_when_the_changelog_stopped(
+    tmp_path: Path, family: Repo, run: Run
+) -> None:
+    """Torch-TensorRT's CHANGELOG.md stops at 1.1.0 (2022): init proposed the changelog gate,
+    which then failed on main ("no section for Unreleased"). It is left out, with a note."""
+    repo = push_torch_family(tmp_path / "stopped", {**FILES, "CHANGELOG.md": STOPPED_CHANGELOG})
+    code, out, err = run(repo.path, "init", "--execute")
+    assert code == 0, err
+    assert "changelog is left out: CHANGELOG.md stopped" in " ".join((out + err).split())
+    repo.git("commit", "-q", "-am", "chore: adopt mlrelease")
+    code, out, err = run(repo.path, "verify")
+    assert code == 0, out + err
+    repo.git("push", "-q", "origin", "main")
+    code, out, err = run(repo.path, "release", "cut", "--version", "2.14", "--execute")
+    assert code == 0, out + err
+    code, out, err = run(repo.path, "release", "rc")
+    assert code == 0, out + err
+    assert "git tag -a v2.14.0-rc1" in out, out
+    assert "changelog gate" not in out + err  # not a gate of this project: no note about it
+
+
+def test_origin_is_read_in_a_constant_number_of_batches(
+    family: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Torch-TensorRT's origin has ~1000 refs: `release cut` took 25 s because every ref's
+    sha was checked with its own `git cat-file --batch` over all of them."""
+    for n in range(30):
+        family.git("tag", "-a", f"old-{n}", "-m", f"old {n}", "main~1")
+    family.git("push", "-q", "origin", "--tags")
+    calls: list[int] = []
+    real = queries.objects
+
+    def counted(root: Path, shas: list[str]) -> dict[str, tuple[str, str]]:
+        calls.append(len(shas))
+        return real(root, shas)
+
+    monkeypatch.setattr(queries, "objects", counted)
+    remote = queries.read_origin(family.path, "origin")
+    assert remote is not None and "old-29" in remote.refs.tags
+    assert len(calls) <= 2, calls  # one presence check, one read of the tag objects
+
+
 def test_no_candidate_on_a_commit_already_released(family: Repo, run: Run) -> None:
     """Under the tag model the files do not change between releases, so nothing but this check
     stops ``rc`` from tagging ``v2.13.2-rc1`` on the very commit released as ``v2.13.1`` (the
@@ -179,3 +222,13 @@ def test_no_candidate_on_a_commit_already_released(family: Repo, run: Run) -> No
     code, out, err = run(family.path, "release", "rc")
     assert code == 0, err
     assert "git tag -a v2.13.2-rc1" in out, out
+
+
+def test_a_part_bump_keeps_the_marker_style(family: Repo, run: Run) -> None:
+    """Torch-TensorRT's main carries 2.14.0a0: `bump --part minor` planned 2.15.0.dev0 (the
+    first value of the pre-release part), a style the project never uses; it keeps `a0`."""
+    adopt(family, run)
+    for part, new in (("minor", "2.15.0a0"), ("major", "3.0.0a0"), ("pre", "2.14.0a1")):
+        code, out, err = run(family.path, "bump", "--part", part)
+        assert code == 0, err
+        assert f"2.14.0a0 -> {new}" in out + err, out + err

@@ -206,6 +206,33 @@ def test_the_tag_model_is_detected_from_tags_on_commits_saying_another_version(
     assert main.get("version-source") == ("tag" if from_tag else None)
 
 
+STOPPED = "# Changelog\n\n\n# 0.2.0 (2021-02-25)\n\n### Features\n\n* a feature\n"
+"""Torch-TensorRT's CHANGELOG.md: conventional-changelog sections that stopped years ago."""
+RELEASES = ["v2.13.0", "v2.13.0-rc2", "v2.12.1", "v2.12.0", "v0.2.0"]
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        (STOPPED, False),  # none of 2.13.0, 2.12.1, 2.12.0: release notes live elsewhere
+        (STOPPED.replace("# 0.2.0", "## Unreleased\n\n# 0.2.0"), True),  # kept again
+        (STOPPED.replace("# 0.2.0 (2021-02-25)", "## [2.12.0] - 2026-05-20"), True),
+        ("# Changelog\n", True),  # nothing to judge by: an empty changelog is a new one
+    ],
+)
+def test_a_changelog_the_project_stopped_keeping_gets_no_gate(text: str, kept: bool) -> None:
+    found = detect.detect(snap({"CHANGELOG.md": text}, tags=RELEASES))
+    if kept:
+        assert (found.changelog, found.stale_changelog) == ("CHANGELOG.md", None)
+        return
+    assert (found.changelog, found.stale_changelog) == (None, "CHANGELOG.md")
+    assert "2.13.0, 2.12.1, 2.12.0" in found.changelog_why
+    made = propose.propose(found, {})
+    assert "changelog" not in made.gates
+    assert not any(f.startswith("CHANGELOG.md") for f in made.new_files)  # it exists
+    assert any(n.startswith("changelog is left out") for n in made.notes), made.notes
+
+
 # Torch-TensorRT's wheels: pytorch/test-infra's reusable workflows and a build script.
 TRT_WORKFLOW = """\
 jobs:

@@ -563,3 +563,35 @@ OTHER_DIGEST = OTHER_BOUND.digest
 )  # fmt: skip
 def test_bind_refuses_before_the_first_change(changes: dict[str, object], refusal: str) -> None:
     refused(refusal, plan_bind, bind_world(**changes), CONFIG)
+
+
+def test_picks_named_in_a_subject_as_pytorch_spells_them_are_picked() -> None:
+    """Torch-TensorRT's release branches name the picked pull requests in their subjects, not
+    by patch or -x line: before, each was listed missing and `--execute` picked it twice."""
+    main = {
+        "a" * 40: "Fix TensorRT runtime input buffer lifetimes (#4247)",
+        "b" * 40: "fix: slice_scatter with SymInt (#4256)",
+        "c" * 40: "TRT 11 MD Ops (#4321)",
+        "d" * 40: "fix: dynamo bug (#4371)",
+        "f" * 40: "fix: unrelated (#4999)",
+    }
+    facts = PickFacts(
+        candidates=tuple((False, sha) for sha in main),
+        info={sha: (subject, ("1.4",)) for sha, subject in main.items()},
+        branch_commits=(
+            BranchCommit("1" * 40, "cherry pick 4247 4256 from main to release 1.4"),
+            BranchCommit("2" * 40, "[cherry-pick][release/1.4] TRT 11 MD Ops (#4321) (#4373)"),
+            BranchCommit("3" * 40, "cherrypick: PRs #4371, #4387, and two commits (#4391)"),
+        ),
+    )
+    found = plan_picks(branch_world(picks=facts), CONFIG, None)
+    states = {p.subject: (p.state, p.on_branch) for p in found.picks}
+    assert states == {
+        main["a" * 40]: ("same-pr", "1" * 40),
+        main["b" * 40]: ("same-pr", "1" * 40),
+        main["c" * 40]: ("same-pr", "2" * 40),
+        main["d" * 40]: ("same-pr", "3" * 40),
+        main["f" * 40]: ("missing", None),
+    }
+    assert found.plan is not None
+    assert found.plan.git_commands() == [["git", "cherry-pick", "-x", "f" * 40]]
