@@ -159,6 +159,15 @@ def release_verify(session: nox.Session) -> None:
     mlrelease_nox.run_verify(session, env=setup.env())
 
 
+@nox.session(default=False)
+def workflows(session: nox.Session) -> None:
+    """Rehearse the workflows' Linux jobs with nektos/act in a temporary clone (tests/workflows)."""
+    session.install(*nox.project.dependency_groups(PROJECT, "workflows"))  # act, not mlrelease
+    tmp = Path(session.create_tmp()) / "pytest"  # its own: pytest prunes the shared one's runs
+    args = session.posargs or ["tests/workflows"]
+    session.run("pytest", "-p", "no:cacheprovider", f"--basetemp={tmp}", *args)
+
+
 @nox.session(tags=["release"], default=False)
 def changelog(session: nox.Session) -> None:
     """Regenerate CHANGELOG.md from Conventional Commits (dry run unless `-- --execute`)."""

@@ -2,7 +2,8 @@
 
 Shards are balanced by the consumers' time budgets (longest first, each to the lightest
 shard), deterministically: ``downstream run --shard I/N`` recomputes the same split, so the
-matrix only carries ``I/N`` and the names for the job titles.
+matrix only carries ``I/N``, the shard's number ``I`` (which names its artifact; a name cannot
+hold ``/``) and the names for the job titles.
 """
 
 from __future__ import annotations
@@ -28,11 +29,11 @@ def shards(consumers: Sequence[Consumer], count: int) -> list[list[str]]:
 
 
 def github_matrix(consumers: Sequence[Consumer], count: int) -> dict[str, list[dict[str, str]]]:
-    """``{"include": [{"shard": "1/3", "consumers": "skl2onnx spox"}, ...]}``."""
+    """``{"include": [{"shard": "1/3", "index": "1", "consumers": "skl2onnx spox"}, ...]}``."""
     split = shards(consumers, count)
     return {
         "include": [
-            {"shard": f"{i}/{len(split)}", "consumers": " ".join(names)}
+            {"shard": f"{i}/{len(split)}", "index": str(i), "consumers": " ".join(names)}
             for i, names in enumerate(split, 1)
         ]
     }

@@ -25,5 +25,8 @@ def test_balanced_and_deterministic() -> None:
 def test_github_matrix() -> None:
     data = json.loads(matrix.render(consumers(10, 10, 10), 2))
     assert data == {
-        "include": [{"shard": "1/2", "consumers": "c0 c2"}, {"shard": "2/2", "consumers": "c1"}]
+        "include": [
+            {"shard": "1/2", "index": "1", "consumers": "c0 c2"},
+            {"shard": "2/2", "index": "2", "consumers": "c1"},
+        ]
     }
