@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 import tomllib
+from helpers.pep440 import pep440_versions
 from helpers.repo import git, mlrelease
 from hypothesis import given, settings
-from hypothesis import strategies as st
 from packaging.version import Version
 
 from mlrelease import versions
@@ -59,21 +59,7 @@ def test_the_versions_gate_and_bump_read_and_write_every_marker(
 
 # --- every PEP 440 marker through init's configuration and the `versions` gate's scan ---
 
-_numbers = st.integers(min_value=0, max_value=999)
-_pep440 = st.builds(
-    lambda release, pre, post, dev: str(
-        Version(
-            ".".join(map(str, release))
-            + (f"{pre[0]}{pre[1]}" if pre else "")
-            + (f".post{post}" if post is not None else "")
-            + (f".dev{dev}" if dev is not None else "")
-        )
-    ),
-    st.tuples(_numbers, _numbers, _numbers),
-    st.none() | st.tuples(st.sampled_from(["a", "b", "rc"]), _numbers),
-    st.none() | _numbers,
-    st.none() | _numbers,
-)
+_pep440 = pep440_versions(999)
 
 
 @settings(max_examples=40, deadline=None)

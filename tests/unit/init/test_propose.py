@@ -9,28 +9,14 @@ import re
 import tomllib
 from bumpversion.versioning.models import VersionComponentSpec
 from bumpversion.versioning.version_config import VersionConfig
+from helpers.pep440 import pep440_versions
 from hypothesis import given
-from hypothesis import strategies as st
 from packaging.version import Version
 
 from mlrelease.init import detect, propose
 from mlrelease.init.snapshot import Snapshot
 
-numbers = st.integers(min_value=0, max_value=10_000)
-versions = st.builds(
-    lambda release, pre, post, dev: str(
-        Version(
-            ".".join(map(str, release))
-            + (f"{pre[0]}{pre[1]}" if pre else "")
-            + (f".post{post}" if post is not None else "")
-            + (f".dev{dev}" if dev is not None else "")
-        )
-    ),
-    st.tuples(numbers, numbers, numbers),
-    st.none() | st.tuples(st.sampled_from(["a", "b", "rc"]), numbers),
-    st.none() | numbers,
-    st.none() | numbers,
-)
+versions = pep440_versions()
 """Canonical PEP 440 versions of three release numbers (``str(Version(...))``)."""
 
 
