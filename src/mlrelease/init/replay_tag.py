@@ -6,7 +6,6 @@ each against what mlrelease's dry-run planners would do from the state just befo
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,9 +16,8 @@ from mlrelease.errors import UserError
 from mlrelease.init.replay import Step
 from mlrelease.naming import Names
 from mlrelease.release.picks import named_prs, normalised, pr_number
+from mlrelease.release.queries import PICKED
 from mlrelease.versions import VersionModel
-
-PICKED_FROM = re.compile(r"\(cherry picked from commit ([0-9a-f]{7,40})\)")
 
 
 @dataclass(frozen=True)
@@ -203,7 +201,7 @@ def _commit(h: TagHistory, c: BranchCommit) -> Step:
             True,
         )
     recognised = (
-        c.on_main or PICKED_FROM.search(c.body) or any(n in named_prs(c.subject) for n in origins)
+        c.on_main or PICKED.search(c.body) or any(n in named_prs(c.subject) for n in origins)
     )
     if not (origins or recognised):
         return Step(
@@ -216,7 +214,7 @@ def _commit(h: TagHistory, c: BranchCommit) -> Step:
         "the same patch (git cherry)"
         if c.on_main
         else "its (cherry picked from) line"
-        if PICKED_FROM.search(c.body)
+        if PICKED.search(c.body)
         else "the pull request(s) its subject names: " + ", ".join(f"#{n}" for n in origins)
     )
     if recognised:
