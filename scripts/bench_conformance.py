@@ -29,6 +29,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -75,7 +76,11 @@ def timed(command: list[str], cwd: Path) -> float:
     return elapsed
 
 
-def main() -> int:
+PEER_CMD = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "test_onnx_backend_peer.py"]
+"""The peer, run in the folder of :data:`PEER_MODULE` (``--junitxml`` added per run)."""
+
+
+def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=3, help="runs of each (default: 3)")
     parser.add_argument("--jobs", type=int, default=2, help="mlrelease workers (default: 2)")
@@ -85,52 +90,41 @@ def main() -> int:
         default=None,
         help="results file (default: [tool.mlrelease.ops] benchmark)",
     )
-    args = parser.parse_args()
+    return parser.parse_args()
 
-    config = load_config(None)
-    ops = service.ops_config(config)
-    rules = policy.load(config.root, ops.tolerances, ops.known_failures)
-    with console.status("Warming the case cache"):
-        cases = {c.name: c for c in service.load_cases(config, ops)}
-    work = Path(tempfile.mkdtemp(prefix="bench-conformance-"))
-    (work / "test_onnx_backend_peer.py").write_text(PEER_MODULE, encoding="utf-8")
-    ours_json, peer_xml = work / "ours.json", work / "peer.xml"
-    ours_cmd = [
-        "-m",
-        "mlrelease",
-        "ops",
-        "run",
-        "--backend",
-        "onnxruntime-cpu",
-        "--jobs",
-        str(args.jobs),
-    ]
-    peer_cmd = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "test_onnx_backend_peer.py"]
+
+def run_both(
+    ours_cmd: list[str], repeat: int, root: Path, work: Path, ours_json: Path, peer_xml: Path
+) -> dict[str, list[float]]:
+    """mlrelease (in ``root``) and the peer (in ``work``), alternating, ``repeat`` times each:
+    the seconds each run took."""
     timings: dict[str, list[float]] = {"ours": [], "peer": []}
-    for run in range(1, args.repeat + 1):
-        with console.status(f"run {run}/{args.repeat}: mlrelease"):
-            timings["ours"].append(
-                timed([sys.executable, *ours_cmd, "-o", str(ours_json)], config.root)
-            )
-        with console.status(f"run {run}/{args.repeat}: peer (pytest + BackendTest)"):
+    for run in range(1, repeat + 1):
+        with console.status(f"run {run}/{repeat}: mlrelease"):
+            timings["ours"].append(timed([sys.executable, *ours_cmd, "-o", str(ours_json)], root))
+        with console.status(f"run {run}/{repeat}: peer (pytest + BackendTest)"):
             timings["peer"].append(
-                timed([sys.executable, *peer_cmd, f"--junitxml={peer_xml}"], work)
+                timed([sys.executable, *PEER_CMD, f"--junitxml={peer_xml}"], work)
             )
         console.print(
             f"run {run}: mlrelease {timings['ours'][-1]:.1f} s, peer {timings['peer'][-1]:.1f} s"
         )
-    median = {k: statistics.median(v) for k, v in timings.items()}
+    return timings
 
-    results = json.loads(ours_json.read_text(encoding="utf-8"))["results"]
-    ours = {r["case"]: CaseResult.from_dict(r) for r in results}
-    peer = agreement.read_junit(peer_xml.read_text(encoding="utf-8"))
-    facts = {name: agreement.CaseFacts(case.random_ops) for name, case in cases.items()}
-    agreed = agreement.compare(ours, peer, facts, rules)
 
+def record(
+    args: argparse.Namespace,
+    ours_cmd: list[str],
+    timings: dict[str, list[float]],
+    median: dict[str, float],
+    cases: int,
+    agreed: dict[str, Any],
+) -> dict[str, Any]:
+    """The results file's content: machine, versions, commands, timings and agreement."""
     import onnx
     import onnxruntime
 
-    bench = {
+    return {
         "schema": "mlrelease/conformance-benchmark",
         "measured": dt.date.today().isoformat(),
         "machine": machine(),
@@ -139,29 +133,30 @@ def main() -> int:
             "onnxruntime": onnxruntime.__version__,
             "pytest": importlib.metadata.version("pytest"),
         },
-        "cases": len(ours),
+        "cases": cases,
         "repeats": args.repeat,
         "jobs": args.jobs,
         "commands": {
             "ours": "python " + " ".join(ours_cmd),
-            "peer": "python " + " ".join(peer_cmd),
+            "peer": "python " + " ".join(PEER_CMD),
         },
         "timings_s": {k: [round(t, 2) for t in v] for k, v in timings.items()},
         "median_s": {k: round(v, 2) for k, v in median.items()},
         "speedup": round(median["peer"] / median["ours"], 1),
         "agreement": agreed,
     }
-    output = args.output or config.path(ops.benchmark)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(json.dumps(bench, indent=1) + "\n", encoding="utf-8")
 
-    committed = service.read_committed(config, ops)
-    if committed is not None:
-        config.path(ops.page).write_text(
-            service.render_page(config, ops, committed), encoding="utf-8"
-        )
 
-    table = Table(title=f"Node suite on onnxruntime CPU ({len(ours)} cases, {machine()})")
+def show(
+    timings: dict[str, list[float]],
+    median: dict[str, float],
+    bench: dict[str, Any],
+    cases: int,
+    output: Path,
+) -> int:
+    """Print the timings and the agreement; 1 when a disagreement has no explanation."""
+    agreed = bench["agreement"]
+    table = Table(title=f"Node suite on onnxruntime CPU ({cases} cases, {machine()})")
     table.add_column("runner")
     table.add_column("median (s)", justify="right")
     table.add_column("runs (s)")
@@ -180,6 +175,48 @@ def main() -> int:
             console.print(f"[bold red]unexplained[/] {item}", soft_wrap=True)
         return 1
     return 0
+
+
+def main() -> int:
+    args = parse_args()
+    config = load_config(None)
+    ops = service.ops_config(config)
+    rules = policy.load(config.root, ops.tolerances, ops.known_failures)
+    with console.status("Warming the case cache"):
+        cases = {c.name: c for c in service.load_cases(config, ops)}
+    work = Path(tempfile.mkdtemp(prefix="bench-conformance-"))
+    (work / "test_onnx_backend_peer.py").write_text(PEER_MODULE, encoding="utf-8")
+    ours_json, peer_xml = work / "ours.json", work / "peer.xml"
+    ours_cmd = [
+        "-m",
+        "mlrelease",
+        "ops",
+        "run",
+        "--backend",
+        "onnxruntime-cpu",
+        "--jobs",
+        str(args.jobs),
+    ]
+    timings = run_both(ours_cmd, args.repeat, config.root, work, ours_json, peer_xml)
+    median = {k: statistics.median(v) for k, v in timings.items()}
+
+    results = json.loads(ours_json.read_text(encoding="utf-8"))["results"]
+    ours = {r["case"]: CaseResult.from_dict(r) for r in results}
+    peer = agreement.read_junit(peer_xml.read_text(encoding="utf-8"))
+    facts = {name: agreement.CaseFacts(case.random_ops) for name, case in cases.items()}
+    agreed = agreement.compare(ours, peer, facts, rules)
+
+    bench = record(args, ours_cmd, timings, median, len(ours), agreed)
+    output = args.output or config.path(ops.benchmark)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(json.dumps(bench, indent=1) + "\n", encoding="utf-8")
+
+    committed = service.read_committed(config, ops)
+    if committed is not None:
+        config.path(ops.page).write_text(
+            service.render_page(config, ops, committed), encoding="utf-8"
+        )
+    return show(timings, median, bench, len(ours), output)
 
 
 if __name__ == "__main__":

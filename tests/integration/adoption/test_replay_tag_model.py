@@ -75,6 +75,7 @@ def test_the_case_study_script_replays_and_renders_the_fixture(
         monkeypatch.setenv(key, value)
     monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[3] / "scripts"))
     import case_study_torch_tensorrt as study
+    import case_study_torch_tensorrt_page as study_page
 
     repo = push_torch_family(tmp_path)
     assert main(["--root", str(repo.path), "init", "--execute"]) == 0
@@ -82,6 +83,6 @@ def test_the_case_study_script_replays_and_renders_the_fixture(
     assert [(r["release"], r["matched"], r["counted"], r["direct"]) for r in replayed] == [
         ("2.13.0", 6, 6, 3)
     ]
-    text = "\n".join(study.replay_section(replayed))
+    text = "\n".join(study_page.replay_section(replayed))
     assert "| 2.13.0 | 6/6 = 100% | 3 | 6/9 = 67% |" in text
     assert "Overall: **6/6 = 100%** of the release steps (3 direct commits listed)." in text
