@@ -105,6 +105,15 @@ class Snapshot:
     that may carry the version (:func:`version_paths`): whether tags sit on commits whose files
     say another version (``version-source = "tag"``)."""
 
+    @property
+    def main_branch(self) -> str:
+        """The branch releases are cut from: ``main``, ``master``, ``trunk`` or ``develop``,
+        else the checked-out one."""
+        return next(
+            (b for b in ("main", "master", "trunk", "develop") if b in self.branches),
+            self.current_branch or "main",
+        )
+
     def text(self, path: str) -> str | None:
         return self.texts.get(path)
 
