@@ -327,11 +327,13 @@ def detect(snap: Snapshot) -> Detection:
     tests, tests_why = test_command(snap)
     docs_dir, docs_why = docs(snap)
     onnx, onnx_why = onnx_use(snap)
+    model = release_model(snap)
+    tagged_branches = model.name == "branch" and rc.name == "tag"
     return Detection(
         name=distribution_name(snap),
-        version=version_source(snap, latest_version),
+        version=version_source(snap, latest_version, tagged_branches=tagged_branches),
         tags=tags,
-        model=release_model(snap),
+        model=model,
         build=build_kind(snap),
         changelog=log,
         changelog_why=log_why,
