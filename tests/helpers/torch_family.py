@@ -118,3 +118,50 @@ def push_torch_family(base: Path, files: Mapping[str, str] = FILES, prepared: bo
     _git(work, "remote", "add", "origin", str(origin))
     _git(work, "push", "-q", "origin", "main", "release/2.13", "--tags")
     return Repo(work, origin)
+
+
+AO_SETUP = """\
+from setuptools import setup
+
+with open("version.txt") as handle:  # nightlies append .dev<date> themselves
+    version = handle.read().strip()
+
+setup(name="demo", version=version, packages=["demo"])
+"""
+"""torchao's and executorch's setup.py: the build reads version.txt."""
+
+AO = {
+    "pyproject.toml": '[build-system]\nrequires = ["setuptools>=64"]\n'
+    'build-backend = "setuptools.build_meta"\n',
+    "setup.py": AO_SETUP,
+    "version.txt": "0.18.0\n",
+    "demo/__init__.py": '"""demo."""\n',
+    ".gitignore": FILES[".gitignore"],
+}
+
+
+def push_bare_next(base: Path, main: str = "0.19.0", files: Mapping[str, str] = AO) -> Repo:
+    """torchao's and executorch's history: main carries the bare version (``0.18.0``) until
+    ``release/0.18.0`` is cut, then the bare next one (``main``, by default ``0.19.0``); the
+    branch keeps ``0.18.0``, and ``v0.18.0-rc1`` and ``v0.18.0`` sit on commits carrying it.
+    ``base/work`` (main checked out) and its bare origin ``base/origin.git``."""
+    work, origin = base / "work", base / "origin.git"
+    work.mkdir(parents=True)
+    _git(work, "init", "-q", "-b", "main")
+    for name, text in files.items():
+        (work / name).parent.mkdir(parents=True, exist_ok=True)
+        (work / name).write_text(text, encoding="utf-8")
+    _git(work, "add", ".")
+    _git(work, "commit", "-q", "-m", "feat: the 0.18 development")
+    _git(work, "switch", "-q", "-c", "release/0.18.0")
+    _commit(work, "demo/fix.py", "FIX = 1\n", "fix: the fix of rc1")
+    _git(work, "tag", "v0.18.0-rc1")  # lightweight, as torchao's
+    _git(work, "tag", "v0.18.0")
+    _git(work, "switch", "-q", "main")
+    if (work / "version.txt").read_text(encoding="utf-8") != f"{main}\n":
+        _commit(work, "version.txt", f"{main}\n", "bump version to " + main)
+    _commit(work, "demo/feature.py", "FEATURE = True\n", "feat: a 0.19 feature")
+    _git(base, "init", "-q", "--bare", "-b", "main", str(origin))
+    _git(work, "remote", "add", "origin", str(origin))
+    _git(work, "push", "-q", "origin", "main", "release/0.18.0", "--tags")
+    return Repo(work, origin)

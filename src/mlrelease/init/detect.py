@@ -113,17 +113,26 @@ def build_kind(snap: Snapshot) -> Build:
     backend = str(lookup(data, "build-system.build-backend") or "")
     if any(b in backend for b in NATIVE_BACKENDS):
         reasons.append(f"build backend {backend}")
-    setup = snap.text("setup.py") or ""
-    if re.search(r"\bext_modules\b|\bExtension\(|CMakeExtension|build_ext", setup):
-        reasons.append("setup.py builds extension modules")
-    if snap.has("CMakeLists.txt"):
-        reasons.append("CMakeLists.txt at the root")
     sources = [
         p
         for p in snap.files
         if p.endswith(NATIVE_SUFFIXES)
         and not p.startswith(("tests/", "test/", "docs/", "examples/"))
     ]
+    # setup.py naming extension modules builds one only from compiled sources the repository
+    # holds (torchdata's get_ext_modules() returns []: a pure wheel).
+    setup = snap.text("setup.py") or ""
+    names_extensions = re.search(r"\bext_modules\b|\bExtension\(|CMakeExtension|build_ext", setup)
+    unbuilt = ""
+    if names_extensions and sources:
+        reasons.append("setup.py builds extension modules")
+    elif names_extensions:
+        unbuilt = (
+            "setup.py names extension modules, but the repository holds no compiled source "
+            f"({' '.join(NATIVE_SUFFIXES)} outside tests, docs and examples) for them to build"
+        )
+    if snap.has("CMakeLists.txt"):
+        reasons.append("CMakeLists.txt at the root")
     if sources:
         reasons.append(f"{len(sources)} compiled source file(s) such as {sources[0]}")
     table = "; [tool.cibuildwheel] names the platforms" if cibw else ""
@@ -141,13 +150,13 @@ def build_kind(snap: Snapshot) -> Build:
             tags,
         )
     if reasons:
-        return Build("native", cibw, "; ".join(reasons) + table)
-    return Build(
-        "pure",
-        cibw,
-        "no C/C++/Cython sources, extension modules or native build "
-        "backend: one py3-none-any wheel" + table,
+        return Build("native", cibw, "; ".join([*reasons, *filter(None, [unbuilt])]) + table)
+    found = (
+        f"{unbuilt}, and no native build backend"
+        if unbuilt
+        else ("no C/C++/CUDA/Cython/Rust sources, extension modules or native build backend")
     )
+    return Build("pure", cibw, found + ": one py3-none-any wheel" + table)
 
 
 WHEEL_BUILD = re.compile(
@@ -318,11 +327,13 @@ def detect(snap: Snapshot) -> Detection:
     tests, tests_why = test_command(snap)
     docs_dir, docs_why = docs(snap)
     onnx, onnx_why = onnx_use(snap)
+    model = release_model(snap)
+    tagged_branches = model.name == "branch" and rc.name == "tag"
     return Detection(
         name=distribution_name(snap),
-        version=version_source(snap, latest_version),
+        version=version_source(snap, latest_version, tagged_branches=tagged_branches),
         tags=tags,
-        model=release_model(snap),
+        model=model,
         build=build_kind(snap),
         changelog=log,
         changelog_why=log_why,

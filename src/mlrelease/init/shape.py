@@ -37,40 +37,67 @@ _TAG = re.compile(
 )
 
 
+NEWEST = 3
+"""A project's current convention (tag or branch spelling) is the one most of its newest this
+many releases, by version, use: a spelling it gave up stays in its history, never in a proposal."""
+
+
+def newest_convention(found: list[tuple[tuple[int, ...], str, str]]) -> tuple[str, list[str]]:
+    """(the spelling, the names spelled so): ``found`` holds (version, spelling, name) of each
+    release tag or branch; the spelling most of the :data:`NEWEST` newest by version use, a tie
+    going to the newest. Tags and release branches are judged by this one rule."""
+    newest = sorted(found, key=lambda f: f[0], reverse=True)[:NEWEST]
+    counts = Counter(spelling for _, spelling, _ in newest)
+    top = max(counts.values())
+    chosen = next(spelling for _, spelling, _ in newest if counts[spelling] == top)
+    return chosen, [name for _, spelling, name in newest if spelling == chosen]
+
+
+def _older(found: list[tuple[tuple[int, ...], str, str]], chosen: str, shown: str) -> str:
+    """``, 6 others spelled ...`` for the spellings ``found`` holds besides ``chosen``."""
+    others = Counter(spelling for _, spelling, _ in found if spelling != chosen)
+    return "".join(f", {n} other(s) spelled {shown.format(s)}" for s, n in others.most_common())
+
+
 def tag_scheme(snap: Snapshot) -> TagScheme:
-    """The tag spelling most release tags use (``v1.2.3``, ``1.2.3``; ``-rc1``, ``rc1``)."""
-    finals: Counter[str] = Counter()
-    rcs: Counter[str] = Counter()
-    latest: str | None = None
+    """The tag spelling of the newest release tags, by version (``v1.2.3``, ``1.2.3``;
+    ``-rc1``, ``rc1``): :func:`newest_convention`."""
+    finals: list[tuple[tuple[int, ...], str, str]] = []
+    rcs: list[tuple[tuple[int, ...], str, str]] = []
     for tag in snap.tags:
         m = _TAG.match(tag)
         if not m:
             continue
+        # By version, not by date: tags made in one second have no order by date.
+        release = Version(m["base"]).release
         if m["rc"] is None:
-            finals[m["prefix"]] += 1
-            # By version, not by date: tags made in one second have no order by date.
-            if latest is None or Version(m["base"]) > Version(_TAG.match(latest)["base"]):  # type: ignore[index]
-                latest = tag
+            finals.append((release, m["prefix"], tag))
         else:
-            rcs[(m["prefix"] or "") + "\0" + m["sep"]] += 1
+            rcs.append(((*release, int(m["rc"])), m["prefix"] + "\0" + m["sep"], tag))
     if not finals and not rcs:
         return TagScheme(
             "v{major}.{minor}.{patch}",
             "v{major}.{minor}.{patch}rc{rc}",
             "no release tags yet: the common spelling v1.2.3 / v1.2.3rc1 is proposed",
         )
-    prefix = (finals or Counter({p.split("\0")[0]: n for p, n in rcs.items()})).most_common(1)[0][0]
+    if finals:
+        prefix, named = newest_convention(finals)
+        latest: str | None = max(finals, key=lambda f: f[0])[2]
+        older = _older(finals, prefix, "{}X.Y.Z")
+    else:
+        prefix = newest_convention(rcs)[0].split("\0")[0]
+        latest, named, older = None, [], ""
     if rcs:
-        rc_prefix, sep = rcs.most_common(1)[0][0].split("\0")
-        rc_why = f"{sum(rcs.values())} RC tags, e.g. {rc_prefix}X.Y.Z{sep}N"
+        rc_prefix, sep = newest_convention(rcs)[0].split("\0")
+        rc_why = f"{len(rcs)} RC tags, the newest spelled {rc_prefix}X.Y.Z{sep}N"
     else:
         rc_prefix, sep = prefix, "rc"
         rc_why = "no RC tags: the PEP 440 spelling rcN is proposed"
-    total = sum(finals.values())
+    newest = f" ({', '.join(named)})" if named else ""
     return TagScheme(
         f"{prefix}{{major}}.{{minor}}.{{patch}}",
         f"{rc_prefix}{{major}}.{{minor}}.{{patch}}{sep}{{rc}}",
-        f"{total} release tags, most spelled {prefix}X.Y.Z (newest {latest}); {rc_why}",
+        f"{len(finals)} release tags, the newest{newest} spelled {prefix}X.Y.Z{older}; {rc_why}",
         latest,
     )
 
@@ -83,28 +110,25 @@ _BRANCH = re.compile(
 
 def release_model(snap: Snapshot) -> Model:
     """``branch`` when release branches (release/X.Y, rel-X.Y, ...) exist, else ``trunk``."""
-    main = next(
-        (b for b in ("main", "master", "trunk", "develop") if b in snap.branches),
-        snap.current_branch or "main",
-    )
-    found: Counter[str] = Counter()
-    example: dict[str, str] = {}
+    main = snap.main_branch
+    found: list[tuple[tuple[int, ...], str, str]] = []
     for name in snap.branches:
         m = _BRANCH.match(name)
         if m:
             # rel-1.22.0: one branch per release, patch releases included (ONNX).
             tail = ".{patch}" if m["patch"] else m["suffix"] or ""
             template = f"{m['prefix']}{{major}}.{{minor}}{tail}"
-            found[template] += 1
-            example.setdefault(template, name)
+            patch = int(m["patch"][1:]) if m["patch"] else 0
+            found.append(((int(m["major"]), int(m["minor"]), patch), template, name))
     if found:
-        template, count = found.most_common(1)[0]
+        template, named = newest_convention(found)
+        older = _older(found, template, "{}")
         return Model(
             "branch",
             template,
             main,
-            f"{count} release branch(es) such as {example[template]}: releases are cut "
-            f"from {main} and tagged on their branch",
+            f"{len(found)} release branch(es), the newest ({', '.join(named)}) spelled "
+            f"{template}{older}: releases are cut from {main} and tagged on their branch",
         )
     return Model(
         "trunk",

@@ -4,6 +4,7 @@ or git."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import sys
@@ -104,6 +105,19 @@ class Snapshot:
     """Release-like tag (the newest :data:`TAGS_READ`) -> the texts, at that tag, of the files
     that may carry the version (:func:`version_paths`): whether tags sit on commits whose files
     say another version (``version-source = "tag"``)."""
+    main_texts: dict[str, str] = field(default_factory=dict)
+    """The texts of the same files at the tip of the main branch (:func:`main_branch`), read
+    whichever branch is checked out: what main carries (a development marker, or a bare version
+    no tag has released)."""
+
+    @property
+    def main_branch(self) -> str:
+        """The branch releases are cut from: ``main``, ``master``, ``trunk`` or ``develop``,
+        else the checked-out one."""
+        return next(
+            (b for b in ("main", "master", "trunk", "develop") if b in self.branches),
+            self.current_branch or "main",
+        )
 
     def text(self, path: str) -> str | None:
         return self.texts.get(path)
@@ -191,8 +205,9 @@ def version_paths(texts: Mapping[str, str]) -> list[str]:
     return sorted(p for p in texts if p.rsplit("/", 1)[-1] in _VERSION_NAMES and p.count("/") <= 2)
 
 
-def _tag_texts(root: Path, tags: list[str], paths: list[str]) -> dict[str, dict[str, str]]:
-    """The texts of ``paths`` at each of ``tags``, read by one ``git cat-file --batch``."""
+def _texts_at(root: Path, tags: list[str], paths: list[str]) -> dict[str, dict[str, str]]:
+    """The texts of ``paths`` at each of ``tags`` (any revisions), read by one
+    ``git cat-file --batch``."""
     wanted = [(t, p) for t in tags for p in paths]
     if not wanted:
         return {}
@@ -242,7 +257,8 @@ def take(root: Path) -> Snapshot:
     ).splitlines()
     tags = [t for t in tags if t]
     released = [t for t in tags if _RELEASE_TAG.search(t)][:TAGS_READ]
-    return Snapshot(
+    paths = version_paths(texts)
+    snap = Snapshot(
         files,
         texts,
         tags=tags,
@@ -252,5 +268,11 @@ def take(root: Path) -> Snapshot:
         subjects=subjects,
         is_repo=True,
         rc_subjects=rc_subjects,
-        tag_texts=_tag_texts(root, released, version_paths(texts)),
+        tag_texts=_texts_at(root, released, paths),
     )
+    # The local branch, else a remote-tracking one (a clone that never checked main out).
+    mains = (f"refs/heads/{snap.main_branch}", f"refs/remotes/origin/{snap.main_branch}")
+    main = next((r for r in mains if r in refs), None)
+    if main is None:
+        return snap
+    return dataclasses.replace(snap, main_texts=_texts_at(root, [main], paths)[main])

@@ -34,9 +34,10 @@ class VersionSource:
     files: list[VersionFile] = field(default_factory=list)
     why: str = ""
     built_from_tag: bool = False
-    """The files carry a development marker and the release version comes from the tag at
-    build time (``version-source = "tag"``, the PyTorch family): release tags sit on commits
-    whose version file says something else."""
+    """The release version comes from the tag at build time (``version-source = "tag"``, the
+    PyTorch family): release tags sit on commits whose version file says a development marker
+    of their series, or, under the branch model, main carries the bare next version (a final
+    version no tag has released yet, where the files model would carry a marker)."""
 
     @property
     def from_tags(self) -> bool:
@@ -149,19 +150,36 @@ def _scm(data: Mapping[str, Any], snap: Snapshot) -> str | None:
     return None
 
 
-def version_source(snap: Snapshot, latest_tag_version: str | None) -> VersionSource:
-    """Find where the version is written, and the exact search for each file carrying it."""
+def version_source(
+    snap: Snapshot, latest_tag_version: str | None, tagged_branches: bool = False
+) -> VersionSource:
+    """Find where the version is written, and the exact search for each file carrying it.
+
+    ``tagged_branches``: releases are cut on release branches and their candidates are tags,
+    so a bare next version on main is the tag model's (the files model keeps a marker there;
+    with candidates made as bumps, ONNX's practice, it carries the bare version too)."""
     data = snap.pyproject()
     name = lookup(data, "project.name")
     scm = _scm(data, snap)
-    if scm:
+    read = _read_by_setup(snap) if scm else None
+    kind: Any
+    primary: VersionFile | None
+    if scm and read is None:
         return VersionSource(
             "scm",
             latest_tag_version,
             [],
             f"{scm}: the version comes from git tags, so a bump has no file to rewrite",
         )
-    kind, primary, why, current = _declared(snap, data, name)
+    if read is not None:  # tensordict: setup.py hands version.txt to setuptools-scm
+        kind, primary = "file", read[0]
+        why = (
+            f"{read[1]}; {scm} too, but a version file the build reads is the version's "
+            f"source; {primary.filename} line {primary.line}"
+        )
+        current = _value(snap, primary)
+    else:
+        kind, primary, why, current = _declared(snap, data, name)
     if current is None:
         return VersionSource(
             "unknown",
@@ -178,10 +196,55 @@ def version_source(snap: Snapshot, latest_tag_version: str | None) -> VersionSou
     for vf in extra:
         if vf and vf.filename not in {f.filename for f in files} and _value(snap, vf) == current:
             files.append(vf)
-    evidence = _tags_elsewhere(snap, files[0]) if files else None
+    evidence = None
+    if files:
+        evidence = _tags_elsewhere(snap, files[0])
+        if evidence is None and tagged_branches:
+            evidence = _bare_next_on_main(snap, files[0])
     if evidence:
         return VersionSource(kind, current, files, f"{why}; {evidence}", built_from_tag=True)
     return VersionSource(kind, current, files, why)
+
+
+VERSION_FILES = ("VERSION_NUMBER", "VERSION", "VERSION.txt", "version.txt")
+"""Files that hold nothing but the version, in the order they are looked for."""
+
+
+def _read_by_setup(snap: Snapshot) -> tuple[VersionFile, str] | None:
+    """The version file ``setup.py`` names (it reads it, e.g. to hand it to setuptools-scm as
+    ``SETUPTOOLS_SCM_PRETEND_VERSION``), with the evidence; None when it names none."""
+    setup = snap.text("setup.py") or ""
+    for path in VERSION_FILES:
+        m = re.search(rf"""['"](?:\./)?{re.escape(path)}['"]""", setup)
+        vf = _file_version(snap, path) if m else None
+        if m and vf:
+            return vf, f"the {path} file (setup.py line {line_of(setup, m.start())} reads it)"
+    return None
+
+
+def _released(snap: Snapshot) -> list[Version]:
+    """The versions of the final release tags."""
+    return [Version(m["base"]) for tag in snap.tags if (m := _TAGGED.search(tag)) and not m["pre"]]
+
+
+def _bare_next_on_main(snap: Snapshot, vf: VersionFile) -> str | None:
+    """Why releases take their version from the tag, or None: main (of a branch-model project
+    whose candidates are tags) carries a bare final version newer than every release tag, where
+    the files model keeps a development marker (``X.Y.0.devN``, ``X.Y.0a0``): torchao's
+    ``0.19.0`` after ``v0.18.0``. The tag model's "bare next version"."""
+    text = snap.main_texts.get(vf.filename)
+    carried = _value(snap, vf, text) if text is not None else None
+    released = _released(snap)
+    if carried is None or not _is_version(carried) or not released:
+        return None
+    version, newest = Version(carried), max(released)
+    if str(version) != version.base_version or version <= newest:
+        return None
+    return (
+        f"{snap.main_branch}'s {vf.filename} says {carried}, a bare version no release tag has "
+        f"released (the newest is {newest}), where the files model keeps a development marker: "
+        "main carries the bare next version, and the build takes the version from the tag"
+    )
 
 
 _TAGGED = re.compile(r"(?P<base>\d+\.\d+\.\d+)(?:[-.]?(?P<pre>a|b|rc)(?P<n>\d+))?$")
@@ -282,15 +345,16 @@ def _build_files(
         )
         return "setup.py", primary, "a literal version= in setup.py"
     skbuild = lookup(data, "tool.scikit-build.metadata.version.input")
-    for path in ("VERSION_NUMBER", "VERSION", "VERSION.txt", "version.txt"):
+    if skbuild in VERSION_FILES and (primary := _file_version(snap, skbuild)):
+        reader = "scikit-build-core ([tool.scikit-build.metadata.version] input)"
+        return "file", primary, f"the {skbuild} file (read by {reader})"
+    read = _read_by_setup(snap)
+    if read:
+        return "file", *read
+    for path in VERSION_FILES:
         primary = _file_version(snap, path)
         if primary:
-            reader = (
-                "scikit-build-core ([tool.scikit-build.metadata.version] input)"
-                if skbuild == path
-                else "the build"
-            )
-            return "file", primary, f"the {path} file (read by {reader})"
+            return "file", primary, f"the {path} file (read by the build)"
     primary = _version_in_package(snap, name)
     if primary:
         return "attr", primary, f"__version__ in {primary.filename}"

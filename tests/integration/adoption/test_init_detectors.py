@@ -229,9 +229,9 @@ def test_release_model(tmp_path: Path) -> None:
     [
         ({"pkg/__init__.py": ""}, "pure"),
         ({"pkg/_ops.cpp": "int f() { return 1; }\n"}, "native"),
-        (
+        (  # extension modules with nothing to compile (torchdata): one pure wheel
             {"setup.py": "from setuptools import Extension, setup\nsetup(ext_modules=[])\n"},
-            "native",
+            "pure",
         ),
         ({"CMakeLists.txt": "project(x)\n"}, "native"),
     ],

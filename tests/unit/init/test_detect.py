@@ -248,6 +248,7 @@ def test_wheels_built_by_a_reusable_workflow_are_audited_not_planned() -> None:
         snap(
             {
                 "setup.py": "setup(ext_modules=[Extension('x', ['core/a.cpp'])])\n",
+                "core/a.cpp": "int answer() { return 42; }\n",
                 ".github/workflows/build-tensorrt-linux.yml": TRT_WORKFLOW,
                 ".github/workflows/build-tensorrt-windows.yml": TRT_WORKFLOW.replace(
                     "linux", "windows"
@@ -279,7 +280,7 @@ def test_wheels_built_by_a_reusable_workflow_are_audited_not_planned() -> None:
     ],
 )
 def test_cibuildwheel_anywhere_keeps_the_planned_build(texts: dict[str, str]) -> None:
-    found = detect.build_kind(snap({"setup.py": "Extension(", **texts}))
+    found = detect.build_kind(snap({"setup.py": "Extension(", "core/a.cpp": "", **texts}))
     assert (found.kind, found.builder) == ("native", "cibuildwheel")
 
 
