@@ -131,16 +131,13 @@ class VersionModel:
         return f"{major}.{minor}.0" + ("a0" if self.from_tag else "" if self.untagged else ".dev0")
 
     def next_development(self, current: Version, major: int, minor: int) -> str:
-        """What main moves to after ``major.minor`` is cut, in the style it carries now
-        (``2.14.0a0`` -> ``2.15.0a0``; ``1.5.0.dev3`` -> ``1.6.0.dev0``; bare -> bare)."""
-        bare = f"{major}.{minor + 1}.0"
-        if self.from_tag:
-            if current.pre is not None:
-                return f"{bare}{current.pre[0]}0"
-            return f"{bare}.dev0" if current.is_devrelease else bare
-        if is_alpha_zero(current):
-            return f"{bare}a0"
-        return bare if self.untagged else f"{bare}.dev0"
+        """What main moves to after ``major.minor`` is cut: the next minor in the marker style
+        main carries now (:func:`restyled`: ``2.14.0a0`` -> ``2.15.0a0``; ``1.5.0.dev3`` ->
+        ``1.6.0.dev0``; bare -> bare), or the model's own marker when main carries no
+        development version (a trunk's release)."""
+        if self.development(current):
+            return str(restyled(f"{major}.{minor + 1}.0", current))
+        return self.expected_on_main(major, minor + 1)
 
     def agrees(self, tagged: Version, files: Version) -> bool:
         """Whether a commit whose files carry ``files`` may carry the release tag of
@@ -207,6 +204,21 @@ def kind(version: Version) -> str:
     if version.is_prerelease:
         return "a pre-release version"
     return "a post-release version" if version.is_postrelease else "a release version"
+
+
+def restyled(release: str, like: Version) -> Version:
+    """``release`` (``X.Y.Z``) in ``like``'s development-marker style, its numbers at 0: the
+    same pre-release letter (``a0``, ``b0``, ``rc0``) and development segment (``.dev0``) as
+    ``like``, none when ``like`` is bare; a post or local part marks nothing and is dropped.
+    The one rule by which a version moves on: every part bump and main after a cut."""
+    pre = f"{like.pre[0]}0" if like.pre is not None else ""
+    return Version(release + pre + (".dev0" if like.is_devrelease else ""))
+
+
+def same_style(one: Version, other: Version) -> bool:
+    """Whether two versions carry their development marker in the same segments: a
+    pre-release (``aN``/``bN``/``rcN``), a development release (``.devN``), both, or none."""
+    return (one.pre is None) == (other.pre is None) and one.is_devrelease == other.is_devrelease
 
 
 def is_marker(version: Version) -> bool:

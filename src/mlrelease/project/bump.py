@@ -13,9 +13,11 @@ from mlrelease.edges import faults, git, installed, journal
 from mlrelease.edges import proc as processes
 from mlrelease.errors import PreconditionError, UserError
 
-# `--part pre` increments the release-candidate / dev number (rc1 -> rc2); the other parts are
-# bump-my-version's own (see [tool.bumpversion] parse).
-PARTS = {"major": "major", "minor": "minor", "patch": "patch", "pre": "pre_n", "stage": "pre_l"}
+PARTS = ("major", "minor", "patch", "pre", "stage")
+"""What ``--part`` increments (:func:`next_version`): a release number, the pre-release or
+development number (``pre``: rc1 -> rc2, a0 -> a1, .dev0 -> .dev1), or the pre-release stage
+(``stage``: a -> b -> rc)."""
+_STAGES = ("a", "b", "rc")
 
 
 @dataclass(frozen=True)
@@ -48,7 +50,13 @@ def _bmv(root: Path, *args: str) -> processes.CompletedProcess[str]:
 
 
 def plan(config: Config, *, to: str | None = None, part: str | None = None) -> Bump:
-    """Work out the new version and check every listed file carries the current one."""
+    """Work out the new version and check every listed file carries the current one.
+
+    Every bump goes through here (``mlrelease bump``, and ``release cut``/``prepare``/``rc``,
+    which pass ``to``). Before anything is written, the new version is a PEP 440 version in
+    its canonical form, which bump-my-version writes exactly; a part bump's is also greater
+    than the current one and in its marker style (:func:`next_version`), or refused.
+    """
     if (to is None) == (part is None):
         raise UserError(
             "bump: give exactly one of --to VERSION or --part {" + ",".join(PARTS) + "}."
@@ -64,11 +72,10 @@ def plan(config: Config, *, to: str | None = None, part: str | None = None) -> B
     if config.version_source == "scm":
         # Tag-derived versions (setuptools-scm, hatch-vcs): the release is the tag itself.
         return Bump(current, to or current, [], from_tags=True)
-    new = _expressed(config, current, to=to, part=part)
-    if config.version_source == "tag" and part in ("major", "minor", "patch"):
-        # The files keep a development marker in the project's own style (2.14.0a0 ->
-        # 2.15.0a0); bump-my-version alone resets the pre-release part to `.dev`.
-        new = _expressed(config, current, to=_same_marker(current, new), part=None)
+    if part is not None:
+        key = "tool.bumpversion.current_version"
+        new = str(next_version(versions.parse(current, key=key, source=source), part))
+    _expressible(config, current, new)
     found, problems = versions.scan(config.root, config.pyproject, source)
     stale = versions.mismatches(found, current)
     if problems or stale:
@@ -84,27 +91,75 @@ def plan(config: Config, *, to: str | None = None, part: str | None = None) -> B
     return Bump(current, new, [(o.file, o.line) for o in found])
 
 
-def _same_marker(current: str, new: str) -> str:
-    """``new``'s release with ``current``'s development marker (``a0``, ``b0``, ``.dev0``)."""
-    was, release = Version(current), Version(new).base_version
-    if was.pre is not None:
-        return f"{release}{was.pre[0]}0"
-    return f"{release}.dev0" if was.is_devrelease else release
+def next_version(current: Version, part: str) -> Version:
+    """The version ``--part`` gives ``current``: always greater, in the same development-marker
+    style (:func:`versions.same_style`), so the same kind of version the files carried.
+
+    ``major``/``minor``/``patch`` increment that release number and keep the marker, its
+    numbers at 0 (``0.12.0a0`` -> ``0.13.0a0``, ``1.4.0.dev3`` -> ``1.4.1.dev0``, ``0.19.0`` ->
+    ``0.20.0``); ``pre`` increments the pre-release number, else the development number
+    (``2.14.0a0`` -> ``2.14.0a1``, ``1.4.0.dev0`` -> ``1.4.0.dev1``); ``stage`` moves ``a`` to
+    ``b`` to ``rc``. Anything else is refused (:class:`UserError`, saying what to use).
+    """
+    dev = ".dev0" if current.is_devrelease else ""
+    if part in ("major", "minor", "patch"):
+        return versions.restyled(_release(current, PARTS.index(part)), current)
+    if part == "pre" and current.pre is not None:
+        return Version(f"{current.base_version}{current.pre[0]}{current.pre[1] + 1}{dev}")
+    if part == "pre" and current.dev is not None:
+        post = f".post{current.post}" if current.post is not None else ""
+        return Version(f"{current.base_version}{post}.dev{current.dev + 1}")
+    if part == "stage" and current.pre is not None and current.pre[0] != "rc":
+        stage = _STAGES[_STAGES.index(current.pre[0]) + 1]
+        return Version(f"{current.base_version}{stage}0{dev}")
+    raise UserError(_refusal(current, part))
 
 
-def _expressed(config: Config, current: str, *, to: str | None, part: str | None) -> str:
-    """The new version as bump-my-version writes it; refused when that is not what was asked.
+def _release(current: Version, index: int) -> str:
+    """``current``'s release (epoch included) with number ``index`` incremented and the later
+    ones at 0, as many numbers as it has (at least ``index + 1``)."""
+    numbers = [*current.release, *[0] * (index + 1 - len(current.release))]
+    numbers[index:] = [numbers[index] + 1] + [0] * (len(numbers) - index - 1)
+    epoch = f"{current.epoch}!" if current.epoch else ""
+    return epoch + ".".join(map(str, numbers))
+
+
+def _refusal(current: Version, part: str) -> str:
+    """Why ``--part`` has no version to give ``current``, and what to use instead."""
+    minor, patch = _release(current, 1), _release(current, 2)
+    base = current.base_version
+    head = f"bump: --part {part} cannot bump {current}"
+    if current.pre is not None:  # `stage` at rc
+        return (
+            f"{head}: rc is the last pre-release stage. The release is `--to {base}`; the next "
+            f"candidate is `--part pre` ({next_version(current, 'pre')})."
+        )
+    if current.dev is not None:  # `stage` on X.Y.Z.devN
+        return (
+            f"{head}: it would turn its development marker (.devN) into a pre-release (aN), "
+            f"another marker style. Use `--part pre` ({next_version(current, 'pre')}), or "
+            f"`--to {base}a0` to change the style on purpose."
+        )
+    nothing = "stage to advance" if part == "stage" else "or development number to increment"
+    return (
+        f"{head}: it is {versions.kind(current)}, with no pre-release {nothing}, and "
+        f"a pre-release of it ({base}rc1) would sort before it. Use `--part minor` ({minor}) or "
+        f"`--part patch` ({patch}), or `--to {minor}a0` to start the next version with a "
+        "development marker."
+    )
+
+
+def _expressible(config: Config, current: str, new: str) -> None:
+    """Refuse a version bump-my-version would not write exactly as ``new``.
 
     bump-my-version parses and serialises with ``[tool.bumpversion]`` ``parse`` and
     ``serialize``: with the default ``X.Y.Z`` ones, ``1.5.0.dev0`` would be written as
     ``1.5.0``. Such a bump fails here, before anything is written.
     """
-    from bumpversion.bump import get_next_version
     from bumpversion.context import get_context
     from bumpversion.exceptions import BumpVersionError
 
-    source = str(config.pyproject_path)
-    bmv = versions.bumpversion_config(config.root, source)
+    bmv = versions.bumpversion_config(config.root, str(config.pyproject_path))
     fix = (
         "Give [tool.bumpversion] a parse and serialize that cover it (`mlrelease init` proposes "
         "PEP 440 ones: X.Y.Z, X.Y.ZrcN, X.Y.Z.devN)."
@@ -115,25 +170,21 @@ def _expressed(config: Config, current: str, *, to: str | None, part: str | None
             f"bump: bump-my-version cannot parse the current version {current} with "
             f"tool.bumpversion.parse. {fix}"
         )
-    try:
-        if to is not None:
-            new = bmv.version_config.parse(to)
-            if new is None:
-                raise UserError(
-                    f"bump: bump-my-version cannot express {to}: tool.bumpversion.parse does "
-                    f"not match it. {fix}"
-                )
-        else:
-            new = get_next_version(old, bmv, PARTS[str(part)], None)
-        written = bmv.version_config.serialize(new, get_context(bmv, old, new))
-    except BumpVersionError as exc:
-        raise UserError(f"bump: bump-my-version cannot increment {part}: {exc}") from None
-    if to is not None and written != to:
+    parsed = bmv.version_config.parse(new)
+    if parsed is None:
         raise UserError(
-            f"bump: bump-my-version cannot express {to}: its parse and serialize would write "
+            f"bump: bump-my-version cannot express {new}: tool.bumpversion.parse does not match "
+            f"it. {fix}"
+        )
+    try:
+        written = bmv.version_config.serialize(parsed, get_context(bmv, old, parsed))
+    except BumpVersionError as exc:
+        raise UserError(f"bump: bump-my-version cannot write {new}: {exc}") from None
+    if written != new:
+        raise UserError(
+            f"bump: bump-my-version cannot express {new}: its parse and serialize would write "
             f"{written!r}. {fix}"
         )
-    return str(written)
 
 
 def recover(root: Path, *, execute: bool) -> list[str]:
