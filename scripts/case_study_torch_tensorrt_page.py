@@ -136,9 +136,10 @@ def findings() -> list[str]:
         "`CHANGELOG.md has no 2.14.0 section yet (the changelog gate)`. The note now appears "
         "only when `changelog` is one of the project's gates.",
         "- **`bump --part minor` changed the marker's style** (`2.14.0a0` -> `2.15.0.dev0`): "
-        "bump-my-version resets the pre-release part to its first value, `.dev`. Under the tag "
-        "model a part bump now keeps the files' marker (`2.15.0a0`, as `release cut` does; see "
-        "the table above).",
+        "bump-my-version resets the pre-release part to its first value, `.dev`. A part bump now "
+        "keeps the files' marker under every version model (`2.15.0a0`, as `release cut` does; "
+        "see the table above), and plans only a valid PEP 440 version greater than the current "
+        "one.",
         "",
     ]
 
