@@ -8,7 +8,9 @@ After ``init --execute`` alone (the changelog gate left out, as init leaves it f
 ``promote`` and ``cut`` say "2.13.0 is already released" first, never asking for a changelog
 section or for the deletion of a published RC tag. Before, status said "next RC
 v2.13.0-rc4", rc asked for a changelog section, promote exited 2 on rc0 and asked to delete the
-other RC tags, and cut on main planned the branch of the shipped series again."""
+other RC tags, and cut on main planned the branch of the shipped series again. Messages keep
+their bracketed table names (``[tool.bumpversion]``), and an adoption not yet committed is
+named as such."""
 
 from __future__ import annotations
 
@@ -112,3 +114,15 @@ def test_cut_on_main_never_cuts_a_shipped_series_again(repo: Repo, run: Run) -> 
     assert code == 1 and f"cut: {SHIPPED}" in err, err
     assert "git switch --track origin/release/2.13" in err, err
 
+
+def test_an_adoption_not_committed_is_named_with_its_table(repo: Repo, run: Run) -> None:
+    init(repo, run)  # not committed
+    code, _, err = run(repo.path, "release", "cut", "--version", "2.14")
+    assert code == 1, err
+    assert "pyproject.toml at main has no [tool.bumpversion] current_version" in err, err
+    assert "not committed yet" in err and "git add pyproject.toml && git commit" in err, err
+    code, out, err = run(repo.path, "release", "status")
+    assert code == 0, err
+    shown = " ".join(out.split())
+    assert "[tool.bumpversion] current_version" in shown, shown  # not eaten as markup
+    assert "not committed yet" in shown, shown
