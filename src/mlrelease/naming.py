@@ -29,7 +29,9 @@ _FIELD = {
     "major": r"(?P<major>0|[1-9][0-9]*)",
     "minor": r"(?P<minor>0|[1-9][0-9]*)",
     "patch": r"(?P<patch>0|[1-9][0-9]*)",
-    "rc": r"(?P<rc>[1-9][0-9]*)",
+    # Release candidates may start at 0 (torchdata tags v0.11.0-rc0); the next one is the
+    # highest number + 1, so a flow that starts at 1 never makes an rc0.
+    "rc": r"(?P<rc>0|[1-9][0-9]*)",
 }
 PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 """A ``{name}`` in a template."""

@@ -1,5 +1,11 @@
 """The one place rich consoles are made.
 
+User messages (errors, plan notes, status cells) reach the terminal through
+:func:`message_console`: rich never reads their text as markup, so a message naming
+``[tool.mlrelease]`` or ``[bold]`` prints it as written (markup would swallow both). Styles on
+such a console come from rich objects (a :class:`~rich.table.Table`'s column style), never from
+brackets in a string.
+
 On a terminal, rich fits output to its width. Elsewhere (CI logs, pipes) it would assume 80
 columns and break identifiers mid-word ("windows-11-ar|m"); there the console is wide enough
 for one message per line, unless ``COLUMNS`` says otherwise.
@@ -27,3 +33,8 @@ def make_console(*, stderr: bool = True, file: IO[str] | None = None, **options:
     if file is not None:
         return Console(file=file, **options)
     return Console(stderr=stderr, **options)
+
+
+def message_console(*, stderr: bool = True, file: IO[str] | None = None, **options: Any) -> Console:
+    """A console for user messages: text printed on it, table cells included, is never markup."""
+    return make_console(stderr=stderr, file=file, markup=False, **options)

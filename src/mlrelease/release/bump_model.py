@@ -115,7 +115,7 @@ def plan_rc_bump(world: World, config: Config, tag: str | None = None, push: boo
     restore, restored = rules.recovery(world, "rc")
     plan.actions += restore
     branch, carried, release = _on_branch(world, config, "rc", restored)
-    released = world.aimed().final in world.tags()
+    released = rules.released(world, config.names, release) is not None  # invariant (i)
     try:
         target = next_version(carried, "rc", released, release)
     except PreconditionError as exc:

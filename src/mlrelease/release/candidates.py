@@ -46,21 +46,28 @@ def plan_prepare(world: World, config: Config, version: str, push: bool = False)
     carried = parse_version(world.version_at(branch), branch)
     rules.check_tags(world, names, "prepare", target)
     tags = world.tags()
-    final = names.final_tag(target)
     log_text = world.file_at(branch, config.changelog)
-    if log_text is None:
+    gated = "changelog" in config.gates  # invariant (k): the section is the changelog gate's
+    # Under version-source = "tag" the files keep their marker: the tag gives the version.
+    need_bump = str(carried) != str(target) and not version_model(config).agrees(target, carried)
+    need_log = log_text is not None and not changelog.has_section(log_text, target)
+    if (need_bump or need_log or (log_text is None and gated)) and rules.released(
+        world, names, target
+    ):  # invariant (i), refused first (j)
+        raise PreconditionError(
+            f"prepare: {target} is released ({names.final_tag(target)} exists); prepare the "
+            f"next patch version, e.g. --version {rules.next_release(world, names, target)}."
+        )
+    if log_text is None and gated:
         raise PreconditionError(
             f"prepare: {config.changelog} does not exist on {branch} "
             "([tool.mlrelease] changelog); create it with a '# Changelog' title and the line "
             f"'{changelog.MARKER}'."
         )
-    # Under version-source = "tag" the files keep their marker: the tag gives the version.
-    need_bump = str(carried) != str(target) and not version_model(config).agrees(target, carried)
-    need_log = not changelog.has_section(log_text, target)
-    if final in tags and (need_bump or need_log):
-        raise PreconditionError(
-            f"prepare: {target} is released ({final} exists); prepare the next patch version, "
-            f"e.g. --version {target.major}.{target.minor}.{target.micro + 1}."
+    if log_text is None:
+        plan.notes.append(
+            f"{config.changelog} does not exist on {branch} and the changelog gate is not "
+            "configured: no changelog section is written."
         )
     if need_bump:
         if carried > target:
@@ -75,7 +82,7 @@ def plan_prepare(world: World, config: Config, version: str, push: bool = False)
             )
     else:
         plan.notes.append(f"{branch} carries {target}.")
-    if not need_log:
+    if log_text is not None and not need_log:
         plan.notes.append(f"{config.changelog} has a {target} section.")
     changed: set[str] = set()
     if need_bump or need_log:
@@ -126,7 +133,7 @@ def _edit(world: World, plan: Plan, config: Config, branch: str, version: str,
 
 
 def _branch_version(
-    world: World, config: Config, names: Names, name: str, notes: list[str]
+    world: World, config: Config, names: Names, name: str
 ) -> tuple[str, tuple[int, int], Version]:
     """On a release branch with consistent version files that the version model releases
     from: (branch, series, the version the RC is of)."""
@@ -164,16 +171,24 @@ def _branch_version(
             f"{wanted[0]}.{wanted[1]}.0 --execute` (or the patch version you are releasing)."
         )
     released = [v for v, rc in filter(None, map(names.parse_tag, world.tags())) if rc is None]
-    version = model.release_of(carried, released)
-    if model.from_tag:  # the tag gives the version; the changelog is the changelog gate's
-        if "changelog" in config.gates and not changelog.has_section(tree.changelog, version):
-            notes.append(f"{config.changelog} has no {version} section yet (the changelog gate).")
-    elif not changelog.has_section(tree.changelog, version):
-        raise PreconditionError(
-            f"{name}: {config.changelog} has no {version} section. Run `mlrelease release "
-            f"prepare --version {version} --execute`, which writes it."
-        )
-    return branch, wanted, version
+    return branch, wanted, model.release_of(carried, released)
+
+
+def _check_changelog(world: World, config: Config, version: Version, notes: list[str]) -> None:
+    """Invariant (k): the changelog section is required only when the changelog gate is
+    configured; under ``version-source = "tag"`` the gate checks it at verify time (a note)."""
+    tree = world.worktree
+    if "changelog" not in config.gates or tree is None:
+        return
+    if changelog.has_section(tree.changelog, version):
+        return
+    if version_model(config).from_tag:
+        notes.append(f"{config.changelog} has no {version} section yet (the changelog gate).")
+        return
+    raise PreconditionError(
+        f"rc: {config.changelog} has no {version} section (the changelog gate requires one). "
+        f"Run `mlrelease release prepare --version {version} --execute`, which writes it."
+    )
 
 
 def _refuse_released_head(tags: dict[str, str], names: Names, head: str, version: Version) -> None:
@@ -190,13 +205,29 @@ def _refuse_released_head(tags: dict[str, str], names: Names, head: str, version
             )
 
 
+def _problem_at_head(world: World, name: str, branch: str) -> str | None:
+    """Why the RC tag ``name`` at HEAD is no candidate (a hand-made tag: promotion would refuse
+    it later), as origin has it (here, without it); None when it is one."""
+    remote = world.origin()
+    theirs = remote.refs.tags.get(name) if remote else None
+    where = remote.name if remote and theirs else "this repository"
+    return rules.rc_problem(theirs or world.local.tags.get(name), name, where, branch, True)
+
+
 def plan_rc(world: World, config: Config, tag: str | None = None, push: bool = False) -> Plan:
     """``release rc``: the annotated tag vX.Y.Z-rcN (N = next free number) on HEAD."""
     root, rel = world.root, config.table(ReleaseConfig)
     names = config.names
     plan = Plan("rc", root)
     rules.preflight(world, "rc")
-    branch, _, version = _branch_version(world, config, names, "rc", plan.notes)
+    branch, _, version = _branch_version(world, config, names, "rc")
+    head = str(world.head)
+    rcs = rules.rc_tags(world, names, version)
+    at_head = sorted(n for n, (_, commit) in rcs.items() if commit == head)
+    problem = _problem_at_head(world, rcs[at_head[-1]][0], branch) if at_head else None
+    if not at_head or problem:  # only the shipped candidate itself, at HEAD, is nothing to do
+        rules.refuse_released(world, config, version, "rc")  # invariant (j): before the rest
+    _check_changelog(world, config, version, plan.notes)
     if tag is not None:
         parsed = names.parse_tag(tag)
         if parsed is None or parsed[1] is None:
@@ -212,24 +243,9 @@ def plan_rc(world: World, config: Config, tag: str | None = None, push: bool = F
             )
     rules.check_tags(world, names, "rc", version)
     tags = world.tags()
-    final = names.final_tag(version)
-    head = str(world.head)
-    rcs = rules.rc_tags(world, names, version)
-    at_head = sorted(n for n, (_, commit) in rcs.items() if commit == head)
-    if final in tags and not at_head:
-        raise PreconditionError(
-            f"rc: {version} is already released ({final}); prepare the next patch version "
-            f"(`mlrelease release prepare --version {version.major}.{version.minor}."
-            f"{version.micro + 1} --execute`)."
-        )
     changed: set[str] = set()
     if at_head:
         name = rcs[at_head[-1]][0]
-        remote = world.origin()
-        theirs = remote.refs.tags.get(name) if remote else None
-        where = remote.name if remote and theirs else "this repository"
-        # A hand-made tag at HEAD is no candidate: promotion would refuse it later.
-        problem = rules.rc_problem(theirs or world.local.tags.get(name), name, where, branch, True)
         if problem:
             raise PreconditionError(f"rc: {problem}")
         if tag is not None and tag != name:

@@ -14,9 +14,10 @@ from mlrelease.release import checklist, checklist_doc, service
 from mlrelease.release import status as release_status
 from mlrelease.release.config import ReleaseConfig
 from mlrelease.release.promotion import publish
-from mlrelease.terminal import make_console
+from mlrelease.terminal import message_console
 
-console = make_console()
+# Release messages name TOML tables ([tool.mlrelease]): never markup.
+console = message_console()
 
 SAFETY = (
     "Dry run unless --execute: prints the exact git commands it would run. Pushes only "
@@ -29,7 +30,7 @@ def _config(args: argparse.Namespace) -> Config:
 
 
 def _say(text: str) -> None:
-    console.print(text, soft_wrap=True, markup=False)
+    console.print(text, soft_wrap=True)
 
 
 def _candidate(args: argparse.Namespace) -> service.Candidate:
@@ -46,7 +47,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(data, indent=2))
         return 0
-    make_console(stderr=False).print(release_status.table(data))
+    message_console(stderr=False).print(release_status.table(data))
     return 0
 
 

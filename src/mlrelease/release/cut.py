@@ -70,6 +70,30 @@ def _branch(world: World, plan: Plan, rel: ReleaseConfig, branch: str, version: 
     return start
 
 
+def _refuse_released_series(
+    world: World, config: Config, wanted: tuple[int, int], branch: str
+) -> None:
+    """Invariant (i): the branch of a series whose first release is tagged final is never cut
+    from main again (main has moved on); a patch release is made on origin's branch, or on one
+    cut from the series' last release."""
+    names, version = config.names, Version(f"{wanted[0]}.{wanted[1]}.0")
+    reason = rules.released_reason(world, config, version)
+    if reason is None:
+        return
+    upcoming = rules.next_release(world, names, version)
+    last = names.final_tag(Version(f"{wanted[0]}.{wanted[1]}.{upcoming.micro - 1}"))
+    remote = world.remote
+    if remote is not None and branch in remote.heads:
+        where = f"{remote.name}'s {branch} (`git switch --track {remote.name}/{branch}`)"
+    else:
+        where = (
+            f"{branch} cut from the last release (`mlrelease release cut --version "
+            f"{series_text(wanted)} --from {last} --execute`)"
+        )
+    main = config.table(ReleaseConfig).main_branch
+    raise PreconditionError(f"cut: {reason} {main} has moved on: do that on {where}.")
+
+
 def _main(world: World, config: Config, wanted: tuple[int, int], version: str,
           plan: Plan) -> tuple[Version, str | None]:  # fmt: skip
     """Step 2, main moves to the next development version, in the style the version model
@@ -209,6 +233,10 @@ def plan_cut(
             f"cut: no local branch {main!r} ({TABLE}.main-branch); fetch it or set the key."
         )
     _check_edits(config)
+    if branch not in world.local.heads and from_ref is None:
+        _refuse_released_series(world, config, wanted, branch)
+    elif reason := rules.released_reason(world, config, Version(f"{wanted[0]}.{wanted[1]}.0")):
+        plan.notes.append(reason)
     base = _branch(world, plan, rel, branch, version, from_ref, version_model(config).files_carry)
     main_version, next_dev = _main(world, config, wanted, version, plan)
     values = _values(branch, version, wanted)

@@ -83,11 +83,31 @@ def version_at(root: Path, ref: str) -> str:
     table = pyproject_at(root, ref).get("tool", {}).get("bumpversion", {})
     version = table.get("current_version") if isinstance(table, Mapping) else None
     if not isinstance(version, str):
+        missing = f"pyproject.toml at {ref} has no [tool.bumpversion] current_version"
+        if _uncommitted_version(root, ref):
+            raise PreconditionError(
+                f"{missing}: the working tree's pyproject.toml has it, not committed yet. Commit "
+                "it (`git add pyproject.toml && git commit`); the release flow reads the "
+                "committed version."
+            )
         raise PreconditionError(
-            f"pyproject.toml at {ref} has no [tool.bumpversion] current_version; add it (the "
-            "release flow reads the version from there)."
+            f"{missing}; add it (the release flow reads the version from there)."
         )
     return version
+
+
+def _uncommitted_version(root: Path, ref: str) -> bool:
+    """Whether ``ref`` is the checked-out commit and the working tree's pyproject.toml has
+    ``[tool.bumpversion] current_version`` (an adoption not committed yet)."""
+    path = root / "pyproject.toml"
+    if not path.is_file() or commit_of(root, ref) != commit_of(root, "HEAD"):
+        return False
+    try:
+        table = tomllib.loads(path.read_text(encoding="utf-8")).get("tool", {})
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return False
+    bump = table.get("bumpversion") if isinstance(table, Mapping) else None
+    return isinstance(bump, Mapping) and isinstance(bump.get("current_version"), str)
 
 
 def is_ancestor(root: Path, ancestor: str, descendant: str) -> bool:

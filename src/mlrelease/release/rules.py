@@ -10,10 +10,11 @@ from collections.abc import Set as AbstractSet
 
 from packaging.version import Version
 
+from mlrelease.config import Config
 from mlrelease.edges.journal import drop_journal
 from mlrelease.errors import PreconditionError
 from mlrelease.naming import Names
-from mlrelease.release.config import TABLE
+from mlrelease.release.config import TABLE, series, series_text, version_model
 from mlrelease.release.plan import Action, call_action, git_action
 from mlrelease.release.world import FINAL_MARKER, RC_MARKER, Refs, Remote, Tag, World, short
 
@@ -93,6 +94,61 @@ def check_tags(world: World, names: Names, verb: str, version: Version) -> None:
     conflicts = tag_conflicts(world.local, remote, found)
     if conflicts:
         raise PreconditionError(f"{verb}: {'; '.join(conflicts)}.")
+
+
+def released(world: World, names: Names, version: Version) -> str | None:
+    """Invariant (i): where the final tag of ``version`` is (``on origin``), or None.
+
+    A version with a final tag is released: no command plans, offers or tags a release
+    candidate or a final tag of it. Origin is the truth; this clone's own final tag (made and
+    not pushed yet) counts too. The one predicate status, cut, prepare, rc and promote ask."""
+    final = names.final_tag(version)
+    remote = world.remote
+    if remote is not None and final in remote.refs.tags:
+        return f"on {remote.name}"
+    return "here, not pushed yet" if final in world.local.tags else None
+
+
+def next_release(world: World, names: Names, version: Version) -> Version:
+    """The next release of ``version``'s series: the smallest version from ``version`` on with
+    no final tag (2.13.0, then 2.13.1, ...)."""
+    while released(world, names, version):
+        major, minor, micro = (*version.release, 0, 0)[:3]
+        version = Version(f"{major}.{minor}.{micro + 1}")
+    return version
+
+
+def released_reason(world: World, config: Config, version: Version) -> str | None:
+    """``0.18.0 is already released (...); the next release ... is 0.18.1: how to make it``, or
+    None when ``version`` is not released. Under ``version-source = "tag"`` the next patch
+    comes from the tag of its candidate; otherwise ``release prepare`` sets it in the files."""
+    where = released(world, config.names, version)
+    if where is None:
+        return None
+    upcoming = next_release(world, config.names, version)
+    if version_model(config).from_tag:
+        how = (
+            f"tag its release candidate ({config.names.rc_tag_for(upcoming, 1)}) on new commits "
+            "of the release branch with `mlrelease release rc`"
+        )
+    else:
+        how = (
+            f"set it with `mlrelease release prepare --version {upcoming} --execute`, then tag "
+            "its release candidate with `mlrelease release rc`"
+        )
+    return (
+        f"{version} is already released ({config.names.final_tag(version)}): its final tag is "
+        f"{where}. The next release of the {series_text(series(version))} series is "
+        f"{upcoming}: {how}."
+    )
+
+
+def refuse_released(world: World, config: Config, version: Version, verb: str) -> None:
+    """Invariant (i), refused first (invariant (j)): before any precondition that would only
+    matter for releasing ``version`` (a changelog section, the kind of its RC tag)."""
+    reason = released_reason(world, config, version)
+    if reason is not None:
+        raise PreconditionError(f"{verb}: {reason}")
 
 
 def rc_problem(

@@ -111,6 +111,7 @@ def status(config: Config, version: str | None = None) -> dict[str, Any]:
     world = dataclasses.replace(world, remote_error=None)
     rcs = rules.rc_tags(world, names, target)
     final_tag = names.final_tag(target)
+    released = rules.released_reason(world, config, target)
     report_path = config.path(rel.rc_report)
     verdict: dict[str, Any] = {"report": str(report_path), "verdict": None, "for_head": False}
     if report_path.is_file():
@@ -140,7 +141,9 @@ def status(config: Config, version: str | None = None) -> dict[str, Any]:
             "rc": [rcs[n][0] for n in sorted(rcs)],
             "final": final_tag if final_tag in world.tags() else None,
         },
-        "next_rc": names.rc_tag_for(target, max(rcs, default=0) + 1),
+        # Invariant (i): a released version is offered no release candidate.
+        "released": released,
+        "next_rc": None if released else names.rc_tag_for(target, max(rcs, default=0) + 1),
         "release_edits": _edits(world, config, series_text(series(target))),
         "release_verify": verdict,
         "next": _previews(world, config, target),
@@ -180,7 +183,7 @@ def table(data: dict[str, Any]) -> Table:
             )
             or "none",
         ),
-        ("next RC", data["next_rc"]),
+        ("next RC", data["next_rc"] or f"none: {data['released']}"),
         ("release_verify", _verdict(data["release_verify"])),
     ]
     if data.get("release_edits"):

@@ -36,7 +36,8 @@ def test_default_names_round_trip() -> None:
     assert n.final_tag(Version("1.4.0")) == "v1.4.0"
     assert n.parse_tag("v1.4.0-rc2") == (Version("1.4.0"), 2)
     assert n.parse_tag("v1.4.0") == (Version("1.4.0"), None)
-    for bad in ("v1.4.0rc2", "v12.0.0.0", "1.4.0", "v1.4.0-rc0", "v01.4.0", "v1.4.0-rc"):
+    assert n.parse_tag("v1.4.0-rc0") == (Version("1.4.0"), 0)  # torchdata starts at rc0
+    for bad in ("v1.4.0rc2", "v12.0.0.0", "1.4.0", "v1.4.0-rc00", "v01.4.0", "v1.4.0-rc"):
         assert n.parse_tag(bad) is None, bad
 
 

@@ -26,7 +26,7 @@ from mlrelease.release.plan import Action, Plan, git_action
 from mlrelease.release.promotion import gatekeeper, index
 from mlrelease.release.promotion.manifest import TRAILER, Manifest
 from mlrelease.release.promotion.publish import plan_publish
-from mlrelease.release.world import FINAL_MARKER, Target, World, parse_version
+from mlrelease.release.world import FINAL_MARKER, Tag, Target, World, parse_version
 
 
 @dataclass
@@ -59,6 +59,22 @@ def _newest(world: World, names: Names, target: Target) -> None:
             )
 
 
+def _candidate(world: World, config: Config, names: Names) -> tuple[Target, Tag]:
+    """The RC to promote, checked (the newest of its version, origin's annotated tag made by
+    ``release rc``). Invariant (j): when the version is already released, that is the refusal,
+    not what would only matter for releasing it (a lightweight or older RC tag); promote goes on
+    only with a valid candidate, to complete or judge the existing final tag."""
+    try:
+        _newest(world, names, world.aimed())
+        target, tag, _ = gatekeeper.candidate(world, config, names, "promote")
+    except PreconditionError:
+        reason = rules.released_reason(world, config, world.aimed().version)
+        if reason is None:
+            raise
+        raise PreconditionError(f"promote: {reason}") from None
+    return target, tag
+
+
 def plan_promote(
     world: World, config: Config, *, push: bool = False, publish: bool = False,
     repository_url: str | None = None,
@@ -69,8 +85,7 @@ def plan_promote(
     names = config.names
     plan = Plan("promote", world.root)
     rules.preflight(world, "promote")
-    _newest(world, names, world.aimed())
-    target, tag, _ = gatekeeper.candidate(world, config, names, "promote")
+    target, tag = _candidate(world, config, names)
     rc, commit, final = str(target.rc), str(tag.commit), target.final
     manifest = gatekeeper.bound(world, rc, commit, "promote")
     facts = world.facts()
