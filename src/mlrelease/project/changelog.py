@@ -124,9 +124,32 @@ OTHER_TITLE = "### Other changes"
 """The section of commits with no Conventional Commit type (git-changelog calls it Misc)."""
 
 
-def _name_other_changes(before: str, after: str) -> str:
-    """Title git-changelog's "Misc" sections "Other changes" in the part it inserted only; what
-    the file already held is never rewritten."""
+ENTRY = re.compile(r"^(- )(.*?)( \(\[[0-9a-f]{7}\]\()", re.M)
+"""An entry of git-changelog's keepachangelog template: ``- SUBJECT ([abc1234](url) by ...``."""
+CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+MARKDOWN_SPECIAL = re.compile(r"(?<!\\)([\[\]<>*_])")
+
+
+def escape_subject(subject: str) -> str:
+    """A commit subject as Markdown that shows its text: outside its code spans, the characters
+    that would make a link, an HTML tag or emphasis (``[ ] < > * _``) are escaped, once (an
+    escaped one stays as it is). A subject
+    such as ``recognise "# [0.2.0](link) (date)" titles`` must not become a link to ``link``
+    (the docs build fails on it under ``-W``, and GitHub renders a broken link)."""
+    out: list[str] = []
+    start = 0
+    for span in CODE_SPAN.finditer(subject):
+        out.append(MARKDOWN_SPECIAL.sub(r"\\\1", subject[start : span.start()]))
+        out.append(span.group(0))
+        start = span.end()
+    out.append(MARKDOWN_SPECIAL.sub(r"\\\1", subject[start:]))
+    return "".join(out)
+
+
+def _edit_inserted(before: str, after: str) -> str:
+    """Edit only the part git-changelog inserted (what the file already held is never
+    rewritten): its "Misc" sections are titled "Other changes", and each entry's subject is
+    escaped (:func:`escape_subject`), since commit subjects are text, not Markdown."""
     start = 0
     limit = min(len(before), len(after))
     while start < limit and before[start] == after[start]:
@@ -134,9 +157,13 @@ def _name_other_changes(before: str, after: str) -> str:
     end = 0
     while end < limit - start and before[-1 - end] == after[-1 - end]:
         end += 1
-    middle = after[start : len(after) - end]
+    start = after.rfind("\n", 0, start) + 1  # whole lines: an entry is edited as one
+    stop = after.find("\n", len(after) - end)
+    stop = len(after) if stop < 0 else stop
+    middle = after[start:stop]
     middle = re.sub(r"^### Misc$", OTHER_TITLE, middle, flags=re.M)
-    return after[:start] + middle + after[len(after) - end :]
+    middle = ENTRY.sub(lambda m: m.group(1) + escape_subject(m.group(2)) + m.group(3), middle)
+    return after[:start] + middle + after[stop:]
 
 
 def bump_tag(bump: str | None, tag: Callable[[Version], str]) -> str | None:
@@ -231,7 +258,7 @@ def generate(
             return before  # the version's section exists: a second run changes nothing
         if proc.returncode != 0:
             raise UserError(f"git-changelog failed (exit {proc.returncode}): {proc.stderr.strip()}")
-        after = _name_other_changes(before, work.read_text(encoding="utf-8"))
+        after = _edit_inserted(before, work.read_text(encoding="utf-8"))
     if write and after != before:
         staged = path.with_name(path.name + ".mlrelease-tmp")
         staged.write_text(after, encoding="utf-8")

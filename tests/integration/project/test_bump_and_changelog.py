@@ -140,3 +140,16 @@ def test_invoke_lists_the_release_tasks() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert "release.bump" in proc.stdout
+
+
+def test_a_subject_is_shown_as_text_never_as_markdown(make_repo: MakeRepo) -> None:
+    # A real subject of this repository ("... linked titles (# [0.2.0](link) (date) ...") made
+    # the changelog link to `link`: the docs gate's Sphinx build failed on it under -W.
+    root = make_repo()
+    subject = "feat(init): read # [0.2.0](link) (date) titles, <br> and *stars* in `[a](b)`"
+    git(root, "commit", "-q", "--allow-empty", "-m", subject)
+    git(root, "commit", "-q", "--allow-empty", "-m", "fix: keep __init__ intact")
+    assert main(["--root", str(root), "changelog", "--execute"]) == 0
+    text = (root / "CHANGELOG.md").read_text()
+    assert r"- read # \[0.2.0\](link) (date) titles, \<br\> and \*stars\* in `[a](b)` ([" in text
+    assert r"- keep \_\_init\_\_ intact ([" in text

@@ -79,3 +79,9 @@ def test_the_changelog_styles_of_the_wild() -> None:
 def test_a_document_title_is_not_a_section() -> None:
     assert changelog.sections("# Changelog\n\n# Release notes\n") == []
     assert changelog.sections("# Unreleased\n") == ["Unreleased"]
+
+
+def test_a_subject_is_escaped_once_and_its_code_spans_are_kept() -> None:
+    escaped = changelog.escape_subject("a [b](c) <d> *e* f_g `[h](i)`")
+    assert escaped == r"a \[b\](c) \<d\> \*e\* f\_g `[h](i)`"
+    assert changelog.escape_subject(escaped) == escaped
