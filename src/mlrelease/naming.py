@@ -11,6 +11,7 @@ handed to every user: commands through their configuration, gates through their
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -157,6 +158,11 @@ class Names:
         if final is not None:
             return Version(f"{final['major']}.{final['minor']}.{final['patch']}"), None
         return None
+
+    def newest_final(self, tags: Iterable[str]) -> Version | None:
+        """The newest version of the final tags among ``tags`` (None: nothing released)."""
+        parsed = (self.parse_tag(name) for name in tags)
+        return max((p[0] for p in parsed if p is not None and p[1] is None), default=None)
 
 
 def release_triple(version: Version) -> tuple[int, int, int]:

@@ -121,21 +121,28 @@ class VersionModel:
         return self.source == "tag"
 
     def development(self, version: Version) -> bool:
-        """Whether main (branch model) may carry ``version``: a development version."""
+        """Whether ``version`` is a development version under this model."""
         if self.from_tag:
             return is_marker(version) or _bare(version)
         return is_development(version) or (self.untagged and _bare(version))
+
+    def on_main(self, version: Version, newest: Version | None) -> bool:
+        """Whether main (branch model) may carry ``version``, ``newest`` being the newest final
+        release: a development version, or a bare version not below ``newest``: the next
+        release (ao and executorch keep it on main; their builds mark nightlies themselves) or,
+        until the next one starts, the newest (tensordict). Never a pre- or post-release."""
+        return self.development(version) or (_bare(version) and not (newest and version < newest))
 
     def expected_on_main(self, major: int, minor: int) -> str:
         """What main should carry for the ``major.minor`` development (shown in errors)."""
         return f"{major}.{minor}.0" + ("a0" if self.from_tag else "" if self.untagged else ".dev0")
 
-    def next_development(self, current: Version, major: int, minor: int) -> str:
+    def next_development(self, current: Version, major: int, minor: int, bare: bool = False) -> str:
         """What main moves to after ``major.minor`` is cut: the next minor in the marker style
         main carries now (:func:`restyled`: ``2.14.0a0`` -> ``2.15.0a0``; ``1.5.0.dev3`` ->
-        ``1.6.0.dev0``; bare -> bare), or the model's own marker when main carries no
-        development version (a trunk's release)."""
-        if self.development(current):
+        ``1.6.0.dev0``; bare -> bare where ``bare`` says main keeps bare versions), or the
+        model's own marker when main carries no development version (a trunk's release)."""
+        if self.development(current) or (bare and _bare(current)):
             return str(restyled(f"{major}.{minor + 1}.0", current))
         return self.expected_on_main(major, minor + 1)
 

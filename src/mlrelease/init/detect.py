@@ -327,13 +327,11 @@ def detect(snap: Snapshot) -> Detection:
     tests, tests_why = test_command(snap)
     docs_dir, docs_why = docs(snap)
     onnx, onnx_why = onnx_use(snap)
-    model = release_model(snap)
-    tagged_branches = model.name == "branch" and rc.name == "tag"
     return Detection(
         name=distribution_name(snap),
-        version=version_source(snap, latest_version, tagged_branches=tagged_branches),
+        version=version_source(snap, latest_version),
         tags=tags,
-        model=model,
+        model=release_model(snap),
         build=build_kind(snap),
         changelog=log,
         changelog_why=log_why,

@@ -4,7 +4,6 @@ or git."""
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
 import sys
@@ -105,10 +104,6 @@ class Snapshot:
     """Release-like tag (the newest :data:`TAGS_READ`) -> the texts, at that tag, of the files
     that may carry the version (:func:`version_paths`): whether tags sit on commits whose files
     say another version (``version-source = "tag"``)."""
-    main_texts: dict[str, str] = field(default_factory=dict)
-    """The texts of the same files at the tip of the main branch (:func:`main_branch`), read
-    whichever branch is checked out: what main carries (a development marker, or a bare version
-    no tag has released)."""
 
     @property
     def main_branch(self) -> str:
@@ -258,7 +253,7 @@ def take(root: Path) -> Snapshot:
     tags = [t for t in tags if t]
     released = [t for t in tags if _RELEASE_TAG.search(t)][:TAGS_READ]
     paths = version_paths(texts)
-    snap = Snapshot(
+    return Snapshot(
         files,
         texts,
         tags=tags,
@@ -270,9 +265,3 @@ def take(root: Path) -> Snapshot:
         rc_subjects=rc_subjects,
         tag_texts=_texts_at(root, released, paths),
     )
-    # The local branch, else a remote-tracking one (a clone that never checked main out).
-    mains = (f"refs/heads/{snap.main_branch}", f"refs/remotes/origin/{snap.main_branch}")
-    main = next((r for r in mains if r in refs), None)
-    if main is None:
-        return snap
-    return dataclasses.replace(snap, main_texts=_texts_at(root, [main], paths)[main])

@@ -150,14 +150,13 @@ def _scm(data: Mapping[str, Any], snap: Snapshot) -> str | None:
     return None
 
 
-def version_source(
-    snap: Snapshot, latest_tag_version: str | None, tagged_branches: bool = False
-) -> VersionSource:
+def version_source(snap: Snapshot, latest_tag_version: str | None) -> VersionSource:
     """Find where the version is written, and the exact search for each file carrying it.
 
-    ``tagged_branches``: releases are cut on release branches and their candidates are tags,
-    so a bare next version on main is the tag model's (the files model keeps a marker there;
-    with candidates made as bumps, ONNX's practice, it carries the bare version too)."""
+    The model is ``tag`` only on evidence that the build does not take the files' version:
+    release tags on commits whose files say another version. A bare version on main is no
+    such evidence: torchao keeps its bare next version there and builds what version.txt
+    says (its v0.14.1 was prepared by setting 0.14.1), which the files model allows."""
     data = snap.pyproject()
     name = lookup(data, "project.name")
     scm = _scm(data, snap)
@@ -199,8 +198,6 @@ def version_source(
     evidence = None
     if files:
         evidence = _tags_elsewhere(snap, files[0])
-        if evidence is None and tagged_branches:
-            evidence = _bare_next_on_main(snap, files[0])
     if evidence:
         return VersionSource(kind, current, files, f"{why}; {evidence}", built_from_tag=True)
     return VersionSource(kind, current, files, why)
@@ -220,31 +217,6 @@ def _read_by_setup(snap: Snapshot) -> tuple[VersionFile, str] | None:
         if m and vf:
             return vf, f"the {path} file (setup.py line {line_of(setup, m.start())} reads it)"
     return None
-
-
-def _released(snap: Snapshot) -> list[Version]:
-    """The versions of the final release tags."""
-    return [Version(m["base"]) for tag in snap.tags if (m := _TAGGED.search(tag)) and not m["pre"]]
-
-
-def _bare_next_on_main(snap: Snapshot, vf: VersionFile) -> str | None:
-    """Why releases take their version from the tag, or None: main (of a branch-model project
-    whose candidates are tags) carries a bare final version newer than every release tag, where
-    the files model keeps a development marker (``X.Y.0.devN``, ``X.Y.0a0``): torchao's
-    ``0.19.0`` after ``v0.18.0``. The tag model's "bare next version"."""
-    text = snap.main_texts.get(vf.filename)
-    carried = _value(snap, vf, text) if text is not None else None
-    released = _released(snap)
-    if carried is None or not _is_version(carried) or not released:
-        return None
-    version, newest = Version(carried), max(released)
-    if str(version) != version.base_version or version <= newest:
-        return None
-    return (
-        f"{snap.main_branch}'s {vf.filename} says {carried}, a bare version no release tag has "
-        f"released (the newest is {newest}), where the files model keeps a development marker: "
-        "main carries the bare next version, and the build takes the version from the tag"
-    )
 
 
 _TAGGED = re.compile(r"(?P<base>\d+\.\d+\.\d+)(?:[-.]?(?P<pre>a|b|rc)(?P<n>\d+))?$")

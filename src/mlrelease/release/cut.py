@@ -60,7 +60,8 @@ def _branch(world: World, plan: Plan, rel: ReleaseConfig, branch: str, version: 
         raise PreconditionError(f"cut: --from {from_ref}: no such branch, tag or commit.")
     carried = parse_version(world.version_at(start), start)
     wanted = parse_series(version)
-    if files_carry and series(carried) != wanted:
+    behind = from_ref is None and series(carried) < wanted  # step 2 says how main starts it
+    if files_carry and series(carried) != wanted and not behind:
         raise PreconditionError(
             f"cut: {start} carries {carried}, not a {version} version. Cut --version "
             f"{series_text(series(carried))}, or pass --from a commit of the {version} "
@@ -80,6 +81,15 @@ def _refuse_released_series(
     reason = rules.released_reason(world, config, version)
     if reason is None:
         return
+    rel, model = config.table(ReleaseConfig), version_model(config)
+    carried = parse_version(world.version_at(rel.main_branch), rel.main_branch)
+    if model.files_carry and series(carried) == wanted:  # main has not moved on (torchcodec)
+        moved = model.next_development(carried, *wanted, bare=rel.model != "trunk")
+        raise PreconditionError(
+            f"cut: {reason} {rel.main_branch} still carries {carried}: the {version} cut never "
+            f"moved it on. Move it now: `mlrelease bump --to {moved} --execute` on "
+            f"{rel.main_branch}, and commit."
+        )
     upcoming = rules.next_release(world, names, version)
     last = names.final_tag(Version(f"{wanted[0]}.{wanted[1]}.{upcoming.micro - 1}"))
     remote = world.remote
@@ -90,8 +100,7 @@ def _refuse_released_series(
             f"{branch} cut from the last release (`mlrelease release cut --version "
             f"{series_text(wanted)} --from {last} --execute`)"
         )
-    main = config.table(ReleaseConfig).main_branch
-    raise PreconditionError(f"cut: {reason} {main} has moved on: do that on {where}.")
+    raise PreconditionError(f"cut: {reason} {rel.main_branch} has moved on: do that on {where}.")
 
 
 def _main(world: World, config: Config, wanted: tuple[int, int], version: str,
@@ -104,12 +113,13 @@ def _main(world: World, config: Config, wanted: tuple[int, int], version: str,
     if not model.files_carry:
         plan.notes.append(f"version-source = scm: {main} carries no version to move on.")
         return main_version, None
-    next_dev = model.next_development(main_version, *wanted)
+    next_dev = model.next_development(main_version, *wanted, bare=rel.model != "trunk")
     expected = model.expected_on_main(*wanted)
     if series(main_version) == wanted:
         # Trunk model: main carries the released version until the next bump; cutting a
         # maintenance branch from it is what moves main on.
-        if not model.development(main_version) and rel.model != "trunk":
+        newest = config.names.newest_final(world.tags())
+        if not model.on_main(main_version, newest) and rel.model != "trunk":
             raise PreconditionError(
                 f"cut: {main} carries {main_version}, {versions.kind(main_version)}; main must "
                 f"carry a development version (e.g. {expected}). Fix it with `mlrelease bump "
@@ -117,10 +127,15 @@ def _main(world: World, config: Config, wanted: tuple[int, int], version: str,
             )
         return main_version, next_dev
     if series(main_version) < wanted:
+        newest = config.names.newest_final(world.tags())
+        if model.on_main(main_version, newest):  # in main's own style (bare, a0, .dev0)
+            expected = str(versions.restyled(f"{wanted[0]}.{wanted[1]}.0", main_version))
+        own = series(main_version)
+        cut_own = rules.released(world, config.names, Version(f"{own[0]}.{own[1]}.0")) is None
         raise PreconditionError(
             f"cut: {main} carries {main_version}: the {version} development has not started on "
-            f"{main}. Bump main to {expected} first, or cut "
-            f"{series_text(series(main_version))}."
+            f"{main}. Bump main to {expected} first (`mlrelease bump --to {expected} --execute`)"
+            + (f", or cut {series_text(own)}." if cut_own else ".")
         )
     plan.notes.append(f"{main} already carries {main_version}.")
     return main_version, None

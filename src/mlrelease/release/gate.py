@@ -55,13 +55,16 @@ def check_git_state(ctx: Context) -> GateResult:
     elif branch == rel.main_branch and rel.model == "trunk":
         facts.append("trunk model: releases are tagged on main")
     elif branch == rel.main_branch:
-        if not model.development(version):
+        newest = names.newest_final(queries.tags(root))
+        if not model.on_main(version, newest):
             expected = model.expected_on_main(*series(version))
             details.append(
                 f"`{branch}` carries {version}, {versions.kind(version)}; main carries a "
                 f"development version (e.g. {expected}) and releases are prepared on their "
                 "release branch"
             )
+        elif version == newest:  # main keeps the newest release's version (tensordict)
+            facts.append(f"{branch} keeps {version}, the newest release: no development yet")
         else:
             cut = names.branch_for(series(version))
             if queries.branch_exists(root, cut):

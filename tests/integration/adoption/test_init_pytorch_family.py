@@ -29,21 +29,23 @@ def proposed(root: Path) -> dict[str, Any]:
     return data["tool"]
 
 
-def test_a_bare_next_version_on_main_is_the_tag_model_and_verifies(tmp_path: Path) -> None:
-    """torchao: main says 0.19.0, no tag has released it; v0.18.0 sits on 0.18.0."""
+def test_a_bare_next_version_on_main_is_the_files_model_and_verifies(tmp_path: Path) -> None:
+    """torchao: main says 0.19.0, no tag has released it; v0.18.0 sits on 0.18.0, so the
+    build takes what version.txt says (the files model), and main's bare next version passes
+    git_state (it failed: "main carries a development version"); the cut keeps it bare."""
     repo = push_bare_next(tmp_path)
     tool = proposed(repo.path)
-    assert tool["mlrelease"]["version-source"] == "tag"
+    assert "version-source" not in tool["mlrelease"]
     assert tool["mlrelease"]["release"]["branch"] == "release/{major}.{minor}.{patch}"
     assert tool["bumpversion"]["current_version"] == "0.19.0"
-    repo.git("switch", "-q", "release/0.18.0")  # main is read as main from any branch
-    assert proposed(repo.path)["mlrelease"]["version-source"] == "tag"
-    repo.git("switch", "-q", "main")
     assert mlrelease(repo.path, "init", "--execute").returncode == 0
     repo.git("commit", "-q", "-am", "chore: adopt mlrelease")
     verify = mlrelease(repo.path, "verify", "--only", "git_state", "--only", "versions")
     assert verify.returncode == 0, verify.stdout + verify.stderr
     assert "pass  git_state" in verify.stderr and "pass  versions" in verify.stderr
+    cut = mlrelease(repo.path, "release", "cut", "--version", "0.19")
+    assert cut.returncode == 0, cut.stdout + cut.stderr
+    assert "0.19.0 -> 0.20.0" in cut.stdout
 
 
 def test_a_development_marker_on_main_stays_the_files_model(tmp_path: Path) -> None:
@@ -121,3 +123,20 @@ def test_extension_modules_with_nothing_to_compile_are_a_pure_wheel(tmp_path: Pa
     repo = push_bare_next(tmp_path, files=files)
     tool = proposed(repo.path)
     assert tool["mlrelease"]["wheels"] == {"kind": "pure", "required-platforms": []}
+
+
+@pytest.mark.parametrize(
+    ("main", "verdict"),
+    [
+        ("0.18.0", "pass git_state"),  # tensordict: main keeps the newest release's version
+        ("0.17.1", "`main` carries 0.17.1, a release version"),  # below v0.18.0: went back
+    ],
+)
+def test_main_may_keep_the_newest_release_but_never_go_back(
+    tmp_path: Path, main: str, verdict: str
+) -> None:
+    repo = push_bare_next(tmp_path, main=main)
+    assert mlrelease(repo.path, "init", "--execute").returncode == 0
+    repo.git("commit", "-q", "-am", "chore: adopt mlrelease")
+    verify = mlrelease(repo.path, "verify", "--only", "git_state")
+    assert verdict in " ".join((verify.stdout + verify.stderr).split())

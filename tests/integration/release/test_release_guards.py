@@ -127,8 +127,8 @@ def test_rc_needs_the_final_version_and_changelog(repo: Repo, mlr) -> None:  # t
 
 def test_cut_refuses_a_series_main_does_not_develop(repo: Repo, mlr) -> None:  # type: ignore[no-untyped-def]
     code, _, err = mlr("release", "cut", "--version", "1.5", "--execute")
-    assert code == 1 and "main carries 1.4.0.dev0, not a 1.5 version" in err
-    assert "Cut --version 1.4" in err
+    assert code == 1 and "main carries 1.4.0.dev0: the 1.5 development has not started" in err
+    assert "Bump main to 1.5.0.dev0 first" in err and "or cut 1.4." in err
     code, _, err = mlr("release", "cut", "--version", "1.x")
     assert code == 2 and "expected a release series MAJOR.MINOR" in err
     assert repo.git("for-each-ref", "refs/heads").count("\n") == 0  # main only

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import pytest
 import tomllib
+from packaging.version import Version
 
 from mlrelease.init import detect, propose, version_source
 from mlrelease.init.snapshot import Snapshot
+from mlrelease.versions import VersionModel
 
 SETUP_READS = (
     "import os\n"
@@ -36,7 +38,6 @@ def family(
         tags=list(at_tags),
         branches=branches,
         tag_texts={tag: {"version.txt": f"{v}\n"} for tag, v in at_tags.items()},
-        main_texts={"version.txt": f"{main}\n"},
     )
 
 
@@ -52,17 +53,21 @@ def source_of(snapshot: Snapshot) -> str | None:
     return value
 
 
-def test_a_bare_next_version_on_main_of_a_branch_project_is_the_tag_model() -> None:
-    snapshot = family("0.19.0", AO_TAGS, BRANCHES)
-    assert source_of(snapshot) == "tag"
-    why = detect.detect(snapshot).version.why
-    assert "main's version.txt says 0.19.0, a bare version no release tag has released" in why
-    assert "(the newest is 0.18.0)" in why
+def test_a_bare_next_version_on_main_is_the_files_models() -> None:
+    """torchao keeps the bare next version on main and builds what version.txt says (its
+    v0.14.1 was prepared by setting 0.14.1): the files model, whose main may carry it."""
+    assert source_of(family("0.19.0", AO_TAGS, BRANCHES)) is None
+    model = VersionModel()
+    assert model.on_main(Version("0.19.0"), Version("0.18.0"))  # the next release
+    assert model.on_main(Version("0.18.0"), Version("0.18.0"))  # the newest (tensordict)
+    assert not model.on_main(Version("0.17.1"), Version("0.18.0"))  # main went back
+    assert not model.on_main(Version("0.19.0rc1"), Version("0.18.0"))  # a real pre-release
 
 
 @pytest.mark.parametrize(
     ("main", "at_tags", "branches"),
     [
+        ("0.19.0", AO_TAGS, BRANCHES),  # the bare next version on main: files (torchao)
         ("0.19.0.dev0", AO_TAGS, BRANCHES),  # a development marker on main: files
         ("0.19.0a0", AO_TAGS, BRANCHES),  # torchdata's marker: files
         ("0.18.0", AO_TAGS, BRANCHES),  # main says a released version: not the next one
@@ -88,25 +93,9 @@ def test_release_candidates_made_as_bumps_keep_the_files_model() -> None:
         branches=snapshot.branches,
         rc_subjects=["Bump version number to 1.3.0rc2 (#5)"],
         tag_texts=snapshot.tag_texts,
-        main_texts=snapshot.main_texts,
     )
     assert detect.detect(bumps).rc.name == "bump"
     assert source_of(bumps) is None
-
-
-def test_main_is_read_at_the_main_branch_whichever_branch_is_checked_out() -> None:
-    """On release/0.18.0 (0.18.0 in the work tree), main's 0.19.0 is still the evidence."""
-    snapshot = family("0.19.0", AO_TAGS, BRANCHES)
-    on_branch = Snapshot(
-        files=snapshot.files,
-        texts={**snapshot.texts, "version.txt": "0.18.0\n"},
-        tags=snapshot.tags,
-        branches=snapshot.branches,
-        current_branch="release/0.18.0",
-        tag_texts=snapshot.tag_texts,
-        main_texts=snapshot.main_texts,
-    )
-    assert source_of(on_branch) == "tag"
 
 
 SCM = (
@@ -120,7 +109,7 @@ def test_a_version_file_setup_py_reads_is_the_source_even_with_setuptools_scm() 
     """tensordict: setup.py exports version.txt as SETUPTOOLS_SCM_PRETEND_VERSION."""
     tags = {"v0.14.0": "0.14.0", "v0.13.0": "0.13.0"}
     snapshot = family("0.14.0", tags, ["main", "release/0.14.0"], pyproject=SCM)
-    found = version_source.version_source(snapshot, "0.14.0", tagged_branches=True)
+    found = version_source.version_source(snapshot, "0.14.0")
     assert (found.kind, found.current, found.built_from_tag) == ("file", "0.14.0", False)
     assert [(f.filename, f.search, f.regex) for f in found.files] == [
         ("version.txt", "^{current_version}$", True)
@@ -129,7 +118,7 @@ def test_a_version_file_setup_py_reads_is_the_source_even_with_setuptools_scm() 
     assert "[tool.setuptools_scm] in pyproject.toml too" in found.why
     assert source_of(snapshot) is None  # files: the tags sit on what the file says
     bumped = family("0.15.0", tags, ["main", "release/0.14.0"], pyproject=SCM)
-    assert source_of(bumped) == "tag"  # the history rule, as for any version file
+    assert source_of(bumped) is None  # the bare next version: files, as for any version file
 
 
 def test_setuptools_scm_alone_still_takes_the_version_from_tags() -> None:

@@ -96,8 +96,8 @@ def test_cut_makes_the_release_only_edits_on_the_branch() -> None:
          f"origin already has release/1.4 ({B[:12]}) and this clone does not"),
         ({"remote": Remote("origin", Refs(heads={"main": AHEAD})), "ancestry": {(AHEAD, M): False}},
          True, "origin/main (000000000000) has commits that local main"),
-        ({"versions": {"main": "1.3.0.dev0"}}, False, "main carries 1.3.0.dev0, not a 1.4"),
-        ({"versions": {"main": "1.4.0"}}, False, "main carries 1.4.0, a release version"),
+        ({"versions": {"main": "1.3.0.dev0"}}, False, "the 1.4 development has not started"),
+        ({"versions": {"main": "1.4.0rc1"}}, False, "main carries 1.4.0rc1, a pre-release"),
         ({"remote": None, "remote_error": "cannot list the refs of remote 'origin'"}, False,
          "cannot list the refs of remote 'origin'"),
         ({"remote": None}, True, "cut --push: no remote 'origin' is configured here"),
@@ -107,6 +107,14 @@ def test_cut_refuses_before_the_first_change(
     changes: dict[str, object], push: bool, refusal: str
 ) -> None:
     refused(refusal, plan_cut, main_world(**changes), CONFIG, "1.4", push=push)
+
+
+def test_a_bare_next_version_on_main_moves_on_bare() -> None:
+    # ao and executorch keep the bare next version on main (version.txt 0.19.0, no v0.19.0
+    # yet); the cut was refused ("main must carry a development version") and told them to
+    # rewrite version.txt.
+    plan = plan_cut(main_world(versions={"main": "1.4.0"}), CONFIG, "1.4")
+    assert "1.4.0 -> 1.5.0 in pyproject.toml, src/demo/__init__.py" in plan.lines()[2]
 
 
 def test_cut_from_a_commit_that_does_not_exist_is_refused() -> None:
