@@ -50,29 +50,13 @@ def check_git_state(ctx: Context) -> GateResult:
     branch = git.current_branch(root)
     shown = f"version {version}" if model.files_carry else "the tags' version (scm)"
     facts = [shown, f"branch {branch or '(detached HEAD)'}"]
+    notes: list[str] = []  # what the summary says after what agrees
     if not model.files_carry:
         pass  # no file carries the version: no branch is judged by what it carries
     elif branch == rel.main_branch and rel.model == "trunk":
-        facts.append("trunk model: releases are tagged on main")
+        notes.append("trunk model: releases are tagged on main")
     elif branch == rel.main_branch:
-        newest = names.newest_final(queries.tags(root))
-        if not model.on_main(version, newest):
-            expected = model.expected_on_main(*series(version))
-            details.append(
-                f"`{branch}` carries {version}, {versions.kind(version)}; main carries a "
-                f"development version (e.g. {expected}) and releases are prepared on their "
-                "release branch"
-            )
-        elif version == newest:  # main keeps the newest release's version (tensordict)
-            facts.append(f"{branch} keeps {version}, the newest release: no development yet")
-        else:
-            cut = names.branch_for(series(version))
-            if queries.branch_exists(root, cut):
-                details.append(
-                    f"`{cut}` exists but `{branch}` still carries {version}: the cut did not "
-                    f"finish; run `mlrelease release cut --version {series_text(series(version))} "
-                    "--execute`"
-                )
+        _judge_main(ctx, branch, version, details, notes)
     elif branch is not None:
         owned = names.series_of_branch(branch)
         if owned is not None and series(version) != owned:
@@ -98,7 +82,32 @@ def check_git_state(ctx: Context) -> GateResult:
             )
     if details:
         return GateResult.failed(f"{len(details)} problem(s): {details[0]}", details=details)
-    return GateResult.passed("clean tree; " + ", ".join(facts) + " agree")
+    return GateResult.passed("; ".join(["clean tree", ", ".join(facts) + " agree", *notes]))
+
+
+def _judge_main(
+    ctx: Context, branch: str, version: Version, details: list[str], notes: list[str]
+) -> None:
+    """What main (branch model) carries: a development version, or a bare one not below the
+    newest release (:meth:`~mlrelease.versions.VersionModel.on_main`); a release branch cut
+    for main's own unreleased version means the cut did not finish."""
+    names, model = ctx.names, version_model(ctx.config)
+    newest = names.newest_final(queries.tags(ctx.root))
+    if not model.on_main(version, newest):
+        expected = model.expected_on_main(*series(version))
+        details.append(
+            f"`{branch}` carries {version}, {versions.kind(version)}; main carries a "
+            f"development version (e.g. {expected}) and releases are prepared on their "
+            "release branch"
+        )
+    elif version == newest:  # main keeps the newest release's version (tensordict)
+        notes.append(f"{branch} keeps {version}, the newest release: no development yet")
+    elif queries.branch_exists(ctx.root, names.branch_for(series(version))):
+        details.append(
+            f"`{names.branch_for(series(version))}` exists but `{branch}` still carries "
+            f"{version}: the cut did not finish; run `mlrelease release cut --version "
+            f"{series_text(series(version))} --execute`"
+        )
 
 
 TABLES: dict[str, type] = {"release": ReleaseConfig}
