@@ -5,7 +5,10 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 
 def mlrelease(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -18,6 +21,28 @@ def mlrelease(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
         check=False,
         env={**os.environ, "COLUMNS": "300"},
     )
+
+
+Run = Callable[..., tuple[int, str, str]]
+"""``run(root, *args)``: (exit code, stdout, stderr on one line) of ``mlrelease --root ROOT``."""
+
+
+def in_process(capsys: pytest.CaptureFixture[str]) -> Run:
+    """``mlrelease --root ROOT ARGS...`` in this process (the tests' ``run`` fixture), its
+    output echoed so that a failing test shows it."""
+    # On use: most users of these helpers run mlrelease in a subprocess (or the installed
+    # wheel) and import none of this checkout's modules.
+    from mlrelease.cli import main
+
+    def call(root: Path, *args: str) -> tuple[int, str, str]:
+        capsys.readouterr()
+        code = main(["--root", str(root), *args])
+        out, err = capsys.readouterr()
+        sys.stdout.write(out)
+        sys.stderr.write(err)
+        return code, out, " ".join(err.split())
+
+    return call
 
 
 def git(root: Path, *args: str) -> str:

@@ -8,28 +8,26 @@ ao's ``bump --part pre`` planned ``0.19.0 -> 0.19.0final1``."""
 from __future__ import annotations
 
 import dataclasses
-import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import tomllib
 from helpers.pep440 import pep440_versions
 from helpers.release import GIT_ENV, Repo
+from helpers.repo import Run, in_process
 from helpers.torch_family import push_torch_family
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from packaging.version import Version
 
-from mlrelease.cli import main
 from mlrelease.config import Config
 from mlrelease.errors import UserError
 from mlrelease.init import detect, propose
 from mlrelease.init.snapshot import Snapshot
 from mlrelease.project import bump
 
-Run = Callable[..., tuple[int, str, str]]
 PYPROJECT = (
     '[project]\nname = "pkg"\ndynamic = ["version"]\n\n'
     '[tool.setuptools.dynamic]\nversion = {file = "version.txt"}\n'
@@ -70,17 +68,7 @@ def test_every_part_bump_plans_a_greater_version_of_the_same_style_or_refuses(
 
 @pytest.fixture
 def run(capsys: pytest.CaptureFixture[str]) -> Run:
-    """``mlrelease --root ROOT ARGS...`` in-process: (exit code, stdout, stderr on one line)."""
-
-    def call(root: Path, *args: str) -> tuple[int, str, str]:
-        capsys.readouterr()
-        code = main(["--root", str(root), *args])
-        out, err = capsys.readouterr()
-        sys.stdout.write(out)
-        sys.stderr.write(err)
-        return code, out, " ".join(err.split())
-
-    return call
+    return in_process(capsys)
 
 
 @pytest.fixture

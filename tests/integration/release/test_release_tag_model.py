@@ -9,34 +9,21 @@ the final version")."""
 from __future__ import annotations
 
 import json
-import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from helpers.dist import make_dist
 from helpers.release import GIT_ENV, Repo
+from helpers.repo import Run, in_process
 from helpers.torch_family import FILES, STOPPED_CHANGELOG, push_torch_family
 
-from mlrelease.cli import main
 from mlrelease.release import queries
-
-Run = Callable[..., tuple[int, str, str]]
 
 
 @pytest.fixture
 def run(capsys: pytest.CaptureFixture[str]) -> Run:
-    """``mlrelease --root ROOT ARGS...`` in-process: (exit code, stdout, stderr on one line)."""
-
-    def call(root: Path, *args: str) -> tuple[int, str, str]:
-        capsys.readouterr()
-        code = main(["--root", str(root), *args])
-        out, err = capsys.readouterr()
-        sys.stdout.write(out)
-        sys.stderr.write(err)
-        return code, out, " ".join(err.split())
-
-    return call
+    return in_process(capsys)
 
 
 def _quiet_env(monkeypatch: pytest.MonkeyPatch) -> None:
