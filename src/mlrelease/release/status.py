@@ -135,6 +135,7 @@ def status(config: Config, version: str | None = None) -> dict[str, Any]:
         "release_branch": {
             "name": release_branch,
             "exists": queries.branch_exists(root, release_branch),
+            "on_remote": world.remote is not None and release_branch in world.remote.heads,
         },
         "remote": {"name": rel.remote, "error": remote_error},
         "tags": {
@@ -173,8 +174,7 @@ def table(data: dict[str, Any]) -> Table:
         ("branch", f"{data['branch'] or '(detached)'} at {(data['head'] or '?')[:12]}"),
         (
             "release branch",
-            f"{data['release_branch']['name']} "
-            + ("exists" if data["release_branch"]["exists"] else "does not exist"),
+            _where(data["release_branch"], data["remote"]["name"]),
         ),
         (
             "tags",
@@ -217,3 +217,11 @@ def _verdict(info: dict[str, Any]) -> str:
         return f"no report at {info['report']}"
     which = "HEAD" if info["for_head"] else f"{(info.get('commit') or '?')[:12]}, not HEAD"
     return f"{info['verdict']} for {which} ({info.get('created', '')})"
+
+
+def _where(branch: dict[str, Any], remote: str) -> str:
+    """``release/0.7 exists``, or where it is when this clone lacks it (origin is the truth)."""
+    name, here, there = branch["name"], branch["exists"], branch["on_remote"]
+    if here or not there:
+        return f"{name} {'exists' if here else 'does not exist'}"
+    return f"{name} exists on {remote}, not in this clone (`git switch --track {remote}/{name}`)"

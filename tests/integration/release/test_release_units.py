@@ -200,9 +200,21 @@ def test_status_json(repo: Repo, mlr) -> None:  # type: ignore[no-untyped-def]
     code, out, _ = mlr("release", "status", "--json")
     data = json.loads(out)
     assert code == 0 and data["version"] == "1.4.0.dev0" and data["release"] == "1.4.0"
-    assert data["consistent"] and data["release_branch"] == {"name": "release/1.4", "exists": False}
+    assert data["consistent"] and data["release_branch"] == {
+        "name": "release/1.4",
+        "exists": False,
+        "on_remote": False,
+    }
     assert data["next_rc"] == "v1.4.0-rc1" and data["tags"] == {"rc": [], "final": None}
     assert data["next"]["cut"].startswith("git branch release/1.4 main")
     assert data["next"]["rc"].startswith("refused: rc: you are on main")
     code, out, _ = mlr("release", "status")
     assert code == 0 and "next: cut" in out
+
+
+def test_status_names_a_release_branch_only_origin_has(repo: Repo, mlr) -> None:  # type: ignore[no-untyped-def]
+    # A fresh clone of torchcodec: status said "release/0.7 does not exist" (origin had it).
+    repo.git("push", "-q", "origin", "main:release/1.4")
+    code, out, _ = mlr("release", "status")
+    assert code == 0
+    assert "release/1.4 exists on origin, not in this clone" in " ".join(out.split())
