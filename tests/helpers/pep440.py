@@ -3,6 +3,11 @@ bump-my-version configuration (unit) and of the ``versions`` gate's scan (adopti
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
+from bumpversion.versioning.models import VersionComponentSpec
+from bumpversion.versioning.version_config import VersionConfig
 from hypothesis import strategies as st
 from hypothesis.strategies import SearchStrategy
 from packaging.version import Version
@@ -26,4 +31,19 @@ def pep440_versions(largest: int = 10_000) -> SearchStrategy[str]:
         st.none() | st.tuples(st.sampled_from(["a", "b", "rc"]), numbers),
         st.none() | numbers,
         st.none() | numbers,
+    )
+
+
+def bumpversion_config(table: dict[str, Any]) -> VersionConfig:
+    """bump-my-version's reading of a ``[tool.bumpversion]`` table (init's proposal): a spec
+    for every named group of ``parse``."""
+    parts = {name: VersionComponentSpec() for name in re.findall(r"\?P<(\w+)>", table["parse"])}
+    for name, spec in table.get("parts", {}).items():
+        parts[name] = VersionComponentSpec(**spec)
+    return VersionConfig(
+        parse=table["parse"],
+        serialize=tuple(table["serialize"]),
+        search="{current_version}",
+        replace="{new_version}",
+        part_configs=parts,
     )

@@ -96,13 +96,7 @@ def push_torch_family(base: Path, files: Mapping[str, str] = FILES, prepared: bo
     instead, the files model with PyTorch's marker: the branch's first commit sets
     ``version.txt`` to ``2.13.0`` and every tag sits on commits carrying it, while main carries
     ``2.14.0a0``."""
-    work, origin = base / "work", base / "origin.git"
-    work.mkdir(parents=True)
-    _git(work, "init", "-q", "-b", "main")
-    for name, text in files.items():
-        (work / name).parent.mkdir(parents=True, exist_ok=True)
-        (work / name).write_text(text, encoding="utf-8")
-    _git(work, "add", ".")
+    work, origin = _start(base, files)
     _git(work, "commit", "-q", "-m", "feat: the 2.13 development")
     _git(work, "switch", "-q", "-c", "release/2.13")
     if prepared:
@@ -140,18 +134,25 @@ AO = {
 }
 
 
-def push_bare_next(base: Path, main: str = "0.19.0", files: Mapping[str, str] = AO) -> Repo:
-    """torchao's and executorch's history: main carries the bare version (``0.18.0``) until
-    ``release/0.18.0`` is cut, then the bare next one (``main``, by default ``0.19.0``); the
-    branch keeps ``0.18.0``, and ``v0.18.0-rc1`` and ``v0.18.0`` sit on commits carrying it.
-    ``base/work`` (main checked out) and its bare origin ``base/origin.git``."""
-    work, origin = base / "work", base / "origin.git"
+def _start(base: Path, files: Mapping[str, str]) -> tuple[Path, Path]:
+    """``base/work``, a new repository on main holding ``files`` (staged, not committed), and
+    where its bare origin goes (``base/origin.git``)."""
+    work = base / "work"
     work.mkdir(parents=True)
     _git(work, "init", "-q", "-b", "main")
     for name, text in files.items():
         (work / name).parent.mkdir(parents=True, exist_ok=True)
         (work / name).write_text(text, encoding="utf-8")
     _git(work, "add", ".")
+    return work, base / "origin.git"
+
+
+def push_bare_next(base: Path, main: str = "0.19.0", files: Mapping[str, str] = AO) -> Repo:
+    """torchao's and executorch's history: main carries the bare version (``0.18.0``) until
+    ``release/0.18.0`` is cut, then the bare next one (``main``, by default ``0.19.0``); the
+    branch keeps ``0.18.0``, and ``v0.18.0-rc1`` and ``v0.18.0`` sit on commits carrying it.
+    ``base/work`` (main checked out) and its bare origin ``base/origin.git``."""
+    work, origin = _start(base, files)
     _git(work, "commit", "-q", "-m", "feat: the 0.18 development")
     _git(work, "switch", "-q", "-c", "release/0.18.0")
     _commit(work, "demo/fix.py", "FIX = 1\n", "fix: the fix of rc1")

@@ -4,12 +4,8 @@ release marker (``a``, ``b``, ``rc``, ``.dev``, ``.post``) and each combination 
 
 from __future__ import annotations
 
-import re
-
 import tomllib
-from bumpversion.versioning.models import VersionComponentSpec
-from bumpversion.versioning.version_config import VersionConfig
-from helpers.pep440 import pep440_versions
+from helpers.pep440 import bumpversion_config, pep440_versions
 from hypothesis import given
 from packaging.version import Version
 
@@ -30,21 +26,7 @@ def _proposed(version: str) -> dict:  # type: ignore[type-arg]
     return dict(tomllib.loads(propose.propose(found, {}).text)["tool"]["bumpversion"])
 
 
-def _config(table: dict) -> VersionConfig:  # type: ignore[type-arg]
-    """bump-my-version's reading of the table: a spec for every named group of ``parse``."""
-    parts = {name: VersionComponentSpec() for name in re.findall(r"\?P<(\w+)>", table["parse"])}
-    for name, spec in table.get("parts", {}).items():
-        parts[name] = VersionComponentSpec(**spec)
-    return VersionConfig(
-        parse=table["parse"],
-        serialize=tuple(table["serialize"]),
-        search="{current_version}",
-        replace="{new_version}",
-        part_configs=parts,
-    )
-
-
-CONFIG = _config(_proposed("2.14.0a0"))
+CONFIG = bumpversion_config(_proposed("2.14.0a0"))
 
 
 @given(versions)

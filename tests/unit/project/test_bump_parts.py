@@ -10,14 +10,12 @@ tests/integration/project/test_bump_planner.py."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import pytest
 import tomllib
-from bumpversion.versioning.models import VersionComponentSpec
 from bumpversion.versioning.version_config import VersionConfig
-from helpers.pep440 import pep440_versions
+from helpers.pep440 import bumpversion_config, pep440_versions
 from hypothesis import given
 from hypothesis import strategies as st
 from packaging.version import Version
@@ -34,16 +32,7 @@ def _init_config() -> VersionConfig:
     texts = {"pyproject.toml": '[project]\nname = "pkg"\nversion = "1.0.0"\n'}
     found = detect.detect(Snapshot(files=sorted(texts), texts=texts, tags=[], branches=["main"]))
     table: dict[str, Any] = tomllib.loads(propose.propose(found, {}).text)["tool"]["bumpversion"]
-    parts = {name: VersionComponentSpec() for name in re.findall(r"\?P<(\w+)>", table["parse"])}
-    for name, spec in table.get("parts", {}).items():
-        parts[name] = VersionComponentSpec(**spec)
-    return VersionConfig(
-        parse=table["parse"],
-        serialize=tuple(table["serialize"]),
-        search="{current_version}",
-        replace="{new_version}",
-        part_configs=parts,
-    )
+    return bumpversion_config(table)
 
 
 INIT = _init_config()
