@@ -89,6 +89,14 @@ class InstallFailure:
     """The interpreter the environment was for (the command names a removed build folder's)."""
 
     @property
+    def why(self) -> str:
+        """The resolver's explanation in one line (its "Because ..." line when it gave one)."""
+        lines = [line.strip() for line in self.reason.splitlines() if line.strip()]
+        return next(
+            (line for line in lines if line.startswith("Because")), lines[0] if lines else "?"
+        )
+
+    @property
     def reproduce(self) -> str:
         """The resolution again by hand: the requirements piped into the same uv command."""
         args = [a if a != "requirements.in" else "-" for a in self.command]

@@ -229,7 +229,7 @@ def _run(
 def _not_installed(result: ConsumerResult, side: str, failure: envs.InstallFailure) -> None:
     result.install[side] = failure.reason
     result.unverified[side] = {
-        "why": f"could not install: {failure.reason.splitlines()[0]}",
+        "why": f"could not install: {failure.why}",
         "reproduce": failure.reproduce,
     }
 
