@@ -3,6 +3,7 @@
     python scripts/case_study_downstream.py [--candidate 1.23.0] [--baseline 1.22.0]
         [--work build/case-study-downstream] [--jobs N] [--refresh]
     python scripts/case_study_downstream.py --check     # the page from the committed results
+    python scripts/case_study_downstream.py --page-only # rewrite it from them (NOTES changed)
 
 The candidate is onnx's released wheel for this interpreter, downloaded from PyPI into a folder
 (as a release candidate's bound files would be); the baseline is the release before it. The
@@ -26,7 +27,7 @@ from pathlib import Path
 
 from mlrelease.cli import main as mlrelease
 from mlrelease.downstream import render, results, service
-from mlrelease.downstream.verdicts import Verdict
+from mlrelease.downstream.verdicts import Verdict, counts, levels
 from mlrelease.edges import index
 from mlrelease.markdown import LEFT, RIGHT, table
 
@@ -59,6 +60,9 @@ repository = "https://github.com/Quantco/spox"
 name = "sclblonnx"
 requirement = "sclblonnx==0.3.0"
 tests = ["test"]
+# test_merge.py does not import with onnx 1.22 or 1.23 (a TypeError at import): it verifies
+# nothing, and a module that did not run leaves the consumer not verified
+pytest-args = ["--ignore=test/test_merge.py"]
 repository = "https://github.com/scailable/sclblonnx"
 
 [[tool.mlrelease.downstream.consumers]]
@@ -70,6 +74,7 @@ repository = "https://github.com/ThanatosShinji/onnx-tool"
 name = "onnxconverter-common"
 requirement = "onnxconverter-common==1.14.0"
 requirements = ["onnxruntime"]
+optional = true  # its last sdist pins protobuf==3.20.2, which no recent onnx allows
 repository = "https://github.com/microsoft/onnxconverter-common"
 
 [[tool.mlrelease.downstream.consumers]]
@@ -109,9 +114,13 @@ NOTES = """
   consumers' released tests on this day, not a proof: most of the failures above were
   already failures with onnx 1.22.0 (`broken both`), so those tests say nothing about the
   candidate, and the upstream owners would have to fix them before they can guard onnx.
-- `could not install (both sides)` is a consumer whose release pins a dependency that no
-  recent onnx satisfies (onnxconverter-common 1.14.0, the last release with an sdist, pins
-  `protobuf==3.20.2`); the resolver's own words are kept.
+- `not verified (baseline and candidate, optional)` is a consumer whose release pins a
+  dependency that no recent onnx satisfies (onnxconverter-common 1.14.0, the last release with
+  an sdist, pins `protobuf==3.20.2`); the resolver's own words are kept. Its tests never ran,
+  so it verifies nothing: declared `optional`, it is a note; otherwise the gate would fail.
+- sclblonnx's `test/test_merge.py` does not import with either onnx (a collection error on
+  both sides): undeclared, it left sclblonnx not verified and the gate failing. Its
+  configuration ignores that module (`pytest-args`), so the verdict covers the tests that run.
 - Five consumers are real PyPI packages run with the tests their released sdists ship
   (skl2onnx, spox, sclblonnx, onnx-tool, onnxconverter-common). The two others are smokes
   kept with the project: onnxruntime loading and running models the candidate makes at its
@@ -124,6 +133,20 @@ NOTES = """
 - Dependencies other than onnx are resolved once for the baseline and preferred on the
   candidate side, so the two sides differ only by onnx and what it requires (listed above
   when anything else moved).
+- Time, on the 2-core development machine shared with other engineers' test suites (load
+  average above 10): cold, with an empty mlrelease cache and an empty uv cache
+  (`MLRELEASE_CACHE_DIR=build/case-study-cache UV_CACHE_DIR=<empty> python
+  scripts/case_study_downstream.py`), the paired run of the seven consumers took 201 s
+  (206 s for the whole script); warm, the same command again, 0.3 s for the paired run (every
+  result answered from the cache, keyed by every input of the run) and 3.5-4.2 s for the
+  script (3 runs).
+- A flaky test is never a verdict: a difference is re-run on both sides for 5 rounds
+  (confidence 0.999), and `regressed` or `fixed` needs every run of each side to agree.
+  Measured on real coin-flip tests (each fails half the time on either side) with
+  `tests/integration/downstream/test_verification.py`'s consumer, 20 paired runs of 200 such
+  tests: 2 false verdicts (1 regressed, 1 fixed) in 4,000, or 0.05% (1/2 x 4^-5 predicts
+  0.049%), and 2,006 `spurious`. With one re-run, as before this change, 31 of 200 were
+  confirmed as regressed or fixed (the same test on the code before it).
 """
 
 
@@ -203,21 +226,24 @@ def _here(text: str) -> str:
 
 
 def _table(run: results.RunResults) -> list[str]:
+    """Tests by verdict (tests only), module- and run-level results apart, the status."""
     rows = []
     for r in run.results:
-        c = {v: len(r.tests(v)) for v in Verdict}
-        counted = (Verdict.REGRESSED, Verdict.SPURIOUS, Verdict.FIXED, Verdict.BROKEN,
-                   Verdict.PASSED, Verdict.SKIPPED)  # fmt: skip
-        rows.append([r.name, r.version or "-", _here(r.origin) or "-", *(c[v] for v in counted),
-                     render.status(r)])  # fmt: skip
-    header = ["consumer", "version", "tests from", "regressed", "spurious", "fixed",
-              "broken both", "passed", "skipped", "status"]  # fmt: skip
-    return table(header, rows, align=[LEFT] * 3 + [RIGHT] * 6 + [LEFT])
+        c = counts(r.verdicts)
+        tests = [c[v] for v in render.COLUMNS]
+        row = [r.name, r.version or "-", _here(r.origin) or "-", *tests, len(levels(r.verdicts))]
+        rows.append([*row, render.status(r)])
+    header = ["consumer", "version", "tests from", *(v.value for v in render.COLUMNS)]
+    header += ["module/run-level", "status"]
+    return table(header, rows, align=[LEFT] * 3 + [RIGHT] * 7 + [LEFT])
 
 
 def _sections(run: results.RunResults, judgement: results.Judgement) -> list[str]:
     lines = ["", "## Regressions", ""]
     lines += [line for f in judgement.blocking for line in render.finding_lines(f)] or ["None."]
+    lines += ["", "## Not verified", ""]
+    unverified = [line for r in run.results for line in render.unverified_lines(r)]
+    lines += [_here(line) for line in unverified[1:]] or ["None."]
     lines += ["", "## Could not install", ""]
     installs = [(r.name, side, why) for r in run.results for side, why in r.install.items()]
     for name, side, why in installs:
@@ -268,7 +294,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--check", action="store_true", help="regenerate the page from " + DATA.name
     )
+    parser.add_argument(
+        "--page-only", action="store_true", help="rewrite the page from " + DATA.name
+    )
     args = parser.parse_args(argv)
+    if args.page_only:
+        data = json.loads(DATA.read_text(encoding="utf-8"))
+        PAGE.write_text(page(results.RunResults.from_dict(data)), encoding="utf-8")
+        return 0
     if args.check:
         found = page(results.RunResults.from_dict(json.loads(DATA.read_text(encoding="utf-8"))))
         if found != PAGE.read_text(encoding="utf-8"):

@@ -189,3 +189,97 @@ class World:
         }
         values.update(changes)
         return DownstreamConfig(**values)  # type: ignore[arg-type]
+
+
+COIN = "mlrdsx-coin"
+CONFTEST = "mlrdsx-conftest"
+CRASHES = "mlrdsx-crashes"
+MEMORY = "mlrdsx-memory"
+
+
+COINS = 200
+
+
+def coin(folder: Path, out: Path) -> list[Path]:
+    """A consumer with :data:`COINS` independent tests, each failing half the time (a byte of
+    ``os.urandom`` each run), on either side alike."""
+    files = {
+        "{module}/__init__.py": "",
+        "tests/test_coin.py": "import os\n\nimport pytest\n\n\n"
+        f"@pytest.mark.parametrize('n', range({COINS}))\n"
+        "def test_coin(n):\n    assert os.urandom(1)[0] < 128, 'tails'\n",
+    }
+    return build(_project(folder, COIN, "1.0.0", [], files), out)
+
+
+def conftest(folder: Path, out: Path) -> list[Path]:
+    """A consumer whose tests' conftest does not import, with either version of the library."""
+    files = {
+        "{module}/__init__.py": "",
+        "tests/conftest.py": "import mlrdsx_no_such_module  # noqa: F401\n",
+        "tests/test_x.py": "def test_x():\n    pass\n",
+    }
+    return build(_project(folder, CONFTEST, "1.0.0", [LIB], files), out)
+
+
+def crashes(folder: Path, out: Path) -> list[Path]:
+    """A consumer that the candidate (1.1.0 makes ``Sub``) breaks twice: a test module whose
+    import asserts ``Add`` (a collection error), and a test that segfaults the process."""
+    files = {
+        "{module}/__init__.py": "",
+        "tests/test_a.py": "def test_ok():\n    pass\n",
+        "tests/test_b_imports.py": "import mlrdsx_onnxlib\n\n"
+        "assert mlrdsx_onnxlib.OP == 'Add', 'this module needs Add'\n\n\n"
+        "def test_one():\n    pass\n\n\ndef test_two():\n    pass\n",
+        "tests/test_c_segv.py": "import ctypes\n\nimport mlrdsx_onnxlib\n\n\n"
+        "def test_segv():\n    if mlrdsx_onnxlib.OP == 'Sub':\n        ctypes.string_at(0)\n\n\n"
+        "def test_after():\n    pass\n",
+    }
+    return build(_project(folder, CRASHES, "1.0.0", [LIB], files), out)
+
+
+def memory(folder: Path, out: Path) -> list[Path]:
+    """A consumer whose test allocates ``$MLRDSX_MB`` MiB (600 by default)."""
+    files = {
+        "{module}/__init__.py": "",
+        "tests/test_memory.py": "import os\n\n\ndef test_allocates():\n"
+        "    block = bytearray(int(os.environ.get('MLRDSX_MB', '600')) * 1024 * 1024)\n"
+        "    assert len(block)\n",
+    }
+    return build(_project(folder, MEMORY, "1.0.0", [], files), out)
+
+
+def project(world: World, name: str) -> Path:
+    """A project folder whose pyproject.toml runs the ``downstream`` gate on the world."""
+    root = world.root.parent / name
+    root.mkdir(exist_ok=True)
+    (root / "pyproject.toml").write_text(
+        f"""
+[project]
+name = "{LIB}"
+version = "1.1.0"
+
+[tool.mlrelease]
+gates = ["downstream"]
+
+[tool.mlrelease.downstream]
+candidate = "{world.candidate}"
+baseline = "1.0.0"
+find-links = ["{world.links}"]
+cache-dir = "{world.cache}"
+
+[[tool.mlrelease.downstream.consumers]]
+name = "consumer"
+requirement = "{CONSUMER}"
+owner = "@consumer-dev"
+repository = "https://example.invalid/consumer"
+time-budget-s = 300
+
+[[tool.mlrelease.downstream.consumers]]
+name = "pinned"
+requirement = "{PINNED}"
+time-budget-s = 300
+""",
+        encoding="utf-8",
+    )
+    return root

@@ -62,6 +62,14 @@ def _finish(config: Config, table: DownstreamConfig, run: results.RunResults, fo
         console.print(
             f"[bold red]regressed[/] {escape(finding.consumer.name)} {escape(finding.nodeid)}"
         )
+    for r in judgement.unverified:
+        for side, found in r.not_verified.items():
+            console.print(
+                f"[bold red]not verified[/] {escape(r.name)} ({side}): "
+                f"{escape(found['why'].splitlines()[0] if found['why'] else '?')}"
+            )
+            if found.get("reproduce"):
+                console.print(f"  reproduce: {escape(found['reproduce'])}", soft_wrap=True)
     console.print(f"Results: {', '.join(str(p) for p in paths)}")
     return 0 if judgement.ok else 1
 

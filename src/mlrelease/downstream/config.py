@@ -63,6 +63,15 @@ class Consumer:
     """Extra folders or pages of distributions for this consumer."""
     time_budget_s: int = 900
     """Wall-clock limit of one side's test run; past it the run is killed (a timeout)."""
+    memory_limit_mb: int | None = None
+    """Address-space limit of this consumer's test runs (0: none); unset: the table's
+    ``memory-limit-mb`` (TensorFlow reserves more address space than 8 GiB at import)."""
+    env: dict[str, str] = field(default_factory=dict)
+    """Environment variables its tests see, the same on both sides and in re-runs
+    (``TF_CPP_MIN_LOG_LEVEL = "2"``)."""
+    optional: bool = False
+    """When its tests did not run on a side (``not verified``), the gate notes it instead of
+    failing; a confirmed regression still fails it."""
     owner: str = ""
     """Who answers for it (a GitHub handle, a team): the report names them on a regression."""
     repository: str = ""
@@ -111,8 +120,12 @@ class DownstreamConfig:
     """The interpreter of the environments; empty: the one running mlrelease."""
     jobs: int = 0
     """Side runs at once; 0: the number of cores."""
-    reruns: int = 1
-    """Re-runs that must agree before a difference is a regression (or a fix)."""
+    confidence: float = 0.999
+    """How sure a ``regressed`` (or ``fixed``) must be: a difference is re-run on both sides
+    until a test that fails half the time would have agreed that often with probability at
+    most ``1 - confidence`` (0.999: 5 rounds); a test that flips on any run is ``spurious``."""
+    reruns: int = 0
+    """At least this many re-run rounds of a difference (0: as many as ``confidence`` asks)."""
     memory_limit_mb: int = 8192
     """Address-space limit of each test run (0: none)."""
     cache_dir: str = ""
@@ -145,6 +158,9 @@ def check(table: DownstreamConfig, *, source: str, root: Path, package: str) -> 
     if table.jobs < 0 or table.reruns < 0 or table.memory_limit_mb < 0:
         key = "jobs" if table.jobs < 0 else "reruns" if table.reruns < 0 else "memory-limit-mb"
         raise _fail(key, "a number >= 0", str(getattr(table, key.replace("-", "_"))), source)
+    if not 0.5 <= table.confidence < 1:
+        expected = "a probability from 0.5 to below 1 (0.999)"
+        raise _fail("confidence", expected, str(table.confidence), source)
     seen: dict[str, int] = {}
     for i, consumer in enumerate(table.consumers):
         _check_consumer(consumer, f"consumers[{i}]", source, root, package)
@@ -202,6 +218,9 @@ def _check_consumer(c: Consumer, key: str, source: str, root: Path, package: str
             "command with tests/pytest-args",
             source,
         )
+    if c.memory_limit_mb is not None and c.memory_limit_mb < 0:
+        found = str(c.memory_limit_mb)
+        raise _fail(f"{key}.memory-limit-mb", "a number >= 0 (0: no limit)", found, source)
     if c.time_budget_s <= 0:
         raise _fail(f"{key}.time-budget-s", "a number of seconds > 0", str(c.time_budget_s), source)
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shlex
 import shutil
 import time
 import uuid
@@ -83,6 +84,27 @@ class InstallFailure:
     reason: str
     seconds: float = 0.0
     command: list[str] = field(default_factory=list)
+    requirements: list[str] = field(default_factory=list)
+    python: str = ""
+    """The interpreter the environment was for (the command names a removed build folder's)."""
+
+    @property
+    def why(self) -> str:
+        """The resolver's explanation in one line (its "Because ..." line when it gave one)."""
+        lines = [line.strip() for line in self.reason.splitlines() if line.strip()]
+        return next(
+            (line for line in lines if line.startswith("Because")), lines[0] if lines else "?"
+        )
+
+    @property
+    def reproduce(self) -> str:
+        """The resolution again by hand: the requirements piped into the same uv command."""
+        args = [a if a != "requirements.in" else "-" for a in self.command]
+        args = [a for a in args if a not in ("-o", "lock.txt")]
+        if self.python and "--python" in args:
+            args[args.index("--python") + 1] = self.python
+        reqs = shlex.join(["printf", "%s\\n", *self.requirements])
+        return f"{reqs} | {shlex.join(args)}"
 
 
 def uv_binary() -> str:
@@ -115,12 +137,14 @@ error, is a problem of the run, raised, never reported as the consumer's)."""
 
 
 def _failure(
-    done: proc.CompletedProcess[str], started: float, command: Sequence[str]
+    done: proc.CompletedProcess[str], started: float, command: Sequence[str], spec: EnvSpec
 ) -> InstallFailure:
     if not any(words in done.stderr for words in INSTALL_FAILURES):
         shown = " ".join(command)
         raise UserError(f"uv failed (exit {done.returncode}): {shown}\n{reason(done.stderr)}")
-    return InstallFailure(reason(done.stderr), time.perf_counter() - started, list(command))
+    seconds = time.perf_counter() - started
+    reqs = list(spec.requirements)
+    return InstallFailure(reason(done.stderr), seconds, list(command), reqs, spec.python)
 
 
 def reason(stderr: str) -> str:
@@ -185,15 +209,31 @@ def build(spec: EnvSpec, cache: Path, *, refresh: bool = False) -> Env | Install
                         "-o", "lock.txt", *common]  # fmt: skip
         resolved = _uv(compile_args, work)
         if resolved.returncode != 0:
-            return _failure(resolved, started, ["uv", *compile_args])
+            return _failure(resolved, started, ["uv", *compile_args], spec)
         sync_args = ["pip", "sync", "--quiet", "lock.txt", *common]
         synced = _uv(sync_args, work)
         if synced.returncode != 0:
-            return _failure(synced, started, ["uv", *sync_args])
+            return _failure(synced, started, ["uv", *sync_args], spec)
         lock = (work / "lock.txt").read_text(encoding="utf-8")
         record = {"key": key, "spec": asdict(spec), "pins": pins(lock), "lock": lock}
         (venv / RECORD).write_text(json.dumps(record, indent=2), encoding="utf-8")
         return _install(venv, folder, pins(lock), time.perf_counter() - started, refresh)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def resolve(spec: EnvSpec, cache: Path) -> InstallFailure | None:
+    """Whether ``spec``'s requirements resolve (``uv pip compile``, nothing installed): the
+    failure in the resolver's words, else None."""
+    started = time.perf_counter()
+    work = cache / "envs" / f".resolve-{uuid.uuid4().hex[:12]}"
+    work.mkdir(parents=True)
+    try:
+        (work / "requirements.in").write_text("\n".join(spec.requirements) + "\n", encoding="utf-8")
+        args = ["pip", "compile", "--quiet", "--no-header", "requirements.in", "-o", "lock.txt"]
+        args += ["--no-config", "--python", spec.python, *_sources(spec)]
+        done = _uv(args, work)
+        return None if done.returncode == 0 else _failure(done, started, ["uv", *args], spec)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

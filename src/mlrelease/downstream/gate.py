@@ -4,7 +4,8 @@ It reads ``results.json`` of ``mlrelease downstream run`` (or of ``downstream re
 CI's shards joined) when that file is about this candidate and this baseline, and runs the
 paired run itself otherwise. It fails on a confirmed regression (or a candidate that cannot be
 installed where the baseline can) that no live entry of the known-downstream-failures list
-covers.
+covers, and on a consumer that is not verified (its tests did not run on a side) unless that
+consumer is optional.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from mlrelease.config import Config
 from mlrelease.downstream import known, render, results, service, subjects
 from mlrelease.downstream.config import TABLES as TABLES
 from mlrelease.downstream.config import DownstreamConfig, package_of
+from mlrelease.errors import UserError
 from mlrelease.gates import Context, GateResult, gate
 from mlrelease.terminal import make_console
 
@@ -27,7 +29,10 @@ def _reusable(config: Config, table: DownstreamConfig, package: str) -> results.
     path = config.path(table.results_dir) / "results.json"
     if not path.is_file():
         return None
-    found = service.read(path)
+    try:
+        found = service.read(path)
+    except UserError:  # another format (an older mlrelease): a question to ask again
+        return None
     names = [c.name for c in table.consumers]
     if found.package != package or found.consumers != names or found.shard is not None:
         return None
@@ -48,8 +53,9 @@ def _reusable(config: Config, table: DownstreamConfig, package: str) -> results.
     "The release candidate breaks none of its consumers: each consumer of "
     "tool.mlrelease.downstream runs its own tests against the candidate and the previous release "
     "in isolated environments; a test that passes on the baseline and fails on the candidate "
-    "(confirmed by a re-run) fails the gate unless the known-downstream-failures list accepts "
-    "it, with an owner and an expiry date.",
+    "(on every re-run of both sides) fails the gate unless the known-downstream-failures list "
+    "accepts it, with an owner and an expiry date; so does a consumer whose tests did not run "
+    "on a side (not verified), unless it is optional.",
 )
 def check_downstream(ctx: Context) -> GateResult:
     table = ctx.config.table(DownstreamConfig)
@@ -84,12 +90,8 @@ def check_downstream(ctx: Context) -> GateResult:
     details = render.gate_details(run, judgement)
     if judgement.ok:
         return GateResult.passed(line, details=details, evidence=evidence)
-    first = judgement.blocking[0]
     return GateResult.failed(
-        f"{len(judgement.blocking)} regression(s), first {first.consumer.name} "
-        f"{first.nodeid}; {line}",
-        details=details,
-        evidence=evidence,
+        f"{render.headline(judgement)}; {line}", details=details, evidence=evidence
     )
 
 

@@ -10,9 +10,17 @@ reason and an expiry date (Debian's ``force-badtest`` hint, with a name and a da
     reason = "skl2onnx 1.20 tests an attribute onnx 1.23 removed; fixed in skl2onnx main"
     expires = 2026-12-31
 
+    [[flaky]]
+    consumer = "spox"
+    test = "tests/test_random.py::test_sampling"
+    owner = "@spox-dev"
+    reason = "seeds from the clock; spox#321"
+    expires = 2026-12-31
+
 An entry covers a regressed test, or ``<install>``: the candidate side could not be installed.
-An expired entry covers nothing and says so; an entry that matched nothing is reported as
-stale, so the list does not silently outlive its reasons.
+A ``[[flaky]]`` entry declares a test flaky: whatever its runs say, it is ``spurious``, never a
+verdict (nor a fix). An expired entry covers nothing and says so; an entry that matched nothing
+is reported as stale, so the list does not silently outlive its reasons.
 """
 
 from __future__ import annotations
@@ -30,6 +38,9 @@ from mlrelease.errors import ConfigError
 INSTALL = "<install>"
 """The pseudo test a known failure names to accept that the candidate cannot be installed."""
 FIELDS = ("consumer", "test", "owner", "reason", "expires")
+FAILURE = "failure"
+FLAKY = "flaky"
+KINDS = (FAILURE, FLAKY)
 
 
 @dataclass(frozen=True)
@@ -39,6 +50,8 @@ class KnownFailure:
     owner: str
     reason: str
     expires: dt.date
+    kind: str = FAILURE
+    """``failure`` (a regression accepted for now) or ``flaky`` (a test declared flaky)."""
 
     def covers(self, consumer: str, nodeid: str) -> bool:
         return consumer == self.consumer and fnmatch.fnmatchcase(nodeid, self.test)
@@ -50,7 +63,7 @@ class KnownFailure:
         return f"{self.owner}: {self.reason} (until {self.expires.isoformat()})"
 
 
-def _entry(data: Any, key: str, source: str) -> KnownFailure:
+def _entry(data: Any, key: str, source: str, kind: str) -> KnownFailure:
     if not isinstance(data, Mapping):
         raise ConfigError(key, "a table", type(data).__name__, source=source)
     unknown = sorted(set(data) - set(FIELDS))
@@ -71,7 +84,7 @@ def _entry(data: Any, key: str, source: str) -> KnownFailure:
                 source=source,
             )
         values[name] = value
-    return KnownFailure(**values)
+    return KnownFailure(**values, kind=kind)
 
 
 def _date(value: Any, key: str, source: str) -> dt.date:
@@ -93,13 +106,18 @@ def load(path: Path) -> list[KnownFailure]:
         return []
     data = read_toml(path)
     source = str(path)
-    unknown = sorted(set(data) - {"failure"})
+    unknown = sorted(set(data) - set(KINDS))
     if unknown:
-        raise ConfigError(unknown[0], "only [[failure]] tables", "another key", source=source)
-    entries = data.get("failure", [])
-    if not isinstance(entries, list):
-        raise ConfigError("failure", "an array of tables ([[failure]])", "a table", source=source)
-    return [_entry(e, f"failure[{i}]", source) for i, e in enumerate(entries)]
+        raise ConfigError(
+            unknown[0], "only [[failure]] and [[flaky]] tables", "another key", source=source
+        )
+    out = []
+    for kind in KINDS:
+        entries = data.get(kind, [])
+        if not isinstance(entries, list):
+            raise ConfigError(kind, f"an array of tables ([[{kind}]])", "a table", source=source)
+        out += [_entry(e, f"{kind}[{i}]", source, kind) for i, e in enumerate(entries)]
+    return out
 
 
 @dataclass(frozen=True)
@@ -114,11 +132,18 @@ class Match:
         return self.entry is not None
 
 
-def match(entries: Iterable[KnownFailure], consumer: str, nodeid: str, today: dt.date) -> Match:
-    """The first live entry covering the test, else the expired one that would have."""
+def match(
+    entries: Iterable[KnownFailure],
+    consumer: str,
+    nodeid: str,
+    today: dt.date,
+    kind: str = FAILURE,
+) -> Match:
+    """The first live entry covering the test, else the expired one that would have; only
+    entries of ``kind``."""
     expired = None
     for entry in entries:
-        if entry.covers(consumer, nodeid):
+        if entry.kind == kind and entry.covers(consumer, nodeid):
             if not entry.expired(today):
                 return Match(entry)
             expired = expired or entry
@@ -132,10 +157,9 @@ def stale(
     seen = set(used)
     lines = []
     for e in entries:
+        what = "known failure" if e.kind == FAILURE else "declared flaky test"
         if e.expired(today):
-            lines.append(
-                f"known failure {e.consumer} `{e.test}` expired on {e.expires} ({e.owner})"
-            )
+            lines.append(f"{what} {e.consumer} `{e.test}` expired on {e.expires} ({e.owner})")
         elif e not in seen:
-            lines.append(f"known failure {e.consumer} `{e.test}` matched nothing: remove it?")
+            lines.append(f"{what} {e.consumer} `{e.test}` matched nothing: remove it?")
     return lines

@@ -3,7 +3,10 @@
 Order (each step needs the one before): the baseline environment (it fixes the consumer's
 version when the requirement is not pinned), the consumer's tests (the sdist of that version),
 the candidate environment (that version pinned, the baseline's resolution preferred), the
-exact-bytes check, both side runs at once, then re-runs of every difference on both sides.
+exact-bytes check, both side runs at once, then rounds of re-runs of every difference on both
+sides (adaptive: a test that flipped leaves the rounds, it is ``spurious``), as many rounds as
+the configured confidence asks. A side whose tests did not run (or whose environment could not
+be built) marks the consumer not verified there, with why and the command to reproduce it.
 Heavy steps (an environment build, a test process) each hold one of the run's ``jobs`` slots.
 """
 
@@ -22,7 +25,7 @@ from mlrelease.downstream import envs, runner, sources, verdicts
 from mlrelease.downstream.config import Consumer, DownstreamConfig
 from mlrelease.downstream.results import COMPARED, ERROR, NOT_INSTALLED, ConsumerResult
 from mlrelease.downstream.subjects import Subject, exact_bytes
-from mlrelease.downstream.verdicts import SideRun
+from mlrelease.downstream.verdicts import CaseVerdict, SideRun
 from mlrelease.errors import UserError
 
 Say = Callable[[str], None]
@@ -46,12 +49,13 @@ class Setup:
     """Held around each heavy step (a semaphore of ``jobs``)."""
     threads: int = 0
     refresh: bool = False
-    reruns: int = 1
+    rounds: int = 1
+    """Re-run rounds a difference needs (:func:`verdicts.rounds` of the confidence)."""
     run_cache: Callable[[str], SideRun | None] = lambda key: None
     save_run: Callable[[str, SideRun], None] = lambda key, run: None
 
 
-def _links(setup: Setup, extra: Sequence[str]) -> tuple[str, ...]:
+def links(setup: Setup, extra: Sequence[str]) -> tuple[str, ...]:
     out = []
     for link in [*setup.table.find_links, *extra]:
         is_url = "://" in link
@@ -72,7 +76,7 @@ def env_spec(
         requirements=tuple(r for r in requirements if r),
         index_url=setup.table.index_url,
         extra_index_urls=tuple(consumer.index_urls),
-        find_links=_links(setup, [*consumer.find_links, *subject.find_links]),
+        find_links=links(setup, [*consumer.find_links, *subject.find_links]),
         identity=subject.identity,
         no_build=(canonicalize_name(setup.package),),
         prefer=tuple(prefer),
@@ -98,9 +102,15 @@ def _spec(setup: Setup, consumer: Consumer, env: envs.Env, tests: sources.Tests)
         pytest_args=tuple(consumer.pytest_args),
         command=tuple(consumer.command),
         time_budget_s=consumer.time_budget_s,
-        memory_limit_mb=setup.table.memory_limit_mb,
+        memory_limit_mb=memory_limit(setup.table, consumer),
         threads=setup.threads,
+        extra_env=dict(consumer.env),
     )
+
+
+def memory_limit(table: DownstreamConfig, consumer: Consumer) -> int:
+    """The consumer's own ``memory-limit-mb``, else the table's (0: none)."""
+    return table.memory_limit_mb if consumer.memory_limit_mb is None else consumer.memory_limit_mb
 
 
 Pair = tuple[SideRun, SideRun]
@@ -147,7 +157,12 @@ def _build(setup: Setup, spec: envs.EnvSpec) -> envs.Env | envs.InstallFailure:
 
 def run(setup: Setup, consumer: Consumer, say: Say, run_key: Callable[..., str]) -> ConsumerResult:
     """The consumer's result; a problem of its own (no sdist, a bad ref) is its ``error``."""
-    result = ConsumerResult(consumer.name, owner=consumer.owner, repository=consumer.repository)
+    result = ConsumerResult(
+        consumer.name,
+        owner=consumer.owner,
+        repository=consumer.repository,
+        optional=consumer.optional,
+    )
     try:
         return _run(setup, consumer, say, run_key, result)
     except UserError as exc:
@@ -171,9 +186,10 @@ def _run(
     base = _build(setup, env_spec(setup, consumer, setup.baseline, install))
     if isinstance(base, envs.InstallFailure):
         cand = _build(setup, env_spec(setup, consumer, setup.candidate, install))
-        result.status, result.install = NOT_INSTALLED, {"baseline": base.reason}
+        result.status = NOT_INSTALLED
+        _not_installed(result, "baseline", base)
         if isinstance(cand, envs.InstallFailure):
-            result.install["candidate"] = cand.reason
+            _not_installed(result, "candidate", cand)
         return result
     name = canonicalize_name(Requirement(install).name) if consumer.requirement else ""
     result.version = base.pins.get(name, "") if name else ""
@@ -181,7 +197,7 @@ def _run(
         say(f"fetching the sdist of {name} {result.version} (its tests)")
         tests = sources.sdist(consumer, name, result.version, setup.cache / "sources",
                               index_url=setup.table.index_url,
-                              find_links=_links(setup, consumer.find_links))  # fmt: skip
+                              find_links=links(setup, consumer.find_links))  # fmt: skip
     result.origin = tests.origin
     pinned = _pin(install, result.version) if name and result.version else install
     prefer = [f"{k}=={v}" for k, v in base.pins.items() if k != canonicalize_name(setup.package)]
@@ -196,20 +212,42 @@ def _run(
     result.changes = changes(base.pins, cand.pins, setup.package)
     result.seconds["environments"] = base.seconds + cand.seconds
     specs = (_spec(setup, consumer, base, tests), _spec(setup, consumer, cand, tests))
-    keys = (run_key(base, tests, consumer), run_key(cand, tests, consumer))
+    keys = (run_key(base, tests, specs[0]), run_key(cand, tests, specs[1]))
     say("running the tests on both sides")
     first = _both(setup, specs, keys, None)
     result.seconds.update(baseline=first[0].duration_s, candidate=first[1].duration_s)
+    for side, ran in zip(("baseline", "candidate"), first, strict=True):
+        if ran.problem:
+            result.unverified[side] = {"why": ran.problem, "reproduce": ran.reproduce}
     found = verdicts.compare(*first)
-    suspects = verdicts.suspects(found)
-    reruns: tuple[list[SideRun], list[SideRun]] = ([], [])
-    for i in range(setup.reruns if suspects else 0):
-        say(f"re-running {len(suspects)} difference(s) ({i + 1}/{setup.reruns})")
-        whole = verdicts.RUN in suspects or len(suspects) > MAX_NODEIDS
-        only = None if whole else suspects
-        again = _both(setup, specs, None, only)
-        reruns[0].append(again[0])
-        reruns[1].append(again[1])
-    result.verdicts = verdicts.confirm(found, *reruns)
+    reruns = _rerun(setup, specs, found, say)
+    result.verdicts = verdicts.confirm(found, *reruns, needed=setup.rounds)
     result.status = COMPARED
     return result
+
+
+def _not_installed(result: ConsumerResult, side: str, failure: envs.InstallFailure) -> None:
+    result.install[side] = failure.reason
+    result.unverified[side] = {
+        "why": f"could not install: {failure.why}",
+        "reproduce": failure.reproduce,
+    }
+
+
+def _rerun(
+    setup: Setup, specs: tuple[runner.RunSpec, runner.RunSpec], found: list[CaseVerdict], say: Say
+) -> tuple[list[SideRun], list[SideRun]]:
+    """Rounds of re-runs of both sides; each round only the differences that still agree."""
+    pending = [v for v in found if v.nodeid in set(verdicts.suspects(found))]
+    reruns: tuple[list[SideRun], list[SideRun]] = ([], [])
+    for i in range(setup.rounds):
+        if not pending:
+            break
+        ids = [v.nodeid for v in pending]
+        say(f"re-running {len(ids)} difference(s) on both sides ({i + 1}/{setup.rounds})")
+        whole = verdicts.RUN in ids or len(ids) > MAX_NODEIDS
+        again = _both(setup, specs, None, None if whole else ids)
+        reruns[0].append(again[0])
+        reruns[1].append(again[1])
+        pending = [v for v in pending if verdicts.still_agrees(v, *again)]
+    return reruns

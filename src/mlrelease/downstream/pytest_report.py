@@ -35,6 +35,10 @@ def _write(record: dict[str, Any]) -> None:
         handle.flush()
 
 
+def pytest_runtest_logstart(nodeid: str, location: Any) -> None:
+    _write({"start": nodeid})
+
+
 def pytest_runtest_logreport(report: Any) -> None:
     record = {
         "nodeid": report.nodeid,

@@ -22,7 +22,7 @@ from mlrelease.downstream.results import (
     RunResults,
     totals,
 )
-from mlrelease.downstream.verdicts import Verdict, counts
+from mlrelease.downstream.verdicts import Verdict, counts, is_test, levels
 
 COLUMNS = (
     Verdict.REGRESSED, Verdict.SPURIOUS, Verdict.FIXED, Verdict.BROKEN, Verdict.PASSED,
@@ -51,6 +51,10 @@ def who(r: ConsumerResult) -> str:
 
 
 def status(r: ConsumerResult) -> str:
+    if r.not_verified:
+        sides = " and ".join(r.not_verified)
+        optional = ", optional" if r.optional else ""
+        return f"not verified ({sides}{optional})"
     if r.status == NOT_INSTALLED:
         sides = " and ".join(sorted(r.install))
         return f"could not install ({'both sides' if len(r.install) == 2 else sides})"
@@ -59,18 +63,31 @@ def status(r: ConsumerResult) -> str:
     return f"error: {r.error.splitlines()[0] if r.error else '?'}"
 
 
+def _plural(n: int, what: str) -> str:
+    return f"{n} {what}{'s' if n != 1 else ''}"
+
+
 def summary(run: RunResults, judgement: Judgement) -> str:
-    """One line: consumers, regressions (blocking and accepted), the other verdicts."""
+    """One line, in one unit each: consumers, regressed tests, module- or run-level and install
+    regressions (blocking and accepted), the tests' other verdicts, consumers not verified."""
     t = totals(run.results)
-    n = len(run.results)
-    parts = [f"{n} consumer{'s' if n != 1 else ''}"]
-    regressions = len(judgement.blocking) + len(judgement.accepted)
-    parts.append(
-        f"{regressions} regression{'s' if regressions != 1 else ''}"
-        + (f" ({len(judgement.accepted)} known)" if judgement.accepted else "")
-    )
+    parts = [_plural(len(run.results), "consumer")]
+    found = [*judgement.blocking, *judgement.accepted]
+    kinds = {
+        "regressed test": [f for f in found if is_test(f.nodeid)],
+        "install regression": [f for f in found if f.nodeid == INSTALL],
+        "module/run-level regression": [
+            f for f in found if not is_test(f.nodeid) and f.nodeid != INSTALL
+        ],
+    }
+    for what, these in kinds.items():
+        if these or what == "regressed test":
+            known = sum(1 for f in these if f.match.entry is not None)
+            parts.append(_plural(len(these), what) + (f" ({known} known)" if known else ""))
     for v in (Verdict.SPURIOUS, Verdict.FIXED, Verdict.BROKEN, Verdict.PASSED):
         parts.append(f"{t[v.value]} {v.value}")
+    if t["not verified"]:
+        parts.append(f"{t['not verified']} not verified")
     if t.get(NOT_INSTALLED):
         parts.append(f"{t[NOT_INSTALLED]} could not install")
     if t.get("error"):
@@ -78,15 +95,32 @@ def summary(run: RunResults, judgement: Judgement) -> str:
     return ", ".join(parts)
 
 
+def headline(judgement: Judgement) -> str:
+    """Why the gate fails: the blocking regressions and the consumers not verified."""
+    parts = []
+    if judgement.blocking:
+        first = judgement.blocking[0]
+        parts.append(
+            f"{len(judgement.blocking)} regression(s), first {first.consumer.name} {first.nodeid}"
+        )
+    if judgement.unverified:
+        names = ", ".join(
+            f"{r.name} ({' and '.join(r.not_verified)})" for r in judgement.unverified
+        )
+        parts.append(f"not verified: {names}")
+    return "; ".join(parts) or "passed"
+
+
 def consumer_table(run: RunResults) -> list[str]:
     rows = []
     for r in run.results:
         c = counts(r.verdicts)
-        rows.append(
-            [r.name, r.version or "-", r.origin or "-", *(c[v] for v in COLUMNS), status(r)]
-        )
-    header = ["consumer", "version", "tests from", *(v.value for v in COLUMNS), "status"]
-    align = [markdown.LEFT] * 3 + [markdown.RIGHT] * len(COLUMNS) + [markdown.LEFT]
+        other = len(levels(r.verdicts))
+        row = [r.name, r.version or "-", r.origin or "-", *(c[v] for v in COLUMNS), other]
+        rows.append([*row, status(r)])
+    header = ["consumer", "version", "tests from", *(v.value for v in COLUMNS)]
+    header += ["module/run-level", "status"]
+    align = [markdown.LEFT] * 3 + [markdown.RIGHT] * (len(COLUMNS) + 1) + [markdown.LEFT]
     return markdown.table(header, rows, align=align)
 
 
@@ -104,15 +138,35 @@ def finding_lines(f: Finding) -> list[str]:
     return lines
 
 
+def unverified_lines(r: ConsumerResult) -> list[str]:
+    """A consumer not verified: each side, why, and the command that reproduces it."""
+    lines = []
+    for side, found in r.not_verified.items():
+        optional = " (optional: not failing the gate)" if r.optional else ""
+        lines += ["", f"- **{r.name}** not verified on the {side} side{optional}", ""]
+        lines += ["  " + line for line in block(found.get("why", ""))]
+        if found.get("reproduce"):
+            lines += ["", "  Reproduce:", "", *("  " + x for x in block(found["reproduce"]))]
+    return lines
+
+
 def details(run: RunResults, judgement: Judgement) -> list[str]:
-    """The gate's Markdown lines: the consumer table, then regressions, install failures."""
+    """The gate's Markdown lines: the consumer table, then regressions, consumers not
+    verified, install failures, module- and run-level results."""
     lines = consumer_table(run)
     for title, found in (("Regressions", judgement.blocking), ("Known", judgement.accepted)):
         if found:
             lines += ["", f"**{title}**", ""]
             for f in found:
                 lines += finding_lines(f)
+    if any(r.not_verified for r in run.results):
+        lines += ["", "**Not verified**"]
+        for r in run.results:
+            lines += unverified_lines(r)
+        lines.append("")
     for r in run.results:
+        for v in levels(r.verdicts):
+            lines.append(f"- {r.name} {code(v.nodeid)}: {v.verdict.value} (module/run level)")
         if r.status == NOT_INSTALLED and not r.install_regressed:
             side = "both sides" if len(r.install) == 2 else ", ".join(r.install)
             reason = next(iter(r.install.values()), "")
@@ -145,7 +199,9 @@ def _what(f: Finding) -> str:
 def _counts(r: ConsumerResult) -> str:
     c = counts(r.verdicts)
     shown = [f"{c[v]} {v.value}" for v in COLUMNS if c[v]]
-    return ", ".join(shown) or "no tests"
+    tests = ", ".join(shown) or "no tests"
+    other = levels(r.verdicts)
+    return tests + (f"; {len(other)} module/run-level" if other else "")
 
 
 def gate_details(run: RunResults, judgement: Judgement) -> list[str]:
@@ -168,6 +224,9 @@ def gate_details(run: RunResults, judgement: Judgement) -> list[str]:
             lines.append(f"**{r.name}** could not install ({side}): " + _first(why, 2))
         if r.error:
             lines.append(f"**{r.name}** error: " + _first(r.error, 2))
+        for side, nv in r.not_verified.items():
+            how = f"; reproduce: {code(nv['reproduce'])}" if nv.get("reproduce") else ""
+            lines.append(f"not verified: **{r.name}** {side}: {_first(nv['why'], 2)}{how}")
         for v in r.tests(Verdict.SPURIOUS):
             lines.append(f"spurious: **{r.name}** {code(v.nodeid)}: {v.note}")
     return lines + judgement.notes
@@ -205,6 +264,11 @@ def junit(run: RunResults, judgement: Judgement) -> str:
         ]
         if r.status == NOT_INSTALLED:
             cases = [("<install>", NOT_INSTALLED, "\n".join(r.install.values())), *cases]
+        for side, found in r.not_verified.items():
+            text = f"{found['why']}\nreproduce: {found.get('reproduce', '')}"
+            cases = [(f"<not verified: {side}>", "not verified", text), *cases]
+            if not r.optional:
+                blocking.add((r.name, f"<not verified: {side}>"))
         for nodeid, verdict, text in cases:
             case = ET.SubElement(suite, "testcase", classname=r.name, name=nodeid)
             if (r.name, nodeid) in blocking:

@@ -1,7 +1,10 @@
 """What a paired run found, per consumer; shards merged; regressions judged (pure).
 
 A consumer's result is ``compared`` (its verdicts by test), ``could not install`` (with the
-side and the resolver's reason) or ``error`` (its tests could not be fetched, say). A run's
+side and the resolver's reason) or ``error`` (its tests could not be fetched, say). A consumer
+whose tests did not run on a side (a crash, a collection error, pytest's exit 4 or 5, no tests,
+an install failure on the baseline side, an error) is *not verified* on that side
+(:attr:`ConsumerResult.not_verified`): the gate fails on it unless the consumer is optional. A run's
 results are written as JSON; CI shards write one file each, :func:`merge` joins them and
 refuses a merge that is not one run (another candidate or baseline, a consumer reported twice
 or by no shard).
@@ -15,10 +18,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mlrelease.downstream import known
-from mlrelease.downstream.verdicts import CaseVerdict, Verdict, counts
+from mlrelease.downstream.verdicts import CaseVerdict, Verdict, counts, levels
 from mlrelease.errors import UserError
 
-FORMAT = 1
+FORMAT = 2
 COMPARED = "compared"
 NOT_INSTALLED = "could not install"
 ERROR = "error"
@@ -42,6 +45,10 @@ class ConsumerResult:
     """Dependencies resolved differently on the candidate side (``protobuf 5.29.4 -> 6.31.1``)."""
     seconds: dict[str, float] = field(default_factory=dict)
     cached: bool = False
+    optional: bool = False
+    """Configured optional: not verified is a note, not a failure."""
+    unverified: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Side -> ``why`` its tests did not run and the command that reproduces it (``reproduce``)."""
 
     def tests(self, verdict: Verdict) -> list[CaseVerdict]:
         return [v for v in self.verdicts if v.verdict is verdict]
@@ -50,6 +57,17 @@ class ConsumerResult:
     def install_regressed(self) -> bool:
         """The candidate cannot be installed where the baseline can."""
         return self.status == NOT_INSTALLED and set(self.install) == {"candidate"}
+
+    @property
+    def not_verified(self) -> dict[str, dict[str, str]]:
+        """Side (``baseline``, ``candidate``, ``both``) -> why and how to reproduce, for every
+        side whose tests did not run; empty when the consumer was verified. A candidate-only
+        install failure is an install regression, not this."""
+        if self.status == ERROR:
+            return {"both": {"why": self.error, "reproduce": ""}}
+        if self.install_regressed:
+            return {}
+        return dict(self.unverified)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -65,6 +83,10 @@ class ConsumerResult:
             "changes": list(self.changes),
             "seconds": {k: round(v, 2) for k, v in self.seconds.items()},
             "cached": self.cached,
+            "counts": {k.value: n for k, n in counts(self.verdicts).items()},
+            "levels": [v.nodeid for v in levels(self.verdicts)],
+            "optional": self.optional,
+            "unverified": {k: dict(v) for k, v in self.unverified.items()},
         }
 
     @classmethod
@@ -82,6 +104,11 @@ class ConsumerResult:
             changes=[str(c) for c in data.get("changes", [])],
             seconds={str(k): float(v) for k, v in data.get("seconds", {}).items()},
             cached=bool(data.get("cached", False)),
+            optional=bool(data.get("optional", False)),
+            unverified={
+                str(k): {str(a): str(b) for a, b in v.items()}
+                for k, v in data.get("unverified", {}).items()
+            },
         )
 
 
@@ -123,6 +150,7 @@ class RunResults:
             "shard": None if self.shard is None else list(self.shard),
             "created": self.created,
             "seconds": round(self.seconds, 2),
+            "totals": totals(self.results),
             "results": [r.to_dict() for r in self.results],
         }
 
@@ -198,26 +226,37 @@ class Finding:
 
 @dataclass
 class Judgement:
-    """What the gate decides: blocking regressions, accepted ones, notes."""
+    """What the gate decides: blocking regressions, accepted ones, consumers not verified,
+    notes."""
 
     blocking: list[Finding] = field(default_factory=list)
     accepted: list[Finding] = field(default_factory=list)
+    unverified: list[ConsumerResult] = field(default_factory=list)
+    """Consumers, not optional, whose tests did not run on a side: each fails the gate."""
     notes: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
-        return not self.blocking
+        return not self.blocking and not self.unverified
 
 
 def judge(
     run: RunResults, entries: Sequence[known.KnownFailure], today: dt.date | None = None
 ) -> Judgement:
     """Every confirmed regression, and every candidate-only install failure, is blocking
-    unless a live known-failure entry covers it."""
+    unless a live known-failure entry covers it; every consumer not verified is blocking unless
+    it is optional. A test a live ``[[flaky]]`` entry declares is made ``spurious`` in ``run``
+    first (in place: the results show what the gate decided)."""
     today = today or dt.date.today()
     out = Judgement()
-    used: list[known.KnownFailure] = []
+    used = declared_flaky(run, entries, today)
     for r in run.results:
+        if r.not_verified:
+            if r.optional:
+                sides = ", ".join(r.not_verified)
+                out.notes.append(f"optional consumer {r.name} not verified ({sides})")
+            else:
+                out.unverified.append(r)
         found = [(v.nodeid, v.message) for v in r.tests(Verdict.REGRESSED)]
         if r.install_regressed:
             found.append((known.INSTALL, r.install["candidate"]))
@@ -226,15 +265,39 @@ def judge(
             (out.accepted if m.accepted else out.blocking).append(Finding(r, nodeid, message, m))
             if m.entry is not None:
                 used.append(m.entry)
-    out.notes = known.stale(entries, used, today)
+    out.notes += known.stale(entries, used, today)
     return out
 
 
+def declared_flaky(
+    run: RunResults, entries: Sequence[known.KnownFailure], today: dt.date
+) -> list[known.KnownFailure]:
+    """Make every ``regressed`` or ``fixed`` test that a live ``[[flaky]]`` entry declares
+    ``spurious``, saying so; the entries that covered a test of the run."""
+    used: list[known.KnownFailure] = []
+    for r in run.results:
+        for i, v in enumerate(r.verdicts):
+            m = known.match(entries, r.name, v.nodeid, today, known.FLAKY)
+            if m.entry is None:
+                continue
+            used.append(m.entry)
+            if v.verdict in (Verdict.REGRESSED, Verdict.FIXED):
+                note = f"declared flaky: {m.entry.describe()}; first seen {v.verdict.value}"
+                r.verdicts[i] = CaseVerdict(
+                    v.nodeid, Verdict.SPURIOUS, v.baseline, v.candidate, v.message, note
+                )
+    return used
+
+
 def totals(results: Iterable[ConsumerResult]) -> dict[str, int]:
-    """Tests by verdict over every compared consumer, and consumers by status."""
+    """Tests by verdict over every compared consumer (tests only), module- and run-level
+    failures (``levels``), consumers by status and those ``not verified``."""
     out: dict[str, int] = {v.value: 0 for v in Verdict}
+    out["levels"] = out["not verified"] = 0
     for r in results:
         for verdict, n in counts(r.verdicts).items():
             out[verdict.value] += n
+        out["levels"] += len(levels(r.verdicts))
+        out["not verified"] += 1 if r.not_verified else 0
         out[r.status] = out.get(r.status, 0) + 1
     return out

@@ -6,13 +6,19 @@ killed past it), a private scratch folder that is removed afterwards. It works o
 of the tests (a test that writes next to itself cannot disturb the other side), with an
 environment built from an allow-list: the consumer's tests are third-party code and never see
 the release job's tokens. pytest loads :mod:`mlrelease.downstream.pytest_report`, which writes
-each result as it happens, so a killed run still reports what it finished.
+each result as it happens, so a killed run still reports what it finished, and which test was
+running when it died (that test gets the death as its error).
+
+A side whose tests did not run says why (:attr:`SideRun.problem`: a crash, a timeout, pytest's
+exit 2-5, a collection error, no tests) and how to run them again by hand
+(:attr:`SideRun.reproduce`): such a consumer is not verified.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import sys
 import tempfile
@@ -20,13 +26,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mlrelease.downstream.verdicts import RUN, CaseOutcome, CaseResult, SideRun
+from mlrelease.downstream.verdicts import COMMAND, RUN, CaseOutcome, CaseResult, SideRun, is_test
 from mlrelease.edges import proc
 
 PLUGIN = "mlrelease_downstream_report"
 REPORT_ENV = "MLRELEASE_DOWNSTREAM_REPORT"
-COMMAND = "command"
-"""The one test of a smoke command."""
 PASSED_ON = {
     "HOME", "PATH", "SYSTEMROOT", "COMSPEC", "PATHEXT", "WINDIR", "LANG", "LC_ALL", "TZ",
     "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE",
@@ -64,20 +68,34 @@ def _phase(record: dict[str, object]) -> CaseOutcome:
     return CaseOutcome.PASSED
 
 
-def parse(lines: Iterable[str]) -> tuple[dict[str, CaseResult], dict[str, str]]:
-    """(tests by node id, collection errors by node id) from the plugin's JSON lines; a test's
-    outcome is the worst of its phases and subtests. A test counts once its teardown was
-    reported (pytest reports one for every test it ran): one cut short by a kill is absent,
-    never passed. A garbled line (a killed writer) is skipped."""
+@dataclass
+class Report:
+    """What the plugin's lines say: tests by node id, collection errors by node id, and the
+    test that had started and not finished (the one running when a killed run died)."""
+
+    tests: dict[str, CaseResult]
+    errors: dict[str, str]
+    running: str = ""
+
+
+def parse(lines: Iterable[str]) -> Report:
+    """The plugin's JSON lines read; a test's outcome is the worst of its phases and subtests.
+    A test counts once its teardown was reported (pytest reports one for every test it ran):
+    one cut short by a kill is absent, never passed (it is :attr:`Report.running`). A garbled
+    line (a killed writer) is skipped."""
     tests: dict[str, CaseResult] = {}
     finished: set[str] = set()
     errors: dict[str, str] = {}
+    running = ""
     for line in lines:
         try:
             record = json.loads(line)
         except ValueError:
             continue
         if not isinstance(record, dict):
+            continue
+        if "start" in record:
+            running = str(record["start"])
             continue
         if "collect" in record:
             nodeid = str(record["collect"])
@@ -94,7 +112,8 @@ def parse(lines: Iterable[str]) -> tuple[dict[str, CaseResult], dict[str, str]]:
             tests[nodeid] = CaseResult(nodeid, outcome, str(record.get("message", "")))
         if record.get("when") == "teardown":
             finished.add(nodeid)
-    return {n: t for n, t in tests.items() if n in finished}, errors
+    done = {n: t for n, t in tests.items() if n in finished}
+    return Report(done, errors, "" if running in finished else running)
 
 
 def _tail(data: bytes, lines: int = 8) -> str:
@@ -151,6 +170,33 @@ def _run_outcome(finished: proc.Finished, spec: RunSpec) -> CaseResult:
     return CaseResult(RUN, CaseOutcome.PASSED)
 
 
+def problem(side: SideRun, smoke: bool) -> str:
+    """Why the side's tests did not run, or "" when they ran (see the module docstring)."""
+    run = side.tests.get(RUN)
+    if run is not None and run.outcome is not CaseOutcome.PASSED:
+        return run.message.splitlines()[0] if run.message else "the test run failed"
+    if smoke:
+        return ""
+    if side.collect_errors:
+        where = sorted(side.collect_errors)
+        first = side.collect_errors[where[0]].strip().splitlines()
+        more = f" (and {len(where) - 1} more)" if len(where) > 1 else ""
+        return f"collection error in {where[0]}{more}: {first[0] if first else '?'}"
+    if not any(is_test(n) for n in side.tests):
+        return "zero tests collected"
+    return ""
+
+
+def reproduce(spec: RunSpec) -> str:
+    """The command that runs the side again by hand (in the tests' folder, its environment)."""
+    env = " ".join(f"{k}={shlex.quote(v)}" for k, v in sorted(spec.extra_env.items()))
+    if spec.command:
+        line = shlex.join(argv(spec, None))
+    else:
+        line = shlex.join([str(spec.python), "-m", "pytest", *spec.pytest_args, *spec.selection])
+    return f"cd {shlex.quote(str(spec.source))} && {env + ' ' if env else ''}{line}"
+
+
 def _command_result(finished: proc.Finished) -> CaseResult:
     """A smoke command's one result: its exit status, the end of its output when it failed."""
     if finished.returncode == 0:
@@ -178,11 +224,17 @@ def run(spec: RunSpec, *, only: Sequence[str] | None = None) -> SideRun:
             cwd=work,
             scratch=True,
         )
-        tests, errors = parse(report.read_text(encoding="utf-8", errors="replace").splitlines())
+        found = parse(report.read_text(encoding="utf-8", errors="replace").splitlines())
+        tests = found.tests
         tests[RUN] = _run_outcome(finished, spec)
         if spec.command and tests[RUN].outcome is CaseOutcome.PASSED:
             tests[COMMAND] = _command_result(finished)
-        return SideRun(tests, errors, finished.duration_s)
+        elif found.running and tests[RUN].outcome is not CaseOutcome.PASSED:
+            why = f"the test process died during this test: {tests[RUN].message}"
+            tests[found.running] = CaseResult(found.running, CaseOutcome.ERROR, why)
+        side = SideRun(tests, found.errors, finished.duration_s, reproduce=reproduce(spec))
+        side.problem = problem(side, bool(spec.command))
+        return side
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import mlrelease
-from mlrelease.downstream import envs, matrix, pair, render, runner, sources, subjects
+from mlrelease.downstream import envs, matrix, pair, render, runner, sources, subjects, verdicts
 from mlrelease.downstream.config import Consumer, DownstreamConfig
 from mlrelease.downstream.results import (
     COMPARED,
@@ -33,7 +33,7 @@ from mlrelease.downstream.results import (
 from mlrelease.downstream.verdicts import SideRun
 from mlrelease.errors import UserError
 
-FORMAT = 2
+FORMAT = 3
 """Bumped whenever what a run does changes (cached results of older runs are then ignored)."""
 Say = Callable[[str, str], None]
 """Progress: (consumer, what it is doing)."""
@@ -109,9 +109,53 @@ class _Cache:
         partial.replace(path)
 
 
-def _run_key(env: envs.Env, tests: sources.Tests, c: Consumer) -> str:
-    return _digest(env.path.name, tests.digest, c.selection, c.pytest_args, c.command,
-                   c.time_budget_s)  # fmt: skip
+def _run_key(env: envs.Env, tests: sources.Tests, spec: runner.RunSpec) -> str:
+    """A side run's key: its environment, its tests' content and every other input of the run
+    (selection, pytest arguments, command, limits, threads, environment variables)."""
+    inputs = {k: v for k, v in dataclasses.asdict(spec).items() if k not in ("python", "source")}
+    return _digest(env.path.name, tests.digest, inputs, mlrelease.__version__)
+
+
+LOCATIONS = ("consumers", "cache_dir", "results_dir", "known_failures", "candidate", "baseline")
+"""Table keys that are no input of a consumer's result (the candidate and the baseline are in
+the key by their identity)."""
+
+
+def _result_key(table: DownstreamConfig, consumer: Consumer, kept: str, setup: pair.Setup) -> str:
+    """A consumer's result key: its configuration, the table's settings, both subjects, the
+    interpreter, the threads of its runs, this mlrelease."""
+    settings = {k: v for k, v in dataclasses.asdict(table).items() if k not in LOCATIONS}
+    sides = (setup.candidate.identity, setup.baseline.identity)
+    where = (setup.python_version, setup.threads, mlrelease.__version__)
+    return _digest(dataclasses.asdict(consumer), kept, settings, sides, where)
+
+
+def _check_resolves(
+    setup: pair.Setup, store: _Cache, which: str, subject: subjects.Subject
+) -> None:
+    """A subject that cannot be installed by itself is a usage error, not each consumer's
+    verdict (``--baseline 0.0.1``); a success is remembered."""
+    spec = envs.EnvSpec(
+        python=str(setup.python),
+        python_version=setup.python_version,
+        requirements=(subject.requirement,),
+        index_url=setup.table.index_url,
+        find_links=pair.links(setup, subject.find_links),
+        identity=subject.identity,
+        no_build=(setup.package,),
+    )
+    key = spec.key()
+    if not setup.refresh and store.get("resolved", key) is not None:
+        return
+    failure = envs.resolve(spec, setup.cache)
+    if failure is not None:
+        raise UserError(
+            f"--{which} {subject.label}: it cannot be installed from {setup.table.index_url}"
+            f"{' or find-links' if spec.find_links else ''}, so no consumer can be compared: "
+            f"{failure.reason}\nPass a version that exists there (or set "
+            f"tool.mlrelease.downstream.{which}); to see it: {failure.reproduce}"
+        )
+    store.put("resolved", key, {"requirement": subject.requirement})
 
 
 def _subjects(
@@ -142,17 +186,17 @@ def run(
         table=table, root=root, package=package, candidate=candidate, baseline=baseline,
         python=python, python_version=runner.python_version(python), cache=cache,
         slots=threading.BoundedSemaphore(jobs), threads=1 if jobs > 1 else 0,
-        refresh=request.refresh, reruns=table.reruns,
+        refresh=request.refresh, rounds=verdicts.rounds(table.confidence, table.reruns),
         run_cache=lambda key: _side(store.get("runs", key)),
         save_run=lambda key, side: store.put("runs", key, side.to_dict()),
     )  # fmt: skip
+    _check_resolves(setup, store, "baseline", baseline)
+    _check_resolves(setup, store, "candidate", candidate)
 
     def one(consumer: Consumer) -> ConsumerResult:
         # Tests kept in the project are part of the question: their content is in the key.
         kept = sources.project(consumer, root).digest if consumer.source == "project" else ""
-        key = _digest(dataclasses.asdict(consumer), kept, candidate.identity, baseline.identity,
-                      setup.python_version, table.index_url, table.find_links, table.reruns,
-                      table.memory_limit_mb, mlrelease.__version__)  # fmt: skip
+        key = _result_key(table, consumer, kept, setup)
         cached = None if request.refresh else store.get("results", key)
         if cached is not None:
             say(consumer.name, "answered from the results cache")

@@ -14,20 +14,35 @@ here ``broken both``):
   the candidate's run was killed before it.
 
 A test missing on one side because its module failed to import there inherits that collection
-error (a removed API that breaks an import is a regression of every test of the module). The
+error (a removed API that breaks an import is a regression of every test of the module), and
+a test missing on a side whose run failed before any test ran inherits the run's failure. The
 run itself is the pseudo test :data:`RUN` (passed when the test process finished, failed on a
-timeout, a crash, or pytest's own errors), so a candidate that hangs is judged as well.
+timeout, a crash, or pytest's own errors), so a candidate that hangs is judged as well. Modules
+and the run are *levels*, not tests: :func:`counts` counts tests only, :func:`levels` the rest.
+
+A difference is re-run on both sides, adaptively (:func:`still_agrees` after each round drops
+the tests that flipped), for :func:`rounds` rounds: ``regressed`` and ``fixed`` need every run of
+each side to agree, so a test failing half the time on both sides comes out ``regressed`` or
+``fixed`` with probability ``1/2 * (1/4)**rounds`` (0.05% at the default confidence 0.999).
 """
 
 from __future__ import annotations
 
 import enum
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 RUN = "<run>"
 """The pseudo test standing for the whole test process of a side."""
+COMMAND = "command"
+"""The one test of a smoke command."""
+
+
+def is_test(nodeid: str) -> bool:
+    """A test (``module::test``, or a smoke command's one result), not a module or the run."""
+    return nodeid == COMMAND or "::" in nodeid
 
 
 class CaseOutcome(str, enum.Enum):
@@ -82,6 +97,11 @@ class SideRun:
     collect_errors: dict[str, str] = field(default_factory=dict)
     """Node id prefix (a module, a folder) -> why it could not be collected."""
     duration_s: float = 0.0
+    problem: str = ""
+    """Why this side's tests did not run (a crash, pytest's usage error, a collection error,
+    no tests); empty when they ran."""
+    reproduce: str = ""
+    """The command that runs this side's tests again by hand."""
 
     @property
     def finished(self) -> bool:
@@ -104,13 +124,24 @@ class SideRun:
                 return CaseResult(nodeid, CaseOutcome.ERROR, f"collection error: {message}")
         if "::" not in nodeid and nodeid != RUN and self.finished:
             return CaseResult(nodeid, CaseOutcome.PASSED)
+        if is_test(nodeid) and self.ran_nothing:
+            why = self.tests[RUN].message.splitlines()[0] if self.tests[RUN].message else "?"
+            return CaseResult(nodeid, CaseOutcome.ERROR, f"the run failed before any test: {why}")
         return None
+
+    @property
+    def ran_nothing(self) -> bool:
+        """The test process failed before any test ran (a conftest that does not import, an
+        ``addopts`` pytest refuses, a crash at start): every test inherits that failure."""
+        return not self.finished and not any(is_test(n) for n in self.tests)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "tests": [t.to_dict() for t in self.tests.values()],
             "collect_errors": dict(self.collect_errors),
             "duration_s": round(self.duration_s, 3),
+            "problem": self.problem,
+            "reproduce": self.reproduce,
         }
 
     @classmethod
@@ -120,6 +151,8 @@ class SideRun:
             {t.nodeid: t for t in tests},
             {str(k): str(v) for k, v in data.get("collect_errors", {}).items()},
             float(data.get("duration_s", 0.0)),
+            str(data.get("problem", "")),
+            str(data.get("reproduce", "")),
         )
 
 
@@ -199,41 +232,71 @@ def suspects(verdicts: Iterable[CaseVerdict]) -> list[str]:
     return [v.nodeid for v in verdicts if v.verdict in (Verdict.REGRESSED, Verdict.FIXED)]
 
 
-def _agrees(runs: Sequence[SideRun], nodeid: str, *, bad: bool) -> bool:
-    for run in runs:
-        found = run.outcome(nodeid)
-        if found is None or found.outcome is CaseOutcome.SKIPPED or found.outcome.bad is not bad:
-            return False
-    return True
+def rounds(confidence: float, at_least: int = 0) -> int:
+    """Re-run rounds a difference needs. A round runs both sides again; a test failing half the
+    time on both sides repeats its pair of outcomes in one round with probability 1/4, so after
+    ``r`` agreeing rounds the chance that such a test got that far is ``4**-r``, kept at or
+    under ``1 - confidence``."""
+    needed = math.ceil(math.log(1.0 - confidence) / math.log(0.25) - 1e-9)
+    return max(1, needed, at_least)
+
+
+def _outcome_is(run: SideRun, nodeid: str, *, bad: bool) -> bool:
+    found = run.outcome(nodeid)
+    return (
+        found is not None and found.outcome is not CaseOutcome.SKIPPED and found.outcome.bad is bad
+    )
+
+
+def still_agrees(v: CaseVerdict, baseline: SideRun, candidate: SideRun) -> bool:
+    """Whether one more round of both sides repeats the first pair of outcomes."""
+    regressed = v.verdict is Verdict.REGRESSED
+    return _outcome_is(baseline, v.nodeid, bad=not regressed) and _outcome_is(
+        candidate, v.nodeid, bad=regressed
+    )
+
+
+def _tally(runs: Sequence[SideRun], nodeid: str, *, bad: bool) -> tuple[int, int]:
+    """(runs that repeated the first outcome, runs that held the test)."""
+    held = [r for r in runs if r.outcome(nodeid) is not None]
+    return sum(1 for r in held if _outcome_is(r, nodeid, bad=bad)), len(held)
 
 
 def confirm(
     verdicts: Sequence[CaseVerdict],
     baseline_reruns: Sequence[SideRun],
     candidate_reruns: Sequence[SideRun],
+    needed: int = 1,
 ) -> list[CaseVerdict]:
-    """Final verdicts: a regression (or fix) stands only when every re-run of both sides gives
-    the same pair of outcomes again; otherwise it is ``spurious``, saying which side flipped."""
+    """Final verdicts: a regression (or fix) stands only when ``needed`` re-runs of both sides
+    each gave the same pair of outcomes again; otherwise it is ``spurious``, with how often
+    each side repeated its first outcome."""
     out = []
     for v in verdicts:
         if v.verdict not in (Verdict.REGRESSED, Verdict.FIXED):
             out.append(v)
             continue
         regressed = v.verdict is Verdict.REGRESSED
-        base_ok = _agrees(baseline_reruns, v.nodeid, bad=not regressed)
-        cand_ok = _agrees(candidate_reruns, v.nodeid, bad=regressed)
-        if base_ok and cand_ok:
-            n = len(candidate_reruns)
-            note = f"confirmed by {n} re-run{'s' if n != 1 else ''}" if n else "not re-run"
+        cand = _tally(candidate_reruns, v.nodeid, bad=regressed)
+        base = _tally(baseline_reruns, v.nodeid, bad=not regressed)
+        agreeing = sum(
+            1
+            for b, c in zip(baseline_reruns, candidate_reruns, strict=True)
+            if still_agrees(v, b, c)
+        )
+        if agreeing >= needed and cand[0] == cand[1] and base[0] == base[1]:
+            chance = 0.5 * 0.25**agreeing
+            note = (
+                f"confirmed by {agreeing} re-run{'s' if agreeing != 1 else ''} of both sides "
+                f"(a test failing half the time: {chance:.2g} chance)"
+            )
             out.append(_replace(v, note=note))
             continue
-        flipped = [side for side, ok in (("candidate", cand_ok), ("baseline", base_ok)) if not ok]
-        first = (
-            "failed on the candidate and passed on the baseline"
-            if regressed
-            else "passed on the candidate and failed on the baseline"
+        first = ("failed", "passed") if regressed else ("passed", "failed")
+        note = (
+            f"flaky: the candidate {first[0]} {cand[0] + 1} of {cand[1] + 1} runs, the baseline "
+            f"{first[1]} {base[0] + 1} of {base[1] + 1}"
         )
-        note = f"{first}, then the re-run on the {' and the '.join(flipped)} disagreed: flaky"
         out.append(_replace(v, verdict=Verdict.SPURIOUS, note=note))
     return out
 
@@ -244,8 +307,15 @@ def _replace(v: CaseVerdict, **changes: Any) -> CaseVerdict:
 
 
 def counts(verdicts: Iterable[CaseVerdict]) -> dict[Verdict, int]:
-    """How many tests got each verdict (every verdict present, zeros included)."""
+    """How many tests got each verdict (every verdict present, zeros included); modules and
+    the run itself are not tests (see :func:`levels`)."""
     found = {v: 0 for v in Verdict}
     for v in verdicts:
-        found[v.verdict] += 1
+        if is_test(v.nodeid):
+            found[v.verdict] += 1
     return found
+
+
+def levels(verdicts: Iterable[CaseVerdict]) -> list[CaseVerdict]:
+    """The module- and run-level verdicts that are not ``passed``: reported apart from tests."""
+    return [v for v in verdicts if not is_test(v.nodeid) and v.verdict is not Verdict.PASSED]

@@ -18,41 +18,6 @@ from mlrelease.downstream.results import RunResults
 REGRESSED = "tests/test_behaviour.py::test_model_adds"
 
 
-def _project(world: World, name: str) -> Path:
-    root = world.root.parent / name
-    root.mkdir(exist_ok=True)
-    (root / "pyproject.toml").write_text(
-        f"""
-[project]
-name = "{planted.LIB}"
-version = "1.1.0"
-
-[tool.mlrelease]
-gates = ["downstream"]
-
-[tool.mlrelease.downstream]
-candidate = "{world.candidate}"
-baseline = "1.0.0"
-find-links = ["{world.links}"]
-cache-dir = "{world.cache}"
-
-[[tool.mlrelease.downstream.consumers]]
-name = "consumer"
-requirement = "{planted.CONSUMER}"
-owner = "@consumer-dev"
-repository = "https://example.invalid/consumer"
-time-budget-s = 300
-
-[[tool.mlrelease.downstream.consumers]]
-name = "pinned"
-requirement = "{planted.PINNED}"
-time-budget-s = 300
-""",
-        encoding="utf-8",
-    )
-    return root
-
-
 def _known(root: Path, entries: list[tuple[str, str, str]]) -> None:
     lines = []
     for consumer, test, expires in entries:
@@ -68,7 +33,7 @@ def _known(root: Path, entries: list[tuple[str, str, str]]) -> None:
 def test_gate_fails_on_the_regression_and_reports_it_everywhere(
     world: World, paired: RunResults, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    root = _project(world, "gate-fails")
+    root = planted.project(world, "gate-fails")
     summary = tmp_path / "step-summary.md"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     assert main(["--root", str(root), "verify"]) == 1
@@ -92,12 +57,15 @@ def test_gate_fails_on_the_regression_and_reports_it_everywhere(
 
 
 def test_known_failures_with_owner_and_expiry(world: World, paired: RunResults) -> None:
-    root = _project(world, "gate-known")
+    root = planted.project(world, "gate-known")
     tomorrow = (dt.date.today() + dt.timedelta(days=1)).isoformat()
     _known(root, [("consumer", "tests/test_behaviour.py::*", tomorrow), ("pinned", "*", tomorrow)])
     assert main(["--root", str(root), "verify"]) == 0
     md = (root / "build" / "release-verify" / "report.md").read_text(encoding="utf-8")
-    assert "2 regressions (2 known)" in md and "@release-manager: planted in the test" in md
+    assert (
+        "1 regressed test (1 known), 1 install regression (1 known)" in md
+        and "@release-manager: planted in the test" in md
+    )
     yesterday = (dt.date.today() - dt.timedelta(days=1)).isoformat()
     _known(root, [("consumer", "tests/test_behaviour.py::*", yesterday), ("pinned", "*", tomorrow)])
     assert main(["--root", str(root), "verify"]) == 1
@@ -108,7 +76,7 @@ def test_known_failures_with_owner_and_expiry(world: World, paired: RunResults) 
 def test_shards_matrix_and_merge(
     world: World, paired: RunResults, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    root = _project(world, "sharded")
+    root = planted.project(world, "sharded")
     assert main(["--root", str(root), "downstream", "matrix"]) == 0
     matrix = json.loads(capsys.readouterr().out)
     assert [m["shard"] for m in matrix["include"]] == ["1/2", "2/2"]
@@ -134,7 +102,7 @@ def test_shards_matrix_and_merge(
 def test_config_mistakes_are_errors_at_load(
     world: World, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    root = _project(world, "bad-config")
+    root = planted.project(world, "bad-config")
     text = (root / "pyproject.toml").read_text()
     (root / "pyproject.toml").write_text(text.replace('name = "pinned"', 'name = "consumer"'))
     for command in (["downstream", "list"], ["gates", "list"], ["verify"]):
@@ -144,7 +112,7 @@ def test_config_mistakes_are_errors_at_load(
 
 
 def test_no_candidate_yet_is_a_skip_that_says_what_to_do(world: World) -> None:
-    root = _project(world, "no-candidate")
+    root = planted.project(world, "no-candidate")
     text = (root / "pyproject.toml").read_text()
     (root / "pyproject.toml").write_text(text.replace(str(world.candidate), "dist"))
     assert main(["--root", str(root), "verify"]) == 0

@@ -45,6 +45,7 @@ def test_a_good_table(tmp_path: Path) -> None:
         ({"name": "a b", "requirement": "a"}, "consumers[0].name"),
         ({"name": "a", "requirement": "a", "time-budget-s": 0}, "consumers[0].time-budget-s"),
         ({"name": "a", "requirement": "a", "tests-dir": "absent"}, "consumers[0].tests-dir"),
+        ({"name": "a", "requirement": "a", "memory-limit-mb": -1}, "consumers[0].memory-limit-mb"),
     ],
 )
 def test_mistakes(tmp_path: Path, consumer: dict[str, Any], key: str) -> None:
@@ -60,3 +61,19 @@ def test_duplicate_names_and_unknown_keys(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="Did you mean 'requirement'"):
         table({"name": "a", "requirment": "a"})
     assert Consumer(name="x", requirement="x").time_budget_s == 900
+
+
+def test_per_consumer_settings_and_the_confidence(tmp_path: Path) -> None:
+    tf = {"name": "tf", "requirement": "tf2onnx", "memory-limit-mb": 0, "optional": True}
+    tf["env"] = {"TF_CPP_MIN_LOG_LEVEL": "2"}
+    t = table(tf, confidence=0.99)
+    check(t, source="p", root=tmp_path, package="onnx")
+    (c,) = t.consumers
+    assert (c.memory_limit_mb, c.optional, c.env) == (0, True, {"TF_CPP_MIN_LOG_LEVEL": "2"})
+    assert Consumer(name="x", requirement="x").memory_limit_mb is None  # the table's
+    for bad in (0.3, 1.0):
+        with pytest.raises(ConfigError) as caught:
+            check(table(confidence=bad), source="p", root=tmp_path, package="onnx")
+        assert caught.value.key == "tool.mlrelease.downstream.confidence"
+    with pytest.raises(ConfigError):
+        table({"name": "a", "requirement": "a", "env": {"X": 1}})

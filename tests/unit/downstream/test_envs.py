@@ -37,3 +37,30 @@ def test_reason_keeps_the_resolvers_words() -> None:
 def test_pins_of_a_lock() -> None:
     lock = "numpy==2.3.0\n    # via onnx\nOnnx_IR==0.1.0 ; python_version >= '3.9'\nx @ file:///p\n"
     assert envs.pins(lock) == {"numpy": "2.3.0", "onnx-ir": "0.1.0"}
+
+
+def test_an_install_failure_says_why_in_one_line_and_how_to_see_it_again() -> None:
+    command = [
+        "uv",
+        "pip",
+        "compile",
+        "--quiet",
+        "requirements.in",
+        "-o",
+        "lock.txt",
+        "--python",
+        "/tmp/.build-x/venv/bin/python",
+        "--index-url",
+        "https://i/simple",
+    ]
+    failure = envs.InstallFailure(
+        envs.reason(UV_FAILURE),
+        command=command,
+        requirements=["onnx==1.23.0", "a b"],
+        python="/usr/bin/python3",
+    )
+    assert failure.why.startswith("Because onnxconverter-common==1.14.0 depends on")
+    assert failure.reproduce == (
+        "printf '%s\\n' onnx==1.23.0 'a b' | uv pip compile --quiet - --python /usr/bin/python3 "
+        "--index-url https://i/simple"
+    )

@@ -70,3 +70,26 @@ def test_mistakes_name_the_key(tmp_path: Path, body: str, key: str) -> None:
     with pytest.raises(ConfigError) as caught:
         known.load(write(tmp_path, "[[failure]]\n" + body + "\n"))
     assert caught.value.key == key
+
+
+def test_flaky_entries_are_their_own_kind(tmp_path: Path) -> None:
+    entries = known.load(
+        write(
+            tmp_path,
+            """
+[[flaky]]
+consumer = "spox"
+test = "tests/test_random.py::*"
+owner = "@spox-dev"
+reason = "seeds from the clock"
+expires = 2026-12-31
+""",
+        )
+    )
+    assert [e.kind for e in entries] == [known.FLAKY]
+    nodeid = "tests/test_random.py::test_a"
+    assert not known.match(entries, "spox", nodeid, TODAY).accepted  # not a known failure
+    assert known.match(entries, "spox", nodeid, TODAY, known.FLAKY).accepted
+    assert known.stale(entries, [], dt.date(2027, 1, 1)) == [
+        "declared flaky test spox `tests/test_random.py::*` expired on 2026-12-31 (@spox-dev)"
+    ]

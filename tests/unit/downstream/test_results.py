@@ -69,4 +69,41 @@ def test_render_is_safe_for_third_party_text() -> None:
     lines = render.gate_details(run(r), judgement)
     assert all("\n" not in line for line in lines)
     assert any("regressed: **a** `t::a|b` (@o)" in line for line in lines)
-    assert render.summary(run(r), judgement).startswith("1 consumer, 1 regression, 0 spurious")
+    assert render.summary(run(r), judgement).startswith("1 consumer, 1 regressed test, 0 spurious")
+
+
+def test_a_declared_flaky_test_is_never_a_verdict_until_its_entry_expires() -> None:
+    entry = known.KnownFailure(
+        "a", "t::x", "@dev", "seeds from the clock", dt.date(2026, 12, 1), known.FLAKY
+    )
+    live = run(ConsumerResult("a", verdicts=[regressed("t::x")]))
+    judgement = results.judge(live, [entry], TODAY)
+    assert judgement.ok and not judgement.blocking
+    (v,) = live.results[0].verdicts
+    assert v.verdict is Verdict.SPURIOUS and v.note.startswith("declared flaky: @dev")
+    late = run(ConsumerResult("a", verdicts=[regressed("t::x")]))
+    judgement = results.judge(late, [entry], dt.date(2026, 12, 2))
+    assert [f.nodeid for f in judgement.blocking] == ["t::x"]
+    assert "declared flaky test a `t::x` expired on 2026-12-01 (@dev)" in judgement.notes
+
+
+def test_not_verified_fails_unless_optional_and_says_side_why_and_how() -> None:
+    why = {"candidate": {"why": "crashed with SIGSEGV", "reproduce": "cd x && py -m pytest"}}
+    a = ConsumerResult("a", unverified=dict(why))
+    b = ConsumerResult("b", unverified=dict(why), optional=True)
+    c = ConsumerResult("c", status=results.NOT_INSTALLED, install={"candidate": "Because"})
+    judgement = results.judge(run(a, b, c), [], TODAY)
+    assert [r.name for r in judgement.unverified] == ["a"]
+    assert "optional consumer b not verified (candidate)" in judgement.notes
+    assert not judgement.ok
+    assert render.headline(judgement).endswith("not verified: a (candidate)")
+    lines = render.gate_details(run(a, b, c), judgement)
+    assert (
+        "not verified: **a** candidate: `crashed with SIGSEGV`; reproduce: `cd x && py -m pytest`"
+        in lines
+    )
+    root = ET.fromstring(render.junit(run(a, b, c), judgement))
+    failed = [str(t.get("name")) for t in root.iter("testcase") if t.find("failure") is not None]
+    assert failed == ["<not verified: candidate>", "<install>"]
+    errored = ConsumerResult("d", status=results.ERROR, error="no sdist")
+    assert results.judge(run(errored), [], TODAY).unverified == [errored]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from mlrelease.downstream import runner
-from mlrelease.downstream.verdicts import CaseOutcome
+from mlrelease.downstream.verdicts import RUN, CaseOutcome, CaseResult, SideRun
 
 
 def lines(*records: dict[str, object]) -> list[str]:
@@ -16,7 +16,7 @@ def lines(*records: dict[str, object]) -> list[str]:
 
 
 def test_phases_subtests_xfail_and_collection() -> None:
-    tests, errors = runner.parse(
+    found = runner.parse(
         [
             *lines(
                 {"nodeid": "t::a", "when": "setup", "outcome": "passed"},
@@ -31,6 +31,7 @@ def test_phases_subtests_xfail_and_collection() -> None:
                 {"nodeid": "t::e", "when": "call", "outcome": "passed"},
                 {"nodeid": "t::e", "when": "call", "outcome": "failed", "message": "E sub"},
                 {"nodeid": "t::e", "when": "teardown", "outcome": "passed"},
+                {"start": "t::killed"},
                 {"nodeid": "t::killed", "when": "setup", "outcome": "passed"},
                 {"collect": "tests/test_x.py", "outcome": "failed", "message": "E ImportError"},
                 {"collect": "tests/test_y.py", "outcome": "skipped"},
@@ -38,6 +39,7 @@ def test_phases_subtests_xfail_and_collection() -> None:
             '{"nodeid": "t::f", "wh',  # the writer was killed mid-line
         ]
     )
+    tests, errors = found.tests, found.errors
     got = {n: t.outcome for n, t in tests.items()}
     assert got == {
         "t::a": CaseOutcome.PASSED,
@@ -49,6 +51,28 @@ def test_phases_subtests_xfail_and_collection() -> None:
     }
     assert tests["t::e"].message == "E sub"
     assert errors == {"tests/test_x.py": "E ImportError"}
+    assert found.running == "t::killed"  # started, never finished: where a killed run died
+
+
+def test_a_side_whose_tests_did_not_run_says_why(tmp_path: Path) -> None:
+    def side(run: CaseOutcome, message: str = "", **tests: CaseOutcome) -> SideRun:
+        found = {n: CaseResult(n, o) for n, o in tests.items()}
+        return SideRun({**found, RUN: CaseResult(RUN, run, message)})
+
+    assert runner.problem(side(CaseOutcome.PASSED, **{"t::a": CaseOutcome.PASSED}), False) == ""
+    usage = side(CaseOutcome.FAILED, "pytest ended with a usage error\nImportError")
+    assert runner.problem(usage, False) == "pytest ended with a usage error"
+    assert runner.problem(side(CaseOutcome.PASSED), False) == "zero tests collected"
+    broken = SideRun({"t::a": CaseResult("t::a", CaseOutcome.PASSED)}, {"t/m.py": "E boom"})
+    assert runner.problem(broken, False) == "collection error in t/m.py: E boom"
+    spec = runner.RunSpec(
+        python=tmp_path / "py",
+        source=tmp_path / "src",
+        pytest_args=("-k", "x y"),
+        extra_env={"A": "1 2"},
+    )
+    line = runner.reproduce(spec)
+    assert line == f"cd {tmp_path / 'src'} && A='1 2' {tmp_path / 'py'} -m pytest -k 'x y' tests"
 
 
 def test_argv_pytest_rerun_and_smoke(tmp_path: Path) -> None:

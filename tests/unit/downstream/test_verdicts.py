@@ -12,6 +12,9 @@ from mlrelease.downstream.verdicts import (
     Verdict,
     compare,
     confirm,
+    counts,
+    levels,
+    rounds,
     suspects,
 )
 
@@ -68,6 +71,20 @@ def test_a_module_that_no_longer_imports_regresses_each_of_its_tests() -> None:
     assert [v.verdict for v in both] == [Verdict.BROKEN]
 
 
+def test_a_run_that_failed_before_any_test_classifies_the_other_sides_tests() -> None:
+    """The candidate's conftest does not import: each test the baseline ran is judged against
+    that failure (the issue's tf2onnx run: 5 regressed, 1 broken both, 1 skipped)."""
+    base = side(("t::a", P), ("t::b", F), ("t::c", S))
+    cand = SideRun({RUN: CaseResult(RUN, F, "pytest ended with a usage error\nImportError")})
+    found = {v.nodeid: v for v in compare(base, cand)}
+    assert found["t::a"].verdict is Verdict.REGRESSED
+    assert (
+        found["t::a"].message == "the run failed before any test: pytest ended with a usage error"
+    )
+    assert (found["t::b"].verdict, found["t::c"].verdict) == (Verdict.BROKEN, Verdict.SKIPPED)
+    assert found[RUN].verdict is Verdict.REGRESSED
+
+
 def test_confirmed_regression_and_flaky_ones() -> None:
     first = compare(side(("t::real", P), ("t::flaky", P)), side(("t::real", F), ("t::flaky", F)))
     assert suspects(first) == ["t::flaky", "t::real"]
@@ -75,16 +92,18 @@ def test_confirmed_regression_and_flaky_ones() -> None:
     cand_again = side(("t::real", F), ("t::flaky", P))
     final = {v.nodeid: v for v in confirm(first, [base_again], [cand_again])}
     assert final["t::real"].verdict is Verdict.REGRESSED
-    assert final["t::real"].note == "confirmed by 1 re-run"
+    assert final["t::real"].note.startswith("confirmed by 1 re-run of both sides")
     assert final["t::flaky"].verdict is Verdict.SPURIOUS
-    assert "re-run on the candidate disagreed" in final["t::flaky"].note
+    assert final["t::flaky"].note == (
+        "flaky: the candidate failed 1 of 2 runs, the baseline passed 2 of 2"
+    )
 
 
 def test_a_fix_that_fails_on_the_baseline_rerun_only_once_is_spurious() -> None:
     first = compare(side(("t::a", F)), side(("t::a", P)))
     final = confirm(first, [side(("t::a", P))], [side(("t::a", P))])
     assert final[0].verdict is Verdict.SPURIOUS
-    assert "re-run on the baseline disagreed" in final[0].note
+    assert final[0].note == "flaky: the candidate passed 2 of 2 runs, the baseline failed 1 of 2"
 
 
 def test_every_rerun_must_agree() -> None:
@@ -93,6 +112,24 @@ def test_every_rerun_must_agree() -> None:
     assert confirm(first, [side(("t::a", P))] * 2, agree)[0].verdict is Verdict.REGRESSED
     flip = [side(("t::a", F)), side(("t::a", P))]
     assert confirm(first, [side(("t::a", P))] * 2, flip)[0].verdict is Verdict.SPURIOUS
+
+
+def test_a_difference_needs_as_many_agreeing_rounds_as_the_confidence_asks() -> None:
+    assert [rounds(c) for c in (0.75, 0.9, 0.99, 0.999)] == [1, 2, 4, 5]
+    assert rounds(0.999, at_least=7) == 7
+    first = compare(side(("t::a", P)), side(("t::a", F)))
+    short = confirm(first, [side(("t::a", P))] * 4, [side(("t::a", F))] * 4, needed=5)
+    assert short[0].verdict is Verdict.SPURIOUS  # too few rounds is never a verdict
+    enough = confirm(first, [side(("t::a", P))] * 5, [side(("t::a", F))] * 5, needed=5)
+    assert enough[0].verdict is Verdict.REGRESSED
+
+
+def test_tests_are_counted_apart_from_modules_and_the_run() -> None:
+    base = side(("tests/test_m.py::test_a", P), ("tests/test_m.py::test_b", P))
+    cand = side(errors={"tests/test_m.py": "ImportError"}, run=F)
+    found = compare(base, cand)
+    assert counts(found)[Verdict.REGRESSED] == 2
+    assert sorted(v.nodeid for v in levels(found)) == [RUN, "tests/test_m.py"]
 
 
 def test_round_trip() -> None:
