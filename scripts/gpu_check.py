@@ -34,6 +34,7 @@ from rich.console import Console
 
 from mlrelease.perf import compare, runner
 from mlrelease.perf.config import PerfConfig, Profile
+from mlrelease.perf.launch import resolve_in
 from mlrelease.perf.results import Results
 from mlrelease.perf.verdict import REGRESSED
 from mlrelease.perf.worker import INJECT_ENV
@@ -75,9 +76,7 @@ def slowdown_step(
     profile: Profile, args: argparse.Namespace, root: Path, work: Path, console: Console
 ) -> dict[str, Any]:
     """A, same and slowed builds interleaved on one row; same and slowed compared with A."""
-    refs = [
-        m for m in profile.models if runner.resolve_in(root, m, args.profile).name == args.model
-    ]
+    refs = [m for m in profile.models if resolve_in(root, m, args.profile).name == args.model]
     if not refs:
         raise SystemExit(f"gpu_check: model {args.model!r} is not in profile {args.profile!r}")
     one = dataclasses.replace(
