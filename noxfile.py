@@ -234,6 +234,22 @@ def perf_gpu(session: nox.Session) -> None:
     mlrelease_nox.run_perf(session, "gpu")
 
 
+@nox.session(tags=["perf", "gpu"], default=False, venv_backend="none")
+def perf_gpu_here(session: nox.Session) -> None:
+    """Run the `gpu` profile on this machine's own CUDA stack, installing nothing (no network).
+
+    The interpreter is `$MLRELEASE_PERF_PYTHON`, else `python3` on PATH: it needs mlrelease's
+    dependencies and has whatever frameworks it has; mlrelease runs from this checkout. Prints
+    the framework versions it found first."""
+    if shutil.which("nvidia-smi") is None:
+        session.skip("no CUDA device here: nvidia-smi is not on PATH (no NVIDIA driver)")
+    python = os.environ.get("MLRELEASE_PERF_PYTHON") or shutil.which("python3") or sys.executable
+    paths = [str(Path("src").resolve()), os.environ.get("PYTHONPATH", "")]
+    mlrelease_nox.run_perf_here(
+        session, "gpu", python, env={"PYTHONPATH": os.pathsep.join(p for p in paths if p)}
+    )
+
+
 @nox.session(tags=["perf"], default=False)
 def perf_merge(session: nox.Session) -> None:
     """Merge devices' perf results.json files into docs/perf/report.md (`-- FILE...`)."""

@@ -126,3 +126,25 @@ def run_ops_index(session: nox.Session) -> None:
 def run_perf(session: nox.Session, profile: str) -> None:
     """Run perf profile ``profile``; results, plots, pages, the comparison with the baseline."""
     session.run("mlrelease", "perf", "run", "--profile", profile, *session.posargs)
+
+
+def run_perf_here(
+    session: nox.Session, profile: str, python: str, env: dict[str, str] | None = None
+) -> None:
+    """Run perf profile ``profile`` in interpreter ``python`` as it is, installing nothing (a
+    machine's own CUDA stack, with no route to the registries): first what it has (framework
+    versions, GPU, each framework's availability), then the run. ``env``: e.g. a
+    ``PYTHONPATH`` to a source checkout of mlrelease."""
+    session.run(python, "-m", "mlrelease.perf.probe", "cuda", env=env, external=True)
+    session.run(
+        python,
+        "-m",
+        "mlrelease",
+        "perf",
+        "run",
+        "--profile",
+        profile,
+        *session.posargs,
+        env=env,
+        external=True,
+    )

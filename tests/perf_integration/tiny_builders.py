@@ -55,3 +55,18 @@ def build_wide(shape: InputShape, layers: int | None) -> Built:
         torch.nn.Linear(width, 8),
     )
     return Built(module, _sample())
+
+
+class BatchMixing(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.linear = torch.nn.Linear(16, 8)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.linear(x)
+        return y + y.sum(0, keepdim=True)
+
+
+def build_batch_mixing(shape: InputShape, layers: int | None) -> Built:
+    torch.manual_seed(0)
+    return Built(BatchMixing(), _sample())

@@ -21,3 +21,9 @@ UNEXPORTABLE = ModelSpec(
 
 # About a millisecond a run: for timing tests whose injected slowdown must dominate its overhead.
 WIDE = ModelSpec("wide", "Wide MLP", "tiny_builders:build_wide", (VECTOR,))
+
+# Sums over the batch axis: batch 1 matches its reference, a bigger batch cannot (its output is
+# not the batch-1 output repeated) in every framework: a deterministic parity failure that runs.
+BATCH_MIXING = ModelSpec(
+    "batchmix", "MLP that mixes the batch", "tiny_builders:build_batch_mixing", (VECTOR,)
+)

@@ -24,7 +24,9 @@ console = make_console()
 def _report(comparison: Comparison) -> int:
     print(comparison.to_markdown())
     line = escape(f"perf: {comparison.summary()}")
-    console.print(f"[green]{line}[/]" if comparison.ok else f"[bold red]{line}[/]")
+    # Not a failure, never a pass either: a failing row not timed on both sides is yellow.
+    colour = "bold red" if not comparison.ok else "yellow" if comparison.blind else "green"
+    console.print(f"[{colour}]{line}[/]")
     return 0 if comparison.ok else 1
 
 

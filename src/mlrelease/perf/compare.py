@@ -2,19 +2,24 @@
 
 Rules, per combination:
 
-* a row failing now that was not failing in the baseline (or is new) **fails**; one that was
-  already failing is a known failure and does not; a row ``unavailable`` here (the machine
-  lacks the framework: a module, a device, a compiler) is an environment gap, ``not_measured``
-  with the reason and never a verdict on the code;
-* a row ``ok`` in both is timed on each clock it has (process CPU time, and wall time less
+* status and timing are separate verdicts. Status: a row failing now that was not failing in
+  the baseline (or is new) **fails**; one that was already failing is a known failure and does
+  not; a row ``unavailable`` here (the machine lacks the framework: a module, a device, a
+  compiler) is an environment gap, ``not_measured`` with the reason and never a verdict on the
+  code;
+* timing: a row timed on both sides (``ok``, or ``parity_failed``: a row that runs is timed
+  whatever its parity) is timed on each clock it has (process CPU time, and wall time less
   run-queue delay) with :func:`mlrelease.perf.verdict.judge`: one family of tests for the whole
   comparison (Holm), verdicts ``regressed`` (fails), ``improved``, ``same``, ``inconclusive``
-  or ``not_measured`` with the reason. A row's word is its worst clock's. Timings are compared
-  only with a baseline of the same device class (:func:`mlrelease.perf.device.device_class`).
+  or ``not_measured`` with the reason, its status written beside. A row's word is its worst
+  clock's. A known failure timed on neither side (or one) is never passed on timing: its timing
+  is ``inconclusive``, and so is the whole comparison's word. Timings are compared only with a
+  baseline of the same device class (:func:`mlrelease.perf.device.device_class`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -51,6 +56,9 @@ class Verdict:
     unavailable; timing: regressed, improved, same, inconclusive, not_measured."""
     message: str
     tests: tuple[Test, ...] = ()
+    timing: str = ""
+    """The timing word of a row that should have been timed and was not (``inconclusive``: a
+    known failure timed on neither side); empty otherwise (see ``tests``)."""
 
     @property
     def fails(self) -> bool:
@@ -90,9 +98,16 @@ class Comparison:
         return [v for v in self.verdicts if not v.timed and v.kind not in {"dropped_row"}]
 
     @property
+    def blind(self) -> list[Verdict]:
+        """Rows that should have been timed and were not (never passed on timing)."""
+        return [v for v in self.verdicts if v.timing == INCONCLUSIVE]
+
+    @property
     def word(self) -> str:
-        """The whole comparison's timing word (see :func:`mlrelease.perf.verdict.gate_verdict`)."""
-        return verdicts.gate_verdict(self.family.tests if self.family else [])
+        """The whole comparison's timing word (see :func:`mlrelease.perf.verdict.gate_verdict`):
+        ``inconclusive`` at best while a row is :attr:`blind`."""
+        word = verdicts.gate_verdict(self.family.tests if self.family else [])
+        return INCONCLUSIVE if self.blind and word != REGRESSED else word
 
     def counts(self) -> dict[str, int]:
         counts: dict[str, int] = {}
@@ -106,10 +121,17 @@ class Comparison:
         failed = len(self.failed)
         timed, total = len(self.timed), len(self.verdicts)
         head = f"{failed} of {total} combinations fail" if failed else "no failing combination"
-        if timed:
+        if timed or self.blind:
             timing = f"timing: {self.word.replace('_', ' ')} ({timed} of {total} rows timed)"
         else:
             timing = f"timing: not measured (0 of {total} rows timed)"
+        if self.blind:
+            keys = ", ".join(f"`{v.key}`" for v in self.blind[:3])
+            more = f" and {len(self.blind) - 3} more" if len(self.blind) > 3 else ""
+            timing += (
+                f"; {len(self.blind)} failing row(s) not timed on both sides, so not passed on "
+                f"timing: {keys}{more}"
+            )
         return f"{head}; {timing}; ({counts})" + (f"; {self.note}" if self.note else "")
 
     def to_markdown(self) -> str:
@@ -151,6 +173,52 @@ def _timing_verdict(key: str, tests: Sequence[Test], ratio: float | None) -> Ver
     return Verdict(key, word, message, tuple(tests))
 
 
+def _status(row: Row, base: Row | None, timing: bool) -> Verdict | None:
+    """The status verdict of one row; None for a row ``ok`` on both sides (timing alone)."""
+    key = row.key
+    if row.failing:
+        if base is not None and base.failing:
+            return Verdict(key, "known_failure", f"{row.status} (baseline: {base.status})")
+        was = f"baseline: {base.status}" if base else "no baseline row"
+        return Verdict(key, "new_failure", f"{row.status} ({was}): {_last_line(row.error)}")
+    if row.status == UNAVAILABLE:
+        was = f" (baseline: {base.status})" if base is not None else ""
+        return Verdict(
+            key, NOT_MEASURED, f"not measured here, an environment gap{was}: {row.error}"
+        )
+    if row.status != OK:
+        return Verdict(key, row.status, row.error)
+    if base is None:
+        return Verdict(key, "new_row", "ok; no baseline row, nothing to time against")
+    if base.status in FAILING:
+        return Verdict(key, "fixed", f"ok now; baseline: {base.status}")
+    if base.status != OK:
+        return Verdict(key, NOT_MEASURED, f"ok; baseline: {base.status}")
+    if not timing:
+        return Verdict(key, NOT_MEASURED, "ok; timings not compared (see the note)")
+    return None
+
+
+def _untimed(status: Verdict, row: Row, base: Row | None) -> Verdict:
+    """A known failure that is not timed on both sides: never passed on timing."""
+    if status.kind != "known_failure" or base is None:
+        return status
+    sides = [name for name, r in (("baseline", base), ("this run", row)) if r.timing]
+    where = f"timed in the {sides[0]} only" if sides else "timed on neither side"
+    return dataclasses.replace(
+        status, message=f"{status.message}; timing inconclusive: {where}", timing=INCONCLUSIVE
+    )
+
+
+def _beside(status: Verdict | None, timed: Verdict) -> Verdict:
+    """A timed row's verdict with its status beside: a new failure still fails."""
+    if status is None or status.kind in TIMING_KINDS:
+        return timed
+    kind = status.kind if status.fails else timed.kind
+    message = f"{status.kind.replace('_', ' ')}: {status.message}; timing: {timed.message}"
+    return Verdict(timed.key, kind, message, timed.tests)
+
+
 def compare(
     current: Results,
     baseline: Results | None,
@@ -167,39 +235,17 @@ def compare(
     compares statuses only (a baseline of another device class). ``looks``: the planned looks
     of an adaptive run (the error rate is split over them).
     """
-    status: dict[str, Verdict] = {}
+    status: dict[str, Verdict | None] = {}
     timed_rows: list[tuple[str, Row, Row]] = []
     base_rows = {r.key: r for r in baseline.rows} if baseline else {}
     for row in current.rows:
         base = base_rows.get(row.key)
-        key = row.key
-        if row.failing:
-            if base is not None and base.failing:
-                status[key] = Verdict(
-                    key, "known_failure", f"{row.status} (baseline: {base.status})"
-                )
-            else:
-                was = f"baseline: {base.status}" if base else "no baseline row"
-                status[key] = Verdict(
-                    key, "new_failure", f"{row.status} ({was}): {_last_line(row.error)}"
-                )
-        elif row.status == UNAVAILABLE:
-            was = f" (baseline: {base.status})" if base is not None else ""
-            status[key] = Verdict(
-                key, NOT_MEASURED, f"not measured here, an environment gap{was}: {row.error}"
-            )
-        elif row.status != OK:
-            status[key] = Verdict(key, row.status, row.error)
-        elif base is None:
-            status[key] = Verdict(key, "new_row", "ok; no baseline row, nothing to time against")
-        elif base.status in FAILING:
-            status[key] = Verdict(key, "fixed", f"ok now; baseline: {base.status}")
-        elif base.status != OK:
-            status[key] = Verdict(key, NOT_MEASURED, f"ok; baseline: {base.status}")
-        elif not timing:
-            status[key] = Verdict(key, NOT_MEASURED, "ok; timings not compared (see the note)")
-        else:
-            timed_rows.append((key, base, row))
+        status[row.key] = verdict = _status(row, base, timing)
+        both = base is not None and row.timing and base.timing
+        if base is not None and (verdict is None or (timing and both)):
+            timed_rows.append((row.key, base, row))
+        elif verdict is not None and timing:
+            status[row.key] = _untimed(verdict, row, base)
     design = Design(threshold=threshold, alpha=alpha, looks=looks)
     base_clock = str(baseline.settings.get("clock", "wall")) if baseline else "wall"
     cand_clock = str(current.settings.get("clock", "wall"))
@@ -209,8 +255,9 @@ def compare(
         ratio = None
         if b.flat_samples and c.flat_samples:
             ratio = statistics.median(c.flat_samples) / statistics.median(b.flat_samples)
-        status[key] = _timing_verdict(key, family.of(key) if family else [], ratio)
-    ordered = [status[r.key] for r in current.rows]
+        timed = _timing_verdict(key, family.of(key) if family else [], ratio)
+        status[key] = _beside(status[key], timed)
+    ordered = [v for r in current.rows if (v := status[r.key]) is not None]
     current_keys = {r.key for r in current.rows}
     for key, base in base_rows.items():
         if key not in current_keys:

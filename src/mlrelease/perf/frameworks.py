@@ -22,6 +22,7 @@ import numpy as np
 
 from mlrelease.edges import installed
 from mlrelease.edges import onnxruntime as ort
+from mlrelease.perf import precision
 from mlrelease.perf.config import ONNX_FRAMEWORKS
 from mlrelease.requirements import MissingDependency
 
@@ -37,6 +38,26 @@ class Runner:
     facts: dict[str, Any] = field(default_factory=dict)
     handle: Any = None
     """The framework's own object (module, session), for benchmarks of the harness itself."""
+    device_timer: Any = None
+    """Device time of each timed iteration (:class:`CudaEvents` on a CUDA device), or None."""
+
+
+class CudaEvents:
+    """Device time of one iteration: CUDA events recorded around ``run`` on the current stream,
+    read after the synchronisation (the GPU's own clock, beside the host's wall time)."""
+
+    def __init__(self, torch: Any) -> None:
+        self.begin = torch.cuda.Event(enable_timing=True)
+        self.end = torch.cuda.Event(enable_timing=True)
+
+    def start(self) -> None:
+        self.begin.record()
+
+    def stop(self) -> None:
+        self.end.record()
+
+    def elapsed_ns(self) -> int:
+        return int(self.begin.elapsed_time(self.end) * 1e6)
 
 
 @dataclass
@@ -52,6 +73,10 @@ class Job:
     work_dir: Path
     build_model: Callable[[], Any]
     """Builds the PyTorch module (torch frameworks only)."""
+    precision: str = "strict"
+    """The profile's numeric policy (:mod:`mlrelease.perf.precision`)."""
+    cache: dict[str, Any] = field(default_factory=dict)
+    """What later batches of the same worker reuse (a compiled module, its compile caches)."""
 
 
 def _has(module: str) -> bool:
@@ -122,34 +147,51 @@ def unavailable(framework: str, device: str) -> str | None:
 # --- PyTorch -----------------------------------------------------------------------------------
 
 
+def _compiled(job: Job, module: Any, compile_with: str, tensors: list[Any]) -> Any:
+    """The module compiled by ``compile_with``: torch.compile once per worker (a static graph
+    per batch size, kept in its caches), Torch-TensorRT per batch (its engine is static)."""
+    import torch
+
+    if compile_with == "torch_compile":
+        if "torch_compile" not in job.cache:
+            job.cache["torch_compile"] = torch.compile(module, dynamic=False)
+        return job.cache["torch_compile"]
+    import torch_tensorrt
+
+    enabled = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(job.precision, torch.float32)
+    return torch_tensorrt.compile(
+        module,
+        ir="dynamo",
+        inputs=tensors,
+        enabled_precisions={enabled},
+        disable_tf32=job.precision != "tf32",
+    )
+
+
 def _torch_runner(job: Job, compile_with: str | None) -> Runner:
     import torch
 
     torch_device = torch.device("cuda" if job.device == "cuda" else "cpu")
-    module = job.build_model().to(torch_device)
-    tensors = [torch.from_numpy(v).to(torch_device) for v in job.inputs.values()]
     facts: dict[str, Any] = {
         "torch": torch.__version__,
         "device": str(torch_device),
         "threads": torch.get_num_threads(),
+        "precision": precision.apply_torch(job.precision),
     }
-    if compile_with == "torch_compile":
-        module = torch.compile(module)
-        facts["compile"] = "torch.compile (inductor, default mode)"
-    elif compile_with == "torch_tensorrt":
-        import torch_tensorrt
-
-        module = torch_tensorrt.compile(
-            module,
-            ir="dynamo",
-            inputs=tensors,
-            enabled_precisions={torch.float32},
+    module = job.build_model().to(torch_device)
+    tensors = [torch.from_numpy(v).to(torch_device) for v in job.inputs.values()]
+    if compile_with:
+        module = _compiled(job, module, compile_with, tensors)
+        facts["compile"] = (
+            "torch.compile (inductor, default mode, dynamic=False)"
+            if compile_with == "torch_compile"
+            else f"torch_tensorrt {importlib.import_module('torch_tensorrt').__version__}"
         )
-        facts["torch_tensorrt"] = torch_tensorrt.__version__
     result: dict[str, torch.Tensor] = {}
+    autocast = precision.autocast(job.precision, torch_device.type)
 
     def run() -> None:
-        with torch.inference_mode():
+        with torch.inference_mode(), autocast:
             result["out"] = module(*tensors)
 
     def sync() -> None:
@@ -162,9 +204,10 @@ def _torch_runner(job: Job, compile_with: str | None) -> Runner:
         sync()
 
     def output() -> np.ndarray:
-        return result["out"].detach().float().cpu().numpy()
+        return np.asarray(result["out"].detach().float().cpu().numpy())
 
-    return Runner(run, sync, output, facts, handle=module)
+    timer = CudaEvents(torch) if torch_device.type == "cuda" else None
+    return Runner(run, sync, output, facts, handle=module, device_timer=timer)
 
 
 # --- ONNX Runtime ------------------------------------------------------------------------------
@@ -196,12 +239,14 @@ def _ort_cpu_runner(job: Job) -> Runner:
             "onnxruntime": ort.version(),
             "providers": session.get_providers(),
             "intra_op_threads": job.threads or "default",
+            "precision": precision.ort_facts(job.precision, "cpu"),
         },
         handle=session,
     )
 
 
 def _tensorrt_options(job: Job, input_names: list[str]) -> dict[str, Any]:
+    """The TensorRT provider's options: this batch's shapes, the engine cache, the policy."""
     shapes = ",".join(
         f"{name}:{'x'.join(map(str, job.inputs[name].shape))}" for name in input_names
     )
@@ -209,7 +254,7 @@ def _tensorrt_options(job: Job, input_names: list[str]) -> dict[str, Any]:
     cache.mkdir(parents=True, exist_ok=True)
     return {
         "device_id": 0,
-        "trt_fp16_enable": False,
+        **precision.ort_tensorrt_options(job.precision),
         "trt_engine_cache_enable": True,
         "trt_engine_cache_path": str(cache),
         # The model has a dynamic batch axis: build the engine for exactly this batch.
@@ -222,7 +267,9 @@ def _tensorrt_options(job: Job, input_names: list[str]) -> dict[str, Any]:
 def _ort_gpu_runner(job: Job, tensorrt: bool) -> Runner:
     wanted = ort.TENSORRT if tensorrt else ort.CUDA
     input_names, output_names = ort.io_names(job.onnx_path)
-    providers: list[ort.Provider] = [(ort.CUDA, {"device_id": 0})]
+    providers: list[ort.Provider] = [
+        (ort.CUDA, {"device_id": 0, **precision.ort_cuda_options(job.precision)})
+    ]
     if tensorrt:
         providers.insert(0, (ort.TENSORRT, _tensorrt_options(job, input_names)))
     session = ort.session(job.onnx_path, providers, options=_session_options(job.threads))
@@ -242,7 +289,13 @@ def _ort_gpu_runner(job: Job, tensorrt: bool) -> Runner:
         bound.run,
         bound.sync,
         bound.output,
-        {"onnxruntime": ort.version(), "providers": session.get_providers(), "io_binding": True},
+        {
+            "onnxruntime": ort.version(),
+            "providers": session.get_providers(),
+            "io_binding": True,
+            "precision": precision.ort_facts(job.precision, "tensorrt" if tensorrt else "cuda"),
+            "device_time": "not recorded (ONNX Runtime runs on its own CUDA stream)",
+        },
         handle=session,
     )
 

@@ -12,6 +12,7 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 CLOCKS: dict[str, Callable[[], int]] = {
     "wall": time.perf_counter_ns,
@@ -30,6 +31,20 @@ class Measurement:
     delay_ns: list[int] = field(default_factory=list)
     """Time each iteration spent waiting for a CPU (run-queue delay, from the kernel's
     schedstat); empty where the kernel does not tell."""
+    device_ns: list[int] = field(default_factory=list)
+    """Device time of the same iterations (CUDA events around ``run``), where the runner has a
+    device timer; empty elsewhere."""
+
+
+class DeviceTimer(Protocol):
+    """A device's own clock around one ``run``: ``start`` before it, ``stop`` after it (both
+    enqueued on the device), ``elapsed_ns`` once ``sync`` has returned."""
+
+    def start(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+    def elapsed_ns(self) -> int: ...
 
 
 SCHEDSTAT = "/proc/thread-self/schedstat"
@@ -80,6 +95,7 @@ def measure(
     slowdown: float = 0.0,
     slowdown_kind: str = "cpu",
     clock: str = "wall",
+    device_timer: DeviceTimer | None = None,
 ) -> Measurement:
     """Warm up (at least ``warmup_iters`` and ``warmup_s``), then time at least ``iters``
     iterations and ``min_time_s`` seconds.
@@ -109,6 +125,7 @@ def measure(
     append = samples.append
     walls: list[int] = []
     delays: list[int] = []
+    device: list[int] = []
     min_ns = int(min_time_s * 1e9)
     begin = wall()
     cpu_clock = clock != "wall"
@@ -116,7 +133,12 @@ def measure(
         d0 = delayed()
         w0 = wall()
         t0 = timer() if cpu_clock else w0
-        run()
+        if device_timer is not None:
+            device_timer.start()
+            run()
+            device_timer.stop()
+        else:
+            run()
         sync()
         t1 = timer() if cpu_clock else wall()
         if slowdown and slowdown_kind == "wait":
@@ -135,4 +157,6 @@ def measure(
             walls.append(w1 - w0)
         if delay:
             delays.append(d1 - d0)
-    return Measurement(samples, done, walls, delays)
+        if device_timer is not None:
+            device.append(device_timer.elapsed_ns())
+    return Measurement(samples, done, walls, delays, device)

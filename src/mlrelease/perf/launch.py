@@ -50,6 +50,8 @@ class WorkerReply:
     error: str = ""
     seconds: float = 0.0
     """Wall time of the whole subprocess (start-up, imports, the task)."""
+    partial: dict[str, Any] | None = None
+    """What a task that died had written of its result (a ``run``'s finished batches)."""
 
 
 class Worker:
@@ -84,8 +86,9 @@ class Worker:
                 self.env[name] = str(threads)
         (work / "logs").mkdir(parents=True, exist_ok=True)
 
-    def call(self, label: str, task: dict[str, Any]) -> WorkerReply:
-        """Run one task; never raises for what the task does."""
+    def call(self, label: str, task: dict[str, Any], *, rows: int = 1) -> WorkerReply:
+        """Run one task (of ``rows`` combinations: the time limit is per combination); never
+        raises for what the task does."""
         safe = label.replace("/", "_")
         task_path = self.work / "logs" / f"{safe}.task.json"
         result_path = self.work / "logs" / f"{safe}.result.json"
@@ -96,11 +99,13 @@ class Worker:
             "mlrelease.perf.worker", str(task_path), str(result_path), interpreter=self.build.python
         )
         started = time.perf_counter()
-        outcome = self._call(command, log_path, result_path)
+        outcome = self._call(command, log_path, result_path, self.timeout_s * rows)
         outcome.seconds = time.perf_counter() - started
         return outcome
 
-    def _call(self, command: list[str], log_path: Path, result_path: Path) -> WorkerReply:
+    def _call(
+        self, command: list[str], log_path: Path, result_path: Path, timeout_s: int
+    ) -> WorkerReply:
         with log_path.open("w", encoding="utf-8") as log:
             try:
                 proc = isolation.start(
@@ -114,24 +119,39 @@ class Worker:
             except OSError as exc:
                 return WorkerReply(None, RUNTIME_ERROR, f"cannot start {self.build.python}: {exc}")
             try:
-                code = proc.wait(timeout=self.timeout_s)
+                code = proc.wait(timeout=timeout_s)
             except isolation.TimeoutExpired:
                 _kill_group(proc)
                 return WorkerReply(
                     None,
                     TIMEOUT,
-                    f"ran past the {self.timeout_s} s limit (profile timeout-s); log: {log_path}",
+                    f"ran past the {timeout_s} s limit (profile timeout-s per combination); "
+                    f"log: {log_path}",
+                    partial=_partial(result_path),
                 )
         if code == 0 and result_path.is_file():
             return WorkerReply(json.loads(result_path.read_text(encoding="utf-8")))
         tail = excerpt(log_path.read_text(encoding="utf-8", errors="replace"))
+        partial = _partial(result_path)
         if isolation.classify(code, killed=False)[0] is isolation.Status.OUT_OF_MEMORY:
             return WorkerReply(
                 None,
                 OOM,
                 f"killed by SIGKILL (most likely the kernel's out-of-memory killer)\n{tail}",
+                partial=partial,
             )
-        return WorkerReply(None, RUNTIME_ERROR, f"worker exited with {code}\n{tail}")
+        return WorkerReply(
+            None, RUNTIME_ERROR, f"worker exited with {code}\n{tail}", partial=partial
+        )
+
+
+def _partial(result_path: Path) -> dict[str, Any] | None:
+    """The result a dead worker had written (complete JSON or nothing: it rewrites the file)."""
+    try:
+        data = json.loads(result_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def resolve_in(root: Path, ref: str, profile_name: str) -> catalog.ModelSpec:

@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from mlrelease import markdown
-from mlrelease.perf.results import Results, read, to_csv, to_json, to_markdown
+from mlrelease.perf.results import Results, read, to_json
+from mlrelease.perf.tables import to_csv, to_markdown
 
 PAGE = "report.md"
 

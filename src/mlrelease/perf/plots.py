@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from mlrelease.perf import history as store
-from mlrelease.perf.results import Results, speedups
+from mlrelease.perf.results import Results
 from mlrelease.perf.stats import round_medians
+from mlrelease.perf.tables import speedups
 from mlrelease.perf.verdict import CLOCKS, Test
 
 

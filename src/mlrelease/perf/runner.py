@@ -25,6 +25,7 @@ from mlrelease.perf.results import (
     BUILD_FAILED,
     EXPORT_FAILED,
     OK,
+    RUNS,
     RUNTIME_ERROR,
     Results,
     Row,
@@ -208,8 +209,9 @@ def _run_group(
     family_size: int,
     budget: Budget,
 ) -> None:
-    """Run (rounds of) every combination of one model and shape, interleaving the builds; with
-    ``max_rounds``, add rounds until the row's tests are conclusive (see :class:`Budget`)."""
+    """Run (rounds of) every combination of one model and shape: per framework and round, one
+    worker of each build serves every batch size, the builds interleaving; with
+    ``max_rounds``, add rounds until the rows' tests are conclusive (see :class:`Budget`)."""
     names = list(workers)
     mine = {
         name: [
@@ -219,29 +221,42 @@ def _run_group(
         ]
         for name in names
     }
-    keys = list(dict.fromkeys(p.combination.key for n in names for p in mine[n]))
     adaptive = len(names) >= 2 and (profile.max_rounds or 0) > profile.rounds
     last = (profile.max_rounds or profile.rounds) if adaptive else profile.rounds
     looks = looks_at(profile.rounds, last, profile.looks) if adaptive else [profile.rounds]
-    for key in keys:
+    frameworks = list(dict.fromkeys(p.combination.framework for n in names for p in mine[n]))
+    for framework in frameworks:
+        keys = list(
+            dict.fromkeys(
+                p.combination.key
+                for n in names
+                for p in mine[n]
+                if p.combination.framework == framework
+            )
+        )
+        settled: set[str] = set()
         for round_index in range(last):
-            if round_index in looks and (
-                _conclusive(key, rows, names, profile, family_size)
-                or time.perf_counter() - budget.started > profile.budget_s
-            ):
-                break
+            if round_index in looks:
+                settled |= {k for k in keys if _conclusive(k, rows, names, profile, family_size)}
+                if (
+                    len(settled) == len(keys)
+                    or time.perf_counter() - budget.started > profile.budget_s
+                ):
+                    break
             # A B, then B A: the order alternates so a drifting machine favours neither build.
-            order = names if round_index % 2 == 0 else names[::-1]
-            for name in order:
-                planned = next((p for p in mine[name] if p.combination.key == key), None)
-                if planned is None:
-                    continue
-                c = planned.combination
-                row = rows[name].setdefault(key, Row(c.model, c.shape, c.batch, c.framework, OK))
-                progress.update(bar, description=f"[{name}] {key} round {round_index + 1}")
-                if row.status == OK:
-                    _run_one(workers[name], planned, profile, prepared[name], row)
-                progress.advance(bar)
+            for name in names if round_index % 2 == 0 else names[::-1]:
+                batch = [
+                    p
+                    for p in mine[name]
+                    if p.combination.framework == framework and p.combination.key not in settled
+                ]
+                progress.update(
+                    bar, description=f"[{name}] {model} {shape} {framework} round {round_index + 1}"
+                )
+                _run_batches(
+                    workers[name], batch, profile, prepared.get(name), rows[name], round_index
+                )
+                progress.advance(bar, len(batch))
 
 
 @dataclass
@@ -255,7 +270,8 @@ def _conclusive(
     key: str, rows: dict[str, dict[str, Row]], names: list[str], profile: Profile, family: int
 ) -> bool:
     """Whether every candidate build's tests of ``key`` against the first build are conclusive
-    (or cannot become so: a failing row), at the bound level of the whole family."""
+    (or cannot become so: a row a side no longer times), at the bound level of the whole
+    family."""
     from mlrelease.perf.compare import samples_of
     from mlrelease.perf.verdict import Design, judge
 
@@ -264,9 +280,9 @@ def _conclusive(
     base = rows[names[0]].get(key)
     for name in names[1:]:
         cand = rows[name].get(key)
-        if base is None or cand is None or OK not in (base.status, cand.status):
+        if base is None or cand is None or not (base.timing or cand.timing):
             continue
-        if base.status != OK or cand.status != OK:
+        if not (base.timing and cand.timing):
             return True
         samples = samples_of(key, base, cand, profile.clock, profile.clock)
         if not judge(samples, design, family_size=family).conclusive():
@@ -274,34 +290,70 @@ def _conclusive(
     return True
 
 
-def _run_one(
-    worker: Worker, planned: catalog.Planned, profile: Profile, prepared: WorkerReply, row: Row
+def _run_batches(
+    worker: Worker,
+    planned: list[catalog.Planned],
+    profile: Profile,
+    prepared: WorkerReply | None,
+    rows: dict[str, Row],
+    round_index: int,
 ) -> None:
-    """Run one round of one combination into ``row`` (a failure sets its status)."""
-    c = planned.combination
-    onnx = c.framework in ONNX_FRAMEWORKS
-    row.extra["prepare_s"] = round(prepared.seconds, 2)
-    if prepared.result is None:
-        row.status = BUILD_FAILED if prepared.status == RUNTIME_ERROR else prepared.status
-        row.error = f"building the model failed: {prepared.error}"
+    """One round of one framework's rows of one model and shape, every batch size in one worker
+    (a failure sets the status of the rows it reached; a crash costs only the batch it happened
+    in: the batches after it run in a new worker)."""
+    live = []
+    for p in planned:
+        c = p.combination
+        row = rows.setdefault(c.key, Row(c.model, c.shape, c.batch, c.framework, OK))
+        if row.status in RUNS:  # a row that runs is timed, whatever its parity
+            live.append(row)
+    if not live or prepared is None:
         return
-    if onnx:
-        row.export_s = prepared.result.get("export_s")
-        row.extra["onnx"] = prepared.result.get("onnx")
-        if prepared.result.get("export_error"):
-            row.status = EXPORT_FAILED
-            row.error = prepared.result["export_error"]
+    first = live[0]
+    onnx = first.framework in ONNX_FRAMEWORKS
+    for row in live:
+        row.extra["prepare_s"] = round(prepared.seconds, 2)
+        if prepared.result is None:
+            row.status = BUILD_FAILED if prepared.status == RUNTIME_ERROR else prepared.status
+            row.error = f"building the model failed: {prepared.error}"
+        elif onnx:
+            row.export_s = prepared.result.get("export_s")
+            row.extra["onnx"] = prepared.result.get("onnx")
+            if prepared.result.get("export_error"):
+                row.status, row.error = EXPORT_FAILED, prepared.result["export_error"]
+        if prepared.result is not None:
+            row.extra["reference"] = prepared.result.get("reference")
+    live = [r for r in live if r.status in RUNS]
+    attempt = 0
+    while live:
+        task = _task(worker, planned[0].spec_ref, profile, live)
+        label = f"run-{first.model}-{first.shape}-{first.framework}-r{round_index}-{attempt}"
+        outcome = worker.call(label, task, rows=len(live))
+        served = (outcome.result or outcome.partial or {}).get("rows", {})
+        for row in live:
+            if str(row.batch) in served:
+                _apply(row, served[str(row.batch)], outcome.seconds)
+        pending = [r for r in live if str(r.batch) not in served]
+        if outcome.result is not None or not pending:
             return
-    task = {
+        crashed = pending[0]  # the worker died in this batch: its status, the rest retried
+        crashed.status, crashed.error = outcome.status, outcome.error
+        live, attempt = pending[1:], attempt + 1
+
+
+def _task(worker: Worker, ref: str, profile: Profile, rows: list[Row]) -> dict[str, Any]:
+    first = rows[0]
+    return {
         "kind": "run",
-        "model": planned.spec_ref,
-        "shape": c.shape,
-        "batch": c.batch,
-        "framework": c.framework,
+        "model": ref,
+        "shape": first.shape,
+        "batches": [r.batch for r in rows],
+        "framework": first.framework,
         "device": profile.device,
+        "precision": profile.precision,
         "threads": profile.threads,
-        "layers": profile.layers.get(c.model),
-        "work_dir": str(worker.work / f"{c.model}-{c.shape}"),
+        "layers": profile.layers.get(first.model),
+        "work_dir": str(worker.work / f"{first.model}-{first.shape}"),
         "warmup_iters": profile.warmup_iters,
         "warmup_s": profile.warmup_s,
         "iters": profile.iters,
@@ -310,27 +362,30 @@ def _run_one(
         "clock": profile.clock,
         "pin": profile.threads == 1,
     }
-    outcome = worker.call(f"run-{c.key}", task)
-    row.extra.setdefault("worker_s", []).append(round(outcome.seconds, 2))
-    if outcome.result is None:
-        row.status, row.error = outcome.status, outcome.error
-        return
-    result = outcome.result
+
+
+def _apply(row: Row, result: dict[str, Any], seconds: float) -> None:
+    """One batch's result from a worker into its row: the status it reached (a parity failure
+    beside the timing), and the round's samples whenever it was timed."""
+    row.extra.setdefault("worker_s", []).append(round(seconds, 2))
     row.build_s = _first(row.build_s, result.get("build_s"))
     row.first_s = _first(row.first_s, result.get("first_s"))
     row.parity = result.get("parity", row.parity)
     extra = dict(result.get("extra", {}))
     if "wall_median_ms" in extra:
         row.extra.setdefault("wall_median_ms", []).append(extra.pop("wall_median_ms"))
+    if "device_ns" in extra:
+        row.extra.setdefault("device_ns", []).append([int(s) for s in extra.pop("device_ns")])
     row.extra.update(extra)
+    row.extra["models_built_in_worker"] = result.get("models_built")
     if result["status"] != OK:
         row.status, row.error = result["status"], result.get("error", "")
-        return
-    row.samples_ns.append([int(s) for s in result["samples_ns"]])
-    if result.get("active_wall_ns"):
-        row.wall_ns.append([int(s) for s in result["active_wall_ns"]])
-    row.round_facts.append(dict(result.get("round_facts", {})))
-    row.warmup_iters = int(result.get("warmup_iters", 0))
+    if result.get("samples_ns"):
+        row.samples_ns.append([int(s) for s in result["samples_ns"]])
+        if result.get("active_wall_ns"):
+            row.wall_ns.append([int(s) for s in result["active_wall_ns"]])
+        row.round_facts.append(dict(result.get("round_facts", {})))
+        row.warmup_iters = int(result.get("warmup_iters", 0))
 
 
 def _first(current: float | None, new: float | None) -> float | None:

@@ -19,7 +19,8 @@ from mlrelease.errors import UserError
 from mlrelease.perf import compare, page, plots, runner
 from mlrelease.perf import history as store
 from mlrelease.perf.config import PerfConfig, Profile
-from mlrelease.perf.results import Results, read, to_csv, to_json, to_markdown
+from mlrelease.perf.results import Results, read, to_json
+from mlrelease.perf.tables import to_csv, to_markdown
 
 GPU_NOTE = (
     "No GPU results on this page yet: `nox -s perf_gpu` runs the `gpu` profile (the "

@@ -113,6 +113,7 @@ def _check_group(
             "work_dir": str(worker.work / f"{model}-{shape}"),
             "threads": profile.threads,
             "device": profile.device,
+            "precision": profile.precision,
             "frameworks": frameworks,
             "batches": sorted({p.combination.batch for p in mine if p.status is None}),
             "warmup_iters": 0,

@@ -6,11 +6,15 @@ Tasks:
   versions, threads, GPU, driver, clocks);
 * ``prepare``: build a model at one shape, save its batch-1 inputs and PyTorch output (the parity
   reference), and export it to ONNX once (dynamic batch axis, the profile's opset);
-* ``run``: one combination: build (timed), first inference (timed), parity against the
-  reference, warm-up, timed iterations.
+* ``run``: one model and framework at every batch size asked (one import, one model build,
+  the export shared): per batch, build the runner (timed), first inference (timed), parity
+  against the reference, then warm-up and timed iterations whatever the parity (a parity
+  failure is reported beside the timing, never instead of it).
 
-A task writes its result JSON and exits 0 whatever the verdict; a crash, a hang or an
-out-of-memory kill is read by the parent from the exit code and the log.
+Every task runs under the profile's numeric policy (:mod:`mlrelease.perf.precision`), applied
+explicitly and recorded. A task writes its result JSON and exits 0 whatever the verdict; a
+``run`` rewrites it after each batch, so a crash (read by the parent from the exit code and the
+log) loses only the batch it happened in.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from mlrelease.edges import onnxruntime as ort
+from mlrelease.perf import inject, probe
 from mlrelease.perf.config import ONNX_FRAMEWORKS
 
 OOM_MARKERS = (
@@ -40,23 +44,12 @@ def _set_threads(threads: int, *, torch_too: bool) -> None:
     if threads:
         for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
             os.environ[name] = str(threads)
-    if torch_too and _importable("torch"):
+    if torch_too and probe.importable("torch"):
         import torch
 
         if threads:
             torch.set_num_threads(threads)
             torch.set_num_interop_threads(1)
-
-
-def _call(function: Any) -> Any:
-    """Call an untyped library function (keeps mypy strict elsewhere)."""
-    return function()
-
-
-def _importable(name: str) -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec(name) is not None
 
 
 def _error(exc: BaseException) -> tuple[str, str]:
@@ -68,81 +61,9 @@ def _error(exc: BaseException) -> tuple[str, str]:
     return ("oom" if oom else ""), excerpt(text)
 
 
-DISTRIBUTIONS = {
-    "torch": ("torch",),
-    "transformers": ("transformers",),
-    "onnx": ("onnx",),
-    "onnxruntime": ("onnxruntime", "onnxruntime-gpu"),
-    "onnxscript": ("onnxscript",),
-    "numpy": ("numpy",),
-    "tensorrt": ("tensorrt", "tensorrt-cu13", "tensorrt-cu12"),
-    "torch_tensorrt": ("torch-tensorrt", "torch_tensorrt"),
-    "triton": ("triton",),
-}
-
-
-def _versions() -> dict[str, str]:
-    """Installed versions, from package metadata (no imports: torch alone takes seconds)."""
-    from importlib import metadata
-
-    found: dict[str, str] = {}
-    for name, distributions in DISTRIBUTIONS.items():
-        for distribution in distributions:
-            try:
-                found[name] = metadata.version(distribution)
-                if distribution != name:
-                    found[name] += f" ({distribution})"
-                break
-            except metadata.PackageNotFoundError:
-                continue
-    return found
-
-
-def probe(task: dict[str, Any]) -> dict[str, Any]:
-    from mlrelease.perf import device, frameworks
-
-    facts: dict[str, Any] = {"host": device.host(), "libraries": _versions()}
-    unavailable = {
-        f: r
-        for f in task["frameworks"]
-        if (r := frameworks.unavailable(f, task["device"])) is not None
-    }
-    gpu: dict[str, Any] = {}
-    # torch takes seconds to import: only a CUDA profile needs it here (the device's facts).
-    if task["device"] == "cuda" and _importable("torch"):
-        import torch
-
-        facts["torch_threads"] = torch.get_num_threads()
-        if torch.cuda.is_available():
-            props = torch.cuda.get_device_properties(0)
-            gpu = {
-                "name": props.name,
-                "memory_gib": round(props.total_memory / 2**30, 1),
-                "capability": f"{props.major}.{props.minor}",
-                "cuda": getattr(torch.version, "cuda", None),
-                "cudnn": _call(torch.backends.cudnn.version),
-            }
-    if ort.installed():
-        facts["onnxruntime_providers"] = ort.available_providers()
-    smi = device.nvidia_smi()
-    if smi:
-        gpu["nvidia_smi"] = smi
-    facts["gpu"] = gpu
-    if task["device"] == "cuda" and gpu.get("name"):
-        key, name = device.gpu_key(gpu["name"]), gpu["name"]
-    elif task["device"] == "cuda":
-        key, name = "cuda-none", "no CUDA device"
-    else:
-        key, name = device.cpu_key(), device.cpu_name()
-    return {
-        "device_key": key,
-        "device_name": name,
-        "environment": facts,
-        "unavailable": unavailable,
-    }
-
-
 def prepare(task: dict[str, Any]) -> dict[str, Any]:
+    """Build the model once, save its batch-1 inputs and the parity reference (computed on the
+    profile's device under the strict policy), and export it to ONNX."""
     import numpy as np
     import torch
 
@@ -156,11 +77,9 @@ def prepare(task: dict[str, Any]) -> dict[str, Any]:
     built = build(spec, task["shape"], task.get("layers"))
     if task["kind"] == "check":
         BUILT.append(built.module)
-    with torch.inference_mode():
-        reference = built.module(*(torch.from_numpy(v) for v in built.sample.values()))
-    result: dict[str, Any] = {"build_s": time.perf_counter() - start}
-    arrays: dict[str, Any] = {"__output__": reference.float().numpy(), **built.sample}
-    np.savez(work / "reference.npz", **arrays)
+    output, facts = reference(built.module, built.sample, task.get("device", "cpu"))
+    result: dict[str, Any] = {"build_s": time.perf_counter() - start, "reference": facts}
+    np.savez(work / "reference.npz", **{"__output__": output, **built.sample})
     result["inputs"] = built.input_names
     if not task["export"]:
         return result
@@ -194,20 +113,31 @@ def prepare(task: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-def run(task: dict[str, Any]) -> dict[str, Any]:
-    import numpy as np
+def reference(module: Any, sample: dict[str, Any], device: str) -> tuple[Any, dict[str, Any]]:
+    """PyTorch eager's output for ``sample`` on the profile's ``device`` under the strict
+    policy (IEEE fp32, no autocast), on the host; and where and how it was computed, read from
+    the output tensor and from torch's switches."""
+    import torch
 
+    from mlrelease.perf import precision
+
+    target = torch.device("cuda" if device == "cuda" else "cpu")
+    with precision.strict_torch() as policy, torch.inference_mode():
+        out = module.to(target)(*(torch.from_numpy(v).to(target) for v in sample.values()))
+        if target.type == "cuda":
+            torch.cuda.synchronize()
+    module.to("cpu")  # the export and the CPU rows take the module where they found it
+    facts = {"device": str(out.device), "dtype": str(out.dtype), "precision": policy}
+    return out.float().cpu().numpy(), facts
+
+
+def run(task: dict[str, Any], result_path: Path | None = None) -> dict[str, Any]:
+    """Every batch of ``task["batches"]`` for one model and framework, in this process; the
+    result file is rewritten after each (a crash loses only the batch it happened in)."""
     from mlrelease.perf import frameworks
 
     work = Path(task["work_dir"])
-    batch = int(task["batch"])
-    with np.load(work / "reference.npz") as data:
-        reference = data["__output__"]
-        sample = {k: data[k] for k in data.files if k != "__output__"}
-    # Samples of a batch are independent in inference: the batch is the batch-1 sample repeated,
-    # and its reference output the batch-1 reference repeated, so one reference serves all.
-    inputs = {k: np.ascontiguousarray(np.repeat(v, batch, axis=0)) for k, v in sample.items()}
-    expected = np.repeat(reference, batch, axis=0)
+    models: list[Any] = []
 
     def build_model() -> Any:
         from mlrelease.perf.builders import build
@@ -215,8 +145,36 @@ def run(task: dict[str, Any]) -> dict[str, Any]:
 
         if task["kind"] == "check" and BUILT:
             return BUILT[-1]  # a status probe reuses the model its prepare step built
-        return build(resolve_model(task["model"]), task["shape"], task.get("layers")).module
+        if not models:  # one build per worker: every batch size runs the same module
+            models.append(build(resolve_model(task["model"]), task["shape"], task.get("layers")))
+        return models[0].module
 
+    cache: dict[str, Any] = {}
+    rows: dict[str, Any] = {}
+    for batch in task["batches"]:
+        job, expected = _job(task, work, int(batch), build_model, cache)
+        rows[str(batch)] = _one(task, job, expected, frameworks)
+        rows[str(batch)]["models_built"] = len(models)
+        if result_path is not None:
+            result_path.write_text(json.dumps({"rows": rows}), encoding="utf-8")
+    return {"rows": rows}
+
+
+def _job(
+    task: dict[str, Any], work: Path, batch: int, build_model: Any, cache: dict[str, Any]
+) -> tuple[Any, Any]:
+    """The framework job of one batch size, and its expected output."""
+    import numpy as np
+
+    from mlrelease.perf import frameworks
+
+    with np.load(work / "reference.npz") as data:
+        expected = data["__output__"]
+        sample = {k: data[k] for k in data.files if k != "__output__"}
+    # Samples of a batch are independent in inference: the batch is the batch-1 sample repeated,
+    # and its reference output the batch-1 reference repeated, so one reference serves all.
+    inputs = {k: np.ascontiguousarray(np.repeat(v, batch, axis=0)) for k, v in sample.items()}
+    expected = np.repeat(expected, batch, axis=0)
     job = frameworks.Job(
         device=task["device"],
         threads=int(task["threads"]),
@@ -225,7 +183,16 @@ def run(task: dict[str, Any]) -> dict[str, Any]:
         onnx_path=work / "model.onnx",
         work_dir=work,
         build_model=build_model,
+        precision=task.get("precision", "strict"),
+        cache=cache,
     )
+    return job, expected
+
+
+def _one(task: dict[str, Any], job: Any, expected: Any, frameworks: Any) -> dict[str, Any]:
+    """One batch: build the runner, run once, check parity, then time it whatever the parity."""
+    import numpy as np
+
     out: dict[str, Any] = {"status": "ok"}
     start = time.perf_counter()
     try:
@@ -256,11 +223,12 @@ def run(task: dict[str, Any]) -> dict[str, Any]:
             if actual.shape != expected.shape
             else f"relative error {parity:.3g}"
         )
-        return {
-            **out,
-            "status": "parity_failed",
-            "error": f"{found} against PyTorch eager exceeds the tolerance {tolerance:g}",
-        }
+        policy = task.get("precision", "strict")
+        out["status"] = "parity_failed"
+        out["error"] = (
+            f"{found} against PyTorch eager (strict fp32 on the profile's device) exceeds the "
+            f"tolerance {tolerance:g} of precision policy {policy}"
+        )
     return _measure(task, runner, out)
 
 
@@ -279,22 +247,25 @@ def _parity(actual: Any, expected: Any) -> float:
 
 
 def _measure(task: dict[str, Any], runner: Any, out: dict[str, Any]) -> dict[str, Any]:
-    """The timed iterations of a row that passed its parity check, with the facts of the CPU
-    they ran on."""
-    from mlrelease.perf import harness
+    """The timed iterations of a row that ran (whatever its parity), with the facts of the CPU
+    they ran on and, on a GPU, its device time."""
+    from mlrelease.perf import device, harness, inject
     from mlrelease.perf.results import excerpt
 
-    slowdown, slowdown_kind = _injected_slowdown(task["framework"])
+    slowdown, slowdown_kind = inject.injected_slowdown(task["framework"])
+    run_once = runner.run
     if slowdown:
         out["extra"] = {**out["extra"], "injected_slowdown": f"{slowdown:g} {slowdown_kind}"}
-    from mlrelease.perf import device
-
+        if slowdown_kind == "device":
+            run_once, fact = inject.device_slowdown(runner, slowdown)
+            out["extra"]["injected_slowdown"] += f" ({fact})"
+            slowdown = 0.0
     pinned = task.get("pinned_cpu")
     before = device.cpu_ticks(pinned)
     own0 = time.process_time()
     try:
         measured = harness.measure(
-            runner.run,
+            run_once,
             runner.sync,
             warmup_iters=int(task["warmup_iters"]),
             warmup_s=float(task["warmup_s"]),
@@ -303,6 +274,7 @@ def _measure(task: dict[str, Any], runner: Any, out: dict[str, Any]) -> dict[str
             slowdown=slowdown,
             slowdown_kind=slowdown_kind,
             clock=task.get("clock", "wall"),
+            device_timer=runner.device_timer,
         )
     except Exception as exc:
         hint, text = _error(exc)
@@ -317,13 +289,16 @@ def _measure(task: dict[str, Any], runner: Any, out: dict[str, Any]) -> dict[str
         own,
         sum(delays) / max(sum(walls), 1) if delays else None,
     )
+    extra = dict(out["extra"])
     if measured.wall_ns:
-        ordered = sorted(measured.wall_ns)
-        out["extra"] = {**out["extra"], "wall_median_ms": ordered[len(ordered) // 2] / 1e6}
+        extra["wall_median_ms"] = sorted(measured.wall_ns)[len(measured.wall_ns) // 2] / 1e6
+    if measured.device_ns:
+        extra["device_ns"] = measured.device_ns
     # Wall time less the time spent waiting for a CPU: what the code itself took, waits included.
     active = [w - d for w, d in zip(walls, delays, strict=True)] if delays else list(walls)
     return {
         **out,
+        "extra": extra,
         "samples_ns": measured.samples_ns,
         "active_wall_ns": active,
         "round_facts": facts,
@@ -331,22 +306,10 @@ def _measure(task: dict[str, Any], runner: Any, out: dict[str, Any]) -> dict[str
     }
 
 
-INJECT_ENV = "MLRELEASE_PERF_INJECT_SLOWDOWN"
+INJECT_ENV = inject.INJECT_ENV
 
 BUILT: list[Any] = []
 """The model a ``check`` task's prepare step built (the PyTorch rows of the probe reuse it)."""
-
-
-def _injected_slowdown(framework: str) -> tuple[float, str]:
-    """``MLRELEASE_PERF_INJECT_SLOWDOWN=onnxruntime_cpu=0.10`` (CPU-burning) or
-    ``...=0.25:wait`` (sleeping): a known regression, used only to validate the comparison
-    (``scripts/bench_regression_gate.py``)."""
-    setting = os.environ.get(INJECT_ENV, "")
-    name, _, value = setting.partition("=")
-    fraction, _, kind = value.partition(":")
-    if name != framework or not fraction:
-        return 0.0, ""
-    return float(fraction), kind or "cpu"
 
 
 def check(task: dict[str, Any]) -> dict[str, Any]:
@@ -358,12 +321,12 @@ def check(task: dict[str, Any]) -> dict[str, Any]:
     for framework in task["frameworks"]:
         if prepared.get("export_error") and framework in ONNX_FRAMEWORKS:
             continue
-        for batch in task["batches"]:
-            runs[f"{batch}/{framework}"] = run({**task, "framework": framework, "batch": batch})
+        served = run({**task, "framework": framework})["rows"]
+        runs.update({f"{batch}/{framework}": result for batch, result in served.items()})
     return {"prepared": prepared, "runs": runs}
 
 
-TASKS = {"probe": probe, "prepare": prepare, "run": run, "check": check}
+TASKS = {"probe": probe.probe, "prepare": prepare, "run": run, "check": check}
 
 
 def main(argv: list[str]) -> int:
@@ -376,7 +339,8 @@ def main(argv: list[str]) -> int:
         from mlrelease.perf.device import pin_to_one_cpu
 
         task["pinned_cpu"] = pin_to_one_cpu()
-    result = TASKS[task["kind"]](task)
+    # A run rewrites its result after each batch: what it finished survives a crash.
+    result = run(task, result_path) if task["kind"] == "run" else TASKS[task["kind"]](task)
     result_path.write_text(json.dumps(result), encoding="utf-8")
     return 0
 

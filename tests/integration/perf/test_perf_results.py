@@ -9,8 +9,9 @@ from pathlib import Path
 
 from mlrelease.perf import page
 from mlrelease.perf.catalog import BUILTIN_MODELS, plan
-from mlrelease.perf.results import Results, Row, read, to_csv
+from mlrelease.perf.results import Results, Row, read
 from mlrelease.perf.service import write_results
+from mlrelease.perf.tables import to_csv
 
 
 def sample_results(device: str = "cpu-test-2c") -> Results:

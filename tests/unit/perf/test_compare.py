@@ -155,3 +155,48 @@ def test_one_round_a_side_is_reported_not_gated() -> None:
     assert comparison.ok and verdict.kind == "not_measured"
     assert verdict.message.startswith("median x2.0")
     assert "needs 4" in verdict.message
+
+
+def _timed_failure(median: float, seed: int) -> Row:
+    """A row that ran and failed its parity check: timed all the same."""
+    failing = row("f", "parity_failed")
+    failing.samples_ns = samples(median, seed)
+    return failing
+
+
+def test_a_parity_failure_that_ran_is_compared_on_timing() -> None:
+    baseline = results([_timed_failure(10.0, 1)])
+    comparison = compare(results([_timed_failure(13.0, 2)]), baseline, threshold=0.10, alpha=0.01)
+    (verdict,) = comparison.verdicts
+    # Known failure on status, and a slowdown on timing: caught, not hidden behind the status.
+    assert verdict.kind == "regressed" and verdict.fails and verdict.timed
+    assert verdict.message.startswith("known failure: parity_failed")
+    assert not comparison.ok and comparison.word == "regressed"
+    same = compare(results([_timed_failure(10.0, 3)]), baseline, threshold=0.10, alpha=0.01)
+    assert same.ok and same.word == "same" and same.verdicts[0].timed
+
+
+def test_a_row_timed_on_neither_side_does_not_pass_silently() -> None:
+    baseline = results([row("ok", seed=1), row("f", "export_failed")])
+    comparison = compare(
+        results([row("ok", seed=2), row("f", "export_failed")]),
+        baseline,
+        threshold=0.10,
+        alpha=0.01,
+    )
+    blind = {v.key: v for v in comparison.verdicts}["m/s/b1/f"]
+    assert blind.kind == "known_failure" and blind.timing == "inconclusive"
+    assert "timed on neither side" in blind.message
+    # The timed row is the same, yet the comparison's word is not: one row was never timed.
+    assert comparison.word == "inconclusive"
+    summary = comparison.summary()
+    assert "timing: inconclusive" in summary and "not passed on timing: `m/s/b1/f`" in summary
+    # A status-only comparison (another device class) times nothing by design: no such claim.
+    statuses = compare(
+        results([row("f", "export_failed")]),
+        results([row("f", "export_failed")]),
+        threshold=0.10,
+        alpha=0.01,
+        timing=False,
+    )
+    assert not statuses.blind and statuses.word == "not_measured"

@@ -71,3 +71,36 @@ def test_bad_profiles_name_the_key(tmp_path: Path, table: str, message: str) -> 
 def test_unknown_profile(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="expected one of cpu, gpu"):
         load_config(project(tmp_path, "")).table(PerfConfig).profile("gpus")
+
+
+def test_precision_policy_sets_the_parity_tolerance(tmp_path: Path) -> None:
+    config = load_config(
+        project(
+            tmp_path,
+            """
+[tool.mlrelease.perf.profiles.fast]
+device = "cuda"
+precision = "tf32"
+[tool.mlrelease.perf.profiles.loose]
+device = "cuda"
+precision = "tf32"
+parity-tolerance = 0.2
+""",
+        )
+    )
+    perf = config.table(PerfConfig)
+    assert perf.profile("gpu").precision == "strict"  # the built-ins state IEEE fp32
+    assert perf.profile("gpu").parity_tolerance == 1e-2
+    assert perf.profile("cpu").parity_tolerance == 1e-3
+    assert perf.profile("fast").parity_tolerance == 0.15
+    assert perf.profile("loose").parity_tolerance == 0.2  # an explicit tolerance wins
+
+
+def test_gpu_only_precision_on_the_cpu_names_the_key(tmp_path: Path) -> None:
+    config = load_config(
+        project(tmp_path, '[tool.mlrelease.perf.profiles.mine]\nprecision = "fp16"\n')
+    )
+    with pytest.raises(ConfigError) as caught:
+        config.table(PerfConfig).profile("mine")
+    message = str(caught.value)
+    assert "tool.mlrelease.perf.profiles.mine.precision" in message and "'fp16'" in message

@@ -1,0 +1,61 @@
+"""``scripts/gpu_check.py`` on the CPU: its logic end to end with real workers (the profile,
+a null comparison, an injected slowdown caught), the slowdown a CPU busy wait instead of GPU
+device time (no GPU here; the device injection needs CUDA events)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+HERE = Path(__file__).parent
+SCRIPT = HERE.parents[1] / "scripts" / "gpu_check.py"
+
+PYPROJECT = """\
+[project]
+name = "adopter"
+version = "1.0.0"
+
+[tool.mlrelease.perf.profiles.check]
+models = ["tiny_models:WIDE"]
+frameworks = ["pytorch"]
+batch-sizes = [1]
+threads = 1
+clock = "cpu"
+iters = 30
+warmup-iters = 5
+warmup-s = 0.0
+"""
+
+
+def _script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("gpu_check", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.slow
+def test_gpu_check_catches_an_injected_slowdown_and_not_a_null_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
+    for name in ("tiny_models.py", "tiny_builders.py"):
+        shutil.copy(HERE / name, tmp_path / name)
+    output = tmp_path / "gpu_check.json"
+    args = ["--root", str(tmp_path), "--profile", "check", "--model", "wide", "--batch", "1"]
+    args += ["--slowdown", "cpu", "--fraction", "0.5", "--rounds", "5", "--output", str(output)]
+    code = _script().main(args)
+    printed = capsys.readouterr().out
+    report = json.loads(output.read_text())
+    assert report["profile_run"]["eager"]["wide/v16/b1/pytorch"]["status"] == "ok"
+    assert report["pair"]["slowed"]["row"] == "regressed", printed
+    assert report["pair"]["null"]["row"] != "regressed", printed
+    assert "0.5 cpu" in report["pair"]["injection"]
+    assert "check: slowdown caught; null comparison clean; eager rows all ok" in printed
+    assert code == 0
