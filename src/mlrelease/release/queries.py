@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from mlrelease.edges import git
-from mlrelease.edges import proc as processes
 from mlrelease.errors import PreconditionError
 from mlrelease.release.world import BOUND_PREFIX, BranchCommit, PickFacts, Refs, Remote, Tag
 
@@ -28,11 +27,25 @@ else:  # pragma: no cover - exercised on 3.10 only
 _LISTED = ("refs/heads/", "refs/tags/", BOUND_PREFIX)
 
 
+_SHA = re.compile(r"[0-9a-f]{7,64}")
+
+
+def qualified(root: Path, ref: str) -> str:
+    """``ref`` as one unambiguous name: a short name is the branch of that name when there is
+    one (``refs/heads/release/1.12``, never a tag someone named ``release/1.12``), else the
+    tag; full names, SHAs and revision expressions are taken as given."""
+    if ref.startswith("refs/") or ref == "HEAD" or _SHA.fullmatch(ref) or set(ref) & set("^~:@"):
+        return ref
+    for prefix in ("refs/heads/", "refs/tags/"):
+        if git.run(root, "rev-parse", "--verify", "--quiet", prefix + ref, check=False):
+            return prefix + ref
+    return ref
+
+
 def commit_of(root: Path, ref: str) -> str | None:
     """The commit a ref (branch, tag, SHA) points at, peeled; None when it does not exist."""
-    return (
-        git.run(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", check=False) or None
-    )
+    spec = f"{qualified(root, ref)}^{{commit}}"
+    return git.run(root, "rev-parse", "--verify", "--quiet", spec, check=False) or None
 
 
 def branch_exists(root: Path, name: str) -> bool:
@@ -56,18 +69,10 @@ def show(root: Path, ref: str, path: str) -> str | None:
     """A file's text at ``ref`` (its last newline restored); None when the file or the ref does
     not exist."""
     try:
-        text = git.run(root, "show", f"{ref}:{path}")
+        text = git.run(root, "show", f"{qualified(root, ref)}:{path}")
     except git.GitError:
         return None
     return text + "\n" if text else text
-
-
-def blob_bytes(root: Path, spec: str, *, filters: bool = False) -> bytes | None:
-    """The bytes of ``REV:PATH`` or a blob SHA (through the checkout filters: what a checkout
-    writes to disk); None when it does not exist."""
-    args = ["git", "cat-file", "--filters" if filters else "blob", spec]
-    proc = processes.call_bytes(args, cwd=root)
-    return proc.stdout if proc.returncode == 0 else None
 
 
 def pyproject_at(root: Path, ref: str) -> Mapping[str, Any]:
@@ -112,7 +117,13 @@ def _uncommitted_version(root: Path, ref: str) -> bool:
 
 def is_ancestor(root: Path, ancestor: str, descendant: str) -> bool:
     try:
-        git.run(root, "merge-base", "--is-ancestor", ancestor, descendant)
+        git.run(
+            root,
+            "merge-base",
+            "--is-ancestor",
+            qualified(root, ancestor),
+            qualified(root, descendant),
+        )
     except git.GitError:  # exit 1: not an ancestor (or not a commit here)
         return False
     return True
@@ -120,7 +131,7 @@ def is_ancestor(root: Path, ancestor: str, descendant: str) -> bool:
 
 def tree_entries(root: Path, ref: str) -> dict[str, tuple[str, str]]:
     """path -> (mode, blob SHA) of every file of ``ref``'s tree."""
-    out = git.run(root, "ls-tree", "-r", "-z", ref, strip=False)
+    out = git.run(root, "ls-tree", "-r", "-z", qualified(root, ref), strip=False)
     entries: dict[str, tuple[str, str]] = {}
     for item in out.split("\0"):
         if item:
@@ -141,7 +152,16 @@ def patch_ids(root: Path, revisions: str) -> dict[str, str]:
     """patch id -> commit for the commits in ``revisions`` (``git patch-id --stable``)."""
     # A patch's bytes need not be UTF-8: carried through as they are, or its id would change.
     raw = "surrogateescape"
-    log = git.run(root, "log", "-p", "--no-color", "--format=commit %H", revisions, errors=raw)
+    log = git.run(
+        root,
+        "log",
+        "-p",
+        "--no-color",
+        "--no-ext-diff",
+        "--format=commit %H",
+        revisions,
+        errors=raw,
+    )
     result: dict[str, str] = {}
     for line in git.run(root, "patch-id", "--stable", input=log + "\n", errors=raw).splitlines():
         patch, _, sha = line.partition(" ")
@@ -174,7 +194,7 @@ def commits_info(
 
 
 def merge_base(root: Path, a: str, b: str) -> str | None:
-    return git.run(root, "merge-base", a, b, check=False) or None
+    return git.run(root, "merge-base", qualified(root, a), qualified(root, b), check=False) or None
 
 
 PICKED = re.compile(r"\(cherry picked from commit ([0-9a-f]{7,40})\)")
@@ -216,7 +236,8 @@ def overrides(root: Path, revisions: str, key: str) -> dict[str, tuple[str, str]
 
 
 def pick_facts(root: Path, branch: str, main: str, trailer: str, override: str) -> PickFacts:
-    """What ``release cherry-picks`` decides on: main's commits against the branch's."""
+    """What ``release cherry-picks`` decides on: main's commits against the branch's
+    (``branch`` and ``main`` fully qualified refs or commits: never a tag of the same name)."""
     base = merge_base(root, branch, main)
     span = f"{base}..{branch}" if base else branch
     candidates = tuple(cherry(root, branch, main))
@@ -248,8 +269,8 @@ def objects(root: Path, shas: list[str]) -> dict[str, tuple[str, str]]:
     """sha -> (type, raw content) for the objects present here (``git cat-file --batch``)."""
     if not shas:
         return {}
-    proc = processes.call_bytes(
-        ["git", "cat-file", "--batch"], cwd=root, input="".join(f"{s}\n" for s in shas).encode()
+    proc = git.run_bytes(
+        root, "cat-file", "--batch", input="".join(f"{s}\n" for s in shas).encode()
     )
     if proc.returncode != 0:
         raise git.GitError(f"git cat-file --batch failed: {proc.stderr.decode(errors='replace')}")
@@ -315,7 +336,7 @@ def read_origin(root: Path, name: str) -> Remote | None:
     remote is configured. An unreachable remote is refused: its tags must count."""
     if not name or name not in git.run(root, "remote").split():
         return None
-    proc = processes.call(["git", "ls-remote", name], cwd=root)
+    proc = git.call_git(root, "ls-remote", name)
     if proc.returncode != 0:
         raise PreconditionError(
             f"cannot list the refs of remote {name!r}: {proc.stderr.strip()}. Fix the connection, "
@@ -333,15 +354,16 @@ def read_origin(root: Path, name: str) -> Remote | None:
     present = objects(root, wanted)  # once: per sha it was one batch per ref (25 s on 1000 refs)
     lacking = [s for s in wanted if s not in present]
     if lacking:
-        fetched = processes.call(
-            ["git", "fetch", "-q", "--no-tags", "--no-write-fetch-head", name, *lacking], cwd=root
+        fetched = git.call_git(
+            root, "fetch", "-q", "--no-tags", "--no-write-fetch-head", name, *lacking
         )
         if fetched.returncode != 0:
             raise PreconditionError(
                 f"cannot fetch the objects of {name}'s refs ({fetched.stderr.strip()}); did "
                 f"someone move them while this command read them? Re-run it."
             )
-    return Remote(name, _refs(root, listed, peeled))
+    fetch_url, push_urls = git.remote_urls(root, name)
+    return Remote(name, _refs(root, listed, peeled), fetch_url, push_urls)
 
 
 _OPERATIONS = {

@@ -104,6 +104,9 @@ class Gatherer:
     def ancestry(self, a: str | None, b: str | None) -> None:
         known = self.table("ancestry")
         if a and b and a != b and (a, b) not in known:
+            if not known:  # once: a shallow clone answers "not an ancestor" wrongly
+                remote = self.config.table(ReleaseConfig).remote
+                git.require_history(self.root, remote, "a release command's ancestry check")
             known[(a, b)] = bool(queries.commit_of(self.root, a)) and queries.is_ancestor(
                 self.root, a, b
             )
@@ -148,7 +151,7 @@ class Gatherer:
         """The file ``path`` is, following symbolic links inside the tree at ``ref``."""
         seen = [path]
         while path in entries and entries[path][0] == "120000":
-            data = queries.blob_bytes(self.root, entries[path][1]) or b""
+            data = git.blob_bytes(self.root, entries[path][1]) or b""
             path = posixpath.normpath(posixpath.join(posixpath.dirname(path), data.decode()))
             if path.startswith("../") or path in seen or len(seen) > 8:
                 self.table("link_problems")[ref] = (
@@ -307,8 +310,12 @@ class Picks:
         branch = self.branch or snap.branch
         if branch is None or branch not in snap.local.heads:
             return
+        git.require_history(g.root, rel.remote, "release cherry-picks")
+        # Fixes are main's as origin has it (origin is the truth), the branch's as here.
+        theirs = snap.remote.heads.get(rel.main_branch) if snap.remote else None
+        main = theirs or f"refs/heads/{rel.main_branch}"
         g.extra["picks"] = queries.pick_facts(
-            g.root, branch, rel.main_branch, rel.trailer, OVERRIDE
+            g.root, f"refs/heads/{branch}", main, rel.trailer, OVERRIDE
         )
         g.current([branch])
 
@@ -328,10 +335,10 @@ class Bumped:
         g.version_files(branch)
         g.current([branch])
         files = g.table("version_files").get(branch, ())
+        since_main = f"refs/heads/{main}..HEAD"
         made = git.run(
-            g.root, "log", "--format=%H", "-G", r"rc[0-9]", f"{main}..HEAD", "--", *files,
-            check=False,
-        )  # fmt: skip
+            g.root, "log", "--format=%H", "-G", r"rc[0-9]", since_main, "--", *files, check=False
+        )
         g.extra["bumps"] = BumpFacts(rc_made=bool(made.strip()))
         wanted = Version(f"{parsed['major']}.{parsed['minor']}.{parsed.get('patch', 0)}")
         try:
