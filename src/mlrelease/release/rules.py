@@ -129,6 +129,24 @@ def released(world: World, names: Names, version: Version) -> str | None:
     return "here (no remote is configured)" if final in world.local.tags else None
 
 
+def own_unpushed(world: World, name: str, head: str, marker: str, verb: str) -> bool:
+    """Whether tag ``name``, which origin lacks, is already made here by this very command on
+    HEAD (``marker`` in its annotation): a run killed before its push, or run without --push,
+    whose tag is pushed now rather than made again. A tag of that name that only this clone has
+    otherwise (made by hand, fetched from a fork) is refused: it decides nothing."""
+    mine = world.local.tags.get(name)
+    if mine is None:
+        return False
+    if mine.commit == head and mine.made_by(marker):
+        return True
+    raise PreconditionError(
+        f"{verb}: this clone has a tag {name} ({short(mine.commit)}) that origin does not, not "
+        f"made by `mlrelease release {verb}` on HEAD (by hand, or fetched from a fork): it is "
+        f"nobody's release and was never published. Delete it here (`git tag -d {name}`), "
+        "then re-run."
+    )
+
+
 def next_release(world: World, names: Names, version: Version) -> Version:
     """The next release of ``version``'s series: the smallest version from ``version`` on with
     no final tag (2.13.0, then 2.13.1, ...)."""

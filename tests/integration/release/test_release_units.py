@@ -206,7 +206,7 @@ def test_status_json(repo: Repo, mlr) -> None:  # type: ignore[no-untyped-def]
         "on_remote": False,
     }
     assert data["next_rc"] == "v1.4.0-rc1" and data["tags"] == {"rc": [], "final": None}
-    assert data["next"]["cut"].startswith("git branch release/1.4 main")
+    assert data["next"]["cut"].startswith("git branch release/1.4 refs/heads/main")
     assert data["next"]["rc"].startswith("refused: rc: you are on main")
     code, out, _ = mlr("release", "status")
     assert code == 0 and "next: cut" in out

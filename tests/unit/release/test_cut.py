@@ -59,7 +59,7 @@ def test_cut_branches_bumps_main_and_pushes_both() -> None:
         "switch-branch",
         "push",
     ]
-    assert plan.git_commands()[0] == ["git", "branch", "release/1.4", "main"]
+    assert plan.git_commands()[0] == ["git", "branch", "release/1.4", "refs/heads/main"]
     assert plan.git_commands()[-1] == [
         "git",
         "push",
