@@ -51,7 +51,6 @@ FIXED: tuple[tuple[str, str], ...] = (
 )
 """Settings fixed on every command, whatever the system, global or repository configuration."""
 
-SCRUBBED_PREFIXES = ("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_")
 SCRUBBED = frozenset(
     {
         "GIT_DIR",
@@ -61,9 +60,6 @@ SCRUBBED = frozenset(
         "GIT_ALTERNATE_OBJECT_DIRECTORIES",
         "GIT_COMMON_DIR",
         "GIT_NAMESPACE",
-        "GIT_CONFIG",
-        "GIT_CONFIG_PARAMETERS",
-        "GIT_CONFIG_COUNT",
         "GIT_REPLACE_REF_BASE",
         "GIT_GRAFT_FILE",
         "GIT_SHALLOW_FILE",
@@ -77,7 +73,10 @@ SCRUBBED = frozenset(
         "GIT_ICASE_PATHSPECS",
     }
 )
-"""Variables that would point a command at another repository, store or meaning of paths."""
+"""Variables that would point a command at another repository, store or meaning of paths.
+Configuration given in the environment (``GIT_CONFIG_COUNT``, as CI runners pass credentials
+and ``safe.directory``) is kept: it counts as the command line's, and :data:`FIXED`, given
+after it, wins over it."""
 
 
 class GitError(UserError):
@@ -89,11 +88,7 @@ class GitError(UserError):
 def environment(base: Mapping[str, str] | None = None) -> dict[str, str]:
     """``base`` (this process's environment) without what would redirect git, and with
     replacement objects off."""
-    env = {
-        k: v
-        for k, v in (os.environ if base is None else base).items()
-        if k not in SCRUBBED and not k.startswith(SCRUBBED_PREFIXES)
-    }
+    env = {k: v for k, v in (os.environ if base is None else base).items() if k not in SCRUBBED}
     env["GIT_NO_REPLACE_OBJECTS"] = "1"
     return env
 
