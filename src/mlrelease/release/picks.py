@@ -18,7 +18,7 @@ from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release import rules
 from mlrelease.release.config import TABLE, ReleaseConfig, series_text
 from mlrelease.release.plan import Plan, git_action
-from mlrelease.release.world import BranchCommit, NotGathered, PickFacts, World
+from mlrelease.release.world import BranchCommit, NotGathered, PickFacts, World, short
 
 OVERRIDE = "Release-Pick-Override"
 """The trailer of an empty commit on the release branch: ``<sha> picked|not-needed``."""
@@ -249,6 +249,15 @@ def _plan(world: World, rel: ReleaseConfig, result: CherryPicks, branch: str, pu
     rules.preflight(world, "cherry-picks")
     changed: set[str] = set()
     records = _marks(result, *marking)
+    remote = world.remote
+    mine = world.local.heads.get(rel.main_branch)
+    theirs = remote.heads.get(rel.main_branch) if remote else None
+    if remote and theirs and mine and mine != theirs:
+        plan.notes.append(
+            f"the fixes are {rel.main_branch}'s as {remote.name} has it ({short(theirs)}; "
+            f"{remote.name} is the truth); local {rel.main_branch} is at {short(mine)}: a fix "
+            "only this clone has counts once it is pushed."
+        )
     if records or result.missing:
         if world.branch != branch:
             plan.actions.append(git_action("switch", "switch", branch))
