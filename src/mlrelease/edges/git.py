@@ -47,6 +47,9 @@ FIXED: tuple[tuple[str, str], ...] = (
     ("diff.renames", "true"),  # patch ids: the same diff for every user
     ("i18n.logOutputEncoding", "UTF-8"),
     ("core.hooksPath", os.devnull),  # no client-side hook runs
+    ("core.commentChar", "#"),  # another would strip the tag's "Made-by:" line, hide trailers
+    ("trailer.separators", ":"),
+    ("column.ui", "never"),
     ("gc.auto", "0"),
 )
 """Settings fixed on every command, whatever the system, global or repository configuration."""
@@ -61,7 +64,7 @@ SCRUBBED = frozenset(
         "GIT_COMMON_DIR",
         "GIT_NAMESPACE",
         "GIT_REPLACE_REF_BASE",
-        "GIT_GRAFT_FILE",
+        "GIT_EXEC_PATH",
         "GIT_SHALLOW_FILE",
         "GIT_EXTERNAL_DIFF",
         "GIT_DIFF_OPTS",
@@ -90,6 +93,7 @@ def environment(base: Mapping[str, str] | None = None) -> dict[str, str]:
     replacement objects off."""
     env = {k: v for k, v in (os.environ if base is None else base).items() if k not in SCRUBBED}
     env["GIT_NO_REPLACE_OBJECTS"] = "1"
+    env["GIT_GRAFT_FILE"] = os.devnull  # not .git/info/grafts: a commit's parents are its own
     return env
 
 
@@ -183,6 +187,21 @@ def remote_urls(root: Path, name: str) -> tuple[str, tuple[str, ...]]:
     fetch = run(root, "remote", "get-url", name, check=False)
     pushes = run(root, "remote", "get-url", "--push", "--all", name, check=False)
     return fetch, tuple(u for u in pushes.splitlines() if u)
+
+
+TRANSPORT_KEYS = ("uploadpack", "receivepack", "mirror")
+"""Remote settings that change what a read or a push talks to, or what a push sends."""
+
+
+def remote_overrides(root: Path, name: str) -> list[str]:
+    """``remote.NAME.KEY = value`` for each :data:`TRANSPORT_KEYS` setting of the remote (from
+    any configuration file or the environment)."""
+    found = []
+    for key in TRANSPORT_KEYS:
+        value = run(root, "config", "--get", f"remote.{name}.{key}", check=False)
+        if value and not (key == "mirror" and value.lower() in ("false", "no", "off", "0")):
+            found.append(f"remote.{name}.{key} = {value}")
+    return found
 
 
 def head(root: Path) -> str | None:

@@ -127,7 +127,7 @@ def _reverted(carrier: str | None, commits: tuple[BranchCommit, ...]) -> str | N
     reverted), if one does."""
     if carrier is None:
         return None
-    return _undone_by(carrier, [(c.reverts, c.sha) for c in commits if c.reverts])
+    return _undone_by(carrier, [(r, c.sha) for c in commits for r in c.reverts])
 
 
 _LABELS = {

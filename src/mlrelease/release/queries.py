@@ -1,10 +1,9 @@
 """Git queries of the release world's reader (read-only; every mutation is a planned action).
 
-Queries use plumbing (``for-each-ref``, ``rev-parse``, ``cat-file``, ``ls-remote``, ``cherry``,
-``patch-id``), never ``git branch`` or ``git tag``, so a trace of the git commands a release
-command ran tells its mutations apart from its reads. Origin's refs are listed with
-``ls-remote`` and their objects fetched by SHA, without creating or moving a local ref: a dry
-run changes nothing.
+Queries use plumbing (``for-each-ref``, ``rev-parse``, ``cat-file``, ``cherry``, ``patch-id``),
+never ``git branch`` or ``git tag``, so a trace of the git commands a release command ran tells
+its mutations apart from its reads. Short names are read as the branch of that name
+(:func:`qualified`); both sides' refs are read by :mod:`.refs`.
 """
 
 from __future__ import annotations
@@ -17,14 +16,12 @@ from typing import Any
 
 from mlrelease.edges import git
 from mlrelease.errors import PreconditionError
-from mlrelease.release.world import BOUND_PREFIX, BranchCommit, PickFacts, Refs, Remote, Tag
+from mlrelease.release.world import BranchCommit, PickFacts
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
-
-_LISTED = ("refs/heads/", "refs/tags/", BOUND_PREFIX)
 
 
 _SHA = re.compile(r"[0-9a-f]{7,64}")
@@ -203,7 +200,7 @@ REVERTS = re.compile(r"This reverts commit ([0-9a-f]{7,40})")
 
 def history(root: Path, revisions: str) -> list[BranchCommit]:
     """The commits of ``revisions``, newest first: subject, the commits their ``-x`` lines name
-    and the commit they revert (``git revert``'s line)."""
+    and the commits they revert (every ``git revert`` line; a reverted merge's own commits)."""
     out = git.run(root, "log", "--format=%H%x00%s%x00%B%x01", revisions)
     found = []
     for entry in out.split("\x01"):
@@ -211,14 +208,22 @@ def history(root: Path, revisions: str) -> list[BranchCommit]:
         if not sha:
             continue
         subject, _, body = rest.partition("\x00")
-        reverts = REVERTS.search(body)
-        found.append(
-            BranchCommit(
-                sha, subject, tuple(m[1] for m in PICKED.finditer(body)),
-                reverts[1] if reverts else None,
-            )
-        )  # fmt: skip
+        named = [m[1] for m in REVERTS.finditer(body)]
+        reverts = tuple(dict.fromkeys(r for n in named for r in (n, *merged_by(root, n))))
+        picked = tuple(m[1] for m in PICKED.finditer(body))
+        found.append(BranchCommit(sha, subject, picked, reverts))
     return found
+
+
+def merged_by(root: Path, sha: str) -> list[str]:
+    """The commits merge ``sha`` brought in (none when it is no merge, or not here)."""
+    full, *parents = git.run(
+        root, "rev-list", "--parents", "-n", "1", sha, check=False
+    ).split() or [""]
+    if len(parents) < 2:
+        return []
+    brought = git.run(root, "rev-list", f"{parents[0]}..{full}", check=False).split()
+    return [c for c in brought if c != full]
 
 
 def overrides(root: Path, revisions: str, key: str) -> dict[str, tuple[str, str]]:
@@ -249,8 +254,8 @@ def pick_facts(root: Path, branch: str, main: str, trailer: str, override: str) 
     }
     reverts: dict[str, str] = {}
     for commit in history(root, f"{base}..{main}" if base else main):
-        if commit.reverts:
-            reverts.setdefault(commit.reverts, commit.sha)
+        for reverted in commit.reverts:
+            reverts.setdefault(reverted, commit.sha)
     return PickFacts(
         candidates=candidates,
         info=info,
@@ -260,110 +265,6 @@ def pick_facts(root: Path, branch: str, main: str, trailer: str, override: str) 
         main_reverts=reverts,
         marked=overrides(root, span, override),
     )
-
-
-# --- refs, local and origin -----------------------------------------------------------------
-
-
-def objects(root: Path, shas: list[str]) -> dict[str, tuple[str, str]]:
-    """sha -> (type, raw content) for the objects present here (``git cat-file --batch``)."""
-    if not shas:
-        return {}
-    proc = git.run_bytes(
-        root, "cat-file", "--batch", input="".join(f"{s}\n" for s in shas).encode()
-    )
-    if proc.returncode != 0:
-        raise git.GitError(f"git cat-file --batch failed: {proc.stderr.decode(errors='replace')}")
-    out, pos, found = proc.stdout, 0, {}
-    for sha in shas:
-        end = out.index(b"\n", pos)
-        header = out[pos:end].decode().split()
-        pos = end + 1
-        if len(header) < 3 or header[1] == "missing":
-            continue
-        size = int(header[2])
-        found[sha] = (header[1], out[pos : pos + size].decode("utf-8", errors="replace"))
-        pos += size + 1
-    return found
-
-
-def _tag_from(name: str, obj: str, peeled: str | None, seen: tuple[str, str] | None) -> Tag:
-    kind, content = seen or ("", "")
-    if kind != "tag":
-        return Tag(name, obj, obj if kind == "commit" else peeled, False)
-    head, _, message = content.partition("\n\n")
-    target = next((ln[7:] for ln in head.splitlines() if ln.startswith("object ")), None)
-    return Tag(name, obj, peeled or target, True, message.split("-----BEGIN PGP")[0])
-
-
-def _refs(root: Path, listed: dict[str, str], peeled: dict[str, str]) -> Refs:
-    """Refs from ref -> object and ref -> peeled commit (tags' objects read in one batch)."""
-    seen = objects(root, sorted({o for r, o in listed.items() if r.startswith("refs/tags/")}))
-    heads: dict[str, str] = {}
-    tags: dict[str, Tag] = {}
-    bindings: dict[str, dict[str, str]] = {}
-    for ref, obj in listed.items():
-        if ref.startswith("refs/heads/"):
-            heads[ref[len("refs/heads/") :]] = obj
-        elif ref.startswith("refs/tags/"):
-            name = ref[len("refs/tags/") :]
-            tags[name] = _tag_from(name, obj, peeled.get(ref), seen.get(obj))
-        elif ref.startswith(BOUND_PREFIX):
-            rc, _, digest = ref[len(BOUND_PREFIX) :].rpartition("/")
-            if rc:
-                bindings.setdefault(rc, {})[digest] = obj
-    return Refs(heads, tags, bindings)
-
-
-def read_local(root: Path) -> Refs:
-    """The local branches, tags (with type and annotation) and bindings."""
-    out = git.run(
-        root, "for-each-ref", "--format=%(refname) %(objectname) %(*objectname)",
-        *(p.rstrip("/") for p in _LISTED),
-    )  # fmt: skip
-    listed: dict[str, str] = {}
-    peeled: dict[str, str] = {}
-    for line in out.splitlines():
-        ref, obj, *rest = line.split(" ")
-        listed[ref] = obj
-        if rest and rest[0]:
-            peeled[ref] = rest[0]
-    return _refs(root, listed, peeled)
-
-
-def read_origin(root: Path, name: str) -> Remote | None:
-    """Origin's refs, with their objects fetched (by SHA; no local ref moves); None when no
-    remote is configured. An unreachable remote is refused: its tags must count."""
-    if not name or name not in git.run(root, "remote").split():
-        return None
-    proc = git.call_git(root, "ls-remote", name)
-    if proc.returncode != 0:
-        raise PreconditionError(
-            f"cannot list the refs of remote {name!r}: {proc.stderr.strip()}. Fix the connection, "
-            'or set [tool.mlrelease.release] remote = "" to work on local refs only.'
-        )
-    listed: dict[str, str] = {}
-    peeled: dict[str, str] = {}
-    for line in proc.stdout.splitlines():
-        sha, _, ref = line.partition("\t")
-        if ref.endswith("^{}"):
-            peeled[ref[:-3]] = sha
-        elif ref.startswith(_LISTED):
-            listed[ref] = sha
-    wanted = sorted(set(listed.values()))
-    present = objects(root, wanted)  # once: per sha it was one batch per ref (25 s on 1000 refs)
-    lacking = [s for s in wanted if s not in present]
-    if lacking:
-        fetched = git.call_git(
-            root, "fetch", "-q", "--no-tags", "--no-write-fetch-head", name, *lacking
-        )
-        if fetched.returncode != 0:
-            raise PreconditionError(
-                f"cannot fetch the objects of {name}'s refs ({fetched.stderr.strip()}); did "
-                f"someone move them while this command read them? Re-run it."
-            )
-    fetch_url, push_urls = git.remote_urls(root, name)
-    return Remote(name, _refs(root, listed, peeled), fetch_url, push_urls)
 
 
 _OPERATIONS = {

@@ -40,14 +40,15 @@ def require_remote(world: World, verb: str, name: str) -> Remote:
             f"{verb} --push: no remote {name!r} is configured here ({TABLE}.remote); add it "
             "with `git remote add` or drop --push."
         )
-    elsewhere = [u for u in remote.push_urls if u != remote.fetch_url]
+    elsewhere = [u for u in remote.push_urls if u.rstrip("/") != remote.fetch_url.rstrip("/")]
     if elsewhere:
         raise PreconditionError(
             f"{verb}: remote {remote.name!r} is read from {remote.fetch_url} but pushes to "
-            f"{', '.join(elsewhere)} (a pushurl or pushInsteadOf setting); a push there would "
-            f"go where nothing was checked. Say which is the truth: drop the push URL (`git "
-            f"config --unset-all remote.{remote.name}.pushurl`), or name a remote that reads "
-            f"and pushes one URL in {TABLE}.remote. Nothing was changed."
+            f"{', '.join(elsewhere)} (a pushurl, a second url, or a pushInsteadOf setting); a "
+            f"push there would go where nothing was checked. Say which is the truth: drop the "
+            f"other push URL (`git config --unset-all remote.{remote.name}.pushurl`, or the "
+            f"second remote.{remote.name}.url), or name a remote that reads and pushes one URL "
+            f"in {TABLE}.remote. Nothing was changed."
         )
     return remote
 
@@ -139,6 +140,14 @@ def own_unpushed(world: World, name: str, head: str, marker: str, verb: str) -> 
         return False
     if mine.commit == head and mine.made_by(marker):
         return True
+    if mine.made_by(marker) and world.remote is not None:
+        spec = refspec(f"refs/tags/{name}")
+        raise PreconditionError(
+            f"{verb}: this clone has {name} ({short(mine.commit)}), made by `mlrelease release "
+            f"{verb}` and never pushed; {world.remote.name} numbers the releases, and lacks it. "
+            f"Push it first (`git push {world.remote.name} {spec}`), or delete it if it is not "
+            f"to be one (`git tag -d {name}`), then re-run."
+        )
     raise PreconditionError(
         f"{verb}: this clone has a tag {name} ({short(mine.commit)}) that origin does not, not "
         f"made by `mlrelease release {verb}` on HEAD (by hand, or fetched from a fork): it is "

@@ -15,7 +15,7 @@ from mlrelease.config import Config
 from mlrelease.docs import published
 from mlrelease.errors import UserError
 from mlrelease.project import changelog
-from mlrelease.release import bump_model, candidates, cut, queries, reader, rules
+from mlrelease.release import asks, bump_model, candidates, cut, queries, reader, rules
 from mlrelease.release.config import (
     ReleaseConfig,
     parse_release,
@@ -99,14 +99,14 @@ def status(config: Config, version: str | None = None) -> dict[str, Any]:
     path = config.path(config.changelog)
     log_text = path.read_text(encoding="utf-8") if path.is_file() else ""
     release_branch = names.branch_for(series(target))
-    asks: list[reader.Ask] = [
-        reader.Cut(series_text(series(target))),
-        reader.Prepare(str(target)),
-        reader.Bumped() if rel.rc_model == "bump" else reader.Candidate(),
+    wanted: list[reader.Ask] = [
+        asks.Cut(series_text(series(target))),
+        asks.Prepare(str(target)),
+        asks.Bumped() if rel.rc_model == "bump" else asks.Candidate(),
     ]
     if rel.rc_model != "bump":
-        asks.append(reader.Release(version=str(target)))
-    world = reader.read(config, *asks)  # one world for every verb previewed below
+        wanted.append(asks.Release(version=str(target)))
+    world = reader.read(config, *wanted)  # one world for every verb previewed below
     remote_error = world.remote_error
     world = dataclasses.replace(world, remote_error=None)
     rcs = rules.rc_tags(world, names, target)

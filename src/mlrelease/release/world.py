@@ -141,8 +141,9 @@ class BranchCommit:
     subject: str
     picked_from: tuple[str, ...] = ()
     """The commits its ``(cherry picked from commit ...)`` lines name (maybe abbreviated)."""
-    reverts: str | None = None
-    """The commit its ``This reverts commit ...`` line names."""
+    reverts: tuple[str, ...] = ()
+    """The commits it reverts: every ``This reverts commit ...`` line (a squashed revert of
+    several), and for a reverted merge every commit the merge brought in."""
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,14 @@ def at_rc2(repo: Repo, mlr) -> Repo:  # type: ignore[no-untyped-def]
     assert mlr("release", "cut", "--version", "1.4", "--execute")[0] == 0
     assert mlr("release", "prepare", "--version", "1.4.0", "--execute")[0] == 0
     assert mlr("release", "rc", "--execute")[0] == 0
+    code, _, err = mlr("release", "rc", "--execute")  # again: its own tag, not pushed yet
+    assert code == 0 and "not pushed yet" in err, err
     repo.commit_file("src/demo/core.py", "def answer() -> int:\n    return 43\n", "fix: 43")
+    # Origin numbers the candidates: rc2 waits for rc1 to be on origin.
+    code, _, err = mlr("release", "rc", "--execute", "--push")
+    assert code == 1 and "never pushed" in err, err
+    assert "git push origin refs/tags/v1.4.0-rc1:refs/tags/v1.4.0-rc1" in err
+    repo.git("push", "-q", "origin", "refs/tags/v1.4.0-rc1:refs/tags/v1.4.0-rc1")
     assert mlr("release", "rc", "--execute", "--push")[0] == 0
     repo.build()
     assert mlr("release", "bind", "--rc", "v1.4.0-rc2", "--execute", "--push")[0] == 0

@@ -316,7 +316,7 @@ def picks_world(**changes: object) -> World:
         on_branch={"p1": B2, "p8": "e" * 40},
         own_patches={FIX: ("p1",), UNDONE: ("p8",)},
         branch_commits=(
-            BranchCommit("1" * 40, "Revert fix: eight", reverts=("e" * 40)[:9]),
+            BranchCommit("1" * 40, "Revert fix: eight", reverts=(("e" * 40)[:9],)),
             BranchCommit("e" * 40, "fix: eight"),
             BranchCommit(B, "fix: two (1.4)", picked_from=(ADAPTED[:7],)),
             BranchCommit("2" * 40, "[1.4] Fix: five"),

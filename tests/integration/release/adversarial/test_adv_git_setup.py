@@ -210,3 +210,67 @@ def test_bind_in_a_linked_worktree_keeps_the_store_when_the_worktree_goes(
     candidate.git("worktree", "remove", "--force", str(worktree))
     assert sorted(p.name for p in store.iterdir()) == objects
     assert not (candidate.path / ".git" / "worktrees" / "wt").exists()
+
+
+def test_a_remote_set_to_run_other_programs_is_refused(repo: Repo, mlr, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """``receivepack`` pointed at a fork's: the push went there, and cut said done."""
+    fork = tmp_path / "fork.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(repo.origin), str(fork)], check=True)
+    repo.git("config", "remote.origin.receivepack", f"git receive-pack {fork}; true")
+    code, _, err = mlr("release", "cut", "--version", "1.4", "--execute", "--push")
+    assert code == 1 and "remote.origin.receivepack" in err, err
+    assert not repo.git("branch", "--list", "release/1.4")
+    refs = subprocess.run(["git", "for-each-ref"], cwd=fork, capture_output=True, text=True)
+    assert "release/1.4" not in refs.stdout
+
+
+def test_a_reverted_merge_and_a_squashed_revert_withdraw_every_fix(repo: Repo, mlr) -> None:  # type: ignore[no-untyped-def]
+    assert mlr("release", "cut", "--version", "1.4", "--execute", "--push")[0] == 0
+    repo.git("switch", "-q", "main")
+    repo.git("switch", "-q", "-c", "feat")
+    merged = repo.commit_file("src/demo/a.py", "A = 1\n", "fix: a\n\nRelease-Target: 1.4\n")
+    repo.git("switch", "-q", "main")
+    repo.git("merge", "-q", "--no-ff", "--no-edit", "feat")
+    repo.git("revert", "--no-edit", "-m", "1", "HEAD")  # the merge reverted: a is withdrawn
+    one = repo.commit_file("src/demo/b.py", "B = 1\n", "fix: b\n\nRelease-Target: 1.4\n")
+    two = repo.commit_file("src/demo/c.py", "C = 1\n", "fix: c\n\nRelease-Target: 1.4\n")
+    repo.git("rm", "-q", "src/demo/b.py", "src/demo/c.py")
+    repo.git(
+        "commit",
+        "-q",
+        "-m",
+        f"Revert b and c (#9)\n\nThis reverts commit {two}.\n\nThis reverts commit {one}.\n",
+    )  # what GitHub writes when it squashes a revert of two commits
+    repo.git("push", "-q", "origin", "main")
+    repo.git("switch", "-q", "release/1.4")
+    head = repo.git("rev-parse", "HEAD")
+    code, out, err = mlr("release", "cherry-picks", "--execute")
+    assert code == 0, err
+    withdrawn = [line for line in out.splitlines() if "withdrawn" in line]
+    assert all(any(sha[:12] in line for line in withdrawn) for sha in (merged, one, two)), out
+    assert repo.git("rev-parse", "HEAD") == head  # nothing picked
+
+
+def test_settings_that_rewrite_messages_trailers_or_history_change_nothing(repo: Repo, mlr) -> None:  # type: ignore[no-untyped-def]
+    """core.commentChar stripped the RC tag's "Made-by:" line and hid the trailers;
+    trailer.separators hid them too; a grafts file rewrote history."""
+    fix = _cut_with_fix(repo, mlr)
+    repo.git("switch", "-q", "main")
+    repo.git("revert", "--no-edit", fix)
+    later = repo.commit_file("src/demo/later.py", "L = 1\n", "feat: later")
+    repo.git("push", "-q", "origin", "main")
+    repo.git("switch", "-q", "release/1.4")
+    repo.git("config", "core.commentChar", "R")
+    repo.git("config", "trailer.separators", "=")
+    repo.git("config", "column.ui", "always")
+    (repo.path / ".git/info").mkdir(exist_ok=True)
+    (repo.path / ".git/info/grafts").write_text(f"{later} {fix}\n")  # later's parent: the fix
+    code, out, err = mlr("release", "cherry-picks")
+    assert code == 0, err
+    assert "withdrawn" in out and fix[:12] in out, out
+    (repo.path / ".git/info/grafts").unlink()
+    repo.git("config", "core.commentChar", "M")  # "Made-by:" would be a comment line
+    assert mlr("release", "prepare", "--version", "1.4.0", "--execute", "--push")[0] == 0
+    code, _, err = mlr("release", "rc", "--execute", "--push")
+    assert code == 0, err
+    assert "Made-by: mlrelease release rc" in repo.origin_git("cat-file", "-p", "v1.4.0-rc1")
