@@ -120,5 +120,5 @@ def test_dry_run_lists_the_git_commands_execute_runs(
             "-m",
             "Mlrelease-Manifest-SHA256: " + promote[0][-1].rsplit(" ", 1)[-1],
         ],
-        ["git", "push", "--atomic", "origin", "refs/tags/v1.4.0"],
+        ["git", "push", "--atomic", "origin", "refs/tags/v1.4.0:refs/tags/v1.4.0"],
     ]

@@ -70,6 +70,10 @@ def test_final_tag_elsewhere_is_refused(at_rc2: Repo, mlr) -> None:  # type: ign
     assert mlr("verify")[0] == 0
     at_rc2.git("tag", "-a", "v1.4.0", "v1.4.0-rc1", "-m", "wrong commit")
     code, _, err = mlr("release", "promote", "--rc", "v1.4.0-rc2", "--execute")
+    # Only here: never released, so deleting it is the fix (#38).
+    assert code == 1 and "this clone has a tag v1.4.0" in err and "git tag -d v1.4.0" in err
+    at_rc2.git("push", "-q", "origin", "refs/tags/v1.4.0:refs/tags/v1.4.0")  # now it is out
+    code, _, err = mlr("release", "promote", "--rc", "v1.4.0-rc2", "--execute")
     assert code == 1 and "v1.4.0 already exists at" in err and "never moved" in err
 
 
