@@ -53,7 +53,7 @@ def colleague_push_rc(self: Any, annotated: bool, rare: int = 0) -> None:
     if rare:  # the colleague acts in one draw of three
         return
     clone = _fresh(self)
-    if _sh(clone, "rev-parse", "-q", "--verify", "release/1.4").returncode != 0:
+    if _sh(clone, "rev-parse", "-q", "--verify", "refs/heads/release/1.4").returncode != 0:
         return
     tags = oracle.refs(Path(self.origin), "refs/tags")
     name = next((t for t in RCS if f"refs/tags/{t}" not in tags), None)
@@ -68,14 +68,14 @@ def colleague_force_push(self: Any, rare: int = 0) -> None:
     if rare:  # the colleague acts in one draw of three
         return
     clone = _fresh(self)
-    if _sh(clone, "rev-parse", "-q", "--verify", "release/1.4~1").returncode != 0:
+    if _sh(clone, "rev-parse", "-q", "--verify", "refs/heads/release/1.4~1").returncode != 0:
         return
-    _sh(clone, "reset", "-q", "--hard", "release/1.4~1")
+    _sh(clone, "reset", "-q", "--hard", "refs/heads/release/1.4~1")
     path = clone / "src/demo/extra.py"
     path.write_text("X = 1\n")
     _sh(clone, "add", "src/demo/extra.py")
     _sh(clone, "commit", "-q", "-m", "feat: a rewritten branch")
-    _sh(clone, "push", "-q", "--force", "origin", "release/1.4")
+    _sh(clone, "push", "-q", "--force", "origin", "refs/heads/release/1.4")
 
 
 @rule(where=st.sampled_from(["rc1", "rc2", "tip"]), move=st.booleans(), rare=RARE)
@@ -162,7 +162,7 @@ def colleague_hand_pick(self: Any, by_subject: bool) -> None:
         else f"fix: empty answers on 1.4\n\n(cherry picked from commit {fix[:9]})\n"
     )
     _sh(clone, "commit", "-q", "-am", message)
-    _sh(clone, "push", "-q", "origin", "release/1.4")
+    _sh(clone, "push", "-q", "origin", "refs/heads/release/1.4")
 
 
 @rule()
@@ -174,7 +174,7 @@ def colleague_revert_pick(self: Any) -> None:
     if _sh(clone, "revert", "--no-edit", "HEAD").returncode != 0:
         _sh(clone, "revert", "--abort")
         return
-    _sh(clone, "push", "-q", "origin", "release/1.4")
+    _sh(clone, "push", "-q", "origin", "refs/heads/release/1.4")
 
 
 @rule(how=st.sampled_from(["later-commit", "other-files"]))

@@ -155,10 +155,18 @@ class ReleaseMachine(RuleBasedStateMachine):
 
     def maintainer(self, *args: str, kill: str | None = None) -> int:
         """Run mlrelease as the maintainer and judge what it did (before and after)."""
+        return self.maintainer_in(self.work, *args, kill=kill)
+
+    def maintainer_in(self, where: Path, *args: str, kill: str | None = None) -> int:
+        """:meth:`maintainer` in ``where`` (the clone, or a linked worktree of it)."""
         h = self.harness
         h.steps += 1
         before = oracle.take(self.work, self.origin, h.index, self.marks)
-        code, out = run(self.work, *args, kill=kill)
+        fork = self.base / "fork.git"
+        forked = oracle.refs(fork) if fork.exists() else {}
+        code, out = run(where, *args, kill=kill)
+        if fork.exists() and oracle.refs(fork) != forked:
+            self.found.append(f"{' '.join(args)}: pushed to the fork {fork}, not origin")
         h.kills += code < 0
         h.refusals += code > 0
         assert "Traceback" not in out, out
@@ -201,7 +209,9 @@ class ReleaseMachine(RuleBasedStateMachine):
         tags = oracle.refs(self.origin, "refs/tags")
         if "refs/heads/release/1.4" not in oracle.refs(self.work, "refs/heads"):
             return "cut"
-        if '"1.4.0"' not in oracle.git(self.work, "show", "release/1.4:src/demo/__init__.py"):
+        if '"1.4.0"' not in oracle.git(
+            self.work, "show", "refs/heads/release/1.4:src/demo/__init__.py"
+        ):
             return "prepare"
         if not any(f"refs/tags/{t}" in tags for t in RC_TAGS):
             return "rc"
@@ -300,6 +310,13 @@ class ReleaseMachine(RuleBasedStateMachine):
         rebuild_dist,
         user_edit,
         user_resolve,
+    )
+    from helpers.release_environment import (
+        bind_in_worktree,
+        clone_shape,
+        fork_tags,
+        tag_like_branch,
+        user_git_config,
     )
 
     @invariant()

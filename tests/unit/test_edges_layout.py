@@ -130,3 +130,43 @@ def test_onnxruntime_is_imported_by_its_edge_alone() -> None:
         if any(n == "onnxruntime" or n.startswith("onnxruntime.") for n in _imported(tree))
     )
     assert importers == ["edges/onnxruntime.py"], importers
+
+
+GIT_EDGE = "edges/git.py"
+
+
+def starts_git(tree: ast.Module) -> list[int]:
+    """Lines where the module builds a git command line: a list or tuple whose first item is
+    the string ``"git"`` (what every way of starting git is handed), outside the git edge."""
+    lines = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.List, ast.Tuple)) and node.elts:
+            first = node.elts[0]
+            if isinstance(first, ast.Constant) and first.value == "git":
+                lines.append(node.lineno)
+    return lines
+
+
+def test_the_git_scanner_sees_a_git_command_line() -> None:
+    seen = [
+        "proc.call(['git', 'status'])",
+        "subprocess.run(('git', 'push'), check=True)",
+        "args = ['git', *rest]",
+    ]
+    for source in seen:
+        assert starts_git(ast.parse(source)), source
+    quiet = ["git.run(root, 'status')", "shutil.which('git')", "x = ['gitlab', 'git']"]
+    for source in quiet:
+        assert not starts_git(ast.parse(source)), source
+
+
+def test_git_is_started_by_its_edge_alone() -> None:
+    """Every git command runs through ``edges/git.py``, hermetic (its fixed settings, its
+    scrubbed environment): a command line built anywhere else would escape both."""
+    found = {name: lines for name, tree in _modules() if (lines := starts_git(tree))}
+    assert GIT_EDGE in found, "edges/git.py is where git command lines are built"
+    others = {name: lines for name, lines in found.items() if name != GIT_EDGE}
+    assert not others, (
+        "git command lines built outside edges/git.py (run them with mlrelease.edges.git.run, "
+        f"call_git or run_bytes): {others}"
+    )

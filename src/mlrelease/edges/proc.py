@@ -91,10 +91,21 @@ def call(
 
 
 def call_bytes(
-    command: Sequence[str], *, cwd: Path | str | None = None, input: bytes | None = None
+    command: Sequence[str],
+    *,
+    cwd: Path | str | None = None,
+    input: bytes | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> subprocess.CompletedProcess[bytes]:
     """Run an outside tool whose output is read by byte offsets (``git cat-file --batch``)."""
-    return subprocess.run(list(command), cwd=cwd, input=input, capture_output=True, check=False)
+    return subprocess.run(
+        list(command),
+        cwd=cwd,
+        input=input,
+        env=None if env is None else dict(env),
+        capture_output=True,
+        check=False,
+    )
 
 
 class Status(str, enum.Enum):

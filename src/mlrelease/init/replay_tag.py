@@ -73,7 +73,10 @@ def _tags(root: Path, names: Names, version: Version) -> dict[str, list[tuple[in
     """Commit -> (number, name) of ``version``'s RC tags on it."""
     found: dict[str, list[tuple[int, str]]] = {}
     lines = git.run(
-        root, "for-each-ref", "refs/tags", "--format=%(refname:short) %(*objectname) %(objectname)"
+        root,
+        "for-each-ref",
+        "refs/tags",
+        "--format=%(refname:strip=2) %(*objectname) %(objectname)",
     ).splitlines()
     for line in lines:
         name, *objects = line.split()

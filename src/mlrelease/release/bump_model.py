@@ -168,9 +168,12 @@ def plan_final(
         changed.add(branch)
     else:
         plan.notes.append(f"{branch} already carries {release}.")
-    plan.actions.append(
-        git_action("tag", "tag", "-a", final, "-m", f"Release {release}", "-m", FINAL_MARKER)
-    )
+    if rules.own_unpushed(world, final, str(world.head), FINAL_MARKER, "promote"):
+        plan.notes.append(f"{branch}'s head is already {final} here, not pushed yet.")
+    else:
+        plan.actions.append(
+            git_action("tag", "tag", "-a", final, "-m", f"Release {release}", "-m", FINAL_MARKER)
+        )
     if push:
         action = rules.push_action(
             world, config.table(ReleaseConfig).remote, [branch, f"refs/tags/{final}"], changed

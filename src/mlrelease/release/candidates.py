@@ -270,8 +270,13 @@ def plan_rc(world: World, config: Config, tag: str | None = None, push: bool = F
                     f"rc: HEAD does not contain {last_name} ({short(last_commit)}); a new "
                     f"release candidate must build on the previous one. Was {branch} reset?"
                 )
-        subject = f"{version} release candidate {number}"
-        plan.actions.append(git_action("tag", "tag", "-a", name, "-m", subject, "-m", RC_MARKER))
+        if rules.own_unpushed(world, name, head, RC_MARKER, "rc"):
+            plan.notes.append(f"HEAD ({short(head)}) is already {name} here, not pushed yet.")
+        else:
+            subject = f"{version} release candidate {number}"
+            plan.actions.append(
+                git_action("tag", "tag", "-a", name, "-m", subject, "-m", RC_MARKER)
+            )
         changed.add(f"refs/tags/{name}")
     if push:
         action = rules.push_action(world, rel.remote, [branch, f"refs/tags/{name}"], changed)

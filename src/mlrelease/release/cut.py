@@ -67,7 +67,9 @@ def _branch(world: World, plan: Plan, rel: ReleaseConfig, branch: str, version: 
             f"{series_text(series(carried))}, or pass --from a commit of the {version} "
             "development."
         )
-    plan.actions.append(git_action("branch", "branch", branch, start))
+    # The branch of that name, never a tag someone spelled like it.
+    point = f"refs/heads/{start}" if start in world.local.heads else start
+    plan.actions.append(git_action("branch", "branch", branch, point))
     return start
 
 

@@ -18,7 +18,7 @@ from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release import rules
 from mlrelease.release.config import TABLE, ReleaseConfig, series_text
 from mlrelease.release.plan import Plan, git_action
-from mlrelease.release.world import BranchCommit, NotGathered, PickFacts, World
+from mlrelease.release.world import BranchCommit, NotGathered, PickFacts, World, short
 
 OVERRIDE = "Release-Pick-Override"
 """The trailer of an empty commit on the release branch: ``<sha> picked|not-needed``."""
@@ -88,9 +88,7 @@ def identify(sha: str, subject: str, equivalent: bool, facts: PickFacts) -> Pick
     """Whether fix ``sha`` reached the branch, and how (invariant (e))."""
     if sha in facts.marked:
         return Pick(sha, subject, "marked", override=facts.marked[sha])
-    withdrawn = next(
-        (by for s, by in facts.main_reverts.items() if len(s) >= 7 and sha.startswith(s)), None
-    )
+    withdrawn = _undone_by(sha, list(facts.main_reverts.items()))
     if withdrawn is not None:
         return Pick(sha, subject, "withdrawn", withdrawn)
     found = _carrier(sha, equivalent, facts)
@@ -110,18 +108,26 @@ def identify(sha: str, subject: str, equivalent: bool, facts: PickFacts) -> Pick
     return Pick(sha, subject, "missing")
 
 
+def _undone_by(sha: str, reverts: list[tuple[str, str]]) -> str | None:
+    """The commit whose revert leaves ``sha`` undone, following the whole chain: a revert of
+    ``sha`` undoes it, a revert of that revert (a reland) brings it back, and so on. None when
+    ``sha`` is in effect."""
+    undone, current, seen = None, sha, {sha}
+    while True:
+        by = next((b for s, b in reverts if len(s) >= 7 and current.startswith(s)), None)
+        if by is None or by in seen:
+            return undone
+        undone = by if undone is None else None
+        seen.add(by)
+        current = by
+
+
 def _reverted(carrier: str | None, commits: tuple[BranchCommit, ...]) -> str | None:
-    """The branch commit that reverts ``carrier``, if one does."""
+    """The branch commit whose revert leaves ``carrier`` undone (a revert not itself
+    reverted), if one does."""
     if carrier is None:
         return None
-    return next(
-        (
-            c.sha
-            for c in commits
-            if c.reverts and len(c.reverts) >= 7 and carrier.startswith(c.reverts)
-        ),
-        None,
-    )
+    return _undone_by(carrier, [(r, c.sha) for c in commits for r in c.reverts])
 
 
 _LABELS = {
@@ -243,6 +249,15 @@ def _plan(world: World, rel: ReleaseConfig, result: CherryPicks, branch: str, pu
     rules.preflight(world, "cherry-picks")
     changed: set[str] = set()
     records = _marks(result, *marking)
+    remote = world.remote
+    mine = world.local.heads.get(rel.main_branch)
+    theirs = remote.heads.get(rel.main_branch) if remote else None
+    if remote and theirs and mine and mine != theirs:
+        plan.notes.append(
+            f"the fixes are {rel.main_branch}'s as {remote.name} has it ({short(theirs)}; "
+            f"{remote.name} is the truth); local {rel.main_branch} is at {short(mine)}: a fix "
+            "only this clone has counts once it is pushed."
+        )
     if records or result.missing:
         if world.branch != branch:
             plan.actions.append(git_action("switch", "switch", branch))

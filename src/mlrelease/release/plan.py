@@ -56,7 +56,7 @@ def git_action(
     undo: tuple[str, ...] | None = None,
     check: Callable[[], None] | None = None,
 ) -> Action:
-    line = "$ " + shlex.join(["git", *args])
+    line = "$ " + shlex.join(git.shown(args))
     return Action(key, line, git_args=tuple(args), undo=undo, check=check)
 
 
@@ -83,7 +83,7 @@ class Plan:
         return [a.line for a in self.actions]
 
     def git_commands(self) -> list[list[str]]:
-        return [["git", *a.git_args] for a in self.actions if a.git_args is not None]
+        return [git.shown(a.git_args) for a in self.actions if a.git_args is not None]
 
     def print(self, *, execute: bool, out: Callable[[str], None]) -> None:
         """Show the plan (dry run) or run it (``execute``), one line per action."""

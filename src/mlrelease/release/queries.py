@@ -1,10 +1,9 @@
 """Git queries of the release world's reader (read-only; every mutation is a planned action).
 
-Queries use plumbing (``for-each-ref``, ``rev-parse``, ``cat-file``, ``ls-remote``, ``cherry``,
-``patch-id``), never ``git branch`` or ``git tag``, so a trace of the git commands a release
-command ran tells its mutations apart from its reads. Origin's refs are listed with
-``ls-remote`` and their objects fetched by SHA, without creating or moving a local ref: a dry
-run changes nothing.
+Queries use plumbing (``for-each-ref``, ``rev-parse``, ``cat-file``, ``cherry``, ``patch-id``),
+never ``git branch`` or ``git tag``, so a trace of the git commands a release command ran tells
+its mutations apart from its reads. Short names are read as the branch of that name
+(:func:`qualified`); both sides' refs are read by :mod:`.refs`.
 """
 
 from __future__ import annotations
@@ -16,23 +15,34 @@ from pathlib import Path
 from typing import Any
 
 from mlrelease.edges import git
-from mlrelease.edges import proc as processes
 from mlrelease.errors import PreconditionError
-from mlrelease.release.world import BOUND_PREFIX, BranchCommit, PickFacts, Refs, Remote, Tag
+from mlrelease.release.world import BranchCommit, PickFacts
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
-_LISTED = ("refs/heads/", "refs/tags/", BOUND_PREFIX)
+
+_SHA = re.compile(r"[0-9a-f]{7,64}")
+
+
+def qualified(root: Path, ref: str) -> str:
+    """``ref`` as one unambiguous name: a short name is the branch of that name when there is
+    one (``refs/heads/release/1.12``, never a tag someone named ``release/1.12``), else the
+    tag; full names, SHAs and revision expressions are taken as given."""
+    if ref.startswith("refs/") or ref == "HEAD" or _SHA.fullmatch(ref) or set(ref) & set("^~:@"):
+        return ref
+    for prefix in ("refs/heads/", "refs/tags/"):
+        if git.run(root, "rev-parse", "--verify", "--quiet", prefix + ref, check=False):
+            return prefix + ref
+    return ref
 
 
 def commit_of(root: Path, ref: str) -> str | None:
     """The commit a ref (branch, tag, SHA) points at, peeled; None when it does not exist."""
-    return (
-        git.run(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", check=False) or None
-    )
+    spec = f"{qualified(root, ref)}^{{commit}}"
+    return git.run(root, "rev-parse", "--verify", "--quiet", spec, check=False) or None
 
 
 def branch_exists(root: Path, name: str) -> bool:
@@ -56,18 +66,10 @@ def show(root: Path, ref: str, path: str) -> str | None:
     """A file's text at ``ref`` (its last newline restored); None when the file or the ref does
     not exist."""
     try:
-        text = git.run(root, "show", f"{ref}:{path}")
+        text = git.run(root, "show", f"{qualified(root, ref)}:{path}")
     except git.GitError:
         return None
     return text + "\n" if text else text
-
-
-def blob_bytes(root: Path, spec: str, *, filters: bool = False) -> bytes | None:
-    """The bytes of ``REV:PATH`` or a blob SHA (through the checkout filters: what a checkout
-    writes to disk); None when it does not exist."""
-    args = ["git", "cat-file", "--filters" if filters else "blob", spec]
-    proc = processes.call_bytes(args, cwd=root)
-    return proc.stdout if proc.returncode == 0 else None
 
 
 def pyproject_at(root: Path, ref: str) -> Mapping[str, Any]:
@@ -112,7 +114,13 @@ def _uncommitted_version(root: Path, ref: str) -> bool:
 
 def is_ancestor(root: Path, ancestor: str, descendant: str) -> bool:
     try:
-        git.run(root, "merge-base", "--is-ancestor", ancestor, descendant)
+        git.run(
+            root,
+            "merge-base",
+            "--is-ancestor",
+            qualified(root, ancestor),
+            qualified(root, descendant),
+        )
     except git.GitError:  # exit 1: not an ancestor (or not a commit here)
         return False
     return True
@@ -120,7 +128,7 @@ def is_ancestor(root: Path, ancestor: str, descendant: str) -> bool:
 
 def tree_entries(root: Path, ref: str) -> dict[str, tuple[str, str]]:
     """path -> (mode, blob SHA) of every file of ``ref``'s tree."""
-    out = git.run(root, "ls-tree", "-r", "-z", ref, strip=False)
+    out = git.run(root, "ls-tree", "-r", "-z", qualified(root, ref), strip=False)
     entries: dict[str, tuple[str, str]] = {}
     for item in out.split("\0"):
         if item:
@@ -141,7 +149,16 @@ def patch_ids(root: Path, revisions: str) -> dict[str, str]:
     """patch id -> commit for the commits in ``revisions`` (``git patch-id --stable``)."""
     # A patch's bytes need not be UTF-8: carried through as they are, or its id would change.
     raw = "surrogateescape"
-    log = git.run(root, "log", "-p", "--no-color", "--format=commit %H", revisions, errors=raw)
+    log = git.run(
+        root,
+        "log",
+        "-p",
+        "--no-color",
+        "--no-ext-diff",
+        "--format=commit %H",
+        revisions,
+        errors=raw,
+    )
     result: dict[str, str] = {}
     for line in git.run(root, "patch-id", "--stable", input=log + "\n", errors=raw).splitlines():
         patch, _, sha = line.partition(" ")
@@ -174,7 +191,7 @@ def commits_info(
 
 
 def merge_base(root: Path, a: str, b: str) -> str | None:
-    return git.run(root, "merge-base", a, b, check=False) or None
+    return git.run(root, "merge-base", qualified(root, a), qualified(root, b), check=False) or None
 
 
 PICKED = re.compile(r"\(cherry picked from commit ([0-9a-f]{7,40})\)")
@@ -183,7 +200,7 @@ REVERTS = re.compile(r"This reverts commit ([0-9a-f]{7,40})")
 
 def history(root: Path, revisions: str) -> list[BranchCommit]:
     """The commits of ``revisions``, newest first: subject, the commits their ``-x`` lines name
-    and the commit they revert (``git revert``'s line)."""
+    and the commits they revert (every ``git revert`` line; a reverted merge's own commits)."""
     out = git.run(root, "log", "--format=%H%x00%s%x00%B%x01", revisions)
     found = []
     for entry in out.split("\x01"):
@@ -191,14 +208,22 @@ def history(root: Path, revisions: str) -> list[BranchCommit]:
         if not sha:
             continue
         subject, _, body = rest.partition("\x00")
-        reverts = REVERTS.search(body)
-        found.append(
-            BranchCommit(
-                sha, subject, tuple(m[1] for m in PICKED.finditer(body)),
-                reverts[1] if reverts else None,
-            )
-        )  # fmt: skip
+        named = [m[1] for m in REVERTS.finditer(body)]
+        reverts = tuple(dict.fromkeys(r for n in named for r in (n, *merged_by(root, n))))
+        picked = tuple(m[1] for m in PICKED.finditer(body))
+        found.append(BranchCommit(sha, subject, picked, reverts))
     return found
+
+
+def merged_by(root: Path, sha: str) -> list[str]:
+    """The commits merge ``sha`` brought in (none when it is no merge, or not here)."""
+    full, *parents = git.run(
+        root, "rev-list", "--parents", "-n", "1", sha, check=False
+    ).split() or [""]
+    if len(parents) < 2:
+        return []
+    brought = git.run(root, "rev-list", f"{parents[0]}..{full}", check=False).split()
+    return [c for c in brought if c != full]
 
 
 def overrides(root: Path, revisions: str, key: str) -> dict[str, tuple[str, str]]:
@@ -216,7 +241,8 @@ def overrides(root: Path, revisions: str, key: str) -> dict[str, tuple[str, str]
 
 
 def pick_facts(root: Path, branch: str, main: str, trailer: str, override: str) -> PickFacts:
-    """What ``release cherry-picks`` decides on: main's commits against the branch's."""
+    """What ``release cherry-picks`` decides on: main's commits against the branch's
+    (``branch`` and ``main`` fully qualified refs or commits: never a tag of the same name)."""
     base = merge_base(root, branch, main)
     span = f"{base}..{branch}" if base else branch
     candidates = tuple(cherry(root, branch, main))
@@ -228,8 +254,8 @@ def pick_facts(root: Path, branch: str, main: str, trailer: str, override: str) 
     }
     reverts: dict[str, str] = {}
     for commit in history(root, f"{base}..{main}" if base else main):
-        if commit.reverts:
-            reverts.setdefault(commit.reverts, commit.sha)
+        for reverted in commit.reverts:
+            reverts.setdefault(reverted, commit.sha)
     return PickFacts(
         candidates=candidates,
         info=info,
@@ -239,109 +265,6 @@ def pick_facts(root: Path, branch: str, main: str, trailer: str, override: str) 
         main_reverts=reverts,
         marked=overrides(root, span, override),
     )
-
-
-# --- refs, local and origin -----------------------------------------------------------------
-
-
-def objects(root: Path, shas: list[str]) -> dict[str, tuple[str, str]]:
-    """sha -> (type, raw content) for the objects present here (``git cat-file --batch``)."""
-    if not shas:
-        return {}
-    proc = processes.call_bytes(
-        ["git", "cat-file", "--batch"], cwd=root, input="".join(f"{s}\n" for s in shas).encode()
-    )
-    if proc.returncode != 0:
-        raise git.GitError(f"git cat-file --batch failed: {proc.stderr.decode(errors='replace')}")
-    out, pos, found = proc.stdout, 0, {}
-    for sha in shas:
-        end = out.index(b"\n", pos)
-        header = out[pos:end].decode().split()
-        pos = end + 1
-        if len(header) < 3 or header[1] == "missing":
-            continue
-        size = int(header[2])
-        found[sha] = (header[1], out[pos : pos + size].decode("utf-8", errors="replace"))
-        pos += size + 1
-    return found
-
-
-def _tag_from(name: str, obj: str, peeled: str | None, seen: tuple[str, str] | None) -> Tag:
-    kind, content = seen or ("", "")
-    if kind != "tag":
-        return Tag(name, obj, obj if kind == "commit" else peeled, False)
-    head, _, message = content.partition("\n\n")
-    target = next((ln[7:] for ln in head.splitlines() if ln.startswith("object ")), None)
-    return Tag(name, obj, peeled or target, True, message.split("-----BEGIN PGP")[0])
-
-
-def _refs(root: Path, listed: dict[str, str], peeled: dict[str, str]) -> Refs:
-    """Refs from ref -> object and ref -> peeled commit (tags' objects read in one batch)."""
-    seen = objects(root, sorted({o for r, o in listed.items() if r.startswith("refs/tags/")}))
-    heads: dict[str, str] = {}
-    tags: dict[str, Tag] = {}
-    bindings: dict[str, dict[str, str]] = {}
-    for ref, obj in listed.items():
-        if ref.startswith("refs/heads/"):
-            heads[ref[len("refs/heads/") :]] = obj
-        elif ref.startswith("refs/tags/"):
-            name = ref[len("refs/tags/") :]
-            tags[name] = _tag_from(name, obj, peeled.get(ref), seen.get(obj))
-        elif ref.startswith(BOUND_PREFIX):
-            rc, _, digest = ref[len(BOUND_PREFIX) :].rpartition("/")
-            if rc:
-                bindings.setdefault(rc, {})[digest] = obj
-    return Refs(heads, tags, bindings)
-
-
-def read_local(root: Path) -> Refs:
-    """The local branches, tags (with type and annotation) and bindings."""
-    out = git.run(
-        root, "for-each-ref", "--format=%(refname) %(objectname) %(*objectname)",
-        *(p.rstrip("/") for p in _LISTED),
-    )  # fmt: skip
-    listed: dict[str, str] = {}
-    peeled: dict[str, str] = {}
-    for line in out.splitlines():
-        ref, obj, *rest = line.split(" ")
-        listed[ref] = obj
-        if rest and rest[0]:
-            peeled[ref] = rest[0]
-    return _refs(root, listed, peeled)
-
-
-def read_origin(root: Path, name: str) -> Remote | None:
-    """Origin's refs, with their objects fetched (by SHA; no local ref moves); None when no
-    remote is configured. An unreachable remote is refused: its tags must count."""
-    if not name or name not in git.run(root, "remote").split():
-        return None
-    proc = processes.call(["git", "ls-remote", name], cwd=root)
-    if proc.returncode != 0:
-        raise PreconditionError(
-            f"cannot list the refs of remote {name!r}: {proc.stderr.strip()}. Fix the connection, "
-            'or set [tool.mlrelease.release] remote = "" to work on local refs only.'
-        )
-    listed: dict[str, str] = {}
-    peeled: dict[str, str] = {}
-    for line in proc.stdout.splitlines():
-        sha, _, ref = line.partition("\t")
-        if ref.endswith("^{}"):
-            peeled[ref[:-3]] = sha
-        elif ref.startswith(_LISTED):
-            listed[ref] = sha
-    wanted = sorted(set(listed.values()))
-    present = objects(root, wanted)  # once: per sha it was one batch per ref (25 s on 1000 refs)
-    lacking = [s for s in wanted if s not in present]
-    if lacking:
-        fetched = processes.call(
-            ["git", "fetch", "-q", "--no-tags", "--no-write-fetch-head", name, *lacking], cwd=root
-        )
-        if fetched.returncode != 0:
-            raise PreconditionError(
-                f"cannot fetch the objects of {name}'s refs ({fetched.stderr.strip()}); did "
-                f"someone move them while this command read them? Re-run it."
-            )
-    return Remote(name, _refs(root, listed, peeled))
 
 
 _OPERATIONS = {

@@ -32,13 +32,32 @@ def preflight(world: World, verb: str) -> None:
 
 
 def require_remote(world: World, verb: str, name: str) -> Remote:
+    """The remote a push goes to, refused unless it pushes exactly where it is read from:
+    every decision was made on the refs read from its fetch URL."""
     remote = world.origin()
     if remote is None:
         raise PreconditionError(
             f"{verb} --push: no remote {name!r} is configured here ({TABLE}.remote); add it "
             "with `git remote add` or drop --push."
         )
+    elsewhere = [u for u in remote.push_urls if u.rstrip("/") != remote.fetch_url.rstrip("/")]
+    if elsewhere:
+        raise PreconditionError(
+            f"{verb}: remote {remote.name!r} is read from {remote.fetch_url} but pushes to "
+            f"{', '.join(elsewhere)} (a pushurl, a second url, or a pushInsteadOf setting); a "
+            f"push there would go where nothing was checked. Say which is the truth: drop the "
+            f"other push URL (`git config --unset-all remote.{remote.name}.pushurl`, or the "
+            f"second remote.{remote.name}.url), or name a remote that reads and pushes one URL "
+            f"in {TABLE}.remote. Nothing was changed."
+        )
     return remote
+
+
+def refspec(ref: str) -> str:
+    """The explicit refspec that pushes ``ref`` (a branch name, or ``refs/...``) to the same
+    name on the remote: never a tag for a branch of the same name, never a guess."""
+    full = ref if ref.startswith("refs/") else f"refs/heads/{ref}"
+    return f"{full}:{full}"
 
 
 def require_current(world: World, verb: str, branches: list[str]) -> None:
@@ -100,13 +119,41 @@ def released(world: World, names: Names, version: Version) -> str | None:
     """Invariant (i): where the final tag of ``version`` is (``on origin``), or None.
 
     A version with a final tag is released: no command plans, offers or tags a release
-    candidate or a final tag of it. Origin is the truth; this clone's own final tag (made and
-    not pushed yet) counts too. The one predicate status, cut, prepare, rc and promote ask."""
+    candidate or a final tag of it. Origin is the truth: with a remote configured only its
+    final tag counts (a final tag only this clone has was not released, and promote pushes its
+    own); without one, this clone's. The one predicate status, cut, prepare, rc and promote
+    ask."""
     final = names.final_tag(version)
     remote = world.remote
-    if remote is not None and final in remote.refs.tags:
-        return f"on {remote.name}"
-    return "here, not pushed yet" if final in world.local.tags else None
+    if remote is not None:
+        return f"on {remote.name}" if final in remote.refs.tags else None
+    return "here (no remote is configured)" if final in world.local.tags else None
+
+
+def own_unpushed(world: World, name: str, head: str, marker: str, verb: str) -> bool:
+    """Whether tag ``name``, which origin lacks, is already made here by this very command on
+    HEAD (``marker`` in its annotation): a run killed before its push, or run without --push,
+    whose tag is pushed now rather than made again. A tag of that name that only this clone has
+    otherwise (made by hand, fetched from a fork) is refused: it decides nothing."""
+    mine = world.local.tags.get(name)
+    if mine is None:
+        return False
+    if mine.commit == head and mine.made_by(marker):
+        return True
+    if mine.made_by(marker) and world.remote is not None:
+        spec = refspec(f"refs/tags/{name}")
+        raise PreconditionError(
+            f"{verb}: this clone has {name} ({short(mine.commit)}), made by `mlrelease release "
+            f"{verb}` and never pushed; {world.remote.name} numbers the releases, and lacks it. "
+            f"Push it first (`git push {world.remote.name} {spec}`), or delete it if it is not "
+            f"to be one (`git tag -d {name}`), then re-run."
+        )
+    raise PreconditionError(
+        f"{verb}: this clone has a tag {name} ({short(mine.commit)}) that origin does not, not "
+        f"made by `mlrelease release {verb}` on HEAD (by hand, or fetched from a fork): it is "
+        f"nobody's release and was never published. Delete it here (`git tag -d {name}`), "
+        "then re-run."
+    )
 
 
 def next_release(world: World, names: Names, version: Version) -> Version:
@@ -219,7 +266,7 @@ def push_action(
             needed.append(ref)
     if not needed:
         return None
-    return git_action("push", "push", "--atomic", remote.name, *needed)
+    return git_action("push", "push", "--atomic", remote.name, *map(refspec, needed))
 
 
 def require_clean(

@@ -17,7 +17,7 @@ from mlrelease.config import PYPROJECT, TABLE, Config
 from mlrelease.edges import git
 from mlrelease.edges.journal import read_journal
 from mlrelease.errors import UserError
-from mlrelease.release import bump_model, candidates, cut, picks, queries, reader
+from mlrelease.release import asks, bump_model, candidates, cut, picks, queries, reader
 from mlrelease.release.config import ReleaseConfig
 from mlrelease.release.plan import Plan
 from mlrelease.release.promotion import bind, final, publish
@@ -51,25 +51,25 @@ def bumped(config: Config) -> bool:
 
 
 def cut_plan(config: Config, version: str, from_ref: str | None, push: bool) -> Plan:
-    world = reader.read(config, reader.Cut(version, from_ref))
+    world = reader.read(config, asks.Cut(version, from_ref))
     return cut.plan_cut(world, config, version, from_ref, push)
 
 
 def prepare_plan(config: Config, version: str, push: bool) -> Plan:
-    world = reader.read(config, reader.Prepare(version))
+    world = reader.read(config, asks.Prepare(version))
     return candidates.plan_prepare(world, config, version, push)
 
 
 def rc_plan(config: Config, tag: str | None, push: bool) -> Plan:
     if bumped(config):
-        return bump_model.plan_rc_bump(reader.read(config, reader.Bumped()), config, tag, push)
-    return candidates.plan_rc(reader.read(config, reader.Candidate()), config, tag, push)
+        return bump_model.plan_rc_bump(reader.read(config, asks.Bumped()), config, tag, push)
+    return candidates.plan_rc(reader.read(config, asks.Candidate()), config, tag, push)
 
 
 def picks_plan(
     config: Config, branch: str | None, push: bool, mark: list[str], reason: str
 ) -> picks.CherryPicks:
-    world = reader.read(config, reader.Picks(branch))
+    world = reader.read(config, asks.Picks(branch))
     return picks.plan_picks(world, config, branch, push, mark, reason)
 
 
@@ -93,10 +93,10 @@ def promote_plan(
                 f"promote: {TABLE}.release.rc-model is 'bump': there is no RC tag to promote and "
                 "the final release is built from its own tag; omit --rc and --publish."
             )
-        world = reader.read(config, reader.Bumped())
+        world = reader.read(config, asks.Bumped())
         return bump_model.plan_final(world, config, asked.version, push)
     url = repository_url or (config.table(ReleaseConfig).index if publish else None)
-    world = reader.read(config, reader.Release(**dataclasses.asdict(asked), index=url))
+    world = reader.read(config, asks.Release(**dataclasses.asdict(asked), index=url))
     promoted = final.plan_promote(world, config, push=push, publish=publish, repository_url=url)
     return promoted.plan
 
@@ -107,10 +107,10 @@ def publish_plan(
     """``release publish``: the RC's bound files to the release index, or to the RC channel."""
     rel = config.table(ReleaseConfig)
     url = repository_url or (rel.rc_index if channel == "rc" else rel.index)
-    world = reader.read(config, reader.Release(**dataclasses.asdict(asked), index=url))
+    world = reader.read(config, asks.Release(**dataclasses.asdict(asked), index=url))
     return publish.plan_publish(world, config, channel, url)
 
 
 def bind_plan(config: Config, asked: Candidate, push: bool) -> Plan:
-    world = reader.read(config, reader.Release(**dataclasses.asdict(asked)))
+    world = reader.read(config, asks.Release(**dataclasses.asdict(asked)))
     return bind.plan_bind(world, config, push)

@@ -15,7 +15,7 @@ from mlrelease.config import Config
 from mlrelease.docs import published
 from mlrelease.errors import UserError
 from mlrelease.project import changelog
-from mlrelease.release import bump_model, candidates, cut, queries, reader, rules
+from mlrelease.release import asks, bump_model, candidates, cut, queries, reader, rules
 from mlrelease.release.config import (
     ReleaseConfig,
     parse_release,
@@ -99,14 +99,14 @@ def status(config: Config, version: str | None = None) -> dict[str, Any]:
     path = config.path(config.changelog)
     log_text = path.read_text(encoding="utf-8") if path.is_file() else ""
     release_branch = names.branch_for(series(target))
-    asks: list[reader.Ask] = [
-        reader.Cut(series_text(series(target))),
-        reader.Prepare(str(target)),
-        reader.Bumped() if rel.rc_model == "bump" else reader.Candidate(),
+    wanted: list[reader.Ask] = [
+        asks.Cut(series_text(series(target))),
+        asks.Prepare(str(target)),
+        asks.Bumped() if rel.rc_model == "bump" else asks.Candidate(),
     ]
     if rel.rc_model != "bump":
-        asks.append(reader.Release(version=str(target)))
-    world = reader.read(config, *asks)  # one world for every verb previewed below
+        wanted.append(asks.Release(version=str(target)))
+    world = reader.read(config, *wanted)  # one world for every verb previewed below
     remote_error = world.remote_error
     world = dataclasses.replace(world, remote_error=None)
     rcs = rules.rc_tags(world, names, target)
@@ -141,6 +141,9 @@ def status(config: Config, version: str | None = None) -> dict[str, Any]:
         "tags": {
             "rc": [rcs[n][0] for n in sorted(rcs)],
             "final": final_tag if final_tag in world.tags() else None,
+            "local_only": [
+                n for n in world.local_only_tags() if (names.parse_tag(n) or (None,))[0] == target
+            ],
         },
         # Invariant (i): a released version is offered no release candidate.
         "released": released,
@@ -178,10 +181,7 @@ def table(data: dict[str, Any]) -> Table:
         ),
         (
             "tags",
-            ", ".join(
-                data["tags"]["rc"] + ([data["tags"]["final"]] if data["tags"]["final"] else [])
-            )
-            or "none",
+            _tags_line(data["tags"], data["remote"]["name"]),
         ),
         ("next RC", data["next_rc"] or f"none: {data['released']}"),
         ("release_verify", _verdict(data["release_verify"])),
@@ -195,6 +195,17 @@ def table(data: dict[str, Any]) -> Table:
         rows.append((f"next: {name}", what))
     for what, state in rows:
         shown.add_row(what, str(state))
+    return shown
+
+
+def _tags_line(tags: dict[str, Any], remote: str) -> str:
+    """The release's tags that decide, and those only this clone has (named, never counted)."""
+    shown = ", ".join(tags["rc"] + ([tags["final"]] if tags["final"] else [])) or "none"
+    if tags.get("local_only"):
+        shown += (
+            f"; only in this clone, not on {remote} (they decide nothing: push them through "
+            f"mlrelease or delete them): {', '.join(tags['local_only'])}"
+        )
     return shown
 
 

@@ -81,6 +81,10 @@ class Remote:
 
     name: str
     refs: Refs
+    fetch_url: str = ""
+    """Where its refs are read from (``insteadOf`` applied)."""
+    push_urls: tuple[str, ...] = ()
+    """Where a push to it goes (``pushurl`` and ``pushInsteadOf`` applied)."""
 
     @property
     def heads(self) -> Mapping[str, str]:
@@ -137,8 +141,9 @@ class BranchCommit:
     subject: str
     picked_from: tuple[str, ...] = ()
     """The commits its ``(cherry picked from commit ...)`` lines name (maybe abbreviated)."""
-    reverts: str | None = None
-    """The commit its ``This reverts commit ...`` line names."""
+    reverts: tuple[str, ...] = ()
+    """The commits it reverts: every ``This reverts commit ...`` line (a squashed revert of
+    several), and for a reverted merge every commit the merge brought in."""
 
 
 @dataclass(frozen=True)
@@ -315,10 +320,22 @@ class World:
         return self.remote
 
     def tags(self) -> dict[str, str]:
-        """Local and origin's tags, peeled (origin's commit wins on a shared name)."""
-        local = {n: t.commit or t.object for n, t in self.local.tags.items()}
+        """The tags that decide, peeled: origin's when a remote is configured (origin is the
+        truth: a tag only this clone has, hand-made or fetched from a fork, decides nothing),
+        this clone's when none is."""
         remote = self.origin()
-        return {**local, **(remote.tags if remote else {})}
+        if remote is not None:
+            return remote.tags
+        return {n: t.commit or t.object for n, t in self.local.tags.items()}
+
+    def local_only_tags(self) -> list[str]:
+        """Tags this clone has and origin does not, or has as another object (empty without
+        a remote): named to the user, never decided on."""
+        remote = self.remote
+        if remote is None:
+            return []
+        theirs = remote.tag_objects
+        return sorted(n for n, t in self.local.tags.items() if theirs.get(n) != t.object)
 
     def facts(self) -> PromoteFacts:
         if self.promote is None:

@@ -94,6 +94,7 @@ def test_dry_run_lists_the_git_commands_execute_runs(
         "def answer() -> int:\n    return 43\n",
         "fix: 43\n\nRelease-Target: 1.4\n",
     )
+    repo.git("push", "-q", "origin", "main")  # a fix is on main once origin has it
     picks = check_same(
         repo, mlr, monkeypatch, tmp_path, "release", "cherry-picks", "--branch", "release/1.4"
     )
@@ -119,5 +120,5 @@ def test_dry_run_lists_the_git_commands_execute_runs(
             "-m",
             "Mlrelease-Manifest-SHA256: " + promote[0][-1].rsplit(" ", 1)[-1],
         ],
-        ["git", "push", "--atomic", "origin", "refs/tags/v1.4.0"],
+        ["git", "push", "--atomic", "origin", "refs/tags/v1.4.0:refs/tags/v1.4.0"],
     ]

@@ -14,7 +14,14 @@ def at_rc2(repo: Repo, mlr) -> Repo:  # type: ignore[no-untyped-def]
     assert mlr("release", "cut", "--version", "1.4", "--execute")[0] == 0
     assert mlr("release", "prepare", "--version", "1.4.0", "--execute")[0] == 0
     assert mlr("release", "rc", "--execute")[0] == 0
+    code, _, err = mlr("release", "rc", "--execute")  # again: its own tag, not pushed yet
+    assert code == 0 and "not pushed yet" in err, err
     repo.commit_file("src/demo/core.py", "def answer() -> int:\n    return 43\n", "fix: 43")
+    # Origin numbers the candidates: rc2 waits for rc1 to be on origin.
+    code, _, err = mlr("release", "rc", "--execute", "--push")
+    assert code == 1 and "never pushed" in err, err
+    assert "git push origin refs/tags/v1.4.0-rc1:refs/tags/v1.4.0-rc1" in err
+    repo.git("push", "-q", "origin", "refs/tags/v1.4.0-rc1:refs/tags/v1.4.0-rc1")
     assert mlr("release", "rc", "--execute", "--push")[0] == 0
     repo.build()
     assert mlr("release", "bind", "--rc", "v1.4.0-rc2", "--execute", "--push")[0] == 0
@@ -62,6 +69,10 @@ def test_promotion_needs_a_passing_report_of_the_rc_commit(at_rc2: Repo, mlr) ->
 def test_final_tag_elsewhere_is_refused(at_rc2: Repo, mlr) -> None:  # type: ignore[no-untyped-def]
     assert mlr("verify")[0] == 0
     at_rc2.git("tag", "-a", "v1.4.0", "v1.4.0-rc1", "-m", "wrong commit")
+    code, _, err = mlr("release", "promote", "--rc", "v1.4.0-rc2", "--execute")
+    # Only here: never released, so deleting it is the fix (#38).
+    assert code == 1 and "this clone has a tag v1.4.0" in err and "git tag -d v1.4.0" in err
+    at_rc2.git("push", "-q", "origin", "refs/tags/v1.4.0:refs/tags/v1.4.0")  # now it is out
     code, _, err = mlr("release", "promote", "--rc", "v1.4.0-rc2", "--execute")
     assert code == 1 and "v1.4.0 already exists at" in err and "never moved" in err
 

@@ -18,7 +18,7 @@ from helpers.release import GIT_ENV, Repo
 from helpers.repo import Run, in_process
 from helpers.torch_family import FILES, STOPPED_CHANGELOG, push_torch_family
 
-from mlrelease.release import queries
+from mlrelease.release import refs
 
 
 @pytest.fixture
@@ -192,14 +192,14 @@ def test_origin_is_read_in_a_constant_number_of_batches(
         family.git("tag", "-a", f"old-{n}", "-m", f"old {n}", "main~1")
     family.git("push", "-q", "origin", "--tags")
     calls: list[int] = []
-    real = queries.objects
+    real = refs.objects
 
     def counted(root: Path, shas: list[str]) -> dict[str, tuple[str, str]]:
         calls.append(len(shas))
         return real(root, shas)
 
-    monkeypatch.setattr(queries, "objects", counted)
-    remote = queries.read_origin(family.path, "origin")
+    monkeypatch.setattr(refs, "objects", counted)
+    remote = refs.read_origin(family.path, "origin")
     assert remote is not None and "old-29" in remote.refs.tags
     assert len(calls) <= 2, calls  # one presence check, one read of the tag objects
 

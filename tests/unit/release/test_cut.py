@@ -51,10 +51,23 @@ def keys(snap: World, **kwargs: object) -> list[str]:
 def test_cut_branches_bumps_main_and_pushes_both() -> None:
     plan = plan_cut(main_world(), CONFIG, "1.4", push=True)
     assert [a.key for a in plan.actions] == [
-        "branch", "journal", "bump", "commit-main", "journal-end", "switch-branch", "push",
-    ]  # fmt: skip
-    assert plan.git_commands()[0] == ["git", "branch", "release/1.4", "main"]
-    assert plan.git_commands()[-1] == ["git", "push", "--atomic", "origin", "release/1.4", "main"]
+        "branch",
+        "journal",
+        "bump",
+        "commit-main",
+        "journal-end",
+        "switch-branch",
+        "push",
+    ]
+    assert plan.git_commands()[0] == ["git", "branch", "release/1.4", "refs/heads/main"]
+    assert plan.git_commands()[-1] == [
+        "git",
+        "push",
+        "--atomic",
+        "origin",
+        "refs/heads/release/1.4:refs/heads/release/1.4",
+        "refs/heads/main:refs/heads/main",
+    ]
     assert "1.4.0.dev0 -> 1.5.0.dev0 in pyproject.toml, src/demo/__init__.py" in plan.lines()[2]
 
 
@@ -147,8 +160,13 @@ def test_a_fact_the_reader_did_not_gather_is_a_bug_said_as_such() -> None:
 def test_prepare_bumps_and_writes_the_changelog_in_one_commit() -> None:
     plan = plan_prepare(branch_world(), CONFIG, "1.4.0", push=True)
     assert [a.key for a in plan.actions] == [
-        "journal", "bump", "changelog", "commit", "journal-end", "push",
-    ]  # fmt: skip
+        "journal",
+        "bump",
+        "changelog",
+        "commit",
+        "journal-end",
+        "push",
+    ]
     commit = plan.git_commands()[0]
     assert commit[-4:] == ["--", "CHANGELOG.md", "pyproject.toml", "src/demo/__init__.py"]
     done = branch_world(
@@ -198,7 +216,13 @@ def test_rc_tags_the_next_free_number_annotated_with_the_marker() -> None:
     plan = plan_rc(rc_world(), CONFIG, push=True)
     tag, push = plan.git_commands()
     assert tag[:4] == ["git", "tag", "-a", "v1.4.0-rc1"] and tag[-1] == RC_MARKER
-    assert push == ["git", "push", "--atomic", "origin", "refs/tags/v1.4.0-rc1"]
+    assert push == [
+        "git",
+        "push",
+        "--atomic",
+        "origin",
+        "refs/tags/v1.4.0-rc1:refs/tags/v1.4.0-rc1",
+    ]
     taken = rc_world(
         remote=Remote(
             "origin", Refs(heads={"release/1.4": B}, tags={"v1.4.0-rc1": rc("v1.4.0-rc1", B2)})
@@ -292,7 +316,7 @@ def picks_world(**changes: object) -> World:
         on_branch={"p1": B2, "p8": "e" * 40},
         own_patches={FIX: ("p1",), UNDONE: ("p8",)},
         branch_commits=(
-            BranchCommit("1" * 40, "Revert fix: eight", reverts=("e" * 40)[:9]),
+            BranchCommit("1" * 40, "Revert fix: eight", reverts=(("e" * 40)[:9],)),
             BranchCommit("e" * 40, "fix: eight"),
             BranchCommit(B, "fix: two (1.4)", picked_from=(ADAPTED[:7],)),
             BranchCommit("2" * 40, "[1.4] Fix: five"),

@@ -75,14 +75,18 @@ def refused(match: str, call: object, *args: object, **kwargs: object) -> str:
     return str(caught.value)
 
 
-def test_released_is_the_final_tag_on_origin_or_here() -> None:
+def test_released_is_the_final_tag_on_origin_or_here_without_a_remote() -> None:
     names = WITH_LOG.names
     assert rules.released(branch_world(), names, Version("1.4.0")) is None
     assert rules.released(branch_world({"v1.4.0": final()}), names, Version("1.4.0")) == (
         "on origin"
     )
     local = branch_world(local=Refs(heads={"release/1.4": B}, tags={"v1.4.0": final()}))
-    assert rules.released(local, names, Version("1.4.0")) == "here, not pushed yet"
+    # A final tag only this clone has was not released: origin is the truth (#38).
+    assert rules.released(local, names, Version("1.4.0")) is None
+    assert local.local_only_tags() == ["v1.4.0"]
+    alone = dataclasses.replace(local, remote=None)
+    assert rules.released(alone, names, Version("1.4.0")) == "here (no remote is configured)"
     both = branch_world({"v1.4.0": final(), "v1.4.1": dataclasses.replace(final(), name="v1.4.1")})
     assert rules.next_release(both, names, Version("1.4.0")) == Version("1.4.2")
 

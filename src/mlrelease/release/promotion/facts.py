@@ -15,7 +15,6 @@ from mlrelease import report
 from mlrelease.config import Config
 from mlrelease.edges import git
 from mlrelease.errors import UserError
-from mlrelease.release import queries
 from mlrelease.release.config import ReleaseConfig
 from mlrelease.release.promotion import index, provenance, store
 from mlrelease.release.promotion.manifest import Entry
@@ -96,7 +95,7 @@ def verdict(config: Config, path: Path, commit: str | None) -> Verdict:
         return Verdict(str(path), found, error)
     root = config.root
     tree = git.run(root, "rev-parse", f"{commit}^{{tree}}", check=False) or None
-    data = queries.blob_bytes(root, f"{commit}:pyproject.toml", filters=True)
+    data = git.blob_bytes(root, f"{commit}:pyproject.toml", filters=True)
     return Verdict(
         str(path),
         found,
@@ -129,7 +128,7 @@ def blobs(root: Path, world: World, rc: str) -> dict[str, tuple[str, str]]:
         shas |= {*remote.refs.bindings.get(rc, {}).values()}
     found = {}
     for sha in sorted(shas):
-        data = queries.blob_bytes(root, sha)
+        data = git.blob_bytes(root, sha)
         if data is not None:
             found[sha] = (hashlib.sha256(data).hexdigest(), data.decode("utf-8", errors="replace"))
     return found

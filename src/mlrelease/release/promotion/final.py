@@ -148,4 +148,6 @@ def _push(world: World, manifest: Manifest, remote: str, repository_url: str | N
             held = index.read(repository_url, project, world.aimed().version)
         gatekeeper.before_tag_push(world, manifest, text, held)
 
-    return git_action("push", "push", "--atomic", remote, f"refs/tags/{final}", check=check)
+    return git_action(
+        "push", "push", "--atomic", remote, rules.refspec(f"refs/tags/{final}"), check=check
+    )

@@ -230,7 +230,13 @@ def judge_final(
     existing = theirs or world.local.tags.get(final)
     if existing is None:
         return None
-    where = "on origin" if theirs else "here (not pushed)"
+    where = "on origin" if theirs else "only in this clone, not on origin"
+    if existing.commit != commit and not theirs:
+        raise Violation(
+            f"promote: this clone has a tag {final} at {short(existing.commit)} that origin does "
+            f"not, not at {rc}'s commit {short(commit)}: it was never released, and decides "
+            f"nothing. Delete it here (`git tag -d {final}`), then re-run promote."
+        )
     if existing.commit != commit:
         raise Violation(
             f"promote: {final} already exists at {short(existing.commit)} ({where}), not at {rc}'s "
@@ -244,8 +250,8 @@ def judge_final(
     undo = f"git push origin :refs/tags/{final}" if theirs else f"git tag -d {final}"
     kind = "an annotated tag" if existing.annotated else "a lightweight tag"
     raise Violation(
-        f"promote: {final} exists {where} at {rc}'s commit, but `release promote` did not make it "
-        f"({kind} without the manifest of {rc}); it is not adopted. {judged}. Delete it "
+        f"promote: {final} exists ({where}) at {rc}'s commit, but `release promote` did not "
+        f"make it ({kind} without the manifest of {rc}); it is not adopted. {judged}. Delete it "
         f"(`{undo}`) and re-run promote, which tags {final} naming the manifest's SHA-256."
     )
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from packaging.version import Version
 
 from mlrelease.config import Config
+from mlrelease.edges import git
 from mlrelease.release import queries
 from mlrelease.wheels import artifacts
 from mlrelease.wheels.project import from_config
@@ -88,7 +89,7 @@ def built_from(root: Path, commit: str, files: Named) -> list[str]:
             where = next((p for p in (name, f"src/{name}") if p in tree), None)
             if where is None or blob_id(data) == tree[where]:
                 continue
-            checked_out = queries.blob_bytes(root, f"{commit}:{where}", filters=True)
+            checked_out = git.blob_bytes(root, f"{commit}:{where}", filters=True)
             if checked_out != data:
                 problems.append(
                     f"{file}: {name} differs from {where} at {commit[:12]}: the file was not "

@@ -22,7 +22,7 @@ BLOCK = 1 << 20
 
 
 def folder(root: Path) -> Path:
-    return git.git_dir(root) / "mlrelease" / "store"
+    return git.common_dir(root) / "mlrelease" / "store"
 
 
 def objects(root: Path) -> dict[str, int]:

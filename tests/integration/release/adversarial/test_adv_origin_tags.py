@@ -55,6 +55,6 @@ def test_rc_does_not_call_a_hand_made_tag_at_head_a_candidate(repo: Repo, mlr) -
         assert mlr("release", *args, "--execute", "--push")[0] == 0
     repo.git("tag", "v1.4.0-rc1")  # lightweight, by hand, on the prepared HEAD
     code, _, err = mlr("release", "rc", "--execute", "--push")
-    assert code == 1 and "v1.4.0-rc1 on this repository is a lightweight tag" in err, err
-    assert "delete it and tag the candidate with that command" in err
+    assert code == 1 and "this clone has a tag v1.4.0-rc1" in err, err
+    assert "not made by `mlrelease release rc` on HEAD" in err and "git tag -d v1.4.0-rc1" in err
     assert repo.origin_git("tag", "--list") == ""  # nothing pushed
