@@ -37,7 +37,6 @@ FIXED: tuple[tuple[str, str], ...] = (
     ("fetch.prune", "false"),
     ("fetch.pruneTags", "false"),
     ("fetch.recurseSubmodules", "false"),
-    ("remote.origin.prune", "false"),
     ("log.showSignature", "false"),  # gpg's lines would land in parsed log output
     ("color.ui", "false"),
     ("core.quotePath", "false"),
