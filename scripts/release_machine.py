@@ -13,6 +13,7 @@ run, the invariant checks and the mlrelease steps (killed, refused), and the vio
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -23,6 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
+from helpers.error_index import proxied  # type: ignore[import-not-found]  # noqa: E402
 from helpers.index import start, stop  # type: ignore[import-not-found]  # noqa: E402
 from helpers.release import GIT_ENV  # type: ignore[import-not-found]  # noqa: E402
 from helpers.release_machine import (  # type: ignore[import-not-found]  # noqa: E402
@@ -45,9 +47,10 @@ def main() -> int:
     servers = {algo: start(base / "index", algo) for algo in ("sha256", "md5", "off")}
     urls = {algo: url for algo, (_, url) in servers.items()}
     (base / "scratch").mkdir()
-    harness = Harness(
-        make_template(base / "t", urls["sha256"]), base / "index", urls, base / "scratch"
-    )
+    stack = contextlib.ExitStack()
+    proxy = stack.enter_context(proxied(urls["sha256"]))  # the index's one URL, whatever it serves
+    template = make_template(base / "t", proxy.url)
+    harness = Harness(template, base / "index", urls, base / "scratch", proxy=proxy)
     ReleaseMachine.harness = harness
     began, violation = time.perf_counter(), ""
     try:
@@ -64,6 +67,7 @@ def main() -> int:
     except AssertionError as exc:
         violation = str(exc)
     finally:
+        stack.close()
         for server, _ in servers.values():
             stop(server)
     figures = {

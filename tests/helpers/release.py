@@ -71,7 +71,8 @@ mutating = false
 [[tool.mlrelease.release.checklist]]
 id = "promote"
 title = "Promote"
-run = ["mlrelease", "release", "promote", "--rc", "{rc_tag}", "--execute", "--push"]
+run = ["mlrelease", "release", "promote", "--rc", "{rc_tag}", "--published-elsewhere",
+       "--execute", "--push"]
 
 
 [tool.bumpversion]

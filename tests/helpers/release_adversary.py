@@ -113,15 +113,22 @@ def colleague_replace_binding(self: Any, rare: int = 0) -> None:
         _sh(clone, "push", "-q", "--force", "origin", f"{made}:{ref}")
 
 
-@rule(kind=st.sampled_from(["build-tag", "same-name"]), rare=RARE)
+FOREIGN = {
+    "build-tag": "demo-1.4.0-1-py3-none-any.whl",
+    "local": "demo-1.4.0+evil-py3-none-any.whl",
+}
+"""A foreign wheel of 1.4.0 under another spelling of the version (#44)."""
+
+
+@rule(kind=st.sampled_from(["build-tag", "local", "same-name"]), rare=RARE)
 def colleague_upload(self: Any, kind: str, rare: int = 0) -> None:
-    """A foreign file of 1.4.0 on the index: a build-tagged wheel, or other bytes under a bound
-    name (when the index lacks that name)."""
+    """A foreign file of 1.4.0 on the index: a build-tagged wheel, one with a local label, or
+    other bytes under a bound name (when the index lacks that name)."""
     if rare:  # the colleague acts in one draw of three
         return
     wheel = _other_files(self) / "demo-1.4.0-py3-none-any.whl"
     index = Path(self.harness.index)
-    name = "demo-1.4.0-1-py3-none-any.whl" if kind == "build-tag" else wheel.name
+    name = FOREIGN.get(kind, wheel.name)
     if not (index / name).exists():
         shutil.copy(wheel, index / name)
 
@@ -192,6 +199,13 @@ def rebuild_dist(self: Any, how: str) -> None:
 def index_hash(self: Any, view: str) -> None:
     """The index the maintainer talks to gives sha256, md5 or no hash from now on."""
     self.view = view
+
+
+@rule(answer=st.sampled_from([None, "html-error", "text", "json-no-meta"]))
+def index_error_pages(self: Any, answer: str | None) -> None:
+    """The index answers its simple pages with 200 and something that is no simple index (an
+    HTML error page, a text body, JSON without PEP 691's meta) from now on, or recovers."""
+    self.error_pages = answer
 
 
 @rule()

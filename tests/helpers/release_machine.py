@@ -28,6 +28,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 
 from helpers import release_oracle as oracle
 from helpers.dist import make_dist
+from helpers.error_index import Proxy
 from helpers.release import FILES, PYPROJECT, push_demo
 from mlrelease.cli import main
 
@@ -97,6 +98,9 @@ class Harness:
     checks: int = 0
     """Invariant checks: one after every step of every actor (and one at the start)."""
     log: list[str] = field(default_factory=list)
+    proxy: Proxy | None = None
+    """The index's one URL (the configured ``index``): a proxy in front of the view of the
+    moment, answering error pages while the environment says so."""
 
 
 def run(root: Path, *args: str, kill: str | None = None) -> tuple[int, str]:
@@ -144,6 +148,7 @@ class ReleaseMachine(RuleBasedStateMachine):
         for path in h.index.iterdir():
             path.unlink()
         self.view = "sha256"
+        self.error_pages: str | None = None
         self.genuine = oracle.Genuine()
         self.marks: dict[str, str] = {}
         self.found: list[str] = []
@@ -162,6 +167,8 @@ class ReleaseMachine(RuleBasedStateMachine):
         h = self.harness
         h.steps += 1
         before = oracle.take(self.work, self.origin, h.index, self.marks)
+        if h.proxy is not None:  # the index as the environment left it
+            h.proxy.upstream, h.proxy.mode = h.urls[self.view], self.error_pages
         fork = self.base / "fork.git"
         forked = oracle.refs(fork) if fork.exists() else {}
         code, out = run(where, *args, kill=kill)
@@ -266,16 +273,21 @@ class ReleaseMachine(RuleBasedStateMachine):
 
     @rule(kill=killed_or_not("publish"))
     def publish(self, kill: str | None) -> None:
-        url = self.harness.urls[self.view]
+        url = self.index_url()
         args = ("release", "publish", "--version", "1.4.0", "--repository-url", url, "--execute")
         self.maintainer(*args, kill=kill)
 
     @rule(kill=killed_or_not("promote"), publish=st.booleans())
     def promote(self, kill: str | None, publish: bool) -> None:
-        url = self.harness.urls[self.view]
+        url = self.index_url()
         extra = ("--publish",) if publish else ()
         args = ("release", "promote", "--version", "1.4.0", "--repository-url", url, *extra)
         self.maintainer(*args, "--execute", "--push", kill=kill)
+
+    def index_url(self) -> str:
+        """The URL the maintainer gives: the index's one URL (the proxy), else the view's."""
+        proxy = self.harness.proxy
+        return proxy.url if proxy is not None else self.harness.urls[self.view]
 
     @rule(kill=killed_or_not("checklist"))
     def checklist(self, kill: str | None) -> None:
@@ -306,6 +318,7 @@ class ReleaseMachine(RuleBasedStateMachine):
         colleague_replace_binding,
         colleague_revert_pick,
         colleague_upload,
+        index_error_pages,
         index_hash,
         rebuild_dist,
         user_edit,

@@ -56,7 +56,16 @@ def promote(world: World, rc: str, artifacts: str) -> str:
     git(world.clone, "checkout", "-q", f"release/{rc.lstrip('v').rpartition('.')[0]}")
     nox(world, "release_verify")
     mlrelease(
-        world, "release", "promote", "--rc", rc, "--artifacts", artifacts, "--execute", "--push"
+        world,
+        "release",
+        "promote",
+        "--rc",
+        rc,
+        "--published-elsewhere",
+        "--artifacts",
+        artifacts,
+        "--execute",
+        "--push",
     )
     tag = rc.partition("-rc")[0]
     git(world.clone, "checkout", "-q", tag)

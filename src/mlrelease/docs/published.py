@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import urllib.error
-import urllib.request
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,7 +26,8 @@ from mlrelease import versions
 from mlrelease.config import Config
 from mlrelease.docs import switcher
 from mlrelease.docs.config import DocsConfig
-from mlrelease.edges import git
+from mlrelease.edges import git, web
+from mlrelease.errors import UserError
 from mlrelease.naming import Names
 
 
@@ -203,9 +202,11 @@ def _from_folder(folder: Path) -> Site:
 
 def _from_url(url: str) -> Site:
     try:
-        with urllib.request.urlopen(url, timeout=20) as response:  # read() passes http(s) only
-            text = response.read().decode("utf-8")
-    except (urllib.error.URLError, OSError, UnicodeDecodeError) as exc:
+        answer = web.get(url, timeout=20)  # read() passes http(s) only
+        if answer.status == 404:
+            return Site(url, None, None, [f"{url}: cannot read the published switcher (HTTP 404)"])
+        text = answer.body.decode("utf-8")
+    except (UserError, UnicodeDecodeError) as exc:
         return Site(url, None, None, [f"{url}: cannot read the published switcher ({exc})"])
     entries, errors = _parse(text, url)
     return Site(url, entries, None, errors)

@@ -193,7 +193,9 @@ def reproduce(spec: RunSpec) -> str:
     if spec.command:
         line = shlex.join(argv(spec, None))
     else:
-        line = shlex.join([str(spec.python), "-m", "pytest", *spec.pytest_args, *spec.selection])
+        # Shown to a person, never started: the plain spelling they would type.
+        rest = shlex.join([*spec.pytest_args, *spec.selection])
+        line = f"{shlex.quote(str(spec.python))} -m pytest {rest}".rstrip()
     return f"cd {shlex.quote(str(spec.source))} && {env + ' ' if env else ''}{line}"
 
 

@@ -15,7 +15,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import packaging
-from packaging.utils import canonicalize_name, parse_sdist_filename, parse_wheel_filename
+from packaging.utils import (
+    InvalidWheelFilename,
+    canonicalize_name,
+    parse_sdist_filename,
+    parse_wheel_filename,
+)
 from packaging.version import InvalidVersion, Version
 
 from mlrelease.edges import index, proc
@@ -116,9 +121,13 @@ def from_channel(version: str, package: str, channel: str, python: Path, folder:
     rank = {tag: i for i, tag in enumerate(accepted)}
     best: tuple[int, index.IndexFile] | None = None
     for file in index.project_files(channel, package):
-        if file.yanked or str(file.version) != version or not file.filename.endswith(".whl"):
+        wanted = file.of_release(package, Version(version)) and file.filename.endswith(".whl")
+        if file.yanked or not wanted:
             continue
-        tags = parse_wheel_filename(file.filename)[3]
+        try:
+            tags = parse_wheel_filename(file.filename)[3]
+        except InvalidWheelFilename:
+            continue
         score = min((rank[str(t)] for t in tags if str(t) in rank), default=None)
         if score is not None and (best is None or score < best[0]):
             best = (score, file)

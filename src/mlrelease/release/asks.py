@@ -159,6 +159,8 @@ class Release:
     report: Path | None = None
     artifacts: str | None = None
     index: str | None = None
+    known_index: bool = False
+    """Without ``index``: read the index the RC was published to (recorded, or configured)."""
 
     def gather(self, g: Gatherer) -> None:
         from mlrelease.release.promotion import facts

@@ -71,7 +71,7 @@ def cmd_rc(args: argparse.Namespace) -> int:
 def cmd_promote(args: argparse.Namespace) -> int:
     made = service.promote_plan(
         _config(args), _candidate(args), push=args.push, publish=args.publish,
-        repository_url=args.repository_url,
+        repository_url=args.repository_url, elsewhere=args.published_elsewhere,
     )  # fmt: skip
     made.print(execute=args.execute, out=_say)
     return 0
@@ -207,9 +207,11 @@ def _promote(sub: Any) -> None:
         "RC's files (`release bind`) was replaced, when vX.Y.Z exists and promote did not make "
         "it (judged, never adopted), or when the RC's release_verify report is missing, "
         "partial, of another commit, tree or configuration, or failing (--report, default "
-        "[tool.mlrelease.release] rc-report); with --repository-url, when the index does not "
-        "hold exactly the bound files. --publish publishes them first (the one publish path). "
-        + SAFETY,
+        "[tool.mlrelease.release] rc-report); and when the index the files were published to "
+        "(--repository-url, the one `release publish` recorded in this clone, or "
+        "[tool.mlrelease.release] index when pyproject.toml sets it) does not hold exactly the "
+        "bound files, or no index is known (--published-elsewhere: another system publishes). "
+        "--publish publishes them first (the one publish path). " + SAFETY,
     )
     _which_rc(s, "promote")
     s.add_argument(
@@ -224,9 +226,15 @@ def _promote(sub: Any) -> None:
     )
     s.add_argument(
         "--repository-url",
-        help="the index to check (and, with --publish, publish to): the final tag is made only "
-        "when it holds exactly the bound files (default with --publish: "
-        "[tool.mlrelease.release] index)",
+        help="the index to check (and, with --publish, publish to); it must be the release "
+        "channel's ([tool.mlrelease.release] index when pyproject.toml sets it, never rc-index): "
+        "the final tag is made only when it holds exactly the bound files",
+    )
+    s.add_argument(
+        "--published-elsewhere",
+        action="store_true",
+        help="tag without reading an index when none is known (another system publishes the "
+        "files); an index that is known is always read",
     )
     _act(s)
     s.set_defaults(func=cmd_promote)
@@ -253,7 +261,8 @@ def _publish(sub: Any) -> None:
     )
     s.add_argument(
         "--repository-url",
-        help="the index's upload URL (default: [tool.mlrelease.release] index, or rc-index)",
+        help="the index's upload URL: the channel's own ([tool.mlrelease.release] index for "
+        "release, rc-index for rc); another is refused (docs/release/invariants.md)",
     )
     s.add_argument(
         "--artifacts",

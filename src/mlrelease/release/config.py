@@ -84,11 +84,13 @@ class ReleaseConfig:
     """Folder of the RC's built (or downloaded) artifacts: what ``release bind`` binds, and
     where ``release publish`` imports them from into a fresh clone's store."""
     index: str = "https://upload.pypi.org/legacy/"
-    """The index releases are published to (its upload URL): ``release publish``, and what
-    ``release promote`` checks before the final tag."""
+    """The release channel's index (its upload URL): the only index ``release publish`` sends
+    final files to, and the one ``release promote`` reads before the final tag when none is
+    given or recorded (set here, a ``--repository-url`` must equal it)."""
     rc_index: str = "https://test.pypi.org/legacy/"
     """The RC channel: a test index the RC's bound files are published to
-    (``release publish --channel rc``), for downstream verification."""
+    (``release publish --channel rc``), for downstream verification. Never the release
+    channel's index: each channel is refused the other's (docs/release/invariants.md)."""
     ledger_dir: str = "build/release/{version}"
     """Where ``release checklist`` keeps ledger.json and the step logs."""
     checklist_doc: str = "docs/release/checklist.md"

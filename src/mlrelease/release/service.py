@@ -20,7 +20,7 @@ from mlrelease.errors import UserError
 from mlrelease.release import asks, bump_model, candidates, cut, picks, queries, reader
 from mlrelease.release.config import ReleaseConfig
 from mlrelease.release.plan import Plan
-from mlrelease.release.promotion import bind, final, publish
+from mlrelease.release.promotion import bind, channels, final, publish
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -84,9 +84,16 @@ class Candidate:
 
 
 def promote_plan(
-    config: Config, asked: Candidate, *, push: bool, publish: bool, repository_url: str | None
+    config: Config,
+    asked: Candidate,
+    *,
+    push: bool,
+    publish: bool,
+    repository_url: str | None,
+    elsewhere: bool = False,
 ) -> Plan:
-    """``release promote``: the final tag (after publishing, with ``publish``)."""
+    """``release promote``: the final tag (after publishing, with ``publish``), once the index
+    the files went to holds them (``elsewhere``: another system publishes)."""
     if bumped(config):  # no RC tag: the final version, bumped and tagged
         if asked.rc is not None or publish:
             raise UserError(
@@ -95,9 +102,14 @@ def promote_plan(
             )
         world = reader.read(config, asks.Bumped())
         return bump_model.plan_final(world, config, asked.version, push)
-    url = repository_url or (config.table(ReleaseConfig).index if publish else None)
-    world = reader.read(config, asks.Release(**dataclasses.asdict(asked), index=url))
-    promoted = final.plan_promote(world, config, push=push, publish=publish, repository_url=url)
+    url = None
+    if repository_url or publish:
+        url = channels.channel_url(config, "release", repository_url, "promote")
+    ask = asks.Release(**dataclasses.asdict(asked), index=url, known_index=True)
+    world = reader.read(config, ask)
+    promoted = final.plan_promote(
+        world, config, push=push, publish=publish, repository_url=url, elsewhere=elsewhere
+    )
     return promoted.plan
 
 
@@ -105,8 +117,11 @@ def publish_plan(
     config: Config, asked: Candidate, channel: str, repository_url: str | None
 ) -> Plan:
     """``release publish``: the RC's bound files to the release index, or to the RC channel."""
-    rel = config.table(ReleaseConfig)
-    url = repository_url or (rel.rc_index if channel == "rc" else rel.index)
+    if channel not in publish.CHANNELS:
+        raise UserError(
+            f"publish --channel {channel!r}: expected one of {', '.join(publish.CHANNELS)}."
+        )
+    url = channels.channel_url(config, channel, repository_url, "publish")
     world = reader.read(config, asks.Release(**dataclasses.asdict(asked), index=url))
     return publish.plan_publish(world, config, channel, url)
 

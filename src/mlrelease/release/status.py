@@ -24,7 +24,7 @@ from mlrelease.release.config import (
     version_model,
 )
 from mlrelease.release.plan import Plan
-from mlrelease.release.promotion import final
+from mlrelease.release.promotion import final, gatekeeper
 from mlrelease.release.world import World, parse_version
 
 # --- status ---------------------------------------------------------------------------------
@@ -105,7 +105,7 @@ def status(config: Config, version: str | None = None) -> dict[str, Any]:
         asks.Bumped() if rel.rc_model == "bump" else asks.Candidate(),
     ]
     if rel.rc_model != "bump":
-        wanted.append(asks.Release(version=str(target)))
+        wanted.append(asks.Release(version=str(target), known_index=True))
     world = reader.read(config, *wanted)  # one world for every verb previewed below
     remote_error = world.remote_error
     world = dataclasses.replace(world, remote_error=None)
@@ -150,6 +150,7 @@ def status(config: Config, version: str | None = None) -> dict[str, Any]:
         "next_rc": None if released else names.rc_tag_for(target, max(rcs, default=0) + 1),
         "release_edits": _edits(world, config, series_text(series(target))),
         "release_verify": verdict,
+        "index": _held(world, config),
         "next": _previews(world, config, target),
         "docs": published.state(config).to_dict(),
     }
@@ -190,6 +191,8 @@ def table(data: dict[str, Any]) -> Table:
         rows.append(("release-only edits", _edits_line(data)))
     if data["remote"]["error"]:
         rows.append(("remote", data["remote"]["error"]))
+    if data.get("index"):
+        rows.append(("index", _index_line(data["index"])))
     rows.append(("docs", published.describe(data["docs"])))
     for name, what in data["next"].items():
         rows.append((f"next: {name}", what))
@@ -207,6 +210,40 @@ def _tags_line(tags: dict[str, Any], remote: str) -> str:
             f"mlrelease or delete them): {', '.join(tags['local_only'])}"
         )
     return shown
+
+
+def _held(world: World, config: Config) -> dict[str, Any] | None:
+    """What the index the RC's files go to holds against its bound manifest (None: no index
+    known); missing and foreign files by name."""
+    held = world.promote.index if world.promote else None
+    if held is None or world.target is None or world.target.rc is None:
+        return None
+    found: dict[str, Any] = {"url": held.url, "source": held.source, "error": held.error}
+    found["files"] = [f.filename for f in held.files]
+    try:
+        _, tag, _ = gatekeeper.candidate(world, config, config.names, "status")
+        manifest = gatekeeper.bound(world, world.target.rc, str(tag.commit), "status")
+    except UserError as exc:
+        found["manifest"] = str(exc)
+        return found
+    compared = gatekeeper.compare(held, manifest)
+    found.update(dataclasses.asdict(compared), bound=len(manifest.files))
+    return found
+
+
+def _index_line(info: dict[str, Any]) -> str:
+    where = f"{info['url']} ({info['source']})"
+    if info["error"]:
+        return f"{where}: {info['error']}"
+    if "bound" not in info:
+        return f"{where}: {len(info['files'])} files of this version; {info.get('manifest', '')}"
+    parts = [
+        f"{where}: holds {info['bound'] - len(info['missing'])} of {info['bound']} bound files"
+    ]
+    for key in ("missing", "foreign", "differ", "yanked"):
+        if info[key]:
+            parts.append(f"{key.upper()}: {', '.join(info[key])}")
+    return "; ".join(parts)
 
 
 def _edits_line(data: dict[str, Any]) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
+from mlrelease.edges.index import IndexFile
 from mlrelease.errors import PreconditionError
 from mlrelease.release.promotion.manifest import Entry
 from mlrelease.report import Report
@@ -167,24 +168,20 @@ class PickFacts:
 
 
 @dataclass(frozen=True)
-class IndexFile:
-    """A file of the project at the release's version on an index, with its SHA-256 proven:
-    from the index's own ``sha256`` fragment, else by downloading it (``downloaded``)."""
-
-    name: str
-    sha256: str
-    downloaded: bool = False
-
-
-@dataclass(frozen=True)
 class Index:
     """What an index holds of this project at this version, read once."""
 
     url: str
     """The simple page read (``.../simple/<project>/``)."""
     files: tuple[IndexFile, ...] = ()
+    """The files of this version (any spelling), each with its SHA-256 proven."""
     error: str | None = None
     """Why it could not be read (refused when a decision needs it)."""
+    repository: str = ""
+    """The upload URL the page was found through."""
+    source: str = ""
+    """Why this index was read: ``--repository-url``, the record of ``release publish``, or
+    the configured ``index``."""
 
 
 @dataclass(frozen=True)
@@ -222,6 +219,8 @@ class PromoteFacts:
     stored: Mapping[str, int] = field(default_factory=dict)
     """SHA-256 -> size of the objects in this clone's content-addressed store."""
     index: Index | None = None
+    published: Mapping[str, str] = field(default_factory=dict)
+    """channel -> the index ``release publish`` sent the RC's files to from this clone."""
 
 
 @dataclass(frozen=True)

@@ -45,7 +45,7 @@ ARGS: dict[str, list[str]] = {
     "release cut": ["release", "cut", "--version", "1.1"],
     "release prepare": ["release", "prepare", "--version", "1.1.1"],
     "release rc": ["release", "rc"],
-    "release promote": ["release", "promote", "--rc", "v1.1.1rc1"],
+    "release promote": ["release", "promote", "--rc", "v1.1.1rc1", "--published-elsewhere"],
     "release bind": ["release", "bind", "--rc", "v1.1.1rc1"],
     "release publish": ["release", "publish", "--rc", "v1.1.1rc1"],
     "release cherry-picks": ["release", "cherry-picks"],

@@ -104,7 +104,15 @@ def test_dry_run_lists_the_git_commands_execute_runs(
     repo.build()
     assert mlr("release", "bind", "--rc", "v1.4.0-rc2", "--execute", "--push")[0] == 0
     promote = check_same(
-        repo, mlr, monkeypatch, tmp_path, "release", "promote", "--rc", "v1.4.0-rc2"
+        repo,
+        mlr,
+        monkeypatch,
+        tmp_path,
+        "release",
+        "promote",
+        "--rc",
+        "v1.4.0-rc2",
+        "--published-elsewhere",
     )
     assert promote == [
         [

@@ -109,17 +109,23 @@ def _verify_and_promote(repo: Repo, mlr: Run, rc2: str) -> None:
     assert code == 0, err
     report = json.loads((repo.path / "build/release-verify/report.json").read_text())
     assert report["commit"] == rc2 and report["verdict"] == "pass"
-    code, _, err = mlr("release", "promote", "--rc", "v1.4.0-rc2", "--execute", "--push")
+    code, _, err = mlr(
+        "release", "promote", "--rc", "v1.4.0-rc2", "--published-elsewhere", "--execute", "--push"
+    )
     assert code == 1 and "no artifact manifest is bound to v1.4.0-rc2 on origin" in err
     repo.build()
     code, _, err = mlr("release", "bind", "--rc", "v1.4.0-rc2", "--execute", "--push")
     assert code == 0, err
-    code, _, err = mlr("release", "promote", "--rc", "v1.4.0-rc2", "--execute", "--push")
+    code, _, err = mlr(
+        "release", "promote", "--rc", "v1.4.0-rc2", "--published-elsewhere", "--execute", "--push"
+    )
     assert code == 0, err
-    assert "no index was checked: publish first (`mlrelease release publish`)" in err
+    assert "the index was not read (--published-elsewhere)" in err
     assert repo.tags()["v1.4.0"] == rc2
     assert repo.origin_git("rev-parse", "v1.4.0^{commit}") == rc2
-    code, _, err = mlr("release", "promote", "--rc", "v1.4.0-rc2", "--execute", "--push")
+    code, _, err = mlr(
+        "release", "promote", "--rc", "v1.4.0-rc2", "--published-elsewhere", "--execute", "--push"
+    )
     assert code == 0 and "promote: nothing to do" in err
 
 
@@ -130,7 +136,7 @@ def _second_runs(mlr: Run) -> None:
         ["prepare", "--version", "1.4.0"],
         ["rc"],
         ["cherry-picks"],
-        ["promote", "--rc", "v1.4.0-rc2"],
+        ["promote", "--rc", "v1.4.0-rc2", "--published-elsewhere"],
     ):
         code, out, err = mlr("release", *args, "--execute", "--push")
         assert code == 0 and "nothing to do" in err, (args, err)

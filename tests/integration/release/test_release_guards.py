@@ -36,7 +36,9 @@ def _unchanged(repo: Repo):  # type: ignore[no-untyped-def]
 def test_promoting_rc1_while_rc2_exists_is_refused(at_rc2: Repo, mlr) -> None:  # type: ignore[no-untyped-def]
     assert mlr("verify")[0] == 0
     same = _unchanged(at_rc2)
-    code, _, err = mlr("release", "promote", "--rc", "v1.4.0-rc1", "--execute")
+    code, _, err = mlr(
+        "release", "promote", "--rc", "v1.4.0-rc1", "--published-elsewhere", "--execute"
+    )
     assert code == 1
     assert "v1.4.0-rc2 is newer than v1.4.0-rc1" in err
     assert "promote --rc v1.4.0-rc2" in err
@@ -44,12 +46,16 @@ def test_promoting_rc1_while_rc2_exists_is_refused(at_rc2: Repo, mlr) -> None:  
 
 
 def test_promotion_needs_a_passing_report_of_the_rc_commit(at_rc2: Repo, mlr) -> None:  # type: ignore[no-untyped-def]
-    code, _, err = mlr("release", "promote", "--rc", "v1.4.0-rc2", "--execute")
+    code, _, err = mlr(
+        "release", "promote", "--rc", "v1.4.0-rc2", "--published-elsewhere", "--execute"
+    )
     assert code == 1 and "no release_verify report" in err and "--report" in err
     at_rc2.git("switch", "-q", "--detach", "v1.4.0-rc1")
     assert mlr("verify")[0] == 0  # a passing report, but of rc1's commit
     at_rc2.git("switch", "-q", "release/1.4")
-    code, _, err = mlr("release", "promote", "--rc", "v1.4.0-rc2", "--execute")
+    code, _, err = mlr(
+        "release", "promote", "--rc", "v1.4.0-rc2", "--published-elsewhere", "--execute"
+    )
     assert code == 1 and "not v1.4.0-rc2's commit" in err
     assert mlr("verify")[0] == 0
     path = at_rc2.path / "build/release-verify/report.json"
@@ -59,21 +65,32 @@ def test_promotion_needs_a_passing_report_of_the_rc_commit(at_rc2: Repo, mlr) ->
     failing = at_rc2.path / "build/failing.json"
     failing.write_text(json.dumps(data))
     code, _, err = mlr(
-        "release", "promote", "--rc", "v1.4.0-rc2", "--report", str(failing), "--execute"
+        "release",
+        "promote",
+        "--rc",
+        "v1.4.0-rc2",
+        "--published-elsewhere",
+        "--report",
+        str(failing),
+        "--execute",
     )
     assert code == 1 and "fails: git_state (fail: broken on purpose)" in err
     assert "v1.4.0" not in at_rc2.tags()
-    assert mlr("release", "promote", "--rc", "v1.4.0-rc2", "--execute")[0] == 0
+    assert (
+        mlr("release", "promote", "--rc", "v1.4.0-rc2", "--published-elsewhere", "--execute")[0]
+        == 0
+    )
 
 
 def test_final_tag_elsewhere_is_refused(at_rc2: Repo, mlr) -> None:  # type: ignore[no-untyped-def]
     assert mlr("verify")[0] == 0
     at_rc2.git("tag", "-a", "v1.4.0", "v1.4.0-rc1", "-m", "wrong commit")
-    code, _, err = mlr("release", "promote", "--rc", "v1.4.0-rc2", "--execute")
+    promote = ("release", "promote", "--rc", "v1.4.0-rc2", "--published-elsewhere", "--execute")
+    code, _, err = mlr(*promote)
     # Only here: never released, so deleting it is the fix (#38).
     assert code == 1 and "this clone has a tag v1.4.0" in err and "git tag -d v1.4.0" in err
     at_rc2.git("push", "-q", "origin", "refs/tags/v1.4.0:refs/tags/v1.4.0")  # now it is out
-    code, _, err = mlr("release", "promote", "--rc", "v1.4.0-rc2", "--execute")
+    code, _, err = mlr(*promote)
     assert code == 1 and "v1.4.0 already exists at" in err and "never moved" in err
 
 
@@ -88,7 +105,7 @@ def test_malformed_tag_names_are_refused(at_rc2: Repo, mlr, tag: str) -> None:  
     assert f"rc --tag {tag!r}: not a release-candidate tag of the configured pattern" in err
     assert "'v1.4.0-rc1'" in err and "Omit --tag" in err
     assert same()
-    code, _, err = mlr("release", "promote", "--rc", tag, "--execute")
+    code, _, err = mlr("release", "promote", "--rc", tag, "--published-elsewhere", "--execute")
     assert code == 2 and "not a release-candidate tag of the configured pattern" in err
 
 
@@ -157,7 +174,7 @@ def test_promote_publishes_before_tagging_and_once(at_rc2: Repo, mlr, index) -> 
     url, packages = index
     assert mlr("verify")[0] == 0
     code, out, err = mlr("release", "promote", "--version", "1.4.0")
-    assert code == 0 and "no index was checked: publish first" in err  # no index contacted
+    assert code == 1 and "no index is known for v1.4.0-rc2" in err  # no index contacted
     code, out, err = mlr(
         "release", "promote", "--version", "1.4.0", "--publish", "--repository-url", url
     )

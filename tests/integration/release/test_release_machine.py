@@ -9,6 +9,7 @@ import os
 from collections.abc import Iterator
 
 import pytest
+from helpers.error_index import proxied
 from helpers.index import start, stop
 from helpers.release import GIT_ENV
 from helpers.release_machine import Harness, ReleaseMachine, make_template
@@ -29,8 +30,9 @@ def harness(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Harness]:
     urls = {algo: url for algo, (_, url) in servers.items()}
     (base / "scratch").mkdir()
     try:
-        yield Harness(make_template(base / "template", urls["sha256"]), base / "index", urls,
-                      base / "scratch")  # fmt: skip
+        with proxied(urls["sha256"]) as proxy:  # the index's one URL, whatever it serves
+            template = make_template(base / "template", proxy.url)
+            yield Harness(template, base / "index", urls, base / "scratch", proxy=proxy)
     finally:
         for server, _ in servers.values():
             stop(server)

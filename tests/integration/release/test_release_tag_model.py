@@ -132,10 +132,20 @@ def test_rc_tags_without_a_bump_and_promote_tags_the_rc_commit(family: Repo, run
     assert code == 0, err
     code, out, err = run(family.path, "verify")
     assert code == 0, out + err
-    code, out, err = run(family.path, "release", "promote", "--rc", "v2.13.0-rc4")
+    code, out, err = run(
+        family.path, "release", "promote", "--rc", "v2.13.0-rc4", "--published-elsewhere"
+    )
     assert code == 0, err
     assert "git tag -a v2.13.0 " + rc4 in out, out
-    code, _, err = run(family.path, "release", "promote", "--rc", "v2.13.0-rc4", "--execute")
+    code, _, err = run(
+        family.path,
+        "release",
+        "promote",
+        "--rc",
+        "v2.13.0-rc4",
+        "--published-elsewhere",
+        "--execute",
+    )
     assert code == 0, err
     assert family.tags()["v2.13.0"] == rc4
 

@@ -20,6 +20,7 @@ from helpers.release_worlds import (
 from packaging.version import Version
 
 from mlrelease.config import Config
+from mlrelease.edges.index import IndexFile
 from mlrelease.errors import PreconditionError
 from mlrelease.gates import GateResult, Status
 from mlrelease.release.promotion.bind import plan_bind
@@ -28,7 +29,6 @@ from mlrelease.release.promotion.manifest import Entry, Manifest
 from mlrelease.release.promotion.provenance import blob_id
 from mlrelease.release.world import (
     Index,
-    IndexFile,
     PromoteFacts,
     Refs,
     Remote,
@@ -95,12 +95,23 @@ def test_promote_publishes_then_tags_then_pushes() -> None:
         "publish", "publish", "tag", "push",
     ]  # fmt: skip
     newest = promote_world(target=dataclasses.replace(TARGET, rc="v1.4.0-rc1"))
-    assert promote(newest) == ["tag"]
+    assert promote(newest, elsewhere=True) == ["tag"]
+
+
+def test_promote_reads_the_index_the_files_went_to_or_is_told_it_is_elsewhere() -> None:
+    """#44: promote tagged the final release with no index read (8 of 13 files missing)."""
+    nothing_known = promote_world()
+    refused("promote: no index is known for v1.4.0-rc1", promote, nothing_known)
+    held = tuple(IndexFile(e.name, "", e.sha256) for e in MADE.files)
+    published = promote_world(promote=facts(index=Index("u", held, source="recorded")))
+    assert promote(published) == ["tag"]
+    partial = promote_world(promote=facts(index=Index("u", held[:1], source="recorded")))
+    refused(f"u lacks {MADE.files[1].name}: publish first", promote, partial)
 
 
 def test_promote_tags_the_rcs_commit_naming_the_manifest() -> None:
     config = Config(root=ROOT, gates=GATES)
-    plan = plan_promote(promote_world(), config).plan
+    plan = plan_promote(promote_world(), config, elsewhere=True).plan
     (tag,) = plan.git_commands()
     assert tag[:5] == ["git", "tag", "-a", "v1.4.0", B]
     assert f"Mlrelease-Manifest-SHA256: {MADE.digest}" in tag
@@ -124,7 +135,7 @@ def test_promote_tags_the_rcs_commit_naming_the_manifest() -> None:
         ({"promote": facts(verdict=Verdict("r.json"))}, "promote: no release_verify report at"),
         ({"promote": facts(stored={}, found=(), index=INDEX)},
          "demo-1.4.0-py3-none-any.whl (cccccccccccc"),
-        ({"promote": facts(index=Index("u", (IndexFile("demo-1.4.0.zip", "0" * 64),)))},
+        ({"promote": facts(index=Index("u", (IndexFile("demo-1.4.0.zip", "", "0" * 64),)))},
          "holds demo-1.4.0.zip, files of this version"),
         ({"versions": {B: "1.4.0rc1"}}, "commit carries version 1.4.0rc1, not 1.4.0"),
         ({"busy": "a rebase is in progress here"}, "a rebase is in progress"),

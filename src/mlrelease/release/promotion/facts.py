@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -15,8 +16,8 @@ from mlrelease import report
 from mlrelease.config import Config
 from mlrelease.edges import git
 from mlrelease.errors import UserError
-from mlrelease.release.config import ReleaseConfig
-from mlrelease.release.promotion import index, provenance, store
+from mlrelease.release.config import TABLE, ReleaseConfig
+from mlrelease.release.promotion import channels, index, provenance, record, store
 from mlrelease.release.promotion.manifest import Entry
 from mlrelease.release.world import PromoteFacts, Target, Verdict, World
 from mlrelease.wheels import artifacts
@@ -34,6 +35,8 @@ class Asked(Protocol):
     def artifacts(self) -> str | None: ...
     @property
     def index(self) -> str | None: ...
+    @property
+    def known_index(self) -> bool: ...
 
 
 def read(
@@ -45,9 +48,10 @@ def read(
     folder = config.path(ask.artifacts or rel.artifacts)
     found, others, findings = offered(config, target, commit, folder)
     held = None
-    if ask.index:
-        project = config.project_name
-        held = index.read(ask.index, project, target.version)
+    published = record.read(root, target.rc) if target.rc else {}
+    url, source = which_index(config, published, ask)
+    if url:
+        held = replace(index.read(url, config.project_name, target.version), source=source)
     return PromoteFacts(
         verdict=verdict(config, ask.report or config.path(rel.rc_report), commit),
         blobs=blobs(root, world, str(target.rc)),
@@ -57,7 +61,22 @@ def read(
         findings=findings,
         stored=store.objects(root),
         index=held,
+        published=published,
     )
+
+
+def which_index(config: Config, published: dict[str, str], ask: Asked) -> tuple[str, str]:
+    """(the upload URL of the index to read, why): the one asked; for promote and status
+    (``known_index``) else the one ``release publish`` recorded, else the release channel's
+    configured ``index``; ("", "") when none is known."""
+    if ask.index:
+        return ask.index, "--repository-url"
+    if not ask.known_index:
+        return "", ""
+    if published.get("release"):
+        return published["release"], "recorded by `release publish`"
+    url, explicit = channels.configured(config, "release")
+    return (url, f"{TABLE}.index") if explicit and url else ("", "")
 
 
 def offered(

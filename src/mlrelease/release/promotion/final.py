@@ -21,7 +21,7 @@ from mlrelease.edges import git
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.naming import Names
 from mlrelease.release import rules
-from mlrelease.release.config import ReleaseConfig, version_model
+from mlrelease.release.config import TABLE, ReleaseConfig, version_model
 from mlrelease.release.plan import Action, Plan, git_action
 from mlrelease.release.promotion import gatekeeper, index
 from mlrelease.release.promotion.manifest import TRAILER, Manifest
@@ -77,10 +77,12 @@ def _candidate(world: World, config: Config, names: Names) -> tuple[Target, Tag]
 
 def plan_promote(
     world: World, config: Config, *, push: bool = False, publish: bool = False,
-    repository_url: str | None = None,
+    repository_url: str | None = None, elsewhere: bool = False,
 ) -> PromotionPlan:  # fmt: skip
-    """The plan of ``release promote`` for ``world.target``'s RC (an index is checked when
-    ``repository_url`` is given; ``publish`` uploads to it first)."""
+    """The plan of ``release promote`` for ``world.target``'s RC: the index the facts hold
+    (``repository_url``, the one ``release publish`` recorded, or the configured one) must
+    hold exactly the bound files; ``publish`` uploads to it first; with no index known it
+    refuses unless ``elsewhere`` (publishing happens elsewhere)."""
     rel = config.table(ReleaseConfig)
     names = config.names
     plan = Plan("promote", world.root)
@@ -104,19 +106,7 @@ def plan_promote(
     if problem:
         raise gatekeeper.Violation(f"promote: {problem}; nothing was published or tagged.")
     plan.notes.append(f"{rc}'s report passes for its commit, tree and configuration.")
-    if publish:
-        if repository_url is None:
-            raise UserError("promote --publish: give --repository-url (the index to publish to).")
-        plan_publish(world, config, "release", repository_url, plan)
-    elif facts.index is not None:
-        problem = gatekeeper.index_problem(facts.index, manifest, complete=True)
-        if problem:
-            raise gatekeeper.Violation(f"promote: {problem}; {final} was not tagged.")
-    else:
-        plan.notes.append(
-            "no index was checked: publish first (`mlrelease release publish`), and give "
-            "--repository-url so promote checks the index holds exactly the bound files."
-        )
+    _index(plan, world, config, manifest, publish, repository_url, elsewhere)
     if existing is None:
         plan.actions.append(
             git_action(
@@ -129,8 +119,46 @@ def plan_promote(
     remote = world.origin()
     if push and not (remote and final in remote.refs.tags):
         name = rules.require_remote(world, "promote", rel.remote).name
-        plan.actions.append(_push(world, manifest, name, repository_url, config))
+        held = facts.index
+        url = repository_url or (held.repository if held else None)
+        plan.actions.append(_push(world, manifest, name, url, config))
     return PromotionPlan(plan, rc, final, commit)
+
+
+def _index(
+    plan: Plan,
+    world: World,
+    config: Config,
+    manifest: Manifest,
+    publish: bool,
+    repository_url: str | None,
+    elsewhere: bool,
+) -> None:
+    """Publish first (``publish``), or check that the known index holds exactly the bound
+    files (a); refused when no index is known, unless ``elsewhere``."""
+    target, held = world.aimed(), world.facts().index
+    if publish:
+        if repository_url is None:
+            raise UserError("promote --publish: give --repository-url (the index to publish to).")
+        plan_publish(world, config, "release", repository_url, plan)
+    elif held is not None:
+        problem = gatekeeper.index_problem(held, manifest, complete=True)
+        if problem:
+            raise gatekeeper.Violation(f"promote: {problem}; {target.final} was not tagged.")
+        plan.notes.append(f"{held.url} ({held.source}) holds exactly the bound files.")
+    elif elsewhere:
+        plan.notes.append(
+            "the index was not read (--published-elsewhere): make sure it holds exactly the "
+            f"bound files of {target.rc} before anyone installs {target.version}."
+        )
+    else:
+        raise PreconditionError(
+            f"promote: no index is known for {target.rc}: it was not published from this clone "
+            f"(`mlrelease release publish` records where), {TABLE}.index is not set, and no "
+            "--repository-url was given, so nothing proves the files are there. Give the index "
+            "(--repository-url, or index in pyproject.toml), or --published-elsewhere when "
+            f"another system publishes; {target.final} was not tagged."
+        )
 
 
 def _push(world: World, manifest: Manifest, remote: str, repository_url: str | None,

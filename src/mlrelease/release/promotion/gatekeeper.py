@@ -2,7 +2,7 @@
 irreversible act on the exact bytes that are sent (pure: facts and bytes in, a refusal out).
 
 - :func:`before_upload`: a file to an index; (a), (b)'s report on the release channel, (d).
-- :func:`before_tag_push`: the final tag; (b), (d), and (a) when an index is given.
+- :func:`before_tag_push`: the final tag; (b), (d), and (a) on the index promote read.
 - :func:`before_manifest_push`: a binding; (c), (d).
 
 The planners call the same checks while planning, so a dry run shows a refusal; the acts call
@@ -12,6 +12,7 @@ them again at the last moment, on what they are about to send.
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 
 from mlrelease.config import Config
 from mlrelease.errors import PreconditionError, UserError
@@ -179,9 +180,38 @@ def _complete(report: Report, verdict: Verdict, rc: str, path: str) -> str | Non
     return None
 
 
+@dataclass(frozen=True)
+class Held:
+    """What an index holds against a manifest, by file name (``release status`` shows it)."""
+
+    foreign: tuple[str, ...]
+    """Files of this version (any spelling) the manifest does not list."""
+    differ: tuple[str, ...]
+    """Bound names holding other bytes, each with both SHA-256."""
+    missing: tuple[str, ...]
+    yanked: tuple[str, ...]
+    """Bound files the index yanked."""
+
+
+def compare(index: Index, manifest: Manifest) -> Held:
+    listed = {e.name: e.sha256 for e in manifest.files}
+    held = {f.filename for f in index.files}
+    return Held(
+        foreign=tuple(f.filename for f in index.files if f.filename not in listed),
+        differ=tuple(
+            f"{f.filename} ({'downloaded and hashed' if f.downloaded else 'its sha256'}: "
+            f"{f.sha256[:16]}..., bound: {listed[f.filename][:16]}...)"
+            for f in index.files
+            if f.filename in listed and f.sha256 != listed[f.filename]
+        ),
+        missing=tuple(n for n in listed if n not in held),
+        yanked=tuple(f.filename for f in index.files if f.yanked and f.filename in listed),
+    )
+
+
 def index_problem(index: Index | None, manifest: Manifest, *, complete: bool) -> str | None:
     """Why the index does not hold only the manifest's files, byte for byte (a) (and, with
-    ``complete``, all of them); None when it does."""
+    ``complete``, all of them, none yanked); None when it does."""
     if index is None:
         return None
     if index.error:
@@ -189,31 +219,30 @@ def index_problem(index: Index | None, manifest: Manifest, *, complete: bool) ->
             f"{index.error}: what the index holds decides what may be sent; fix the index URL "
             "or the connection and re-run"
         )
-    listed = {e.name: e.sha256 for e in manifest.files}
-    foreign = [f.name for f in index.files if f.name not in listed]
-    differ = [
-        f"{f.name} ({'downloaded and hashed' if f.downloaded else 'its sha256'}: "
-        f"{f.sha256[:16]}..., bound: {listed[f.name][:16]}...)"
-        for f in index.files
-        if f.name in listed and f.sha256 != listed[f.name]
-    ]
+    found = compare(index, manifest)
     problems = []
-    if foreign:
+    if found.foreign:
         problems.append(
-            f"{index.url} holds {', '.join(foreign)}, files of this version that the manifest of "
-            f"{manifest.rc_tag} does not list (installers may pick them)"
+            f"{index.url} holds {', '.join(found.foreign)}, files of this version that the "
+            f"manifest of {manifest.rc_tag} does not list (installers pinning it may pick them, "
+            "yanked or not)"
         )
-    if differ:
-        problems.append(f"{index.url} holds other bytes under the bound names: {'; '.join(differ)}")
-    held = {f.name for f in index.files}
-    missing = [n for n in listed if n not in held]
-    if complete and missing and not problems:
-        problems.append(f"{index.url} lacks {', '.join(missing)}: publish first")
+    if found.differ:
+        problems.append(
+            f"{index.url} holds other bytes under the bound names: {'; '.join(found.differ)}"
+        )
+    if complete and found.missing and not problems:
+        problems.append(f"{index.url} lacks {', '.join(found.missing)}: publish first")
+    if complete and found.yanked and not problems:
+        problems.append(
+            f"{index.url} has yanked {', '.join(found.yanked)}: a release is not tagged over "
+            "yanked files; find out who yanked them and why"
+        )
     if not problems:
         return None
     return "; ".join(problems) + (
         ". Nothing was sent; remove them from the index (only its owner can), then re-run"
-        if foreign or differ
+        if found.foreign or found.differ
         else ""
     )
 

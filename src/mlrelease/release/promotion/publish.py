@@ -24,7 +24,7 @@ from mlrelease.edges import proc as processes
 from mlrelease.edges.faults import fault_env, fault_point
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release.plan import Plan, call_action
-from mlrelease.release.promotion import gatekeeper, index, provenance, store
+from mlrelease.release.promotion import gatekeeper, index, provenance, record, store
 from mlrelease.release.promotion.manifest import Entry, Manifest
 from mlrelease.release.world import World
 
@@ -71,12 +71,17 @@ def plan_publish(
     problem = gatekeeper.index_problem(held, manifest, complete=False)
     if problem:
         raise gatekeeper.Violation(f"publish: {problem}")
-    present = {f.name for f in held.files}
+    present = {f.filename for f in held.files}
     todo = [e for e in ordered(manifest.files) if e.name not in present]
     done = len(manifest.files) - len(todo)
     if done:
         plan.notes.append(
             f"{held.url} holds {done} of the {len(manifest.files)} files of {rc} (same SHA-256)."
+        )
+    if not todo and facts.published.get(channel) != repository_url:
+        line = f"record {repository_url} as the {channel} channel's index of {rc} (this clone)"
+        plan.actions.append(
+            call_action("record", line, _record(world.root, rc, channel, repository_url))
         )
     imports = _imports(world, todo)
     if imports:
@@ -126,6 +131,10 @@ def _import(root: Path, folder: str, entries: list[Entry]) -> Callable[[], None]
     return run
 
 
+def _record(root: Path, rc: str, channel: str, url: str) -> Callable[[], None]:
+    return lambda: record.write(root, rc, channel, url)
+
+
 class Upload:
     """One upload, run at the last moment behind :func:`~.gatekeeper.before_upload`."""
 
@@ -147,7 +156,8 @@ class Upload:
             gatekeeper.before_upload(
                 self.world, self.manifest, entry, entry.sha256, entry.size, held, self.channel
             )
-            if any(f.name == entry.name for f in held.files):  # the bound bytes, sent meanwhile
+            record.write(self.world.root, str(self.world.aimed().rc), self.channel, self.url)
+            if any(f.filename == entry.name for f in held.files):  # the bound bytes, sent meanwhile
                 return
             before = os.stat(staged)
             self._send(staged)
@@ -176,7 +186,7 @@ class Upload:
     def _proven(self) -> None:
         """The index holds the bound bytes under the name just sent (read back, hashed)."""
         held = index.read(self.url, self.project, self.world.aimed().version)
-        mine = next((f for f in held.files if f.name == self.entry.name), None)
+        mine = next((f for f in held.files if f.filename == self.entry.name), None)
         if held.error or mine is None or mine.sha256 != self.entry.sha256:
             shown = held.error or (f"{mine.sha256[:16]}..." if mine else "nothing")
             raise gatekeeper.Violation(

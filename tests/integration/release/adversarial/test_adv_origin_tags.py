@@ -13,7 +13,9 @@ def test_local_rc_tag_differing_from_origin_is_refused(candidate: Repo, mlr) -> 
     candidate.git(
         "tag", "-f", "-a", "v1.4.0-rc1", "-m", "re-tag", "-m", "Made-by: mlrelease release rc"
     )
-    code, _, err = mlr("release", "promote", "--rc", "v1.4.0-rc1", "--execute", "--push")
+    code, _, err = mlr(
+        "release", "promote", "--rc", "v1.4.0-rc1", "--published-elsewhere", "--execute", "--push"
+    )
     assert code == 1
     assert f"tag v1.4.0-rc1 is {later[:12]} here but {origin_rc[:12]} on origin" in err
     assert candidate.tag_everywhere("v1.4.0") == ("", "")
@@ -26,7 +28,9 @@ def test_lightweight_rc_tag_on_a_side_branch_is_refused(
     colleague.commit_file("src/demo/core.py", "EVIL = 1\n", "feat: side work")
     colleague.git("tag", "v1.4.0-rc2")  # lightweight, by hand
     colleague.git("push", "-q", "origin", "side", "v1.4.0-rc2")
-    code, _, err = mlr("release", "promote", "--rc", "v1.4.0-rc2", "--execute", "--push")
+    code, _, err = mlr(
+        "release", "promote", "--rc", "v1.4.0-rc2", "--published-elsewhere", "--execute", "--push"
+    )
     assert code == 1 and "v1.4.0-rc2 on origin is a lightweight tag" in err
     assert candidate.tag_everywhere("v1.4.0") == ("", "")
 
@@ -38,14 +42,18 @@ def test_hand_made_annotated_rc_tag_off_the_branch_is_refused(
     colleague.commit_file("src/demo/core.py", "EVIL = 1\n", "feat: side work")
     colleague.git("tag", "-a", "v1.4.0-rc2", "-m", "rc2")  # annotated, no marker
     colleague.git("push", "-q", "origin", "side", "v1.4.0-rc2")
-    code, _, err = mlr("release", "promote", "--rc", "v1.4.0-rc2", "--execute")
+    code, _, err = mlr(
+        "release", "promote", "--rc", "v1.4.0-rc2", "--published-elsewhere", "--execute"
+    )
     assert code == 1 and "was not made by `mlrelease release rc`" in err
     # With the marker forged, it is still not on origin's release branch.
     colleague.git(
         "tag", "-f", "-a", "v1.4.0-rc2", "-m", "rc2", "-m", "Made-by: mlrelease release rc"
     )
     colleague.git("push", "-q", "-f", "origin", "v1.4.0-rc2")
-    code, _, err = mlr("release", "promote", "--rc", "v1.4.0-rc2", "--execute")
+    code, _, err = mlr(
+        "release", "promote", "--rc", "v1.4.0-rc2", "--published-elsewhere", "--execute"
+    )
     assert code == 1 and "is not on origin's release/1.4" in err
     assert candidate.tag_everywhere("v1.4.0") == ("", "")
 

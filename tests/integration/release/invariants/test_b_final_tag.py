@@ -40,7 +40,9 @@ def test_a_local_final_tag_is_not_pushed_without_a_report(
     as the release."""
     (candidate.path / "build/release-verify/report.json").unlink()
     candidate.git("tag", "v1.4.0", f"{RC}^{{commit}}")
-    code, _, err = mlr("release", "promote", "--rc", RC, "--execute", "--push")
+    code, _, err = mlr(
+        "release", "promote", "--rc", RC, "--published-elsewhere", "--execute", "--push"
+    )
     assert code == 1 and "report" in err
     assert colleague.git("ls-remote", "--tags", "origin", "v1.4.0") == ""
 
@@ -54,7 +56,9 @@ def test_a_report_of_a_tree_with_hidden_changes_is_refused(
     (candidate.path / "src/demo/core.py").write_text("def answer() -> int:\n    return 7\n")
     assert candidate.status() == ""  # git status sees nothing
     assert mlr("verify")[0] == 0
-    code, _, err = mlr("release", "promote", "--rc", RC, "--execute", "--push")
+    code, _, err = mlr(
+        "release", "promote", "--rc", RC, "--published-elsewhere", "--execute", "--push"
+    )
     assert code == 1 and "src/demo/core.py" in err
     assert colleague.git("ls-remote", "--tags", "origin", "v1.4.0") == ""
 
@@ -70,6 +74,8 @@ def test_a_report_made_with_an_uncommitted_config_is_refused(
         text.replace('gates = ["git_state", "changelog"]', 'gates = ["changelog"]')
     )
     assert mlr("verify")[0] == 0
-    code, _, err = mlr("release", "promote", "--rc", RC, "--execute", "--push")
+    code, _, err = mlr(
+        "release", "promote", "--rc", RC, "--published-elsewhere", "--execute", "--push"
+    )
     assert code == 1 and "pyproject.toml" in err
     assert colleague.git("ls-remote", "--tags", "origin", "v1.4.0") == ""

@@ -12,19 +12,18 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
+from mlrelease.edges.index import IndexFile
 from mlrelease.errors import PreconditionError
 from mlrelease.gates import GateResult, Status
 from mlrelease.release import rules
 from mlrelease.release.edits import keep_newlines
 from mlrelease.release.picks import normalised, pr_number
 from mlrelease.release.promotion import gatekeeper, manifest
-from mlrelease.release.promotion.index import of_release, simple_url
 from mlrelease.release.queries import in_progress
 from mlrelease.release.world import (
     FINAL_MARKER,
     RC_MARKER,
     Index,
-    IndexFile,
     Journal,
     PromoteFacts,
     Refs,
@@ -100,7 +99,9 @@ def test_a_malformed_manifest_is_a_clear_error(text: str) -> None:
 
 
 def _index(*files: tuple[str, str], downloaded: bool = False) -> Index:
-    return Index("http://i/simple/demo/", tuple(IndexFile(n, s, downloaded) for n, s in files))
+    return Index(
+        "http://i/simple/demo/", tuple(IndexFile(n, "", s, downloaded=downloaded) for n, s in files)
+    )
 
 
 @pytest.mark.parametrize(
@@ -122,18 +123,6 @@ def test_the_index_holds_only_the_bound_bytes(
 ) -> None:
     problem = gatekeeper.index_problem(held, MADE, complete=complete)
     assert (problem is None) if expected is None else (expected in str(problem)), problem
-
-
-def test_every_file_of_the_version_counts_whatever_its_name() -> None:
-    v = Version("1.4.0")
-    for name in ("demo-1.4.0.tar.gz", "demo-1.4.0-1-py3-none-any.whl", "demo-1.4.0.zip",
-                 "Demo-1.4.0-cp312-cp312-manylinux_2_17_x86_64.whl", "demo-1.4.0.egg"):  # fmt: skip
-        assert of_release(name, "demo", v), name
-    for name in ("demo-1.4.1.tar.gz", "demo2-1.4.0.tar.gz", "other-1.4.0-py3-none-any.whl"):
-        assert not of_release(name, "demo", v), name
-    assert simple_url("https://upload.pypi.org/legacy/") == "https://pypi.org/simple/"
-    assert simple_url("https://test.pypi.org/legacy/") == "https://test.pypi.org/simple/"
-    assert simple_url("http://127.0.0.1:8080/") == "http://127.0.0.1:8080/simple/"
 
 
 # --- (b) the report -----------------------------------------------------------------------------

@@ -1,0 +1,81 @@
+"""HTTP: the one module of mlrelease that opens a URL (``tests/unit/test_urls_layout.py`` keeps
+it so).
+
+:func:`get` reads a page (the index edge's simple pages, a published docs switcher), and
+:func:`copy` streams a file into an open handle (a download). A 404 is an answer the caller
+decides on (an index's "no such project"); every other failure is a :class:`~.UserError`
+naming the URL, never a traceback.
+"""
+
+from __future__ import annotations
+
+import shutil
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from typing import BinaryIO
+
+from mlrelease.errors import UserError
+
+TIMEOUT_S = 60
+MAX_PAGE = 64 << 20
+"""The most bytes :func:`get` reads of one page (a larger answer is refused, not truncated)."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What a server answered to a GET."""
+
+    url: str
+    """The URL asked (before redirects)."""
+    status: int
+    content_type: str
+    """The ``Content-Type`` header's media type, lower-cased, without parameters ("" if none)."""
+    body: bytes
+
+    @property
+    def text(self) -> str:
+        return self.body.decode("utf-8", errors="replace")
+
+
+def _scheme(url: str) -> None:
+    if not url.startswith(("http://", "https://")):
+        raise UserError(f"{url}: expected an http:// or https:// address.")
+
+
+def get(url: str, *, accept: str = "", timeout: float = TIMEOUT_S) -> Answer:
+    """The answer to ``GET url`` (``Accept: accept`` when given); a 404 is returned as such,
+    other HTTP errors and network failures raise a :class:`~.UserError` naming the URL."""
+    _scheme(url)
+    headers = {"Accept": accept} if accept else {}
+    request = urllib.request.Request(url, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            kind = response.headers.get_content_type() if response.headers else ""
+            body = response.read(MAX_PAGE + 1)
+            if len(body) > MAX_PAGE:
+                raise UserError(f"{url} answered more than {MAX_PAGE >> 20} MiB; not read.")
+            return Answer(url, response.status, kind.lower(), body)
+    except urllib.error.HTTPError as exc:
+        if exc.code == 404:
+            return Answer(url, 404, "", b"")
+        raise UserError(
+            f"cannot read {url} (HTTP {exc.code} {exc.reason}); check the URL."
+        ) from None
+    except (urllib.error.URLError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise UserError(f"cannot read {url} ({reason}); check the URL and the network.") from None
+
+
+def copy(url: str, out: BinaryIO, *, timeout: float = TIMEOUT_S) -> None:
+    """Stream the body of ``GET url`` into ``out``; any failure (a 404 included) raises a
+    :class:`~.UserError` naming the URL."""
+    _scheme(url)
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response:
+            shutil.copyfileobj(response, out)
+    except urllib.error.HTTPError as exc:
+        raise UserError(f"cannot download {url} (HTTP {exc.code} {exc.reason}).") from None
+    except (urllib.error.URLError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise UserError(f"cannot download {url} ({reason}).") from None
