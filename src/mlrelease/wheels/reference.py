@@ -21,6 +21,7 @@ import shutil
 import tarfile
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -53,9 +54,13 @@ class Reference:
     cached: bool = False
 
 
-def build(root: Path, commit: str) -> Reference:
-    """The reference of ``commit`` (from the cache when it was built before)."""
-    folder = git.git_dir(root) / CACHE / commit
+def build(
+    root: Path, commit: str, version: str = "", stamp: Callable[[Path], None] | None = None
+) -> Reference:
+    """The reference of ``commit`` (from the cache when it was built before). ``stamp``: writes
+    ``version`` into the export first, as the release build does where the version comes from
+    the tag (``version-source = "tag"``: the commit's files carry a development marker)."""
+    folder = git.git_dir(root) / CACHE / (f"{commit}-{version}" if stamp else commit)
     if (folder / STATE).is_file():
         return _load(folder, commit)
     started = time.monotonic()
@@ -63,7 +68,7 @@ def build(root: Path, commit: str) -> Reference:
     with tempfile.TemporaryDirectory(prefix="mlrelease-reference-") as tmp:
         work = Path(tmp)
         out = work / "out"
-        state = _make(root, commit, work, out)
+        state = _make(root, commit, work, out, stamp)
         state["seconds"] = round(time.monotonic() - started, 3)
         (out / STATE).write_text(json.dumps(state, indent=1), encoding="utf-8")
         staged = Path(tempfile.mkdtemp(prefix=f"{commit}.", dir=folder.parent))
@@ -77,10 +82,14 @@ def build(root: Path, commit: str) -> Reference:
     return Reference(**{**found.__dict__, "cached": False})
 
 
-def _make(root: Path, commit: str, work: Path, out: Path) -> dict[str, Any]:
+def _make(
+    root: Path, commit: str, work: Path, out: Path, stamp: Callable[[Path], None] | None
+) -> dict[str, Any]:
     """Build into ``out`` and return what :func:`_load` reads back."""
     tree = work / "tree"
     _export(git.archive(root, commit), tree)
+    if stamp is not None:
+        stamp(tree)
     out.mkdir()
     try:
         pypa_build(tree, "--sdist", "--outdir", str(out), cwd=work)

@@ -16,8 +16,9 @@ from pathlib import Path
 from packaging.version import Version
 
 from mlrelease.config import Config
+from mlrelease.release import queries
 from mlrelease.wheels import artifacts, compare, reference
-from mlrelease.wheels.project import from_config
+from mlrelease.wheels.project import from_config, restamp
 from mlrelease.wheels.promote import completeness
 from mlrelease.wheels.reference import Reference
 
@@ -102,9 +103,20 @@ def findings(
 ) -> list[str]:
     """Every reason the files are not this release's, built from ``commit`` (empty: they are)."""
     problems = identity(config, version, files, whole=whole)
-    return problems or built_from(reference.build(config.root, commit), files)
+    return problems or built_from(reference_of(config, commit, version), files)
 
 
-def unchecked(config: Config, commit: str) -> tuple[str, ...]:
+def reference_of(config: Config, commit: str, version: Version) -> Reference:
+    """The reference build of ``commit`` at ``version`` (written into the export first where
+    the commit's files carry another: the version comes from the tag)."""
+    project = from_config(config)
+    if Version(queries.version_at(config.root, commit)) == version:
+        return reference.build(config.root, commit)
+    return reference.build(
+        config.root, commit, str(version), lambda tree: restamp(project, tree, str(version))
+    )
+
+
+def unchecked(config: Config, commit: str, version: Version) -> tuple[str, ...]:
     """The comparisons the reference build of ``commit`` cannot make on this machine."""
-    return reference.build(config.root, commit).notes
+    return reference_of(config, commit, version).notes
