@@ -70,9 +70,12 @@ def _build(ctx: Context, docs: DocsConfig, logs: Path) -> tuple[list[str], int, 
     out = Path(tempfile.mkdtemp(prefix="mlrelease-docs-gate-"))
     try:
         outcome = service.build(ctx.config, docs, out, logs=logs)
+        declared = service.declared_version(out / "html")
     finally:
         shutil.rmtree(out, ignore_errors=True)
     problems = outcome.problems()
+    wrong = service.version_problem(declared, ctx.config.version) if outcome.html else None
+    problems += [wrong] if wrong else []
     if not problems:
         reuse.remember(stamp, now, "built", internal_links=outcome.internal_links)
     return problems, outcome.internal_links, ""

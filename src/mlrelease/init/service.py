@@ -4,6 +4,7 @@ writes, read back with the composition root's loader."""
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -70,6 +71,29 @@ def _files(index: str, name: str, current: dict[str, Any]) -> tuple[str, list[st
     return propose.section("[tool.mlrelease.wheels.files]", table), why
 
 
+_HARD_CODED = re.compile(r"""^\s*(?P<key>release|version)\s*=\s*(['"])(?P<value>\d[^'"]*)\2""")
+
+
+def hard_coded_versions(conf: Path) -> list[str]:
+    """A note for each line of a Sphinx ``conf.py`` that writes a version literally
+    (``release = "0.0.9"``): the site then declares it whatever the release is."""
+    if not conf.is_file():
+        return []
+    notes = []
+    for number, line in enumerate(
+        conf.read_text(encoding="utf-8", errors="replace").splitlines(), 1
+    ):
+        found = _HARD_CODED.match(line)
+        if found:
+            notes.append(
+                f"{conf.name}:{number} hard-codes {found['key']} = {found['value']!r}: the built "
+                "site declares it whatever the release is, and the docs gate fails when it "
+                "differs from the project's version; read it from the package instead "
+                "(importlib.metadata.version)"
+            )
+    return notes
+
+
 def run(root: Path, *, execute: bool, load_config: Loader, index: str | None = None) -> int:
     """Detect, show the proposal and its reasons; with ``execute``, append it to pyproject,
     then read it back with ``load_config`` (the registry's: every table, checked)."""
@@ -92,6 +116,8 @@ def run(root: Path, *, execute: bool, load_config: Loader, index: str | None = N
     proposal = propose.propose(found, current, required_platforms=required)
     if platform_note:
         proposal.notes.append(platform_note)
+    if found.docs:
+        proposal.notes += hard_coded_versions(root / found.docs / "conf.py")
     if index:
         name = found.name or str(current.get("project", {}).get("name", ""))
         text, why = _files(index, name, current)
