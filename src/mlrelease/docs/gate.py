@@ -14,7 +14,8 @@ from mlrelease.gates import Context, GateResult, ReuseOptions, gate
 
 @gate(
     "docs",
-    "The docs build with no warnings (`-W`), their generated pages equal a fresh "
+    "The docs build with no warnings (`-W`), the built site declares the project's version "
+    "(Sphinx's `release` as rendered), their generated pages equal a fresh "
     "regeneration, internal links resolve, and the versioned site's `switcher.json` is valid "
     "with a folder for every listed version; every final release tag is frozen and listed on "
     "the published site (the pages branch or `base-url`), the newest one preferred.",
