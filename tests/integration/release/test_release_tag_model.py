@@ -131,6 +131,9 @@ def test_rc_tags_without_a_bump_and_promote_tags_the_rc_commit(family: Repo, run
     tree = family.path.parent / "built-at-the-tag"  # the release build: the tag's version
     shutil.copytree(family.path, tree, ignore=shutil.ignore_patterns(".git"))
     (tree / "version.txt").write_text("2.13.0\n", encoding="utf-8")
+    pyproject = tree / "pyproject.toml"  # restamped as `wheels build --release-tag` does
+    text = pyproject.read_text(encoding="utf-8")
+    pyproject.write_text(text.replace('current_version = "2.13.0a0"', 'current_version = "2.13.0"'))
     build_dist(tree, family.path / "dist")
     code, _, err = run(family.path, "release", "bind", "--rc", "v2.13.0-rc4", "--execute", "--push")
     assert code == 0, err
