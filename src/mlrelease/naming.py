@@ -81,6 +81,23 @@ class Pattern:
         return {k: int(v) for k, v in match.groupdict().items()} if match else None
 
 
+RELEASE_TAG = re.compile(
+    r"^(?P<prefix>[A-Za-z_/-]*?)(?P<base>\d+\.\d+\.\d+)"
+    r"(?:(?P<sep>-rc|rc|\.rc|-rc\.|-RC)(?P<rc>\d+))?$"
+)
+"""Every release tag spelling ``mlrelease init`` reads and may propose: a prefix (``v``, none,
+``release-``), ``X.Y.Z``, and an RC separator (``-rc``, ``rc``, ``.rc``, ``-rc.``, ``-RC``)."""
+
+
+def parse_release_tag(name: str) -> Version | None:
+    """``v1.4.0-rc2``, ``v1.4.0rc2``, ``1.4.0.rc2`` -> ``1.4.0rc2``; ``v1.4.0`` -> ``1.4.0``;
+    None for a name that is no release tag in any spelling init may propose."""
+    match = RELEASE_TAG.match(name)
+    if not match:
+        return None
+    return Version(match["base"] + (f"rc{match['rc']}" if match["rc"] is not None else ""))
+
+
 @runtime_checkable
 class Templates(Protocol):
     """A configuration table that spells branch and tag names (``[tool.mlrelease.release]``)."""

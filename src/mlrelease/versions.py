@@ -15,10 +15,10 @@ from typing import Any, Literal
 
 from packaging.version import InvalidVersion, Version
 
+from mlrelease import naming
 from mlrelease.errors import ConfigError
 
 # Release tags: v1.4.0 for a final release, v1.4.0-rc2 for its second release candidate.
-TAG_RE = re.compile(r"^v(?P<base>\d+\.\d+\.\d+)(?:-rc(?P<rc>\d+))?$")
 
 
 @dataclass(frozen=True)
@@ -64,12 +64,9 @@ def version_to_tag(version: str | Version) -> str:
 
 
 def tag_to_version(tag: str) -> Version | None:
-    """``v1.4.0-rc2`` -> ``1.4.0rc2``; None when ``tag`` is not a release tag."""
-    match = TAG_RE.match(tag)
-    if not match:
-        return None
-    rc = match["rc"]
-    return Version(match["base"] + (f"rc{rc}" if rc is not None else ""))
+    """``v1.4.0-rc2`` (or any spelling init may propose: ``v1.4.0rc2``, ``1.4.0.rc2``) ->
+    ``1.4.0rc2``; None when ``tag`` is not a release tag (:func:`naming.parse_release_tag`)."""
+    return naming.parse_release_tag(tag)
 
 
 def tag_agrees(tagged: Version, files: Version) -> bool:

@@ -1,11 +1,13 @@
-"""A stand-in wheel build for the release tests: a valid wheel and sdist of the demo project
-made from its work tree (stdlib only, deterministic), with SHA256SUMS; twine and pypiserver
-accept them. Run as a script by the checklist: ``python3 dist.py ROOT FOLDER VERSION``."""
+"""Builds for the release tests. :func:`build_dist`: the real build of a work tree (pypa/build),
+what a maintainer's ``dist/`` holds; run as a script by the checklist: ``python3 dist.py ROOT
+FOLDER VERSION``. :func:`make_dist`: a stand-in wheel and sdist made from ``src/<name>`` (stdlib
+only, deterministic), for files that no commit builds (crafted, foreign, another version's)."""
 
 from __future__ import annotations
 
 import hashlib
 import io
+import subprocess
 import sys
 import tarfile
 import zipfile
@@ -76,5 +78,20 @@ def make_dist(
     return built
 
 
+def build_dist(root: Path, folder: Path, *options: str) -> list[Path]:
+    """The real build of ``root``'s work tree (pypa/build: the sdist, then the wheel from it;
+    ``--sdist --wheel``: both from the tree) into ``folder``, with ``SHA256SUMS``; returns the
+    two files."""
+    folder.mkdir(parents=True, exist_ok=True)
+    command = [sys.executable, "-m", "build", *options, "--installer", "uv", "-o", str(folder)]
+    proc = subprocess.run([*command, str(root)], capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise AssertionError(f"python -m build {root}: {proc.stdout[-2000:]}{proc.stderr}")
+    built = sorted(p for p in folder.iterdir() if p.name.endswith((".whl", ".tar.gz")))
+    sums = "".join(f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {p.name}\n" for p in built)
+    (folder / "SHA256SUMS").write_text(sums, encoding="utf-8")
+    return built
+
+
 if __name__ == "__main__":
-    make_dist(Path(sys.argv[1]), Path(sys.argv[1]) / sys.argv[2], sys.argv[3])
+    build_dist(Path(sys.argv[1]), Path(sys.argv[1]) / sys.argv[2])

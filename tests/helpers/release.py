@@ -8,12 +8,17 @@ import subprocess
 import sys
 from pathlib import Path
 
-from helpers.dist import make_dist
+from helpers.dist import build_dist
 
 PYPROJECT = '''\
+[build-system]
+requires = ["hatchling"]
+build-backend = "hatchling.build"
+
 [project]
 name = "demo"
 version = "1.4.0.dev0"
+requires-python = ">=3.9"
 
 [tool.mlrelease]
 gates = ["git_state", "changelog"]
@@ -191,9 +196,9 @@ class Repo:
         """(local, origin) listings of tag ``name``: both empty when it exists nowhere."""
         return self.git("tag", "--list", name), self.origin_git("tag", "--list", name)
 
-    def build(self, folder: str = "dist", version: str = "1.4.0") -> list[Path]:
-        """The stand-in build of the checked-out tree into ``folder`` (with SHA256SUMS)."""
-        return make_dist(self.path, self.path / folder, version)
+    def build(self, folder: str = "dist") -> list[Path]:
+        """The real build of the checked-out tree into ``folder`` (with SHA256SUMS)."""
+        return build_dist(self.path, self.path / folder)
 
 
 CHECKLIST_STEPS = ("cut", "verify", "prepare", "rc", "build", "bind", "rc-verify", "promote")

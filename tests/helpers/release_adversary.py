@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import rule
 
 from helpers import release_oracle as oracle
-from helpers.dist import make_dist
+from helpers.dist import build_dist, make_dist
 
 RCS = ("v1.4.0-rc1", "v1.4.0-rc2")
 RARE = st.integers(0, 2)
@@ -184,15 +185,61 @@ def colleague_revert_pick(self: Any) -> None:
     _sh(clone, "push", "-q", "origin", "refs/heads/release/1.4")
 
 
-@rule(how=st.sampled_from(["later-commit", "other-files"]))
+@rule(how=st.sampled_from(["later-commit", "other-files", "another-commit"]))
 def rebuild_dist(self: Any, how: str) -> None:
-    """dist/ rebuilt from another tree, or swapped for other files (sums consistent)."""
+    """dist/ rebuilt from another tree, swapped for other files, or rebuilt for real from
+    another commit of the release branch (its parent: the previous RC's build; sums
+    consistent)."""
     dist = Path(self.work) / "dist"
     if how == "other-files":
         shutil.rmtree(dist, ignore_errors=True)
         shutil.copytree(_other_files(self), dist)
-    else:
+    elif how == "later-commit":
         make_dist(_other_files(self).parent / "other-tree", dist, oracle.VERSION)
+    else:
+        tree = Path(self.base) / "parent-tree"
+        shutil.rmtree(tree, ignore_errors=True)
+        tree.mkdir()
+        command = ["git", "archive", "HEAD~1"]
+        archive = subprocess.run(command, cwd=self.work, capture_output=True, check=False)
+        if archive.returncode != 0:
+            return
+        subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
+        shutil.rmtree(dist, ignore_errors=True)
+        build_dist(tree, dist)
+
+
+CHANGES = {
+    "package-data": ("src/demo/ops.json", '{"Add": 14}\n'),
+    "metadata": ("pyproject.toml", None),
+    "module": ("src/demo/core.py", None),
+}
+
+
+@rule(what=st.sampled_from(sorted(CHANGES)), rare=RARE)
+def colleague_change(self: Any, what: str, rare: int = 0) -> None:
+    """A fix on the release branch that changes package data, the metadata (a dependency pin)
+    or a module (deleted): what the next RC's build carries, and a stale dist/ does not."""
+    clone = _fresh(self)
+    if _sh(clone, "symbolic-ref", "-q", "HEAD").stdout.strip() != "refs/heads/release/1.4":
+        return
+    path, text = CHANGES[what]
+    target = clone / path
+    if what == "metadata":
+        old = target.read_text()
+        line = 'requires-python = ">=3.9"\n'
+        if "dependencies" in old:
+            return
+        target.write_text(old.replace(line, line + 'dependencies = ["packaging<27"]\n', 1))
+    elif what == "module":
+        if not target.exists():
+            return
+        target.unlink()
+    else:
+        target.write_text(text or "")
+    _sh(clone, "add", "-A", ".")
+    if _sh(clone, "commit", "-q", "-m", f"fix: {what} for 1.4").returncode == 0:
+        _sh(clone, "push", "-q", "origin", "release/1.4")
 
 
 @rule(view=st.sampled_from(["sha256", "md5", "off"]))

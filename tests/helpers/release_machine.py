@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
 from helpers import release_oracle as oracle
-from helpers.dist import make_dist
+from helpers.dist import build_dist
 from helpers.error_index import Proxy
 from helpers.release import FILES, PYPROJECT, push_demo
 from mlrelease.cli import main
@@ -203,7 +203,7 @@ class ReleaseMachine(RuleBasedStateMachine):
                     ["git", "archive", commit], cwd=self.work, capture_output=True, check=True
                 ).stdout
                 subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
-                built = make_dist(tree, Path(tmp) / "dist", oracle.VERSION)
+                built = build_dist(tree, Path(tmp) / "dist")
                 self.genuine.builds[commit] = oracle.index_files(built[0].parent)
         return self.genuine.builds[commit]
 
@@ -257,8 +257,9 @@ class ReleaseMachine(RuleBasedStateMachine):
 
     @rule()
     def build(self) -> None:
-        """The maintainer builds the checked-out tree into dist/ (the wheels step)."""
-        make_dist(self.work, self.work / "dist", oracle.VERSION)
+        """The maintainer builds the checked-out tree into dist/ (the wheels step: pypa/build)."""
+        shutil.rmtree(self.work / "dist", ignore_errors=True)
+        build_dist(self.work, self.work / "dist")
 
     @rule(kill=killed_or_not("bind"))
     def bind(self, kill: str | None) -> None:
@@ -310,6 +311,7 @@ class ReleaseMachine(RuleBasedStateMachine):
         sh(self.work, "reset", "-q", "--hard", "HEAD")
 
     from helpers.release_adversary import (
+        colleague_change,
         colleague_final_tag,
         colleague_fix_on_main,
         colleague_force_push,

@@ -18,9 +18,24 @@ def test_tag_round_trip(tag: str, version: str) -> None:
     assert versions.version_to_tag(version) == tag
 
 
-@pytest.mark.parametrize("tag", ["1.4.0", "v1.4", "v12.0.0rc1", "release-1.4.0", "v1.4.0-beta1"])
+@pytest.mark.parametrize("tag", ["v1.4", "v1.4.0-beta1", "nightly", "v1.4.0-rc", "1.4.0-final"])
 def test_non_release_tags(tag: str) -> None:
     assert versions.tag_to_version(tag) is None
+
+
+@pytest.mark.parametrize(
+    ("tag", "version"),
+    [
+        ("1.4.0", "1.4.0"),
+        ("v12.0.0rc1", "12.0.0rc1"),
+        ("release-1.4.0", "1.4.0"),
+        ("1.4.0.rc2", "1.4.0rc2"),
+        ("v1.4.0-rc.2", "1.4.0rc2"),
+    ],
+)
+def test_every_spelling_init_may_propose(tag: str, version: str) -> None:
+    """Issue 44: one reading of tag spellings, the one init proposes from (naming)."""
+    assert versions.tag_to_version(tag) == Version(version)
 
 
 @pytest.mark.parametrize("version", ["1.4.0.dev0", "1.4.0a1", "1.4.0.post1"])

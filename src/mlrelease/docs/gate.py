@@ -14,7 +14,8 @@ from mlrelease.gates import Context, GateResult, ReuseOptions, gate
 
 @gate(
     "docs",
-    "The docs build with no warnings (`-W`), their generated pages equal a fresh "
+    "The docs build with no warnings (`-W`), the built site declares the project's version "
+    "(Sphinx's `release` as rendered), their generated pages equal a fresh "
     "regeneration, internal links resolve, and the versioned site's `switcher.json` is valid "
     "with a folder for every listed version; every final release tag is frozen and listed on "
     "the published site (the pages branch or `base-url`), the newest one preferred.",
@@ -70,9 +71,12 @@ def _build(ctx: Context, docs: DocsConfig, logs: Path) -> tuple[list[str], int, 
     out = Path(tempfile.mkdtemp(prefix="mlrelease-docs-gate-"))
     try:
         outcome = service.build(ctx.config, docs, out, logs=logs)
+        declared = service.declared_version(out / "html")
     finally:
         shutil.rmtree(out, ignore_errors=True)
     problems = outcome.problems()
+    wrong = service.version_problem(declared, ctx.config.version) if outcome.html else None
+    problems += [wrong] if wrong else []
     if not problems:
         reuse.remember(stamp, now, "built", internal_links=outcome.internal_links)
     return problems, outcome.internal_links, ""

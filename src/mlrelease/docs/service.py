@@ -4,8 +4,11 @@ warnings as errors, internal links checked."""
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from packaging.version import InvalidVersion, Version
 
 from mlrelease.config import Config
 from mlrelease.docs import pages, sphinx_run
@@ -102,3 +105,33 @@ def _link_results(path: Path) -> tuple[list[str], int]:
         if entry.get("status") == "broken":
             broken.append(f"{entry.get('filename')}:{entry.get('lineno')}: {entry.get('uri')}")
     return broken, checked
+
+
+_DECLARED = re.compile(r"""\bVERSION:\s*(['"])(?P<version>[^'"]*)\1""")
+
+
+def declared_version(html: Path) -> str | None:
+    """The version the built site declares: Sphinx's ``release`` as rendered into
+    ``_static/documentation_options.js`` (``VERSION: '0.1.0'``); None when it declares none."""
+    path = html / "_static" / "documentation_options.js"
+    if not path.is_file():
+        return None
+    found = _DECLARED.search(path.read_text(encoding="utf-8", errors="replace"))
+    return found["version"] if found and found["version"] else None
+
+
+def version_problem(declared: str | None, project: str) -> str | None:
+    """Why a site declaring ``declared`` does not document ``project`` (None: it does)."""
+    if declared is None or not project:
+        return None
+    try:
+        same = Version(declared) == Version(project)
+    except InvalidVersion:
+        same = declared == project
+    if same:
+        return None
+    return (
+        f"the built site declares version {declared!r} (Sphinx's release, as rendered), the "
+        f"project is {project}: take it from the package (e.g. "
+        "`release = importlib.metadata.version(...)`) instead of hard-coding it in conf.py"
+    )

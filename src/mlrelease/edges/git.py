@@ -247,3 +247,15 @@ def hidden_files(root: Path) -> list[str]:
     (``S``) or ``--assume-unchanged`` (a lower-case status letter) in ``git ls-files -v``."""
     out = run(root, "ls-files", "-v", "-z", strip=False, check=False)
     return [e[2:] for e in out.split("\0") if len(e) > 2 and (e[0] == "S" or e[0].islower())]
+
+
+def archive(root: Path, commit: str) -> bytes:
+    """The tar of ``commit``'s tree as ``git archive`` exports it (``export-ignore`` and
+    ``export-subst`` applied): what the commit holds, never the working tree."""
+    proc = run_bytes(root, "archive", "--format=tar", commit)
+    if proc.returncode != 0:
+        raise GitError(
+            f"git archive {commit} failed in {root} (exit {proc.returncode}): "
+            f"{proc.stderr.decode(errors='replace').strip()}"
+        )
+    return proc.stdout

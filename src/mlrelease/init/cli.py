@@ -11,7 +11,12 @@ from mlrelease.init import service
 
 
 def cmd_init(args: argparse.Namespace) -> int:
-    return service.run(args.root or Path.cwd(), execute=args.execute, load_config=args.load_config)
+    return service.run(
+        args.root or Path.cwd(),
+        execute=args.execute,
+        load_config=args.load_config,
+        index=args.index,
+    )
 
 
 def register(sub: Any) -> None:
@@ -24,4 +29,10 @@ def register(sub: Any) -> None:
         "is ever written.",
     )
     p.add_argument("--execute", action="store_true", help="append the tables to pyproject.toml")
+    p.add_argument(
+        "--index",
+        metavar="SIMPLE_URL",
+        help="propose [tool.mlrelease.wheels.files] from the newest release's files on this "
+        "simple index (e.g. https://pypi.org/simple/)",
+    )
     p.set_defaults(func=cmd_init)

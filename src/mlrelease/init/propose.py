@@ -105,7 +105,7 @@ def _value(value: Any) -> str:
     return json.dumps(str(value), ensure_ascii=False)
 
 
-def _section(header: str, values: Mapping[str, Any]) -> str:
+def section(header: str, values: Mapping[str, Any]) -> str:
     lines = [header]
     for key, value in values.items():
         lines.append(f"{key} = {value if isinstance(value, _Raw) else _value(value)}")
@@ -168,14 +168,14 @@ def propose(
         release["rc-model"] = "bump"
     parts = [
         "# Added by `mlrelease init`; `mlrelease init` (dry run) says why.\n",
-        _section("[tool.mlrelease]", main),
-        _section("[tool.mlrelease.wheels]", wheels),
-        _section("[tool.mlrelease.release]", release),
+        section("[tool.mlrelease]", main),
+        section("[tool.mlrelease.wheels]", wheels),
+        section("[tool.mlrelease.release]", release),
     ]
     if d.docs and d.docs != "docs":
-        parts.append(_section("[tool.mlrelease.docs]", {"source": d.docs}))
+        parts.append(section("[tool.mlrelease.docs]", {"source": d.docs}))
     if d.test_command:
-        parts.append(_section("[tool.mlrelease.gate-options.tests]", {"command": d.test_command}))
+        parts.append(section("[tool.mlrelease.gate-options.tests]", {"command": d.test_command}))
     parts += _downstream(d.name or "", notes)
     if pyproject.get("tool", {}).get("bumpversion") is None:
         parts += _bumpversion(d)
@@ -201,13 +201,13 @@ def _downstream(name: str, notes: list[str]) -> list[str]:
         "repository host reachable; pin each ref to the consumer's release)."
     )
     parts = [
-        _section(
+        section(
             "[tool.mlrelease.downstream]", {"known-failures": "ci/downstream_known_failures.toml"}
         )
     ]
     for consumer in consumers:
         values = {k: _Raw(_multiline(v)) if k == "command" else v for k, v in consumer.items()}
-        parts.append(_section("[[tool.mlrelease.downstream.consumers]]", values))
+        parts.append(section("[[tool.mlrelease.downstream.consumers]]", values))
     return parts
 
 
@@ -220,7 +220,7 @@ def _multiline(command: list[str]) -> str:
 
 def _bumpversion(d: Detection) -> list[str]:
     parts = [
-        _section(
+        section(
             "[tool.bumpversion]",
             {
                 "current_version": d.version.current or "0.0.0",
@@ -231,7 +231,7 @@ def _bumpversion(d: Detection) -> list[str]:
                 "allow_dirty": False,
             },
         ),
-        *(_section(f"[tool.bumpversion.parts.{k}]", v) for k, v in PEP440_PARTS.items()),
+        *(section(f"[tool.bumpversion.parts.{k}]", v) for k, v in PEP440_PARTS.items()),
     ]
     for vf in d.version.files:
         entry: dict[str, Any] = {
@@ -241,5 +241,5 @@ def _bumpversion(d: Detection) -> list[str]:
         }
         if vf.regex:
             entry["regex"] = True
-        parts.append(_section("[[tool.bumpversion.files]]", entry))
+        parts.append(section("[[tool.bumpversion.files]]", entry))
     return parts

@@ -4,6 +4,7 @@ writes, read back with the composition root's loader."""
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -12,11 +13,12 @@ from rich.table import Table
 
 from mlrelease import requirements
 from mlrelease.config import Loader
+from mlrelease.edges import index as edge_index
 from mlrelease.edges import installed
 from mlrelease.errors import UserError
 from mlrelease.init import detect, propose, snapshot
 from mlrelease.terminal import make_console
-from mlrelease.wheels import platforms
+from mlrelease.wheels import fileset, matrix, platforms
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -49,7 +51,50 @@ def _native_platforms(root: Path, pyproject: dict[str, Any]) -> tuple[list[str] 
     )
 
 
-def run(root: Path, *, execute: bool, load_config: Loader) -> int:
+def _files(index: str, name: str, current: dict[str, Any]) -> tuple[str, list[str]]:
+    """The ``[tool.mlrelease.wheels.files]`` table that the newest final release of ``name`` on
+    the simple index ``index`` ships, and why."""
+    held = [f for f in edge_index.project_files(index, name) if f.version and not f.yanked]
+    finals = [f.version for f in held if f.version and not f.version.is_prerelease]
+    if not finals:
+        return "", [f"files: {index} holds no final release of {name}; the set is derived"]
+    newest = max(finals)
+    names = [f.filename for f in held if f.version == newest]
+    selector = current.get("tool", {}).get("cibuildwheel", {}).get("build", "")
+    table, why = fileset.propose(
+        names,
+        fileset.requires_python(current),
+        matrix.classifier_versions(current),
+        selector if isinstance(selector, str) else " ".join(map(str, selector)),
+    )
+    why = [f"{w} ({name} {newest} on {index})" if i == 0 else w for i, w in enumerate(why)]
+    return propose.section("[tool.mlrelease.wheels.files]", table), why
+
+
+_HARD_CODED = re.compile(r"""^\s*(?P<key>release|version)\s*=\s*(['"])(?P<value>\d[^'"]*)\2""")
+
+
+def hard_coded_versions(conf: Path) -> list[str]:
+    """A note for each line of a Sphinx ``conf.py`` that writes a version literally
+    (``release = "0.0.9"``): the site then declares it whatever the release is."""
+    if not conf.is_file():
+        return []
+    notes = []
+    for number, line in enumerate(
+        conf.read_text(encoding="utf-8", errors="replace").splitlines(), 1
+    ):
+        found = _HARD_CODED.match(line)
+        if found:
+            notes.append(
+                f"{conf.name}:{number} hard-codes {found['key']} = {found['value']!r}: the built "
+                "site declares it whatever the release is, and the docs gate fails when it "
+                "differs from the project's version; read it from the package instead "
+                "(importlib.metadata.version)"
+            )
+    return notes
+
+
+def run(root: Path, *, execute: bool, load_config: Loader, index: str | None = None) -> int:
     """Detect, show the proposal and its reasons; with ``execute``, append it to pyproject,
     then read it back with ``load_config`` (the registry's: every table, checked)."""
     root = root.resolve()
@@ -71,6 +116,13 @@ def run(root: Path, *, execute: bool, load_config: Loader) -> int:
     proposal = propose.propose(found, current, required_platforms=required)
     if platform_note:
         proposal.notes.append(platform_note)
+    if found.docs:
+        proposal.notes += hard_coded_versions(root / found.docs / "conf.py")
+    if index:
+        name = found.name or str(current.get("project", {}).get("name", ""))
+        text, why = _files(index, name, current)
+        proposal.text += f"\n{text}" if text else ""
+        proposal.notes += why
     table = Table(title=f"mlrelease init: {root.name}", title_justify="left")
     table.add_column("topic")
     table.add_column("found", overflow="fold")

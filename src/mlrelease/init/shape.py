@@ -11,6 +11,7 @@ from typing import Literal
 
 from packaging.version import Version
 
+from mlrelease import naming
 from mlrelease.init.snapshot import CHANGELOG_NAMES, Snapshot
 
 
@@ -31,10 +32,7 @@ class Model:
     why: str
 
 
-_TAG = re.compile(
-    r"^(?P<prefix>[A-Za-z_/-]*?)(?P<base>\d+\.\d+\.\d+)"
-    r"(?:(?P<sep>-rc|rc|\.rc|-rc\.|-RC)(?P<rc>\d+))?$"
-)
+_TAG = naming.RELEASE_TAG
 
 
 NEWEST = 3

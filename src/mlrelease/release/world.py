@@ -216,6 +216,9 @@ class PromoteFacts:
     findings: tuple[str, ...] = ()
     """Why the folder's files are not this release's (identity, completeness, the RC's tree),
     one line each; bind refuses on any."""
+    unchecked: tuple[str, ...] = ()
+    """The comparisons with the reference build of the RC's commit that this machine could not
+    make, and why (a wheel that does not build here); bind and publish say them."""
     stored: Mapping[str, int] = field(default_factory=dict)
     """SHA-256 -> size of the objects in this clone's content-addressed store."""
     index: Index | None = None

@@ -36,12 +36,14 @@ def check_kind(project: Project, artifact: Artifact) -> list[Finding]:
                 "but the wheel is platform-specific",
             )
         ]
-    if project.wheels.kind == "native" and artifact.pure:
+    files = project.wheels.files
+    if project.wheels.kind == "native" and artifact.pure and not (files and files.pure):
         return [
             Finding(
                 artifact.filename,
                 "the project is native ([tool.mlrelease.wheels] kind) "
-                "but the wheel is py3-none-any: the extension was not built",
+                "but the wheel is py3-none-any: the extension was not built (a pure wheel "
+                "beside the native ones is declared by [tool.mlrelease.wheels.files] pure)",
             )
         ]
     return []

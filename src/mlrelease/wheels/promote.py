@@ -19,7 +19,6 @@ to the RC, behind the gatekeeper (docs/release/invariants.md).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +26,7 @@ from pathlib import Path
 from packaging.version import Version
 
 from mlrelease.errors import ConfigError, PreconditionError, UserError
-from mlrelease.wheels import artifacts
+from mlrelease.wheels import artifacts, fileset
 from mlrelease.wheels.artifacts import Artifact, Finding
 from mlrelease.wheels.matrix import classifier_versions
 from mlrelease.wheels.project import Project
@@ -61,47 +60,16 @@ def final_version(project: Project, version: str | None) -> str:
 
 
 def completeness(project: Project, found: Sequence[Artifact]) -> list[Finding]:
-    """An sdist, and a wheel for every required platform (any wheel, for a pure project)."""
-    findings = []
-    if not any(a.kind == "sdist" for a in found):
-        findings.append(Finding("(sdist)", "no sdist among the artifacts"))
+    """What ``found`` lacks of the release's file set (:mod:`~mlrelease.wheels.fileset`), and
+    what the previous release had that it lacks."""
+    pyproject = project.config.pyproject
+    files = fileset.declared(project.wheels, classifier_versions(pyproject))
+    requires = fileset.requires_python(pyproject)
+    findings = [Finding(m.what, m.message) for m in fileset.missing(files, found, requires)]
     wheels = [a for a in found if a.kind == "wheel"]
-    if project.wheels.kind == "pure":
-        if not any(a.pure for a in wheels):
-            findings.append(Finding("(wheel)", "no py3-none-any wheel among the artifacts"))
-        return findings
-    covered = set().union(*(a.platforms for a in wheels)) if wheels else set()
     keys = set().union(*(artifacts.wheel_keys(a) for a in wheels)) if wheels else set()
-    pythons = classifier_versions(project.config.pyproject)
-    for tag in project.wheels.required_platforms:
-        if tag not in covered:
-            findings.append(
-                Finding(f"({tag})", f"no wheel for the required platform {tag} among the artifacts")
-            )
-            continue
-        for python in pythons:
-            if not _has_python(wheels, tag, python):
-                findings.append(
-                    Finding(
-                        f"(cp{python.replace('.', '')}-{tag})",
-                        f"no wheel for CPython {python} (declared in the classifiers) on the "
-                        f"required platform {tag} among the artifacts",
-                    )
-                )
     findings += [Finding(f"({k})", m) for k, m in against_previous(project, keys)]
     return findings
-
-
-def _has_python(wheels: Sequence[Artifact], platform: str, python: str) -> bool:
-    """A wheel of CPython ``python`` on ``platform`` (an abi3 wheel of an older one counts)."""
-    minor = int(python.split(".")[1])
-    for tag in (t for a in wheels for t in a.tags):
-        found = re.fullmatch(r"cp3(\d+)", tag.interpreter)
-        if artifacts.platform_family(tag.platform) != platform or not found:
-            continue
-        if int(found[1]) == minor or (tag.abi == "abi3" and int(found[1]) <= minor):
-            return True
-    return False
 
 
 def against_previous(project: Project, current: set[str]) -> list[tuple[str, str]]:

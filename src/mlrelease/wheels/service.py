@@ -65,9 +65,11 @@ def newest_rc_tag(root: Path, final: str) -> str:
     if tagged is None or tagged.is_prerelease:
         raise UserError(f"{final!r}: expected a final release tag such as v1.4.0.")
     candidates = []
-    for tag in git.run(root, "tag", "--list", f"{final}-rc*").splitlines():
+    for tag in git.run(root, "tag", "--list").splitlines():
         version = versions.tag_to_version(tag)
-        if version is not None and version.base_version == tagged.base_version:
+        if version is None or version.pre is None or version.pre[0] != "rc":
+            continue
+        if version.base_version == tagged.base_version:
             candidates.append((version, tag))
     if not candidates:
         raise PreconditionError(

@@ -12,6 +12,7 @@ its tests, built with uv) sit in a find-links folder; pytest comes from PyPI.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -19,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from helpers import downstream as planted
-from helpers.dist import make_dist
+from helpers.dist import build_dist, make_dist
 from helpers.index import serve
 from helpers.invariants import bound_files, hashes
 from helpers.release import FILES, GIT_ENV, Repo
@@ -133,7 +134,7 @@ def test_consumers_test_the_bound_bytes_from_the_rc_channel(
     ):
         code, said = mlrelease(project, *args, capsys=capsys)
         assert code == 0, said
-    make_dist(project.path, project.path / "dist", "1.4.0", name=NAME)
+    build_dist(project.path, project.path / "dist")
     code, said = mlrelease(project, "release", "bind", "--rc", RC, "--execute", "--push",
                            capsys=capsys)  # fmt: skip
     assert code == 0, said
@@ -142,7 +143,8 @@ def test_consumers_test_the_bound_bytes_from_the_rc_channel(
 
     core = project.path / "src" / NAME / "core.py"
     core.write_text("def answer() -> int:\n    return 44\n")  # dist/ rebuilt from another tree
-    make_dist(project.path, project.path / "dist", "1.4.0", name=NAME)
+    shutil.rmtree(project.path / "dist")
+    build_dist(project.path, project.path / "dist")
     project.git("checkout", "--", core.relative_to(project.path).as_posix())
 
     code, said = mlrelease(project, *rc_channel_step(), capsys=capsys)

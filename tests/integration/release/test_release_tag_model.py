@@ -9,11 +9,12 @@ the final version")."""
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers.dist import make_dist
+from helpers.dist import build_dist
 from helpers.release import GIT_ENV, Repo
 from helpers.repo import Run, in_process
 from helpers.torch_family import FILES, STOPPED_CHANGELOG, push_torch_family
@@ -127,7 +128,13 @@ def test_rc_tags_without_a_bump_and_promote_tags_the_rc_commit(family: Repo, run
     rc4 = family.git("rev-parse", "HEAD")
     assert family.tags()["v2.13.0-rc4"] == rc4
     assert (family.path / "version.txt").read_text() == "2.13.0a0\n"  # no bump
-    make_dist(family.path, family.path / "dist", "2.13.0")  # built with the tag's version
+    tree = family.path.parent / "built-at-the-tag"  # the release build: the tag's version
+    shutil.copytree(family.path, tree, ignore=shutil.ignore_patterns(".git"))
+    (tree / "version.txt").write_text("2.13.0\n", encoding="utf-8")
+    pyproject = tree / "pyproject.toml"  # restamped as `wheels build --release-tag` does
+    text = pyproject.read_text(encoding="utf-8")
+    pyproject.write_text(text.replace('current_version = "2.13.0a0"', 'current_version = "2.13.0"'))
+    build_dist(tree, family.path / "dist")
     code, _, err = run(family.path, "release", "bind", "--rc", "v2.13.0-rc4", "--execute", "--push")
     assert code == 0, err
     code, out, err = run(family.path, "verify")

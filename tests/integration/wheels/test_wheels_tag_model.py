@@ -48,3 +48,14 @@ def test_artifacts_that_kept_the_files_marker_fail(
     code, shown = audit(family, capsys, "--release-tag", "v2.13.0")
     assert code == 1
     assert "Version: 2.13.0a0, expected 2.13.0" in shown, shown
+
+
+@pytest.mark.parametrize("tag", ["v2.13.0rc3", "2.13.0-rc3", "v2.13.0.rc3", "2.13.0"])
+def test_every_tag_spelling_init_may_propose_is_read(
+    family: Path, capsys: pytest.CaptureFixture[str], tag: str
+) -> None:
+    """Issue 44: ``--release-tag`` reads every spelling init may propose (``v1.2.3rc1`` for a
+    project without RC tags), through the one naming module, as ``release`` does."""
+    make_dist(family, family / "dist", "2.13.0", readme="# demo")
+    code, shown = audit(family, capsys, "--release-tag", tag)
+    assert code == 0, shown

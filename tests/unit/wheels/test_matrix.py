@@ -178,7 +178,7 @@ def test_rc_tag_builds_the_final_version() -> None:
     ):
         build_version(_project("1.4.0rc1"), "v1.4.0-rc2")
     with pytest.raises(UserError, match="expected a release tag"):
-        build_version(_project("1.4.0"), "1.4.0")
+        build_version(_project("1.4.0"), "v1.4")
 
 
 def test_rc_tag_on_a_tree_carrying_the_final_version_builds_it() -> None:

@@ -48,6 +48,7 @@ def plan_bind(world: World, config: Config, push: bool = False) -> Plan:
             "and re-run; nothing was bound."
         )
     made = Manifest(rc, commit, facts.found)
+    plan.notes += [f"not compared: {n}" for n in facts.unchecked]
     digest = made.digest
     _bound_once(world, made, rc, where)
     ref = f"{BOUND_PREFIX}{rc}/{digest}"

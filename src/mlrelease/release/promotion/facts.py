@@ -59,6 +59,7 @@ def read(
         found=found,
         others=others,
         findings=findings,
+        unchecked=provenance.unchecked(config, commit, target.version) if found and commit else (),
         stored=store.objects(root),
         index=held,
         published=published,

@@ -1,11 +1,9 @@
 """Whether a set of files is this release's, built from the RC's commit (invariant (c)).
 
 Every file must be a wheel or a ``.tar.gz`` sdist (PEP 625) of the project at the release's
-version, the set complete (``[tool.mlrelease.wheels]``), and built from the commit: every file
-of the sdist that the commit's tree has is byte-identical to it, and so is every Python module
-of a wheel found in the tree (as ``pkg/mod.py`` or ``src/pkg/mod.py``). A file's content is
-compared by its git blob id first (no process); only a difference is checked again through
-git's checkout filters (a line-ending conversion is no difference).
+version, the set complete (``[tool.mlrelease.wheels]``), and built from the commit: each file
+is compared whole with the reference build of the commit (:mod:`mlrelease.wheels.reference`,
+:mod:`mlrelease.wheels.compare`), whatever the project's layout.
 """
 
 from __future__ import annotations
@@ -13,17 +11,16 @@ from __future__ import annotations
 import hashlib
 import tarfile
 import zipfile
-from collections.abc import Iterator
 from pathlib import Path
 
 from packaging.version import Version
 
 from mlrelease.config import Config
-from mlrelease.edges import git
 from mlrelease.release import queries
-from mlrelease.wheels import artifacts
-from mlrelease.wheels.project import from_config
+from mlrelease.wheels import artifacts, compare, reference
+from mlrelease.wheels.project import from_config, restamp
 from mlrelease.wheels.promote import completeness
+from mlrelease.wheels.reference import Reference
 
 
 def blob_id(data: bytes) -> str:
@@ -56,45 +53,48 @@ def identity(config: Config, version: Version, files: Named, *, whole: bool = Tr
     return problems
 
 
-def _members(name: str, path: Path) -> Iterator[tuple[str, bytes]]:
-    """(path inside the archive, bytes) of a wheel or sdist (an sdist's top folder dropped)."""
+def _members(name: str, path: Path) -> dict[str, bytes]:
+    """path inside the archive -> bytes, of a wheel or sdist (an sdist's top folder dropped)."""
+    found: dict[str, bytes] = {}
     if name.endswith(".whl"):
         with zipfile.ZipFile(path) as archive:
             for info in archive.infolist():
                 if not info.is_dir():
-                    yield info.filename, archive.read(info)
-        return
+                    found[info.filename] = archive.read(info)
+        return found
     with tarfile.open(path) as archive:
         for member in archive.getmembers():
             handle = archive.extractfile(member) if member.isfile() else None
             if handle is not None and "/" in member.name:
-                yield member.name.split("/", 1)[1], handle.read()
+                found[member.name.split("/", 1)[1]] = handle.read()
+    return found
 
 
-def built_from(root: Path, commit: str, files: Named) -> list[str]:
-    """Files of the archives that differ from the commit's tree, one line each."""
-    entries = queries.tree_entries(root, commit)
-    tree = {p: sha for p, (mode, sha) in entries.items() if mode.startswith("100")}
+def built_from(reference: Reference, files: Named) -> list[str]:
+    """Every difference of the files from the reference build of their commit, one line each
+    (see :mod:`mlrelease.wheels.compare`)."""
+    if reference.broken:
+        return [f"the RC's commit is no release: {reference.broken}"]
+    assert reference.sdist is not None  # a reference that is not broken has its sdist
+    sdist_members = _members(reference.sdist.name, reference.sdist)
+    wheel_members = _members(reference.wheel.name, reference.wheel) if reference.wheel else None
+    fields = compare.json_fields(reference.metadata) if reference.metadata else None
     problems = []
     for file, path in files:
-        wheel = file.endswith(".whl")
         try:
-            members = list(_members(file, path))
+            ours = _members(file, path)
         except (OSError, zipfile.BadZipFile, tarfile.TarError) as exc:
             problems.append(f"{file}: cannot be read as an archive ({exc})")
             continue
-        for name, data in members:
-            if wheel and (not name.endswith(".py") or ".dist-info/" in name or ".data/" in name):
-                continue
-            where = next((p for p in (name, f"src/{name}") if p in tree), None)
-            if where is None or blob_id(data) == tree[where]:
-                continue
-            checked_out = git.blob_bytes(root, f"{commit}:{where}", filters=True)
-            if checked_out != data:
-                problems.append(
-                    f"{file}: {name} differs from {where} at {commit[:12]}: the file was not "
-                    "built from this commit (built from another checkout, or changed after)"
-                )
+        if not file.endswith(".whl"):
+            problems += compare.sdist(file, ours, sdist_members)
+            continue
+        tags = artifacts.identify(Path(file)).tags
+        if wheel_members is not None:
+            problems += compare.wheel(file, tags, ours, wheel_members)
+        else:
+            assert fields is not None  # no reference wheel: its metadata was built instead
+            problems += compare.against_sdist(file, tags, ours, sdist_members, fields)
     return problems
 
 
@@ -103,4 +103,20 @@ def findings(
 ) -> list[str]:
     """Every reason the files are not this release's, built from ``commit`` (empty: they are)."""
     problems = identity(config, version, files, whole=whole)
-    return problems or built_from(config.root, commit, files)
+    return problems or built_from(reference_of(config, commit, version), files)
+
+
+def reference_of(config: Config, commit: str, version: Version) -> Reference:
+    """The reference build of ``commit`` at ``version`` (written into the export first where
+    the commit's files carry another: the version comes from the tag)."""
+    project = from_config(config)
+    if Version(queries.version_at(config.root, commit)) == version:
+        return reference.build(config.root, commit)
+    return reference.build(
+        config.root, commit, str(version), lambda tree: restamp(project, tree, str(version))
+    )
+
+
+def unchecked(config: Config, commit: str, version: Version) -> tuple[str, ...]:
+    """The comparisons the reference build of ``commit`` cannot make on this machine."""
+    return reference_of(config, commit, version).notes

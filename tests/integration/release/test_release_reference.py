@@ -1,0 +1,244 @@
+"""Issue 44: the bound files are what the RC's commit builds. ``release bind`` builds the
+reference (the sdist from a clean export of the RC's commit, the wheel from that sdist, with
+pypa/build) and compares every candidate file with it whole. Each test is a stale or doctored
+``dist/`` that today's proxies (file names, ``.py`` members at ``pkg/`` or ``src/pkg/``) bound.
+Real repositories (bare origin, the maintainer's clone, a colleague's), real builds."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import shutil
+import tarfile
+import zipfile
+from base64 import urlsafe_b64encode
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from helpers.dist import build_dist
+from helpers.invariants import RC, binding_refs
+from helpers.release import FILES, GIT_ENV, Repo, push_demo, run_mlrelease
+
+from mlrelease.wheels.artifacts import write_sums
+
+WHEEL = "demo-1.4.0-py3-none-any.whl"
+SDIST = "demo-1.4.0.tar.gz"
+
+
+def _to_rc(mlr, repo: Repo, fix: Callable[[Path], None]) -> None:  # type: ignore[no-untyped-def]
+    """Cut and prepare 1.4.0, build it into stale/ (the previous build), apply ``fix`` to the
+    work tree, commit it on the release branch and tag the RC there."""
+    for args in (
+        ("cut", "--version", "1.4", "--execute", "--push"),
+        ("prepare", "--version", "1.4.0", "--execute", "--push"),
+    ):
+        code, _, err = mlr("release", *args)
+        assert code == 0, err
+    repo.build("build/stale")
+    fix(repo.path)
+    repo.git("add", "-A", ".")
+    repo.git("commit", "-q", "--allow-empty", "-m", "fix: the RC's fix")
+    repo.git("push", "-q", "origin", "release/1.4")
+    code, _, err = mlr("release", "rc", "--execute", "--push")
+    assert code == 0, err
+
+
+def _stale_wheel_fresh_sdist(repo: Repo) -> None:
+    """dist/: the wheel of the previous build beside an sdist built at the RC (the wheel jobs
+    ran before the fix, the sdist job after)."""
+    repo.build("build/fresh")
+    dist = repo.path / "dist"
+    dist.mkdir()
+    shutil.copy(repo.path / "build/stale" / WHEEL, dist)
+    shutil.copy(repo.path / "build/fresh" / SDIST, dist)
+    write_sums(dist)
+    shutil.rmtree(repo.path / "build/stale")
+    shutil.rmtree(repo.path / "build/fresh")
+
+
+def _refused(repo: Repo, colleague: Repo, mlr, *words: str) -> str:  # type: ignore[no-untyped-def]
+    """bind refuses, naming ``words``; origin binds nothing."""
+    assert repo.status() == ""
+    code, out, err = mlr("release", "bind", "--rc", RC, "--execute", "--push")
+    assert code == 1, out
+    for word in words:
+        assert word in err, err
+    assert binding_refs(colleague) == {}
+    return err
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def test_a_stale_wheel_with_old_package_data_is_refused(repo: Repo, colleague: Repo, mlr) -> None:  # type: ignore[no-untyped-def]
+    """The RC's fix is in package data (ops.json): the previous build's wheel carries the old."""
+    _write(repo.path / "src/demo/ops.json", '{"Add": 13}\n')
+    repo.git("add", "src/demo/ops.json")
+    repo.git("commit", "-q", "-m", "feat: ops")
+    repo.git("push", "-q", "origin", "main")
+    _to_rc(mlr, repo, lambda root: _write(root / "src/demo/ops.json", '{"Add": 14}\n'))
+    _stale_wheel_fresh_sdist(repo)
+    _refused(repo, colleague, mlr, WHEEL, "demo/ops.json", "differs from the reference build")
+
+
+def _pin(root: Path) -> None:
+    text = (root / "pyproject.toml").read_text(encoding="utf-8")
+    line = 'requires-python = ">=3.9"\n'
+    _write(root / "pyproject.toml", text.replace(line, line + 'dependencies = ["packaging<27"]\n'))
+
+
+def test_a_stale_wheel_without_the_rcs_pin_is_refused(repo: Repo, colleague: Repo, mlr) -> None:  # type: ignore[no-untyped-def]
+    """The RC's fix is a dependency pin: the previous wheel's Requires-Dist lacks it."""
+    _to_rc(mlr, repo, _pin)
+    _stale_wheel_fresh_sdist(repo)
+    _refused(repo, colleague, mlr, WHEEL, "METADATA Requires-Dist is (none)", "'packaging<27'")
+
+
+def test_a_stale_wheel_with_a_deleted_module_is_refused(repo: Repo, colleague: Repo, mlr) -> None:  # type: ignore[no-untyped-def]
+    """The RC's fix deletes a module: the previous wheel still ships it."""
+    _write(repo.path / "src/demo/legacy.py", "import os\nos.system('rm -rf ~')\n")
+    repo.git("add", "src/demo/legacy.py")
+    repo.git("commit", "-q", "-m", "feat: legacy")
+    repo.git("push", "-q", "origin", "main")
+    _to_rc(mlr, repo, lambda root: (root / "src/demo/legacy.py").unlink())
+    _stale_wheel_fresh_sdist(repo)
+    _refused(repo, colleague, mlr, WHEEL, "demo/legacy.py is not in the reference wheel")
+
+
+def test_a_wheel_that_lost_the_pin_is_refused(repo: Repo, colleague: Repo, mlr) -> None:  # type: ignore[no-untyped-def]
+    """The RC pins a dependency; the wheel's METADATA (its RECORD kept true) lost the pin."""
+    _to_rc(mlr, repo, _pin)
+    repo.build()
+    wheel = repo.path / "dist" / WHEEL
+    unpinned = lambda text: text.replace("Requires-Dist: packaging<27\n", "")  # noqa: E731
+    _rewrite(wheel, "demo-1.4.0.dist-info/METADATA", unpinned)
+    write_sums(repo.path / "dist")
+    _refused(repo, colleague, mlr, WHEEL, "Requires-Dist is (none)", "'packaging<27'")
+
+
+def test_an_sdist_with_another_pkg_info_version_is_refused(
+    repo: Repo, colleague: Repo, mlr
+) -> None:  # type: ignore[no-untyped-def]
+    """The jax 0.4.15 incident: an sdist named 1.4.0 whose PKG-INFO says 1.4.0.dev0."""
+    _to_rc(mlr, repo, lambda root: None)
+    repo.build()
+    sdist = repo.path / "dist" / SDIST
+    dev = lambda text: text.replace("Version: 1.4.0\n", "Version: 1.4.0.dev0\n")  # noqa: E731
+    _retar(sdist, "demo-1.4.0/PKG-INFO", dev)
+    write_sums(repo.path / "dist")
+    _refused(repo, colleague, mlr, SDIST, "PKG-INFO Version is '1.4.0.dev0'", "'1.4.0'")
+
+
+def _rewrite(wheel: Path, member: str, change: Callable[[str], str]) -> None:
+    """Change ``member`` of ``wheel`` and write its RECORD line anew (a RECORD that is true)."""
+    with zipfile.ZipFile(wheel) as archive:
+        members = {i.filename: archive.read(i) for i in archive.infolist()}
+    members[member] = change(members[member].decode()).encode()
+    record = next(m for m in members if m.endswith(".dist-info/RECORD"))
+    rows = []
+    for name, data in members.items():
+        if name == record:
+            continue
+        digest = urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        rows.append(f"{name},sha256={digest},{len(data)}\n")
+    members[record] = ("".join(rows) + f"{record},,\n").encode()
+    with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in members.items():
+            archive.writestr(zipfile.ZipInfo(name, (2020, 2, 2, 0, 0, 0)), data)
+
+
+def _retar(sdist: Path, member: str, change: Callable[[str], str]) -> None:
+    """Change ``member`` of the ``sdist`` (every other member as it was)."""
+    raw = io.BytesIO()
+    with tarfile.open(sdist) as source, tarfile.open(fileobj=raw, mode="w:gz") as target:
+        for info in source.getmembers():
+            handle = source.extractfile(info) if info.isfile() else None
+            data = handle.read() if handle else b""
+            if info.name == member:
+                data = change(data.decode()).encode()
+                info.size = len(data)
+            target.addfile(info, io.BytesIO(data) if handle else None)
+    sdist.write_bytes(raw.getvalue())
+
+
+def _project(base: Path, change: Callable[[dict[str, str]], None]) -> Repo:
+    """The demo project, changed by ``change`` (its files by path), with a bare origin."""
+    files = dict(FILES)
+    change(files)
+    base.mkdir()
+    work = push_demo(base, files)
+    return Repo(work, base / "origin.git")
+
+
+def _run(repo: Repo, *args: str) -> tuple[int, str]:
+    proc = run_mlrelease(repo, *args)
+    return proc.returncode, " ".join((proc.stdout + proc.stderr).split())
+
+
+def _rc(repo: Repo) -> None:
+    for args in (
+        ("cut", "--version", "1.4", "--execute", "--push"),
+        ("prepare", "--version", "1.4.0", "--execute", "--push"),
+        ("rc", "--execute", "--push"),
+    ):
+        code, out = _run(repo, "release", *args)
+        assert code == 0, out
+
+
+def _under_python(files: dict[str, str]) -> None:
+    for name in [n for n in files if n.startswith("src/demo/")]:
+        files[name.replace("src/", "python/", 1)] = files.pop(name)
+    text = files["pyproject.toml"].replace('"src/demo/__init__.py"', '"python/demo/__init__.py"')
+    wheel = '\n[tool.hatch.build.targets.wheel]\npackages = ["python/demo"]\n'
+    files["pyproject.toml"] = text + wheel
+
+
+def test_a_stale_wheel_of_a_package_under_python_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The package lives under python/, not src/: the fix of python/demo/core.py is not in the
+    previous build's wheel, whose demo/core.py no proxy found in the tree."""
+    for key, value in GIT_ENV.items():
+        monkeypatch.setenv(key, value)
+    repo = _project(tmp_path / "p", _under_python)
+    code, out = _run(repo, "release", "cut", "--version", "1.4", "--execute", "--push")
+    assert code == 0, out
+    code, out = _run(repo, "release", "prepare", "--version", "1.4.0", "--execute", "--push")
+    assert code == 0, out
+    repo.build("build/stale")
+    repo.commit_file("python/demo/core.py", "def answer() -> int:\n    return 7\n", "fix: 7")
+    repo.git("push", "-q", "origin", "release/1.4")
+    code, out = _run(repo, "release", "rc", "--execute", "--push")
+    assert code == 0, out
+    _stale_wheel_fresh_sdist(repo)
+    code, out = _run(repo, "release", "bind", "--rc", RC, "--execute", "--push")
+    assert code == 1 and WHEEL in out and "demo/core.py differs from the reference" in out, out
+    assert repo.origin_git("for-each-ref", "refs/mlrelease") == ""
+
+
+def _header_outside_the_sdist(files: dict[str, str]) -> None:
+    files["include/ops.h"] = "#define OPS 14\n"
+    files["pyproject.toml"] += (
+        '\n[tool.hatch.build.targets.sdist]\nexclude = ["include/"]\n'
+        '\n[tool.hatch.build.targets.wheel.force-include]\n"include/ops.h" = "demo/include/ops.h"\n'
+    )
+
+
+def test_an_sdist_that_does_not_build_a_wheel_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """CI's path: the wheel built from the tree, the sdist beside it; the sdist lacks the
+    header the wheel needs (left out of the sdist, as by a MANIFEST.in without it), so
+    ``pip wheel`` of the published sdist fails. The reference build from the sdist proves it."""
+    for key, value in GIT_ENV.items():
+        monkeypatch.setenv(key, value)
+    repo = _project(tmp_path / "h", _header_outside_the_sdist)
+    _rc(repo)
+    build_dist(repo.path, repo.path / "dist", "--sdist", "--wheel")  # both from the tree
+    code, out = _run(repo, "release", "bind", "--rc", RC, "--execute", "--push")
+    assert code == 1, out
+    assert "does not build a wheel, while its tree does" in out and SDIST in out, out
+    assert repo.origin_git("for-each-ref", "refs/mlrelease") == ""
