@@ -64,7 +64,8 @@ def cmd_prepare(args: argparse.Namespace) -> int:
 
 
 def cmd_rc(args: argparse.Namespace) -> int:
-    service.rc_plan(_config(args), args.tag, args.push).print(execute=args.execute, out=_say)
+    made = service.rc_plan(_config(args), args.tag, args.push, args.rebuild)
+    made.print(execute=args.execute, out=_say)
     return 0
 
 
@@ -190,10 +191,20 @@ def _rc(sub: Any) -> None:
         help="tag the next release candidate vX.Y.Z-rcN on HEAD",
         description="On a release branch with a clean tree, consistent version "
         "files carrying the final version and its changelog section: create the "
-        "annotated tag vX.Y.Z-rcN with N the next free number (local and remote "
-        "tags count). Nothing to do when HEAD is already a release candidate. " + SAFETY,
+        "annotated tag vX.Y.Z-rcN with N the number after origin's newest RC. Nothing to do "
+        "when HEAD is already a release candidate, unless --rebuild: then HEAD is tagged again "
+        "as the next number (a rebuild of the same commit). " + SAFETY,
     )
-    s.add_argument("--tag", help="the expected tag name (refused unless it is the next free one)")
+    s.add_argument(
+        "--tag",
+        help="the expected tag name: the next number, or any number above the newest RC (the "
+        "numbers skipped are named); with --rebuild, a run whose tag exists finds nothing to do",
+    )
+    s.add_argument(
+        "--rebuild",
+        action="store_true",
+        help="HEAD is already a candidate: tag the same commit again as the next number",
+    )
     _act(s)
     s.set_defaults(func=cmd_rc)
 

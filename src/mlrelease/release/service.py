@@ -60,10 +60,16 @@ def prepare_plan(config: Config, version: str, push: bool) -> Plan:
     return candidates.plan_prepare(world, config, version, push)
 
 
-def rc_plan(config: Config, tag: str | None, push: bool) -> Plan:
+def rc_plan(config: Config, tag: str | None, push: bool, rebuild: bool = False) -> Plan:
     if bumped(config):
+        if rebuild:
+            raise UserError(
+                f"rc --rebuild: {TABLE}.release.rc-model is 'bump': each candidate is its own "
+                "version bump, so a rebuild is a new bump; omit --rebuild."
+            )
         return bump_model.plan_rc_bump(reader.read(config, reader.Bumped()), config, tag, push)
-    return candidates.plan_rc(reader.read(config, reader.Candidate()), config, tag, push)
+    world = reader.read(config, reader.Candidate())
+    return candidates.plan_rc(world, config, tag, push, rebuild)
 
 
 def picks_plan(

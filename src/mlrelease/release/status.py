@@ -140,6 +140,7 @@ def status(config: Config, version: str | None = None) -> dict[str, Any]:
         "remote": {"name": rel.remote, "error": remote_error},
         "tags": {
             "rc": [rcs[n][0] for n in sorted(rcs)],
+            "rebuilds": _rebuilds(rcs),
             "final": final_tag if final_tag in world.tags() else None,
             "local_only": [
                 n for n in world.local_only_tags() if (names.parse_tag(n) or (None,))[0] == target
@@ -153,6 +154,18 @@ def status(config: Config, version: str | None = None) -> dict[str, Any]:
         "next": _previews(world, config, target),
         "docs": published.state(config).to_dict(),
     }
+
+
+def _rebuilds(rcs: dict[int, tuple[str, str]]) -> dict[str, str]:
+    """RC tag -> the earlier RC tag on the same commit: the candidate is a rebuild of it."""
+    first: dict[str, str] = {}
+    found = {}
+    for number in sorted(rcs):
+        name, commit = rcs[number]
+        if commit in first:
+            found[name] = first[commit]
+        first.setdefault(commit, name)
+    return found
 
 
 def table(data: dict[str, Any]) -> Table:
@@ -200,7 +213,9 @@ def table(data: dict[str, Any]) -> Table:
 
 def _tags_line(tags: dict[str, Any], remote: str) -> str:
     """The release's tags that decide, and those only this clone has (named, never counted)."""
-    shown = ", ".join(tags["rc"] + ([tags["final"]] if tags["final"] else [])) or "none"
+    rebuilds = tags.get("rebuilds", {})
+    rcs = [f"{n} (a rebuild of {rebuilds[n]})" if n in rebuilds else n for n in tags["rc"]]
+    shown = ", ".join(rcs + ([tags["final"]] if tags["final"] else [])) or "none"
     if tags.get("local_only"):
         shown += (
             f"; only in this clone, not on {remote} (they decide nothing: push them through "
