@@ -169,7 +169,7 @@ def promote(
 def cherry_picks(
     c: Context, branch: str = "", output: str = "", execute: bool = False, push: bool = False
 ) -> None:
-    """Track fixes marked `Release-Target: X.Y` on main: picked or missing (Markdown)."""
+    """Track main's fixes since the fork: wanted or not, picked, missing (Markdown)."""
     options = [*(["--branch", branch] if branch else []), *(["--output", output] if output else [])]
     _mlrelease(c, "release", "cherry-picks", *options, *_flags(execute=execute, push=push))
 

@@ -299,11 +299,14 @@ def _bind(sub: Any) -> None:
 def _cherry_picks(sub: Any) -> None:
     s = sub.add_parser(
         "cherry-picks",
-        help="fixes on main marked for a release: picked or missing",
-        description="Commits on main with the trailer `Release-Target: X.Y` "
-        "(configurable), compared with release/X.Y by patch identity (git cherry), "
-        "as Markdown for the tracker issue. With --execute, cherry-picks the "
-        "missing ones (git cherry-pick -x); a conflict is aborted. " + SAFETY,
+        help="fixes on main since the fork: wanted or not, picked, missing or reverted",
+        description="Each fix on main since the fork, whether the release wants it "
+        "([tool.mlrelease.release] picks: the trailer `Release-Target: X.Y`, a milestone file, "
+        "or every fix) and whether release/X.Y has it, found by patch identity (git cherry), "
+        "the `(cherry picked from commit ...)` line or the pull request's number in the "
+        "subject, with the evidence, as Markdown for the tracker issue. With --execute, "
+        "cherry-picks the missing wanted ones (git cherry-pick -x); a conflict is aborted. "
+        + SAFETY,
     )
     s.add_argument("--branch", help="the release branch (default: the current branch)")
     s.add_argument("--output", type=Path, help="write the Markdown here instead of stdout")

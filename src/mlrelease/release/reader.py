@@ -27,7 +27,7 @@ from mlrelease.edges import git
 from mlrelease.edges.journal import journal_path, read_journal
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.naming import Names
-from mlrelease.release import queries, rules
+from mlrelease.release import queries, rules, wanted
 from mlrelease.release.config import (
     ReleaseConfig,
     is_glob,
@@ -314,9 +314,9 @@ class Picks:
         # Fixes are main's as origin has it (origin is the truth), the branch's as here.
         theirs = snap.remote.heads.get(rel.main_branch) if snap.remote else None
         main = theirs or f"refs/heads/{rel.main_branch}"
-        g.extra["picks"] = queries.pick_facts(
-            g.root, f"refs/heads/{branch}", main, rel.trailer, OVERRIDE
-        )
+        facts = queries.pick_facts(g.root, f"refs/heads/{branch}", main, rel.trailer, OVERRIDE)
+        listed = wanted.read_milestone(g.config, branch) if rel.picks == "milestone" else None
+        g.extra["picks"] = dataclasses.replace(facts, milestone=listed)
         g.current([branch])
 
 

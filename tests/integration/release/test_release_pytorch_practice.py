@@ -109,3 +109,95 @@ def test_tag_takes_any_number_above_the_newest_and_names_the_gap(family: Repo, r
     assert code != 0
     said = _said(out, err)
     assert "next free number is 4" in said and "v2.13.0-rc3" in said, said
+
+
+def _hand_picked(repo: Repo, run: Run) -> dict[str, str]:
+    """Torch-TensorRT's 2.13 picks, made by hand (no trailer): main's fixes since the fork, and
+    release/2.13 with #4300 adapted (its subject names it), #4301 picked as is (no -x line),
+    #4305 picked and reverted on the branch; on main #4303 reverted and relanded, #4304
+    reverted. Returns subject -> main's commit."""
+    adopt(repo, run)
+    fixes: dict[str, str] = {}
+    for n, subject in enumerate(
+        [
+            "fix: dynamic shapes in the converter (#4300)",
+            "Fix the ABI flag of the C++ runtime (#4301)",
+            "feat: a 2.14 feature (#4302)",
+            "fix: a broken cast (#4303)",
+            "fix: an unsafe default (#4304)",
+            "fix: the engine cache key (#4305)",
+        ]
+    ):
+        fixes[subject] = repo.commit_file(f"src/demo/change{n}.py", f"N = {n}\n", subject)
+    for pr in ("4303", "4304"):
+        repo.git("revert", "--no-edit", next(c for s, c in fixes.items() if pr in s))
+    repo.git("revert", "--no-edit", "HEAD~1")  # the revert of #4303, reverted: relanded
+    repo.git("push", "-q", "origin", "main")
+    repo.git("switch", "-q", "release/2.13")
+    repo.commit_file(
+        "src/demo/change0.py",
+        "N = 0  # adapted for 2.13\n",
+        "[release/2.13] fix: dynamic shapes in the converter (#4300) (#4390)",
+    )
+    repo.git("cherry-pick", fixes["Fix the ABI flag of the C++ runtime (#4301)"])
+    repo.git("cherry-pick", "-x", fixes["fix: the engine cache key (#4305)"])
+    repo.git("revert", "--no-edit", "HEAD")
+    return fixes
+
+
+def _configure(repo: Repo, line: str) -> None:
+    """``line`` added to [tool.mlrelease.release] on the branch, committed."""
+    path = repo.path / "pyproject.toml"
+    text = path.read_text(encoding="utf-8")
+    head = "[tool.mlrelease.release]\n"
+    text = text.replace(head, head + line + "\n") if head in text else f"{text}\n{head}{line}\n"
+    path.write_text(text, encoding="utf-8")
+    repo.git("commit", "-q", "-am", "chore: configure the picks")
+
+
+def _row(out: str, sha: str) -> str:
+    return next(line for line in out.splitlines() if f"`{sha[:12]}`" in line)
+
+
+def test_hand_picks_are_found_by_pull_request_patch_and_reverts(family: Repo, run: Run) -> None:
+    fixes = _hand_picked(family, run)
+    code, out, err = run(family.path, "release", "cherry-picks")
+    assert code == 0, err
+    said = _said(out, err)
+    assert "No commit is marked" not in said
+    assert "- not wanted" in _row(out, fixes["fix: a broken cast (#4303)"])
+    assert "no `Release-Target: 2.13`" in _row(out, fixes["fix: a broken cast (#4303)"])
+    assert 'picks = "fixes"' in said, said  # the way to say how this project picks
+    _configure(family, 'picks = "fixes"')
+    code, out, err = run(family.path, "release", "cherry-picks")
+    assert code == 0, err
+    rows = {s: _row(out, c) for s, c in fixes.items() if "feat" not in s}
+    assert "feat: a 2.14 feature" not in out  # not a fix: not the release's business
+    assert "picked (same pull request)" in rows["fix: dynamic shapes in the converter (#4300)"]
+    assert "#4300 in the subject" in rows["fix: dynamic shapes in the converter (#4300)"]
+    assert "the same patch (patch id)" in rows["Fix the ABI flag of the C++ runtime (#4301)"]
+    assert "- [ ] missing" in rows["fix: a broken cast (#4303)"]  # reverted, then relanded
+    assert "withdrawn" in rows["fix: an unsafe default (#4304)"]
+    assert "reverted on the branch" in rows["fix: the engine cache key (#4305)"]
+    assert "a fix since the fork" in rows["fix: a broken cast (#4303)"]
+    assert "2 of 5 picked, 1 missing, 1 withdrawn, 1 reverted." in out, out
+    assert f"git cherry-pick -x {fixes['fix: a broken cast (#4303)']}" in _said(out, err)
+    assert _said(out, err).count("git cherry-pick -x") == 2  # the row's hint and the plan's
+
+
+def test_a_milestone_file_says_which_fixes_are_wanted(family: Repo, run: Run) -> None:
+    fixes = _hand_picked(family, run)
+    _configure(family, 'picks = "milestone"')
+    code, _, err = run(family.path, "release", "cherry-picks")
+    assert code != 0 and "release-picks-2.13.txt" in err and "#1234" in err, err
+    (family.path / "release-picks-2.13.txt").write_text("# the 2.13 milestone\n#4301\n4305\n")
+    code, out, err = run(family.path, "release", "cherry-picks")
+    assert code == 0, err
+    assert "#4301 in the milestone file" in _row(
+        out, fixes["Fix the ABI flag of the C++ runtime (#4301)"]
+    )
+    assert "- not wanted" in _row(out, fixes["fix: a broken cast (#4303)"])
+    assert "git cherry-pick -x" not in err  # nothing the milestone wants is missing
+    (family.path / "release-picks-2.13.txt").write_text("#4301\nthe cast fix\n")
+    code, _, err = run(family.path, "release", "cherry-picks")
+    assert code != 0 and "release-picks-2.13.txt:2" in err, err
