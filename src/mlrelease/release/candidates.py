@@ -11,8 +11,8 @@ from mlrelease.config import Config
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.naming import Names
 from mlrelease.project import changelog
+from mlrelease.release import cut, rules
 from mlrelease.release import edits as editing
-from mlrelease.release import rules
 from mlrelease.release.config import (
     TABLE,
     ReleaseConfig,
@@ -191,6 +191,22 @@ def _check_changelog(world: World, config: Config, version: Version, notes: list
     )
 
 
+def _check_edits(world: World, config: Config, branch: str, wanted: tuple[int, int]) -> None:
+    """What ``release status`` flags on the branch is refused here: a release-only edit the
+    branch lacks (never made, or undone by a pick that brought back, e.g., a nightly pin)."""
+    rel = config.table(ReleaseConfig)
+    if rel.model == "trunk" or not rel.edits:
+        return
+    text = series_text(wanted)
+    missing = cut.missing_edits(world, config, text)
+    if missing:
+        raise PreconditionError(
+            f"rc: {branch} lacks release-only edits ({TABLE}.edits): {'; '.join(missing)}. "
+            f"A candidate built now would ship them unmade. `mlrelease release cut --version "
+            f"{text} --execute --push` commits them on the existing branch; then re-run."
+        )
+
+
 def _refuse_released_head(tags: dict[str, str], names: Names, head: str, version: Version) -> None:
     """A new candidate of ``version`` on a commit already released as another version would
     ship the same bytes under a second version (under ``version-source = "tag"`` the files do
@@ -271,7 +287,7 @@ def plan_rc(
     names = config.names
     plan = Plan("rc", root)
     rules.preflight(world, "rc")
-    branch, _, version = _branch_version(world, config, names, "rc")
+    branch, wanted, version = _branch_version(world, config, names, "rc")
     head = str(world.head)
     rcs = rules.rc_tags(world, names, version)
     at_head = _at_head(world, rcs, head)
@@ -282,6 +298,8 @@ def plan_rc(
     if not at_head or problem or rebuild:  # only the shipped candidate at HEAD is nothing to do
         rules.refuse_released(world, config, version, "rc")  # invariant (j): before the rest
     _check_changelog(world, config, version, plan.notes)
+    if not at_head or rebuild:  # a new tag: nothing the branch is known to lack
+        _check_edits(world, config, branch, wanted)
     rules.check_tags(world, names, "rc", version)
     changed: set[str] = set()
     if at_head and not rebuild:

@@ -18,7 +18,7 @@ from mlrelease.edges import git
 from mlrelease.edges.journal import read_journal
 from mlrelease.errors import UserError
 from mlrelease.release import bump_model, candidates, cut, picks, queries, reader
-from mlrelease.release.config import ReleaseConfig
+from mlrelease.release.config import ReleaseConfig, series_text
 from mlrelease.release.plan import Plan
 from mlrelease.release.promotion import bind, final, publish
 
@@ -68,8 +68,15 @@ def rc_plan(config: Config, tag: str | None, push: bool, rebuild: bool = False) 
                 "version bump, so a rebuild is a new bump; omit --rebuild."
             )
         return bump_model.plan_rc_bump(reader.read(config, reader.Bumped()), config, tag, push)
-    world = reader.read(config, reader.Candidate())
+    world = reader.read(config, reader.Candidate(), *_edits_ask(config))
     return candidates.plan_rc(world, config, tag, push, rebuild)
+
+
+def _edits_ask(config: Config) -> list[reader.Ask]:
+    """The release-only edits' files on the checked-out release branch (``rc`` refuses a
+    branch that lacks one): read as ``release cut`` of its series reads them."""
+    found = config.names.series_of_branch(git.current_branch(config.root) or "")
+    return [reader.Cut(series_text(found))] if found else []
 
 
 def picks_plan(

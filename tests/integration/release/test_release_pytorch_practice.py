@@ -6,13 +6,13 @@ hand (the pull request's number in the subject, no trailer), a revert chain."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
 from helpers.release import GIT_ENV, Repo
 from helpers.repo import Run, in_process
-from helpers.torch_family import adopt, push_torch_family
+from helpers.torch_family import FILES, TENSORRT, adopt, push_torch_family
 
 
 @pytest.fixture
@@ -20,17 +20,27 @@ def run(capsys: pytest.CaptureFixture[str]) -> Run:
     return in_process(capsys)
 
 
-@pytest.fixture
-def family(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Repo]:
-    """Torch-TensorRT's 2.13 before its final: rc1..rc3 on origin, mlrelease adopted."""
+def _unreleased(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: Mapping[str, str]) -> Repo:
     for key, value in GIT_ENV.items():
         monkeypatch.setenv(key, value)
     monkeypatch.delenv("MLRELEASE_FAULT", raising=False)
     monkeypatch.setenv("COLUMNS", "300")
-    repo = push_torch_family(tmp_path)
+    repo = push_torch_family(tmp_path, files)
     repo.git("tag", "-d", "v2.13.0")
     repo.git("push", "-q", "origin", ":refs/tags/v2.13.0")
-    yield repo
+    return repo
+
+
+@pytest.fixture
+def family(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Repo]:
+    """2.13 before its final: rc1..rc3 on origin (hand-made), mlrelease to be adopted."""
+    yield _unreleased(tmp_path, monkeypatch, FILES)
+
+
+@pytest.fixture
+def tensorrt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Repo]:
+    """The same history in Torch-TensorRT's shape (setup.py, workflows, a native build)."""
+    yield _unreleased(tmp_path, monkeypatch, TENSORRT)
 
 
 def _on_branch(repo: Repo, run: Run) -> None:
@@ -201,3 +211,38 @@ def test_a_milestone_file_says_which_fixes_are_wanted(family: Repo, run: Run) ->
     (family.path / "release-picks-2.13.txt").write_text("#4301\nthe cast fix\n")
     code, _, err = run(family.path, "release", "cherry-picks")
     assert code != 0 and "release-picks-2.13.txt:2" in err, err
+
+
+EDITS = """
+[[tool.mlrelease.release.edits]]
+file = ".github/workflows/*.yml"
+search = "@main"
+replace = "@{branch}"
+"""
+"""Torch-TensorRT's release-only edit: the reusable workflows pinned to the release branch."""
+
+
+def test_rc_refuses_a_branch_that_lacks_a_release_only_edit(tensorrt: Repo, run: Run) -> None:
+    repo = tensorrt
+    adopt(repo, run)
+    for branch in ("main", "release/2.13"):
+        repo.git("switch", "-q", branch)
+        with (repo.path / "pyproject.toml").open("a", encoding="utf-8") as handle:
+            handle.write(EDITS)
+        repo.git("commit", "-q", "-am", "chore: declare the release-only edit")
+    repo.git("push", "-q", "origin", "main", "release/2.13")
+    code, _, err = run(repo.path, "release", "prepare", "--version", "2.13.0", "--execute")
+    assert code == 0, err
+    code, out, err = run(repo.path, "release", "status")
+    assert "MISSING on release/2.13" in _said(out, err), out  # what status flags ...
+    code, out, err = run(repo.path, "release", "rc", "--execute")
+    said = _said(out, err)
+    assert code != 0 and "rc: release/2.13 lacks release-only edits" in said, said  # ... rc refuses
+    assert ".github/workflows/build-tensorrt-linux.yml: '@main' -> '@release/2.13'" in said
+    assert "mlrelease release cut --version 2.13 --execute" in said
+    assert "v2.13.0-rc4" not in repo.git("tag", "-l")
+    code, out, err = run(repo.path, "release", "cut", "--version", "2.13", "--execute")
+    assert code == 0, out + err
+    assert "@release/2.13" in (repo.path / ".github/workflows/build-tensorrt-linux.yml").read_text()
+    code, out, err = run(repo.path, "release", "rc")
+    assert code == 0 and "git tag -a v2.13.0-rc4" in _said(out, err), out + err
