@@ -159,7 +159,7 @@ def _branch_version(
     if tree.stale:
         raise PreconditionError(
             f"{name}: the version files disagree (current_version {tree.current}): "
-            f"{'; '.join(tree.stale)}. Fix them (`nox -s release_verify -- --only versions`)."
+            f"{'; '.join(tree.stale)}. Fix them (`mlrelease verify --only versions` shows each)."
         )
     carried = parse_version(tree.current, "pyproject.toml")
     model = version_model(config)

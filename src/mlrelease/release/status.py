@@ -30,8 +30,9 @@ from mlrelease.release.world import World, parse_version
 # --- status ---------------------------------------------------------------------------------
 
 
-def _previews(world: World, config: Config, target: Version) -> dict[str, str]:
-    """What each verb would do next, planned on the one world (or why it refuses)."""
+def _previews(world: World, config: Config, target: Version, at_rc: str | None) -> dict[str, str]:
+    """What each verb would do next, planned on the one world (or why it refuses). With HEAD a
+    release candidate (``at_rc``), no new commit is proposed: it would need another RC."""
     rel = config.table(ReleaseConfig)
     untagged = rel.rc_model == "bump"  # RCs are version bumps: no tag to promote
     cut_version = series_text(series(target))
@@ -60,6 +61,13 @@ def _previews(world: World, config: Config, target: Version) -> dict[str, str]:
             found[name] = (
                 "nothing to do" if plan.noop else "; ".join(a.line[2:] for a in plan.actions)
             )
+            if at_rc and name == "prepare" and not plan.noop:
+                found[name] = (
+                    f"not proposed: HEAD is {at_rc}, and a commit now would need another release "
+                    f"candidate. Next: verify {at_rc} (`mlrelease verify`), bind its files "
+                    f"(`mlrelease release bind --rc {at_rc} --execute --push`), then "
+                    f"`mlrelease release promote --rc {at_rc}`."
+                )
         except UserError as exc:
             found[name] = f"refused: {exc}"
     return found
@@ -151,9 +159,14 @@ def status(config: Config, version: str | None = None) -> dict[str, Any]:
         "next_rc": None if released else names.rc_tag_for(target, max(rcs, default=0) + 1),
         "release_edits": _edits(world, config, series_text(series(target))),
         "release_verify": verdict,
-        "next": _previews(world, config, target),
+        "next": _previews(world, config, target, _at_head(rcs, world.head)),
         "docs": published.state(config).to_dict(),
     }
+
+
+def _at_head(rcs: dict[int, tuple[str, str]], head: str | None) -> str | None:
+    """The newest release candidate tagged on HEAD, if any."""
+    return next((rcs[n][0] for n in sorted(rcs, reverse=True) if rcs[n][1] == head), None)
 
 
 def _rebuilds(rcs: dict[int, tuple[str, str]]) -> dict[str, str]:

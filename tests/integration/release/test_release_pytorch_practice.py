@@ -10,7 +10,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
-from helpers.release import GIT_ENV, Repo
+from helpers.release import GIT_ENV, Repo, run_mlrelease
 from helpers.repo import Run, in_process
 from helpers.torch_family import FILES, TENSORRT, adopt, push_torch_family
 
@@ -246,3 +246,40 @@ def test_rc_refuses_a_branch_that_lacks_a_release_only_edit(tensorrt: Repo, run:
     assert "@release/2.13" in (repo.path / ".github/workflows/build-tensorrt-linux.yml").read_text()
     code, out, err = run(repo.path, "release", "rc")
     assert code == 0 and "git tag -a v2.13.0-rc4" in _said(out, err), out + err
+
+
+def test_after_an_rc_status_proposes_verification_and_promotion(family: Repo, run: Run) -> None:
+    """No changelog section yet (the tag model only notes it): prepare would write one, a
+    commit that needs another RC. Nor is bump-my-version's tag warning repeated."""
+    adopt(family, run)
+    family.git("switch", "-q", "release/2.13")
+    code, _, err = run(family.path, "release", "rc", "--execute", "--push")
+    assert code == 0, err
+    code, out, err = run(family.path, "release", "status", "--json")
+    assert code == 0, err
+    preview = json.loads(out)["next"]["prepare"]
+    assert preview.startswith("not proposed: HEAD is v2.13.0-rc4"), preview
+    assert "mlrelease release promote --rc v2.13.0-rc4" in preview
+
+
+def test_bump_my_versions_tag_warning_is_not_repeated(family: Repo, run: Run) -> None:
+    """release/2.13 carries 2.13.0a0, behind its newest tag v2.13.0-rc3, as the tag model
+    promises: bump-my-version warned at every configuration read."""
+    adopt(family, run)
+    family.git("switch", "-q", "release/2.13")
+    done = run_mlrelease(family, "release", "status")  # a process of its own: its logging
+    assert done.returncode == 0, done.stderr
+    assert "does not match last tagged version" not in done.stderr, done.stderr
+
+
+def test_a_published_hand_made_rc_is_never_advised_deleted(family: Repo, run: Run) -> None:
+    adopt(family, run)
+    family.git("switch", "-q", "release/2.13")
+    family.git("push", "-q", "origin", "HEAD:refs/tags/v2.13.0-rc4")  # by hand, lightweight
+    code, out, err = run(family.path, "release", "rc")
+    said = _said(out, err)
+    assert code != 0 and "lightweight tag" in said, said
+    assert "delete" not in said.replace("never deleted", ""), said
+    assert "mlrelease release rc --rebuild --execute --push" in said
+    code, out, err = run(family.path, "release", "rc", "--rebuild")
+    assert code == 0 and "git tag -a v2.13.0-rc5" in _said(out, err), out + err
