@@ -86,6 +86,11 @@ class Detection:
                 files or "none (bump-my-version has nothing to rewrite)",
                 "each has an exact search pattern; no other number is taken for a version",
             ),
+            *(
+                [Finding("version left", "; ".join(v.left), "they spell it, but do not move")]
+                if v.left
+                else []
+            ),
             Finding("tags", f"{self.tags.tag} / {self.tags.rc_tag}", self.tags.why),
             Finding("release model", f"{self.model.name} ({self.model.branch})", self.model.why),
             Finding("release candidates", self.rc.name, self.rc.why),

@@ -4,6 +4,7 @@ writes, read back with the composition root's loader."""
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from mlrelease import requirements
 from mlrelease.config import Loader
 from mlrelease.edges import installed
 from mlrelease.errors import UserError
-from mlrelease.init import detect, propose, snapshot
+from mlrelease.init import carriers, detect, propose, snapshot
 from mlrelease.terminal import make_console
 from mlrelease.wheels import platforms
 
@@ -49,6 +50,21 @@ def _native_platforms(root: Path, pyproject: dict[str, Any]) -> tuple[list[str] 
     )
 
 
+def _with_carriers(
+    root: Path, snap: snapshot.Snapshot, found: detect.Detection
+) -> detect.Detection:
+    """Every other file the repository spells the current version in: proposed, or left with
+    the reason (pyproject.toml's own version is bump-my-version's ``current_version``)."""
+    v = found.version
+    if not v.current or v.from_tags:
+        return found
+    texts = snapshot.texts_containing(root, snap.files, v.current)
+    known = {f.filename for f in v.files} | {"pyproject.toml"}
+    more = carriers.carriers(texts, v.current, known)
+    version = dataclasses.replace(v, files=[*v.files, *more.files], left=more.left)
+    return dataclasses.replace(found, version=version)
+
+
 def run(root: Path, *, execute: bool, load_config: Loader) -> int:
     """Detect, show the proposal and its reasons; with ``execute``, append it to pyproject,
     then read it back with ``load_config`` (the registry's: every table, checked)."""
@@ -64,7 +80,8 @@ def run(root: Path, *, execute: bool, load_config: Loader) -> int:
     if "mlrelease" in current.get("tool", {}):
         console.print(f"{path} already has [tool.mlrelease]; nothing to propose or write.")
         return 0
-    found = detect.detect(snapshot.take(root))
+    snap = snapshot.take(root)
+    found = _with_carriers(root, snap, detect.detect(snap))
     required, platform_note = (None, "")
     if found.build.kind == "native" and found.build.builder == "cibuildwheel":
         required, platform_note = _native_platforms(root, current)

@@ -184,6 +184,23 @@ def _read(root: Path, files: list[str]) -> dict[str, str]:
     return texts
 
 
+def texts_containing(root: Path, files: list[str], needle: str) -> dict[str, str]:
+    """path -> text of each walked file (UTF-8, at most ``MAX_TEXT`` bytes) that contains
+    ``needle``: the repository searched for the version, whatever a file is named."""
+    found: dict[str, str] = {}
+    for rel in files:
+        path = root / rel
+        try:
+            if path.is_symlink() or path.stat().st_size > MAX_TEXT:
+                continue
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue  # binary or unreadable: no version to bump there
+        if needle in text:
+            found[rel] = text
+    return found
+
+
 TAGS_READ = 8
 """How many of the newest release-like tags :func:`take` reads version files at."""
 

@@ -38,6 +38,9 @@ class VersionSource:
     PyTorch family): release tags sit on commits whose version file says a development marker
     of their series, or, under the branch model, main carries the bare next version (a final
     version no tag has released yet, where the files model would carry a marker)."""
+    left: list[str] = field(default_factory=list)
+    """Other places that spell the version and do not move with it, each with the reason
+    (:mod:`mlrelease.init.carriers`)."""
 
     @property
     def from_tags(self) -> bool:

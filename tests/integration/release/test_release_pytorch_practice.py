@@ -283,3 +283,44 @@ def test_a_published_hand_made_rc_is_never_advised_deleted(family: Repo, run: Ru
     assert "mlrelease release rc --rebuild --execute --push" in said
     code, out, err = run(family.path, "release", "rc", "--rebuild")
     assert code == 0 and "git tag -a v2.13.0-rc5" in _said(out, err), out + err
+
+
+CARRIERS = {
+    "MODULE.bazel": 'module(\n    name = "torch_tensorrt",\n    version = "2.14.0a0",\n)\n',
+    "docker/MODULE.bazel.ngc": 'module(name = "torch_tensorrt", version = "2.14.0a0")\n',
+    "cpp/include/torch_tensorrt/macros.h": '#define TORCH_TENSORRT_VERSION "2.14.0a0"\n',
+    "docker/Dockerfile": "FROM ubuntu\nRUN pip install torch==2.14.0a0 --pre\n",
+    "docs/install.md": "Nightlies are 2.14.0a0 until the branch cut.\n",
+}
+"""Torch-TensorRT's other version carriers on main, and two places that only spell it."""
+
+
+def test_init_finds_bazel_modules_and_a_cpp_macro_and_cut_bumps_them(
+    tensorrt: Repo, run: Run
+) -> None:
+    repo = tensorrt
+    for path, text in CARRIERS.items():
+        repo.commit_file(path, text, f"build: {path}")
+    repo.git("push", "-q", "origin", "main")
+    code, out, err = run(repo.path, "init")
+    assert code == 0, err
+    said = _said(out, err)
+    for path in ("MODULE.bazel", "docker/MODULE.bazel.ngc", "cpp/include/torch_tensorrt/macros.h"):
+        assert f'filename = "{path}"' in out, out
+    assert 'search = "#define TORCH_TENSORRT_VERSION \\"{current_version}\\""' in out, out
+    assert "docker/Dockerfile:2: a pin of another package" in said, said
+    assert "docs/install.md:1:" in said and "documentation: it names versions" in said, said
+    assert 'filename = "docker/Dockerfile"' not in out
+    adopt(repo, run)
+    code, out, err = run(repo.path, "verify", "--only", "versions")
+    assert code == 0, out + err
+    code, out, err = run(repo.path, "release", "cut", "--version", "2.14", "--execute")
+    assert code == 0, out + err
+    for path in ("MODULE.bazel", "docker/MODULE.bazel.ngc", "cpp/include/torch_tensorrt/macros.h"):
+        assert "2.15.0a0" in repo.git("show", f"main:{path}"), path  # moved with main
+        assert "2.14.0a0" in repo.git("show", f"release/2.14:{path}"), path
+    assert "torch==2.14.0a0" in repo.git("show", "main:docker/Dockerfile")  # left as it was
+    repo.git("switch", "-q", "main")
+    (repo.path / "MODULE.bazel").write_text(CARRIERS["MODULE.bazel"], encoding="utf-8")
+    code, out, err = run(repo.path, "verify", "--only", "versions")
+    assert code != 0 and "MODULE.bazel" in out + err, out + err  # the gate checks it
