@@ -5,6 +5,7 @@ writes, read back with the composition root's loader."""
 from __future__ import annotations
 
 import dataclasses
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ from mlrelease import requirements
 from mlrelease.config import Loader
 from mlrelease.edges import installed
 from mlrelease.errors import UserError
-from mlrelease.init import carriers, detect, propose, snapshot
+from mlrelease.init import carriers, detect, propose, release_edits, snapshot
 from mlrelease.terminal import make_console
 from mlrelease.wheels import platforms
 
@@ -65,6 +66,18 @@ def _with_carriers(
     return dataclasses.replace(found, version=version)
 
 
+def _with_edits(root: Path, found: detect.Detection) -> detect.Detection:
+    """The release-only edits of the newest release branch's first commit (branch model)."""
+    model = found.model
+    series = re.search(r"\d+\.\d+", model.newest) if model.name == "branch" else None
+    if series is None:
+        return found
+    diff = snapshot.first_commit_diff(root, model.main_branch, model.newest)
+    skip = {f.filename for f in found.version.files} | {"pyproject.toml"}
+    edits = release_edits.proposed_edits(diff, model.newest, series[0], skip)
+    return dataclasses.replace(found, release_edits=edits)
+
+
 def run(root: Path, *, execute: bool, load_config: Loader) -> int:
     """Detect, show the proposal and its reasons; with ``execute``, append it to pyproject,
     then read it back with ``load_config`` (the registry's: every table, checked)."""
@@ -81,7 +94,7 @@ def run(root: Path, *, execute: bool, load_config: Loader) -> int:
         console.print(f"{path} already has [tool.mlrelease]; nothing to propose or write.")
         return 0
     snap = snapshot.take(root)
-    found = _with_carriers(root, snap, detect.detect(snap))
+    found = _with_edits(root, _with_carriers(root, snap, detect.detect(snap)))
     required, platform_note = (None, "")
     if found.build.kind == "native" and found.build.builder == "cibuildwheel":
         required, platform_note = _native_platforms(root, current)

@@ -201,6 +201,19 @@ def texts_containing(root: Path, files: list[str], needle: str) -> dict[str, str
     return found
 
 
+def first_commit_diff(root: Path, main: str, branch: str) -> str:
+    """``git show -U0`` of the first commit of ``branch`` (here or on a remote) after it left
+    ``main``; "" when there is none."""
+    for ref in (f"refs/heads/{branch}", f"refs/remotes/origin/{branch}"):
+        if not git.run(root, "rev-parse", "-q", "--verify", ref, check=False):
+            continue
+        base = f"refs/heads/{main}"
+        listed = git.run(root, "rev-list", "--reverse", f"{base}..{ref}", check=False).split()
+        if listed:
+            return git.run(root, "show", "--format=", "-U0", "--no-color", listed[0], strip=False)
+    return ""
+
+
 TAGS_READ = 8
 """How many of the newest release-like tags :func:`take` reads version files at."""
 

@@ -324,3 +324,31 @@ def test_init_finds_bazel_modules_and_a_cpp_macro_and_cut_bumps_them(
     (repo.path / "MODULE.bazel").write_text(CARRIERS["MODULE.bazel"], encoding="utf-8")
     code, out, err = run(repo.path, "verify", "--only", "versions")
     assert code != 0 and "MODULE.bazel" in out + err, out + err  # the gate checks it
+
+
+def test_init_proposes_the_release_only_edits_of_the_newest_branch(
+    tensorrt: Repo, run: Run
+) -> None:
+    """release/2.14's first commit pins the reusable workflows to the branch, as
+    Torch-TensorRT's every release branch does: init proposes that edit, with {branch}."""
+    repo = tensorrt
+    repo.git("switch", "-q", "-c", "release/2.14")
+    for name in ("linux", "windows"):
+        path = repo.path / f".github/workflows/build-tensorrt-{name}.yml"
+        path.write_text(path.read_text().replace("@main", "@release/2.14"), encoding="utf-8")
+    repo.git("commit", "-q", "-am", "chore: release-only edits for 2.14")
+    repo.git("push", "-q", "origin", "release/2.14")
+    repo.git("switch", "-q", "main")
+    code, out, err = run(repo.path, "init")
+    assert code == 0, err
+    assert "[[tool.mlrelease.release.edits]]" in out, out
+    assert 'file = ".github/workflows/build-tensorrt-linux.yml"' in out
+    assert "build_wheels_linux.yml@{branch}" in out, out
+    assert "the first commit of release/2.14" in _said(out, err)
+    code, out, err = run(repo.path, "init", "--execute")
+    assert code == 0, err
+    repo.git("commit", "-q", "-am", "chore: adopt mlrelease")
+    repo.git("push", "-q", "origin", "main")
+    code, out, err = run(repo.path, "release", "status", "--json", "--version", "2.14.0")
+    assert code == 0, err
+    assert json.loads(out)["release_edits"]["missing"] == [], out  # the branch has them all
