@@ -9,17 +9,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from packaging.version import InvalidVersion, Version
+from mlrelease.init.version_source import is_version
 
 _BOUNDARY = " \t\"'=,()[]{}<>"
-
-
-def _is_version(text: str) -> bool:
-    try:
-        Version(text)
-    except InvalidVersion:
-        return False
-    return True
 
 
 @dataclass(frozen=True)
@@ -79,7 +71,7 @@ def proposed_edits(diff: str, branch: str, series: str, skip: set[str]) -> list[
         if path in skip:
             continue
         search, replace = _widen(old, new)
-        if not search or search == replace or (_is_version(search) and _is_version(replace)):
+        if not search or search == replace or (is_version(search) and is_version(replace)):
             continue
         # The replacement is a format string (cut fills in the branch): literal braces doubled.
         template = replace.replace("{", "{{").replace("}", "}}").replace(branch, "{branch}")
