@@ -11,7 +11,7 @@ from mlrelease.config import Config
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.naming import Names
 from mlrelease.project import changelog
-from mlrelease.release import cut, rules
+from mlrelease.release import cut, pins, rules
 from mlrelease.release import edits as editing
 from mlrelease.release.config import (
     TABLE,
@@ -207,6 +207,18 @@ def _check_edits(world: World, config: Config, branch: str, wanted: tuple[int, i
         )
 
 
+def _check_pins(config: Config, branch: str) -> None:
+    """A release candidate never depends on a nightly: a dev-build pin on the branch is
+    refused, naming it (the fix: the released version of that package, or its test build)."""
+    found = pins.dev_pins(config.pyproject)
+    if found:
+        raise PreconditionError(
+            f"rc: {branch} pins development (nightly) builds: {'; '.join(found)}. A release "
+            "candidate would depend on a nightly. Pin the released (or release-candidate) "
+            "version of each, commit it on the branch, then re-run."
+        )
+
+
 def _refuse_released_head(tags: dict[str, str], names: Names, head: str, version: Version) -> None:
     """A new candidate of ``version`` on a commit already released as another version would
     ship the same bytes under a second version (under ``version-source = "tag"`` the files do
@@ -300,6 +312,7 @@ def plan_rc(
     _check_changelog(world, config, version, plan.notes)
     if not at_head or rebuild:  # a new tag: nothing the branch is known to lack
         _check_edits(world, config, branch, wanted)
+        _check_pins(config, branch)
     rules.check_tags(world, names, "rc", version)
     changed: set[str] = set()
     if at_head and not rebuild:

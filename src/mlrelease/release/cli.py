@@ -191,7 +191,8 @@ def _rc(sub: Any) -> None:
         help="tag the next release candidate vX.Y.Z-rcN on HEAD",
         description="On a release branch with a clean tree, consistent version "
         "files carrying the final version, its changelog section and every release-only edit "
-        "([tool.mlrelease.release] edits; a branch lacking one is refused): create the "
+        "([tool.mlrelease.release] edits; a branch lacking one is refused), and no pin of a "
+        "development (nightly) build in pyproject.toml: create the "
         "annotated tag vX.Y.Z-rcN with N the number after origin's newest RC. Nothing to do "
         "when HEAD is already a release candidate, unless --rebuild: then HEAD is tagged again "
         "as the next number (a rebuild of the same commit). " + SAFETY,

@@ -285,6 +285,14 @@ def test_a_published_hand_made_rc_is_never_advised_deleted(family: Repo, run: Ru
     assert code == 0 and "git tag -a v2.13.0-rc5" in _said(out, err), out + err
 
 
+def _init(repo: Repo) -> tuple[int, str, str]:
+    """``mlrelease init`` (a dry run) in a process of its own: its findings table is as wide
+    as COLUMNS says, whatever width an earlier test left the in-process console."""
+    done = run_mlrelease(repo, "init")
+    assert done.returncode == 0, done.stderr
+    return done.returncode, done.stdout, done.stderr
+
+
 CARRIERS = {
     "MODULE.bazel": 'module(\n    name = "torch_tensorrt",\n    version = "2.14.0a0",\n)\n',
     "docker/MODULE.bazel.ngc": 'module(name = "torch_tensorrt", version = "2.14.0a0")\n',
@@ -302,8 +310,7 @@ def test_init_finds_bazel_modules_and_a_cpp_macro_and_cut_bumps_them(
     for path, text in CARRIERS.items():
         repo.commit_file(path, text, f"build: {path}")
     repo.git("push", "-q", "origin", "main")
-    code, out, err = run(repo.path, "init")
-    assert code == 0, err
+    code, out, err = _init(repo)
     said = _said(out, err)
     for path in ("MODULE.bazel", "docker/MODULE.bazel.ngc", "cpp/include/torch_tensorrt/macros.h"):
         assert f'filename = "{path}"' in out, out
@@ -339,8 +346,7 @@ def test_init_proposes_the_release_only_edits_of_the_newest_branch(
     repo.git("commit", "-q", "-am", "chore: release-only edits for 2.14")
     repo.git("push", "-q", "origin", "release/2.14")
     repo.git("switch", "-q", "main")
-    code, out, err = run(repo.path, "init")
-    assert code == 0, err
+    code, out, err = _init(repo)
     assert "[[tool.mlrelease.release.edits]]" in out, out
     assert 'file = ".github/workflows/build-tensorrt-linux.yml"' in out
     assert "build_wheels_linux.yml@{branch}" in out, out
@@ -352,3 +358,26 @@ def test_init_proposes_the_release_only_edits_of_the_newest_branch(
     code, out, err = run(repo.path, "release", "status", "--json", "--version", "2.14.0")
     assert code == 0, err
     assert json.loads(out)["release_edits"]["missing"] == [], out  # the branch has them all
+
+
+def test_rc_refuses_a_pin_of_a_nightly_build(family: Repo, run: Run) -> None:
+    """A pick brings a torchvision nightly pin onto the branch (Torch-TensorRT's #4391)."""
+    _on_branch(family, run)
+    path = family.path / "pyproject.toml"
+    text = path.read_text(encoding="utf-8")
+    pinned = text.replace(
+        'dynamic = ["version"]\n',
+        'dynamic = ["version"]\ndependencies = ["torchvision==0.29.0.dev20261101"]\n',
+    )
+    assert pinned != text
+    path.write_text(pinned, encoding="utf-8")
+    family.git("commit", "-q", "-am", "fix: the converter (#4391)")
+    code, out, err = run(family.path, "release", "rc", "--execute")
+    said = _said(out, err)
+    assert code != 0 and "rc: release/2.13 pins development (nightly) builds" in said, said
+    assert "pyproject.toml [project] dependencies: torchvision==0.29.0.dev20261101" in said
+    assert "v2.13.0-rc4" not in family.git("tag", "-l")
+    path.write_text(pinned.replace("0.29.0.dev20261101", "0.29.0"), encoding="utf-8")
+    family.git("commit", "-q", "-am", "fix: pin the released torchvision")
+    code, out, err = run(family.path, "release", "rc")
+    assert code == 0 and "git tag -a v2.13.0-rc4" in _said(out, err), out + err
