@@ -136,5 +136,10 @@ def _second_runs(mlr: Run) -> None:
         assert code == 0 and "nothing to do" in err, (args, err)
     code, out, err = mlr("release", "status", "--json")
     status = json.loads(out)
-    assert status["tags"] == {"rc": ["v1.4.0-rc1", "v1.4.0-rc2"], "final": "v1.4.0"}
+    assert status["tags"] == {
+        "rc": ["v1.4.0-rc1", "v1.4.0-rc2"],
+        "final": "v1.4.0",
+        "local_only": [],
+        "rebuilds": {},
+    }
     assert status["release_verify"]["verdict"] == "pass" and status["release_verify"]["for_head"]
