@@ -90,16 +90,18 @@ def prepare(c: Context, version: str, execute: bool = False, push: bool = False)
 
 @task(
     help={
-        "tag": "the expected tag (refused unless it is the next free one)",
+        "tag": "the expected tag: the next number, or any above the newest RC (gap named)",
+        "rebuild": "HEAD is already a candidate: tag the same commit again as the next number",
         "execute": "act (default: dry run)",
         "push": "push the branch and the tag",
     }
 )
-def rc(c: Context, tag: str = "", execute: bool = False, push: bool = False) -> None:
+def rc(
+    c: Context, tag: str = "", rebuild: bool = False, execute: bool = False, push: bool = False
+) -> None:
     """Tag the next release candidate vX.Y.Z-rcN on the release branch head."""
-    _mlrelease(
-        c, "release", "rc", *(["--tag", tag] if tag else []), *_flags(execute=execute, push=push)
-    )
+    options = [*(["--tag", tag] if tag else []), *(["--rebuild"] if rebuild else [])]
+    _mlrelease(c, "release", "rc", *options, *_flags(execute=execute, push=push))
 
 
 @task(
@@ -167,7 +169,7 @@ def promote(
 def cherry_picks(
     c: Context, branch: str = "", output: str = "", execute: bool = False, push: bool = False
 ) -> None:
-    """Track fixes marked `Release-Target: X.Y` on main: picked or missing (Markdown)."""
+    """Track main's fixes since the fork: wanted or not, picked, missing (Markdown)."""
     options = [*(["--branch", branch] if branch else []), *(["--output", output] if output else [])]
     _mlrelease(c, "release", "cherry-picks", *options, *_flags(execute=execute, push=push))
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from rich.markup import escape
 
-from mlrelease import __version__, doctor, registry, report, requirements, verify
+from mlrelease import __version__, doctor, registry, report, requirements, terminal, verify
 from mlrelease.config import Config
 from mlrelease.edges import files, installed
 from mlrelease.errors import UserError
@@ -199,6 +199,7 @@ def _fail(exc: UserError) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    terminal.quiet_third_party()
     try:
         return int(args.func(args))
     except (ImportError, requirements.MissingDependency) as exc:  # never a traceback

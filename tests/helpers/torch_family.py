@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from helpers.release import GIT_ENV, Repo
+from helpers.repo import Run
 
 FILES = {
     "pyproject.toml": '[build-system]\nrequires = ["setuptools>=64"]\n'
@@ -166,3 +167,29 @@ def push_bare_next(base: Path, main: str = "0.19.0", files: Mapping[str, str] = 
     _git(work, "remote", "add", "origin", str(origin))
     _git(work, "push", "-q", "origin", "main", "release/0.18.0", "--tags")
     return Repo(work, origin)
+
+
+def adopt(repo: Repo, run: Run) -> None:
+    """``init --execute`` on main, committed (with the cheap gates only) and pushed, and the
+    same tables added on ``release/2.13`` (with the version its files carry)."""
+    code, _, err = run(repo.path, "init", "--execute")
+    assert code == 0, err
+    path = repo.path / "pyproject.toml"
+    text = path.read_text(encoding="utf-8")
+    start = text.index("gates = [")
+    path.write_text(
+        text[:start]
+        + 'gates = ["git_state", "versions", "changelog"]'
+        + text[text.index("]", start) + 1 :],
+        encoding="utf-8",
+    )
+    repo.git("commit", "-q", "-am", "chore: adopt mlrelease")
+    repo.git("switch", "-q", "release/2.13")
+    repo.git("cherry-pick", "-x", "main")
+    on_branch = path.read_text(encoding="utf-8").replace(
+        'current_version = "2.14.0a0"', 'current_version = "2.13.0a0"'
+    )
+    path.write_text(on_branch, encoding="utf-8")  # the branch's own version, as the branch has it
+    repo.git("commit", "-q", "--amend", "--no-edit", "-a")
+    repo.git("switch", "-q", "main")
+    repo.git("push", "-q", "origin", "main", "release/2.13")

@@ -20,4 +20,4 @@ def test_table_aligns_and_escapes() -> None:
 def test_a_pipe_in_a_gate_description_keeps_the_exit_criteria_table() -> None:
     g = Gate("odd", "Checks a | b.", lambda ctx: GateResult.passed("ok"))
     row = render([g]).splitlines()[-1]
-    assert row == ("| 1 | `odd` | Checks a \\| b. | yes | `nox -s release_verify -- --only odd` |")
+    assert row == ("| 1 | `odd` | Checks a \\| b. | yes | `mlrelease verify --only odd` |")

@@ -165,7 +165,7 @@ class Gate:
 
     @property
     def how_to_run(self) -> str:
-        return f"nox -s release_verify -- --only {self.name}"
+        return f"mlrelease verify --only {self.name}"
 
     def __call__(self, ctx: Context) -> GateResult:
         """Run the gate's function itself (exceptions propagate; see :meth:`execute`)."""

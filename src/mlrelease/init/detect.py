@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
+from mlrelease.init.release_edits import ProposedEdit
 from mlrelease.init.shape import (
     _TAG,
     Model,
@@ -74,6 +75,8 @@ class Detection:
     """How release candidates are made (tags, or version bumps without tags)."""
     stale_changelog: str | None = None
     """A changelog file the project stopped keeping (no section for its newest releases)."""
+    release_edits: list[ProposedEdit] = field(default_factory=list)
+    """The release-only edits the newest release branch's first commit made."""
 
     def findings(self) -> list[Finding]:
         v = self.version
@@ -86,9 +89,25 @@ class Detection:
                 files or "none (bump-my-version has nothing to rewrite)",
                 "each has an exact search pattern; no other number is taken for a version",
             ),
+            *(
+                [Finding("version left", "; ".join(v.left), "they spell it, but do not move")]
+                if v.left
+                else []
+            ),
             Finding("tags", f"{self.tags.tag} / {self.tags.rc_tag}", self.tags.why),
             Finding("release model", f"{self.model.name} ({self.model.branch})", self.model.why),
             Finding("release candidates", self.rc.name, self.rc.why),
+            *(
+                [
+                    Finding(
+                        "release-only edits",
+                        "; ".join(f"{e.file}: {e.search!r} -> {e.replace!r}" for e in edits),
+                        f"the first commit of {self.model.newest} made them",
+                    )
+                ]
+                if (edits := self.release_edits)
+                else []
+            ),
             Finding("build", self.build.kind, self.build.why),
             Finding("changelog", self.changelog or "none", self.changelog_why),
             Finding(

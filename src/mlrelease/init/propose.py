@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -171,6 +172,10 @@ def propose(
         section("[tool.mlrelease]", main),
         section("[tool.mlrelease.wheels]", wheels),
         section("[tool.mlrelease.release]", release),
+        *(
+            section("[[tool.mlrelease.release.edits]]", dataclasses.asdict(e))
+            for e in d.release_edits
+        ),
     ]
     if d.docs and d.docs != "docs":
         parts.append(section("[tool.mlrelease.docs]", {"source": d.docs}))

@@ -4,6 +4,7 @@ writes, read back with the composition root's loader."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import sys
 from pathlib import Path
@@ -16,7 +17,7 @@ from mlrelease.config import Loader
 from mlrelease.edges import index as edge_index
 from mlrelease.edges import installed
 from mlrelease.errors import UserError
-from mlrelease.init import detect, propose, snapshot
+from mlrelease.init import carriers, detect, propose, release_edits, snapshot
 from mlrelease.terminal import make_console
 from mlrelease.wheels import fileset, matrix, platforms
 
@@ -94,6 +95,33 @@ def hard_coded_versions(conf: Path) -> list[str]:
     return notes
 
 
+def _with_carriers(
+    root: Path, snap: snapshot.Snapshot, found: detect.Detection
+) -> detect.Detection:
+    """Every other file the repository spells the current version in: proposed, or left with
+    the reason (pyproject.toml's own version is bump-my-version's ``current_version``)."""
+    v = found.version
+    if not v.current or v.from_tags:
+        return found
+    texts = snapshot.texts_containing(root, snap.files, v.current)
+    known = {f.filename for f in v.files} | {"pyproject.toml"}
+    more = carriers.carriers(texts, v.current, known)
+    version = dataclasses.replace(v, files=[*v.files, *more.files], left=more.left)
+    return dataclasses.replace(found, version=version)
+
+
+def _with_edits(root: Path, found: detect.Detection) -> detect.Detection:
+    """The release-only edits of the newest release branch's first commit (branch model)."""
+    model = found.model
+    series = re.search(r"\d+\.\d+", model.newest) if model.name == "branch" else None
+    if series is None:
+        return found
+    diff = snapshot.first_commit_diff(root, model.main_branch, model.newest)
+    skip = {f.filename for f in found.version.files} | {"pyproject.toml"}
+    edits = release_edits.proposed_edits(diff, model.newest, series[0], skip)
+    return dataclasses.replace(found, release_edits=edits)
+
+
 def run(root: Path, *, execute: bool, load_config: Loader, index: str | None = None) -> int:
     """Detect, show the proposal and its reasons; with ``execute``, append it to pyproject,
     then read it back with ``load_config`` (the registry's: every table, checked)."""
@@ -109,7 +137,8 @@ def run(root: Path, *, execute: bool, load_config: Loader, index: str | None = N
     if "mlrelease" in current.get("tool", {}):
         console.print(f"{path} already has [tool.mlrelease]; nothing to propose or write.")
         return 0
-    found = detect.detect(snapshot.take(root))
+    snap = snapshot.take(root)
+    found = _with_edits(root, _with_carriers(root, snap, detect.detect(snap)))
     required, platform_note = (None, "")
     if found.build.kind == "native" and found.build.builder == "cibuildwheel":
         required, platform_note = _native_platforms(root, current)

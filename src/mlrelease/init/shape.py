@@ -30,6 +30,9 @@ class Model:
     branch: str
     main_branch: str
     why: str
+    newest: str = ""
+    """The newest release branch (``branch`` model): its first commit shows the release-only
+    edits (:mod:`mlrelease.init.release_edits`)."""
 
 
 _TAG = naming.RELEASE_TAG
@@ -127,6 +130,7 @@ def release_model(snap: Snapshot) -> Model:
             main,
             f"{len(found)} release branch(es), the newest ({', '.join(named)}) spelled "
             f"{template}{older}: releases are cut from {main} and tagged on their branch",
+            named[0],
         )
     return Model(
         "trunk",

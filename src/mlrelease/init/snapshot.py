@@ -184,6 +184,36 @@ def _read(root: Path, files: list[str]) -> dict[str, str]:
     return texts
 
 
+def texts_containing(root: Path, files: list[str], needle: str) -> dict[str, str]:
+    """path -> text of each walked file (UTF-8, at most ``MAX_TEXT`` bytes) that contains
+    ``needle``: the repository searched for the version, whatever a file is named."""
+    found: dict[str, str] = {}
+    for rel in files:
+        path = root / rel
+        try:
+            if path.is_symlink() or path.stat().st_size > MAX_TEXT:
+                continue
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue  # binary or unreadable: no version to bump there
+        if needle in text:
+            found[rel] = text
+    return found
+
+
+def first_commit_diff(root: Path, main: str, branch: str) -> str:
+    """``git show -U0`` of the first commit of ``branch`` (here or on a remote) after it left
+    ``main``; "" when there is none."""
+    for ref in (f"refs/heads/{branch}", f"refs/remotes/origin/{branch}"):
+        if not git.run(root, "rev-parse", "-q", "--verify", ref, check=False):
+            continue
+        base = f"refs/heads/{main}"
+        listed = git.run(root, "rev-list", "--reverse", f"{base}..{ref}", check=False).split()
+        if listed:
+            return git.run(root, "show", "--format=", "-U0", "--no-color", listed[0], strip=False)
+    return ""
+
+
 TAGS_READ = 8
 """How many of the newest release-like tags :func:`take` reads version files at."""
 

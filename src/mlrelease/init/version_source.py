@@ -38,6 +38,9 @@ class VersionSource:
     PyTorch family): release tags sit on commits whose version file says a development marker
     of their series, or, under the branch model, main carries the bare next version (a final
     version no tag has released yet, where the files model would carry a marker)."""
+    left: list[str] = field(default_factory=list)
+    """Other places that spell the version and do not move with it, each with the reason
+    (:mod:`mlrelease.init.carriers`)."""
 
     @property
     def from_tags(self) -> bool:
@@ -68,7 +71,7 @@ def _assignment(
                     f"{prefix}{quote}{{new_version}}{quote}",
                     line=line_of(text, m.start()),
                 )
-                if _is_version(m["value"])
+                if is_version(m["value"])
                 else None
             )
     return None
@@ -86,7 +89,8 @@ def _value(snap: Snapshot, vf: VersionFile, text: str | None = None) -> str | No
     return m["v"] if m else None
 
 
-def _is_version(text: str) -> bool:
+def is_version(text: str) -> bool:
+    """Whether ``text`` is a PEP 440 version."""
     try:
         Version(text)
     except InvalidVersion:
@@ -130,7 +134,7 @@ def _version_in_package(snap: Snapshot, name: str | None) -> VersionFile | None:
 
 def _file_version(snap: Snapshot, path: str) -> VersionFile | None:
     text = snap.text(path)
-    if text is None or not _is_version(text.strip()):
+    if text is None or not is_version(text.strip()):
         return None
     return VersionFile(path, "^{current_version}$", "{new_version}", regex=True, line=1)
 
@@ -231,7 +235,7 @@ def _tags_elsewhere(snap: Snapshot, vf: VersionFile) -> str | None:
         m = _TAGGED.search(tag)
         text = texts.get(vf.filename)
         carried = _value(snap, vf, text) if m and text is not None else None
-        if m is None or carried is None or not _is_version(carried):
+        if m is None or carried is None or not is_version(carried):
             continue
         seen += 1
         tagged = Version(m["base"] + (f"{m['pre']}{m['n']}" if m["pre"] else ""))
@@ -307,7 +311,7 @@ def _build_files(
         return "hatch", _assignment(snap, hatch), f"[tool.hatch.version] path = {hatch!r}"
     setup = snap.text("setup.py") or ""
     m = re.search(r"""\bversion\s*=\s*(?P<q>['"])(?P<v>[0-9][^'"]*)(?P=q)""", setup)
-    if m and _is_version(m["v"]):
+    if m and is_version(m["v"]):
         head = setup[m.start() : m.start("v")]
         primary = VersionFile(
             "setup.py",

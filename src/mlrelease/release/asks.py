@@ -4,6 +4,7 @@ world with every verb's ask."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,7 @@ from packaging.version import InvalidVersion, Version
 
 from mlrelease import versions
 from mlrelease.edges import git
-from mlrelease.release import queries, rules
+from mlrelease.release import queries, rules, wanted
 from mlrelease.release.config import ReleaseConfig, parse_release, parse_series, release_branch
 from mlrelease.release.reader import Gatherer
 from mlrelease.release.world import BumpFacts, Target, WorkTree
@@ -113,9 +114,9 @@ class Picks:
         # Fixes are main's as origin has it (origin is the truth), the branch's as here.
         theirs = snap.remote.heads.get(rel.main_branch) if snap.remote else None
         main = theirs or f"refs/heads/{rel.main_branch}"
-        g.extra["picks"] = queries.pick_facts(
-            g.root, f"refs/heads/{branch}", main, rel.trailer, OVERRIDE
-        )
+        facts = queries.pick_facts(g.root, f"refs/heads/{branch}", main, rel.trailer, OVERRIDE)
+        listed = wanted.read_milestone(g.config, branch) if rel.picks == "milestone" else None
+        g.extra["picks"] = dataclasses.replace(facts, milestone=listed)
         g.current([branch])
 
 

@@ -11,8 +11,8 @@ from mlrelease.config import Config
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.naming import Names
 from mlrelease.project import changelog
+from mlrelease.release import cut, pins, rules
 from mlrelease.release import edits as editing
-from mlrelease.release import rules
 from mlrelease.release.config import (
     TABLE,
     ReleaseConfig,
@@ -159,7 +159,7 @@ def _branch_version(
     if tree.stale:
         raise PreconditionError(
             f"{name}: the version files disagree (current_version {tree.current}): "
-            f"{'; '.join(tree.stale)}. Fix them (`nox -s release_verify -- --only versions`)."
+            f"{'; '.join(tree.stale)}. Fix them (`mlrelease verify --only versions` shows each)."
         )
     carried = parse_version(tree.current, "pyproject.toml")
     model = version_model(config)
@@ -191,6 +191,34 @@ def _check_changelog(world: World, config: Config, version: Version, notes: list
     )
 
 
+def _check_edits(world: World, config: Config, branch: str, wanted: tuple[int, int]) -> None:
+    """What ``release status`` flags on the branch is refused here: a release-only edit the
+    branch lacks (never made, or undone by a pick that brought back, e.g., a nightly pin)."""
+    rel = config.table(ReleaseConfig)
+    if rel.model == "trunk" or not rel.edits:
+        return
+    text = series_text(wanted)
+    missing = cut.missing_edits(world, config, text)
+    if missing:
+        raise PreconditionError(
+            f"rc: {branch} lacks release-only edits ({TABLE}.edits): {'; '.join(missing)}. "
+            f"A candidate built now would ship them unmade. `mlrelease release cut --version "
+            f"{text} --execute --push` commits them on the existing branch; then re-run."
+        )
+
+
+def _check_pins(config: Config, branch: str) -> None:
+    """A release candidate never depends on a nightly: a dev-build pin on the branch is
+    refused, naming it (the fix: the released version of that package, or its test build)."""
+    found = pins.dev_pins(config.pyproject)
+    if found:
+        raise PreconditionError(
+            f"rc: {branch} pins development (nightly) builds: {'; '.join(found)}. A release "
+            "candidate would depend on a nightly. Pin the released (or release-candidate) "
+            "version of each, commit it on the branch, then re-run."
+        )
+
+
 def _refuse_released_head(tags: dict[str, str], names: Names, head: str, version: Version) -> None:
     """A new candidate of ``version`` on a commit already released as another version would
     ship the same bytes under a second version (under ``version-source = "tag"`` the files do
@@ -214,72 +242,136 @@ def _problem_at_head(world: World, name: str, branch: str) -> str | None:
     return rules.rc_problem(theirs or world.local.tags.get(name), name, where, branch, True)
 
 
-def plan_rc(world: World, config: Config, tag: str | None = None, push: bool = False) -> Plan:
-    """``release rc``: the annotated tag vX.Y.Z-rcN (N = next free number) on HEAD."""
+def _asked_number(
+    tag: str | None, names: Names, rel: ReleaseConfig, version: Version, branch: str
+) -> int | None:
+    """The RC number ``--tag`` asks for (None without it); refused unless it is an RC tag of
+    the configured pattern and of the version the branch carries."""
+    if tag is None:
+        return None
+    parsed = names.parse_tag(tag)
+    if parsed is None or parsed[1] is None:
+        example = names.rc_tag_for(version, 1)
+        raise UserError(
+            f"rc --tag {tag!r}: not a release-candidate tag of the configured pattern "
+            f"{rel.rc_tag!r} ({TABLE}.rc-tag), e.g. {example!r}. Omit --tag to use "
+            "the next free number."
+        )
+    if parsed[0] != version:
+        raise UserError(
+            f"rc --tag {tag}: tags {parsed[0]}, but {branch} carries {version}. Omit --tag."
+        )
+    return parsed[1]
+
+
+def _number(
+    rcs: dict[int, tuple[str, str]], asked: int | None, tag: str | None, notes: list[str]
+) -> int:
+    """The new candidate's number: after origin's newest RC, or the one ``--tag`` asks for when
+    it is above the newest (the numbers skipped are named: a gap is the maintainer's call)."""
+    number = max(rcs, default=0) + 1
+    if asked is None or asked == number:
+        return number
+    if asked < number:
+        taken = ", ".join(rcs[n][0] for n in sorted(rcs)) or "none"
+        raise UserError(
+            f"rc --tag {tag}: release candidates are numbered after the newest one; the next "
+            f"free number is {number} (taken: {taken}). Omit --tag, or pass a number of "
+            f"{number} or above."
+        )
+    skipped = ", ".join(f"rc{n}" for n in range(number, asked))
+    notes.append(f"{tag} skips {skipped}: no candidate will carry those numbers.")
+    return asked
+
+
+def _at_head(world: World, rcs: dict[int, tuple[str, str]], head: str) -> list[int]:
+    """The numbers of the RCs of the version tagged on HEAD, oldest first."""
+    return sorted(n for n, (_, commit) in rcs.items() if commit == head)
+
+
+def plan_rc(
+    world: World, config: Config, tag: str | None = None, push: bool = False, rebuild: bool = False
+) -> Plan:
+    """``release rc``: the annotated tag vX.Y.Z-rcN (N = the number after origin's newest RC)
+    on HEAD; with ``rebuild``, on HEAD again when HEAD is already a candidate (a rebuild of the
+    same commit, e.g. after the build infrastructure changed)."""
     root, rel = world.root, config.table(ReleaseConfig)
     names = config.names
     plan = Plan("rc", root)
     rules.preflight(world, "rc")
-    branch, _, version = _branch_version(world, config, names, "rc")
+    branch, wanted, version = _branch_version(world, config, names, "rc")
     head = str(world.head)
     rcs = rules.rc_tags(world, names, version)
-    at_head = sorted(n for n, (_, commit) in rcs.items() if commit == head)
+    at_head = _at_head(world, rcs, head)
+    asked = _asked_number(tag, names, rel, version, branch)
+    if rebuild and asked is not None and asked in at_head:  # made and pushed: nothing to do
+        at_head, rebuild = [asked], False
     problem = _problem_at_head(world, rcs[at_head[-1]][0], branch) if at_head else None
-    if not at_head or problem:  # only the shipped candidate itself, at HEAD, is nothing to do
+    if not at_head or problem or rebuild:  # only the shipped candidate at HEAD is nothing to do
         rules.refuse_released(world, config, version, "rc")  # invariant (j): before the rest
     _check_changelog(world, config, version, plan.notes)
-    if tag is not None:
-        parsed = names.parse_tag(tag)
-        if parsed is None or parsed[1] is None:
-            example = names.rc_tag_for(version, 1)
-            raise UserError(
-                f"rc --tag {tag!r}: not a release-candidate tag of the configured pattern "
-                f"{rel.rc_tag!r} ({TABLE}.rc-tag), e.g. {example!r}. Omit --tag to use "
-                "the next free number."
-            )
-        if parsed[0] != version:
-            raise UserError(
-                f"rc --tag {tag}: tags {parsed[0]}, but {branch} carries {version}. Omit --tag."
-            )
+    if not at_head or rebuild:  # a new tag: nothing the branch is known to lack
+        _check_edits(world, config, branch, wanted)
+        _check_pins(config, branch)
     rules.check_tags(world, names, "rc", version)
-    tags = world.tags()
     changed: set[str] = set()
-    if at_head:
+    if at_head and not rebuild:
         name = rcs[at_head[-1]][0]
         if problem:
             raise PreconditionError(f"rc: {problem}")
         if tag is not None and tag != name:
             raise PreconditionError(
-                f"rc: HEAD is already release candidate {name}; tag a new commit for {tag}."
+                f"rc: HEAD is already release candidate {name}; tag a new commit for {tag}, or "
+                f"pass --rebuild to tag HEAD again as {tag} (a rebuild of the same commit)."
             )
-        plan.notes.append(f"HEAD ({short(head)}) is already {name}.")
+        again = names.rc_tag_for(version, max(rcs) + 1)
+        plan.notes.append(
+            f"HEAD ({short(head)}) is already {name}. To build the same commit again as a new "
+            f"candidate: `mlrelease release rc --rebuild --execute --push` (tags {again})."
+        )
     else:
-        _refuse_released_head(tags, names, head, version)
-        number = max(rcs, default=0) + 1
-        name = names.rc_tag_for(version, number)
-        if tag is not None and tag != name:
-            taken = ", ".join(rcs[n][0] for n in sorted(rcs)) or "none"
-            raise UserError(
-                f"rc --tag {tag}: the next free release-candidate number is {number} ({name}; "
-                f"taken: {taken}). Omit --tag, or pass --tag {name}."
-            )
-        if rcs:
-            last_name, last_commit = rcs[max(rcs)]
-            if not world.is_ancestor(last_commit, head):
-                raise PreconditionError(
-                    f"rc: HEAD does not contain {last_name} ({short(last_commit)}); a new "
-                    f"release candidate must build on the previous one. Was {branch} reset?"
-                )
-        if rules.own_unpushed(world, name, head, RC_MARKER, "rc"):
-            plan.notes.append(f"HEAD ({short(head)}) is already {name} here, not pushed yet.")
-        else:
-            subject = f"{version} release candidate {number}"
-            plan.actions.append(
-                git_action("tag", "tag", "-a", name, "-m", subject, "-m", RC_MARKER)
-            )
+        name = _new_tag(world, names, (version, branch, head), rcs, (asked, tag, rebuild), plan)
         changed.add(f"refs/tags/{name}")
     if push:
         action = rules.push_action(world, rel.remote, [branch, f"refs/tags/{name}"], changed)
         if action:
             plan.actions.append(action)
     return plan
+
+
+def _new_tag(
+    world: World,
+    names: Names,
+    where: tuple[Version, str, str],
+    rcs: dict[int, tuple[str, str]],
+    asked: tuple[int | None, str | None, bool],
+    plan: Plan,
+) -> str:
+    """The new candidate's tag on HEAD: planned (or found made here, not pushed yet)."""
+    version, branch, head = where
+    number_asked, tag, rebuild = asked
+    if rebuild and not _at_head(world, rcs, head):
+        raise UserError(
+            f"rc --rebuild: HEAD ({short(head)}) is no release candidate of {version} yet: "
+            "there is nothing to rebuild. Omit --rebuild to tag it as a new candidate."
+        )
+    _refuse_released_head(world.tags(), names, head, version)
+    number = _number(rcs, number_asked, tag, plan.notes)
+    name = names.rc_tag_for(version, number)
+    if rcs:
+        last_name, last_commit = rcs[max(rcs)]
+        if not world.is_ancestor(last_commit, head):
+            raise PreconditionError(
+                f"rc: HEAD does not contain {last_name} ({short(last_commit)}); a new "
+                f"release candidate must build on the previous one. Was {branch} reset?"
+            )
+    if rules.own_unpushed(world, name, head, RC_MARKER, "rc"):
+        plan.notes.append(f"HEAD ({short(head)}) is already {name} here, not pushed yet.")
+        return name
+    subject = f"{version} release candidate {number}"
+    lines = ["-m", subject, "-m", RC_MARKER]
+    if rebuild:
+        of = rcs[_at_head(world, rcs, head)[-1]][0]
+        lines = ["-m", f"{subject} (a rebuild of {of})", "-m", f"{RC_MARKER}\nRebuild-of: {of}"]
+    plan.actions.append(git_action("tag", "tag", "-a", name, *lines))
+    return name

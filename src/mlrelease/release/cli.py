@@ -1,5 +1,5 @@
-"""``mlrelease release ...``: status, cut, prepare, rc, cherry-picks, bind, publish, promote,
-checklist."""
+"""``mlrelease release ...``: status, cut, prepare, rc, cherry-picks, bind, publish, promote;
+the checklist's two commands come from :mod:`.checklist_cli`."""
 
 from __future__ import annotations
 
@@ -8,11 +8,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from mlrelease.config import Config, find_root
-from mlrelease.edges import files
-from mlrelease.release import checklist, checklist_doc, service
+from mlrelease.config import Config
+from mlrelease.release import checklist_cli, service
 from mlrelease.release import status as release_status
-from mlrelease.release.config import ReleaseConfig
 from mlrelease.release.promotion import publish
 from mlrelease.terminal import message_console
 
@@ -26,7 +24,7 @@ SAFETY = (
 
 
 def _config(args: argparse.Namespace) -> Config:
-    return service.config_at((args.root or find_root(Path.cwd())).resolve(), args.load_config)
+    return service.config_of(args.root, args.load_config)
 
 
 def _say(text: str) -> None:
@@ -64,7 +62,8 @@ def cmd_prepare(args: argparse.Namespace) -> int:
 
 
 def cmd_rc(args: argparse.Namespace) -> int:
-    service.rc_plan(_config(args), args.tag, args.push).print(execute=args.execute, out=_say)
+    made = service.rc_plan(_config(args), args.tag, args.push, args.rebuild)
+    made.print(execute=args.execute, out=_say)
     return 0
 
 
@@ -101,25 +100,6 @@ def cmd_cherry_picks(args: argparse.Namespace) -> int:
     assert found.plan is not None
     found.plan.print(execute=args.execute, out=_say)
     return 0
-
-
-def cmd_checklist(args: argparse.Namespace) -> int:
-    return checklist.run_checklist(
-        _config(args),
-        args.version,
-        execute=args.execute,
-        confirm=args.confirm,
-        redo=args.redo,
-        out=_say,
-        reason=args.reason,
-    )
-
-
-def cmd_checklist_doc(args: argparse.Namespace) -> int:
-    config = _config(args)
-    page = config.table(ReleaseConfig).checklist_doc
-    generated = files.Generated(config.path(page), checklist_doc.render(config), page)
-    return files.run(args, [generated], command="mlrelease release checklist-doc", say=_say)
 
 
 def _act(p: argparse.ArgumentParser, push: bool = True) -> None:
@@ -189,11 +169,23 @@ def _rc(sub: Any) -> None:
         "rc",
         help="tag the next release candidate vX.Y.Z-rcN on HEAD",
         description="On a release branch with a clean tree, consistent version "
-        "files carrying the final version and its changelog section: create the "
-        "annotated tag vX.Y.Z-rcN with N the next free number (local and remote "
-        "tags count). Nothing to do when HEAD is already a release candidate. " + SAFETY,
+        "files carrying the final version, its changelog section and every release-only edit "
+        "([tool.mlrelease.release] edits; a branch lacking one is refused), and no pin of a "
+        "development (nightly) build in pyproject.toml: create the "
+        "annotated tag vX.Y.Z-rcN with N the number after origin's newest RC. Nothing to do "
+        "when HEAD is already a release candidate, unless --rebuild: then HEAD is tagged again "
+        "as the next number (a rebuild of the same commit). " + SAFETY,
     )
-    s.add_argument("--tag", help="the expected tag name (refused unless it is the next free one)")
+    s.add_argument(
+        "--tag",
+        help="the expected tag name: the next number, or any number above the newest RC (the "
+        "numbers skipped are named); with --rebuild, a run whose tag exists finds nothing to do",
+    )
+    s.add_argument(
+        "--rebuild",
+        action="store_true",
+        help="HEAD is already a candidate: tag the same commit again as the next number",
+    )
     _act(s)
     s.set_defaults(func=cmd_rc)
 
@@ -297,11 +289,14 @@ def _bind(sub: Any) -> None:
 def _cherry_picks(sub: Any) -> None:
     s = sub.add_parser(
         "cherry-picks",
-        help="fixes on main marked for a release: picked or missing",
-        description="Commits on main with the trailer `Release-Target: X.Y` "
-        "(configurable), compared with release/X.Y by patch identity (git cherry), "
-        "as Markdown for the tracker issue. With --execute, cherry-picks the "
-        "missing ones (git cherry-pick -x); a conflict is aborted. " + SAFETY,
+        help="fixes on main since the fork: wanted or not, picked, missing or reverted",
+        description="Each fix on main since the fork, whether the release wants it "
+        "([tool.mlrelease.release] picks: the trailer `Release-Target: X.Y`, a milestone file, "
+        "or every fix) and whether release/X.Y has it, found by patch identity (git cherry), "
+        "the `(cherry picked from commit ...)` line or the pull request's number in the "
+        "subject, with the evidence, as Markdown for the tracker issue. With --execute, "
+        "cherry-picks the missing wanted ones (git cherry-pick -x); a conflict is aborted. "
+        + SAFETY,
     )
     s.add_argument("--branch", help="the release branch (default: the current branch)")
     s.add_argument("--output", type=Path, help="write the Markdown here instead of stdout")
@@ -316,49 +311,6 @@ def _cherry_picks(sub: Any) -> None:
     s.add_argument("--reason", default="", help="why (recorded with --mark)")
     _act(s)
     s.set_defaults(func=cmd_cherry_picks)
-
-
-def _checklist(sub: Any) -> None:
-    s = sub.add_parser(
-        "checklist",
-        help="walk the release checklist, resumably",
-        description="Run the configured checklist steps in order, recording each "
-        "in build/release/X.Y.Z/ledger.json; resume at the first unfinished step; "
-        "never repeat a finished step. Dry run (shows the ledger and next "
-        "commands) unless --execute.",
-    )
-    s.add_argument("--version", required=True, metavar="X.Y.Z", help="the release version")
-    s.add_argument(
-        "--confirm",
-        action="append",
-        default=[],
-        metavar="STEP",
-        help="mark a manual step as done, or (with --reason) a step the world shows done "
-        "(repeatable)",
-    )
-    s.add_argument("--reason", default="", help="why a step with a command is confirmed")
-    s.add_argument(
-        "--redo",
-        action="append",
-        default=[],
-        metavar="STEP",
-        help="run a finished non-mutating step again (repeatable)",
-    )
-    s.add_argument("--execute", action="store_true", help="run the steps (default: dry run)")
-    s.set_defaults(func=cmd_checklist)
-
-
-def _checklist_doc(sub: Any) -> None:
-    s = sub.add_parser(
-        "checklist-doc",
-        help="generate docs/release/checklist.md from the checklist",
-        description="Generate the release checklist page from "
-        "[tool.mlrelease.release] (steps, names, patch-release criteria, "
-        "cherry-pick rules). Dry run (prints the diff) unless --execute; --check fails when "
-        "the page is stale.",
-    )
-    files.add_arguments(s, what="the page", wrote_by_default=True)
-    s.set_defaults(func=cmd_checklist_doc)
 
 
 def register(subparsers: Any) -> None:
@@ -381,7 +333,7 @@ def register(subparsers: Any) -> None:
         _publish,
         _bind,
         _cherry_picks,
-        _checklist,
-        _checklist_doc,
+        checklist_cli.add_checklist,
+        checklist_cli.add_checklist_doc,
     ):
         add(sub)

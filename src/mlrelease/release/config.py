@@ -76,6 +76,15 @@ class ReleaseConfig:
     release sets ``X.Y.Z`` and is tagged. Branch names may then carry ``{patch}`` (rel-X.Y.Z)."""
     trailer: str = "Release-Target"
     """Commit trailer marking a fix on main for a release series (``Release-Target: 1.4``)."""
+    picks: Literal["trailer", "milestone", "fixes"] = "trailer"
+    """Which fixes on main the release wants (``release cherry-picks``): those with the trailer
+    (``trailer``); also the pull requests and commits the milestone file lists (``milestone``:
+    export a tracker's milestone or label into it); or every fix on main since the fork
+    (``fixes``: a Conventional Commit ``fix`` or a subject starting with "fix"). The trailer
+    counts under all three; other fixes since the fork are shown as not wanted."""
+    milestone: str = "release-picks-{series}.txt"
+    """The milestone file of ``picks = "milestone"`` (``{series}``: X.Y), read from the work
+    tree: one pull request (``#1234``) or commit a line."""
     edits: list[ReleaseEdit] = field(default_factory=list)
     """Release-only edits committed on a new release branch."""
     rc_report: str = "build/release-verify/report.json"

@@ -1,11 +1,13 @@
-"""``release cherry-picks``: fixes on main marked for a release, and whether each reached the
-release branch (invariant (e): a fix reaches it at most once).
+"""``release cherry-picks``: each fix on main since the fork, whether the release wants it
+(:mod:`.wanted`: the trailer, a milestone file, or every fix), and whether it reached the
+release branch (invariant (e): a fix reaches it at most once), with the evidence used.
 
 A fix is picked when a commit of the branch has its patch id, names it in a ``(cherry picked
 from commit ...)`` line (in full or abbreviated), or names the same pull request; it is
 **maybe picked** when one has the same normalised subject (``--mark`` decides); it is
 **withdrawn** when main reverted it, **reverted on the branch** when the branch reverted its
-pick. Only a missing fix is picked by ``--execute``. :func:`plan_picks` is pure: it decides on
+pick; a fix the release does not want and the branch lacks is **not wanted**. Only a missing
+(wanted) fix is picked by ``--execute``. :func:`plan_picks` is pure: it decides on
 a :class:`~.world.World` only."""
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from dataclasses import dataclass, field
 
 from mlrelease.config import Config
 from mlrelease.errors import PreconditionError, UserError
-from mlrelease.release import rules
+from mlrelease.release import rules, wanted
 from mlrelease.release.config import TABLE, ReleaseConfig, series_text
 from mlrelease.release.plan import Plan, git_action
 from mlrelease.release.world import BranchCommit, NotGathered, PickFacts, World, short
@@ -67,6 +69,10 @@ class Pick:
     """The branch commit that carries it (or resembles it, or reverted its pick)."""
     override: tuple[str, str] | None = None
     """(``picked`` or ``not-needed``, reason) recorded by ``--mark`` on the branch."""
+    evidence: str = ""
+    """How it was found on the branch (or withdrawn): a patch id, a ``-x`` line, a PR number."""
+    wanted: str | None = None
+    """Why the release wants it (the trailer, the milestone file, a fix since the fork)."""
 
     @property
     def picked(self) -> bool:
@@ -84,27 +90,38 @@ def _carrier(sha: str, equivalent: bool, facts: PickFacts) -> tuple[str, str | N
     return None
 
 
+EVIDENCE = {
+    "picked": "the same patch (patch id)",
+    "adapted": "its `(cherry picked from commit ...)` line",
+    "maybe": "the same subject only",
+    "marked": "a `--mark` record on the branch",
+}
+
+
 def identify(sha: str, subject: str, equivalent: bool, facts: PickFacts) -> Pick:
     """Whether fix ``sha`` reached the branch, and how (invariant (e))."""
     if sha in facts.marked:
-        return Pick(sha, subject, "marked", override=facts.marked[sha])
+        return Pick(sha, subject, "marked", override=facts.marked[sha], evidence=EVIDENCE["marked"])
     withdrawn = _undone_by(sha, list(facts.main_reverts.items()))
     if withdrawn is not None:
-        return Pick(sha, subject, "withdrawn", withdrawn)
+        return Pick(sha, subject, "withdrawn", withdrawn, evidence="its revert on main")
     found = _carrier(sha, equivalent, facts)
     pr = pr_number(subject)
+    evidence = EVIDENCE[found[0]] if found else ""
     if found is None and pr:
         same = next((c for c in facts.branch_commits if pr in named_prs(c.subject)), None)
         found = ("same-pr", same.sha) if same else None
+        evidence = f"#{pr} in the subject of the branch's commit"
     if found is not None:
         how, carrier = found
         undone = _reverted(carrier, facts.branch_commits)
-        return Pick(sha, subject, "reverted" if undone else how, undone or carrier)
+        state = "reverted" if undone else how
+        return Pick(sha, subject, state, undone or carrier, evidence=evidence)
     alike = next(
         (c for c in facts.branch_commits if normalised(c.subject) == normalised(subject)), None
     )
     if alike is not None:
-        return Pick(sha, subject, "maybe", alike.sha)
+        return Pick(sha, subject, "maybe", alike.sha, evidence=EVIDENCE["maybe"])
     return Pick(sha, subject, "missing")
 
 
@@ -138,6 +155,7 @@ _LABELS = {
     "withdrawn": "- [x] withdrawn",
     "reverted": "- [ ] reverted on the branch",
     "missing": "- [ ] missing",
+    "not-wanted": "- not wanted",
 }
 
 
@@ -155,7 +173,9 @@ def _where(p: Pick) -> str:
         return f"by {there}; not picked again (revert the revert to restore it)"
     if p.state == "missing":
         return f"`git cherry-pick -x {p.commit[:12]}`"
-    return there
+    if p.state == "not-wanted":
+        return "no"
+    return f"{there}, by {p.evidence}" if p.evidence else there
 
 
 @dataclass
@@ -164,6 +184,9 @@ class CherryPicks:
     main: str
     series: str
     trailer: str
+    wanting: str = "trailer"
+    """``[tool.mlrelease.release] picks``: which fixes the release wants."""
+    milestone: str = ""
     picks: list[Pick] = field(default_factory=list)
     plan: Plan | None = None
 
@@ -171,38 +194,60 @@ class CherryPicks:
     def missing(self) -> list[Pick]:
         return [p for p in self.picks if p.state == "missing"]
 
+    @property
+    def unwanted(self) -> list[Pick]:
+        return [p for p in self.picks if p.wanted is None]
+
+    def _wanted_cell(self, p: Pick) -> str:
+        if p.wanted is not None:
+            return p.wanted
+        if self.wanting == "milestone":
+            return f"no: no `{self.trailer}: {self.series}`, not in {self.milestone}"
+        return f"no: no `{self.trailer}: {self.series}`"
+
     def markdown(self) -> str:
-        picked = sum(p.picked for p in self.picks)
+        wanted = [p for p in self.picks if p.wanted is not None]
+        which = {
+            "trailer": f"those marked `{self.trailer}: {self.series}`",
+            "milestone": f"those marked `{self.trailer}: {self.series}` or listed in "
+            f"`{self.milestone}`",
+            "fixes": "every fix since the fork",
+        }[self.wanting]
         lines = [
             f"## Cherry-picks for `{self.branch}`",
             "",
-            f"Commits on `{self.main}` marked `{self.trailer}: {self.series}`, compared with "
+            f"Fixes on `{self.main}` since the fork; the release wants {which}. Each is found on "
             f"`{self.branch}` by patch identity (`git cherry`), by the `(cherry picked from "
-            "commit ...)` line and by pull request: a rebased, hand-made or adapted pick counts "
-            "as picked; a pick with the same subject only is *maybe picked*; reverts withdraw.",
+            "commit ...)` line or by the pull request's number in the subject: a rebased, "
+            "hand-made or adapted pick counts as picked; a pick with the same subject only is "
+            "*maybe picked*; reverts withdraw.",
             "",
         ]
         if not self.picks:
-            return "\n".join([*lines, "No commit is marked for this release.", ""])
-        lines += ["| | commit | subject | on the branch |", "|---|---|---|---|"]
+            return "\n".join([*lines, f"No fix on `{self.main}` since the fork.", ""])
+        lines += ["| | commit | subject | wanted | on the branch |", "|---|---|---|---|---|"]
         for p in self.picks:
             subject = p.subject.replace("|", "\\|")
+            why = self._wanted_cell(p).replace("|", "\\|")
             if p.override:
                 state, reason = p.override[0], p.override[1].replace("|", "\\|")
                 lines.append(
-                    f"| - [x] {state} (marked) | `{p.commit[:12]}` | {subject} | {reason} |"
+                    f"| - [x] {state} (marked) | `{p.commit[:12]}` | {subject} | {why} | {reason} |"
                 )
                 continue
-            lines.append(f"| {_LABELS[p.state]} | `{p.commit[:12]}` | {subject} | {_where(p)} |")
-        others = {
-            s: sum(p.state == s for p in self.picks) for s in ("maybe", "withdrawn", "reverted")
-        }
+            lines.append(
+                f"| {_LABELS[p.state]} | `{p.commit[:12]}` | {subject} | {why} | {_where(p)} |"
+            )
+        others = {s: sum(p.state == s for p in wanted) for s in ("maybe", "withdrawn", "reverted")}
         extra = "".join(
             f", {n} {s.replace('maybe', 'maybe picked')}" for s, n in others.items() if n
         )
+        picked = sum(p.picked for p in wanted)
         lines += [
             "",
-            f"**{picked} of {len(self.picks)} picked, {len(self.missing)} missing{extra}.**",
+            f"**{picked} of {len(wanted)} picked, {len(self.missing)} missing{extra}"
+            + (f"; {len(self.unwanted)} not wanted" if self.unwanted else "")
+            + ".**",
             "",
         ]
         return "\n".join(lines)
@@ -233,14 +278,33 @@ def plan_picks(
     if facts is None:
         raise NotGathered("the world holds no cherry-pick facts")
     text = series_text(wanted)
-    result = CherryPicks(branch, rel.main_branch, text, rel.trailer)
-    for equivalent, sha in facts.candidates:
-        subject, targets = facts.info[sha]
-        values = {v.strip() for t in targets for v in re.split(r"[,\s]+", t) if v.strip()}
-        if text in values:
-            result.picks.append(identify(sha, subject, equivalent, facts))
+    listed = rel.milestone.replace("{series}", text)
+    result = CherryPicks(branch, rel.main_branch, text, rel.trailer, rel.picks, listed)
+    result.picks = _fixes(facts, result)
     result.plan = _plan(world, rel, result, branch, push, (mark or [], reason))
     return result
+
+
+def _fixes(facts: PickFacts, result: CherryPicks) -> list[Pick]:
+    """Each fix on main since the fork (and each commit the release wants), identified."""
+    milestone = None
+    if facts.milestone is not None:
+        milestone = wanted.parse_milestone(facts.milestone, result.milestone)
+    found = []
+    for equivalent, sha in facts.candidates:
+        subject, targets = facts.info[sha]
+        pr = pr_number(subject)
+        why = wanted.why_wanted(
+            sha, subject, result.series, targets, result.wanting, milestone, pr, result.trailer
+        )
+        if why is None and not wanted.is_fix(subject):
+            continue
+        pick = identify(sha, subject, equivalent, facts)
+        pick.wanted = why
+        if why is None and pick.state in ("missing", "maybe"):
+            pick.state = "not-wanted"
+        found.append(pick)
+    return found
 
 
 def _plan(world: World, rel: ReleaseConfig, result: CherryPicks, branch: str, push: bool,
@@ -289,7 +353,14 @@ def _plan(world: World, rel: ReleaseConfig, result: CherryPicks, branch: str, pu
             f"{branch}): not picked again; decide with --mark COMMIT=picked|not-needed --reason."
         )
     if not changed and not undecided:
-        plan.notes.append(f"every fix marked {rel.trailer}: {result.series} is on {branch}.")
+        plan.notes.append(f"every fix the release wants is on {branch}.")
+    unmarked = len(result.unwanted)
+    if unmarked and rel.picks == "trailer":
+        plan.notes.append(
+            f"{unmarked} fixes since the fork carry no `{rel.trailer}: {result.series}` "
+            f'trailer. If fixes are picked by hand, set {TABLE}.picks = "fixes" '
+            '(every fix since the fork) or "milestone" (the pull requests a file lists).'
+        )
     if push:
         action = rules.push_action(world, rel.remote, [branch], changed)
         if action:

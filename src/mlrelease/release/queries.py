@@ -247,11 +247,10 @@ def pick_facts(root: Path, branch: str, main: str, trailer: str, override: str) 
     span = f"{base}..{branch}" if base else branch
     candidates = tuple(cherry(root, branch, main))
     info = commits_info(root, [sha for _, sha in candidates], trailer)
-    own = {
-        sha: tuple(patch_ids(root, f"{sha}^!"))
-        for equivalent, sha in candidates
-        if equivalent and info[sha][1]
-    }
+    own: dict[str, tuple[str, ...]] = {}
+    if any(equivalent for equivalent, _ in candidates):  # one log of main since the fork
+        for patch, sha in patch_ids(root, f"{base}..{main}" if base else main).items():
+            own[sha] = (*own.get(sha, ()), patch)
     reverts: dict[str, str] = {}
     for commit in history(root, f"{base}..{main}" if base else main):
         for reverted in commit.reverts:

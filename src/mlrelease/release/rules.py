@@ -204,6 +204,14 @@ def rc_problem(
     """Why the RC tag ``name`` cannot be promoted (or bound), or None when it can (``marker``:
     the line its annotation needs; under ``rc-model = "bump"`` the final tag is bound)."""
     verb = "promote" if marker == FINAL_MARKER else "rc"
+    # A published tag is never deleted (users may have fetched or built it): an RC's commit is
+    # tagged again as the next number instead; a tag only this clone has may go.
+    instead = (
+        "delete it and tag the candidate with that command"
+        if where == "this repository" or verb == "promote"
+        else "leave it (a published tag is never deleted) and tag its commit as the next "
+        "candidate with `mlrelease release rc --rebuild --execute --push`"
+    )
     if tag is None:
         return (
             f"there is no tag {name} on {where}; push it (`mlrelease release rc --execute "
@@ -212,12 +220,12 @@ def rc_problem(
     if not tag.annotated:
         return (
             f"{name} on {where} is a lightweight tag, not an annotated release candidate made by "
-            f"`mlrelease release {verb}`; delete it and tag the candidate with that command."
+            f"`mlrelease release {verb}`; {instead}."
         )
     if not tag.made_by(marker):
         return (
             f"{name} on {where} was not made by `mlrelease release {verb}` (its annotation lacks "
-            f"{marker!r}); delete it and tag the candidate with that command."
+            f"{marker!r}); {instead}."
         )
     if not reachable:
         return (

@@ -13,12 +13,12 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from mlrelease.config import PYPROJECT, TABLE, Config
+from mlrelease.config import PYPROJECT, TABLE, Config, find_root
 from mlrelease.edges import git
 from mlrelease.edges.journal import read_journal
 from mlrelease.errors import UserError
 from mlrelease.release import asks, bump_model, candidates, cut, picks, queries, reader
-from mlrelease.release.config import ReleaseConfig
+from mlrelease.release.config import ReleaseConfig, series_text
 from mlrelease.release.plan import Plan
 from mlrelease.release.promotion import bind, channels, final, publish
 
@@ -30,6 +30,12 @@ else:  # pragma: no cover - exercised on 3.10 only
 
 Loader = Callable[..., Config]
 """``registry.load_config``, handed down by the composition root."""
+
+
+def config_of(root: Path | None, load_config: Loader) -> Config:
+    """The configuration of the project at ``root`` (``--root``), else the one around the
+    current folder."""
+    return config_at((root or find_root(Path.cwd())).resolve(), load_config)
 
 
 def config_at(root: Path, load_config: Loader) -> Config:
@@ -60,10 +66,23 @@ def prepare_plan(config: Config, version: str, push: bool) -> Plan:
     return candidates.plan_prepare(world, config, version, push)
 
 
-def rc_plan(config: Config, tag: str | None, push: bool) -> Plan:
+def rc_plan(config: Config, tag: str | None, push: bool, rebuild: bool = False) -> Plan:
     if bumped(config):
+        if rebuild:
+            raise UserError(
+                f"rc --rebuild: {TABLE}.release.rc-model is 'bump': each candidate is its own "
+                "version bump, so a rebuild is a new bump; omit --rebuild."
+            )
         return bump_model.plan_rc_bump(reader.read(config, asks.Bumped()), config, tag, push)
-    return candidates.plan_rc(reader.read(config, asks.Candidate()), config, tag, push)
+    world = reader.read(config, asks.Candidate(), *_edits_ask(config))
+    return candidates.plan_rc(world, config, tag, push, rebuild)
+
+
+def _edits_ask(config: Config) -> list[reader.Ask]:
+    """The release-only edits' files on the checked-out release branch (``rc`` refuses a
+    branch that lacks one): read as ``release cut`` of its series reads them."""
+    found = config.names.series_of_branch(git.current_branch(config.root) or "")
+    return [asks.Cut(series_text(found))] if found else []
 
 
 def picks_plan(

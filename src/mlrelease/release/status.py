@@ -30,8 +30,9 @@ from mlrelease.release.world import World, parse_version
 # --- status ---------------------------------------------------------------------------------
 
 
-def _previews(world: World, config: Config, target: Version) -> dict[str, str]:
-    """What each verb would do next, planned on the one world (or why it refuses)."""
+def _previews(world: World, config: Config, target: Version, at_rc: str | None) -> dict[str, str]:
+    """What each verb would do next, planned on the one world (or why it refuses). With HEAD a
+    release candidate (``at_rc``), no new commit is proposed: it would need another RC."""
     rel = config.table(ReleaseConfig)
     untagged = rel.rc_model == "bump"  # RCs are version bumps: no tag to promote
     cut_version = series_text(series(target))
@@ -60,6 +61,13 @@ def _previews(world: World, config: Config, target: Version) -> dict[str, str]:
             found[name] = (
                 "nothing to do" if plan.noop else "; ".join(a.line[2:] for a in plan.actions)
             )
+            if at_rc and name == "prepare" and not plan.noop:
+                found[name] = (
+                    f"not proposed: HEAD is {at_rc}, and a commit now would need another release "
+                    f"candidate. Next: verify {at_rc} (`mlrelease verify`), bind its files "
+                    f"(`mlrelease release bind --rc {at_rc} --execute --push`), then "
+                    f"`mlrelease release promote --rc {at_rc}`."
+                )
         except UserError as exc:
             found[name] = f"refused: {exc}"
     return found
@@ -140,6 +148,7 @@ def status(config: Config, version: str | None = None) -> dict[str, Any]:
         "remote": {"name": rel.remote, "error": remote_error},
         "tags": {
             "rc": [rcs[n][0] for n in sorted(rcs)],
+            "rebuilds": _rebuilds(rcs),
             "final": final_tag if final_tag in world.tags() else None,
             "local_only": [
                 n for n in world.local_only_tags() if (names.parse_tag(n) or (None,))[0] == target
@@ -151,9 +160,26 @@ def status(config: Config, version: str | None = None) -> dict[str, Any]:
         "release_edits": _edits(world, config, series_text(series(target))),
         "release_verify": verdict,
         "index": _held(world, config),
-        "next": _previews(world, config, target),
+        "next": _previews(world, config, target, _at_head(rcs, world.head)),
         "docs": published.state(config).to_dict(),
     }
+
+
+def _at_head(rcs: dict[int, tuple[str, str]], head: str | None) -> str | None:
+    """The newest release candidate tagged on HEAD, if any."""
+    return next((rcs[n][0] for n in sorted(rcs, reverse=True) if rcs[n][1] == head), None)
+
+
+def _rebuilds(rcs: dict[int, tuple[str, str]]) -> dict[str, str]:
+    """RC tag -> the earlier RC tag on the same commit: the candidate is a rebuild of it."""
+    first: dict[str, str] = {}
+    found = {}
+    for number in sorted(rcs):
+        name, commit = rcs[number]
+        if commit in first:
+            found[name] = first[commit]
+        first.setdefault(commit, name)
+    return found
 
 
 def table(data: dict[str, Any]) -> Table:
@@ -203,7 +229,9 @@ def table(data: dict[str, Any]) -> Table:
 
 def _tags_line(tags: dict[str, Any], remote: str) -> str:
     """The release's tags that decide, and those only this clone has (named, never counted)."""
-    shown = ", ".join(tags["rc"] + ([tags["final"]] if tags["final"] else [])) or "none"
+    rebuilds = tags.get("rebuilds", {})
+    rcs = [f"{n} (a rebuild of {rebuilds[n]})" if n in rebuilds else n for n in tags["rc"]]
+    shown = ", ".join(rcs + ([tags["final"]] if tags["final"] else [])) or "none"
     if tags.get("local_only"):
         shown += (
             f"; only in this clone, not on {remote} (they decide nothing: push them through "

@@ -165,6 +165,8 @@ class PickFacts:
     """commit of main -> the later commit of main that reverts it."""
     marked: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     """source commit -> (state, reason) recorded by ``--mark``."""
+    milestone: str | None = None
+    """The milestone file's text (``picks = "milestone"``); None otherwise."""
 
 
 @dataclass(frozen=True)

@@ -94,7 +94,7 @@ def test_dry_run_lists_the_git_commands_execute_runs(
         "def answer() -> int:\n    return 43\n",
         "fix: 43\n\nRelease-Target: 1.4\n",
     )
-    repo.git("push", "-q", "origin", "main")  # a fix is on main once origin has it
+    repo.git("push", "-q", "origin", "main")  # main's fixes are origin's
     picks = check_same(
         repo, mlr, monkeypatch, tmp_path, "release", "cherry-picks", "--branch", "release/1.4"
     )

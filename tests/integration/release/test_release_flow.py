@@ -146,5 +146,6 @@ def _second_runs(mlr: Run) -> None:
         "rc": ["v1.4.0-rc1", "v1.4.0-rc2"],
         "final": "v1.4.0",
         "local_only": [],
+        "rebuilds": {},
     }
     assert status["release_verify"]["verdict"] == "pass" and status["release_verify"]["for_head"]

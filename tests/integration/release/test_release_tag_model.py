@@ -17,7 +17,7 @@ import pytest
 from helpers.dist import build_dist
 from helpers.release import GIT_ENV, Repo
 from helpers.repo import Run, in_process
-from helpers.torch_family import FILES, STOPPED_CHANGELOG, push_torch_family
+from helpers.torch_family import FILES, STOPPED_CHANGELOG, adopt, push_torch_family
 
 from mlrelease.release import refs
 
@@ -46,32 +46,6 @@ def prepared(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Repo]:
     """torchdata's shape: the files model with PyTorch's ``a0`` marker on main."""
     _quiet_env(monkeypatch)
     yield push_torch_family(tmp_path, prepared=True)
-
-
-def adopt(repo: Repo, run: Run) -> None:
-    """``init --execute`` on main, committed (with the cheap gates only) and pushed, and the
-    same tables added on ``release/2.13`` (with the version its files carry)."""
-    code, _, err = run(repo.path, "init", "--execute")
-    assert code == 0, err
-    path = repo.path / "pyproject.toml"
-    text = path.read_text(encoding="utf-8")
-    start = text.index("gates = [")
-    path.write_text(
-        text[:start]
-        + 'gates = ["git_state", "versions", "changelog"]'
-        + text[text.index("]", start) + 1 :],
-        encoding="utf-8",
-    )
-    repo.git("commit", "-q", "-am", "chore: adopt mlrelease")
-    repo.git("switch", "-q", "release/2.13")
-    repo.git("cherry-pick", "-x", "main")
-    on_branch = path.read_text(encoding="utf-8").replace(
-        'current_version = "2.14.0a0"', 'current_version = "2.13.0a0"'
-    )
-    path.write_text(on_branch, encoding="utf-8")  # the branch's own version, as the branch has it
-    repo.git("commit", "-q", "--amend", "--no-edit", "-a")
-    repo.git("switch", "-q", "main")
-    repo.git("push", "-q", "origin", "main", "release/2.13")
 
 
 def test_init_detects_the_tag_model_from_tags_on_marker_commits(family: Repo, run: Run) -> None:

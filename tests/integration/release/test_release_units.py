@@ -186,7 +186,7 @@ def test_cherry_pick_conflict_is_aborted(repo: Repo, mlr) -> None:  # type: igno
         "def answer() -> int:\n    return 2\n",
         "fix: main\n\nRelease-Target: 1.4, 1.5\n",
     )
-    repo.git("push", "-q", "origin", "main")
+    repo.git("push", "-q", "origin", "main")  # main's fixes are origin's
     head = repo.git("rev-parse", "release/1.4")
     code, out, err = mlr("release", "cherry-picks", "--branch", "release/1.4", "--execute")
     assert code == 1 and "could not apply" in err
@@ -210,6 +210,7 @@ def test_status_json(repo: Repo, mlr) -> None:  # type: ignore[no-untyped-def]
         "rc": [],
         "final": None,
         "local_only": [],
+        "rebuilds": {},
     }
     assert data["next"]["cut"].startswith("git branch release/1.4 refs/heads/main")
     assert data["next"]["rc"].startswith("refused: rc: you are on main")

@@ -285,9 +285,33 @@ def test_rc_refuses_a_tag_name_that_is_not_the_next_candidate() -> None:
         CONFIG,
         "v1.4.0rc1",
     )
-    refused(
-        "the next free release-candidate number is 1", plan_rc, rc_world(), CONFIG, "v1.4.0-rc2"
+    taken = rc_world(
+        remote=Remote(
+            "origin", Refs(heads={"release/1.4": B}, tags={"v1.4.0-rc2": rc("v1.4.0-rc2", B2)})
+        ),
+        head=B,
+        ancestry={(B2, B): True},
     )
+    refused("the next free number is 3 (taken: v1.4.0-rc2)", plan_rc, taken, CONFIG, "v1.4.0-rc1")
+
+
+def test_rc_tag_may_skip_numbers_and_names_the_gap() -> None:
+    plan = plan_rc(rc_world(), CONFIG, "v1.4.0-rc3")
+    assert plan.git_commands()[0][3] == "v1.4.0-rc3"
+    assert "v1.4.0-rc3 skips rc1, rc2" in " ".join(plan.notes)
+
+
+def test_rc_rebuild_tags_the_same_commit_again_after_origins_newest() -> None:
+    """Torch-TensorRT's rc8 on rc7's commit: a hand-made rc1 at HEAD, rc2 elsewhere on origin."""
+    tags = {"v1.4.0-rc1": rc("v1.4.0-rc1", B, marker=False), "v1.4.0-rc2": rc("v1.4.0-rc2", B2)}
+    world = rc_world(
+        remote=Remote("origin", Refs(heads={"release/1.4": B}, tags=tags)),
+        ancestry={(B2, B): True},
+    )
+    (tag,) = plan_rc(world, CONFIG, rebuild=True).git_commands()
+    assert tag[:4] == ["git", "tag", "-a", "v1.4.0-rc3"]
+    assert "(a rebuild of v1.4.0-rc1)" in tag[5] and "Rebuild-of: v1.4.0-rc1" in tag[-1]
+    refused("there is nothing to rebuild", plan_rc, rc_world(), CONFIG, rebuild=True)
 
 
 # --- cherry-picks -----------------------------------------------------------------------------
@@ -340,13 +364,15 @@ def test_picks_are_identified_by_patch_trailer_pull_request_subject_and_reverts(
         PR: ("same-pr", "5" * 40),
         REVERTED: ("withdrawn", "0" * 40),
         UNDONE: ("reverted", "1" * 40),
+        OTHER: ("not-wanted", None),  # a fix for 1.5 only: shown, never picked
     }
     assert found.plan is not None
     assert found.plan.git_commands() == [["git", "cherry-pick", "-x", MISSING]]
     assert "may be picked already" in found.plan.notes[0]
     table = found.markdown()
     assert "picked (adapted)" in table and "maybe picked" in table and "withdrawn" in table
-    assert "4 of 8 picked, 1 missing, 1 maybe picked, 1 withdrawn, 1 reverted." in table
+    summary = "4 of 8 picked, 1 missing, 1 maybe picked, 1 withdrawn, 1 reverted; 1 not wanted."
+    assert summary in table
 
 
 def test_a_mark_is_recorded_instead_of_picking() -> None:

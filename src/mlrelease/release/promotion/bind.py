@@ -44,8 +44,8 @@ def plan_bind(world: World, config: Config, push: bool = False) -> Plan:
         shown = "; ".join(facts.findings) or "no wheel or sdist"
         raise PreconditionError(
             f"bind: {facts.folder} does not hold {rc}'s files, built from its commit ({shown}). "
-            f"Build the candidate's artifacts from {rc} into an empty folder (`nox -s wheels`) "
-            "and re-run; nothing was bound."
+            f"Build the candidate's artifacts from {rc} into an empty folder (the project's own "
+            "build, e.g. `python -m build --outdir DIR`) and re-run; nothing was bound."
         )
     made = Manifest(rc, commit, facts.found)
     plan.notes += [f"not compared: {n}" for n in facts.unchecked]

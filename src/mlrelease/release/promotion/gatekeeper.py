@@ -127,13 +127,13 @@ def report_problem(verdict: Verdict | None, rc: str, commit: str) -> str | None:
     if report is None:
         return (
             f"no release_verify report at {path} ({TABLE}.rc-report, or --report). Verify the "
-            f"candidate first: `git switch --detach {rc} && nox -s release_verify`, or pass "
+            f"candidate first: `git switch --detach {rc} && mlrelease verify`, or pass "
             "--report with the RC's report.json from CI"
         )
     if report.commit != commit:
         return (
             f"{path} verifies commit {short(report.commit)}, not {rc}'s commit {short(commit)}. "
-            f"Run release_verify on {rc} (`git switch --detach {rc} && nox -s release_verify`) "
+            f"Run release_verify on {rc} (`git switch --detach {rc} && mlrelease verify`) "
             "or pass --report with that run's report.json"
         )
     tree = report.worktree
@@ -165,8 +165,8 @@ def _complete(report: Report, verdict: Verdict, rc: str, path: str) -> str | Non
         what = f"shard {report.shard[0]}/{report.shard[1]}" if report.shard else "partial"
         return (
             f"{path} is a {what} report: it lacks {', '.join(missing) or 'the other shards'} of "
-            f"the gates configured at {rc}. Promotion needs the whole verdict: run `nox -s "
-            "release_verify` without --only/--skip, or merge every shard (`mlrelease report "
+            f"the gates configured at {rc}. Promotion needs the whole verdict: run `mlrelease "
+            "verify` without --only/--skip, or merge every shard (`mlrelease report "
             "merge`)"
         )
     if not report.ok:
@@ -276,12 +276,17 @@ def judge_final(
         return existing
     problem = report_problem(verdict, rc, commit)
     judged = f"(b) is violated: {problem}" if problem else "(b) holds for it (the report passes)"
-    undo = f"git push origin :refs/tags/{final}" if theirs else f"git tag -d {final}"
     kind = "an annotated tag" if existing.annotated else "a lightweight tag"
+    fix = (
+        "It is published: a published tag is never deleted or moved, so it stays the release "
+        "of record, unproven by promote; release the next patch version through promote."
+        if theirs
+        else f"Only this clone has it: delete it (`git tag -d {final}`) and re-run promote, which "
+        f"tags {final} naming the manifest's SHA-256."
+    )
     raise Violation(
         f"promote: {final} exists ({where}) at {rc}'s commit, but `release promote` did not "
-        f"make it ({kind} without the manifest of {rc}); it is not adopted. {judged}. Delete it "
-        f"(`{undo}`) and re-run promote, which tags {final} naming the manifest's SHA-256."
+        f"make it ({kind} without the manifest of {rc}); it is not adopted. {judged}. {fix}"
     )
 
 

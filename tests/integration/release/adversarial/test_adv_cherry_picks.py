@@ -12,7 +12,7 @@ def test_adapted_pick_is_recognised_and_not_reapplied(repo: Repo, mlr) -> None: 
     assert mlr("release", "cut", "--version", "1.4", "--execute")[0] == 0
     repo.git("switch", "-q", "main")
     fix = repo.commit_file("src/demo/core.py", "def answer() -> int:\n    return 43\n", FIX)
-    repo.git("push", "-q", "origin", "main")  # on main: origin's (origin is the truth)
+    repo.git("push", "-q", "origin", "main")  # main's fixes are origin's
     repo.git("switch", "-q", "release/1.4")
     # By hand, adapted: another change than main's, with the -x line pointing at the fix.
     repo.commit_file(
@@ -31,7 +31,7 @@ def test_an_explicit_recorded_override_marks_a_fix_not_needed(repo: Repo, mlr) -
     assert mlr("release", "cut", "--version", "1.4", "--execute", "--push")[0] == 0
     repo.git("switch", "-q", "main")
     fix = repo.commit_file("src/demo/core.py", "def answer() -> int:\n    return 43\n", FIX)
-    repo.git("push", "-q", "origin", "main")  # on main: origin's (origin is the truth)
+    repo.git("push", "-q", "origin", "main")  # main's fixes are origin's
     repo.git("switch", "-q", "release/1.4")
     code, _, err = mlr("release", "cherry-picks", "--mark", f"{fix[:10]}=not-needed")
     assert code == 2 and "needs --reason" in err
@@ -76,7 +76,7 @@ def test_a_pick_whose_patch_is_not_utf8_is_matched(repo: Repo, mlr) -> None:  # 
     repo.git("add", "data/names.txt")
     repo.git("commit", "-q", "-m", "fix: the names file\n\nRelease-Target: 1.4\n")
     fix = repo.git("rev-parse", "HEAD")
-    repo.git("push", "-q", "origin", "main")
+    repo.git("push", "-q", "origin", "main")  # main's fixes are origin's
     repo.git("switch", "-q", "release/1.4")
     repo.git("cherry-pick", "-x", fix)
     code, out, err = mlr("release", "cherry-picks")
