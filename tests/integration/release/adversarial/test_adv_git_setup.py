@@ -274,3 +274,21 @@ def test_settings_that_rewrite_messages_trailers_or_history_change_nothing(repo:
     code, _, err = mlr("release", "rc", "--execute", "--push")
     assert code == 0, err
     assert "Made-by: mlrelease release rc" in repo.origin_git("cat-file", "-p", "v1.4.0-rc1")
+
+
+def test_attribute_filters_do_not_change_what_is_read(repo: Repo) -> None:
+    """A smudge filter (here rewriting the version on checkout) changes what a checkout
+    writes, never what mlrelease reads of a commit: committed blobs are read as stored; only
+    :func:`git.blob_bytes` with ``filters=True`` asks what a checkout would write."""
+    from mlrelease.edges import git
+    from mlrelease.release import queries
+
+    repo.git("config", "filter.evil.smudge", "sed s/1.4.0.dev0/9.9.9/")
+    repo.git("config", "filter.evil.clean", "cat")
+    (repo.path / ".git/info").mkdir(exist_ok=True)
+    (repo.path / ".git/info/attributes").write_text("pyproject.toml filter=evil\n")
+    assert queries.version_at(repo.path, "main") == "1.4.0.dev0"
+    committed = git.blob_bytes(repo.path, "main:pyproject.toml") or b""
+    checked_out = git.blob_bytes(repo.path, "main:pyproject.toml", filters=True) or b""
+    assert b'current_version = "1.4.0.dev0"' in committed
+    assert b'current_version = "9.9.9"' in checked_out
