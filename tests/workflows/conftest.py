@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from reachability import event_of
-from rehearsal import Rehearse, Run, World, act, describe, make_world
+from rehearsal import REPOSITORY, Rehearse, Run, World, act, describe, make_world
 from runners import REHEARSED, not_rehearsed
 
 RUNS: list[Run] = []
@@ -53,4 +53,4 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     for run in RUNS:
         terminalreporter.write_line(describe(run))
     if RUNS:
-        terminalreporter.write_line(not_rehearsed())
+        terminalreporter.write_line(not_rehearsed(REPOSITORY / ".github" / "workflows"))

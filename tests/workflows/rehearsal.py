@@ -365,8 +365,8 @@ def describe(run: Run) -> str:
             out.append(f"          stood in {standin}"[:160])
         if job.result != "success":
             out.append(f"          cause    {job.cause() or 'no output'}")
-    for job_id in run.skipped:
-        out.append(f"  skipped {job_id}")
+    never = {j.key for j in run.jobs if j.unsupported}
+    out += [f"  skipped {job_id}" for job_id in run.skipped if job_id not in never]
     out += [f"  stood in artifact of a job that cannot run here: {g}" for g in run.given]
     out += [f"  WIRING FAULT: {p}" for p in run.problems]
     return "\n".join(out)

@@ -48,16 +48,27 @@ def not_rehearsed_why(workflow: Path, job: Job) -> str | None:
     workflow file and its matrix entry); None when nothing explains it (a label no runner
     offers)."""
     written = wiring.load(workflow)["jobs"].get(job.job_id, {}) if workflow.is_file() else {}
-    found = wiring.labels(written, job.matrix) or [job.unsupported]
+    return _why(wiring.labels(written, job.matrix) or [job.unsupported])
+
+
+def _why(found: list[str]) -> str | None:
     if "self-hosted" in found:
         kind = "CUDA " if "gpu" in found else ""
         return f"needs a self-hosted {kind}runner labelled {', '.join(found)}"
     return next((NOT_REHEARSED[label] for label in found if label in NOT_REHEARSED), None)
 
 
-def not_rehearsed() -> str:
-    """The runner labels whose jobs no run rehearsed, and why (said once, after the runs)."""
+def not_rehearsed(folder: Path) -> str:
+    """The jobs (matrix entries) of the workflows in ``folder`` that no run rehearses, each
+    with why, and the runner labels that explain the rest (legs a plan job makes at run time)."""
     out = ["== not rehearsed, in any run:"]
+    for workflow in sorted(folder.glob("*.yml")):
+        for job_id, job in wiring.load(workflow)["jobs"].items():
+            for entry in wiring.entries(job):
+                why = _why(wiring.labels(job, entry))
+                if why:
+                    matrix = ", ".join(f"{k}={v}" for k, v in entry.items())
+                    out.append(f"  {workflow.name} job {job_id} [{matrix}]: {why}")
     out += [f"  matrix entries on {label} ({why})" for label, why in NOT_REHEARSED.items()]
     return "\n".join(out)
 
