@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from expressions import UNKNOWN, evaluate, parse, truthy, uses_status
+from expressions import UNKNOWN, ExpressionError, evaluate, parse, truthy, uses_status
 from reachability import (
     PUBLISH_ACTIONS,
     RC_WRITERS,
@@ -155,7 +155,11 @@ def reach(
         job = jobs[job_id]
         upstream = tuple(g for n in _needs(job) for g in guards.get(n, ()))
         guards[job_id] = tuple(dict.fromkeys((_guard(job_id, job), *upstream)))
-        ran[job_id] = can_run(job, ran, event.github, inputs) and (outer is None or outer.can_run)
+        try:
+            runs = can_run(job, ran, event.github, inputs)
+        except ExpressionError as error:
+            raise ExpressionError(f"{name}: job {job_id}: its `if:` {error}") from None
+        ran[job_id] = runs and (outer is None or outer.can_run)
         called = str(job.get("uses", ""))
         limit = None if outer is None else list(outer.holds)
         caller = "" if outer is None else f"{outer.workflow} {outer.job}"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 import reach
-from expressions import UNKNOWN, evaluate, parse
+from expressions import UNKNOWN, ExpressionError, evaluate, parse
 from reachability import matches
 
 PYPROJECT = """[tool.mlrelease.release]
@@ -112,3 +112,9 @@ def test_conditions_are_three_valued() -> None:
     assert evaluate(parse("${{ !contains(github.ref_name, '-rc') }}"), pr, status) is UNKNOWN
     tag = {"github": {"ref_name": "v1.2.3-rc1"}}
     assert evaluate(parse("${{ !contains(github.ref_name, '-RC') }}"), tag, status) is False
+
+
+def test_an_if_it_cannot_read_names_the_workflow_and_job(tmp_path: Path) -> None:
+    text = "on: pull_request\njobs:\n  odd:\n    if: github.ref ==\n    runs-on: x\n    steps: []"
+    with pytest.raises(ExpressionError, match=r"^w\.yml: job odd: its `if:` expected 'more'"):
+        reach.problems(workflow(tmp_path, text))
