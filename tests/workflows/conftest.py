@@ -7,7 +7,9 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
-from rehearsal import Rehearse, Run, World, act, describe, make_world, not_rehearsed
+from reachability import event_of
+from rehearsal import REPOSITORY, Rehearse, Run, World, act, describe, make_world
+from runners import REHEARSED, not_rehearsed
 
 RUNS: list[Run] = []
 """Every act run of this session, described in the terminal summary."""
@@ -29,10 +31,18 @@ def rehearse(world: World) -> Iterator[Rehearse]:
     """Run one workflow of the world's clone for one event (each run its own artifacts)."""
     count = 0
 
-    def run(event: str, workflow: str, payload: Mapping[str, object], only: str = "") -> Run:
+    def run(
+        event: str,
+        workflow: str,
+        payload: Mapping[str, object],
+        only: str = "",
+        given: Mapping[str, Path] | None = None,
+    ) -> Run:
         nonlocal count
         count += 1
-        done = act(world, event, workflow, payload, world.root / f"run-{count}", only)
+        kind = event_of(world.clone, event, payload).kind
+        assert (workflow, kind) in REHEARSED, f"{workflow} on {kind}: add it to REHEARSED"
+        done = act(world, event, workflow, payload, world.root / f"run-{count}", only, given)
         RUNS.append(done)
         return done
 
@@ -43,4 +53,4 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     for run in RUNS:
         terminalreporter.write_line(describe(run))
     if RUNS:
-        terminalreporter.write_line(not_rehearsed())
+        terminalreporter.write_line(not_rehearsed(REPOSITORY / ".github" / "workflows"))

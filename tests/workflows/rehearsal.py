@@ -25,28 +25,16 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import reach
+import reachability
 import wiring
+from actlog import Job, parse
+from reachability import Event
+from runners import UBUNTU_LABELS, not_rehearsed_why, unrunnable
 
 HERE = Path(__file__).resolve().parent
 REPOSITORY = HERE.parents[1]
 ACT = shutil.which("act")
-UBUNTU_LABELS = ("ubuntu-latest", "ubuntu-24.04", "ubuntu-22.04")
-_WINDOWS = "no Windows here: act runs a job on this machine or in a container, never on Windows"
-_MACOS = "no macOS here: act runs a job on this machine or in a container, never on macOS"
-_ARM = "this machine is x86_64; an aarch64 job run here would prove nothing of aarch64"
-NOT_REHEARSED = {
-    "windows-latest": _WINDOWS,
-    "windows-2022": _WINDOWS,
-    "windows-11-arm": _WINDOWS,
-    "macos-latest": _MACOS,
-    "macos-13": _MACOS,
-    "macos-14": _MACOS,
-    "macos-15": _MACOS,
-    "ubuntu-24.04-arm": _ARM,
-}
-"""Runner labels whose jobs are not rehearsed, and why. act's matrix filter (``--matrix
-os:<ubuntu label>``, ``runner:...``) keeps only the Linux entries of a matrix that names its
-runner as ``os`` or ``runner``; act's ``-P label=`` (no platform: skip) skips at random."""
 
 NARROW_GATES = ["git_state", "versions", "changelog", "compat", "opset_rules", "tests"]
 """The release gates of the rehearsal's clone: the cheap ones, and `tests` (which the CI shards
@@ -115,7 +103,11 @@ class World:
         home = self.home or self.root / "home"
         home.mkdir(exist_ok=True)
         return {
-            **{k: v for k, v in os.environ.items() if not k.startswith(("NOX", "VIRTUAL_ENV"))},
+            **{
+                k: v
+                for k, v in os.environ.items()
+                if not k.startswith(("NOX", "VIRTUAL_ENV", "PYTHONPATH"))
+            },
             **GIT_ENV,
             "HOME": str(home),
             # gh (preinstalled on GitHub's runners) and the nox narrowing, for every job
@@ -211,18 +203,6 @@ def standins(workflows: Path) -> dict[str, Path]:
 
 
 @dataclass
-class Job:
-    """One job of a run (a matrix entry is a job of its own), as act reported it."""
-
-    name: str
-    job_id: str
-    matrix: Mapping[str, object]
-    result: str = ""
-    steps: list[tuple[str, str]] = field(default_factory=list)
-    standins: list[str] = field(default_factory=list)
-
-
-@dataclass
 class Run:
     """One act run: its jobs, the jobs it never started, what the stand-ins recorded."""
 
@@ -231,12 +211,19 @@ class Run:
     returncode: int
     jobs: list[Job]
     skipped: list[str]
+    """The jobs of the workflow (``calling job/job`` for those of a called one) act never
+    started."""
     log: Path
     record: Path
     ref: str = ""
     """The ref the event is about (a branch, a tag, or the pull request's head branch)."""
+    given: list[str] = field(default_factory=list)
+    """The artifacts stood in for jobs that cannot run here, each with its source."""
     problems: list[str] = field(default_factory=list)
-    """Wiring faults (tests/workflows/wiring.py) and jobs that ran where they must not."""
+    """Wiring faults (tests/workflows/wiring.py), jobs that ran where they must not, legs that
+    never ran for want of a runner."""
+    started: dict[str, str] = field(default_factory=dict)
+    """job key (``calling job/job`` for a called workflow's) -> the workflow file it is in."""
 
     def ran(self, job_id: str) -> list[Job]:
         return [j for j in self.jobs if j.job_id == job_id]
@@ -247,53 +234,25 @@ class Run:
         return [e for e in map(json.loads, lines) if e["standin"] == kind]
 
     def failures(self) -> list[str]:
-        """The failing jobs, each with its failing step: what a planted fault must produce."""
+        """The failing jobs, each with the workflow file and job it is in, its failing step and
+        the first error line of that step: what a planted fault must produce."""
         out = []
         for job in self.jobs:
-            if job.result != "success":
-                bad = [name for name, result in job.steps if result == "failure"]
-                out.append(f"{job.name}: {job.result or 'unfinished'} at {', '.join(bad) or '?'}")
-        return out
+            if job.result != "success" and not job.unsupported:
+                bad = [name.strip()[:80] for name, result in job.steps if result == "failure"]
+                out.append(
+                    f"{job.file} job {job.key} [{job.name.strip()}]: {job.result or 'unfinished'}"
+                    f" at {', '.join(bad) or '?'}: {job.cause() or 'no output'}"
+                )
+        return out + self.problems
 
-
-def job_ids(workflow: Path) -> list[str]:
-    """The ids of a workflow's jobs, in order (the keys under ``jobs:``)."""
-    text = workflow.read_text(encoding="utf-8").partition("\njobs:\n")[2]
-    return re.findall(r"^  ([A-Za-z0-9_-]+):\s*$", text, re.M)
-
-
-def not_started(workflow: Path, jobs: list[Job]) -> list[str]:
-    """The workflow's jobs act never started; a job calling a reusable workflow started when one
-    of that workflow's jobs did (act names those ``<workflow>/<calling job>/<job>``)."""
-    ids = {j.job_id for j in jobs}
-    nested = {part for j in jobs for part in j.name.strip().split("/")[1:-1]}
-    return [j for j in job_ids(workflow) if j not in ids and j not in nested]
-
-
-def parse(lines: list[str]) -> list[Job]:
-    """act's ``--json`` log: one Job per job and matrix entry, its Main steps and result."""
-    jobs: dict[str, Job] = {}
-    for line in lines:
-        try:
-            entry = json.loads(line)
-        except ValueError:
-            continue
-        if not isinstance(entry, dict) or "jobID" not in entry:
-            continue
-        key = f"{entry['job']} {json.dumps(entry.get('matrix') or {}, sort_keys=True)}"
-        job = jobs.setdefault(key, Job(entry["job"], entry["jobID"], entry.get("matrix") or {}))
-        if "jobResult" in entry:
-            job.result = entry["jobResult"]
-        elif entry.get("raw_output") and str(entry.get("msg")).startswith("rehearsal: "):
-            job.standins.append(str(entry["msg"]).strip().removeprefix("rehearsal: stood in "))
-        elif "stepResult" in entry and entry.get("stage") == "Main" and _top(entry):
-            job.steps.append((entry["step"], entry["stepResult"]))
-    return list(jobs.values())
-
-
-def _top(entry: Mapping[str, object]) -> bool:
-    """A step of the job itself, not one inside a composite action."""
-    return len(entry.get("stepID") or []) == 1  # type: ignore[arg-type]
+    def must(self, run: set[str], not_run: set[str]) -> None:
+        """Assert the jobs that ran and the jobs that did not are exactly these (job keys)."""
+        assert (set(self.started), set(self.skipped)) == (run, not_run), (
+            f"{self.workflow} on {self.event} of {self.ref}: ran {sorted(self.started)}, "
+            f"expected {sorted(run)}; did not run {sorted(self.skipped)}, expected "
+            f"{sorted(not_run)}; failures: {self.failures()}"
+        )
 
 
 def act(
@@ -303,13 +262,18 @@ def act(
     payload: Mapping[str, object],
     run: Path,
     only: str = "",
+    given: Mapping[str, Path] | None = None,
 ) -> Run:
-    """Run one workflow of the clone for one event (``only``: one job and the jobs it needs);
+    """Run one workflow of the clone for one event (``only``: one job and the jobs it needs;
+    ``given``: artifacts, name -> file, of jobs that cannot run here, uploaded before the run);
     the jobs act started, those it did not, and the wiring problems found."""
     if ACT is None:
         raise RehearsalError("act is not on PATH: run the rehearsal with `nox -s workflows`")
     workflows = world.clone / ".github" / "workflows"
     run.mkdir(parents=True)
+    for name, source in (given or {}).items():
+        (run / "artifacts" / name).mkdir(parents=True)
+        shutil.copyfile(source, run / "artifacts" / name / source.name)
     event_file = run / "event.json"
     event_file.write_text(json.dumps(payload), encoding="utf-8")
     command = [ACT, event, "-W", str(workflows / workflow), "-e", str(event_file), "--json"]
@@ -329,44 +293,82 @@ def act(
             command, cwd=world.clone, env=world.env(run), stdout=out, stderr=subprocess.STDOUT,
             timeout=600, check=False,
         )  # fmt: skip
-    lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
-    jobs = parse(lines)
-    skipped = not_started(workflows / workflow, jobs)
-    problems = wiring.problems(workflows / workflow)
-    started = {j.job_id for j in jobs}
-    if event == "pull_request":
-        holders = wiring.writers(workflows / workflow)
-        problems += [
-            f"{workflow}: job {j} holds {', '.join(holders[j])} and ran on a pull request"
-            for j in sorted(started & holders.keys())
-        ]
+    jobs = parse(log.read_text(encoding="utf-8", errors="replace").splitlines())
+    happened = reachability.event_of(world.clone, event, payload)
+    reached = reach.reach(workflows, workflow, happened)
+    place(jobs, reached)
+    started = {j.key: j.file for j in jobs if not j.unsupported}
+    problems = wiring.problems(workflows / workflow) + misplaced(reached, started, happened)
+    problems += unrunnable(workflows, jobs)
     pr = payload.get("pull_request")
     ref = str(payload.get("ref") or (pr["head"]["ref"] if isinstance(pr, dict) else ""))
+    skipped = list(dict.fromkeys(r.key for r in reached if r.key not in started))
     record = run / "record"
-    return Run(event, workflow, done.returncode, jobs, skipped, log, record, ref, problems)
+    stood_in = [f"{name} <- {source}" for name, source in (given or {}).items()]
+    return Run(
+        event,
+        workflow,
+        done.returncode,
+        jobs,
+        skipped,
+        log,
+        record,
+        ref,
+        stood_in,
+        problems,
+        started,
+    )
+
+
+def place(jobs: list[Job], reached: list[reach.Reach]) -> None:
+    """Name each job act ran by the workflow file and job it is written in: act names a called
+    workflow's job ``<calling job>/<workflow name>/<job name>``, a job of the workflow itself
+    ``<workflow name>/<job name>``."""
+    for job in jobs:
+        mine = [r for r in reached if r.job == job.job_id]
+        nested = [r for r in mine if r.caller and job.name.startswith(f"{r.caller.split()[1]}/")]
+        found = (nested or [r for r in mine if not r.caller] or mine or [None])[0]
+        job.key = found.key if found else job.job_id
+        job.file = found.workflow if found else "?"
+
+
+def misplaced(reached: list[reach.Reach], started: Mapping[str, str], event: Event) -> list[str]:
+    """The jobs holding write permissions or publishing credentials that ran on a pull request
+    or an RC tag (but the declared RC writers), each with the guards that did not stop it."""
+    return [
+        f"{r.where} holds {', '.join(r.holds)} and ran on {event.label}: no `if:` on it or on "
+        f"a job it needs kept it off ({'; '.join(r.guards)})"
+        for r in reached
+        if r.key in started
+        and r.holds
+        and event.kind in reachability.UNTRUSTED
+        and not reach.allowed(r, event)
+    ]
 
 
 def describe(run: Run) -> str:
-    """What ran, what was skipped, and what was stood in, per job."""
+    """What ran, what was skipped, and what was stood in, per job; each failing job's cause
+    (the first error line of its failing step); each leg that never ran, and why."""
     on = f"{run.event} of {run.ref}" if run.ref else run.event
     out = [f"== {run.workflow} on {on}: act exited {run.returncode} (log: {run.log})"]
+    folder = run.log.parents[1] / "clone" / ".github" / "workflows"
     for job in run.jobs:
         matrix = ", ".join(f"{k}={v}" for k, v in job.matrix.items())
-        out.append(f"  ran     {job.job_id} [{matrix}] -> {job.result or 'unfinished'}")
+        if job.unsupported:
+            why = not_rehearsed_why(folder / job.file, job) or "a label no runner offers"
+            out.append(f"  never   {job.key} [{matrix}]: runs-on {job.unsupported!r}: {why}")
+            continue
+        out.append(f"  ran     {job.key} [{matrix}] ({job.file}) -> {job.result or 'unfinished'}")
         for name, result in job.steps:
             out.append(f"          {result:8} {name[:100]}")
         for standin in job.standins:
             out.append(f"          stood in {standin}"[:160])
-    for job_id in run.skipped:
-        out.append(f"  skipped {job_id}")
+        if job.result != "success":
+            out.append(f"          cause    {job.cause() or 'no output'}")
+    never = {j.key for j in run.jobs if j.unsupported}
+    out += [f"  skipped {job_id}" for job_id in run.skipped if job_id not in never]
+    out += [f"  stood in artifact of a job that cannot run here: {g}" for g in run.given]
     out += [f"  WIRING FAULT: {p}" for p in run.problems]
-    return "\n".join(out)
-
-
-def not_rehearsed() -> str:
-    """The runner labels whose jobs no run rehearsed, and why (said once, after the runs)."""
-    out = ["== not rehearsed, in any run:"]
-    out += [f"  matrix entries on {label} ({why})" for label, why in NOT_REHEARSED.items()]
     return "\n".join(out)
 
 

@@ -41,6 +41,20 @@ def docs_on_main(world: World, rehearse: Rehearse) -> Run:
     return rehearse("push", "docs.yml", main_push(world))
 
 
+EXPECTED = {
+    ("ci.yml", "pull_request"): ({"session", "release_verify", "release_verdict"}, set()),
+    ("ci.yml", "push"): ({"session", "release_verify", "release_verdict"}, set()),
+    ("docs.yml", "pull_request"): ({"build"}, {"publish"}),
+    ("docs.yml", "push"): ({"publish"}, {"build"}),
+}
+"""Each run's jobs: those that must run, those that must not (docs' publish job holds
+contents: write: never on a pull request)."""
+
+
+def test_ci_runs_exactly_its_jobs(ci: Run) -> None:
+    ci.must(*EXPECTED["ci.yml", ci.event])
+
+
 def test_ci_runs_the_linux_sessions(ci: Run) -> None:
     jobs = {(str(j.matrix["os"]), str(j.matrix["session"])): j.result for j in ci.ran("session")}
     assert jobs == {
@@ -63,14 +77,14 @@ def test_ci_shards_the_release_gates_and_merges_them(ci: Run) -> None:
 
 def test_docs_builds_and_does_not_publish_on_a_pull_request(docs_on_pr: Run) -> None:
     assert [j.result for j in docs_on_pr.ran("build")] == ["success"], docs_on_pr.failures()
-    assert docs_on_pr.skipped == ["publish"]
+    docs_on_pr.must(*EXPECTED["docs.yml", "pull_request"])
     assert docs_on_pr.problems == []
 
 
 def test_docs_publishes_the_dev_docs_to_gh_pages_on_main(world: World, docs_on_main: Run) -> None:
     docs = docs_on_main
     assert [j.result for j in docs.ran("publish")] == ["success"], docs.failures()
-    assert docs.skipped == ["build"]
+    docs.must(*EXPECTED["docs.yml", "push"])
     assert docs.problems == []
     assert [r["note"] for r in docs.records("checkout")] == [
         "gh-pages of the bare origin into build/gh-pages"

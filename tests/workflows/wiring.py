@@ -7,7 +7,9 @@ run alone would miss or report far from the cause.
   nobody merges is a shard that gates nothing;
 - no artifact is named after ``strategy.job-index``: act leaves it empty, so every shard of
   the rehearsal would upload one name (name it after a matrix value, the same everywhere);
-- no job holding a write permission runs on ``pull_request`` (``violations``).
+- every runs-on label is one GitHub hosts, or the job asks for a self-hosted runner;
+- no job holding write permissions or publishing credentials can run on a pull request or an
+  RC tag (``reach.problems``).
 """
 
 from __future__ import annotations
@@ -19,9 +21,27 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+import reach
 import yaml
 
-WRITE_SCOPES = ("contents", "id-token", "packages", "pages", "attestations", "deployments")
+HOSTED = (
+    "ubuntu-latest",
+    "ubuntu-24.04",
+    "ubuntu-22.04",
+    "ubuntu-24.04-arm",
+    "ubuntu-22.04-arm",
+    "windows-latest",
+    "windows-2025",
+    "windows-2022",
+    "windows-11-arm",
+    "macos-latest",
+    "macos-26",
+    "macos-15",
+    "macos-15-intel",
+    "macos-14",
+    "macos-13",
+)
+"""GitHub-hosted runner labels (docs.github.com, "GitHub-hosted runners", standard and arm64)."""
 _EXPR = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
 
 
@@ -105,6 +125,9 @@ def problems(workflow: Path) -> list[str]:
     wanted: set[str] = set()
     out = []
     for job_id, job in data["jobs"].items():
+        if str(job.get("uses", "")).startswith("./"):
+            out += _called(workflow, data, made, job_id)
+            continue
         for want in downloads(workflow.parent, job):
             makers = {j for j, ns in made.items() for n in ns if n != "*" and _match(n, want)}
             # a name that is only an expression (`${{ matrix.artifact }}`) may be anything
@@ -131,6 +154,7 @@ def problems(workflow: Path) -> list[str]:
         for w in _steps(job, "actions/upload-artifact")
         if "strategy.job-index" in str(w.get("name", ""))
     ]
+    out += runners(workflow) + reach.problems(workflow)
     for job_id, names in made.items():
         if (data["jobs"][job_id].get("strategy") or {}).get("matrix") and not reusable:
             out += [
@@ -142,20 +166,81 @@ def problems(workflow: Path) -> list[str]:
     return out
 
 
+def _called(
+    workflow: Path, data: Mapping[str, Any], made: Mapping[str, list[str]], job_id: str
+) -> list[str]:
+    """The artifacts the jobs of a called workflow download that neither a job of it uploads
+    nor a job the calling job needs: blamed on the called workflow's job, where the name is."""
+    name = Path(str(data["jobs"][job_id]["uses"])).name
+    inner = load(workflow.parent / name)
+    inside = uploads(workflow.parent, inner)
+    # across the call only names written out count: a caller cannot know the names a called
+    # workflow's jobs make at run time (``${{ matrix.artifact }}``), nor the reverse
+    before = {n for j in needed(data, job_id) for n in made.get(j, []) if n != "*"}
+    out = []
+    for inner_id, job in inner["jobs"].items():
+        for want in downloads(workflow.parent, job):
+            if any(_match(n, want) for names in inside.values() for n in names):
+                continue  # made inside (its `needs:` checked with that workflow)
+            if not any(_match(n, want) for n in before):
+                known = sorted({n for names in inside.values() for n in names} | before)
+                out.append(
+                    f"{name}: job {inner_id} (called by {workflow.name} job {job_id}) downloads "
+                    f"artifact {want!r}, which no job of {name} uploads, nor a job {job_id} "
+                    f"needs (uploaded: {', '.join(known) or 'none'})"
+                )
+    return out
+
+
 def _match(name: str, want: str) -> bool:
     return fnmatch.fnmatchcase(name, want) or fnmatch.fnmatchcase(want, name)
 
 
-def writers(workflow: Path) -> dict[str, list[str]]:
-    """job id -> the write permissions it holds (its own ``permissions:`` or the workflow's)."""
-    data = load(workflow)
-    out = {}
-    for job_id, job in data["jobs"].items():
-        perms = job.get("permissions", data.get("permissions")) or {}
-        if perms == "write-all":
-            out[job_id] = ["write-all"]
-        elif isinstance(perms, dict):
-            scopes = [f"{k}: write" for k, v in perms.items() if v == "write" and k in WRITE_SCOPES]
-            if scopes:
-                out[job_id] = scopes
+def labels(job: Mapping[str, Any], matrix: Mapping[str, Any]) -> list[str]:
+    """The runs-on labels of one job (one matrix entry); ``*`` where an expression is not a
+    value of the entry."""
+
+    def fill(m: re.Match[str]) -> str:
+        key = re.fullmatch(r"matrix\.(\w+)", m.group(1))
+        return str(matrix[key.group(1)]) if key and key.group(1) in matrix else "*"
+
+    runs_on = job.get("runs-on") or []
+    if isinstance(runs_on, dict):
+        runs_on = runs_on.get("labels") or []
+    return [
+        _EXPR.sub(fill, str(label))
+        for label in ([runs_on] if isinstance(runs_on, str) else runs_on)
+    ]
+
+
+def entries(job: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The matrix entries of a job written in the file (none known: one empty entry)."""
+    matrix = (job.get("strategy") or {}).get("matrix") or {}
+    if not isinstance(matrix, dict):
+        return [{}]
+    axes = {
+        k: v for k, v in matrix.items() if k not in ("include", "exclude") and isinstance(v, list)
+    }
+    out = [dict(zip(axes, values, strict=True)) for values in itertools.product(*axes.values())]
+    include = matrix.get("include")
+    return out + (include if isinstance(include, list) else [])
+
+
+def runners(workflow: Path) -> list[str]:
+    """The jobs (matrix entries) whose runs-on label no runner offers: not GitHub-hosted, and
+    no ``self-hosted`` asked for (a typo's leg never runs, on GitHub or here)."""
+    out = []
+    for job_id, job in load(workflow)["jobs"].items():
+        for entry in entries(job):
+            found = labels(job, entry)
+            if "self-hosted" in found or "uses" in job:
+                continue
+            out += [
+                f"{workflow.name}: job {job_id} runs on {label!r}"
+                + (f" (matrix {entry})" if entry else "")
+                + f", a label no runner offers: GitHub hosts {', '.join(HOSTED)}; a self-hosted "
+                "runner's job lists `self-hosted` in runs-on"
+                for label in found
+                if "*" not in label and label not in HOSTED
+            ]
     return out
