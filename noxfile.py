@@ -177,8 +177,9 @@ def changelog(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def cli(session: nox.Session) -> None:
-    """Run the mlrelease CLI with the release tools installed (`nox -s cli -- --help`)."""
-    _install(session, "release")
+    """Run the mlrelease CLI with the release and wheel tools installed (`nox -s cli -- --help`):
+    `release bind` builds the RC's reference with pypa/build, publish uploads with twine."""
+    _install(session, "release", "wheels")
     session.run("mlrelease", *session.posargs)
 
 

@@ -1,5 +1,5 @@
 """Distribution file names, read with ``packaging``: the one notion of "a file of this release"
-(pure; :mod:`.index` re-exports it for every reader of an index).
+(pure; :mod:`mlrelease.edges.index` re-exports it for every reader of an index).
 
 A file is of release V of project P when its name parses (a wheel by PEP 427, an sdist by PEP
 625, a legacy archive or egg by the name-then-version convention installers use) to P's

@@ -79,7 +79,8 @@ GATES: Mapping[str, str | None] = dict(
 COMMANDS: Mapping[str, str | None] = {
     "verify": None, "report": None, "gates": None, "version": None, "init": None, "doctor": None,
     "changelog": "release", "bump": "release", "release": "release",
-    "release publish": "wheels", "release promote": "wheels", "wheels": "wheels",
+    "release bind": "wheels", "release publish": "wheels", "release promote": "wheels",
+    "wheels": "wheels",
     "docs": "docs", "models": "models", "compat": "models", "opset": "opsets", "ops": "ops",
     "perf": "perf", "perf merge": "perf-report", "perf history": "perf-report",
     "downstream": "downstream",
