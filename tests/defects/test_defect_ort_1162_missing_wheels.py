@@ -20,10 +20,7 @@ INCIDENT = {
         "An internal error during publishing left one macOS x86_64 wheel on PyPI. Here the "
         "promotion folder holds the sdist and the macOS x86_64 wheels only."
     ),
-    "message": (
-        "(manylinux_x86_64): no wheel for the required platform manylinux_x86_64 among the "
-        "artifacts"
-    ),
+    "message": "(manylinux_x86_64): no wheel for the required platform manylinux_x86_64",
 }
 
 PLATFORMS = ["manylinux_x86_64", "win_amd64", "macosx_x86_64"]

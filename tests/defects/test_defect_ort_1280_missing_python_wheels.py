@@ -22,8 +22,8 @@ INCIDENT = {
         "counted as covered."
     ),
     "message": (
-        "(cp312-manylinux_x86_64): no wheel for CPython 3.12 (declared in the classifiers) on "
-        "the required platform manylinux_x86_64 among the artifacts"
+        "(cp312-manylinux_x86_64): no wheel for CPython 3.12 on the required platform "
+        "manylinux_x86_64"
     ),
 }
 

@@ -112,7 +112,7 @@ def test_malformed_tag_names_are_refused(at_rc2: Repo, mlr, tag: str) -> None:  
 def test_rc_tag_must_be_the_next_free_number(at_rc2: Repo, mlr) -> None:  # type: ignore[no-untyped-def]
     at_rc2.commit_file("src/demo/core.py", "def answer() -> int:\n    return 44\n", "fix: 44")
     code, _, err = mlr("release", "rc", "--tag", "v1.4.0-rc2", "--execute")
-    assert code == 2 and "next free release-candidate number is 3 (v1.4.0-rc3" in err
+    assert code == 2 and "the next free number is 3 (taken: v1.4.0-rc1, v1.4.0-rc2)" in err
     code, _, err = mlr("release", "rc", "--tag", "v1.4.0-rc3", "--execute")
     assert code == 0 and "v1.4.0-rc3" in at_rc2.tags()
 
