@@ -61,7 +61,14 @@ IDENTITY = {
     "GIT_CONFIG_GLOBAL": os.devnull,
     "GIT_CONFIG_NOSYSTEM": "1",
 }
-DROPPED_VARIABLES = ("VIRTUAL_ENV", "MLRELEASE_FAULT", "GITHUB_STEP_SUMMARY", "XDG_CACHE_HOME")
+DROPPED_VARIABLES = (
+    "VIRTUAL_ENV",
+    "PYTHONPATH",
+    "MLRELEASE_FAULT",
+    "GITHUB_STEP_SUMMARY",
+    "XDG_CACHE_HOME",
+)
+"""The caller's: the clone imports its own code and its own environment's, nothing else."""
 TOOL_GROUPS = ("release", "wheels", "docs")
 """The clone's own environment: the release tools, twine and build, nox and invoke."""
 
