@@ -176,8 +176,8 @@ def changelog(session: nox.Session) -> None:
 
 
 @nox.session(default=False)
-def cli(session: nox.Session) -> None:
-    """Run the mlrelease CLI with the release and wheel tools installed (`nox -s cli -- --help`):
+def mlrelease(session: nox.Session) -> None:
+    """Run any mlrelease command with the release and wheel tools (`nox -s mlrelease -- --help`):
     `release bind` builds the RC's reference with pypa/build, publish uploads with twine."""
     _install(session, "release", "wheels")
     session.run("mlrelease", *session.posargs)

@@ -15,12 +15,13 @@ from invoke.tasks import task
 
 
 def _mlrelease(c: Context, *args: str) -> None:
-    """Run the mlrelease CLI: in this environment when installed, else in nox's `cli` session,
-    reusing its environment once made (`-R`: no reinstall; `nox -s cli` refreshes it)."""
+    """Run the mlrelease CLI: in this environment when installed, else in nox's `mlrelease`
+    session, reusing its environment once made (`-R`: no reinstall; `nox -s mlrelease`
+    refreshes it)."""
     if importlib.util.find_spec("mlrelease") is not None:
         c.run(shlex.join([sys.executable, "-m", "mlrelease", *args]))
     else:
-        c.run(shlex.join(["nox", "-R", "-s", "cli", "--", *args]))
+        c.run(shlex.join(["nox", "-R", "-s", "mlrelease", "--", *args]))
 
 
 def _flags(**flags: bool) -> list[str]:

@@ -4,8 +4,8 @@ It owns the commands that know every gate (``verify``, ``report merge``, ``gates
 add their own sub-commands: each module in :data:`COMMANDS` (a feature's ``cli.py``, from
 :data:`mlrelease.registry.FEATURES`) has ``register(subparsers)``, which adds parsers whose
 ``func`` default takes the parsed arguments and returns an exit code. A command reads the
-configuration with ``args.load_config(args.root)``: :func:`mlrelease.registry.load_config`,
-handed down by this module.
+configuration with :func:`mlrelease.config.of_command`, which calls the loader this module hands
+down as ``args.load_config`` (:func:`mlrelease.registry.load_config`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pathlib import Path
 from rich.markup import escape
 
 from mlrelease import __version__, doctor, registry, report, requirements, terminal, verify
-from mlrelease.config import Config
+from mlrelease.config import of_command
 from mlrelease.edges import files, installed
 from mlrelease.errors import UserError
 from mlrelease.gates import parse_shard
@@ -30,10 +30,6 @@ COMMANDS: tuple[registry.Commands, ...] = registry.commands()
 """The modules that add sub-commands, in the order ``mlrelease --help`` lists them."""
 
 console = make_console()
-
-
-def _config(args: argparse.Namespace) -> Config:
-    return registry.load_config(args.root)
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -48,7 +44,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         shard=shard,
         report_dir=args.report_dir,
     )
-    outcome = verify.run(_config(args), options, console)
+    outcome = verify.run(of_command(args), options, console)
     return 0 if outcome.ok else 1
 
 
@@ -61,7 +57,7 @@ def cmd_report_merge(args: argparse.Namespace) -> int:
 
 
 def cmd_gates_list(args: argparse.Namespace) -> int:
-    config = _config(args)
+    config = of_command(args)
     if args.all:
         for name, g in sorted(load_gates(config).items()):
             mark = "*" if name in config.gates else " "
@@ -78,7 +74,7 @@ def _say(text: str) -> None:
 
 
 def cmd_gates_doc(args: argparse.Namespace) -> int:
-    config = _config(args)
+    config = of_command(args)
     page = service.exit_criteria_page(config, select(config))
     return files.run(args, [page], command="mlrelease gates doc", say=_say)
 
@@ -130,7 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
         "Configuration: [tool.mlrelease] in pyproject.toml.",
     )
     parser.add_argument("--version", action="version", version=f"mlrelease {__version__}")
-    parser.set_defaults(load_config=registry.load_config)
+    parser.set_defaults(load_config=registry.load_config, gate_extras=registry.gate_extras)
     parser.add_argument(
         "--root",
         type=Path,
@@ -213,7 +209,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             missing.within(
                 installed.environment(),
                 needed_by=f"`mlrelease {' '.join(words)}`",
-                extra=requirements.command_extra(words),
+                extra=registry.command_extra(words),
             )
         )
     except UserError as exc:

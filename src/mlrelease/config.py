@@ -16,6 +16,7 @@ same checks and the same errors.
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import difflib
 import functools
@@ -148,6 +149,30 @@ class Loader(Protocol):
     def __call__(
         self, root: Path | None = None, *, data: Mapping[str, Any] | None = None, source: str = ""
     ) -> Config: ...
+
+
+def of_command(
+    args: argparse.Namespace,
+    *,
+    root: Path | None = None,
+    outside_project: bool = False,
+    loader: Loader | None = None,
+) -> Config:
+    """The one way a command reads its configuration: the composition root's loader (handed
+    down as ``args.load_config``, or ``loader`` wrapping it) at ``root`` (a project the command
+    names) or ``--root``, else at the nearest folder above the current one that holds a
+    pyproject.toml.
+
+    ``outside_project``: the command also works outside any project (``models verify PATH`` on
+    a submission): with no root given and no pyproject.toml above, the defaults."""
+    load: Loader = loader or args.load_config
+    root = root or args.root
+    if root is None:
+        here = Path.cwd().resolve()
+        if outside_project and not any((p / PYPROJECT).is_file() for p in (here, *here.parents)):
+            return Config(root=here)
+        root = find_root(here)
+    return load(root.resolve())
 
 
 def read_toml(path: Path) -> dict[str, Any]:

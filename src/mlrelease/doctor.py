@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from mlrelease import __version__, requirements
+from mlrelease import __version__, registry, requirements
 from mlrelease.config import Config
 from mlrelease.edges import installed
 from mlrelease.gates import Context
@@ -86,7 +86,7 @@ def gate_extra(name: str, config: Config) -> str | None:
     """The extra gate ``name`` needs in this project."""
     tool = config.pyproject.get("tool", {})
     kind = tool.get("mlrelease", {}).get("wheels", {}).get("kind", "pure")
-    extras = requirements.gate_extras([name], cibuildwheel=kind != "pure" or "cibuildwheel" in tool)
+    extras = registry.gate_extras([name], cibuildwheel=kind != "pure" or "cibuildwheel" in tool)
     return extras[0] if extras else None
 
 
@@ -152,7 +152,7 @@ def check_gate(name: str, config: Config, env: Environment) -> Check:
 def check_commands(env: Environment) -> list[Check]:
     """One check per extra the commands use (``release``: changelog, bump, release...)."""
     by_extra: dict[str, list[str]] = {}
-    for command, extra in requirements.COMMANDS.items():
+    for command, extra in registry.command_extras().items():
         if extra:
             by_extra.setdefault(extra, []).append(command)
     checks = []

@@ -2,11 +2,12 @@
 
 A module imports only modules of its own layer or lower, at module level or inside a function
 alike (``if TYPE_CHECKING:`` imports excepted: they are no runtime coupling), and no import goes
-round in a circle. Among the feature packages, which share a layer, only the arrows of
-:data:`FEATURE_ARROWS` are allowed; they form no circle. ``tests/unit/test_layers.py`` checks
-the whole package against this module, and ``docs/architecture.md`` shows it
-(``mlrelease docs generate``). A new top-level module or package is declared here first; a new
-arrow between features is agreed first (it couples two features for good).
+round in a circle. The feature packages share one layer; they are declared where everything
+else about a feature is, in :data:`mlrelease.registry.FEATURES`, with the features each may
+import (arrows that form no circle). ``tests/unit/test_layers.py`` checks the whole package
+against this module and the registry, and ``docs/architecture.md`` describes the layers. A new
+top-level module or package outside the features is declared here first; a new arrow between
+features is agreed first (it couples two features for good).
 """
 
 from __future__ import annotations
@@ -23,6 +24,11 @@ class Layer:
     """Top-level modules and packages of ``mlrelease`` (``""`` is the package itself)."""
     purpose: str
 
+
+FEATURES = "features"
+"""The layer of the feature packages. Its members are not listed here: they are the features of
+:data:`mlrelease.registry.FEATURES` (:func:`with_features`), each with the features it may
+import (:attr:`mlrelease.registry.Feature.uses`)."""
 
 LAYERS: tuple[Layer, ...] = (
     Layer(
@@ -44,20 +50,10 @@ LAYERS: tuple[Layer, ...] = (
         "and fault points",
     ),
     Layer(
-        "features",
-        (
-            "project",
-            "wheels",
-            "release",
-            "docs",
-            "models",
-            "opsets",
-            "ops",
-            "perf",
-            "init",
-            "downstream",
-        ),
-        "one package per feature, each with the same rooms (config, cli, gate, service)",
+        FEATURES,
+        (),
+        "one package per feature, each with the same rooms (config, cli, gate, service); "
+        "the features are the entries of mlrelease.registry.FEATURES",
     ),
     Layer(
         "composition root",
@@ -67,24 +63,18 @@ LAYERS: tuple[Layer, ...] = (
 )
 """The layers, lowest first."""
 
-FEATURE_ARROWS: dict[str, tuple[str, ...]] = {
-    "project": (),
-    "wheels": ("project",),  # a build restamps a copy of the tree with the project's bump
-    "docs": (),
-    "release": ("project", "wheels", "docs"),  # bumps, changelog, the RC's artifacts, frozen docs
-    "models": (),
-    "opsets": ("models",),  # the opset rules read the models' ONNX settings
-    "ops": (),
-    "perf": (),
-    "downstream": (),
-    "init": ("release", "wheels", "downstream"),  # init proposes what those features read
-}
-"""Feature -> the features it may import. A feature imports its own modules freely."""
+
+def with_features(features: tuple[str, ...]) -> tuple[Layer, ...]:
+    """:data:`LAYERS` with the features layer holding ``features`` (the registry's)."""
+    return tuple(
+        Layer(layer.name, features, layer.purpose) if layer.name == FEATURES else layer
+        for layer in LAYERS
+    )
 
 
-def layer_of(unit: str) -> int | None:
-    """The index in :data:`LAYERS` of a top-level module or package; None if undeclared."""
-    for index, layer in enumerate(LAYERS):
+def layer_of(unit: str, stack: tuple[Layer, ...] = LAYERS) -> int | None:
+    """The index in ``stack`` of a top-level module or package; None if undeclared."""
+    for index, layer in enumerate(stack):
         if unit in layer.units:
             return index
     return None

@@ -15,12 +15,13 @@ import dataclasses
 import difflib
 import importlib
 import sys
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 from mlrelease import config as config_mod
+from mlrelease import layers
 from mlrelease.config import Config
 from mlrelease.docs import cli as docs_cli
 from mlrelease.docs import config as docs_config
@@ -60,30 +61,92 @@ class Commands(Protocol):
     def register(self, sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None: ...
 
 
+Check = Callable[[Config], None]
+"""A check of a loaded configuration that one table cannot make alone; raises ConfigError."""
+
+
 @dataclass(frozen=True)
 class Feature:
-    """What a feature adds: its tables, its gates and its sub-commands."""
+    """Everything a feature adds, declared in this one place: its tables, gates, sub-commands,
+    the extra they need, its configuration checks and the features it may import."""
 
     name: str
-    tables: Mapping[str, type]
+    """The feature's package, ``mlrelease.<name>``."""
+    tables: Mapping[str, type] = field(default_factory=dict)
     """``[tool.mlrelease.<key>]`` -> the frozen dataclass that parses that table."""
     gates: Sequence[Gate] = ()
-    """The feature's gates, in the order ``mlrelease gates list --all`` shows them."""
+    """The feature's gates, in the order ``mlrelease gates list --all`` shows them; each names
+    the extra it needs (:attr:`mlrelease.gates.Gate.extra`)."""
     commands: Commands | None = None
     """Its ``cli.py`` (``register(subparsers)``); None when it adds no sub-command."""
+    extra: str | None = None
+    """The extra of the ``mlrelease`` package its commands need (None: the package alone)."""
+    action_extras: Mapping[str, str | None] = field(default_factory=dict)
+    """Commands that need another extra than :attr:`extra`: ``"release bind": "wheels"``."""
+    checks: Sequence[Check] = ()
+    """Checks of the loaded configuration, run by :func:`load_config`."""
+    uses: tuple[str, ...] = ()
+    """The features it may import (an arrow couples two features for good: agree it first)."""
 
 
 FEATURES: tuple[Feature, ...] = (
-    Feature("project", project_config.TABLES, project_gate.GATES, project_cli),
-    Feature("wheels", wheels_config.TABLES, wheels_gate.GATES, wheels_cli),
-    Feature("release", release_config.TABLES, release_gate.GATES, release_cli),
-    Feature("docs", docs_config.TABLES, docs_gate.GATES, docs_cli),
-    Feature("models", models_config.TABLES, models_gate.GATES, models_cli),
-    Feature("opsets", opsets_config.TABLES, opsets_gate.GATES, opsets_cli),
-    Feature("ops", ops_config.TABLES, ops_gate.GATES, ops_cli),
-    Feature("perf", perf_config.TABLES, perf_gate.GATES, perf_cli),
-    Feature("downstream", downstream_config.TABLES, downstream_gate.GATES, downstream_cli),
-    Feature("init", {}, (), init_cli),
+    Feature(
+        "project",
+        project_config.TABLES,
+        project_gate.GATES,
+        project_cli,
+        action_extras={"changelog": "release", "bump": "release"},
+    ),
+    Feature(
+        "wheels",
+        wheels_config.TABLES,
+        wheels_gate.GATES,
+        wheels_cli,
+        extra="wheels",
+        uses=("project",),  # a build restamps a copy of the tree with the project's bump
+    ),
+    Feature(
+        "release",
+        release_config.TABLES,
+        release_gate.GATES,
+        release_cli,
+        extra="release",
+        action_extras={f"release {a}": "wheels" for a in ("bind", "publish", "promote")},
+        checks=release_config.CHECKS,
+        uses=("project", "wheels", "docs"),  # bumps, changelog, the RC's artifacts, frozen docs
+    ),
+    Feature("docs", docs_config.TABLES, docs_gate.GATES, docs_cli, extra="docs"),
+    Feature("models", models_config.TABLES, models_gate.GATES, models_cli, extra="models"),
+    Feature(
+        "opsets",
+        opsets_config.TABLES,
+        opsets_gate.GATES,
+        opsets_cli,
+        extra="opsets",
+        uses=("models",),  # the opset rules read the models' ONNX settings
+    ),
+    Feature("ops", ops_config.TABLES, ops_gate.GATES, ops_cli, extra="ops"),
+    Feature(
+        "perf",
+        perf_config.TABLES,
+        perf_gate.GATES,
+        perf_cli,
+        extra="perf",
+        action_extras={"perf merge": "perf-report", "perf history": "perf-report"},
+    ),
+    Feature(
+        "downstream",
+        downstream_config.TABLES,
+        downstream_gate.GATES,
+        downstream_cli,
+        extra="downstream",
+        checks=downstream_config.CHECKS,
+    ),
+    Feature(
+        "init",
+        commands=init_cli,
+        uses=("release", "wheels", "downstream"),  # init proposes what those features read
+    ),
 )
 """The built-in features, in the order ``mlrelease --help`` lists their commands."""
 
@@ -113,6 +176,56 @@ def gates() -> dict[str, Gate]:
 def commands() -> tuple[Commands, ...]:
     """The features' sub-command modules, in :data:`FEATURES` order."""
     return tuple(f.commands for f in FEATURES if f.commands is not None)
+
+
+def command_names(feature: Feature) -> tuple[str, ...]:
+    """The top-level commands ``feature`` adds, read from the parsers it registers."""
+    if feature.commands is None:
+        return ()
+    sub = argparse.ArgumentParser().add_subparsers()
+    feature.commands.register(sub)
+    return tuple(sub.choices)
+
+
+def command_extras() -> dict[str, str | None]:
+    """``mlrelease COMMAND [ACTION]`` -> the extra it needs, for every feature's commands."""
+    found: dict[str, str | None] = {}
+    for feature in FEATURES:
+        found.update(dict.fromkeys(command_names(feature), feature.extra))
+        found.update(feature.action_extras)
+    return found
+
+
+def command_extra(words: Sequence[str]) -> str | None:
+    """The extra of ``mlrelease WORDS...`` (``["perf", "merge"]`` -> ``perf-report``); the
+    longest declared prefix wins, and a command of no feature (``verify``) needs none."""
+    known = command_extras()
+    for n in range(len(words), 0, -1):
+        key = " ".join(words[:n])
+        if key in known:
+            return known[key]
+    return None
+
+
+def gate_extras(names: Iterable[str], *, cibuildwheel: bool = True) -> list[str]:
+    """The extras the gates ``names`` need (unknown names need none). ``cibuildwheel`` False:
+    the project is pure and has no ``[tool.cibuildwheel]``, so its ``wheels`` gate asks
+    cibuildwheel nothing."""
+    registered = gates()
+    needed = {
+        registered[n].extra for n in names if n in registered and (cibuildwheel or n != "wheels")
+    }
+    return sorted(e for e in needed if e)
+
+
+def arrows() -> dict[str, tuple[str, ...]]:
+    """Feature -> the features it may import (:attr:`Feature.uses`)."""
+    return {f.name: f.uses for f in FEATURES}
+
+
+def stack() -> tuple[layers.Layer, ...]:
+    """The package's layers, the features layer holding every feature of :data:`FEATURES`."""
+    return layers.with_features(tuple(f.name for f in FEATURES))
 
 
 def load_config(
@@ -194,9 +307,9 @@ def check_config(config: Config) -> None:
             config_mod.parse_section(
                 cls, table, prefix=f"tool.mlrelease.gate-options.{name}", source=source
             )
-    release_config.check_placeholders(config.table(release_config.ReleaseConfig), source)
-    release_config.check_version_model(config)
-    downstream_config.check_loaded(config)
+    for feature in FEATURES:
+        for check in feature.checks:
+            check(config)
     # Only a configured gate list asks for the file: the defaults must not refuse a new project.
     listed = "gates" in config.pyproject.get("tool", {}).get("mlrelease", {})
     if listed and "changelog" in config.gates and not config.path(config.changelog).is_file():

@@ -27,6 +27,7 @@ from typing import Any
 import nox
 
 from mlrelease import requirements
+from mlrelease.config import Config
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -66,10 +67,12 @@ def pyproject(root: Path = Path()) -> dict[str, Any]:
 def gate_extras(data: dict[str, Any]) -> list[str]:
     """The extras the project's configured gates need (``[tool.mlrelease] gates``)."""
     tool = data.get("tool", {})
-    gates = tool.get("mlrelease", {}).get("gates", list(requirements.GATES))
+    from mlrelease import registry  # every feature: imported when a session runs, not at --list
+
+    gates = tool.get("mlrelease", {}).get("gates", Config().gates)
     kind = tool.get("mlrelease", {}).get("wheels", {}).get("kind", "pure")
     cibuildwheel = kind != "pure" or "cibuildwheel" in tool
-    return requirements.gate_extras([str(g) for g in gates], cibuildwheel=cibuildwheel)
+    return registry.gate_extras([str(g) for g in gates], cibuildwheel=cibuildwheel)
 
 
 def project_requirements(data: dict[str, Any]) -> list[str]:

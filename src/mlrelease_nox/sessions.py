@@ -54,8 +54,9 @@ def changelog(session: nox.Session) -> None:
 
 @nox.session(venv_backend=BACKEND, default=False)
 def mlrelease(session: nox.Session) -> None:
-    """Run any mlrelease command with the release tools (`nox -s mlrelease -- release status`)."""
-    install(session, "release")
+    """Run any mlrelease command with the release and wheel tools (`nox -s mlrelease -- release
+    status`): `release bind` builds the RC's reference, `publish` uploads with twine."""
+    install(session, "release", "wheels")
     session.run("mlrelease", *session.posargs)
 
 

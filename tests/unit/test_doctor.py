@@ -4,7 +4,8 @@ environments: tests/integration/install)."""
 from __future__ import annotations
 
 from mlrelease import doctor
-from mlrelease.requirements import Distribution, Environment, gate_extras
+from mlrelease.registry import gate_extras
+from mlrelease.requirements import Distribution, Environment
 
 EXTRAS = {
     "release": ("bump-my-version>=1.2.4", "git-changelog>=2.7"),

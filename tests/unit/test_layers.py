@@ -13,12 +13,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import mlrelease
-from mlrelease import layers
+from mlrelease import layers, registry
 from mlrelease.layers import Layer
 
 SRC = Path(mlrelease.__file__).parent
-FEATURES = "features"
-"""The layer whose members may import each other only along :data:`~layers.FEATURE_ARROWS`."""
+FEATURES = layers.FEATURES
+"""The layer whose members may import each other only along the registry's arrows."""
+STACK = registry.stack()
+"""The layers, the features layer filled from :data:`mlrelease.registry.FEATURES`."""
 
 
 @dataclass(frozen=True)
@@ -169,12 +171,12 @@ def _describe(cycle: list[str], edges: Sequence[Edge]) -> str:
 FIX = (
     "Pass what the lower module needs down to it (an argument, a Context field) instead of "
     "importing up, or move the shared piece down; a new feature arrow is declared in "
-    "src/mlrelease/layers.py (FEATURE_ARROWS) after asking."
+    "its feature's `uses` in src/mlrelease/registry.py (FEATURES) after asking."
 )
 
 
 def test_every_module_is_in_a_declared_layer() -> None:
-    missing = undeclared(modules_of(SRC, "mlrelease"), layers.LAYERS)
+    missing = undeclared(modules_of(SRC, "mlrelease"), STACK)
     assert missing == [], f"declare these units of mlrelease in src/mlrelease/layers.py: {missing}"
 
 
@@ -188,25 +190,27 @@ def test_no_import_goes_round_in_a_circle() -> None:
 
 def test_imports_go_down_the_layers_only() -> None:
     edges = edges_of(modules_of(SRC, "mlrelease"))
-    found = upward(edges, layers.LAYERS, layers.FEATURE_ARROWS)
+    found = upward(edges, STACK, registry.arrows())
     assert found == [], (
         f"{len(found)} imports break the layer order: " + "; ".join(found) + (f". {FIX}")
     )
 
 
 def test_the_feature_arrows_name_features_and_form_no_circle() -> None:
-    [features] = [layer for layer in layers.LAYERS if layer.name == FEATURES]
-    assert sorted(layers.FEATURE_ARROWS) == sorted(features.units)
-    for source, targets in layers.FEATURE_ARROWS.items():
+    [features] = [layer for layer in STACK if layer.name == FEATURES]
+    arrows = registry.arrows()
+    assert sorted(arrows) == sorted(features.units)
+    for source, targets in arrows.items():
         assert set(targets) <= set(features.units) - {source}, source
-    as_edges = [Edge(s, t, 0) for s, targets in layers.FEATURE_ARROWS.items() for t in targets]
+    as_edges = [Edge(s, t, 0) for s, targets in arrows.items() for t in targets]
     assert cycles(as_edges) == []
 
 
 def test_every_unit_is_declared_once() -> None:
-    units = [u for layer in layers.LAYERS for u in layer.units]
+    units = [u for layer in STACK for u in layer.units]
     assert len(units) == len(set(units))
     assert layers.layer_of("config") == 1 and layers.layer_of("nowhere") is None
+    assert layers.layer_of("release", STACK) == 3 and layers.layer_of("release") is None
 
 
 # --- the checker itself can fail ------------------------------------------------------------
@@ -287,6 +291,6 @@ def test_the_tag_setting_walks_down_the_layers_from_pyproject_to_promote() -> No
     edges = {(e.source, e.target) for e in edges_of(modules_of(SRC, "mlrelease"))}
     for source, target in TAG_WALK:
         assert (source, target) in edges, f"{source} no longer imports {target}: update TAG_WALK"
-        high = _layer(unit_of(source), layers.LAYERS)
-        low = _layer(unit_of(target), layers.LAYERS)
+        high = _layer(unit_of(source), STACK)
+        low = _layer(unit_of(target), STACK)
         assert high is not None and low is not None and high >= low, f"{source} -> {target}"

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
+from mlrelease.registry import command_extra
 from mlrelease.requirements import (
     Distribution,
     Environment,
     Installer,
     MissingDependency,
-    command_extra,
     install_line,
 )
 
@@ -153,6 +153,10 @@ def test_inside_the_checkout_the_nox_sessions_are_named() -> None:
         (["perf", "run"], "perf"),
         (["release", "promote"], "wheels"),
         (["release", "status"], "release"),
+        (["release", "bind"], "wheels"),
+        (["changelog"], "release"),
+        (["version"], None),
+        (["opset", "rules"], "opsets"),
         (["verify"], None),
         (["nonsense"], None),
     ],

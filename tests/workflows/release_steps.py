@@ -12,7 +12,7 @@ from rehearsal import GIT_ENV, RehearsalError, World, git
 
 
 def nox(world: World, session: str, *args: str) -> str:
-    """Run a nox session of the clone as its maintainer does (``nox -s cli -- release rc``);
+    """Run a nox session of the clone as its maintainer does (``nox -s mlrelease -- release rc``);
     its output, or an error with it."""
     env = {**os.environ, **GIT_ENV, "HOME": world.env(world.root / "maintainer")["HOME"]}
     env = {k: v for k, v in env.items() if not k.startswith("NOX")}
@@ -27,8 +27,8 @@ def nox(world: World, session: str, *args: str) -> str:
 
 
 def mlrelease(world: World, *args: str) -> str:
-    """The mlrelease CLI in the clone, through `nox -s cli` (the release tools installed)."""
-    return nox(world, "cli", *args)
+    """The mlrelease CLI in the clone, through `nox -s mlrelease` (the release tools installed)."""
+    return nox(world, "mlrelease", *args)
 
 
 def cut_rc(world: World, version: str = "0.1.0") -> str:

@@ -8,7 +8,7 @@ from typing import Any
 
 from rich.markup import escape
 
-from mlrelease.config import Config
+from mlrelease.config import Config, of_command
 from mlrelease.docs import freeze, pages, service, sphinx_run, switcher
 from mlrelease.docs.config import DocsConfig
 from mlrelease.edges import files
@@ -18,7 +18,7 @@ console = make_console()
 
 
 def _setup(args: argparse.Namespace) -> tuple[Config, DocsConfig]:
-    config: Config = args.load_config(args.root)
+    config = of_command(args)
     docs: DocsConfig = config.table(DocsConfig)
     docs.validate(str(config.pyproject_path))
     return config, docs

@@ -20,6 +20,7 @@ from mlrelease.gates import Context, GateResult, ReuseOptions, gate
     "with a folder for every listed version; every final release tag is frozen and listed on "
     "the published site (the pages branch or `base-url`), the newest one preferred.",
     options=ReuseOptions,
+    extra="docs",
 )
 def check_docs(ctx: Context) -> GateResult:
     docs = ctx.config.table(DocsConfig)

@@ -12,7 +12,7 @@ from typing import Any
 
 from rich.markup import escape
 
-from mlrelease.config import Config
+from mlrelease.config import Config, of_command
 from mlrelease.downstream import known, matrix, render, results, service
 from mlrelease.downstream.config import DownstreamConfig, package_of
 from mlrelease.errors import UserError
@@ -28,7 +28,7 @@ console = make_console()
 
 
 def _config(args: argparse.Namespace) -> tuple[Config, DownstreamConfig]:
-    config: Config = args.load_config(args.root)  # every table, checked
+    config = of_command(args)  # every table, checked
     return config, config.table(DownstreamConfig)
 
 

@@ -235,3 +235,7 @@ def check_loaded(config: Config) -> None:
     """:func:`check` on a loaded configuration (the registry calls it when it loads one)."""
     table = config.table(DownstreamConfig)
     check(table, source=str(config.pyproject_path), root=config.root, package=package_of(config))
+
+
+CHECKS = (check_loaded,)
+"""Run on every loaded configuration (:attr:`mlrelease.registry.Feature.checks`)."""

@@ -56,6 +56,7 @@ def _reusable(config: Config, table: DownstreamConfig, package: str) -> results.
     "(on every re-run of both sides) fails the gate unless the known-downstream-failures list "
     "accepts it, with an owner and an expiry date; so does a consumer whose tests did not run "
     "on a side (not verified), unless it is optional.",
+    extra="downstream",
 )
 def check_downstream(ctx: Context) -> GateResult:
     table = ctx.config.table(DownstreamConfig)

@@ -162,6 +162,9 @@ class Gate:
     required: bool = True
     options: type | None = None
     """The dataclass of its ``[tool.mlrelease.gate-options.NAME]`` table, checked at load."""
+    extra: str | None = None
+    """The extra of the ``mlrelease`` package that brings what the gate needs (None: nothing
+    beyond the package itself); ``mlrelease doctor``, ``init`` and the nox sessions read it."""
 
     @property
     def how_to_run(self) -> str:
@@ -173,7 +176,7 @@ class Gate:
 
     def _missing(self, exc: requirements.MissingDependency, ctx: Context) -> GateResult:
         gate = f"the `{self.name}` gate"
-        message = str(exc.within(ctx.environment(), gate, requirements.GATES.get(self.name)))
+        message = str(exc.within(ctx.environment(), gate, self.extra))
         return GateResult(Status.ERROR, f"{message} Or remove the gate from tool.mlrelease.gates.")
 
     def execute(self, ctx: Context) -> GateResult:
@@ -195,13 +198,19 @@ class Gate:
 
 
 def gate(
-    name: str, description: str, *, required: bool = True, options: type | None = None
+    name: str,
+    description: str,
+    *,
+    required: bool = True,
+    options: type | None = None,
+    extra: str | None = None,
 ) -> Callable[[GateFunction], Gate]:
     """Make ``run`` the gate ``name``; ``description`` is one line, what it checks;
-    ``options`` is the dataclass of its gate-options table, validated when the config loads."""
+    ``options`` is the dataclass of its gate-options table, validated when the config loads;
+    ``extra`` the extra of mlrelease that brings what it needs."""
 
     def make(run: GateFunction) -> Gate:
-        return Gate(name, description, run, required, options)
+        return Gate(name, description, run, required, options, extra)
 
     return make
 

@@ -15,6 +15,7 @@ def cmd_init(args: argparse.Namespace) -> int:
         args.root or Path.cwd(),
         execute=args.execute,
         load_config=args.load_config,
+        gate_extras=args.gate_extras,
         index=args.index,
     )
 

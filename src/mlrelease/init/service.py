@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -122,9 +123,17 @@ def _with_edits(root: Path, found: detect.Detection) -> detect.Detection:
     return dataclasses.replace(found, release_edits=edits)
 
 
-def run(root: Path, *, execute: bool, load_config: Loader, index: str | None = None) -> int:
+def run(
+    root: Path,
+    *,
+    execute: bool,
+    load_config: Loader,
+    gate_extras: Callable[..., list[str]],
+    index: str | None = None,
+) -> int:
     """Detect, show the proposal and its reasons; with ``execute``, append it to pyproject,
-    then read it back with ``load_config`` (the registry's: every table, checked)."""
+    then read it back with ``load_config`` (the registry's: every table, checked).
+    ``gate_extras`` is the registry's too: the extras the proposed gates need."""
     root = root.resolve()
     if not root.is_dir():
         raise UserError(f"init: {root} is not a folder; pass --root PATH of the project.")
@@ -166,7 +175,7 @@ def run(root: Path, *, execute: bool, load_config: Loader, index: str | None = N
         console.print(f"- {note}")
     console.print("New files you may add (init writes none): " + "; ".join(proposal.new_files))
     cibuildwheel = found.build.kind != "pure" or "cibuildwheel" in current.get("tool", {})
-    extras = requirements.gate_extras(proposal.gates, cibuildwheel=cibuildwheel)
+    extras = gate_extras(proposal.gates, cibuildwheel=cibuildwheel)
     if extras:
         line = requirements.install_line(installed.environment(), extras)
         console.print(f"What these gates need (`mlrelease doctor` checks it): `{line}`")

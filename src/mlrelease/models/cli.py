@@ -15,7 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from mlrelease import __version__
-from mlrelease.config import PYPROJECT, Config
+from mlrelease.config import Config, of_command
 from mlrelease.errors import UserError
 from mlrelease.gates import Context
 from mlrelease.models import manifest as manifest_mod
@@ -32,14 +32,9 @@ console = make_console()
 
 
 def _config(args: argparse.Namespace, *, required: bool = True) -> Config:
-    root = args.root
-    config: Config | None = None
-    if root is None and not required:
-        here = Path.cwd()
-        if not any((p / PYPROJECT).is_file() for p in (here, *here.parents)):
-            config = Config(root=here)  # a submission checked outside any project: defaults
-    if config is None:
-        config = args.load_config(root)
+    """The configuration (:func:`~mlrelease.config.of_command`; ``required`` False: the
+    defaults outside any project, for a submission), with the command line's limits."""
+    config = of_command(args, outside_project=not required)
     models = config.table(ModelsConfig)
     overrides: dict[str, Any] = {}
     # Command-line limits win, inside a project or not.

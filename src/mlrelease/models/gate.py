@@ -93,6 +93,7 @@ def judge_project(ctx: Context, *, refresh: bool = False) -> CompatReport:
     "Every supported runtime really loads (probed, cached by runtime version) the IR version and "
     "opsets the project stamps (declared in tool.mlrelease.compat, else the pinned onnx's "
     "defaults) and its models declare; the pinned onnx's version table agrees with its defaults.",
+    extra="models",
 )
 def check_compat(ctx: Context) -> GateResult:
     report = judge_project(ctx)
@@ -141,6 +142,7 @@ def check_compat(ctx: Context) -> GateResult:
     "subprocess: integrity, onnx.checker full check, strict shape inference, opset imports, "
     "runtime compatibility, inference against expected outputs and the reference evaluator, "
     "and the version-converter round trip.",
+    extra="models",
 )
 def check_models(ctx: Context) -> GateResult:
 

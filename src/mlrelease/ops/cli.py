@@ -12,7 +12,7 @@ from typing import Any
 from rich.markup import escape
 from rich.table import Table
 
-from mlrelease.config import Config
+from mlrelease.config import Config, of_command
 from mlrelease.edges import files
 from mlrelease.errors import UserError
 from mlrelease.gates import parse_shard
@@ -29,7 +29,7 @@ console = make_console()
 
 
 def _setup(args: argparse.Namespace) -> tuple[Config, OpsConfig, policy_mod.Policy]:
-    config: Config = args.load_config(args.root)
+    config = of_command(args)
     ops = service.ops_config(config)
     policy = policy_mod.load(config.root, ops.tolerances, ops.known_failures)
     return config, ops, policy

@@ -27,6 +27,7 @@ from mlrelease.ops.config import OpsConfig
     "status, notes) rows, run in a subprocess): the index and page equal a fresh run of it, "
     "every row is valid, and no operator of the previous release's index is gone without a "
     "`[[tool.mlrelease.ops.dropped]]` decision.",
+    extra="ops",
 )
 def check_ops_index(ctx: Context) -> GateResult:
     config = ctx.config

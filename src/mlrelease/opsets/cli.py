@@ -8,7 +8,7 @@ import difflib
 import json
 from pathlib import Path
 
-from mlrelease.config import Config
+from mlrelease.config import of_command
 from mlrelease.gates import Context
 from mlrelease.opsets import service
 from mlrelease.opsets.config import OpsetRulesConfig
@@ -20,7 +20,7 @@ def cmd_snapshot(args: argparse.Namespace) -> int:
     from rich.markup import escape
 
     console = make_console()
-    config: Config = args.load_config(args.root)
+    config = of_command(args)
     if args.schema_module:
         options = config.table(OpsetRulesConfig)
         config = config.with_table(

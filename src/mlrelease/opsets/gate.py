@@ -14,6 +14,7 @@ from mlrelease.opsets.snapshot import read_snapshot, render, snapshot_path
     "onnx's and custom domains) against the previous release's committed snapshot: inventory "
     "changes raise the opset version, no signature changes under a published since_version, "
     "no published operator version removed, since_version <= opset version.",
+    extra="opsets",
 )
 def check_opset_rules(ctx: Context) -> GateResult:
     config = ctx.config

@@ -10,7 +10,7 @@ from typing import Any
 
 from rich.markup import escape
 
-from mlrelease.config import Config
+from mlrelease.config import of_command
 from mlrelease.errors import UserError
 from mlrelease.perf import service
 from mlrelease.perf.compare import Comparison
@@ -31,7 +31,7 @@ def _report(comparison: Comparison) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    config: Config = args.load_config(args.root)
+    config = of_command(args)
     baseline = read(args.baseline) if args.baseline else None
     outcome = service.run(
         config,
@@ -57,7 +57,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    config: Config = args.load_config(args.root)
+    config = of_command(args)
     if args.python:
         if args.candidate:
             raise UserError(
@@ -94,21 +94,21 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
-    config: Config = args.load_config(args.root)
+    config = of_command(args)
     page = service.merge(config, args.results, args.docs)
     console.print(f"Wrote {page} from {len(args.results)} device report(s)")
     return 0
 
 
 def cmd_history(args: argparse.Namespace) -> int:
-    config: Config = args.load_config(args.root)
+    config = of_command(args)
     page = service.history_page(config, args.docs)
     console.print(f"Wrote {page}")
     return 0
 
 
 def cmd_baseline(args: argparse.Namespace) -> int:
-    config: Config = args.load_config(args.root)
+    config = of_command(args)
     source = (
         args.results
         or config.path(config.table(PerfConfig).results_dir) / args.profile / "results.json"

@@ -33,6 +33,7 @@ NOT_TIMED = (
     "`ci/perf_baselines/`: no row newly fails); timing is judged by `nox -s perf`, so without "
     "a failure the gate is skipped (a failure under `--strict`).",
     options=ReuseOptions,
+    extra="perf",
 )
 def check_perf(ctx: Context) -> GateResult:
     name = ctx.config.table(PerfConfig).gate_profile

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from rich.markup import escape
 
-from mlrelease.config import Config, find_root
+from mlrelease.config import find_root, of_command
 from mlrelease.edges import files
 from mlrelease.project import bump, service
 from mlrelease.terminal import make_console
@@ -16,17 +16,12 @@ from mlrelease.terminal import make_console
 console = make_console()
 
 
-def _config(args: argparse.Namespace) -> Config:
-    loaded: Config = args.load_config(args.root)
-    return loaded
-
-
 def _say(text: str) -> None:
     console.print(escape(text), soft_wrap=True)
 
 
 def cmd_changelog(args: argparse.Namespace) -> int:
-    log = service.changelog_file(_config(args), args.bump)
+    log = service.changelog_file(of_command(args), args.bump)
     return files.run(args, [log], command="mlrelease changelog", say=_say)
 
 
@@ -34,7 +29,7 @@ def cmd_bump(args: argparse.Namespace) -> int:
     # An interrupted bump is undone first, before any (maybe half-written) file is read.
     for note in bump.recover(args.root or find_root(Path.cwd()), execute=args.execute):
         console.print(note)
-    config = _config(args)
+    config = of_command(args)
     bump_plan = bump.plan(config, to=args.to, part=args.part)
     if bump_plan.from_tags:
         console.print(
@@ -57,7 +52,7 @@ def cmd_bump(args: argparse.Namespace) -> int:
 
 
 def cmd_version(args: argparse.Namespace) -> int:
-    print(_config(args).version)
+    print(of_command(args).version)
     return 0
 
 

@@ -23,6 +23,7 @@ from mlrelease.project.config import TestsOptions
     "(`v1.4.0` is `1.4.0`; `v1.4.0-rc2` is `1.4.0rc2`, or `1.4.0` for an RC built with the "
     'final version; under `version-source = "tag"` any version of the tag\'s series up to '
     "it, the build taking the version from the tag).",
+    extra="release",
 )
 def check_versions(ctx: Context) -> GateResult:
     source = str(ctx.config.pyproject_path)
@@ -75,6 +76,7 @@ def check_versions(ctx: Context) -> GateResult:
     "The changelog has a section for the version being released (`Unreleased` for a .dev version; "
     'under `version-source = "tag"` the release tag\'s version on a tagged commit, else '
     "`Unreleased`).",
+    extra="release",
 )
 def check_changelog(ctx: Context) -> GateResult:
     source = str(ctx.config.pyproject_path)

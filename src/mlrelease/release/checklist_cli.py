@@ -21,7 +21,7 @@ def _say(text: str) -> None:
 
 def cmd_checklist(args: argparse.Namespace) -> int:
     return checklist.run_checklist(
-        service.config_of(args.root, args.load_config),
+        service.config_of(args),
         args.version,
         execute=args.execute,
         confirm=args.confirm,
@@ -32,7 +32,7 @@ def cmd_checklist(args: argparse.Namespace) -> int:
 
 
 def cmd_checklist_doc(args: argparse.Namespace) -> int:
-    config = service.config_of(args.root, args.load_config)
+    config = service.config_of(args)
     page = config.table(ReleaseConfig).checklist_doc
     generated = files.Generated(config.path(page), checklist_doc.render(config), page)
     return files.run(args, [generated], command="mlrelease release checklist-doc", say=_say)

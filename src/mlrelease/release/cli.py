@@ -24,7 +24,7 @@ SAFETY = (
 
 
 def _config(args: argparse.Namespace) -> Config:
-    return service.config_of(args.root, args.load_config)
+    return service.config_of(args)
 
 
 def _say(text: str) -> None:
@@ -41,7 +41,7 @@ def _candidate(args: argparse.Namespace) -> service.Candidate:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    data = release_status.status(_config(args), args.version)
+    data = release_status.status(service.config_of(args), args.version)
     if args.json:
         print(json.dumps(data, indent=2))
         return 0
@@ -50,26 +50,26 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def cmd_cut(args: argparse.Namespace) -> int:
-    made = service.cut_plan(_config(args), args.version, args.from_ref, args.push)
+    made = service.cut_plan(service.config_of(args), args.version, args.from_ref, args.push)
     made.print(execute=args.execute, out=_say)
     return 0
 
 
 def cmd_prepare(args: argparse.Namespace) -> int:
-    made = service.prepare_plan(_config(args), args.version, args.push)
+    made = service.prepare_plan(service.config_of(args), args.version, args.push)
     made.print(execute=args.execute, out=_say)
     return 0
 
 
 def cmd_rc(args: argparse.Namespace) -> int:
-    made = service.rc_plan(_config(args), args.tag, args.push, args.rebuild)
+    made = service.rc_plan(service.config_of(args), args.tag, args.push, args.rebuild)
     made.print(execute=args.execute, out=_say)
     return 0
 
 
 def cmd_promote(args: argparse.Namespace) -> int:
     made = service.promote_plan(
-        _config(args), _candidate(args), push=args.push, publish=args.publish,
+        service.config_of(args), _candidate(args), push=args.push, publish=args.publish,
         repository_url=args.repository_url, elsewhere=args.published_elsewhere,
     )  # fmt: skip
     made.print(execute=args.execute, out=_say)
@@ -77,19 +77,23 @@ def cmd_promote(args: argparse.Namespace) -> int:
 
 
 def cmd_publish(args: argparse.Namespace) -> int:
-    made = service.publish_plan(_config(args), _candidate(args), args.channel, args.repository_url)
+    made = service.publish_plan(
+        service.config_of(args), _candidate(args), args.channel, args.repository_url
+    )
     made.print(execute=args.execute, out=_say)
     return 0
 
 
 def cmd_bind(args: argparse.Namespace) -> int:
-    made = service.bind_plan(_config(args), _candidate(args), args.push)
+    made = service.bind_plan(service.config_of(args), _candidate(args), args.push)
     made.print(execute=args.execute, out=_say)
     return 0
 
 
 def cmd_cherry_picks(args: argparse.Namespace) -> int:
-    found = service.picks_plan(_config(args), args.branch, args.push, args.mark, args.reason)
+    found = service.picks_plan(
+        service.config_of(args), args.branch, args.push, args.mark, args.reason
+    )
     text = found.markdown()
     if args.output:
         args.output.parent.mkdir(parents=True, exist_ok=True)

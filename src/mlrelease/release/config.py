@@ -190,6 +190,17 @@ def check_version_model(config: Config) -> None:
         )
 
 
+def check_loaded(config: Config) -> None:
+    """The release table's checks on a loaded configuration: checklist placeholders, and the
+    version model."""
+    check_placeholders(config.table(ReleaseConfig), str(config.pyproject_path))
+    check_version_model(config)
+
+
+CHECKS = (check_loaded,)
+"""Run on every loaded configuration (:attr:`mlrelease.registry.Feature.checks`)."""
+
+
 def series(version: Version) -> tuple[int, int]:
     major, minor, _ = release_triple(version)
     return major, minor

@@ -8,12 +8,14 @@ version) or ``"bump"`` (RCs are version bumps, :mod:`.bump_model`). A third mode
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
-from mlrelease.config import PYPROJECT, TABLE, Config, find_root
+from mlrelease.config import PYPROJECT, TABLE, Config, find_root, of_command
 from mlrelease.edges import git
 from mlrelease.edges.journal import read_journal
 from mlrelease.errors import UserError
@@ -32,10 +34,19 @@ Loader = Callable[..., Config]
 """``registry.load_config``, handed down by the composition root."""
 
 
-def config_of(root: Path | None, load_config: Loader) -> Config:
-    """The configuration of the project at ``root`` (``--root``), else the one around the
-    current folder."""
-    return config_at((root or find_root(Path.cwd())).resolve(), load_config)
+def config_of(args: argparse.Namespace) -> Config:
+    """The configuration a release command reads (:func:`mlrelease.config.of_command`), as
+    :func:`config_at` reads it: after an interrupted edit of pyproject.toml, HEAD's."""
+    load_config: Loader = args.load_config
+
+    def resuming(
+        root: Path | None = None, *, data: Mapping[str, Any] | None = None, source: str = ""
+    ) -> Config:
+        if data is not None:  # a given text is read as given
+            return load_config(root, data=data, source=source)
+        return config_at((root or find_root(Path.cwd())).resolve(), load_config)
+
+    return of_command(args, loader=resuming)
 
 
 def config_at(root: Path, load_config: Loader) -> Config:

@@ -2,12 +2,13 @@
 
 Pure data: import name -> the distribution that provides it (``bumpversion`` comes from
 bump-my-version, ``PIL`` from Pillow) and the distributions that install the same import name as
-another tool (``bumpversion`` 0.6, ``bump2version``); gate and command -> the extra of the
-``mlrelease`` package they need. Version ranges live only in ``[project.optional-dependencies]``
-(tests/unit/test_extras.py keeps this table in step). :class:`MissingDependency` is raised where
-a module is missing or wrong; the CLI and the gate runner render it for the :class:`Environment`
-read by :mod:`mlrelease.edges.installed`, so its install line fits pip, uv, ``uv tool``, pipx or
-mlrelease's own checkout.
+another tool (``bumpversion`` 0.6, ``bump2version``). The extra of the ``mlrelease`` package
+a gate or command needs is declared with it (:attr:`mlrelease.gates.Gate.extra`,
+:class:`mlrelease.registry.Feature`). Version ranges live only in
+``[project.optional-dependencies]`` (tests/unit/test_extras.py keeps this table in step).
+:class:`MissingDependency` is raised where a module is missing or wrong; the CLI and the gate
+runner render it for the :class:`Environment` read by :mod:`mlrelease.edges.installed`, so its
+install line fits pip, uv, ``uv tool``, pipx or mlrelease's own checkout.
 """
 
 from __future__ import annotations
@@ -24,15 +25,11 @@ from mlrelease.requirements.environment import (
 )
 from mlrelease.requirements.table import (
     BY_DISTRIBUTION,
-    COMMANDS,
-    GATES,
     MODULES,
     NOT_IN_ALL,
     PROJECT,
     TORCH_CPU_INDEX,
     Module,
-    command_extra,
-    gate_extras,
     missing_module,
     normalize,
     requirement_name,
@@ -41,8 +38,6 @@ from mlrelease.requirements.table import (
 
 __all__ = [
     "BY_DISTRIBUTION",
-    "COMMANDS",
-    "GATES",
     "MODULES",
     "NOT_IN_ALL",
     "PROJECT",
@@ -52,8 +47,6 @@ __all__ = [
     "Installer",
     "MissingDependency",
     "Module",
-    "command_extra",
-    "gate_extras",
     "install_line",
     "missing_module",
     "normalize",

@@ -1,10 +1,12 @@
-"""The table: import name -> distribution (and the distributions that shadow it), gate and
-command -> the extra of the ``mlrelease`` package that brings what they need (pure data)."""
+"""The table: import name -> distribution (and the distributions that shadow it), and the
+extras left out of ``all`` (pure data). Which extra a gate or a command needs is declared with
+the gate (:attr:`mlrelease.gates.Gate.extra`) and the feature
+(:class:`mlrelease.registry.Feature`)."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 PROJECT = "mlrelease"
@@ -68,45 +70,10 @@ BY_DISTRIBUTION: Mapping[str, Module] = {
 }
 """Distribution (or a fitting alternative) -> the module it provides."""
 
-GATES: Mapping[str, str | None] = dict(
-    git_state=None, versions="release", changelog="release", exit_criteria_doc=None,
-    tests=None,  # the project's own test command: its dependencies are the project's
-    wheels="wheels", compat="models", models="models", opset_rules="opsets", ops_index="ops",
-    docs="docs", perf="perf", downstream="downstream",
-)  # fmt: skip
-"""Built-in gate -> the extra that brings what it needs (None: nothing beyond the package)."""
-
-COMMANDS: Mapping[str, str | None] = {
-    "verify": None, "report": None, "gates": None, "version": None, "init": None, "doctor": None,
-    "changelog": "release", "bump": "release", "release": "release",
-    "release bind": "wheels", "release publish": "wheels", "release promote": "wheels",
-    "wheels": "wheels",
-    "docs": "docs", "models": "models", "compat": "models", "opset": "opsets", "ops": "ops",
-    "perf": "perf", "perf merge": "perf-report", "perf history": "perf-report",
-    "downstream": "downstream",
-}  # fmt: skip
-"""Command (``mlrelease COMMAND [ACTION]``) -> the extra it needs; the longest match wins."""
-
 NOT_IN_ALL = ("perf", "perf-gpu")
 """Extras left out of ``all``: they bring torch, whose CPU build comes from its own index."""
 
 TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
-
-
-def gate_extras(gates: Sequence[str], *, cibuildwheel: bool = True) -> list[str]:
-    """The extras ``gates`` need. ``cibuildwheel`` False: the project is pure and has no
-    ``[tool.cibuildwheel]``, so its ``wheels`` gate asks cibuildwheel nothing."""
-    needed = {GATES.get(g) for g in gates if cibuildwheel or g != "wheels"}
-    return sorted(e for e in needed if e)
-
-
-def command_extra(words: Sequence[str]) -> str | None:
-    """The extra of ``mlrelease WORDS...`` (``["perf", "merge"]`` -> ``perf-report``)."""
-    for n in range(len(words), 0, -1):
-        key = " ".join(words[:n])
-        if key in COMMANDS:
-            return COMMANDS[key]
-    return None
 
 
 def missing_module(text: str) -> str | None:

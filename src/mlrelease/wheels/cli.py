@@ -11,7 +11,7 @@ from typing import Any
 from rich.markup import escape
 from rich.table import Table
 
-from mlrelease.config import find_root
+from mlrelease.config import find_root, of_command
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.terminal import make_console
 from mlrelease.wheels import artifacts, build, matrix, promote, service
@@ -26,9 +26,8 @@ def _projects(args: argparse.Namespace) -> list[tuple[str, Project]]:
     given = args.projects or [str(args.root) if args.root else None]
     found = []
     for folder in given:
-        root = Path(folder) if folder else find_root(Path.cwd())
-        label = folder or "."
-        found.append((Path(label).as_posix(), from_config(args.load_config(root))))
+        config = of_command(args, root=Path(folder) if folder else None)
+        found.append((Path(folder or ".").as_posix(), from_config(config)))
     return found
 
 

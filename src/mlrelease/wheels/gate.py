@@ -31,6 +31,7 @@ from mlrelease.wheels.project import from_config
     "carry the project's name and version (on a release tag, the tag's, under "
     '`version-source = "tag"`) in their names and metadata, pass the audit, and include an '
     "sdist and a wheel for every required platform (skipped while `dist-dir` is empty).",
+    extra="wheels",
 )
 def check_wheels(ctx: Context) -> GateResult:
     wheels = ctx.config.table(WheelsConfig)
