@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from mlrelease import markdown
+from mlrelease.perf import sensitivity
 from mlrelease.perf import verdict as verdicts
 from mlrelease.perf.results import FAILING, OK, UNAVAILABLE, Results, Row
 from mlrelease.perf.stats import round_medians
@@ -146,6 +147,10 @@ class Comparison:
                 for v in sorted(self.verdicts, key=lambda v: order.get(v.kind, 4))
             ],
         )
+        if self.family:
+            threshold = self.family.design.threshold
+            blind = sensitivity.blind_rows(self.family.tests, threshold)
+            lines += sensitivity.blind_section(blind, threshold)
         return "\n".join(lines) + "\n"
 
 

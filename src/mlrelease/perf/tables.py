@@ -1,5 +1,6 @@
 """The results as tables: CSV (one line per combination) and Markdown (the matrix, the
-precision, the rows that are not ok), and the speedups the plots draw (pure)."""
+precision, the unstable rows, the rows that are not ok), and the speedups the plots draw
+(pure)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from mlrelease import markdown
+from mlrelease.perf import sensitivity
 from mlrelease.perf.results import OK, Results, Row
 
 CSV_COLUMNS = (
@@ -152,6 +154,7 @@ def to_markdown(results: Results, *, heading: str = "#") -> str:
         "",
         _precision_line(settings),
     ]
+    lines += sensitivity.unstable_section(results)
     problems = failures(results.rows)
     if problems:
         lines += ["", "Rows that are not ok:", "", *problems]
