@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import sys
 import threading
 import time
@@ -13,7 +12,7 @@ from typing import Any
 from rich.markup import escape
 
 from mlrelease.config import Config, of_command
-from mlrelease.downstream import known, matrix, render, results, service
+from mlrelease.downstream import matrix, render, results, service
 from mlrelease.downstream.config import DownstreamConfig, package_of
 from mlrelease.errors import UserError
 from mlrelease.gates import parse_shard
@@ -54,8 +53,7 @@ class Progress:
 
 
 def _finish(config: Config, table: DownstreamConfig, run: results.RunResults, folder: Path) -> int:
-    entries = known.load(config.path(table.known_failures))
-    judgement = results.judge(run, entries, dt.date.today())
+    judgement = service.judge(config, table, run)
     paths = service.write(run, judgement, folder)
     console.print(render.summary(run, judgement))
     for finding in judgement.blocking:

@@ -10,13 +10,12 @@ consumer is optional.
 
 from __future__ import annotations
 
-import datetime as dt
 from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
 from mlrelease.config import Config
-from mlrelease.downstream import known, render, results, service, subjects
+from mlrelease.downstream import render, results, service, subjects
 from mlrelease.downstream.config import TABLES as TABLES
 from mlrelease.downstream.config import DownstreamConfig, package_of
 from mlrelease.errors import UserError
@@ -81,8 +80,7 @@ def check_downstream(ctx: Context) -> GateResult:
         run = service.run(
             table, ctx.root, package, request, lambda c, m: console.print(f"  {c}: {m}")
         )
-    entries = known.load(ctx.config.path(table.known_failures))
-    judgement = results.judge(run, entries, dt.date.today())
+    judgement = service.judge(ctx.config, table, run)
     folder_out = ctx.evidence_path("downstream", "results.json").parent
     evidence = [ctx.display(p) for p in service.write(run, judgement, folder_out)]
     line = render.summary(run, judgement)

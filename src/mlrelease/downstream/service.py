@@ -10,6 +10,7 @@ environment, its tests, its selection), so a new candidate re-runs only the cand
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import hashlib
 import json
 import os
@@ -21,7 +22,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import mlrelease
-from mlrelease.downstream import envs, matrix, pair, render, runner, sources, subjects, verdicts
+from mlrelease.config import Config
+from mlrelease.downstream import (
+    envs,
+    known,
+    matrix,
+    pair,
+    render,
+    runner,
+    sources,
+    subjects,
+    verdicts,
+)
 from mlrelease.downstream.config import Consumer, DownstreamConfig
 from mlrelease.downstream.results import (
     COMPARED,
@@ -30,6 +42,7 @@ from mlrelease.downstream.results import (
     Judgement,
     RunResults,
 )
+from mlrelease.downstream.results import judge as judge_against_known
 from mlrelease.downstream.verdicts import SideRun
 from mlrelease.errors import UserError
 
@@ -245,6 +258,13 @@ def read(path: Path) -> RunResults:
     if not isinstance(data, dict):
         raise UserError(f"{path}: not a results file.")
     return RunResults.from_dict(data, source=str(path))
+
+
+def judge(config: Config, table: DownstreamConfig, run: RunResults) -> Judgement:
+    """The run judged today against the known-downstream-failures list (``known-failures``):
+    what ``downstream run``, ``downstream report merge`` and the gate decide."""
+    entries = known.load(config.path(table.known_failures))
+    return judge_against_known(run, entries, dt.date.today())
 
 
 def write(run: RunResults, judgement: Judgement, folder: Path) -> list[Path]:

@@ -1,6 +1,13 @@
 """Read a repository once for ``mlrelease init``: the files it tracks, the texts detectors need,
-its tags, branches and recent commit subjects. The only module of the package that touches disk
-or git."""
+its tags, branches and recent commit subjects (git through :mod:`mlrelease.edges.git`).
+
+The detectors (:mod:`~mlrelease.init.detect`, :mod:`~mlrelease.init.shape`,
+:mod:`~mlrelease.init.version_source`, :mod:`~mlrelease.init.carriers`,
+:mod:`~mlrelease.init.release_edits`, :mod:`~mlrelease.init.propose`) read only this snapshot:
+they touch neither disk nor git (``tests/unit/init/test_init_reads_once.py`` keeps it so). The
+other readers of a repository are :mod:`~mlrelease.init.replay` and
+:mod:`~mlrelease.init.replay_tag` (a past release's history, through the same git edge) and
+:mod:`~mlrelease.init.service` (``pyproject.toml``, the one file ``init`` writes)."""
 
 from __future__ import annotations
 

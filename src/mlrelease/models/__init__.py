@@ -13,8 +13,10 @@ The pieces, by layer:
   :mod:`mlrelease.edges.proc`, with memory and time limits), :mod:`.worker` (what runs inside
   it: :mod:`.staging` reads the model once into a private copy, :mod:`.integrity` checks it,
   :mod:`.steps` use the copy), :mod:`.cache` (the ``models`` gate's verdict cache);
-- entry points: :mod:`.service` (what the gates and the command line call), :mod:`.gate`
-  (gates ``compat`` and ``models``), :mod:`.cli`.
+- entry points: :mod:`.service` (what the gates and the command line call: model sets
+  verified, the compat judgement), :mod:`.verification` (the decision of ``models verify
+  PATH``, a submission's ACCEPT or DECLINE included), :mod:`.gate` (gates ``compat`` and
+  ``models``), :mod:`.cli` (prints what those return).
 
 Importing this package imports neither onnx nor onnxruntime.
 """

@@ -7,25 +7,19 @@ import dataclasses
 import json
 import sys
 import time
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from rich.markup import escape
 from rich.table import Table
 
-from mlrelease import __version__
 from mlrelease.config import Config, of_command
 from mlrelease.errors import UserError
-from mlrelease.gates import Context
-from mlrelease.models import manifest as manifest_mod
-from mlrelease.models import service, verdicts, zoo
+from mlrelease.models import service, verdicts
+from mlrelease.models import verification as verification_mod
 from mlrelease.models.config import ModelsConfig
 from mlrelease.models.escaping import console as escape_console
-from mlrelease.models.escaping import md_text
-from mlrelease.models.manifest import ModelJob
-from mlrelease.models.safefile import Root, UnsafeFile
-from mlrelease.models.verdicts import STEPS, ModelVerdict, StepStatus, StepVerdict
+from mlrelease.models.verdicts import STEPS
 from mlrelease.terminal import make_console
 
 console = make_console()
@@ -62,120 +56,26 @@ def _steps(text: str | None) -> list[str] | None:
     return steps
 
 
-def environment() -> str:
-    """Tool versions, for the submission comment."""
-    parts = [f"mlrelease {__version__}"]
-    for dist in ("onnx", "onnxruntime"):
-        try:
-            parts.append(f"{dist} {metadata.version(dist)}")
-        except metadata.PackageNotFoundError:
-            parts.append(f"{dist} (not installed)")
-    return ", ".join(parts)
-
-
-def _submission(target: Path, config: Config) -> tuple[zoo.Submission, Root | None]:
-    """A submission folder, opened once here (its root), then inspected in a subprocess."""
-    try:
-        root = Root.open(target)
-    except UnsafeFile as exc:
-        submission = zoo.Submission(target.absolute())
-        submission.reasons.append(md_text(exc))
-        return submission, None
-    models = config.table(ModelsConfig)
-    inspect_limit = float(models.inspect_time_limit_s)
-    if models.total_time_limit_s:
-        inspect_limit = min(inspect_limit, float(models.total_time_limit_s))
-    submission = zoo.inspect_isolated(
-        root,
-        time_limit_s=inspect_limit,
-        memory_limit_mb=models.memory_limit_mb,
-        allow_missing_outputs=models.allow_missing_expected_outputs,
-    )
-    return submission, root
-
-
-def _single(target: Path) -> tuple[ModelJob, Root | None]:
-    """A model given alone: its folder opened once here (a folder that cannot be, the
-    sandbox refuses with the reason)."""
-    try:
-        root = Root.open(target.parent)
-    except UnsafeFile:
-        return manifest_mod.single(target), None
-    return manifest_mod.single(target, discover=zoo.discover_in(root)), root
-
-
-def _replaced(
-    root: Root | None, submission: zoo.Submission | None, results: list[ModelVerdict]
-) -> None:
-    """A root that no longer names the folder verified declines it (read what was verified)."""
-    if root is None:
-        return
-    swapped = root.replaced()
-    root.close()
-    if swapped is None:
-        return
-    if submission is not None:
-        submission.reasons.append(md_text(swapped))
-        return
-    for verdict in results:
-        verdict.steps.insert(0, StepVerdict("integrity", StepStatus.FAIL, swapped))
-
-
 def cmd_models_verify(args: argparse.Namespace) -> int:
     started = time.monotonic()  # the total budget counts the artifact inspection too
     steps = _steps(args.steps)
-    target: Path | None = args.path
-    submission = None
-    cache_dir = None
-    root = None
-    if target is not None and target.is_dir():
-        config = _config(args, required=False)
-        submission, root = _submission(target, config)
-        jobs = submission.jobs
-    elif target is not None and target.suffix == ".onnx":
-        config = _config(args, required=False)
-        job, root = _single(target)
-        jobs = [job]
-    elif target is not None:
-        if not target.is_file():
-            raise UserError(
-                f"{target}: no such file or folder. Pass a submission folder, a "
-                "manifest (.toml) or a model (.onnx); or nothing for the default set."
-            )
-        config = _config(args, required=False)
-        manifest = manifest_mod.load(target)
-        jobs = manifest_mod.jobs(manifest, target.parent.absolute(), source=str(target))
-    else:
-        config = _config(args)
-        jobs = service.project_jobs(config)
-        cache_dir = service.verdict_cache_dir(config)
-    if steps:
-        for job in jobs:
-            job.steps = [s for s in STEPS if s in steps]
-    results = service.verify(
-        jobs,
+    config = _config(args, required=args.path is None)
+    verification = verification_mod.verify_path(
+        args.path,
         config,
-        console=console,
+        steps=steps,
         refresh_probe=args.refresh_probe,
-        cache_dir=None if args.refresh_probe else cache_dir,
+        console=console,
         started=started,
-        root=root,
     )
-    _replaced(root, submission, results)
-    if submission is not None:
-        accepted, _ = zoo.decide(submission, results)
-        text = zoo.comment(submission, results, environment())
-        ok = accepted
-    else:
-        text = verdicts.markdown(results)
-        ok = all(v.ok for v in results)
-    if submission is not None or not sys.stdout.isatty():
-        print(text)
+    results = verification.results
+    if verification.submission is not None or not sys.stdout.isatty():
+        print(verification.report)
     else:
         make_console(stderr=False).print(verdicts.rich_table(results))
     if args.markdown:
         args.markdown.parent.mkdir(parents=True, exist_ok=True)
-        args.markdown.write_text(text, encoding="utf-8")
+        args.markdown.write_text(verification.report, encoding="utf-8")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps([v.to_dict() for v in results], indent=2), encoding="utf-8")
@@ -184,14 +84,11 @@ def cmd_models_verify(args: argparse.Namespace) -> int:
             console.print(
                 f"{escape_console(v.name)}: verifier peak RSS {v.peak_rss_mb:.1f} MB", style="dim"
             )
-    return 0 if ok else 1
+    return 0 if verification.accepted else 1
 
 
 def cmd_compat_probe(args: argparse.Namespace) -> int:
-    from mlrelease.models.gate import judge_project
-
-    config = _config(args)
-    report = judge_project(Context(config=config), refresh=args.refresh)
+    report = service.judge_compat(_config(args), refresh=args.refresh)
     if args.json:
         print(
             json.dumps(
@@ -199,7 +96,7 @@ def cmd_compat_probe(args: argparse.Namespace) -> int:
                 indent=2,
             )
         )
-        return 1 if report.problems else 0
+        return 0 if report.ok else 1
     table = Table(title="probed runtime limits", title_justify="left")
     for column in ("runtime", "target", "IR", "opsets (newest loaded)"):
         table.add_column(column)
@@ -219,7 +116,7 @@ def cmd_compat_probe(args: argparse.Namespace) -> int:
         console.print(f"  ok   {escape(fact)}")
     for problem in report.problems:
         console.print(f"  [bold red]FAIL[/] {escape(problem)}")
-    return 1 if report.problems else 0
+    return 0 if report.ok else 1
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

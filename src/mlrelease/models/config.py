@@ -1,7 +1,8 @@
-"""``[tool.mlrelease.models]``, ``[tool.mlrelease.compat]`` and ``[tool.mlrelease.opset-rules]``.
+"""``[tool.mlrelease.models]`` and ``[tool.mlrelease.compat]``, registered in :data:`TABLES`.
 
-Plain frozen dataclasses (no onnx import): :mod:`mlrelease.config` adds them as fields of
-``Config``, so they are validated with every other table of ``[tool.mlrelease]``.
+Plain frozen dataclasses (no onnx import), parsed by :func:`mlrelease.config.load` with every
+other table of ``[tool.mlrelease]`` and read with ``config.table(ModelsConfig)``.
+(``[tool.mlrelease.opset-rules]`` is the opsets feature's: :mod:`mlrelease.opsets.config`.)
 """
 
 from __future__ import annotations

@@ -3,89 +3,11 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
-from pathlib import Path
 
-from mlrelease.config import Config
 from mlrelease.gates import Context, GateResult, gate
-from mlrelease.models import compat as rules
-from mlrelease.models import integrity, service, verdicts
-from mlrelease.models.config import CompatConfig, ModelsConfig, display_domain
-from mlrelease.models.runtimes import describe
+from mlrelease.models import service, verdicts
+from mlrelease.models.config import display_domain
 from mlrelease.terminal import make_console
-
-
-@dataclass
-class CompatReport:
-    """Everything the compat judgement found, for the gate and ``mlrelease compat probe``."""
-
-    problems: list[str] = field(default_factory=list)
-    facts: list[str] = field(default_factory=list)
-    limits: list[dict[str, object]] = field(default_factory=list)
-    produced: list[rules.Produced] = field(default_factory=list)
-
-
-def model_declarations(config: Config) -> tuple[list[rules.Produced], list[str]]:
-    """What the manifest's models declare (read without external data), and unreadable ones."""
-    produced: list[rules.Produced] = []
-    problems: list[str] = []
-    if not config.path(config.table(ModelsConfig).manifest).is_file():
-        return produced, problems
-    for job in service.project_jobs(config):
-        path = Path(job.model)
-        problem = integrity.check_file(path, Path(job.confine), "model", hard_links=job.trusted)
-        try:
-            if problem:
-                raise ValueError(problem)
-            header = integrity.load_header(path, path.parent, hard_links=job.trusted)
-        except ValueError as exc:
-            problems.append(f"model {job.name}: cannot read its versions: {exc}")
-            continue
-        produced.append(
-            rules.model_produced(
-                f"model {job.name}",
-                header.ir_version,
-                [(o.domain, o.version) for o in header.opset_import],
-            )
-        )
-    return produced, problems
-
-
-def judge_project(ctx: Context, *, refresh: bool = False) -> CompatReport:
-    """Pinned onnx metadata, what the project stamps, what its models declare, per runtime."""
-    config = ctx.config
-    report = CompatReport()
-    facts = rules.onnx_facts()
-    report.problems.extend(rules.version_table_problems(facts))
-    pin_problems, pin_notes = rules.pin_problems(config.pyproject, "onnx", facts.version)
-    report.problems.extend(pin_problems)
-    report.facts.extend(pin_notes)
-    stamped = rules.declared(
-        config.table(CompatConfig).ir_version, config.table(CompatConfig).opsets, facts.made
-    )
-    report.produced.append(stamped)
-    models, unreadable = model_declarations(config)
-    report.produced.extend(models)
-    report.problems.extend(unreadable)
-    domains = {d for p in report.produced for d in p.opsets}
-    probed = service.probe_runtimes(
-        config.table(CompatConfig),
-        root=config.root,
-        source=str(config.pyproject_path),
-        domains=domains,
-        refresh=refresh,
-    )
-    for missing in probed.unavailable:
-        line = f"{missing.label}: {missing.reason}"
-        (report.problems if missing.required else report.facts).append(line)
-    for limits in probed.limits:
-        cached = "cached" if probed.from_cache.get(limits.label) else "probed now"
-        report.facts.append(f"{limits.label} ({cached}): {', '.join(describe(limits))}")
-        report.limits.append(limits.to_dict())
-        for produced in report.produced:
-            for finding in rules.judge(produced, limits):
-                (report.facts if finding.ok else report.problems).append(finding.message)
-    return report
 
 
 @gate(
@@ -96,7 +18,7 @@ def judge_project(ctx: Context, *, refresh: bool = False) -> CompatReport:
     extra="models",
 )
 def check_compat(ctx: Context) -> GateResult:
-    report = judge_project(ctx)
+    report = service.judge_compat(ctx.config)
     evidence = ctx.evidence_path("compat", "compat.json")
     evidence.write_text(
         json.dumps(

@@ -1,4 +1,6 @@
-"""Verify a set of models: probe the runtimes once, then one sandboxed worker per model."""
+"""What the ``models`` and ``compat`` gates and the command line call: verify a set of models
+(probe the runtimes once, then one sandboxed worker per model), and judge the project's IR and
+opsets against what its runtimes load."""
 
 from __future__ import annotations
 
@@ -14,11 +16,13 @@ from rich.console import Console
 from mlrelease.config import Config
 from mlrelease.errors import ConfigError
 from mlrelease.models import cache as model_cache
+from mlrelease.models import compat as compat_rules
+from mlrelease.models import integrity, probe_cache, runtimes, sandbox
 from mlrelease.models import manifest as manifest_mod
-from mlrelease.models import probe_cache, runtimes, sandbox
 from mlrelease.models.config import CompatConfig, ModelsConfig, canonical_domain
 from mlrelease.models.escaping import console as escape_console
 from mlrelease.models.manifest import ModelJob
+from mlrelease.models.runtimes import describe
 from mlrelease.models.safefile import Root
 from mlrelease.models.verdicts import STYLE, ModelVerdict, StepStatus
 from mlrelease.terminal import make_console
@@ -76,6 +80,85 @@ def project_jobs(config: Config) -> list[ModelJob]:
 def verdict_cache_dir(config: Config) -> Path:
     """Where passing verdicts of the project's models are cached (next to the probe cache)."""
     return probe_cache.default_cache_dir(config.table(CompatConfig).cache_dir, config.root)
+
+
+@dataclass
+class CompatReport:
+    """Everything the compat judgement found, for the gate and ``mlrelease compat probe``."""
+
+    problems: list[str] = field(default_factory=list)
+    facts: list[str] = field(default_factory=list)
+    limits: list[dict[str, object]] = field(default_factory=list)
+    produced: list[compat_rules.Produced] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """True when the project passes: no problem found."""
+        return not self.problems
+
+
+def model_declarations(config: Config) -> tuple[list[compat_rules.Produced], list[str]]:
+    """What the manifest's models declare (read without external data), and unreadable ones."""
+    produced: list[compat_rules.Produced] = []
+    problems: list[str] = []
+    if not config.path(config.table(ModelsConfig).manifest).is_file():
+        return produced, problems
+    for job in project_jobs(config):
+        path = Path(job.model)
+        problem = integrity.check_file(path, Path(job.confine), "model", hard_links=job.trusted)
+        try:
+            if problem:
+                raise ValueError(problem)
+            header = integrity.load_header(path, path.parent, hard_links=job.trusted)
+        except ValueError as exc:
+            problems.append(f"model {job.name}: cannot read its versions: {exc}")
+            continue
+        produced.append(
+            compat_rules.model_produced(
+                f"model {job.name}",
+                header.ir_version,
+                [(o.domain, o.version) for o in header.opset_import],
+            )
+        )
+    return produced, problems
+
+
+def judge_compat(config: Config, *, refresh: bool = False) -> CompatReport:
+    """The compat judgement (the ``compat`` gate's, ``mlrelease compat probe``'s): the pinned
+    onnx's metadata, what the project stamps and what its models declare, against what each
+    configured runtime really loads (probed, or read from the cache unless ``refresh``)."""
+    report = CompatReport()
+    facts = compat_rules.onnx_facts()
+    report.problems.extend(compat_rules.version_table_problems(facts))
+    pin_problems, pin_notes = compat_rules.pin_problems(config.pyproject, "onnx", facts.version)
+    report.problems.extend(pin_problems)
+    report.facts.extend(pin_notes)
+    stamped = compat_rules.declared(
+        config.table(CompatConfig).ir_version, config.table(CompatConfig).opsets, facts.made
+    )
+    report.produced.append(stamped)
+    models, unreadable = model_declarations(config)
+    report.produced.extend(models)
+    report.problems.extend(unreadable)
+    domains = {d for p in report.produced for d in p.opsets}
+    probed = probe_runtimes(
+        config.table(CompatConfig),
+        root=config.root,
+        source=str(config.pyproject_path),
+        domains=domains,
+        refresh=refresh,
+    )
+    for missing in probed.unavailable:
+        line = f"{missing.label}: {missing.reason}"
+        (report.problems if missing.required else report.facts).append(line)
+    for limits in probed.limits:
+        cached = "cached" if probed.from_cache.get(limits.label) else "probed now"
+        report.facts.append(f"{limits.label} ({cached}): {', '.join(describe(limits))}")
+        report.limits.append(limits.to_dict())
+        for produced in report.produced:
+            for finding in compat_rules.judge(produced, limits):
+                (report.facts if finding.ok else report.problems).append(finding.message)
+    return report
 
 
 def prepare(jobs: Sequence[ModelJob], config: Config, probed: Probed | None) -> None:

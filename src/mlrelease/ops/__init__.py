@@ -14,5 +14,6 @@ The pieces, in the order a run uses them:
   :mod:`~mlrelease.ops.render`: the index (pure data), its diff against a previous
   release and its Markdown page.
 - :mod:`~mlrelease.ops.service` ties them together for the CLI (``mlrelease ops``) and
-  the ``ops_index`` gate.
+  the ``ops_index`` gate; :mod:`~mlrelease.ops.staleness` decides whether the committed index
+  and page are current (``mlrelease ops index --check``).
 """

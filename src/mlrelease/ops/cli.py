@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 from collections import Counter
 from pathlib import Path
@@ -19,7 +18,7 @@ from mlrelease.gates import parse_shard
 from mlrelease.ops import diff as diff_mod
 from mlrelease.ops import index as index_mod
 from mlrelease.ops import policy as policy_mod
-from mlrelease.ops import progress, service, source_cli
+from mlrelease.ops import progress, service, source_cli, staleness
 from mlrelease.ops.cases import shard as take_shard
 from mlrelease.ops.config import OpsConfig
 from mlrelease.ops.verdicts import Verdict
@@ -105,11 +104,6 @@ def _report(outcome: service.ConformanceRun, policy: policy_mod.Policy, known_pa
         console.print(f"[dim]environment[/] {escape(note)}", soft_wrap=True)
 
 
-def _expired(policy: policy_mod.Policy, path: str) -> list[str]:
-    today = dt.date.today()
-    return [f"{k.label(path)} expired on {k.expiry} ({k.reason})" for k in policy.expired(today)]
-
-
 def cmd_index(args: argparse.Namespace) -> int:
     config, ops, policy = _setup(args)
     if ops.source:
@@ -129,61 +123,33 @@ def cmd_index(args: argparse.Namespace) -> int:
         committed, committed_error = None, str(exc)
     fresh = service.build_index(outcome, policy, committed, ops.domains)
     text = index_mod.dumps(fresh)
-    page = service.render_page(config, ops, fresh)
-    page_path = config.path(ops.page)
     status = 0
     if args.check:
-        problems = []
-        if committed_error:
-            problems.append(committed_error)
-        elif committed is None:
-            problems.append(f"{ops.index} does not exist")
-        else:
-            difference = index_mod.first_difference(fresh, committed)
-            if difference:
-                problems.append(
-                    f"{ops.index} is stale: {difference}{_flip_hint(difference, outcome)}"
-                )
-        current_page = page_path.read_text(encoding="utf-8") if page_path.is_file() else ""
-        page_difference = files.first_difference(page, current_page)
-        if page_difference:
-            problems.append(f"{ops.page} is stale ({page_difference})")
-        stale = bool(problems)
-        expired = _expired(policy, ops.known_failures)
-        for problem in [*problems, *expired]:
+        found = staleness.check(config, ops, policy, outcome, fresh, committed, committed_error)
+        for problem in [*found.stale, *found.expired]:
             console.print(f"[bold red]fail[/] {problem}", soft_wrap=True)
-        if stale:
+        if found.stale:
             console.print(f"Run `{ops.regenerate_command}` and commit the result.")
-        if expired:
+        if found.expired:
             console.print(
                 f"Fix the expired failures or renew their entries in {ops.known_failures}."
             )
-        if stale or expired:
-            status = 1
-        else:
+        if found.ok:
             console.print(f"{ops.index} and {ops.page} are current.")
+        else:
+            status = 1
     else:
+        page = service.render_page(config, ops, fresh)
         generated = [
             files.Generated(config.path(ops.index), text, ops.index),
-            files.Generated(page_path, page, ops.page),
+            files.Generated(config.path(ops.page), page, ops.page),
         ]
         files.run(args, generated, command="mlrelease ops index", say=_say)
-        for line in _expired(policy, ops.known_failures):
+        for line in staleness.expired(policy, ops.known_failures):
             console.print(f"[bold red]expired[/] {line}", soft_wrap=True)
     if args.diff:
         status = max(status, _print_diff(config, ops, policy, args.diff, fresh))
     return status
-
-
-def _flip_hint(difference: str, outcome: service.ConformanceRun) -> str:
-    for result in service.borderline(outcome.results):
-        if f"case {result.case}:" in difference:
-            return (
-                f". {result.case} is within {result.tolerance_ratio:.2f}x of its tolerance "
-                "here: floating point may round across the line on another CPU; consider "
-                "a tolerance override in ci/tolerances.toml"
-            )
-    return ""
 
 
 def _say(text: str) -> None:

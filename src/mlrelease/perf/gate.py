@@ -17,7 +17,7 @@ from rich.console import Console
 
 from mlrelease.edges import reuse
 from mlrelease.gates import Context, GateResult, ReuseOptions, gate
-from mlrelease.perf import compare, device, runner, service
+from mlrelease.perf import device, runner, service
 from mlrelease.perf.config import PerfConfig
 
 NOT_TIMED = (
@@ -63,18 +63,7 @@ def check_perf(ctx: Context) -> GateResult:
         jobs=min(2, os.cpu_count() or 1),
     )
     paths = service.write_results(results, folder, with_plots=False)
-    baseline, _, note = compare.choose_baseline(
-        results.device_key, name, service.baselines(ctx.config)
-    )
-    assert profile.threshold is not None
-    comparison = compare.compare(
-        results,
-        baseline,
-        threshold=profile.threshold,
-        alpha=profile.alpha,
-        timing=False,
-        note=note,
-    )
+    comparison = service.compare_with(ctx.config, profile, results, timing=False)
     (folder / "comparison.md").write_text(comparison.to_markdown(), encoding="utf-8")
     evidence = [ctx.display(p) for p in (*paths.values(), folder / "comparison.md")]
     counts = ", ".join(f"{n} {s.replace('_', ' ')}" for s, n in results.counts().items())
@@ -91,7 +80,7 @@ def check_perf(ctx: Context) -> GateResult:
             f"{gaps[0].error})"
         )
         details += [f"`{r.key}`: not measured here: {r.error}" for r in gaps]
-    details += [f"baseline: {note}"] if note else []
+    details += [f"baseline: {comparison.note}"] if comparison.note else []
     if not comparison.ok:
         return GateResult.failed(
             f"{what}; {len(comparison.failed)} row(s) newly fail",

@@ -69,16 +69,20 @@ def compare_with(
     baseline: Results | None = None,
     note: str = "",
     looks: int = 1,
+    timing: bool = True,
 ) -> compare.Comparison:
-    """Compare ``results`` with ``baseline``, or with the best committed baseline."""
+    """Compare ``results`` with ``baseline``, or with the best committed baseline.
+
+    ``timing=False`` compares the rows' statuses only (the ``perf`` gate's status probe); the
+    timings are not measured either when the baseline is from another device class."""
     from mlrelease.perf.device import device_class
 
-    timing = True
     if baseline is None:
-        baseline, timing, note = compare.choose_baseline(
+        baseline, comparable, note = compare.choose_baseline(
             results.device_key, results.profile, baselines(config)
         )
-    elif device_class(baseline.device_key) != device_class(results.device_key):
+        timing = timing and comparable
+    elif timing and device_class(baseline.device_key) != device_class(results.device_key):
         timing = False
         note = (
             f"the baseline is from `{baseline.device_key}`, this run from "

@@ -8,11 +8,14 @@ runs it only with ``--execute``; a second run finds nothing to do. Every irrever
 through the gatekeeper of docs/release/invariants.md.
 
 Modules: :mod:`.config` (the ``[tool.mlrelease.release]`` table, pure; branch and tag names are
-:mod:`mlrelease.naming`'s), :mod:`.world` (the immutable world), :mod:`.reader` and
-:mod:`.queries` (reading it), :mod:`.rules` (checks the planners share), :mod:`.cut`,
-:mod:`.candidates`, :mod:`.bump_model` and :mod:`.picks` (planners), :mod:`.edits` (journalled,
-atomic file edits), :mod:`.promotion` (manifest, store, index, gatekeeper, bind, publish,
-promote), :mod:`.plan` (actions, dry run, execution), :mod:`.checklist` (the resumable runner,
-its ledger and the generated checklist page), :mod:`.status`, :mod:`.service` (what the CLI
-calls), :mod:`.gate` (gate ``git_state``) and :mod:`.cli`.
+:mod:`mlrelease.naming`'s), :mod:`.world` (the immutable world), :mod:`.asks` (what each verb
+asks the reader for), :mod:`.reader`, :mod:`.refs` and :mod:`.queries` (reading it),
+:mod:`.rules` (checks the planners share), :mod:`.wanted` (the fixes a release wants) and
+:mod:`.pins` (pins on nightly builds), :mod:`.cut`, :mod:`.candidates`, :mod:`.bump_model` and
+:mod:`.picks` (planners), :mod:`.edits` (journalled, atomic file edits), :mod:`.promotion`
+(manifest, store, index, gatekeeper, bind, publish, promote), :mod:`.plan` (actions, dry run,
+execution), :mod:`.checklist` (the resumable runner) with :mod:`.checklist_steps`,
+:mod:`.ledger`, :mod:`.checklist_doc` (the generated page) and :mod:`.checklist_cli`,
+:mod:`.status`, :mod:`.service` (what the CLI calls), :mod:`.gate` (gate ``git_state``) and
+:mod:`.cli`.
 """

@@ -11,9 +11,15 @@ The pieces, from the pure core to the edges:
 - :mod:`~mlrelease.wheels.audit` -- twine, check-wheel-contents and abi3audit on each file.
 - :mod:`~mlrelease.wheels.build` -- ``python -m build`` + ``auditwheel repair`` (or
   cibuildwheel on a CI runner), then audits and clean-venv smoke tests.
-- :mod:`~mlrelease.wheels.promote` -- promotion of a release candidate's files to PyPI:
-  verified against ``SHA256SUMS``, never rebuilt.
-- :mod:`~mlrelease.wheels.gate` -- the ``wheels`` gate; :mod:`~mlrelease.wheels.cli` -- the
+- :mod:`~mlrelease.wheels.fileset` -- the release's file set, declared once and checked as a set.
+- :mod:`~mlrelease.wheels.reference` and :mod:`~mlrelease.wheels.compare` -- the reference
+  build of a commit, and a candidate file compared whole with it.
+- :mod:`~mlrelease.wheels.promote` -- checks of a release candidate's artifact set (against
+  ``SHA256SUMS``, complete, at the final version, nothing dropped); it uploads nothing:
+  ``mlrelease release publish`` does, from the files bound to the RC.
+- :mod:`~mlrelease.wheels.project` -- a project whose artifacts the commands handle;
+  :mod:`~mlrelease.wheels.service` -- what the gate and the commands both call;
+  :mod:`~mlrelease.wheels.gate` -- the ``wheels`` gate; :mod:`~mlrelease.wheels.cli` -- the
   ``mlrelease wheels`` sub-commands.
 
 Pure-Python projects (``kind = "pure"``, such as mlrelease itself) build one
