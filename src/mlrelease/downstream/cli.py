@@ -26,7 +26,7 @@ DESCRIPTION = (
 console = make_console()
 
 
-def _config(args: argparse.Namespace) -> tuple[Config, DownstreamConfig]:
+def _with_table(args: argparse.Namespace) -> tuple[Config, DownstreamConfig]:
     config = of_command(args)  # every table, checked
     return config, config.table(DownstreamConfig)
 
@@ -73,7 +73,7 @@ def _finish(config: Config, table: DownstreamConfig, run: results.RunResults, fo
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    config, table = _config(args)
+    config, table = _with_table(args)
     if not table.consumers:
         raise UserError(
             f"{config.pyproject_path}: tool.mlrelease.downstream.consumers is empty; list the "
@@ -93,21 +93,21 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_matrix(args: argparse.Namespace) -> int:
-    _, table = _config(args)
+    _, table = _with_table(args)
     count = args.shards or len(table.consumers)
     sys.stdout.write(matrix.render(table.consumers, count) + "\n")
     return 0
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
-    config, table = _config(args)
+    config, table = _with_table(args)
     merged = results.merge([service.read(Path(p)) for p in args.results])
     folder = Path(args.output) if args.output else config.path(table.results_dir)
     return _finish(config, table, merged, folder)
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    _, table = _config(args)
+    _, table = _with_table(args)
     for c in table.consumers:
         where = {"sdist": f"sdist of {c.requirement}", "git": f"{c.git} @ {c.ref}",
                  "project": c.tests_dir}[c.source]  # fmt: skip

@@ -25,7 +25,7 @@ from mlrelease.terminal import make_console
 console = make_console()
 
 
-def _config(args: argparse.Namespace, *, required: bool = True) -> Config:
+def _with_limits(args: argparse.Namespace, *, required: bool = True) -> Config:
     """The configuration (:func:`~mlrelease.config.of_command`; ``required`` False: the
     defaults outside any project, for a submission), with the command line's limits."""
     config = of_command(args, outside_project=not required)
@@ -59,7 +59,7 @@ def _steps(text: str | None) -> list[str] | None:
 def cmd_models_verify(args: argparse.Namespace) -> int:
     started = time.monotonic()  # the total budget counts the artifact inspection too
     steps = _steps(args.steps)
-    config = _config(args, required=args.path is None)
+    config = _with_limits(args, required=args.path is None)
     verification = verification_mod.verify_path(
         args.path,
         config,
@@ -88,7 +88,7 @@ def cmd_models_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_compat_probe(args: argparse.Namespace) -> int:
-    report = service.judge_compat(_config(args), refresh=args.refresh)
+    report = service.judge_compat(_with_limits(args), refresh=args.refresh)
     if args.json:
         print(
             json.dumps(
