@@ -292,3 +292,18 @@ def test_attribute_filters_do_not_change_what_is_read(repo: Repo) -> None:
     checked_out = git.blob_bytes(repo.path, "main:pyproject.toml", filters=True) or b""
     assert b'current_version = "1.4.0.dev0"' in committed
     assert b'current_version = "9.9.9"' in checked_out
+
+
+def test_a_mirror_remote_is_refused_before_anything_changes(repo: Repo, mlr) -> None:  # type: ignore[no-untyped-def]
+    """``remote.origin.mirror``: a plain ``git push`` would send every local ref, tags the
+    maintainer never meant to publish among them, and delete origin's refs this clone lacks."""
+    repo.git("tag", "-a", "v9.9.9", "-m", "a local experiment", "main")
+    repo.git("config", "remote.origin.mirror", "true")
+    code, _, err = mlr("release", "cut", "--version", "1.4", "--execute", "--push")
+    assert code == 1 and "remote.origin.mirror" in err, err
+    assert not repo.git("branch", "--list", "release/1.4")
+    assert not repo.origin_git("tag", "--list", "v9.9.9")
+    repo.git("config", "remote.origin.mirror", "false")  # said off: nothing to refuse
+    code, _, err = mlr("release", "cut", "--version", "1.4", "--execute", "--push")
+    assert code == 0, err
+    assert not repo.origin_git("tag", "--list", "v9.9.9")
