@@ -128,6 +128,8 @@ def bind(
         "artifacts": "the RC's verified artifacts folder",
         "publish": "publish first (unless the index holds these files), then tag",
         "repository_url": "the index to publish to and check (default: PyPI)",
+        "published_elsewhere": "tag without reading an index when none is known (another "
+        "system publishes the files)",
         "execute": "act (default: dry run)",
         "push": "push the final tag",
     }
@@ -139,6 +141,7 @@ def promote(
     artifacts: str = "",
     publish: bool = False,
     repository_url: str = "",
+    published_elsewhere: bool = False,
     execute: bool = False,
     push: bool = False,
 ) -> None:
@@ -155,7 +158,9 @@ def promote(
         "--rc",
         rc,
         *options,
-        *_flags(publish=publish, execute=execute, push=push),
+        *_flags(
+            publish=publish, published_elsewhere=published_elsewhere, execute=execute, push=push
+        ),
     )
 
 
