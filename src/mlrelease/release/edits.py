@@ -67,10 +67,12 @@ class EditSet:
             for compute in computes:
                 compute(self)
             hashes = {
-                f: {"before": sha256(self.before.get(f) or (self.root / f).read_bytes()),
-                    "after": sha256(self.after[f]) if f in self.after else None}
+                f: {
+                    "before": sha256(self.before.get(f) or (self.root / f).read_bytes()),
+                    "after": sha256(self.after[f]) if f in self.after else None,
+                }
                 for f in files
-            }  # fmt: skip
+            }
             write_journal(self.root, hashes, self.purpose)
 
         return call_action("journal", f"journal {', '.join(files)} (undone if interrupted)", run)

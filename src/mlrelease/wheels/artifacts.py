@@ -180,10 +180,13 @@ def metadata_version(artifact: Artifact) -> str | None:
     else:
         with tarfile.open(artifact.path) as archive:
             member = next(
-                (m for m in archive.getmembers() if m.isfile() and m.name.count("/") == 1
-                 and m.name.endswith("/PKG-INFO")),
+                (
+                    m
+                    for m in archive.getmembers()
+                    if m.isfile() and m.name.count("/") == 1 and m.name.endswith("/PKG-INFO")
+                ),
                 None,
-            )  # fmt: skip
+            )
             handle = archive.extractfile(member) if member else None
             data = handle.read() if handle else None
     if data is None:

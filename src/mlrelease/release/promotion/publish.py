@@ -36,11 +36,15 @@ def upload_command(files: list[Path], repository_url: str) -> list[str]:
     only for PyPI and TestPyPI (twine refuses it for other indexes)."""
     skip = urlparse(repository_url).hostname in ("upload.pypi.org", "test.pypi.org")
     return processes.python_module(
-        "twine", "upload", "--non-interactive",
+        "twine",
+        "upload",
+        "--non-interactive",
         *(["--skip-existing"] if skip else []),
-        "--disable-progress-bar", "--repository-url", repository_url,
+        "--disable-progress-bar",
+        "--repository-url",
+        repository_url,
         *(str(f) for f in files),
-    )  # fmt: skip
+    )
 
 
 def ordered(files: tuple[Entry, ...]) -> list[Entry]:
@@ -138,8 +142,16 @@ def _record(root: Path, rc: str, channel: str, url: str) -> Callable[[], None]:
 class Upload:
     """One upload, run at the last moment behind :func:`~.gatekeeper.before_upload`."""
 
-    def __init__(self, world: World, config: Config, manifest: Manifest, entry: Entry,
-                 repository_url: str, channel: str, project: str) -> None:  # fmt: skip
+    def __init__(
+        self,
+        world: World,
+        config: Config,
+        manifest: Manifest,
+        entry: Entry,
+        repository_url: str,
+        channel: str,
+        project: str,
+    ) -> None:
         self.world, self.config, self.manifest, self.entry = world, config, manifest, entry
         self.url, self.channel, self.project = repository_url, channel, project
 
