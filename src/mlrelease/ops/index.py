@@ -231,7 +231,7 @@ def op_label(op: Mapping[str, Any], since: Any = None) -> str:
     return f"{label}-{since}" if since is not None else label
 
 
-def first_difference(expected: Mapping[str, Any], found: Mapping[str, Any]) -> str | None:
+def first_index_difference(expected: Mapping[str, Any], found: Mapping[str, Any]) -> str | None:
     """One line naming the first difference (the first differing op when it is in the ops).
 
     ``expected`` is the fresh index, ``found`` the committed one.

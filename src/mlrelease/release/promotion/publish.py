@@ -12,7 +12,6 @@ the RC's bound files, for downstream verification; no verdict yet).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import tempfile
 from collections.abc import Callable
@@ -21,6 +20,7 @@ from urllib.parse import urlparse
 
 from mlrelease.config import Config
 from mlrelease.edges import proc as processes
+from mlrelease.edges.digests import sha256
 from mlrelease.edges.faults import fault_env, fault_point
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release.plan import Plan, call_action
@@ -173,7 +173,7 @@ class Upload:
                 return
             before = os.stat(staged)
             self._send(staged)
-            after, again = os.stat(staged), _sha256(staged)
+            after, again = os.stat(staged), sha256(staged)
             if (after.st_ino, after.st_mtime_ns, again) != (
                 before.st_ino,
                 before.st_mtime_ns,
@@ -206,11 +206,3 @@ class Upload:
                 f"the bound {self.entry.sha256[:16]}...: invariant (a) is broken; nothing will be "
                 "tagged. Find out what the index did with the upload."
             )
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
