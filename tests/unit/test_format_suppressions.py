@@ -1,7 +1,7 @@
-"""The formatter lays out every line of the package and of the thin runners (``noxfile.py``,
-``tasks.py``): no ``# fmt: skip`` (or ``# fmt: off`` region) packs lines to meet the size caps of
-tests/unit/test_module_size.py. The only suppressions allowed are listed in :data:`ALLOWED`, each
-a table whose columns line up by hand, with the reason."""
+"""The formatter lays out every line of the package, the thin runners (``noxfile.py``,
+``tasks.py``) and ``scripts/``: no ``# fmt: skip`` (or ``# fmt: off`` region) packs lines to meet
+the size caps of tests/unit/test_module_size.py. The only suppressions allowed are listed in
+:data:`ALLOWED`, each a table whose columns line up by hand, with the reason."""
 
 from __future__ import annotations
 
@@ -22,6 +22,14 @@ ALLOWED: dict[str, int] = {
 }
 """File (relative to the repository root) -> how many suppressions it may hold."""
 
+PENDING: dict[str, int] = {
+    # Rewritten on issue #39's branch (the Torch-TensorRT case study): formatted when it lands.
+    "scripts/case_study_torch_tensorrt.py": 3,
+    "scripts/case_study_torch_tensorrt_page.py": 2,
+}
+"""Files another branch is rewriting: their suppressions are tolerated until it lands, then the
+entry is removed (an entry whose file no longer holds them fails the test)."""
+
 
 def suppressions(text: str) -> list[int]:
     """Lines whose comment tells a formatter to leave them alone (comments only: a string that
@@ -34,8 +42,13 @@ def suppressions(text: str) -> list[int]:
 
 
 def counted(root: Path) -> dict[str, list[int]]:
-    """Each file of the package and the runners under ``root`` -> its suppressed lines."""
-    files = [*sorted((root / "src" / "mlrelease").rglob("*.py")), *(root / r for r in RUNNERS)]
+    """Each file of the package, the runners and the scripts under ``root`` -> its suppressed
+    lines."""
+    files = [
+        *sorted((root / "src" / "mlrelease").rglob("*.py")),
+        *(root / r for r in RUNNERS),
+        *sorted((root / "scripts").glob("*.py")),
+    ]
     found = {}
     for path in files:
         if path.is_file():
@@ -46,7 +59,8 @@ def counted(root: Path) -> dict[str, list[int]]:
 
 
 def over_allowance(found: dict[str, list[int]]) -> dict[str, list[int]]:
-    return {path: lines for path, lines in found.items() if len(lines) > ALLOWED.get(path, 0)}
+    allowed = {**PENDING, **ALLOWED}
+    return {path: lines for path, lines in found.items() if len(lines) > allowed.get(path, 0)}
 
 
 def test_no_line_is_kept_from_the_formatter_outside_the_allowed_tables() -> None:
@@ -60,8 +74,10 @@ def test_no_line_is_kept_from_the_formatter_outside_the_allowed_tables() -> None
 
 def test_each_allowance_is_still_used() -> None:
     found = counted(ROOT)
-    unused = {path: n for path, n in ALLOWED.items() if len(found.get(path, [])) < n}
-    assert not unused, f"fewer suppressions than allowed: lower or remove in ALLOWED: {unused}"
+    unused = {path: n for path, n in {**PENDING, **ALLOWED}.items() if len(found.get(path, [])) < n}
+    assert not unused, (
+        f"fewer suppressions than allowed: lower or remove in ALLOWED or PENDING: {unused}"
+    )
 
 
 def test_an_added_suppression_is_found(tmp_path: Path) -> None:
@@ -78,6 +94,8 @@ def test_an_added_suppression_is_found(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     (tmp_path / "noxfile.py").write_text("A = (1,2)  # fmt:skip\n", encoding="utf-8")
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "tool.py").write_text("B = {1,\n 2}  # fmt: skip\n", encoding="utf-8")
     found = counted(tmp_path)
-    assert found == {"src/mlrelease/m.py": [2, 7], "noxfile.py": [1]}
+    assert found == {"src/mlrelease/m.py": [2, 7], "noxfile.py": [1], "scripts/tool.py": [2]}
     assert over_allowance(found) == found
