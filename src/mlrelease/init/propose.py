@@ -133,8 +133,8 @@ def propose(
     if not d.changelog and not d.stale_changelog:
         new_files.append("CHANGELOG.md (then add `changelog` to gates)")
     new_files.append("docs/release/exit-criteria.md (`mlrelease gates doc`)")
-    main = _main(d, pyproject, gates, notes)
-    wheels = _wheels(d, required_platforms)
+    main = _mlrelease_table(d, pyproject, gates, notes)
+    wheels = _wheels_table(d, required_platforms)
     release = {
         "model": d.model.name,
         "main-branch": d.model.main_branch,
@@ -171,7 +171,7 @@ def propose(
     return Proposal("\n".join(parts), gates, new_files, notes)
 
 
-def _main(
+def _mlrelease_table(
     d: Detection, pyproject: Mapping[str, Any], gates: list[str], notes: list[str]
 ) -> dict[str, Any]:
     """``[tool.mlrelease]``: the gates, the changelog, where the version comes from, and the
@@ -194,7 +194,7 @@ def _main(
     return main
 
 
-def _wheels(d: Detection, required_platforms: list[str] | None) -> dict[str, Any]:
+def _wheels_table(d: Detection, required_platforms: list[str] | None) -> dict[str, Any]:
     """``[tool.mlrelease.wheels]``: the build kind, and the platforms a release must cover."""
     wheels: dict[str, Any] = {"kind": d.build.kind}
     if d.build.builder == "external":

@@ -44,7 +44,7 @@ def render(config: Config) -> str:
         "",
         *_patch_releases(rel),
         "",
-        *_cherry_picks(rel),
+        *_cherry_pick_rules(rel),
     ]
     return "\n".join(lines) + "\n"
 
@@ -125,7 +125,7 @@ def _patch_releases(rel: ReleaseConfig) -> list[str]:
     return lines + [f"{i}. {_cell(c)}" for i, c in enumerate(rel.patch_criteria, 1)]
 
 
-def _cherry_picks(rel: ReleaseConfig) -> list[str]:
+def _cherry_pick_rules(rel: ReleaseConfig) -> list[str]:
     values = {
         "trailer": rel.trailer,
         "series": "X.Y",
