@@ -126,8 +126,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{consumers} consumers, {os.cpu_count()} cores")
         print(f"{'run':6} {'median':>9} {'target':>8} {'ratio':>6}  runs")
         for kind, row in rows.items():
-            print(f"{kind:6} {row['median_s']:8.1f}s {row['target_s']:7.0f}s {row['ratio']:6.2f}  "
-                  f"{row['runs']}")  # fmt: skip
+            print(
+                f"{kind:6} {row['median_s']:8.1f}s {row['target_s']:7.0f}s {row['ratio']:6.2f}  "
+                f"{row['runs']}"
+            )
         return 0
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -97,9 +97,13 @@ class Rehearsal:
         words = [str(a) for a in argv]
         began = time.monotonic()
         proc = subprocess.Popen(
-            words, cwd=cwd or self.clone, env=self.env, text=True,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-        )  # fmt: skip
+            words,
+            cwd=cwd or self.clone,
+            env=self.env,
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+        )
         assert proc.stdout is not None
         lines = []
         for line in proc.stdout:
@@ -170,8 +174,9 @@ def adapt(r: Rehearsal, index: str, rc_index: str) -> str:
     if block is None:
         raise StepFailed(f"{path}: no `gates = [...]` under [tool.mlrelease] to adapt")
     kept = [g for g in re.findall(r'"(\w+)"', block[1]) if g not in DROPPED_GATES]
-    listed = textwrap.fill(", ".join(f'"{g}"' for g in kept) + ",", 98, initial_indent="  ",
-                           subsequent_indent="  ")  # fmt: skip
+    listed = textwrap.fill(
+        ", ".join(f'"{g}"' for g in kept) + ",", 98, initial_indent="  ", subsequent_indent="  "
+    )
     gates = f"gates = [\n{listed}\n]"
     note = "# Self-release rehearsal (scripts/self_release.py): "
     dropped = f"no {' or '.join(DROPPED_GATES)} gate.\n"
@@ -214,10 +219,14 @@ def index_files(folder: Path) -> list[dict[str, Any]]:
     import hashlib
 
     return [
-        {"name": f.name, "size": f.stat().st_size,
-         "sha256": hashlib.sha256(f.read_bytes()).hexdigest()}
-        for f in sorted(folder.iterdir()) if f.is_file()
-    ]  # fmt: skip
+        {
+            "name": f.name,
+            "size": f.stat().st_size,
+            "sha256": hashlib.sha256(f.read_bytes()).hexdigest(),
+        }
+        for f in sorted(folder.iterdir())
+        if f.is_file()
+    ]
 
 
 def smoke(r: Rehearsal, url: str, version: str) -> list[dict[str, str]]:
@@ -229,9 +238,18 @@ def smoke(r: Rehearsal, url: str, version: str) -> list[dict[str, str]]:
     venv = r.base / "smoke"
     r.sh("uv", "venv", "--quiet", "--python", sys.executable, venv, cwd=r.base)
     r.sh(
-        "uv", "pip", "install", "--quiet", "--no-cache", "--python", venv,
-        "--extra-index-url", f"{url}simple/", f"mlrelease=={version}", cwd=r.base,
-    )  # fmt: skip
+        "uv",
+        "pip",
+        "install",
+        "--quiet",
+        "--no-cache",
+        "--python",
+        venv,
+        "--extra-index-url",
+        f"{url}simple/",
+        f"mlrelease=={version}",
+        cwd=r.base,
+    )
     runs = []
     for args in (["--version"], ["--help"]):
         output = r.sh(venv / "bin" / "mlrelease", *args, cwd=r.base)
@@ -272,8 +290,20 @@ def rehearse(version: str, keep: Path | None) -> dict[str, Any]:
     return data
 
 
-VOLATILE_KEYS = {"date", "commit", "seconds", "wall_seconds", "started", "finished", "created",
-                 "updated", "sha256", "size", "python", "cores"}  # fmt: skip
+VOLATILE_KEYS = {
+    "date",
+    "commit",
+    "seconds",
+    "wall_seconds",
+    "started",
+    "finished",
+    "created",
+    "updated",
+    "sha256",
+    "size",
+    "python",
+    "cores",
+}
 VOLATILE_TEXT = [
     (re.compile(r"127\.0\.0\.1:\d+"), "127.0.0.1:PORT"),
     (re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\+00:00|Z)"), "TIME"),
@@ -302,8 +332,10 @@ def check(version: str, keep: Path | None) -> int:
     varies from run to run, or was not generated from the committed facts."""
     committed = json.loads(DATA.read_text(encoding="utf-8"))
     if page(committed) != PAGE.read_text(encoding="utf-8"):
-        print(f"{PAGE} is not the page of {DATA.name}: run python scripts/self_release.py",
-              file=sys.stderr)  # fmt: skip
+        print(
+            f"{PAGE} is not the page of {DATA.name}: run python scripts/self_release.py",
+            file=sys.stderr,
+        )
         return 1
     fresh = rehearse(version, keep)
     out = Path(tempfile.mkstemp(prefix="self-release-", suffix=".md")[1])
@@ -312,8 +344,10 @@ def check(version: str, keep: Path | None) -> int:
     if old != new:
         diff = difflib.unified_diff(old.splitlines(), new.splitlines(), "committed", "now", n=1)
         print("\n".join(diff), file=sys.stderr)
-        print(f"{PAGE} is stale (the new page: {out}): run python scripts/self_release.py",
-              file=sys.stderr)  # fmt: skip
+        print(
+            f"{PAGE} is stale (the new page: {out}): run python scripts/self_release.py",
+            file=sys.stderr,
+        )
         return 1
     print(f"{PAGE.relative_to(ROOT)} is current (the new page: {out})", file=sys.stderr)
     return 0
@@ -348,8 +382,11 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     DATA.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     PAGE.write_text(page(data), encoding="utf-8")
-    print(f"wrote {PAGE.relative_to(ROOT)} and {DATA.relative_to(ROOT)} "
-          f"({data['wall_seconds']:.0f} s)", file=sys.stderr)  # fmt: skip
+    print(
+        f"wrote {PAGE.relative_to(ROOT)} and {DATA.relative_to(ROOT)} "
+        f"({data['wall_seconds']:.0f} s)",
+        file=sys.stderr,
+    )
     return 0
 
 

@@ -68,11 +68,17 @@ def _code(words: list[str] | str) -> str:
 
 def steps_section(data: dict[str, Any]) -> list[str]:
     rows = [
-        [i, f"`{s['id']}`", s["status"], s["runs"], _duration(s),
-         _code(s["command"]) if s["command"] else f"manual ({s['note']})",
-         ", ".join(f"`{e}`" for e in s["evidence"]) or "-"]
+        [
+            i,
+            f"`{s['id']}`",
+            s["status"],
+            s["runs"],
+            _duration(s),
+            _code(s["command"]) if s["command"] else f"manual ({s['note']})",
+            ", ".join(f"`{e}`" for e in s["evidence"]) or "-",
+        ]
         for i, s in enumerate(data["ledger"]["steps"], 1)
-    ]  # fmt: skip
+    ]
     header = ["#", "step", "status", "runs", "took", "command", "evidence"]
     return [
         "## The steps",
@@ -98,8 +104,10 @@ def steps_section(data: dict[str, Any]) -> list[str]:
 
 
 def commands_section(data: dict[str, Any]) -> list[str]:
-    rows = [[i, _code(c["command"]), c["exit_code"], f"{c['seconds']} s"]
-            for i, c in enumerate(data["commands"], 1)]  # fmt: skip
+    rows = [
+        [i, _code(c["command"]), c["exit_code"], f"{c['seconds']} s"]
+        for i, c in enumerate(data["commands"], 1)
+    ]
     return [
         "## The commands",
         "",

@@ -56,8 +56,17 @@ def install(wheel: Path, extras: str, cache: Path, work: Path) -> tuple[float, i
     env.pop("VIRTUAL_ENV", None)
     run([uv(), "venv", "--quiet", "--python", sys.executable, str(venv)], env)
     start = time.perf_counter()
-    out = run([uv(), "pip", "install", "--python", str(venv / "bin" / "python"),
-               f"mlrelease[{extras}] @ {wheel.as_uri()}"], env)  # fmt: skip
+    out = run(
+        [
+            uv(),
+            "pip",
+            "install",
+            "--python",
+            str(venv / "bin" / "python"),
+            f"mlrelease[{extras}] @ {wheel.as_uri()}",
+        ],
+        env,
+    )
     wall = time.perf_counter() - start
     count = sum(line.startswith(" + ") for line in out.splitlines())
     shutil.rmtree(venv)

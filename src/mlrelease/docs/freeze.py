@@ -74,7 +74,7 @@ class Freeze:
         return self.site / self.name
 
 
-def normalise(text: str) -> Version:
+def release_version(text: str) -> Version:
     """``1.4.0``, ``v1.4.0``, ``1.4.0rc2`` or ``v1.4.0-rc2`` -> the release's version."""
     tagged = versions.tag_to_version(text)
     if tagged is not None:
@@ -169,7 +169,7 @@ def _source(config: Config, version: str | None, dev: bool) -> tuple[str, str, s
         return switcher.DEV, "HEAD", None, commit
     if not version:
         raise UserError("Give --version X.Y.Z (a release tag's version) or --dev.")
-    parsed = normalise(version)
+    parsed = release_version(version)
     # The tag as the project spells its tags ([tool.mlrelease.release] tag / rc-tag).
     names = config.names
     ref = names.rc_tag_for(parsed, parsed.pre[1]) if parsed.pre else names.final_tag(parsed)

@@ -109,8 +109,11 @@ def cmd_merge(args: argparse.Namespace) -> int:
 def cmd_list(args: argparse.Namespace) -> int:
     _, table = _with_table(args)
     for c in table.consumers:
-        where = {"sdist": f"sdist of {c.requirement}", "git": f"{c.git} @ {c.ref}",
-                 "project": c.tests_dir}[c.source]  # fmt: skip
+        where = {
+            "sdist": f"sdist of {c.requirement}",
+            "git": f"{c.git} @ {c.ref}",
+            "project": c.tests_dir,
+        }[c.source]
         what = " ".join(c.command) if c.command else " ".join([*c.selection, *c.pytest_args])
         sys.stdout.write(f"{c.name:24} {where}: {what} ({c.time_budget_s} s)\n")
     return 0

@@ -199,9 +199,12 @@ def _check_consumer(c: Consumer, key: str, source: str, root: Path, package: str
         )
     if c.git and not c.ref:
         raise _fail(
-            f"{key}.ref", "the tag, branch or commit of git", "nothing", source,
+            f"{key}.ref",
+            "the tag, branch or commit of git",
+            "nothing",
+            source,
             "Pin the consumer: a moving branch makes the two sides of a run disagree.",
-        )  # fmt: skip
+        )
     if not c.git and not c.requirement:
         raise _fail(
             f"{key}.requirement",

@@ -195,8 +195,10 @@ def build(spec: EnvSpec, cache: Path, *, refresh: bool = False) -> Env | Install
     work.mkdir(parents=True)
     try:
         venv = work / "venv"
-        made = _uv(["venv", "--quiet", "--no-config", "--relocatable", "--python", spec.python,
-                    str(venv)], work)  # fmt: skip
+        made = _uv(
+            ["venv", "--quiet", "--no-config", "--relocatable", "--python", spec.python, str(venv)],
+            work,
+        )
         if made.returncode != 0:
             raise UserError(
                 f"uv cannot make an environment with {spec.python}: {reason(made.stderr)}"
@@ -205,8 +207,16 @@ def build(spec: EnvSpec, cache: Path, *, refresh: bool = False) -> Env | Install
         (work / "lock.txt").write_text("\n".join(spec.prefer) + "\n", encoding="utf-8")
         python = Env(venv, {}).python
         common = ["--no-config", "--python", str(python), *_sources(spec)]
-        compile_args = ["pip", "compile", "--quiet", "--no-header", "requirements.in",
-                        "-o", "lock.txt", *common]  # fmt: skip
+        compile_args = [
+            "pip",
+            "compile",
+            "--quiet",
+            "--no-header",
+            "requirements.in",
+            "-o",
+            "lock.txt",
+            *common,
+        ]
         resolved = _uv(compile_args, work)
         if resolved.returncode != 0:
             return _failure(resolved, started, ["uv", *compile_args], spec)

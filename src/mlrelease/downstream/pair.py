@@ -195,9 +195,14 @@ def _run(
     result.version = base.pins.get(name, "") if name else ""
     if tests is None:
         say(f"fetching the sdist of {name} {result.version} (its tests)")
-        tests = sources.sdist(consumer, name, result.version, setup.cache / "sources",
-                              index_url=setup.table.index_url,
-                              find_links=links(setup, consumer.find_links))  # fmt: skip
+        tests = sources.sdist(
+            consumer,
+            name,
+            result.version,
+            setup.cache / "sources",
+            index_url=setup.table.index_url,
+            find_links=links(setup, consumer.find_links),
+        )
     result.origin = tests.origin
     pinned = _pin(install, result.version) if name and result.version else install
     prefer = [f"{k}=={v}" for k, v in base.pins.items() if k != canonicalize_name(setup.package)]

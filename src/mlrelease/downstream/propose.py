@@ -47,32 +47,68 @@ PYTORCH_CPU = "https://download.pytorch.org/whl/cpu"
 
 KNOWN: dict[str, list[dict[str, Any]]] = {
     "onnx": [
-        {"name": "onnxruntime", "requirement": "onnxruntime", "requirements": ["numpy"],
-         "command": ["{python}", "-c", ORT_SMOKE], "time-budget-s": 300,
-         "repository": "https://github.com/microsoft/onnxruntime"},
-        {"name": "skl2onnx", "requirement": "skl2onnx",
-         "requirements": ["scikit-learn", "onnxruntime", "pandas"],
-         "tests": ["tests/test_sklearn_glm_regressor_converter.py",
-                   "tests/test_sklearn_k_means_converter.py"],
-         "repository": "https://github.com/onnx/sklearn-onnx"},
-        {"name": "spox", "requirement": "spox", "requirements": ["onnxruntime"],
-         "repository": "https://github.com/Quantco/spox"},
-        {"name": "onnxscript", "requirement": "onnxscript==0.7.2", "git":
-         "https://github.com/microsoft/onnxscript", "ref": "v0.7.2",
-         "tests": ["onnxscript/rewriter"], "requirements": ["onnxruntime", "parameterized"],
-         "repository": "https://github.com/microsoft/onnxscript"},
-        {"name": "onnx-ir", "requirement": "onnx-ir==1.1.0", "git": "https://github.com/onnx/ir-py",
-         "ref": "v1.1.0", "tests": ["src/onnx_ir/passes"], "requirements": ["parameterized"],
-         "repository": "https://github.com/onnx/ir-py"},
-        {"name": "onnxmltools", "requirement": "onnxmltools==1.16.0", "git":
-         "https://github.com/onnx/onnxmltools", "ref": "v1.16.0", "tests": ["tests/sklearn"],
-         "requirements": ["onnxruntime", "scikit-learn"],
-         "repository": "https://github.com/onnx/onnxmltools"},
-        {"name": "pytorch-exporter", "requirement": "torch", "index-urls": [PYTORCH_CPU],
-         "requirements": ["onnxscript", "onnxruntime"], "command": ["{python}", "-c", TORCH_SMOKE],
-         "time-budget-s": 600, "repository": "https://github.com/pytorch/pytorch"},
+        {
+            "name": "onnxruntime",
+            "requirement": "onnxruntime",
+            "requirements": ["numpy"],
+            "command": ["{python}", "-c", ORT_SMOKE],
+            "time-budget-s": 300,
+            "repository": "https://github.com/microsoft/onnxruntime",
+        },
+        {
+            "name": "skl2onnx",
+            "requirement": "skl2onnx",
+            "requirements": ["scikit-learn", "onnxruntime", "pandas"],
+            "tests": [
+                "tests/test_sklearn_glm_regressor_converter.py",
+                "tests/test_sklearn_k_means_converter.py",
+            ],
+            "repository": "https://github.com/onnx/sklearn-onnx",
+        },
+        {
+            "name": "spox",
+            "requirement": "spox",
+            "requirements": ["onnxruntime"],
+            "repository": "https://github.com/Quantco/spox",
+        },
+        {
+            "name": "onnxscript",
+            "requirement": "onnxscript==0.7.2",
+            "git": "https://github.com/microsoft/onnxscript",
+            "ref": "v0.7.2",
+            "tests": ["onnxscript/rewriter"],
+            "requirements": ["onnxruntime", "parameterized"],
+            "repository": "https://github.com/microsoft/onnxscript",
+        },
+        {
+            "name": "onnx-ir",
+            "requirement": "onnx-ir==1.1.0",
+            "git": "https://github.com/onnx/ir-py",
+            "ref": "v1.1.0",
+            "tests": ["src/onnx_ir/passes"],
+            "requirements": ["parameterized"],
+            "repository": "https://github.com/onnx/ir-py",
+        },
+        {
+            "name": "onnxmltools",
+            "requirement": "onnxmltools==1.16.0",
+            "git": "https://github.com/onnx/onnxmltools",
+            "ref": "v1.16.0",
+            "tests": ["tests/sklearn"],
+            "requirements": ["onnxruntime", "scikit-learn"],
+            "repository": "https://github.com/onnx/onnxmltools",
+        },
+        {
+            "name": "pytorch-exporter",
+            "requirement": "torch",
+            "index-urls": [PYTORCH_CPU],
+            "requirements": ["onnxscript", "onnxruntime"],
+            "command": ["{python}", "-c", TORCH_SMOKE],
+            "time-budget-s": 600,
+            "repository": "https://github.com/pytorch/pytorch",
+        },
     ],
-}  # fmt: skip
+}
 """Distribution -> the consumers proposed for it (keys as TOML spells them)."""
 
 

@@ -25,9 +25,13 @@ from mlrelease.downstream.results import (
 from mlrelease.downstream.verdicts import Verdict, counts, is_test, levels
 
 COLUMNS = (
-    Verdict.REGRESSED, Verdict.SPURIOUS, Verdict.FIXED, Verdict.BROKEN, Verdict.PASSED,
+    Verdict.REGRESSED,
+    Verdict.SPURIOUS,
+    Verdict.FIXED,
+    Verdict.BROKEN,
+    Verdict.PASSED,
     Verdict.SKIPPED,
-)  # fmt: skip
+)
 
 
 def code(text: str) -> str:

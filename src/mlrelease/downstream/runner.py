@@ -32,9 +32,18 @@ from mlrelease.edges import proc
 PLUGIN = "mlrelease_downstream_report"
 REPORT_ENV = "MLRELEASE_DOWNSTREAM_REPORT"
 PASSED_ON = {
-    "HOME", "PATH", "SYSTEMROOT", "COMSPEC", "PATHEXT", "WINDIR", "LANG", "LC_ALL", "TZ",
-    "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE",
-}  # fmt: skip
+    "HOME",
+    "PATH",
+    "SYSTEMROOT",
+    "COMSPEC",
+    "PATHEXT",
+    "WINDIR",
+    "LANG",
+    "LC_ALL",
+    "TZ",
+    "SSL_CERT_FILE",
+    "REQUESTS_CA_BUNDLE",
+}
 """The only variables of this process a consumer's tests see (HOME is replaced by a scratch
 folder); tokens and the CI's credentials are never passed on."""
 _EXIT = {2: "interrupted", 3: "an internal error", 4: "a usage error", 5: "no tests collected"}
@@ -149,10 +158,19 @@ def argv(spec: RunSpec, only: Sequence[str] | None) -> list[str]:
         return [part.replace("{python}", str(spec.python)) for part in spec.command]
     chosen = list(only) if only is not None else list(spec.selection)
     return proc.python_module(
-        "pytest", "-p", PLUGIN, "-p", "no:cacheprovider", "-q", "--no-header", "-rN",
-        "--continue-on-collection-errors", *spec.pytest_args, *chosen,
+        "pytest",
+        "-p",
+        PLUGIN,
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        "--no-header",
+        "-rN",
+        "--continue-on-collection-errors",
+        *spec.pytest_args,
+        *chosen,
         interpreter=spec.python,
-    )  # fmt: skip
+    )
 
 
 def _run_outcome(finished: proc.Finished, spec: RunSpec) -> CaseResult:
@@ -243,8 +261,9 @@ def run(spec: RunSpec, *, only: Sequence[str] | None = None) -> SideRun:
 
 def python_version(python: Path) -> str:
     """``3.11.7``: the interpreter's version (for keys and reports)."""
-    done = proc.call(proc.python("-c", "import platform; print(platform.python_version())",
-                                 interpreter=python))  # fmt: skip
+    done = proc.call(
+        proc.python("-c", "import platform; print(platform.python_version())", interpreter=python)
+    )
     return done.stdout.strip() if done.returncode == 0 else "unknown"
 
 

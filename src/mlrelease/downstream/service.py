@@ -175,9 +175,15 @@ def _subjects(
     table: DownstreamConfig, root: Path, package: str, request: Request, python: Path, cache: Path
 ) -> tuple[subjects.Subject, subjects.Subject]:
     channel = table.candidate_index
-    candidate = subjects.candidate(request.candidate, package, root=root,
-                                   index_url=table.index_url, channel=channel, python=python,
-                                   cache=cache)  # fmt: skip
+    candidate = subjects.candidate(
+        request.candidate,
+        package,
+        root=root,
+        index_url=table.index_url,
+        channel=channel,
+        python=python,
+        cache=cache,
+    )
     version = request.baseline or table.baseline
     if not version:
         version = subjects.previous_release(package, candidate.version, table.index_url)
@@ -196,13 +202,21 @@ def run(
     candidate, baseline = _subjects(table, root, package, request, python, cache)
     jobs = request.jobs or table.jobs or os.cpu_count() or 1
     setup = pair.Setup(
-        table=table, root=root, package=package, candidate=candidate, baseline=baseline,
-        python=python, python_version=runner.python_version(python), cache=cache,
-        slots=threading.BoundedSemaphore(jobs), threads=1 if jobs > 1 else 0,
-        refresh=request.refresh, rounds=verdicts.rounds(table.confidence, table.reruns),
+        table=table,
+        root=root,
+        package=package,
+        candidate=candidate,
+        baseline=baseline,
+        python=python,
+        python_version=runner.python_version(python),
+        cache=cache,
+        slots=threading.BoundedSemaphore(jobs),
+        threads=1 if jobs > 1 else 0,
+        refresh=request.refresh,
+        rounds=verdicts.rounds(table.confidence, table.reruns),
         run_cache=lambda key: _side(store.get("runs", key)),
         save_run=lambda key, side: store.put("runs", key, side.to_dict()),
-    )  # fmt: skip
+    )
     _check_resolves(setup, store, "baseline", baseline)
     _check_resolves(setup, store, "candidate", candidate)
 

@@ -21,6 +21,7 @@ from packaging.version import Version
 
 from mlrelease.downstream.config import Consumer
 from mlrelease.edges import git, index
+from mlrelease.edges.digests import sha256
 from mlrelease.errors import UserError
 
 
@@ -104,7 +105,7 @@ def sdist(
             "be run; set git + ref (its repository at that tag) or tests-dir instead."
         )
     archive = index.download(found[0], cache / "downloads")
-    digest = index.sha256(archive)
+    digest = sha256(archive)
     top = unpack(archive, cache / "unpacked" / f"{canonicalize_name(name)}-{version}-{digest[:12]}")
     tree = cache / "trees" / f"{consumer.name}-{digest[:12]}-{_selection_digest(consumer)}"
     if not tree.is_dir():

@@ -24,6 +24,7 @@ from packaging.utils import (
 from packaging.version import InvalidVersion, Version
 
 from mlrelease.edges import index, proc
+from mlrelease.edges.digests import sha256
 from mlrelease.errors import UserError
 
 
@@ -70,7 +71,7 @@ def from_files(path: Path, package: str) -> Subject:
         )
     version = versions[0]
     folder = path if path.is_dir() else path.parent
-    identity = tuple(f"{p.name} {index.sha256(p)}" for p in sorted(found))
+    identity = tuple(f"{p.name} {sha256(p)}" for p in sorted(found))
     wheels = tuple(p for p in sorted(found) if p.name.endswith(".whl"))
     shown = f"{len(found)} file{'s' if len(found) != 1 else ''} in {folder}"
     return Subject(

@@ -21,7 +21,6 @@ picks a yanked file for an exact pin, so a yanked foreign file of a release is s
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 import tempfile
@@ -34,6 +33,7 @@ from urllib.parse import urljoin, urlparse
 from packaging.utils import canonicalize_name
 
 from mlrelease.edges import web
+from mlrelease.edges.digests import sha256
 from mlrelease.edges.distnames import distribution, is_distribution, of_release
 from mlrelease.errors import UserError
 
@@ -234,14 +234,6 @@ def files(
     if index_url:
         found += project_files(index_url, project)
     return found
-
-
-def sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def hashed(file: IndexFile) -> IndexFile:

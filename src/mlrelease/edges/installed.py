@@ -85,7 +85,7 @@ def require(module: str, *, needed_by: str = "", extra: str | None = None) -> No
         raise MissingDependency(module, needed_by=needed_by, extra=extra)
 
 
-def missing_module(exc: ImportError) -> str | None:
+def module_of_import_error(exc: ImportError) -> str | None:
     """Which module an ImportError is about: its ``name``, ``No module named 'X'``, or the one
     of mlrelease's table that its message names and this environment lacks ("Pillow must be
     installed to use the reference implementation of the ImageDecoder operator")."""

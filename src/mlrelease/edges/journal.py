@@ -15,7 +15,6 @@ edit wrote is restored, and a file holding anything else is someone's edit, neve
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Mapping, Sequence
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from mlrelease.edges import git
+from mlrelease.edges.digests import sha256
 
 JOURNAL = "mlrelease-edit.json"
 """The journal's file name, in the repository's git folder."""
@@ -72,13 +72,14 @@ def rollback(root: Path) -> list[str]:
     listed = journal.get("files", [])
     files = [f for f in listed if f in dirty]
     if isinstance(listed, dict):  # only files holding what the edit wrote
-        files = [f for f in files if sha256(root / f) == listed[f].get("after")]
+        files = [f for f in files if digest_if_present(root / f) == listed[f].get("after")]
     if files:
         git.run(root, "restore", "--source=HEAD", "--staged", "--worktree", "--", *files)
     drop_journal(root)
     return files
 
 
-def sha256(path: Path) -> str | None:
-    """The SHA-256 of a file's content; None when it is missing."""
-    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
+def digest_if_present(path: Path) -> str | None:
+    """A journalled file's SHA-256 as it is now, as the journal records it: None when the file
+    is missing (an edit may delete one)."""
+    return sha256(path) if path.is_file() else None

@@ -133,31 +133,8 @@ def propose(
     if not d.changelog and not d.stale_changelog:
         new_files.append("CHANGELOG.md (then add `changelog` to gates)")
     new_files.append("docs/release/exit-criteria.md (`mlrelease gates doc`)")
-    main: dict[str, Any] = {"gates": gates}
-    if d.changelog:
-        main["changelog"] = d.changelog
-    if d.version.from_tags:
-        main["version-source"] = "scm"
-    elif d.version.built_from_tag:  # release tags sit on commits carrying a marker
-        main["version-source"] = "tag"
-    if d.name and not pyproject.get("project", {}).get("name"):
-        main["distribution"] = d.name  # from setup.py or setup.cfg: gates need it
-    elif not d.name:
-        notes.append(
-            "No distribution name found without running the build ([project] name, setup.cfg "
-            "[metadata] name, or a literal / constant name= in setup.py): set "
-            '[tool.mlrelease] distribution = "<name>" (the wheels gate and the report need it).'
-        )
-    wheels: dict[str, Any] = {"kind": d.build.kind}
-    if d.build.builder == "external":
-        # Built by the project's own workflow or script: the gate audits, never plans.
-        wheels.update({"builder": "external", "built-by": d.build.built_by})
-        wheels["required-platforms"] = list(d.build.platforms)
-    elif d.build.kind == "pure" and not d.build.cibuildwheel:
-        # One py3-none-any wheel, built once: no platform matrix to cover.
-        wheels["required-platforms"] = []
-    elif required_platforms is not None:
-        wheels["required-platforms"] = required_platforms
+    main = _mlrelease_table(d, pyproject, gates, notes)
+    wheels = _wheels_table(d, required_platforms)
     release = {
         "model": d.model.name,
         "main-branch": d.model.main_branch,
@@ -192,6 +169,44 @@ def propose(
             "that carry it under [[tool.bumpversion.files]]."
         )
     return Proposal("\n".join(parts), gates, new_files, notes)
+
+
+def _mlrelease_table(
+    d: Detection, pyproject: Mapping[str, Any], gates: list[str], notes: list[str]
+) -> dict[str, Any]:
+    """``[tool.mlrelease]``: the gates, the changelog, where the version comes from, and the
+    distribution name when only setup.py or setup.cfg gives it (a note when nothing does)."""
+    main: dict[str, Any] = {"gates": gates}
+    if d.changelog:
+        main["changelog"] = d.changelog
+    if d.version.from_tags:
+        main["version-source"] = "scm"
+    elif d.version.built_from_tag:  # release tags sit on commits carrying a marker
+        main["version-source"] = "tag"
+    if d.name and not pyproject.get("project", {}).get("name"):
+        main["distribution"] = d.name  # from setup.py or setup.cfg: gates need it
+    elif not d.name:
+        notes.append(
+            "No distribution name found without running the build ([project] name, setup.cfg "
+            "[metadata] name, or a literal / constant name= in setup.py): set "
+            '[tool.mlrelease] distribution = "<name>" (the wheels gate and the report need it).'
+        )
+    return main
+
+
+def _wheels_table(d: Detection, required_platforms: list[str] | None) -> dict[str, Any]:
+    """``[tool.mlrelease.wheels]``: the build kind, and the platforms a release must cover."""
+    wheels: dict[str, Any] = {"kind": d.build.kind}
+    if d.build.builder == "external":
+        # Built by the project's own workflow or script: the gate audits, never plans.
+        wheels.update({"builder": "external", "built-by": d.build.built_by})
+        wheels["required-platforms"] = list(d.build.platforms)
+    elif d.build.kind == "pure" and not d.build.cibuildwheel:
+        # One py3-none-any wheel, built once: no platform matrix to cover.
+        wheels["required-platforms"] = []
+    elif required_platforms is not None:
+        wheels["required-platforms"] = required_platforms
+    return wheels
 
 
 def _downstream(name: str, notes: list[str]) -> list[str]:

@@ -15,7 +15,7 @@ from mlrelease.edges import git
 from mlrelease.errors import UserError
 from mlrelease.init.replay import Step
 from mlrelease.naming import Names
-from mlrelease.release.picks import named_prs, normalised, pr_number
+from mlrelease.release.commit_subjects import named_prs, normalised, pr_number
 from mlrelease.release.queries import PICKED
 from mlrelease.versions import VersionModel
 
@@ -123,10 +123,17 @@ def read_history(
             prs.setdefault(number, MainCommit(sha, subject))
     wanted = [start, *(c.sha for c in commits if c.rc_tags), *([final_commit] * bool(final_commit))]
     return TagHistory(
-        version, branch, start, _show(root, start, version_file), commits,
-        final if final_commit else None, final_commit, move, prs,
+        version,
+        branch,
+        start,
+        _show(root, start, version_file),
+        commits,
+        final if final_commit else None,
+        final_commit,
+        move,
+        prs,
         {sha: _show(root, sha, version_file) for sha in wanted if sha},
-    )  # fmt: skip
+    )
 
 
 def _parse(text: str) -> Version | None:

@@ -226,9 +226,17 @@ TAGS_READ = 8
 
 _RELEASE_TAG = re.compile(r"\d+\.\d+\.\d+")
 _VERSION_NAMES = {
-    "VERSION", "VERSION_NUMBER", "VERSION.txt", "version.txt", "pyproject.toml", "setup.py",
-    "version.py", "_version.py", "__about__.py", "__init__.py",
-}  # fmt: skip
+    "VERSION",
+    "VERSION_NUMBER",
+    "VERSION.txt",
+    "version.txt",
+    "pyproject.toml",
+    "setup.py",
+    "version.py",
+    "_version.py",
+    "__about__.py",
+    "__init__.py",
+}
 
 
 def version_paths(texts: Mapping[str, str]) -> list[str]:
@@ -244,8 +252,9 @@ def _texts_at(root: Path, tags: list[str], paths: list[str]) -> dict[str, dict[s
     if not wanted:
         return {}
     stdin = "".join(f"{t}:{p}\n" for t, p in wanted)
-    raw = git.run(root, "cat-file", "--batch", input=stdin, check=False, strip=False,
-                  errors="surrogateescape").encode("utf-8", "surrogateescape")  # fmt: skip
+    raw = git.run(
+        root, "cat-file", "--batch", input=stdin, check=False, strip=False, errors="surrogateescape"
+    ).encode("utf-8", "surrogateescape")
     found: dict[str, dict[str, str]] = {t: {} for t in tags}
     at = 0
     for tag, path in wanted:

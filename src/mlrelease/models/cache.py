@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import mlrelease
+from mlrelease.edges.digests import sha256
 from mlrelease.models.manifest import ModelJob
 from mlrelease.models.verdicts import ModelVerdict
 
@@ -40,14 +41,6 @@ def tool_versions() -> dict[str, str]:
     return versions
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def _job_files(job: ModelJob) -> list[Path]:
     files = [Path(job.model), *map(Path, job.expected_outputs)]
     for folder in map(Path, job.test_data):
@@ -59,7 +52,7 @@ def _job_files(job: ModelJob) -> list[Path]:
 def key(job: ModelJob) -> str | None:
     """The cache key of ``job`` (None when a file it names cannot be read: never cached)."""
     try:
-        files = {str(p): _sha256(p) for p in _job_files(job)}
+        files = {str(p): sha256(p) for p in _job_files(job)}
     except OSError:
         return None
     material = {
@@ -81,7 +74,7 @@ def load(cache_dir: Path, digest: str) -> ModelVerdict | None:
     try:
         entry: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
         for name, sha in entry["external"].items():
-            if _sha256(Path(name)) != sha:
+            if sha256(Path(name)) != sha:
                 return None
         verdict = ModelVerdict.from_dict(entry["verdict"])
     except (OSError, ValueError, KeyError, TypeError):
@@ -95,7 +88,7 @@ def store(cache_dir: Path, digest: str, verdict: ModelVerdict) -> None:
     if not verdict.ok:
         return
     with contextlib.suppress(OSError):
-        external = {name: _sha256(Path(name)) for name in verdict.external_files}
+        external = {name: sha256(Path(name)) for name in verdict.external_files}
         path = _entry_path(cache_dir, digest)
         path.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(

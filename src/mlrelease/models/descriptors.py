@@ -48,8 +48,9 @@ def stamp(info: os.stat_result) -> tuple[int, ...]:
 
 def open_error(what: str, shown: str, exc: OSError) -> UnsafeFile:
     if exc.errno in (errno.ELOOP, errno.EMLINK):
-        return UnsafeFile(f"{what} {shown} is a symlink; links are refused: copy the file into "
-                          "the folder instead")  # fmt: skip
+        return UnsafeFile(
+            f"{what} {shown} is a symlink; links are refused: copy the file into the folder instead"
+        )
     if exc.errno == errno.ENOENT:
         return UnsafeFile(f"{what} {shown} does not exist")
     if exc.errno == errno.ENOTDIR:
@@ -217,8 +218,10 @@ def open_checked(folder: Path, parts: tuple[str, ...], what: str, flags: int) ->
     for part in parts:
         step = step / part
         if os.path.islink(step):
-            raise UnsafeFile(f"{what} {step} is a symlink; links are refused: copy the file into "
-                             "the folder instead")  # fmt: skip
+            raise UnsafeFile(
+                f"{what} {step} is a symlink; links are refused: copy the file into "
+                "the folder instead"
+            )
     try:
         return os.open(step, flags & ~NOFOLLOW & ~getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:

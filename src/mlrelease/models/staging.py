@@ -182,8 +182,9 @@ def _copy_external(
         if limits.max_model_bytes and limits.loads_weights:
             room = max(0, limits.max_model_bytes - staged.size_bytes)
         try:
-            copy = root.copy(source, "external data file", dest.joinpath(*parts),
-                             max_bytes=room, digests=wanted)  # fmt: skip
+            copy = root.copy(
+                source, "external data file", dest.joinpath(*parts), max_bytes=room, digests=wanted
+            )
         except UnsafeFile as exc:
             why = str(exc)
             if room is not None and "bytes allowed" in why:

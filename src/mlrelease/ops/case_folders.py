@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from mlrelease.errors import UserError
-from mlrelease.ops.cases import Case, RawCase, finish, normalize
+from mlrelease.ops.cases import Case, RawCase, as_numpy, finish
 
 
 def load_case_folder(folder: Path) -> list[Case]:
@@ -87,11 +87,11 @@ def _load_values(data_dir: Path, kind: str, infos: Sequence[Any]) -> list[Any]:
         if type_proto.HasField("sequence_type"):
             sequence = onnx.SequenceProto()
             sequence.ParseFromString(content)
-            values.append(normalize(nh.to_list(sequence)))
+            values.append(as_numpy(nh.to_list(sequence)))
         elif type_proto.HasField("optional_type"):
             optional = onnx.OptionalProto()
             optional.ParseFromString(content)
-            values.append(normalize(nh.to_optional(optional)))
+            values.append(as_numpy(nh.to_optional(optional)))
         else:
             tensor = onnx.TensorProto()
             tensor.ParseFromString(content)

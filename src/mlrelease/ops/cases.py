@@ -196,7 +196,7 @@ def finish(raw: list[RawCase]) -> list[Case]:
     return cases
 
 
-def normalize(value: Any) -> Any:
+def as_numpy(value: Any) -> Any:
     """Tensors as numpy arrays (TensorProto -> ndarray, scalars -> 0-d arrays)."""
     import numpy as np
     import onnx.numpy_helper
@@ -204,7 +204,7 @@ def normalize(value: Any) -> Any:
     if value is None:
         return None
     if isinstance(value, (list, tuple)):
-        return [normalize(v) for v in value]
+        return [as_numpy(v) for v in value]
     if isinstance(value, onnx.TensorProto):
         return onnx.numpy_helper.to_array(value)
     if isinstance(value, np.generic):
@@ -318,8 +318,7 @@ def _generate_node_cases() -> list[Case]:
     for tc in collected:
         assert tc.model is not None and tc.data_sets is not None
         data = [
-            ([normalize(x) for x in ins], [normalize(x) for x in outs])
-            for ins, outs in tc.data_sets
+            ([as_numpy(x) for x in ins], [as_numpy(x) for x in outs]) for ins, outs in tc.data_sets
         ]
         raw.append((tc.name, tc.model, data, float(tc.rtol), float(tc.atol), {}, source))
     return finish(raw)

@@ -107,7 +107,7 @@ def _compare_arrays(
             return _mismatch(f"{where}: dtype {have.dtype}, expected {want.dtype}")
         if np.array_equal(have, want):
             return Comparison()
-        return _mismatch(f"{where}: values differ ({_first_difference(want, have)})")
+        return _mismatch(f"{where}: values differ ({_first_differing_element(want, have)})")
     if have.dtype != want.dtype:
         return _mismatch(f"{where}: dtype {have.dtype}, expected {want.dtype}")
     if want.dtype.kind == "V":  # ml_dtypes (bfloat16, float8, int4, ...): compare as float32
@@ -142,7 +142,7 @@ def _compare_arrays(
     return result
 
 
-def _first_difference(want: np.ndarray, have: np.ndarray) -> str:
+def _first_differing_element(want: np.ndarray, have: np.ndarray) -> str:
     flat_want, flat_have = want.reshape(-1), have.reshape(-1)
     for i, (w, h) in enumerate(zip(flat_want, flat_have, strict=True)):
         if w != h:

@@ -124,7 +124,7 @@ def explain(exc: BaseException) -> str | None:
         )
     if not isinstance(exc, ImportError):
         return None
-    module = installed.missing_module(exc)
+    module = installed.module_of_import_error(exc)
     if module is None:
         return f"needs a module this environment lacks ({type(exc).__name__}: {exc})"
     missing = requirements.MissingDependency(module, needed_by="the case", extra="ops")

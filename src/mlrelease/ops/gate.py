@@ -107,7 +107,7 @@ def _against_committed(
                 + f"; {regenerate}"
             )
             details += [f"Changed: {c.label}: {c.text}" for c in rest[5:]]
-        difference = None if changed else index_mod.first_difference(fresh, committed)
+        difference = None if changed else index_mod.first_index_difference(fresh, committed)
         if difference:
             failures.append(f"{ops.index} is stale: {difference}; {regenerate}")
         if worse:  # the page follows the index: its staleness is the same regression

@@ -86,6 +86,37 @@ def build(
         row = {b: verdicts[(case.name, b)].value for b in names if (case.name, b) in verdicts}
         entry["expanded_cases" if case.expanded else "cases"][case.name] = row
 
+    out_ops, totals = _rated(ops, deprecated, names, known)
+    return {
+        "schema": SCHEMA,
+        "schema_version": SCHEMA_VERSION,
+        "generator": GENERATOR,
+        "onnx": onnx_version,
+        "case_sets": list(case_sets),
+        "verdicts": [v.value for v in Verdict],
+        "backends": [dict(b) for b in backends],
+        "totals": {
+            b: {
+                "op_versions": {
+                    k: totals[b]["op_versions"].get(k, 0) for k in ("pass", "fail", "no_test")
+                },
+                "cases": {v.value: totals[b]["cases"].get(v.value, 0) for v in Verdict},
+            }
+            for b in names
+        },
+        "ops": out_ops,
+    }
+
+
+def _rated(
+    ops: Mapping[tuple[str, str], Mapping[int, Mapping[str, Any]]],
+    deprecated: Mapping[tuple[str, str], bool],
+    names: Sequence[str],
+    known: Callable[[str, str], bool],
+) -> tuple[list[dict[str, Any]], dict[str, dict[str, Counter[str]]]]:
+    """(the index's ``ops``, the backends' counts): each operator version rated per backend from
+    its cases, in the index's order, and the op versions and cases of each verdict a backend
+    has."""
     totals = {b: {"op_versions": Counter[str](), "cases": Counter[str]()} for b in names}
     out_ops = []
     for domain, op_type in sorted(ops, key=lambda k: (domain_key(k[0]), k[1])):
@@ -115,25 +146,7 @@ def build(
                 "versions": versions,
             }
         )
-    return {
-        "schema": SCHEMA,
-        "schema_version": SCHEMA_VERSION,
-        "generator": GENERATOR,
-        "onnx": onnx_version,
-        "case_sets": list(case_sets),
-        "verdicts": [v.value for v in Verdict],
-        "backends": [dict(b) for b in backends],
-        "totals": {
-            b: {
-                "op_versions": {
-                    k: totals[b]["op_versions"].get(k, 0) for k in ("pass", "fail", "no_test")
-                },
-                "cases": {v.value: totals[b]["cases"].get(v.value, 0) for v in Verdict},
-            }
-            for b in names
-        },
-        "ops": out_ops,
-    }
+    return out_ops, totals
 
 
 def _version() -> dict[str, Any]:
@@ -231,7 +244,7 @@ def op_label(op: Mapping[str, Any], since: Any = None) -> str:
     return f"{label}-{since}" if since is not None else label
 
 
-def first_difference(expected: Mapping[str, Any], found: Mapping[str, Any]) -> str | None:
+def first_index_difference(expected: Mapping[str, Any], found: Mapping[str, Any]) -> str | None:
     """One line naming the first difference (the first differing op when it is in the ops).
 
     ``expected`` is the fresh index, ``found`` the committed one.

@@ -58,7 +58,7 @@ def check(
     elif committed is None:
         found.stale.append(f"{ops.index} does not exist")
     else:
-        difference = index_mod.first_difference(fresh, committed)
+        difference = index_mod.first_index_difference(fresh, committed)
         if difference:
             found.stale.append(
                 f"{ops.index} is stale: {difference}{_flip_hint(difference, outcome)}"

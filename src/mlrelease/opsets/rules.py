@@ -94,64 +94,86 @@ def check(
                     "schema module listed in schema-modules?)"
                 )
             continue
-        version = int(new["opset_version"])
-        ops_new = _ops(new)
-        for op, since in sorted(ops_new):
-            repeated = _repeated(ops_new[(op, since)])
-            if repeated:
-                problems.append(
-                    f"{name}.{op}:{since}: a type constraint lists a type more than once "
-                    f"({'; '.join(repeated)}); list each allowed type once"
-                )
-            if since > version:
-                problems.append(
-                    f"{name}.{op}:{since}: since_version {since} exceeds the domain's "
-                    f"opset version {version}"
-                )
+        problems += _declared_problems(name, new)
         if old is None:
             facts.append(
-                f"{name}: new domain at opset {version} with {len(ops_new)} operator version(s)"
+                f"{name}: new domain at opset {int(new['opset_version'])} with {len(_ops(new))} "
+                "operator version(s)"
             )
             continue
-        old_version = int(old["opset_version"])
-        ops_old = _ops(old)
-        added = sorted(set(ops_new) - set(ops_old))
-        removed = sorted(set(ops_old) - set(ops_new))
-        if version < old_version:
-            problems.append(f"{name}: opset version went down from {old_version} to {version}")
-        if (added or removed) and version <= old_version:
-            listed = ", ".join([f"+{o}:{s}" for o, s in added] + [f"-{o}:{s}" for o, s in removed])
-            problems.append(
-                f"{name}: inventory changed ({listed}) but the opset version stayed "
-                f"at {version}; a new operator set needs opset {old_version + 1}"
-            )
-        for op, since in removed:
-            problems.append(
-                f"{name}.{op}:{since}: published in the previous release (opset "
-                f"{old_version}) and removed; a published operator version is never removed "
-                "(models that import it lose their schema): keep it registered, and deprecate "
-                "the operator with a new since_version instead"
-            )
-        for op, since in added:
-            if since <= old_version:
-                problems.append(
-                    f"{name}.{op}:{since}: added with since_version {since}, but opset "
-                    f"{old_version} was already published without it; a new operator "
-                    f"(or a new version of one) needs since_version > {old_version}"
-                )
-        for key in sorted(set(ops_new) & set(ops_old)):
-            diff = _changes(ops_old[key], ops_new[key])
-            if diff:
-                op, since = key
-                problems.append(
-                    f"{name}.{op}:{since}: signature changed under the published "
-                    f"since_version {since} ({'; '.join(diff)}); give the new "
-                    f"signature since_version {max(version, old_version + 1)} and "
-                    "raise the opset version"
-                )
-        facts.append(
-            f"{name}: opset {old_version} -> {version}, {len(added)} added, "
-            f"{len(removed)} removed, {len(set(ops_new) & set(ops_old))} published "
-            "signatures compared"
-        )
+        found, fact = _published_problems(name, old, new)
+        problems += found
+        facts.append(fact)
     return problems, facts
+
+
+def _declared_problems(name: str, new: Mapping[str, Any]) -> list[str]:
+    """The rules a domain keeps on its own: each type listed once in a constraint, and no
+    since_version above the domain's opset version."""
+    problems = []
+    version = int(new["opset_version"])
+    ops_new = _ops(new)
+    for op, since in sorted(ops_new):
+        repeated = _repeated(ops_new[(op, since)])
+        if repeated:
+            problems.append(
+                f"{name}.{op}:{since}: a type constraint lists a type more than once "
+                f"({'; '.join(repeated)}); list each allowed type once"
+            )
+        if since > version:
+            problems.append(
+                f"{name}.{op}:{since}: since_version {since} exceeds the domain's "
+                f"opset version {version}"
+            )
+    return problems
+
+
+def _published_problems(
+    name: str, old: Mapping[str, Any], new: Mapping[str, Any]
+) -> tuple[list[str], str]:
+    """(problems, fact): the rules a domain keeps against its previous release (seed PR 186):
+    the opset version never goes down and goes up with the inventory, a published operator
+    version is never removed or changed, a new one comes after the published opset."""
+    problems = []
+    version, old_version = int(new["opset_version"]), int(old["opset_version"])
+    ops_new, ops_old = _ops(new), _ops(old)
+    added = sorted(set(ops_new) - set(ops_old))
+    removed = sorted(set(ops_old) - set(ops_new))
+    if version < old_version:
+        problems.append(f"{name}: opset version went down from {old_version} to {version}")
+    if (added or removed) and version <= old_version:
+        listed = ", ".join([f"+{o}:{s}" for o, s in added] + [f"-{o}:{s}" for o, s in removed])
+        problems.append(
+            f"{name}: inventory changed ({listed}) but the opset version stayed "
+            f"at {version}; a new operator set needs opset {old_version + 1}"
+        )
+    for op, since in removed:
+        problems.append(
+            f"{name}.{op}:{since}: published in the previous release (opset "
+            f"{old_version}) and removed; a published operator version is never removed "
+            "(models that import it lose their schema): keep it registered, and deprecate "
+            "the operator with a new since_version instead"
+        )
+    for op, since in added:
+        if since <= old_version:
+            problems.append(
+                f"{name}.{op}:{since}: added with since_version {since}, but opset "
+                f"{old_version} was already published without it; a new operator "
+                f"(or a new version of one) needs since_version > {old_version}"
+            )
+    for key in sorted(set(ops_new) & set(ops_old)):
+        diff = _changes(ops_old[key], ops_new[key])
+        if diff:
+            op, since = key
+            problems.append(
+                f"{name}.{op}:{since}: signature changed under the published "
+                f"since_version {since} ({'; '.join(diff)}); give the new "
+                f"signature since_version {max(version, old_version + 1)} and "
+                "raise the opset version"
+            )
+    fact = (
+        f"{name}: opset {old_version} -> {version}, {len(added)} added, "
+        f"{len(removed)} removed, {len(set(ops_new) & set(ops_old))} published "
+        "signatures compared"
+    )
+    return problems, fact

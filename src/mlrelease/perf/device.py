@@ -24,7 +24,7 @@ from mlrelease.edges.proc import TimeoutExpired, call
 NOISE = re.compile(r"\((r|tm|c)\)|\bcpu\b|\bprocessor\b|\b\d+-core\b|@.*$", re.IGNORECASE)
 
 
-def normalise(name: str) -> str:
+def device_slug(name: str) -> str:
     """``Intel(R) Xeon(R) Platinum 8370C CPU @ 2.80GHz`` -> ``intel-xeon-platinum-8370c``."""
     text = NOISE.sub(" ", name.strip())
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "unknown"
@@ -56,14 +56,14 @@ def cpu_name(info: dict[str, str] | None = None) -> str:
 def cpu_key(info: dict[str, str] | None = None, cores: int | None = None) -> str:
     """The device key of this CPU (see the module docstring)."""
     info = cpuinfo() if info is None else info
-    key = f"cpu-{normalise(cpu_name(info))}"
+    key = f"cpu-{device_slug(cpu_name(info))}"
     if info.get("cpu family") and info.get("model"):
         key += f"-f{info['cpu family']}m{info['model']}"
     return f"{key}-{cores or os.cpu_count() or 1}c"
 
 
 def gpu_key(name: str) -> str:
-    return f"cuda-{normalise(name)}"
+    return f"cuda-{device_slug(name)}"
 
 
 def nvidia_smi() -> list[dict[str, str]]:

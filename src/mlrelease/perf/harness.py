@@ -84,6 +84,22 @@ def _zero() -> int:
     return 0
 
 
+def _warm_up(
+    run: Callable[[], object], sync: Callable[[], object], iters: int, seconds: float
+) -> int:
+    """The warm-up before anything is timed: at least ``iters`` runs and ``seconds`` of wall
+    time; returns how many runs it took."""
+    wall = time.perf_counter_ns
+    warmup_ns = int(seconds * 1e9)
+    start = wall()
+    done = 0
+    while done < iters or wall() - start < warmup_ns:
+        run()
+        sync()
+        done += 1
+    return done
+
+
 def measure(
     run: Callable[[], object],
     sync: Callable[[], object] = _nothing,
@@ -110,17 +126,11 @@ def measure(
     sample's clock), ``wait`` sleeps it (the sleep holds no CPU, so the CPU sample ends before
     it; waking from it can still slow the next iteration: cold caches, a down-clocked core).
     """
+    done = _warm_up(run, sync, warmup_iters, warmup_s)
     wall = time.perf_counter_ns
     timer = CLOCKS[clock]
     delay = run_delay_reader()
     delayed = delay or _zero
-    warmup_ns = int(warmup_s * 1e9)
-    start = wall()
-    done = 0
-    while done < warmup_iters or wall() - start < warmup_ns:
-        run()
-        sync()
-        done += 1
     samples: list[int] = []
     append = samples.append
     walls: list[int] = []

@@ -99,8 +99,14 @@ def plan_prepare(world: World, config: Config, version: str, push: bool = False)
     return plan
 
 
-def _edit(world: World, plan: Plan, config: Config, branch: str, version: str,
-          what: tuple[Version, Version, bool, bool]) -> None:  # fmt: skip
+def _edit(
+    world: World,
+    plan: Plan,
+    config: Config,
+    branch: str,
+    version: str,
+    what: tuple[Version, Version, bool, bool],
+) -> None:
     """The prepare commit's edits: computed and journalled, then installed, then committed."""
     carried, target, need_bump, need_log = what
     files = world.files_to_bump(branch) if need_bump else []

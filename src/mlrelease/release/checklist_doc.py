@@ -1,13 +1,13 @@
 """The generated checklist page (``mlrelease release checklist-doc``): the steps as
-:func:`~mlrelease.release.checklist.steps_for` fits them to the project, the names and guards,
-the patch-release criteria and the cherry-pick rules."""
+:func:`~mlrelease.release.checklist_fitting.steps_for` fits them to the project, the names and
+guards, the patch-release criteria and the cherry-pick rules."""
 
 from __future__ import annotations
 
 from packaging.version import Version
 
 from mlrelease.config import Config
-from mlrelease.release.checklist import steps_for
+from mlrelease.release.checklist_fitting import steps_for
 from mlrelease.release.config import ReleaseConfig, series, version_model
 
 HEADER = """\
@@ -36,11 +36,22 @@ def _cell(text: str) -> str:
 def render(config: Config) -> str:
     """The checklist page: steps, names, patch-release criteria, cherry-pick rules."""
     rel = config.table(ReleaseConfig)
-    names = config.names
-    example, model = Version("1.4.0"), version_model(config)
-    branch = names.branch_for(series(example))
     lines = [
         HEADER.format(ledger=rel.ledger_dir.replace("{version}", "X.Y.Z")),
+        *_steps(config),
+        "",
+        *_names_and_guards(config),
+        "",
+        *_patch_releases(rel),
+        "",
+        *_cherry_pick_rules(rel),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _steps(config: Config) -> list[str]:
+    """The steps fitted to the project, as a table, and their notes."""
+    lines = [
         "## Steps",
         "",
         "| # | step | what | who runs it | evidence | mutating |",
@@ -60,8 +71,17 @@ def render(config: Config) -> str:
     if notes:
         lines += ["", "Notes:", ""]
         lines += [f"- **{i}. `{s.id}`**: {s.details}" for i, s in notes]
-    lines += [
-        "",
+    return lines
+
+
+def _names_and_guards(config: Config) -> list[str]:
+    """The branch, RC and release tag names of the project's release model, with examples, and
+    the guards every command keeps."""
+    rel = config.table(ReleaseConfig)
+    names = config.names
+    example, model = Version("1.4.0"), version_model(config)
+    branch = names.branch_for(series(example))
+    return [
         "## Names and guards",
         "",
         (
@@ -90,7 +110,11 @@ def render(config: Config) -> str:
         f"only with `--push` (to `{rel.remote or 'no remote'}`), checks its preconditions first "
         "and finds nothing to do when run twice. Tag names that do not match the patterns are "
         "refused.",
-        "",
+    ]
+
+
+def _patch_releases(rel: ReleaseConfig) -> list[str]:
+    lines = [
         "## Patch releases",
         "",
         "A patch release (`X.Y.Z+1`) is made from the existing release branch, starting at the "
@@ -98,12 +122,17 @@ def render(config: Config) -> str:
         "again. It is considered when a regression meets these criteria:",
         "",
     ]
-    lines += [f"{i}. {_cell(c)}" for i, c in enumerate(rel.patch_criteria, 1)]
+    return lines + [f"{i}. {_cell(c)}" for i, c in enumerate(rel.patch_criteria, 1)]
+
+
+def _cherry_pick_rules(rel: ReleaseConfig) -> list[str]:
     values = {
         "trailer": rel.trailer,
         "series": "X.Y",
         "branch": rel.branch.replace("{major}", "X").replace("{minor}", "Y"),
     }
-    lines += ["", "## Cherry-picks", ""]
-    lines += [f"- {rule.format(**values)}" for rule in rel.cherry_pick_rules]
-    return "\n".join(lines) + "\n"
+    return [
+        "## Cherry-picks",
+        "",
+        *(f"- {rule.format(**values)}" for rule in rel.cherry_pick_rules),
+    ]

@@ -69,9 +69,13 @@ def cmd_rc(args: argparse.Namespace) -> int:
 
 def cmd_promote(args: argparse.Namespace) -> int:
     made = service.promote_plan(
-        service.config_of(args), _candidate(args), push=args.push, publish=args.publish,
-        repository_url=args.repository_url, elsewhere=args.published_elsewhere,
-    )  # fmt: skip
+        service.config_of(args),
+        _candidate(args),
+        push=args.push,
+        publish=args.publish,
+        repository_url=args.repository_url,
+        elsewhere=args.published_elsewhere,
+    )
     made.print(execute=args.execute, out=_say)
     return 0
 

@@ -106,7 +106,7 @@ class ReleaseConfig:
     """The generated checklist page (``mlrelease release checklist-doc``)."""
     checklist: list[ChecklistStep] = field(default_factory=lambda: list(DEFAULT_CHECKLIST))
     """The release checklist, in order. Unset, it is derived from the defaults for this
-    project (see :func:`mlrelease.release.checklist.steps_for`)."""
+    project (see :func:`mlrelease.release.checklist_fitting.steps_for`)."""
     checklist_extra: list[ChecklistStep] = field(default_factory=list)
     """Steps added to the checklist, before its last (manual) step."""
     patch_criteria: list[str] = field(default_factory=lambda: list(DEFAULT_PATCH_CRITERIA))

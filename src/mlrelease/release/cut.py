@@ -37,13 +37,22 @@ def _check_edits(config: Config) -> None:
                 re.compile(edit.search)
         except (KeyError, IndexError, ValueError, re.error) as exc:
             raise ConfigError(
-                f"{TABLE}.edits[{i}]", "a valid search/replace pair", f"{edit!r} ({exc})",
+                f"{TABLE}.edits[{i}]",
+                "a valid search/replace pair",
+                f"{edit!r} ({exc})",
                 source=source,
-            ) from None  # fmt: skip
+            ) from None
 
 
-def _branch(world: World, plan: Plan, rel: ReleaseConfig, branch: str, version: str,
-            from_ref: str | None, files_carry: bool) -> str:  # fmt: skip
+def _branch(
+    world: World,
+    plan: Plan,
+    rel: ReleaseConfig,
+    branch: str,
+    version: str,
+    from_ref: str | None,
+    files_carry: bool,
+) -> str:
     """Step 1, the branch: planned unless it exists; returns what the edits apply to."""
     start = from_ref or rel.main_branch
     if branch in world.local.heads:
@@ -105,8 +114,9 @@ def _refuse_released_series(
     raise PreconditionError(f"cut: {reason} {rel.main_branch} has moved on: do that on {where}.")
 
 
-def _main(world: World, config: Config, wanted: tuple[int, int], version: str,
-          plan: Plan) -> tuple[Version, str | None]:  # fmt: skip
+def _main(
+    world: World, config: Config, wanted: tuple[int, int], version: str, plan: Plan
+) -> tuple[Version, str | None]:
     """Step 2, main moves to the next development version, in the style the version model
     promises: (main's version, the version it moves to, or None when it has moved on)."""
     rel, model = config.table(ReleaseConfig), version_model(config)
@@ -152,9 +162,11 @@ def _needed(world: World, config: Config, base: str, values: dict[str, str]) -> 
         texts = {path: world.file_at(base, path) for path in paths}
         if not paths or None in texts.values():
             raise ConfigError(
-                f"{TABLE}.edits[{i}].file", f"a file (or a glob matching files) on {base}",
-                repr(edit.file), source=source,
-            )  # fmt: skip
+                f"{TABLE}.edits[{i}].file",
+                f"a file (or a glob matching files) on {base}",
+                repr(edit.file),
+                source=source,
+            )
         for path, text in texts.items():
             one = dataclasses.replace(edit, file=path)
             if not editing.edit_needed(one, text or ""):
@@ -191,8 +203,9 @@ def missing_edits(world: World, config: Config, version: str) -> list[str] | Non
     ]
 
 
-def _bump_main(world: World, plan: Plan, main: str, old: Version, new: str, purpose: str,
-               branch: str) -> None:  # fmt: skip
+def _bump_main(
+    world: World, plan: Plan, main: str, old: Version, new: str, purpose: str, branch: str
+) -> None:
     files = world.files_to_bump(main)
     links = world.links_at(main)
     listed = sorted({*(f for f in files if f not in links.values()), *links})
@@ -201,15 +214,25 @@ def _bump_main(world: World, plan: Plan, main: str, old: Version, new: str, purp
         edit.journal([editing.bumped(new, listed, links)], files),
         edit.install("bump", f"bump-my-version: {old} -> {new} in {', '.join(files)}", files),
         git_action(
-            "commit-main", "commit", "-m",
-            f"chore(release): open {new} on {main} after cutting {branch}", "--", *files,
+            "commit-main",
+            "commit",
+            "-m",
+            f"chore(release): open {new} on {main} after cutting {branch}",
+            "--",
+            *files,
         ),
         edit.end(),
-    ]  # fmt: skip
+    ]
 
 
-def _edit_branch(world: World, plan: Plan, needed: list[ReleaseEdit], values: dict[str, str],
-                 purpose: str, branch: str) -> None:  # fmt: skip
+def _edit_branch(
+    world: World,
+    plan: Plan,
+    needed: list[ReleaseEdit],
+    values: dict[str, str],
+    purpose: str,
+    branch: str,
+) -> None:
     files = sorted({e.file for e in needed})
     edit = editing.EditSet(world.root, purpose)
     plan.actions.append(edit.journal([editing.release_edits(needed, values)], files))
@@ -219,11 +242,15 @@ def _edit_branch(world: World, plan: Plan, needed: list[ReleaseEdit], values: di
         plan.actions.append(edit.install(f"edit:{item.file}", line, [item.file]))
     plan.actions += [
         git_action(
-            "commit-branch", "commit", "-m", f"chore(release): release-only edits for {branch}",
-            "--", *files,
+            "commit-branch",
+            "commit",
+            "-m",
+            f"chore(release): release-only edits for {branch}",
+            "--",
+            *files,
         ),
         edit.end(),
-    ]  # fmt: skip
+    ]
 
 
 def plan_cut(
@@ -266,9 +293,17 @@ def plan_cut(
     return plan
 
 
-def _order(world: World, plan: Plan, rel: ReleaseConfig, branch: str,
-           main: tuple[Version, str | None], needed: list[ReleaseEdit], values: dict[str, str],
-           version: str, restored: set[str]) -> None:  # fmt: skip
+def _order(
+    world: World,
+    plan: Plan,
+    rel: ReleaseConfig,
+    branch: str,
+    main: tuple[Version, str | None],
+    needed: list[ReleaseEdit],
+    values: dict[str, str],
+    version: str,
+    restored: set[str],
+) -> None:
     """Step 4: main first (it is usually checked out), then the branch; end on the branch.
     Each branch a commit lands on is compared with origin's first (invariant (h))."""
     position = world.branch
@@ -298,8 +333,9 @@ def _order(world: World, plan: Plan, rel: ReleaseConfig, branch: str,
         rules.require_clean(world, "cut", restored, " and cut switches branches")
 
 
-def _push(world: World, plan: Plan, rel: ReleaseConfig, branch: str, wanted: tuple[int, int],
-          bumped: bool) -> None:  # fmt: skip
+def _push(
+    world: World, plan: Plan, rel: ReleaseConfig, branch: str, wanted: tuple[int, int], bumped: bool
+) -> None:
     main = rel.main_branch
     remote = rules.require_remote(world, "cut", rel.remote)
     theirs = remote.heads.get(main)

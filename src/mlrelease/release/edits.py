@@ -33,10 +33,6 @@ from mlrelease.release.plan import Action, call_action
 Compute = Callable[["EditSet"], None]
 
 
-def sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
 def keep_newlines(before: bytes, after: bytes) -> bytes:
     """``after`` with ``before``'s line endings: a CRLF file stays CRLF whoever rewrote it."""
     crlf = before.count(b"\r\n")
@@ -66,11 +62,14 @@ class EditSet:
         def run() -> None:
             for compute in computes:
                 compute(self)
-            hashes = {
-                f: {"before": sha256(self.before.get(f) or (self.root / f).read_bytes()),
-                    "after": sha256(self.after[f]) if f in self.after else None}
-                for f in files
-            }  # fmt: skip
+            hashes = {}
+            for f in files:
+                before = self.before.get(f) or (self.root / f).read_bytes()
+                after = self.after.get(f)
+                hashes[f] = {
+                    "before": hashlib.sha256(before).hexdigest(),
+                    "after": hashlib.sha256(after).hexdigest() if after is not None else None,
+                }
             write_journal(self.root, hashes, self.purpose)
 
         return call_action("journal", f"journal {', '.join(files)} (undone if interrupted)", run)

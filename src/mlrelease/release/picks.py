@@ -12,12 +12,12 @@ a :class:`~.world.World` only."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from mlrelease.config import Config
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release import rules, wanted
+from mlrelease.release.commit_subjects import named_prs, normalised, pr_number
 from mlrelease.release.config import TABLE, ReleaseConfig, series_text
 from mlrelease.release.plan import Plan, git_action
 from mlrelease.release.world import BranchCommit, NotGathered, PickFacts, World, short
@@ -27,35 +27,6 @@ OVERRIDE = "Release-Pick-Override"
 STATES = ("picked", "not-needed")
 PICKED = ("picked", "adapted", "same-pr", "marked")
 """States in which a fix counts as on the branch."""
-_PR = re.compile(r"\(#(\d+)\)\s*$|^Merge pull request #(\d+)")
-
-
-def pr_number(subject: str) -> str | None:
-    """The pull request a subject names (GitHub's ``(#123)`` suffix or merge subject)."""
-    found = _PR.search(subject)
-    return (found[1] or found[2]) if found else None
-
-
-_NAMED = re.compile(r"#(\d+)\b|\bcherry[- ]?picks?\b((?:[\s,&]+(?:and\s+)?\d{3,}\b)+)", re.I)
-
-
-def named_prs(subject: str) -> set[str]:
-    """Pull requests a pick's subject names: its own ``(#123)``, another ``#N`` (PyTorch's
-    ``[cherry-pick][release/2.13] fix (#4321) (#4373)``, ``cherrypick: PRs #4371, #4387``) and
-    bare numbers after ``cherry pick`` (``cherry pick 4247 4256 from main``)."""
-    found: set[str] = set()
-    for m in _NAMED.finditer(subject):
-        found |= {m[1]} if m[1] else set(re.findall(r"\d{3,}", m[2]))
-    return found
-
-
-def normalised(subject: str) -> str:
-    """A subject without what back-ports add or drop: case, spacing, a ``[1.4]``-style prefix,
-    a ``cherry-pick:``/``backport:`` prefix, the ``(#123)`` suffix, a final period."""
-    text = re.sub(r"\(#\d+\)\s*$", "", subject)
-    text = re.sub(r"^\s*\[[^\]]*\]\s*", "", text)
-    text = re.sub(r"^\s*(cherry[- ]pick(ed)?|back[- ]?port)\s*[:\-]?\s*", "", text, flags=re.I)
-    return " ".join(text.lower().split()).rstrip(".")
 
 
 @dataclass
@@ -307,8 +278,14 @@ def _fixes(facts: PickFacts, result: CherryPicks) -> list[Pick]:
     return found
 
 
-def _plan(world: World, rel: ReleaseConfig, result: CherryPicks, branch: str, push: bool,
-          marking: tuple[list[str], str]) -> Plan:  # fmt: skip
+def _plan(
+    world: World,
+    rel: ReleaseConfig,
+    result: CherryPicks,
+    branch: str,
+    push: bool,
+    marking: tuple[list[str], str],
+) -> Plan:
     plan = Plan("cherry-picks", world.root)
     rules.preflight(world, "cherry-picks")
     changed: set[str] = set()
@@ -333,19 +310,28 @@ def _plan(world: World, rel: ReleaseConfig, result: CherryPicks, branch: str, pu
     for sha, marked in records:
         plan.actions.append(
             git_action(
-                f"mark:{sha[:12]}", "commit", "--allow-empty", "-m",
+                f"mark:{sha[:12]}",
+                "commit",
+                "--allow-empty",
+                "-m",
                 f"chore(release): mark {sha[:12]} as {marked} on {branch}",
-                "--trailer", f"{OVERRIDE}: {sha} {marked}", "--trailer", f"Reason: {marking[1]}",
+                "--trailer",
+                f"{OVERRIDE}: {sha} {marked}",
+                "--trailer",
+                f"Reason: {marking[1]}",
             )
-        )  # fmt: skip
+        )
     if not records:
         for p in result.missing:
             plan.actions.append(
                 git_action(
-                    f"pick:{p.commit[:12]}", "cherry-pick", "-x", p.commit,
+                    f"pick:{p.commit[:12]}",
+                    "cherry-pick",
+                    "-x",
+                    p.commit,
                     undo=("cherry-pick", "--abort"),
                 )
-            )  # fmt: skip
+            )
     undecided = [p.commit[:12] for p in result.picks if p.state == "maybe"]
     if undecided:
         plan.notes.append(

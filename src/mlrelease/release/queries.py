@@ -52,9 +52,11 @@ def branch_exists(root: Path, name: str) -> bool:
 def tags(root: Path) -> dict[str, str]:
     """Every local tag and the commit it points at (annotated tags peeled)."""
     out = git.run(
-        root, "for-each-ref", "--format=%(refname:strip=2) %(objectname) %(*objectname)",
+        root,
+        "for-each-ref",
+        "--format=%(refname:strip=2) %(objectname) %(*objectname)",
         "refs/tags",
-    )  # fmt: skip
+    )
     result: dict[str, str] = {}
     for line in out.splitlines():
         name, obj, *peeled = line.split(" ")

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import fnmatch
-import hashlib
 import posixpath
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -20,7 +19,7 @@ from typing import Any, Protocol
 
 from mlrelease.config import Config
 from mlrelease.edges import git
-from mlrelease.edges.journal import journal_path, read_journal
+from mlrelease.edges.journal import digest_if_present, journal_path, read_journal
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.naming import Names
 from mlrelease.release import queries, refs
@@ -204,6 +203,5 @@ def journal(root: Path) -> Journal | None:
     names = list(listed) if isinstance(listed, (list, dict)) else []
     hashes = {}
     for name in (n for n in names if isinstance(n, str)):
-        file = root / name
-        hashes[name] = hashlib.sha256(file.read_bytes()).hexdigest() if file.is_file() else None
+        hashes[name] = digest_if_present(root / name)
     return Journal(str(path), data, hashes)

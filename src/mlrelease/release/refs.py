@@ -70,9 +70,11 @@ def _refs(root: Path, listed: dict[str, str], peeled: dict[str, str]) -> Refs:
 def read_local(root: Path) -> Refs:
     """The local branches, tags (with type and annotation) and bindings."""
     out = git.run(
-        root, "for-each-ref", "--format=%(refname) %(objectname) %(*objectname)",
+        root,
+        "for-each-ref",
+        "--format=%(refname) %(objectname) %(*objectname)",
         *(p.rstrip("/") for p in _LISTED),
-    )  # fmt: skip
+    )
     listed: dict[str, str] = {}
     peeled: dict[str, str] = {}
     for line in out.splitlines():

@@ -126,9 +126,11 @@ def status(config: Config, version: str | None = None) -> dict[str, Any]:
         try:
             r = report.read(report_path)
             verdict.update(
-                verdict=r.verdict, commit=r.commit, for_head=r.commit == world.head,
+                verdict=r.verdict,
+                commit=r.commit,
+                for_head=r.commit == world.head,
                 created=r.created,
-            )  # fmt: skip
+            )
         except UserError as exc:
             verdict["error"] = str(exc)
     return {

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import email.parser
 import fnmatch
-import hashlib
 import re
 import tarfile
 import zipfile
@@ -25,6 +24,8 @@ from packaging.utils import (
     parse_wheel_filename,
 )
 from packaging.version import InvalidVersion, Version
+
+from mlrelease.edges.digests import sha256
 
 SUMS = "SHA256SUMS"
 SUMS_LINE = re.compile(r"^(?P<digest>[0-9a-f]{64}) [ *](?P<name>[^/\\]+)$")
@@ -180,10 +181,13 @@ def metadata_version(artifact: Artifact) -> str | None:
     else:
         with tarfile.open(artifact.path) as archive:
             member = next(
-                (m for m in archive.getmembers() if m.isfile() and m.name.count("/") == 1
-                 and m.name.endswith("/PKG-INFO")),
+                (
+                    m
+                    for m in archive.getmembers()
+                    if m.isfile() and m.name.count("/") == 1 and m.name.endswith("/PKG-INFO")
+                ),
                 None,
-            )  # fmt: skip
+            )
             handle = archive.extractfile(member) if member else None
             data = handle.read() if handle else None
     if data is None:
@@ -211,14 +215,6 @@ def check_metadata(artifact: Artifact, version: str) -> list[Finding]:
             )
         ]
     return []
-
-
-def sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def render_sums(files: Iterable[Path]) -> str:

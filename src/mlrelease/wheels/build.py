@@ -276,33 +276,40 @@ def build(
         require = {"build": ("sdist", "wheel"), "sdist": ("sdist",), "cibuildwheel": ("wheel",)}
         with console.status(f"{project.name} {version}: auditing {len(built)} artifacts"):
             outcome.findings += audit.audit(project, built, version, require[builder])
-        wheels = [p for p in built if p.name.endswith(".whl")]
         if smoke and not outcome.findings:
-            hosted = [w for w in wheels if installable(w)]
-            if builder == "build" and wheels and not hosted:
-                outcome.findings.append(
-                    Finding(
-                        wheels[0].name, "not installable on this interpreter: nothing to smoke-test"
-                    )
-                )
-            for wheel in hosted:
-                with console.status(f"{project.name}: smoke test of {wheel.name}"):
-                    finding = smoke_test(project, wheel)
-                if finding:
-                    outcome.findings.append(finding)
-                else:
-                    outcome.smoked.append(wheel.name)
-            skipped = [w.name for w in wheels if w not in hosted]
-            if skipped:
-                outcome.notes.append(
-                    f"not installable on this interpreter, smoke-tested by cibuildwheel's "
-                    f"test-command instead: {', '.join(skipped)}"
-                )
+            wheels = [p for p in built if p.name.endswith(".whl")]
+            _smoke_test_wheels(project, wheels, outcome, console, every_one=builder == "build")
         if outcome.findings:
             return outcome
         outcome.files = _publish(project, version, built)
     outcome.sums = artifacts.write_sums(project.dist)
     return outcome
+
+
+def _smoke_test_wheels(
+    project: Project, wheels: list[Path], outcome: ProjectBuild, console: Console, every_one: bool
+) -> None:
+    """:func:`smoke_test` each wheel this interpreter can install (a finding or its name in
+    ``outcome``); with ``every_one`` (a host build), a build none of whose wheels installs here
+    is a finding: nothing else will smoke-test it."""
+    hosted = [w for w in wheels if installable(w)]
+    if every_one and wheels and not hosted:
+        outcome.findings.append(
+            Finding(wheels[0].name, "not installable on this interpreter: nothing to smoke-test")
+        )
+    for wheel in hosted:
+        with console.status(f"{project.name}: smoke test of {wheel.name}"):
+            finding = smoke_test(project, wheel)
+        if finding:
+            outcome.findings.append(finding)
+        else:
+            outcome.smoked.append(wheel.name)
+    skipped = [w.name for w in wheels if w not in hosted]
+    if skipped:
+        outcome.notes.append(
+            f"not installable on this interpreter, smoke-tested by cibuildwheel's "
+            f"test-command instead: {', '.join(skipped)}"
+        )
 
 
 def check_folder(project: Project, folder: Path, version: str | None = None) -> list[Finding]:

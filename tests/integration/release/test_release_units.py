@@ -16,7 +16,7 @@ from mlrelease.gates import Context, Status
 from mlrelease.naming import Names
 from mlrelease.registry import load_config, load_gates
 from mlrelease.release import checklist_doc
-from mlrelease.release.checklist import steps_for
+from mlrelease.release.checklist_fitting import steps_for
 from mlrelease.release.config import ReleaseConfig, parse_release, parse_series
 
 ROOT = REPO_ROOT

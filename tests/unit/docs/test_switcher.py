@@ -98,13 +98,13 @@ def test_write_text_replaces_atomically_and_leaves_a_readable_file(tmp_path: Pat
     [("1.4.0", "1.4.0"), ("v1.4.0", "1.4.0"), ("v1.4.0-rc2", "1.4.0rc2"), ("1.4.0rc2", "1.4.0rc2")],
 )
 def test_freeze_accepts_a_version_or_its_tag(given: str, expected: str) -> None:
-    assert freeze.normalise(given) == Version(expected)
+    assert freeze.release_version(given) == Version(expected)
 
 
 @pytest.mark.parametrize("given", ["1.4.0.dev0", "1.4.0.post1", "not-a-version"])
 def test_freeze_refuses_versions_without_a_release_tag(given: str) -> None:
     with pytest.raises(UserError, match=given.replace(".", r"\.")):
-        freeze.normalise(given)
+        freeze.release_version(given)
 
 
 def test_sessions_page_lists_every_session_and_escapes_table_cells() -> None:

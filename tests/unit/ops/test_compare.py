@@ -198,9 +198,9 @@ def test_index_text_is_deterministic_whatever_the_input_order() -> None:
     assert '"test_abs": {"rt": "pass", "ref": "pass"}' in first  # one line per case
 
 
-def test_first_difference_names_the_op_and_the_case() -> None:
+def test_first_index_difference_names_the_op_and_the_case() -> None:
     fresh = _build(_verdicts())
-    assert index.first_difference(fresh, json.loads(index.dumps(fresh))) is None
+    assert index.first_index_difference(fresh, json.loads(index.dumps(fresh))) is None
     edited = json.loads(index.dumps(fresh))
     _version(edited, "Relu", 14)["cases"]["test_relu_2"]["rt"] = "crash"
     _version(edited, "Relu", 14)["backends"]["rt"] = {
@@ -210,16 +210,22 @@ def test_first_difference_names_the_op_and_the_case() -> None:
         "total": 2,
         "known": 0,
     }
-    assert index.first_difference(fresh, edited) == (
+    assert index.first_index_difference(fresh, edited) == (
         "ai.onnx Relu-14: rt: committed fail (crash), 1/2 cases pass, fresh run pass, "
         "2/2 cases pass (case test_relu_2: committed crash, fresh run pass)"
     )
     edited = json.loads(index.dumps(fresh))
     edited["onnx"] = "1.22.0"
-    assert index.first_difference(fresh, edited) == 'onnx: fresh run "1.23.2", committed "1.22.0"'
+    assert (
+        index.first_index_difference(fresh, edited)
+        == 'onnx: fresh run "1.23.2", committed "1.22.0"'
+    )
     edited = json.loads(index.dumps(fresh))
     edited["ops"] = [o for o in edited["ops"] if o["op_type"] != "Relu"]
-    assert index.first_difference(fresh, edited) == "ai.onnx Relu: missing from the committed index"
+    assert (
+        index.first_index_difference(fresh, edited)
+        == "ai.onnx Relu: missing from the committed index"
+    )
 
 
 def test_loads_rejects_broken_or_foreign_files() -> None:

@@ -37,8 +37,11 @@ def test_a_missing_module_names_its_distribution_and_the_extra() -> None:
 
 def test_the_module_an_import_error_names_in_words() -> None:
     pillow = ImportError("Pillow must be installed to use the reference implementation of the X")
-    assert installed.missing_module(pillow) in (None, "PIL")  # None: Pillow is installed here
-    assert installed.missing_module(ImportError("No module named 'scipy.stats'")) == ("scipy.stats")
+    # None when Pillow is installed here: only a module this environment lacks is named.
+    assert installed.module_of_import_error(pillow) in (None, "PIL")
+    assert installed.module_of_import_error(ImportError("No module named 'scipy.stats'")) == (
+        "scipy.stats"
+    )
     unknown = environment.explain(ImportError("libfoo.so: cannot open shared object file"))
     assert unknown == (
         "needs a module this environment lacks (ImportError: libfoo.so: cannot open shared "

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mlrelease.perf.device import cpu_key, cpuinfo, gpu_key, normalise
+from mlrelease.perf.device import cpu_key, cpuinfo, device_slug, gpu_key
 
 CPUINFO = """\
 processor\t: 0
@@ -16,10 +16,11 @@ model name\t: something else
 """
 
 
-def test_normalise_cpu_and_gpu_names() -> None:
-    assert normalise("Intel(R) Xeon(R) Platinum 8370C CPU @ 2.80GHz") == "intel-xeon-platinum-8370c"
-    assert normalise("AMD EPYC 7763 64-Core Processor") == "amd-epyc-7763"
-    assert normalise("Apple M2") == "apple-m2"
+def test_device_names_become_slugs() -> None:
+    xeon = "Intel(R) Xeon(R) Platinum 8370C CPU @ 2.80GHz"
+    assert device_slug(xeon) == "intel-xeon-platinum-8370c"
+    assert device_slug("AMD EPYC 7763 64-Core Processor") == "amd-epyc-7763"
+    assert device_slug("Apple M2") == "apple-m2"
     assert gpu_key("NVIDIA A100-SXM4-80GB") == "cuda-nvidia-a100-sxm4-80gb"
 
 

@@ -85,7 +85,7 @@ def run_reference(state: State, datasets: list[Dataset]) -> tuple[list[Arrays] |
 def environment_gap(exc: ImportError) -> str:
     """Why the reference did not run when this environment lacks a module: not a verdict on
     the model, and how to install what is missing."""
-    module = installed.missing_module(exc)
+    module = installed.module_of_import_error(exc)
     if module is None:
         return f"not run here (this environment lacks a module: {first_line(exc)})"
     missing = MissingDependency(module, needed_by="the onnx reference evaluator")

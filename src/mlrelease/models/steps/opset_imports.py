@@ -21,11 +21,15 @@ def opset_import_problems(model: ModelProto) -> tuple[list[str], list[str], dict
     Warning: an IR version older than the one onnx's VERSION_TABLE pairs with the opsets (runtimes
     tolerate it today; it is still an inconsistency a strict consumer may refuse).
     """
-    import onnx
-    from onnx import helper
+    problems, imports = _domain_problems(model)
+    ir_problems, warnings = _ir_version_problems(model, imports)
+    return problems + ir_problems, warnings, imports
 
+
+def _domain_problems(model: ModelProto) -> tuple[list[str], dict[str, int]]:
+    """(problems, imports): each domain imported once, at one version by the model and its
+    functions, and every node's domain imported (or the node a local function)."""
     problems: list[str] = []
-    warnings: list[str] = []
     imports: dict[str, int] = {}
     for entry in model.opset_import:
         domain = entry.domain if entry.domain != "ai.onnx" else ""
@@ -63,6 +67,17 @@ def opset_import_problems(model: ModelProto) -> tuple[list[str], list[str], dict
                     nodes(g, f"{where} > {node.op_type}.{attr.name}")
 
     nodes(model.graph, "graph")
+    return problems, imports
+
+
+def _ir_version_problems(model: ModelProto, imports: dict[str, int]) -> tuple[list[str], list[str]]:
+    """(problems, warnings): the IR version against the features the model uses, the onnx
+    installed here, and the IR version onnx's VERSION_TABLE pairs with the imported opsets."""
+    import onnx
+    from onnx import helper
+
+    problems: list[str] = []
+    warnings: list[str] = []
     for ir, feature in ir_features(model):
         if model.ir_version < ir:
             problems.append(
@@ -92,7 +107,7 @@ def opset_import_problems(model: ModelProto) -> tuple[list[str], list[str], dict
                     f"pairs with opsets {opsets}; no IR feature the model uses needs more, but a "
                     "strict consumer may refuse it"
                 )
-    return problems, warnings, imports
+    return problems, warnings
 
 
 def step_opset_imports(state: State) -> StepVerdict:

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from mlrelease import report
 from mlrelease.config import Config
 from mlrelease.edges import git
+from mlrelease.edges.digests import sha256
 from mlrelease.errors import UserError
 from mlrelease.release.config import TABLE, ReleaseConfig
 from mlrelease.release.promotion import channels, index, provenance, record, store
@@ -93,7 +94,7 @@ def offered(
         if not path.is_file() or path.name == artifacts.SUMS or path.name.startswith("."):
             continue
         (paths if path.name.endswith((".whl", ".tar.gz", ".zip")) else others).append(path)
-    found = tuple(Entry(p.name, p.stat().st_size, artifacts.sha256(p)) for p in paths)
+    found = tuple(Entry(p.name, p.stat().st_size, sha256(p)) for p in paths)
     problems = [f"{n}: neither a wheel nor an sdist" for n in (p.name for p in others)]
     if paths and commit:
         problems += provenance.findings(

@@ -76,9 +76,14 @@ def _candidate(world: World, config: Config, names: Names) -> tuple[Target, Tag]
 
 
 def plan_promote(
-    world: World, config: Config, *, push: bool = False, publish: bool = False,
-    repository_url: str | None = None, elsewhere: bool = False,
-) -> PromotionPlan:  # fmt: skip
+    world: World,
+    config: Config,
+    *,
+    push: bool = False,
+    publish: bool = False,
+    repository_url: str | None = None,
+    elsewhere: bool = False,
+) -> PromotionPlan:
     """The plan of ``release promote`` for ``world.target``'s RC: the index the facts hold
     (``repository_url``, the one ``release publish`` recorded, or the configured one) must
     hold exactly the bound files; ``publish`` uploads to it first; with no index known it
@@ -110,10 +115,19 @@ def plan_promote(
     if existing is None:
         plan.actions.append(
             git_action(
-                "tag", "tag", "-a", final, commit, "-m", f"{target.version} (promoted from {rc})",
-                "-m", FINAL_MARKER, "-m", f"{TRAILER}: {manifest.digest}",
+                "tag",
+                "tag",
+                "-a",
+                final,
+                commit,
+                "-m",
+                f"{target.version} (promoted from {rc})",
+                "-m",
+                FINAL_MARKER,
+                "-m",
+                f"{TRAILER}: {manifest.digest}",
             )
-        )  # fmt: skip
+        )
     else:
         plan.notes.append(f"{final} already points at {rc}'s commit, naming its manifest.")
     remote = world.origin()
@@ -161,8 +175,9 @@ def _index(
         )
 
 
-def _push(world: World, manifest: Manifest, remote: str, repository_url: str | None,
-          config: Config) -> Action:  # fmt: skip
+def _push(
+    world: World, manifest: Manifest, remote: str, repository_url: str | None, config: Config
+) -> Action:
     """The push of the final tag, behind :func:`~.gatekeeper.before_tag_push`: the tag object
     is read and checked right before ``git push`` sends it."""
     final = world.aimed().final

@@ -291,9 +291,14 @@ def judge_final(
 
 
 def before_upload(
-    world: World, manifest: Manifest, entry: Entry, sha256: str, size: int, held: Index,
+    world: World,
+    manifest: Manifest,
+    entry: Entry,
+    sha256: str,
+    size: int,
+    held: Index,
     channel: str,
-) -> None:  # fmt: skip
+) -> None:
     """Before ``entry`` is uploaded: the staged bytes are the bound file's, the index holds no
     foreign or other bytes (a, read just now), and on the release channel the report passes."""
     if manifest.entry(entry.name) != entry or (sha256, size) != (entry.sha256, entry.size):

@@ -12,7 +12,6 @@ the RC's bound files, for downstream verification; no verdict yet).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import tempfile
 from collections.abc import Callable
@@ -21,6 +20,7 @@ from urllib.parse import urlparse
 
 from mlrelease.config import Config
 from mlrelease.edges import proc as processes
+from mlrelease.edges.digests import sha256
 from mlrelease.edges.faults import fault_env, fault_point
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release.plan import Plan, call_action
@@ -36,11 +36,15 @@ def upload_command(files: list[Path], repository_url: str) -> list[str]:
     only for PyPI and TestPyPI (twine refuses it for other indexes)."""
     skip = urlparse(repository_url).hostname in ("upload.pypi.org", "test.pypi.org")
     return processes.python_module(
-        "twine", "upload", "--non-interactive",
+        "twine",
+        "upload",
+        "--non-interactive",
         *(["--skip-existing"] if skip else []),
-        "--disable-progress-bar", "--repository-url", repository_url,
+        "--disable-progress-bar",
+        "--repository-url",
+        repository_url,
         *(str(f) for f in files),
-    )  # fmt: skip
+    )
 
 
 def ordered(files: tuple[Entry, ...]) -> list[Entry]:
@@ -138,8 +142,16 @@ def _record(root: Path, rc: str, channel: str, url: str) -> Callable[[], None]:
 class Upload:
     """One upload, run at the last moment behind :func:`~.gatekeeper.before_upload`."""
 
-    def __init__(self, world: World, config: Config, manifest: Manifest, entry: Entry,
-                 repository_url: str, channel: str, project: str) -> None:  # fmt: skip
+    def __init__(
+        self,
+        world: World,
+        config: Config,
+        manifest: Manifest,
+        entry: Entry,
+        repository_url: str,
+        channel: str,
+        project: str,
+    ) -> None:
         self.world, self.config, self.manifest, self.entry = world, config, manifest, entry
         self.url, self.channel, self.project = repository_url, channel, project
 
@@ -161,7 +173,7 @@ class Upload:
                 return
             before = os.stat(staged)
             self._send(staged)
-            after, again = os.stat(staged), _sha256(staged)
+            after, again = os.stat(staged), sha256(staged)
             if (after.st_ino, after.st_mtime_ns, again) != (
                 before.st_ino,
                 before.st_mtime_ns,
@@ -194,11 +206,3 @@ class Upload:
                 f"the bound {self.entry.sha256[:16]}...: invariant (a) is broken; nothing will be "
                 "tagged. Find out what the index did with the upload."
             )
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()

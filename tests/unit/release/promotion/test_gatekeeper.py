@@ -17,7 +17,6 @@ from mlrelease.errors import PreconditionError
 from mlrelease.gates import GateResult, Status
 from mlrelease.release import rules
 from mlrelease.release.edits import keep_newlines
-from mlrelease.release.picks import normalised, pr_number
 from mlrelease.release.promotion import gatekeeper, manifest
 from mlrelease.release.queries import in_progress
 from mlrelease.release.world import (
@@ -268,15 +267,7 @@ def test_the_gatekeeper_checks_the_exact_bytes_before_each_act() -> None:
         gatekeeper.before_manifest_push(world, MADE, MADE.text(), ("x: src/demo/core.py differs",))
 
 
-# --- (e) fix identity, (f) recovery -------------------------------------------------------------
-
-
-def test_subjects_are_compared_as_back_ports_write_them() -> None:
-    assert pr_number("fix: empty answers (#123)") == "123"
-    assert pr_number("Merge pull request #7 from a/b") == "7"
-    assert pr_number("fix: 1.4 (#1) and more") is None
-    assert normalised("[1.4] Fix: Empty  answers. (#123)") == normalised("fix: empty answers")
-    assert normalised("cherry-pick: fix: x") == "fix: x"
+# --- (f) recovery -------------------------------------------------------------------------------
 
 
 def test_line_endings_are_kept() -> None:
