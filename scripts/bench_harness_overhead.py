@@ -146,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     feeds = {
         "x": np.random.default_rng(1).standard_normal((args.batch, args.width), dtype=np.float32)
     }
-    job = frameworks.Job(
+    job = frameworks.RunnerSpec(
         device="cpu",
         threads=1,
         inputs=feeds,

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from mlrelease.cli import main as mlrelease
 from mlrelease.downstream import render, results, service
-from mlrelease.downstream.verdicts import Verdict, counts, levels
+from mlrelease.downstream.verdicts import PairVerdict, counts, levels
 from mlrelease.edges import index
 from mlrelease.markdown import LEFT, RIGHT, table
 
@@ -212,7 +212,7 @@ def run(args: argparse.Namespace) -> results.RunResults:
 def _broken(r: results.ConsumerResult) -> list[str]:
     """``broken both`` grouped by their first failure line (the cause, usually)."""
     causes: dict[str, int] = {}
-    for v in r.tests(Verdict.BROKEN):
+    for v in r.tests(PairVerdict.BROKEN):
         first = next((line.strip() for line in v.message.splitlines() if line.strip()), "?")
         first = (first[1:].strip() if first.startswith("E ") else first)[:160]
         causes[first] = causes.get(first, 0) + 1
@@ -251,7 +251,7 @@ def _sections(run: results.RunResults, judgement: results.Judgement) -> list[str
     lines += [] if installs else ["None."]
     lines += ["", "## Broken on both sides (already broken before the candidate)", ""]
     lines += [f"- **{r.name}**: " + "; ".join(_broken(r)) for r in run.results if _broken(r)]
-    spurious = [(r.name, v) for r in run.results for v in r.tests(Verdict.SPURIOUS)]
+    spurious = [(r.name, v) for r in run.results for v in r.tests(PairVerdict.SPURIOUS)]
     lines += ["", "## Spurious (flaky, not counted)", ""]
     lines += [f"- {n} {render.code(v.nodeid)}: {v.note}" for n, v in spurious] or ["None."]
     changed = [(r.name, c) for r in run.results for c in r.changes]

@@ -22,7 +22,7 @@ from case_study_onnx_envs import (
 from packaging.version import Version
 
 from mlrelease.models import compat
-from mlrelease.models.runtimes import Limits
+from mlrelease.models.runtimes import RuntimeLimits
 from mlrelease.opsets.rules import check as opset_check
 from mlrelease.wheels import artifacts
 
@@ -143,7 +143,7 @@ def compat_section(
         produced = compat.Produced(made["source"], made["ir"], made["opsets"])
         for ort in runtimes:
             python = env_python(env_dir, f"ort-{ort}", [f"onnxruntime=={ort}", "onnx==1.23.2"])
-            limits = Limits.from_dict(in_env(python, PROBE))
+            limits = RuntimeLimits.from_dict(in_env(python, PROBE))
             bad = [f.message for f in compat.judge(produced, limits) if not f.ok]
             rows.append(
                 (

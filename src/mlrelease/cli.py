@@ -37,7 +37,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         shard = parse_shard(args.shard) if args.shard else None
     except ValueError as exc:
         raise UserError(str(exc)) from None
-    options = verify.Options(
+    options = verify.VerifyOptions(
         only=args.only,
         skip=args.skip,
         strict=args.strict,

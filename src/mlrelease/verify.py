@@ -28,7 +28,7 @@ STYLES = {
 
 
 @dataclass(frozen=True)
-class Options:
+class VerifyOptions:
     only: Sequence[str] = ()
     skip: Sequence[str] = ()
     strict: bool = False
@@ -64,7 +64,7 @@ def worktree(config: Config, folder: Path) -> report.Worktree | None:
     )
 
 
-def run(config: Config, options: Options, console: Console | None = None) -> report.Report:
+def run(config: Config, options: VerifyOptions, console: Console | None = None) -> report.Report:
     """Run the selected gates in order, printing a live status line and a final table."""
     console = console or make_console()
     setup = report.setup_steps(os.environ.get(report.SETUP_ENV))  # refused before any gate runs

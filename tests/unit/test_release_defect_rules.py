@@ -18,7 +18,7 @@ from mlrelease.models.manifest import ModelJob
 from mlrelease.naming import Names
 from mlrelease.ops import agreement, diff, index, policy
 from mlrelease.ops.cases import CaseSummary
-from mlrelease.ops.verdicts import Verdict
+from mlrelease.ops.verdicts import ConformanceVerdict
 from mlrelease.opsets import rules as opset_rules
 from mlrelease.release.config import ReleaseConfig
 from mlrelease.wheels import artifacts
@@ -89,10 +89,10 @@ DEFINED = [index.OpVersion("ai.onnx", "Abs", 13), index.OpVersion("ai.onnx", "Re
 
 
 def _index(**verdicts: str) -> dict[str, Any]:
-    table = {(c.name, b): Verdict.PASS for c in CASES for b in ("rt", "ref")}
+    table = {(c.name, b): ConformanceVerdict.PASS for c in CASES for b in ("rt", "ref")}
     for key, value in verdicts.items():
         case, backend = key.rsplit("__", 1)
-        table[(case, backend)] = Verdict(value)
+        table[(case, backend)] = ConformanceVerdict(value)
     return index.build(
         onnx_version="1.23.2",
         case_sets=["demo"],
@@ -182,7 +182,7 @@ def test_first_measured_versions_are_new_for_the_reference_rule() -> None:
         defined=DEFINED,
         cases=CASES[:1],
         backends=[{"name": "rt"}, {"name": "ref"}],
-        verdicts={(c, b): Verdict.PASS for c in ("test_abs",) for b in ("rt", "ref")},
+        verdicts={(c, b): ConformanceVerdict.PASS for c in ("test_abs",) for b in ("rt", "ref")},
         known=lambda c, b: False,
     )
     assert diff.diff(empty, _index(), lambda c, b: False).first_measured == ["ai.onnx Relu-14"]

@@ -39,7 +39,7 @@ class Page:
 
 
 @dataclass(frozen=True)
-class Session:
+class NoxSession:
     """One entry of ``nox --list --json``."""
 
     name: str
@@ -49,7 +49,7 @@ class Session:
 
 
 @dataclass(frozen=True)
-class Task:
+class InvokeTask:
     """One invoke task: its dotted name, its one-line help and ``invoke --help`` output."""
 
     name: str
@@ -57,7 +57,7 @@ class Task:
     usage: str
 
 
-def render_sessions(sessions: Sequence[Session]) -> str:
+def render_sessions(sessions: Sequence[NoxSession]) -> str:
     """The nox sessions page."""
     lines = [
         "# nox sessions",
@@ -85,7 +85,7 @@ def render_sessions(sessions: Sequence[Session]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_tasks(tasks: Sequence[Task]) -> str:
+def render_tasks(tasks: Sequence[InvokeTask]) -> str:
     """The invoke tasks page: a summary table, then each task's options."""
     lines = [
         "# invoke tasks",
@@ -119,12 +119,12 @@ def _anchor(name: str) -> str:
 
 def sessions_from_json(
     all_sessions: Sequence[Mapping[str, Any]], default_sessions: Sequence[Mapping[str, Any]]
-) -> list[Session]:
+) -> list[NoxSession]:
     """Combine ``nox --list --json -k True`` (every session) with plain ``nox --list --json``
     (the sessions selected by default)."""
     defaults = {str(s["session"]) for s in default_sessions}
     return [
-        Session(
+        NoxSession(
             name=str(s["session"]),
             description=str(s.get("description") or ""),
             tags=tuple(str(t) for t in s.get("tags") or ()),
@@ -167,7 +167,7 @@ def _run(command: list[str], root: Path) -> str:
     return proc.stdout
 
 
-def nox_sessions(root: Path) -> list[Session]:
+def nox_sessions(root: Path) -> list[NoxSession]:
     """Every session of ``root/noxfile.py``, asking nox itself."""
     nox = _tool("nox", root)
     # `-k True` selects every session (a keyword expression that is always true); without it
@@ -177,7 +177,7 @@ def nox_sessions(root: Path) -> list[Session]:
     return sessions_from_json(everything, defaults)
 
 
-def invoke_tasks(root: Path) -> list[Task]:
+def invoke_tasks(root: Path) -> list[InvokeTask]:
     """Every task of ``root/tasks.py``, with its ``invoke --help`` output, asking invoke."""
     invoke = _tool("invoke", root)
     tree = json.loads(_run([*invoke, "--list", "--list-format", "json"], root))
@@ -185,7 +185,9 @@ def invoke_tasks(root: Path) -> list[Task]:
     for name, summary in task_names(tree):
         usage = _run([*invoke, "--help", name], root)
         tasks.append(
-            Task(name, summary, "\n".join(line.rstrip() for line in usage.strip().splitlines()))
+            InvokeTask(
+                name, summary, "\n".join(line.rstrip() for line in usage.strip().splitlines())
+            )
         )
     return tasks
 

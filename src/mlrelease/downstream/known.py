@@ -44,7 +44,7 @@ KINDS = (FAILURE, FLAKY)
 
 
 @dataclass(frozen=True)
-class KnownFailure:
+class KnownTestFailure:
     consumer: str
     test: str
     owner: str
@@ -63,7 +63,7 @@ class KnownFailure:
         return f"{self.owner}: {self.reason} (until {self.expires.isoformat()})"
 
 
-def _entry(data: Any, key: str, source: str, kind: str) -> KnownFailure:
+def _entry(data: Any, key: str, source: str, kind: str) -> KnownTestFailure:
     if not isinstance(data, Mapping):
         raise ConfigError(key, "a table", type(data).__name__, source=source)
     unknown = sorted(set(data) - set(FIELDS))
@@ -84,7 +84,7 @@ def _entry(data: Any, key: str, source: str, kind: str) -> KnownFailure:
                 source=source,
             )
         values[name] = value
-    return KnownFailure(**values, kind=kind)
+    return KnownTestFailure(**values, kind=kind)
 
 
 def _date(value: Any, key: str, source: str) -> dt.date:
@@ -100,7 +100,7 @@ def _date(value: Any, key: str, source: str) -> dt.date:
     raise ConfigError(key, "a date (expires = 2026-12-31)", repr(value), source=source)
 
 
-def load(path: Path) -> list[KnownFailure]:
+def load(path: Path) -> list[KnownTestFailure]:
     """The entries of ``path``; none when the file does not exist."""
     if not path.is_file():
         return []
@@ -124,8 +124,8 @@ def load(path: Path) -> list[KnownFailure]:
 class Match:
     """What the list says about one regression."""
 
-    entry: KnownFailure | None
-    expired: KnownFailure | None = None
+    entry: KnownTestFailure | None
+    expired: KnownTestFailure | None = None
 
     @property
     def accepted(self) -> bool:
@@ -133,7 +133,7 @@ class Match:
 
 
 def match(
-    entries: Iterable[KnownFailure],
+    entries: Iterable[KnownTestFailure],
     consumer: str,
     nodeid: str,
     today: dt.date,
@@ -151,7 +151,7 @@ def match(
 
 
 def stale(
-    entries: Iterable[KnownFailure], used: Iterable[KnownFailure], today: dt.date
+    entries: Iterable[KnownTestFailure], used: Iterable[KnownTestFailure], today: dt.date
 ) -> list[str]:
     """Lines about entries that covered nothing this run, or have expired."""
     seen = set(used)

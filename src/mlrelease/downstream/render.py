@@ -17,20 +17,20 @@ from mlrelease.downstream.results import (
     COMPARED,
     NOT_INSTALLED,
     ConsumerResult,
-    Finding,
     Judgement,
+    Regression,
     RunResults,
     totals,
 )
-from mlrelease.downstream.verdicts import Verdict, counts, is_test, levels
+from mlrelease.downstream.verdicts import PairVerdict, counts, is_test, levels
 
 COLUMNS = (
-    Verdict.REGRESSED,
-    Verdict.SPURIOUS,
-    Verdict.FIXED,
-    Verdict.BROKEN,
-    Verdict.PASSED,
-    Verdict.SKIPPED,
+    PairVerdict.REGRESSED,
+    PairVerdict.SPURIOUS,
+    PairVerdict.FIXED,
+    PairVerdict.BROKEN,
+    PairVerdict.PASSED,
+    PairVerdict.SKIPPED,
 )
 
 
@@ -88,7 +88,7 @@ def summary(run: RunResults, judgement: Judgement) -> str:
         if these or what == "regressed test":
             known = sum(1 for f in these if f.match.entry is not None)
             parts.append(_plural(len(these), what) + (f" ({known} known)" if known else ""))
-    for v in (Verdict.SPURIOUS, Verdict.FIXED, Verdict.BROKEN, Verdict.PASSED):
+    for v in (PairVerdict.SPURIOUS, PairVerdict.FIXED, PairVerdict.BROKEN, PairVerdict.PASSED):
         parts.append(f"{t[v.value]} {v.value}")
     if t["not verified"]:
         parts.append(f"{t['not verified']} not verified")
@@ -128,7 +128,7 @@ def consumer_table(run: RunResults) -> list[str]:
     return markdown.table(header, rows, align=align)
 
 
-def finding_lines(f: Finding) -> list[str]:
+def finding_lines(f: Regression) -> list[str]:
     """A regression as a bullet, its first failure lines in a fenced block under it."""
     known = f" — known: {f.match.entry.describe()}" if f.match.entry else ""
     expired = (
@@ -178,7 +178,7 @@ def details(run: RunResults, judgement: Judgement) -> list[str]:
         if r.error:
             lines += ["", f"- {r.name}: error", "", *block(r.error), ""]
     for r in run.results:
-        for v in r.tests(Verdict.SPURIOUS):
+        for v in r.tests(PairVerdict.SPURIOUS):
             lines.append(f"- spurious: {r.name} {code(v.nodeid)}: {v.note}")
     lines += [f"- {note}" for note in judgement.notes]
     return lines
@@ -194,7 +194,7 @@ def _first(text: str, lines: int = 3) -> str:
     return code(" / ".join(kept[:lines])) if kept else ""
 
 
-def _what(f: Finding) -> str:
+def _what(f: Regression) -> str:
     if f.nodeid == INSTALL:
         return f"**{f.consumer.name}** cannot be installed with the candidate"
     return f"**{f.consumer.name}** {code(f.nodeid)}"
@@ -231,7 +231,7 @@ def gate_details(run: RunResults, judgement: Judgement) -> list[str]:
         for side, nv in r.not_verified.items():
             how = f"; reproduce: {code(nv['reproduce'])}" if nv.get("reproduce") else ""
             lines.append(f"not verified: **{r.name}** {side}: {_first(nv['why'], 2)}{how}")
-        for v in r.tests(Verdict.SPURIOUS):
+        for v in r.tests(PairVerdict.SPURIOUS):
             lines.append(f"spurious: **{r.name}** {code(v.nodeid)}: {v.note}")
     return lines + judgement.notes
 
@@ -280,7 +280,7 @@ def junit(run: RunResults, judgement: Judgement) -> str:
             elif (r.name, nodeid) in accepted:
                 why = accepted[(r.name, nodeid)].match.entry
                 ET.SubElement(case, "skipped", message=f"known: {why.describe() if why else ''}")
-            elif verdict not in (Verdict.PASSED.value, Verdict.FIXED.value):
+            elif verdict not in (PairVerdict.PASSED.value, PairVerdict.FIXED.value):
                 ET.SubElement(case, "skipped", message=verdict).text = text or None
         suite.set("tests", str(len(suite)))
         suite.set("failures", str(sum(1 for c in suite if c.find("failure") is not None)))

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mlrelease.downstream import known
-from mlrelease.downstream.verdicts import CaseVerdict, Verdict, counts, levels
+from mlrelease.downstream.verdicts import CaseVerdict, PairVerdict, counts, levels
 from mlrelease.errors import UserError
 
 FORMAT = 2
@@ -50,7 +50,7 @@ class ConsumerResult:
     unverified: dict[str, dict[str, str]] = field(default_factory=dict)
     """Side -> ``why`` its tests did not run and the command that reproduces it (``reproduce``)."""
 
-    def tests(self, verdict: Verdict) -> list[CaseVerdict]:
+    def tests(self, verdict: PairVerdict) -> list[CaseVerdict]:
         return [v for v in self.verdicts if v.verdict is verdict]
 
     @property
@@ -215,7 +215,7 @@ def merge(shards: Sequence[RunResults]) -> RunResults:
 
 
 @dataclass(frozen=True)
-class Finding:
+class Regression:
     """A regression (a test, or ``<install>``) and what the known-failures list says of it."""
 
     consumer: ConsumerResult
@@ -229,8 +229,8 @@ class Judgement:
     """What the gate decides: blocking regressions, accepted ones, consumers not verified,
     notes."""
 
-    blocking: list[Finding] = field(default_factory=list)
-    accepted: list[Finding] = field(default_factory=list)
+    blocking: list[Regression] = field(default_factory=list)
+    accepted: list[Regression] = field(default_factory=list)
     unverified: list[ConsumerResult] = field(default_factory=list)
     """Consumers, not optional, whose tests did not run on a side: each fails the gate."""
     notes: list[str] = field(default_factory=list)
@@ -241,7 +241,7 @@ class Judgement:
 
 
 def judge(
-    run: RunResults, entries: Sequence[known.KnownFailure], today: dt.date | None = None
+    run: RunResults, entries: Sequence[known.KnownTestFailure], today: dt.date | None = None
 ) -> Judgement:
     """Every confirmed regression, and every candidate-only install failure, is blocking
     unless a live known-failure entry covers it; every consumer not verified is blocking unless
@@ -257,12 +257,12 @@ def judge(
                 out.notes.append(f"optional consumer {r.name} not verified ({sides})")
             else:
                 out.unverified.append(r)
-        found = [(v.nodeid, v.message) for v in r.tests(Verdict.REGRESSED)]
+        found = [(v.nodeid, v.message) for v in r.tests(PairVerdict.REGRESSED)]
         if r.install_regressed:
             found.append((known.INSTALL, r.install["candidate"]))
         for nodeid, message in found:
             m = known.match(entries, r.name, nodeid, today)
-            (out.accepted if m.accepted else out.blocking).append(Finding(r, nodeid, message, m))
+            (out.accepted if m.accepted else out.blocking).append(Regression(r, nodeid, message, m))
             if m.entry is not None:
                 used.append(m.entry)
     out.notes += known.stale(entries, used, today)
@@ -270,21 +270,21 @@ def judge(
 
 
 def declared_flaky(
-    run: RunResults, entries: Sequence[known.KnownFailure], today: dt.date
-) -> list[known.KnownFailure]:
+    run: RunResults, entries: Sequence[known.KnownTestFailure], today: dt.date
+) -> list[known.KnownTestFailure]:
     """Make every ``regressed`` or ``fixed`` test that a live ``[[flaky]]`` entry declares
     ``spurious``, saying so; the entries that covered a test of the run."""
-    used: list[known.KnownFailure] = []
+    used: list[known.KnownTestFailure] = []
     for r in run.results:
         for i, v in enumerate(r.verdicts):
             m = known.match(entries, r.name, v.nodeid, today, known.FLAKY)
             if m.entry is None:
                 continue
             used.append(m.entry)
-            if v.verdict in (Verdict.REGRESSED, Verdict.FIXED):
+            if v.verdict in (PairVerdict.REGRESSED, PairVerdict.FIXED):
                 note = f"declared flaky: {m.entry.describe()}; first seen {v.verdict.value}"
                 r.verdicts[i] = CaseVerdict(
-                    v.nodeid, Verdict.SPURIOUS, v.baseline, v.candidate, v.message, note
+                    v.nodeid, PairVerdict.SPURIOUS, v.baseline, v.candidate, v.message, note
                 )
     return used
 
@@ -292,7 +292,7 @@ def declared_flaky(
 def totals(results: Iterable[ConsumerResult]) -> dict[str, int]:
     """Tests by verdict over every compared consumer (tests only), module- and run-level
     failures (``levels``), consumers by status and those ``not verified``."""
-    out: dict[str, int] = {v.value: 0 for v in Verdict}
+    out: dict[str, int] = {v.value: 0 for v in PairVerdict}
     out["levels"] = out["not verified"] = 0
     for r in results:
         for verdict, n in counts(r.verdicts).items():

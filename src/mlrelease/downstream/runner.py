@@ -26,7 +26,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mlrelease.downstream.verdicts import COMMAND, RUN, CaseOutcome, CaseResult, SideRun, is_test
+from mlrelease.downstream.verdicts import COMMAND, RUN, CaseOutcome, SideResult, SideRun, is_test
 from mlrelease.edges import proc
 
 PLUGIN = "mlrelease_downstream_report"
@@ -78,21 +78,21 @@ def _phase(record: dict[str, object]) -> CaseOutcome:
 
 
 @dataclass
-class Report:
+class PluginReport:
     """What the plugin's lines say: tests by node id, collection errors by node id, and the
     test that had started and not finished (the one running when a killed run died)."""
 
-    tests: dict[str, CaseResult]
+    tests: dict[str, SideResult]
     errors: dict[str, str]
     running: str = ""
 
 
-def parse(lines: Iterable[str]) -> Report:
+def parse(lines: Iterable[str]) -> PluginReport:
     """The plugin's JSON lines read; a test's outcome is the worst of its phases and subtests.
     A test counts once its teardown was reported (pytest reports one for every test it ran):
-    one cut short by a kill is absent, never passed (it is :attr:`Report.running`). A garbled
+    one cut short by a kill is absent, never passed (it is :attr:`PluginReport.running`). A garbled
     line (a killed writer) is skipped."""
-    tests: dict[str, CaseResult] = {}
+    tests: dict[str, SideResult] = {}
     finished: set[str] = set()
     errors: dict[str, str] = {}
     running = ""
@@ -111,18 +111,18 @@ def parse(lines: Iterable[str]) -> Report:
             if record.get("outcome") == "failed":
                 errors[nodeid] = str(record.get("message", ""))
             else:
-                tests[nodeid] = CaseResult(nodeid, CaseOutcome.SKIPPED)
+                tests[nodeid] = SideResult(nodeid, CaseOutcome.SKIPPED)
                 finished.add(nodeid)
             continue
         nodeid = str(record.get("nodeid", ""))
         outcome = _phase(record)
         before = tests.get(nodeid)
         if before is None or _RANK[outcome] > _RANK[before.outcome]:
-            tests[nodeid] = CaseResult(nodeid, outcome, str(record.get("message", "")))
+            tests[nodeid] = SideResult(nodeid, outcome, str(record.get("message", "")))
         if record.get("when") == "teardown":
             finished.add(nodeid)
     done = {n: t for n, t in tests.items() if n in finished}
-    return Report(done, errors, "" if running in finished else running)
+    return PluginReport(done, errors, "" if running in finished else running)
 
 
 def _tail(data: bytes, lines: int = 8) -> str:
@@ -173,19 +173,19 @@ def argv(spec: RunSpec, only: Sequence[str] | None) -> list[str]:
     )
 
 
-def _run_outcome(finished: proc.Finished, spec: RunSpec) -> CaseResult:
+def _run_outcome(finished: proc.Finished, spec: RunSpec) -> SideResult:
     """The run itself: passed when the process ended by itself with a verdict on its tests."""
     code = finished.returncode
-    if finished.status is proc.Status.TIMEOUT:
+    if finished.status is proc.ChildStatus.TIMEOUT:
         why = f"time budget of {spec.time_budget_s:g} s exceeded (time-budget-s); killed"
-        return CaseResult(RUN, CaseOutcome.FAILED, why)
+        return SideResult(RUN, CaseOutcome.FAILED, why)
     if code is None or code < 0:
-        return CaseResult(RUN, CaseOutcome.FAILED, f"{finished.reason}\n{_tail(finished.stderr)}")
+        return SideResult(RUN, CaseOutcome.FAILED, f"{finished.reason}\n{_tail(finished.stderr)}")
     if not spec.command and code not in (0, 1):
         what = _EXIT.get(code, f"exit code {code}")
         tail = _tail(finished.stdout + finished.stderr)
-        return CaseResult(RUN, CaseOutcome.FAILED, f"pytest ended with {what}\n{tail}".strip())
-    return CaseResult(RUN, CaseOutcome.PASSED)
+        return SideResult(RUN, CaseOutcome.FAILED, f"pytest ended with {what}\n{tail}".strip())
+    return SideResult(RUN, CaseOutcome.PASSED)
 
 
 def problem(side: SideRun, smoke: bool) -> str:
@@ -217,12 +217,12 @@ def reproduce(spec: RunSpec) -> str:
     return f"cd {shlex.quote(str(spec.source))} && {env + ' ' if env else ''}{line}"
 
 
-def _command_result(finished: proc.Finished) -> CaseResult:
+def _command_result(finished: proc.Finished) -> SideResult:
     """A smoke command's one result: its exit status, the end of its output when it failed."""
     if finished.returncode == 0:
-        return CaseResult(COMMAND, CaseOutcome.PASSED)
+        return SideResult(COMMAND, CaseOutcome.PASSED)
     output = _tail(finished.stdout + finished.stderr)
-    return CaseResult(COMMAND, CaseOutcome.FAILED, f"exit code {finished.returncode}\n{output}")
+    return SideResult(COMMAND, CaseOutcome.FAILED, f"exit code {finished.returncode}\n{output}")
 
 
 def run(spec: RunSpec, *, only: Sequence[str] | None = None) -> SideRun:
@@ -251,7 +251,7 @@ def run(spec: RunSpec, *, only: Sequence[str] | None = None) -> SideRun:
             tests[COMMAND] = _command_result(finished)
         elif found.running and tests[RUN].outcome is not CaseOutcome.PASSED:
             why = f"the test process died during this test: {tests[RUN].message}"
-            tests[found.running] = CaseResult(found.running, CaseOutcome.ERROR, why)
+            tests[found.running] = SideResult(found.running, CaseOutcome.ERROR, why)
         side = SideRun(tests, found.errors, finished.duration_s, reproduce=reproduce(spec))
         side.problem = problem(side, bool(spec.command))
         return side

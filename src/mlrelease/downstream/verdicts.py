@@ -58,7 +58,7 @@ class CaseOutcome(str, enum.Enum):
         return self in (CaseOutcome.FAILED, CaseOutcome.ERROR)
 
 
-class Verdict(str, enum.Enum):
+class PairVerdict(str, enum.Enum):
     """What the pair of outcomes (and the re-runs) say about one test."""
 
     REGRESSED = "regressed"
@@ -73,7 +73,7 @@ class Verdict(str, enum.Enum):
 
 
 @dataclass(frozen=True)
-class CaseResult:
+class SideResult:
     """One test on one side: its outcome and the first lines of its failure."""
 
     nodeid: str
@@ -84,7 +84,7 @@ class CaseResult:
         return {"nodeid": self.nodeid, "outcome": self.outcome.value, "message": self.message}
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> CaseResult:
+    def from_dict(cls, data: Mapping[str, Any]) -> SideResult:
         return cls(str(data["nodeid"]), CaseOutcome(data["outcome"]), str(data.get("message", "")))
 
 
@@ -92,7 +92,7 @@ class CaseResult:
 class SideRun:
     """One run of a consumer's selection in one environment."""
 
-    tests: dict[str, CaseResult] = field(default_factory=dict)
+    tests: dict[str, SideResult] = field(default_factory=dict)
     """By node id, :data:`RUN` included."""
     collect_errors: dict[str, str] = field(default_factory=dict)
     """Node id prefix (a module, a folder) -> why it could not be collected."""
@@ -108,7 +108,7 @@ class SideRun:
         run = self.tests.get(RUN)
         return run is None or run.outcome is CaseOutcome.PASSED
 
-    def outcome(self, nodeid: str) -> CaseResult | None:
+    def outcome(self, nodeid: str) -> SideResult | None:
         """The test's result; for a module or folder (no ``::``), its collection: an error
         where it did not import, else passed; a test of a module that did not import inherits
         that error."""
@@ -116,17 +116,17 @@ class SideRun:
         if found is not None:
             return found
         if nodeid in self.collect_errors:
-            return CaseResult(
+            return SideResult(
                 nodeid, CaseOutcome.ERROR, f"collection error: {self.collect_errors[nodeid]}"
             )
         for prefix, message in self.collect_errors.items():
             if nodeid.startswith(prefix.rstrip("/") + "::") or nodeid.startswith(prefix + "/"):
-                return CaseResult(nodeid, CaseOutcome.ERROR, f"collection error: {message}")
+                return SideResult(nodeid, CaseOutcome.ERROR, f"collection error: {message}")
         if "::" not in nodeid and nodeid != RUN and self.finished:
-            return CaseResult(nodeid, CaseOutcome.PASSED)
+            return SideResult(nodeid, CaseOutcome.PASSED)
         if is_test(nodeid) and self.ran_nothing:
             why = self.tests[RUN].message.splitlines()[0] if self.tests[RUN].message else "?"
-            return CaseResult(nodeid, CaseOutcome.ERROR, f"the run failed before any test: {why}")
+            return SideResult(nodeid, CaseOutcome.ERROR, f"the run failed before any test: {why}")
         return None
 
     @property
@@ -146,7 +146,7 @@ class SideRun:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SideRun:
-        tests = [CaseResult.from_dict(t) for t in data.get("tests", [])]
+        tests = [SideResult.from_dict(t) for t in data.get("tests", [])]
         return cls(
             {t.nodeid: t for t in tests},
             {str(k): str(v) for k, v in data.get("collect_errors", {}).items()},
@@ -161,7 +161,7 @@ class CaseVerdict:
     """One test's verdict with both sides' results and what the re-runs saw."""
 
     nodeid: str
-    verdict: Verdict
+    verdict: PairVerdict
     baseline: CaseOutcome | None
     candidate: CaseOutcome | None
     message: str = ""
@@ -186,7 +186,7 @@ class CaseVerdict:
 
         return cls(
             str(data["nodeid"]),
-            Verdict(data["verdict"]),
+            PairVerdict(data["verdict"]),
             side(data.get("baseline")),
             side(data.get("candidate")),
             str(data.get("message", "")),
@@ -200,18 +200,18 @@ def _pair(nodeid: str, baseline: SideRun, candidate: SideRun) -> CaseVerdict:
     co = None if c is None else c.outcome
     if b is None or c is None:
         if b is None:
-            return CaseVerdict(nodeid, Verdict.NEW, bo, co, c.message if c else "")
-        kind = Verdict.GONE if candidate.finished else Verdict.NOT_RUN
+            return CaseVerdict(nodeid, PairVerdict.NEW, bo, co, c.message if c else "")
+        kind = PairVerdict.GONE if candidate.finished else PairVerdict.NOT_RUN
         return CaseVerdict(nodeid, kind, bo, co)
     if CaseOutcome.SKIPPED in (bo, co):
-        return CaseVerdict(nodeid, Verdict.SKIPPED, bo, co)
+        return CaseVerdict(nodeid, PairVerdict.SKIPPED, bo, co)
     if b.outcome.bad and c.outcome.bad:
-        return CaseVerdict(nodeid, Verdict.BROKEN, bo, co, c.message)
+        return CaseVerdict(nodeid, PairVerdict.BROKEN, bo, co, c.message)
     if c.outcome.bad:
-        return CaseVerdict(nodeid, Verdict.REGRESSED, bo, co, c.message)
+        return CaseVerdict(nodeid, PairVerdict.REGRESSED, bo, co, c.message)
     if b.outcome.bad:
-        return CaseVerdict(nodeid, Verdict.FIXED, bo, co, b.message)
-    return CaseVerdict(nodeid, Verdict.PASSED, bo, co)
+        return CaseVerdict(nodeid, PairVerdict.FIXED, bo, co, b.message)
+    return CaseVerdict(nodeid, PairVerdict.PASSED, bo, co)
 
 
 def compare(baseline: SideRun, candidate: SideRun) -> list[CaseVerdict]:
@@ -224,12 +224,12 @@ def compare(baseline: SideRun, candidate: SideRun) -> list[CaseVerdict]:
     if not baseline.finished or not candidate.finished:
         return found
     # Both runs finished: the run itself passed on both sides, which says nothing.
-    return [v for v in found if v.nodeid != RUN or v.verdict is not Verdict.PASSED]
+    return [v for v in found if v.nodeid != RUN or v.verdict is not PairVerdict.PASSED]
 
 
 def suspects(verdicts: Iterable[CaseVerdict]) -> list[str]:
     """Node ids to re-run: the differences (regressed or fixed), the run itself included."""
-    return [v.nodeid for v in verdicts if v.verdict in (Verdict.REGRESSED, Verdict.FIXED)]
+    return [v.nodeid for v in verdicts if v.verdict in (PairVerdict.REGRESSED, PairVerdict.FIXED)]
 
 
 def rounds(confidence: float, at_least: int = 0) -> int:
@@ -250,7 +250,7 @@ def _outcome_is(run: SideRun, nodeid: str, *, bad: bool) -> bool:
 
 def still_agrees(v: CaseVerdict, baseline: SideRun, candidate: SideRun) -> bool:
     """Whether one more round of both sides repeats the first pair of outcomes."""
-    regressed = v.verdict is Verdict.REGRESSED
+    regressed = v.verdict is PairVerdict.REGRESSED
     return _outcome_is(baseline, v.nodeid, bad=not regressed) and _outcome_is(
         candidate, v.nodeid, bad=regressed
     )
@@ -273,10 +273,10 @@ def confirm(
     each side repeated its first outcome."""
     out = []
     for v in verdicts:
-        if v.verdict not in (Verdict.REGRESSED, Verdict.FIXED):
+        if v.verdict not in (PairVerdict.REGRESSED, PairVerdict.FIXED):
             out.append(v)
             continue
-        regressed = v.verdict is Verdict.REGRESSED
+        regressed = v.verdict is PairVerdict.REGRESSED
         cand = _tally(candidate_reruns, v.nodeid, bad=regressed)
         base = _tally(baseline_reruns, v.nodeid, bad=not regressed)
         agreeing = sum(
@@ -297,7 +297,7 @@ def confirm(
             f"flaky: the candidate {first[0]} {cand[0] + 1} of {cand[1] + 1} runs, the baseline "
             f"{first[1]} {base[0] + 1} of {base[1] + 1}"
         )
-        out.append(_replace(v, verdict=Verdict.SPURIOUS, note=note))
+        out.append(_replace(v, verdict=PairVerdict.SPURIOUS, note=note))
     return out
 
 
@@ -306,10 +306,10 @@ def _replace(v: CaseVerdict, **changes: Any) -> CaseVerdict:
     return CaseVerdict.from_dict(data)
 
 
-def counts(verdicts: Iterable[CaseVerdict]) -> dict[Verdict, int]:
+def counts(verdicts: Iterable[CaseVerdict]) -> dict[PairVerdict, int]:
     """How many tests got each verdict (every verdict present, zeros included); modules and
     the run itself are not tests (see :func:`levels`)."""
-    found = {v: 0 for v in Verdict}
+    found = {v: 0 for v in PairVerdict}
     for v in verdicts:
         if is_test(v.nodeid):
             found[v.verdict] += 1
@@ -318,4 +318,4 @@ def counts(verdicts: Iterable[CaseVerdict]) -> dict[Verdict, int]:
 
 def levels(verdicts: Iterable[CaseVerdict]) -> list[CaseVerdict]:
     """The module- and run-level verdicts that are not ``passed``: reported apart from tests."""
-    return [v for v in verdicts if not is_test(v.nodeid) and v.verdict is not Verdict.PASSED]
+    return [v for v in verdicts if not is_test(v.nodeid) and v.verdict is not PairVerdict.PASSED]

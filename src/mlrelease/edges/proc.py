@@ -18,7 +18,7 @@ by :func:`classify`:
   executes anything, so a hostile input never sees an unlimited process;
 - it may get a private scratch folder (``TMPDIR`` and friends point there) that :func:`run`
   removes afterwards, even when the child was killed and never cleaned up after itself;
-- how it ended is one of :class:`Status`: ``ok``, ``timeout``, ``out-of-memory`` or ``crash``.
+- how it ended is one of :class:`ChildStatus`: ``ok``, ``timeout``, ``out-of-memory`` or ``crash``.
 """
 
 from __future__ import annotations
@@ -108,7 +108,7 @@ def call_bytes(
     )
 
 
-class Status(str, enum.Enum):
+class ChildStatus(str, enum.Enum):
     """How a child process ended."""
 
     OK = "ok"
@@ -135,7 +135,7 @@ class Limits:
 class Finished:
     """What a child did: how it ended, its exit status, its output (when captured)."""
 
-    status: Status
+    status: ChildStatus
     returncode: int | None
     stdout: bytes = b""
     stderr: bytes = b""
@@ -288,29 +288,29 @@ def describe_exit(code: int | None) -> str:
 
 def classify(
     returncode: int | None, *, killed: bool, limits: Limits = Limits(), out_of_memory: bool = False
-) -> tuple[Status, str]:
-    """The :class:`Status` of a finished child, and one sentence saying why it is not ``ok``.
+) -> tuple[ChildStatus, str]:
+    """The :class:`ChildStatus` of a finished child, and one sentence saying why it is not ``ok``.
 
     ``killed``: this side killed it at the wall-clock limit. ``out_of_memory``: the child said
     so itself (e.g. a MemoryError it caught). A SIGKILL nobody here sent is the kernel's
     out-of-memory killer (or the address-space limit); SIGXCPU is the CPU-time limit.
     """
     if killed:
-        return Status.TIMEOUT, f"time limit of {_seconds(limits.wall_s)} exceeded; killed"
+        return ChildStatus.TIMEOUT, f"time limit of {_seconds(limits.wall_s)} exceeded; killed"
     if out_of_memory:
-        return Status.OUT_OF_MEMORY, _memory_sentence(limits)
+        return ChildStatus.OUT_OF_MEMORY, _memory_sentence(limits)
     if returncode == 0:
-        return Status.OK, ""
+        return ChildStatus.OK, ""
     if returncode is None:
-        return Status.CRASH, "did not finish"
+        return ChildStatus.CRASH, "did not finish"
     if returncode < 0:
         name = signal_name(-returncode)
         if name == "SIGXCPU":
-            return Status.TIMEOUT, f"CPU time limit ({limits.cpu_s} s) exceeded (SIGXCPU)"
+            return ChildStatus.TIMEOUT, f"CPU time limit ({limits.cpu_s} s) exceeded (SIGXCPU)"
         if name == "SIGKILL":
-            return Status.OUT_OF_MEMORY, f"killed by SIGKILL: {_memory_sentence(limits)}"
-        return Status.CRASH, f"crashed with {name} (a native-code fault)"
-    return Status.CRASH, f"exited with status {returncode}"
+            return ChildStatus.OUT_OF_MEMORY, f"killed by SIGKILL: {_memory_sentence(limits)}"
+        return ChildStatus.CRASH, f"crashed with {name} (a native-code fault)"
+    return ChildStatus.CRASH, f"exited with status {returncode}"
 
 
 def _seconds(value: float | None) -> str:
@@ -360,7 +360,7 @@ def run(
                 pass_fds=pass_fds,
             )
         except OSError as exc:
-            return Finished(Status.CRASH, None, reason=f"cannot start {command[0]}: {exc}")
+            return Finished(ChildStatus.CRASH, None, reason=f"cannot start {command[0]}: {exc}")
         killed = False
         try:
             out, err = proc.communicate(input, timeout=limits.wall_s)

@@ -39,7 +39,7 @@ class Finding:
 
 
 @dataclass(frozen=True)
-class Build:
+class WheelBuild:
     kind: Literal["pure", "native"]
     cibuildwheel: bool
     why: str
@@ -60,7 +60,7 @@ class Detection:
     version: VersionSource
     tags: TagScheme
     model: Model
-    build: Build
+    build: WheelBuild
     changelog: str | None
     changelog_why: str
     conventional: tuple[int, int]
@@ -125,7 +125,7 @@ NATIVE_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".cu", ".pyx", ".rs", ".f90")
 NATIVE_BACKENDS = ("scikit_build_core", "mesonpy", "maturin", "py_build_cmake", "setuptools_rust")
 
 
-def build_kind(snap: Snapshot) -> Build:
+def build_kind(snap: Snapshot) -> WheelBuild:
     data = snap.pyproject()
     cibw = lookup(data, "tool.cibuildwheel") is not None
     reasons: list[str] = []
@@ -158,7 +158,7 @@ def build_kind(snap: Snapshot) -> Build:
     external = _external_builder(snap, cibw) if reasons else None
     if external is not None:
         by, tags = external
-        return Build(
+        return WheelBuild(
             "native",
             False,
             "; ".join(reasons) + f"; the wheels are built by {by}, not by cibuildwheel (no "
@@ -169,13 +169,13 @@ def build_kind(snap: Snapshot) -> Build:
             tags,
         )
     if reasons:
-        return Build("native", cibw, "; ".join([*reasons, *filter(None, [unbuilt])]) + table)
+        return WheelBuild("native", cibw, "; ".join([*reasons, *filter(None, [unbuilt])]) + table)
     found = (
         f"{unbuilt}, and no native build backend"
         if unbuilt
         else ("no C/C++/CUDA/Cython/Rust sources, extension modules or native build backend")
     )
-    return Build("pure", cibw, found + ": one py3-none-any wheel" + table)
+    return WheelBuild("pure", cibw, found + ": one py3-none-any wheel" + table)
 
 
 WHEEL_BUILD = re.compile(

@@ -21,7 +21,7 @@ from mlrelease.versions import VersionModel
 
 
 @dataclass(frozen=True)
-class BranchCommit:
+class ReplayBranchCommit:
     sha: str
     subject: str
     body: str
@@ -46,7 +46,7 @@ class TagHistory:
     start: str
     """The fork point of the branch from main."""
     start_version: str
-    commits: list[BranchCommit]
+    commits: list[ReplayBranchCommit]
     """The branch's commits from the fork point up to the final tag (or the branch head)."""
     final_tag: str | None
     final_commit: str | None
@@ -106,7 +106,7 @@ def read_history(
     for sha in git.run(root, "rev-list", "--reverse", f"{start}..{end}").split():
         subject, _, body = git.run(root, "log", "-1", "--format=%s%x00%b", sha).partition("\0")
         rcs = tuple(tags.get(sha, ()))
-        commits.append(BranchCommit(sha, subject.strip(), body.strip(), on_main[sha], rcs))
+        commits.append(ReplayBranchCommit(sha, subject.strip(), body.strip(), on_main[sha], rcs))
     move = None
     moves = git.run(
         root, "log", "--reverse", "--format=%H %ct %s", f"{start}..{main}", "--", version_file
@@ -189,7 +189,7 @@ def _cut(h: TagHistory, names: Names, model: VersionModel) -> list[Step]:
     ]
 
 
-def _origins(h: TagHistory, c: BranchCommit) -> list[str]:
+def _origins(h: TagHistory, c: ReplayBranchCommit) -> list[str]:
     """The main pull requests a branch commit names in its subject or message (the history's
     view: ``#N`` anywhere, numbers after ``cherry pick``), not its own pull request."""
     own = pr_number(c.subject)
@@ -197,7 +197,7 @@ def _origins(h: TagHistory, c: BranchCommit) -> list[str]:
     return sorted((n for n in named if n in h.main_prs and n != own), key=int)
 
 
-def _commit(h: TagHistory, c: BranchCommit) -> Step:
+def _commit(h: TagHistory, c: ReplayBranchCommit) -> Step:
     """A commit of the branch: a cherry-pick of main (as the history shows it) and whether
     ``release cherry-picks`` recognises it (patch, -x line, pull requests its subject names),
     a revert of a pick, or a direct commit (not counted)."""
@@ -247,7 +247,7 @@ def _rc(
     h: TagHistory,
     names: Names,
     model: VersionModel,
-    c: BranchCommit,
+    c: ReplayBranchCommit,
     tag: tuple[int, str],
     last: tuple[str, str, int] | None,
 ) -> Step:

@@ -3,7 +3,7 @@
 What a project ships is (a) what its exporters stamp, declared in ``[tool.mlrelease.compat]``
 (``ir-version``, ``opsets``) or, when undeclared, what the pinned onnx stamps by default
 (``onnx.helper.make_model``), and (b) what its models declare. Each is a :class:`Produced`,
-checked against each runtime's :class:`~mlrelease.models.runtimes.Limits`.
+checked against each runtime's :class:`~mlrelease.models.runtimes.RuntimeLimits`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import Version
 
 from mlrelease.models.config import canonical_domain, display_domain
-from mlrelease.models.runtimes import Limits
+from mlrelease.models.runtimes import RuntimeLimits
 
 
 @dataclass(frozen=True)
@@ -30,43 +30,45 @@ class Produced:
 
 
 @dataclass(frozen=True)
-class Finding:
+class CompatFinding:
     ok: bool
     message: str
 
 
-def judge(produced: Produced, limits: Limits) -> list[Finding]:
+def judge(produced: Produced, limits: RuntimeLimits) -> list[CompatFinding]:
     """Whether ``limits``' runtime loads what ``produced`` stamps; one finding per fact."""
-    out: list[Finding] = []
+    out: list[CompatFinding] = []
     who, rt = produced.source, limits.label
     if limits.ir is None:
         reason = limits.refusals.get("ir-baseline", "no probe model loaded")
-        return [Finding(False, f"{rt} loads no model at all ({reason})")]
+        return [CompatFinding(False, f"{rt} loads no model at all ({reason})")]
     low, high = limits.ir
     if produced.ir_version > high:
         why = limits.refusals.get("ir", "")
         out.append(
-            Finding(
+            CompatFinding(
                 False,
                 f"{who} stamps IR {produced.ir_version}; {rt} loads IR <= "
                 f"{high}" + (f' (it says: "{why}")' if why else ""),
             )
         )
     elif produced.ir_version < low:
-        out.append(Finding(False, f"{who} stamps IR {produced.ir_version}; {rt} loads IR >= {low}"))
+        out.append(
+            CompatFinding(False, f"{who} stamps IR {produced.ir_version}; {rt} loads IR >= {low}")
+        )
     else:
         out.append(
-            Finding(True, f"{who}: IR {produced.ir_version} loads on {rt} (IR {low}-{high})")
+            CompatFinding(True, f"{who}: IR {produced.ir_version} loads on {rt} (IR {low}-{high})")
         )
     for domain, version in sorted(produced.opsets.items()):
         name = display_domain(domain)
         if domain not in limits.opsets:
-            out.append(Finding(True, f"{who}: {name} opset {version}: not probed on {rt}"))
+            out.append(CompatFinding(True, f"{who}: {name} opset {version}: not probed on {rt}"))
             continue
         bounds = limits.opsets[domain]
         if bounds is None:
             out.append(
-                Finding(
+                CompatFinding(
                     True,
                     f"{who}: {name} opset {version}: {rt} does not validate "
                     f"{name} versions (a custom domain needs its own kernels)",
@@ -75,7 +77,7 @@ def judge(produced: Produced, limits: Limits) -> list[Finding]:
         elif version > bounds[1]:
             why = limits.refusals.get(domain, "")
             out.append(
-                Finding(
+                CompatFinding(
                     False,
                     f"{who} stamps {name} opset {version}; {rt} loads "
                     f"{name} opset <= {bounds[1]}" + (f' (it says: "{why}")' if why else ""),
@@ -83,14 +85,14 @@ def judge(produced: Produced, limits: Limits) -> list[Finding]:
             )
         elif version < bounds[0]:
             out.append(
-                Finding(
+                CompatFinding(
                     False,
                     f"{who} stamps {name} opset {version}; {rt} loads {name} opset >= {bounds[0]}",
                 )
             )
         else:
             out.append(
-                Finding(
+                CompatFinding(
                     True, f"{who}: {name} opset {version} loads on {rt} ({bounds[0]}-{bounds[1]})"
                 )
             )

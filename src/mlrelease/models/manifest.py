@@ -90,7 +90,7 @@ class ModelEntry:
 
 
 @dataclass(frozen=True)
-class Manifest:
+class ModelManifest:
     """A whole manifest file."""
 
     defaults: ManifestDefaults = field(default_factory=ManifestDefaults)
@@ -120,7 +120,8 @@ class ModelJob:
     steps: list[str] = field(default_factory=lambda: list(DEFAULT_STEPS))
     performance: dict[str, Any] | None = None
     limits: list[dict[str, Any]] = field(default_factory=list)
-    """Probed runtime limits (:class:`mlrelease.models.runtimes.Limits` as dicts) for step 4."""
+    """Probed runtime limits (:class:`mlrelease.models.runtimes.RuntimeLimits` as dicts), for
+    step 4."""
     runtimes: list[dict[str, Any]] = field(default_factory=list)
     """Runtime specs (:class:`~mlrelease.models.config.RuntimeSpec` as dicts) for steps 5-6."""
     runtime_plugins: list[str] = field(default_factory=list)
@@ -146,7 +147,7 @@ class ModelJob:
         return cls(**data)
 
 
-def load(path: Path) -> Manifest:
+def load(path: Path) -> ModelManifest:
     """Parse and validate a manifest file; errors name the file, key, expectation."""
     try:
         data = read_toml(path)
@@ -157,9 +158,9 @@ def load(path: Path) -> Manifest:
     return parse(data, source=str(path))
 
 
-def parse(data: dict[str, Any], *, source: str) -> Manifest:
+def parse(data: dict[str, Any], *, source: str) -> ModelManifest:
     """Validate parsed manifest data (see :func:`load`)."""
-    manifest = parse_section(Manifest, data, prefix="manifest", source=source)
+    manifest = parse_section(ModelManifest, data, prefix="manifest", source=source)
     for i, entry in enumerate(manifest.models):
         _check_entry(entry, i, manifest.defaults, source)
     _check_choices(
@@ -233,7 +234,7 @@ def discover_test_data(model: Path) -> list[Path]:
 
 
 def jobs(
-    manifest: Manifest,
+    manifest: ModelManifest,
     base: Path,
     *,
     submission: Path | None = None,

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from mlrelease.errors import UserError
-from mlrelease.models.runtimes import PROBE_FORMAT, Limits, Runtime, probe
+from mlrelease.models.runtimes import PROBE_FORMAT, Runtime, RuntimeLimits, probe
 
 
 def default_cache_dir(configured: str = "", root: Path | None = None) -> Path:
@@ -43,7 +43,7 @@ def cache_file(cache_dir: Path, runtime: Runtime) -> Path:
 
 def cached_probe(
     runtime: Runtime, cache_dir: Path, domains: Iterable[str] = (), *, refresh: bool = False
-) -> tuple[Limits, bool]:
+) -> tuple[RuntimeLimits, bool]:
     """Limits of ``runtime`` from the cache, probing (and caching) when absent or incomplete.
 
     Returns the limits and whether they came from the cache.
@@ -52,7 +52,7 @@ def cached_probe(
     wanted = set(domains)
     if not refresh and path.is_file():
         try:
-            limits = Limits.from_dict(json.loads(path.read_text(encoding="utf-8")))
+            limits = RuntimeLimits.from_dict(json.loads(path.read_text(encoding="utf-8")))
         except (ValueError, KeyError, TypeError):
             limits = None  # a corrupt cache entry is re-measured, not trusted
         if limits is not None and wanted <= set(limits.opsets):

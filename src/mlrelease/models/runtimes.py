@@ -231,7 +231,7 @@ def resolve(
 
 
 @dataclass
-class Limits:
+class RuntimeLimits:
     """What one runtime target really loads: IR range and opset range per domain."""
 
     runtime: str
@@ -268,7 +268,7 @@ class Limits:
         return data
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Limits:
+    def from_dict(cls, data: dict[str, Any]) -> RuntimeLimits:
         def pair(value: Any) -> tuple[int, int] | None:
             return (int(value[0]), int(value[1])) if value else None
 
@@ -316,7 +316,7 @@ BASELINE_OPSET = 7
 loads opset 7 (onnxruntime's oldest guaranteed one)."""
 
 
-def probe(runtime: Runtime, domains: Iterable[str] = ()) -> Limits:
+def probe(runtime: Runtime, domains: Iterable[str] = ()) -> RuntimeLimits:
     """Measure what ``runtime`` loads: the IR range, then the opset range of each domain.
 
     Domains probed: the default one, every domain the installed onnx knows, and ``domains``.
@@ -326,7 +326,7 @@ def probe(runtime: Runtime, domains: Iterable[str] = ()) -> Limits:
     known = known_domains()
     extra = getattr(runtime, "extra_domains", ())
     wanted = sorted({"", *known, *extra, *domains}, key=lambda d: (d != "", d))
-    limits = Limits(runtime.name, runtime.version, runtime.target, onnx.__version__, None)
+    limits = RuntimeLimits(runtime.name, runtime.version, runtime.target, onnx.__version__, None)
     loaded: list[int] = []
     for ir in range(3, onnx.IR_VERSION + 2):  # IR 3 introduced opset imports
         reason = _accepts(runtime, probe_model(ir, {"": BASELINE_OPSET}))
@@ -366,7 +366,7 @@ def probe(runtime: Runtime, domains: Iterable[str] = ()) -> Limits:
     return limits
 
 
-def describe(limits: Limits) -> list[str]:
+def describe(limits: RuntimeLimits) -> list[str]:
     """Human lines: IR range and opset range per domain."""
     lines = [f"IR {limits.ir[0]}-{limits.ir[1]}" if limits.ir else "IR: nothing loads"]
     for domain, bounds in limits.opsets.items():

@@ -54,7 +54,7 @@ __all__ = [
     "MAX_TENSOR_FILE_BYTES",
     "WALK",
     "Copied",
-    "Entry",
+    "FolderEntry",
     "Root",
     "UnsafeFile",
     "check",
@@ -75,7 +75,7 @@ MAX_TENSOR_FILE_BYTES = 2**31 - 1
 
 
 @dataclass(frozen=True)
-class Entry:
+class FolderEntry:
     """One name in a folder, seen without following it."""
 
     name: str
@@ -298,7 +298,7 @@ class Root:
             os.close(fd)
         return hasher.hexdigest()
 
-    def entries(self, folder: Path | str = ".", what: str = "folder") -> list[Entry]:
+    def entries(self, folder: Path | str = ".", what: str = "folder") -> list[FolderEntry]:
         """The names in a folder of the submission, each with its kind (links not followed)."""
         parts = self.parts(folder, what)
         if self.fd is None:
@@ -311,7 +311,7 @@ class Root:
             finally:
                 os.close(fd)  # scandir keeps its own duplicate
         with listing as found:
-            return sorted((Entry(e.name, _kind(e)) for e in found), key=lambda e: e.name)
+            return sorted((FolderEntry(e.name, _kind(e)) for e in found), key=lambda e: e.name)
 
 
 def _kind(entry: os.DirEntry[str]) -> str:

@@ -59,14 +59,14 @@ def limits_reported(job: ModelJob) -> dict[str, int]:
 
 
 def _death(finished: proc.Finished, job: ModelJob) -> str:
-    if finished.status is proc.Status.TIMEOUT and finished.killed:
+    if finished.status is proc.ChildStatus.TIMEOUT and finished.killed:
         return (
             f"time limit of {job.time_limit_s} s exceeded (tool.mlrelease.models.time-limit-s, "
             "or the total budget); the worker was killed"
         )
-    if finished.status is proc.Status.TIMEOUT:
+    if finished.status is proc.ChildStatus.TIMEOUT:
         return f"CPU time limit ({job.time_limit_s} s) exceeded; the worker was stopped by SIGXCPU"
-    if finished.status is proc.Status.OUT_OF_MEMORY:
+    if finished.status is proc.ChildStatus.OUT_OF_MEMORY:
         return (
             f"the worker was killed by SIGKILL (the system's out-of-memory killer, or "
             f"the memory limit of {job.memory_limit_mb} MB)"

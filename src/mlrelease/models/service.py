@@ -34,7 +34,7 @@ NEEDS_LIMITS = {"compat", "version_conversion"}
 class Probed:
     """The configured runtimes' probed limits, and those that could not be used."""
 
-    limits: list[runtimes.Limits] = field(default_factory=list)
+    limits: list[runtimes.RuntimeLimits] = field(default_factory=list)
     unavailable: list[runtimes.Unavailable] = field(default_factory=list)
     from_cache: dict[str, bool] = field(default_factory=dict)
 

@@ -143,7 +143,7 @@ def missing_outputs(job: ModelJob, root: Root | None = None) -> list[str]:
     return found
 
 
-def load_manifest(root: Root) -> tuple[manifest_mod.Manifest | None, str | None]:
+def load_manifest(root: Root) -> tuple[manifest_mod.ModelManifest | None, str | None]:
     """The submission's model.toml (None when absent), or the reason it is refused."""
     path = root.path / SUBMISSION_MANIFEST
     if not root.exists(SUBMISSION_MANIFEST):
@@ -215,7 +215,7 @@ def _inspect(root: Root, allow_missing_outputs: bool) -> Submission:
         sub.reasons.append(problem)
     if manifest is None:
         models = sorted(e.name for e in root.entries() if e.name.endswith(".onnx"))
-        manifest = manifest_mod.Manifest(models=[ModelEntry(path=name) for name in models])
+        manifest = manifest_mod.ModelManifest(models=[ModelEntry(path=name) for name in models])
     else:
         sub.checked.append(md_code(SUBMISSION_MANIFEST))
     if not manifest.models:

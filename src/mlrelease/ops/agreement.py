@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mlrelease.ops.policy import Policy
-from mlrelease.ops.verdicts import CaseResult, Verdict
+from mlrelease.ops.verdicts import CaseResult, ConformanceVerdict
 
 
 @dataclass(frozen=True)
@@ -114,7 +114,7 @@ def compare(
 ) -> dict[str, Any]:
     """Agreement on pass / not pass over the cases both ran, disagreements explained."""
     common = sorted(set(ours) & set(peer))
-    confusion: dict[str, Counter[str]] = {v.value: Counter() for v in Verdict}
+    confusion: dict[str, Counter[str]] = {v.value: Counter() for v in ConformanceVerdict}
     groups: dict[str, list[str]] = {}
     unexplained: list[dict[str, str]] = []
     for name in common:
@@ -193,8 +193,10 @@ def disagreements(index: Mapping[str, Any]) -> list[Disagreement]:
             label = f"{op.get('domain')} {op.get('op_type')}-{version.get('since_version')}"
             for group in ("cases", "expanded_cases"):
                 for case, row in sorted(version.get(group, {}).items()):
-                    passing = tuple(b for b, v in row.items() if v == Verdict.PASS.value)
-                    wrong = tuple(b for b, v in row.items() if v == Verdict.WRONG_RESULT.value)
+                    passing = tuple(b for b, v in row.items() if v == ConformanceVerdict.PASS.value)
+                    wrong = tuple(
+                        b for b, v in row.items() if v == ConformanceVerdict.WRONG_RESULT.value
+                    )
                     if passing and wrong:
                         found.append(Disagreement(case, label, passing, wrong))
     return found

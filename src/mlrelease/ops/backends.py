@@ -20,18 +20,18 @@ from mlrelease.edges import onnxruntime as ort
 from mlrelease.ops import environment
 from mlrelease.ops.compare import compare
 from mlrelease.ops.config import BackendConfig
-from mlrelease.ops.verdicts import CaseResult, Description, Verdict
+from mlrelease.ops.verdicts import CaseResult, ConformanceVerdict, Description
 from mlrelease.requirements import MissingDependency
 
 # Message rules, checked in order after the exception-type rules. They hold for onnxruntime
 # (C++ messages), the onnx reference evaluator and Python backends alike.
-MESSAGE_RULES: list[tuple[Verdict, re.Pattern[str]]] = [
+MESSAGE_RULES: list[tuple[ConformanceVerdict, re.Pattern[str]]] = [
     (
-        Verdict.IR_UNSUPPORTED,
+        ConformanceVerdict.IR_UNSUPPORTED,
         re.compile(r"unsupported model ir version|ir version \d+ is not supported", re.I),
     ),
     (
-        Verdict.OPSET_UNSUPPORTED,
+        ConformanceVerdict.OPSET_UNSUPPORTED,
         re.compile(
             r"official released onnx opset versions|opset \d+ is under development"
             r"|only released onnx opsets are supported|opset .* is not supported",
@@ -39,7 +39,7 @@ MESSAGE_RULES: list[tuple[Verdict, re.Pattern[str]]] = [
         ),
     ),
     (
-        Verdict.NOT_IMPLEMENTED,
+        ConformanceVerdict.NOT_IMPLEMENTED,
         re.compile(
             r"could not find an implementation|failed to find kernel"
             r"|is not a registered function/op"
@@ -52,7 +52,7 @@ MESSAGE_RULES: list[tuple[Verdict, re.Pattern[str]]] = [
 ]
 
 
-def classify(exc: BaseException) -> Verdict:
+def classify(exc: BaseException) -> ConformanceVerdict:
     """The verdict an exception from a backend stands for."""
     if isinstance(exc, (NotImplementedError, unittest.SkipTest)) or type(exc).__name__ in (
         "NotImplemented",
@@ -62,12 +62,12 @@ def classify(exc: BaseException) -> Verdict:
         for verdict, rule in MESSAGE_RULES[:2]:
             if rule.search(text):
                 return verdict
-        return Verdict.NOT_IMPLEMENTED
+        return ConformanceVerdict.NOT_IMPLEMENTED
     text = f"{type(exc).__name__}: {exc}"
     for verdict, rule in MESSAGE_RULES:
         if rule.search(text):
             return verdict
-    return Verdict.ERROR
+    return ConformanceVerdict.ERROR
 
 
 def first_line(exc: BaseException, limit: int = 300) -> str:
@@ -271,7 +271,7 @@ def restamp(model: bytes, ir_version: int) -> bytes:
 
 @dataclass
 class _Attempt:
-    verdict: Verdict
+    verdict: ConformanceVerdict
     message: str = ""
     max_abs_error: float | None = None
     max_rel_error: float | None = None
@@ -281,7 +281,7 @@ class _Attempt:
 def _failure(exc: BaseException) -> _Attempt:
     needs = environment.explain(exc)
     if needs:
-        return _Attempt(Verdict.ENVIRONMENT, needs)
+        return _Attempt(ConformanceVerdict.ENVIRONMENT, needs)
     return _Attempt(classify(exc), first_line(exc))
 
 
@@ -299,12 +299,14 @@ def _attempt(adapter: Adapter, model: bytes, case: Any, rtol: float, atol: float
         try:
             outcome = compare(expected, outputs, rtol, atol, values=not case.random_ops)
         except Exception as exc:  # outputs of a type the comparison cannot read
-            return _Attempt(Verdict.WRONG_RESULT, f"cannot compare the outputs: {first_line(exc)}")
+            return _Attempt(
+                ConformanceVerdict.WRONG_RESULT, f"cannot compare the outputs: {first_line(exc)}"
+            )
         message = outcome.message
         if outcome.ok and case.random_ops:
             message = f"values not compared: {', '.join(case.random_ops)} is random"
         attempt = _Attempt(
-            Verdict.PASS if outcome.ok else Verdict.WRONG_RESULT,
+            ConformanceVerdict.PASS if outcome.ok else ConformanceVerdict.WRONG_RESULT,
             message,
             outcome.max_abs_error,
             outcome.max_rel_error,
@@ -319,7 +321,7 @@ def _attempt(adapter: Adapter, model: bytes, case: Any, rtol: float, atol: float
             )
         ):
             worst = attempt
-    return worst or _Attempt(Verdict.ERROR, "the case has no data set")
+    return worst or _Attempt(ConformanceVerdict.ERROR, "the case has no data set")
 
 
 def run_case(adapter: Adapter, backend: str, case: Any, rtol: float, atol: float) -> CaseResult:
@@ -331,16 +333,16 @@ def run_case(adapter: Adapter, backend: str, case: Any, rtol: float, atol: float
     start = time.perf_counter()
     attempt = _attempt(adapter, case.model, case, rtol, atol)
     ir_version, restamped_from, ir_refused = case.ir_version, None, None
-    if attempt.verdict is Verdict.IR_UNSUPPORTED:
+    if attempt.verdict is ConformanceVerdict.IR_UNSUPPORTED:
         ir_refused = case.ir_version
         if case.min_ir_version < case.ir_version:
             restamped_from, ir_version = case.ir_version, case.min_ir_version
             attempt = _attempt(adapter, restamp(case.model, ir_version), case, rtol, atol)
-        if attempt.verdict is Verdict.IR_UNSUPPORTED:
+        if attempt.verdict is ConformanceVerdict.IR_UNSUPPORTED:
             ir_refused = ir_version  # the lowest IR the backend was seen to refuse
             opsets = ", ".join(f"{d} {v}" for d, v in sorted(case.opsets.items()))
             attempt = _Attempt(
-                Verdict.OPSET_UNSUPPORTED,
+                ConformanceVerdict.OPSET_UNSUPPORTED,
                 f"opsets {opsets} need IR {case.min_ir_version} or newer, which the backend "
                 f"refuses ({attempt.message})",
             )

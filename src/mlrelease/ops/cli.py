@@ -21,7 +21,7 @@ from mlrelease.ops import policy as policy_mod
 from mlrelease.ops import progress, service, source_cli, staleness
 from mlrelease.ops.cases import shard as take_shard
 from mlrelease.ops.config import OpsConfig
-from mlrelease.ops.verdicts import Verdict
+from mlrelease.ops.verdicts import ConformanceVerdict
 from mlrelease.terminal import make_console
 
 console = make_console()
@@ -82,7 +82,7 @@ def _report(outcome: service.ConformanceRun, policy: policy_mod.Policy, known_pa
         name: Counter(r.verdict for r in outcome.results if r.backend == name)
         for name in outcome.measured
     }
-    for verdict in Verdict:
+    for verdict in ConformanceVerdict:
         if any(counts[n][verdict] for n in outcome.measured):
             table.add_row(
                 f"[{progress.STYLES[verdict]}]{verdict.label}[/]",

@@ -18,7 +18,7 @@ import numpy as np
 
 
 @dataclass
-class Comparison:
+class OutputComparison:
     """The outcome of comparing all outputs of one run."""
 
     ok: bool = True
@@ -27,7 +27,7 @@ class Comparison:
     max_rel_error: float = 0.0
     tolerance_ratio: float = 0.0
 
-    def merge(self, other: Comparison) -> None:
+    def merge(self, other: OutputComparison) -> None:
         if self.ok and not other.ok:
             self.ok, self.message = False, other.message
         self.max_abs_error = max(self.max_abs_error, other.max_abs_error)
@@ -42,7 +42,7 @@ def compare(
     atol: float,
     *,
     values: bool = True,
-) -> Comparison:
+) -> OutputComparison:
     """Compare every output; the first mismatch names the output and what differs.
 
     With ``values=False`` only the structure is compared (count, sequences, shapes, dtypes): for
@@ -51,15 +51,15 @@ def compare(
     actual = list(actual) if isinstance(actual, (list, tuple)) else [actual]
     if len(actual) != len(expected):
         return _mismatch(f"{len(actual)} outputs, expected {len(expected)}")
-    result = Comparison()
+    result = OutputComparison()
     for i, (want, have) in enumerate(zip(expected, actual, strict=True)):
         result.merge(_compare_value(want, have, rtol, atol, f"output {i}", values))
     return result
 
 
-def _mismatch(message: str, inf: bool = True) -> Comparison:
+def _mismatch(message: str, inf: bool = True) -> OutputComparison:
     worst = math.inf if inf else 0.0
-    return Comparison(False, message, worst, worst, worst)
+    return OutputComparison(False, message, worst, worst, worst)
 
 
 def _compare_value(
@@ -69,17 +69,17 @@ def _compare_value(
     atol: float,
     where: str,
     values: bool,
-) -> Comparison:
+) -> OutputComparison:
     if want is None:
         if have is None:
-            return Comparison()
+            return OutputComparison()
         return _mismatch(f"{where}: got a value, expected an empty optional")
     if isinstance(want, (list, tuple)):
         if not isinstance(have, (list, tuple)):
             return _mismatch(f"{where}: got {type(have).__name__}, expected a sequence")
         if len(have) != len(want):
             return _mismatch(f"{where}: sequence of {len(have)}, expected {len(want)}")
-        result = Comparison()
+        result = OutputComparison()
         for j, (w, h) in enumerate(zip(want, have, strict=True)):
             result.merge(_compare_value(w, h, rtol, atol, f"{where}[{j}]", values))
         return result
@@ -95,18 +95,18 @@ def _compare_arrays(
     atol: float,
     where: str,
     values: bool,
-) -> Comparison:
+) -> OutputComparison:
     if want.shape != have.shape:
         return _mismatch(f"{where}: shape {have.shape}, expected {want.shape}")
     if not values:
         if have.dtype != want.dtype:
             return _mismatch(f"{where}: dtype {have.dtype}, expected {want.dtype}")
-        return Comparison()
+        return OutputComparison()
     if want.dtype == object or have.dtype == object or want.dtype.kind in "USb":
         if have.dtype != want.dtype and not (want.dtype == object or have.dtype == object):
             return _mismatch(f"{where}: dtype {have.dtype}, expected {want.dtype}")
         if np.array_equal(have, want):
-            return Comparison()
+            return OutputComparison()
         return _mismatch(f"{where}: values differ ({_first_differing_element(want, have)})")
     if have.dtype != want.dtype:
         return _mismatch(f"{where}: dtype {have.dtype}, expected {want.dtype}")
@@ -127,7 +127,7 @@ def _compare_arrays(
         rel = np.where(error == 0, 0.0, error / scale)
         budget = atol + rtol * scale
         ratio = np.where(error == 0, 0.0, error / budget)
-    result = Comparison(
+    result = OutputComparison(
         ok=bool(close.all()),
         max_abs_error=float(error.max(initial=0.0)),
         max_rel_error=float(np.nan_to_num(rel, nan=math.inf, posinf=math.inf).max(initial=0.0)),

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mlrelease.ops.cases import DEFAULT_DOMAIN, CaseSummary
-from mlrelease.ops.verdicts import CaseResult, Verdict, dominant
+from mlrelease.ops.verdicts import CaseResult, ConformanceVerdict, dominant
 
 SCHEMA = "mlrelease/supported-ops"
 SCHEMA_VERSION = 1
@@ -64,7 +64,7 @@ def build(
     defined: Iterable[OpVersion],
     cases: Iterable[CaseSummary],
     backends: Sequence[Mapping[str, Any]],
-    verdicts: Mapping[tuple[str, str], Verdict],
+    verdicts: Mapping[tuple[str, str], ConformanceVerdict],
     known: Callable[[str, str], bool],
     domains: Sequence[str] = (),
 ) -> dict[str, Any]:
@@ -93,14 +93,14 @@ def build(
         "generator": GENERATOR,
         "onnx": onnx_version,
         "case_sets": list(case_sets),
-        "verdicts": [v.value for v in Verdict],
+        "verdicts": [v.value for v in ConformanceVerdict],
         "backends": [dict(b) for b in backends],
         "totals": {
             b: {
                 "op_versions": {
                     k: totals[b]["op_versions"].get(k, 0) for k in ("pass", "fail", "no_test")
                 },
-                "cases": {v.value: totals[b]["cases"].get(v.value, 0) for v in Verdict},
+                "cases": {v.value: totals[b]["cases"].get(v.value, 0) for v in ConformanceVerdict},
             }
             for b in names
         },
@@ -156,7 +156,9 @@ def _version() -> dict[str, Any]:
 def _status(
     cases: Mapping[str, Mapping[str, str]], backend: str, known: Callable[[str, str], bool]
 ) -> dict[str, Any]:
-    verdicts = {name: Verdict(row[backend]) for name, row in cases.items() if backend in row}
+    verdicts = {
+        name: ConformanceVerdict(row[backend]) for name, row in cases.items() if backend in row
+    }
     if not verdicts:
         return {"status": "no_test"}
     passed = sum(v.ok for v in verdicts.values())
@@ -223,15 +225,15 @@ def loads(text: str, source: str) -> dict[str, Any]:
     return data
 
 
-def case_verdicts(index: Mapping[str, Any]) -> dict[tuple[str, str], Verdict]:
+def case_verdicts(index: Mapping[str, Any]) -> dict[tuple[str, str], ConformanceVerdict]:
     """(case, backend) -> verdict, for every case of the index, expanded ones included."""
-    out: dict[tuple[str, str], Verdict] = {}
+    out: dict[tuple[str, str], ConformanceVerdict] = {}
     for op in index.get("ops", []):
         for version in op["versions"]:
             for group in ("cases", "expanded_cases"):
                 for name, row in version.get(group, {}).items():
                     for backend, verdict in row.items():
-                        out[(name, backend)] = Verdict(verdict)
+                        out[(name, backend)] = ConformanceVerdict(verdict)
     return out
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mlrelease.edges.proc import Limits, Status, python_module, run
+from mlrelease.edges.proc import ChildStatus, Limits, python_module, run
 from mlrelease.errors import UserError
 from mlrelease.markdown import table
 from mlrelease.ops.config import SOURCE_SPEC
@@ -24,7 +24,7 @@ LIMITS = Limits(wall_s=300, memory_mb=8192)
 
 
 @dataclass(frozen=True)
-class Row:
+class OperatorRow:
     """One operator of the index."""
 
     operator: str
@@ -36,7 +36,7 @@ class Row:
 class Collected:
     """What a source yielded: the valid rows and a verdict for each bad one."""
 
-    rows: list[Row] = field(default_factory=list)
+    rows: list[OperatorRow] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
 
@@ -75,7 +75,7 @@ def validate(raw: Sequence[Any], source: str) -> Collected:
             out.problems.append(f"{where}: operator {operator!r} is listed twice")
         else:
             seen.add(operator)
-            out.rows.append(Row(operator, status, notes[0] if notes else ""))
+            out.rows.append(OperatorRow(operator, status, notes[0] if notes else ""))
     return out
 
 
@@ -95,7 +95,7 @@ def collect(
         python_module("mlrelease.ops.plugin_worker", source, *paths), limits=limits, cwd=root
     )
     log = done.stderr.decode("utf-8", "replace").strip().splitlines()[-3:]
-    if done.status is not Status.OK or done.returncode != 0:
+    if done.status is not ChildStatus.OK or done.returncode != 0:
         why = done.reason or f"exit {done.returncode}"
         tail = f" Its last output: {' | '.join(log)}" if log else ""
         raise UserError(f"index source {source}: {why}.{tail}")
@@ -113,7 +113,7 @@ def collect(
     return validate(answer["rows"], source)
 
 
-def page(rows: Sequence[Row], title: str, source: str) -> str:
+def page(rows: Sequence[OperatorRow], title: str, source: str) -> str:
     """The index page: one line per operator, sorted, with the counts per status."""
     counts: dict[str, int] = {}
     for row in rows:

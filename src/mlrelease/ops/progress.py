@@ -10,18 +10,18 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from mlrelease.ops.config import BackendConfig
-from mlrelease.ops.verdicts import CaseResult, Verdict
+from mlrelease.ops.verdicts import CaseResult, ConformanceVerdict
 
 STYLES = {  # the console style of each verdict
-    Verdict.PASS: "green",
-    Verdict.WRONG_RESULT: "bold red",
-    Verdict.NOT_IMPLEMENTED: "yellow",
-    Verdict.OPSET_UNSUPPORTED: "cyan",
-    Verdict.IR_UNSUPPORTED: "cyan",
-    Verdict.CRASH: "bold magenta",
-    Verdict.TIMEOUT: "magenta",
-    Verdict.ERROR: "red",
-    Verdict.ENVIRONMENT: "dim",
+    ConformanceVerdict.PASS: "green",
+    ConformanceVerdict.WRONG_RESULT: "bold red",
+    ConformanceVerdict.NOT_IMPLEMENTED: "yellow",
+    ConformanceVerdict.OPSET_UNSUPPORTED: "cyan",
+    ConformanceVerdict.IR_UNSUPPORTED: "cyan",
+    ConformanceVerdict.CRASH: "bold magenta",
+    ConformanceVerdict.TIMEOUT: "magenta",
+    ConformanceVerdict.ERROR: "red",
+    ConformanceVerdict.ENVIRONMENT: "dim",
 }
 
 
@@ -31,7 +31,7 @@ class Display:
     def __init__(self, progress: Progress) -> None:
         self.progress = progress
         self.tasks: dict[str, Any] = {}
-        self.counts: dict[str, Counter[Verdict]] = {}
+        self.counts: dict[str, Counter[ConformanceVerdict]] = {}
 
     def start(self, backends: list[BackendConfig], cases: int) -> None:
         for backend in backends:
@@ -41,7 +41,9 @@ class Display:
     def result(self, result: CaseResult) -> None:
         counts = self.counts[result.backend]
         counts[result.verdict] += 1
-        text = " ".join(f"[{STYLES[v]}]{v.label} {counts[v]}[/]" for v in Verdict if counts[v])
+        text = " ".join(
+            f"[{STYLES[v]}]{v.label} {counts[v]}[/]" for v in ConformanceVerdict if counts[v]
+        )
         self.progress.update(self.tasks[result.backend], advance=1, counts=text)
 
 

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mlrelease import markdown
-from mlrelease.ops.verdicts import Verdict
+from mlrelease.ops.verdicts import ConformanceVerdict
 
 PASS, FAIL, NO_TEST = "✅", "❌", "—"
 
@@ -21,7 +21,7 @@ def _cell(status: Mapping[str, Any]) -> str:
     counts = f"{status['passed']}/{status['total']}"
     if status["status"] == "pass":
         return f"{PASS} {counts}"
-    text = f"{FAIL} {Verdict(status['reason']).label} {counts}"
+    text = f"{FAIL} {ConformanceVerdict(status['reason']).label} {counts}"
     if status.get("known"):
         text += (
             " (known)"
@@ -112,7 +112,8 @@ def _verdicts(index: Mapping[str, Any]) -> list[str]:
         "",
     ]
     verdict_rows = [
-        [v.label] + [index["totals"][b]["cases"][v.value] for b in backends] for v in Verdict
+        [v.label] + [index["totals"][b]["cases"][v.value] for b in backends]
+        for v in ConformanceVerdict
     ]
     return out + _table(
         ["verdict", *(f"`{b}`" for b in backends)], ["---"] + ["---:"] * len(backends), verdict_rows
@@ -192,7 +193,7 @@ def _benchmark(bench: Mapping[str, Any]) -> list[str]:
     if confusion:
         peer_outcomes = sorted({k for row in confusion.values() for k in row})
         rows = [
-            [Verdict(v).label, *(row.get(p, 0) for p in peer_outcomes)]
+            [ConformanceVerdict(v).label, *(row.get(p, 0) for p in peer_outcomes)]
             for v, row in confusion.items()
         ]
         out += _table(

@@ -24,7 +24,7 @@ from mlrelease.errors import UserError
 from mlrelease.ops import protocol
 from mlrelease.ops.cases import Case
 from mlrelease.ops.config import BackendConfig
-from mlrelease.ops.verdicts import CaseResult, Description, Verdict
+from mlrelease.ops.verdicts import CaseResult, ConformanceVerdict, Description
 
 WORKER_ENV = {
     # Workers run side by side: native thread pools would only fight over the same cores.
@@ -270,7 +270,7 @@ class Pool:
             self._retire(worker, kill=True)
             result = self._failed(
                 tasks[index],
-                Verdict.TIMEOUT,
+                ConformanceVerdict.TIMEOUT,
                 f"ran past the {self.timeout_s:g} s limit; the worker was killed",
                 now - worker.started,
             )
@@ -296,7 +296,7 @@ class Pool:
         code = worker.process.returncode
         result = self._failed(
             tasks[index],
-            Verdict.CRASH,
+            ConformanceVerdict.CRASH,
             f"the worker process died ({describe_exit(code)}); log: {log_tail(worker.log, 3)}",
             time.monotonic() - started,
         )
@@ -305,7 +305,9 @@ class Pool:
             on_result(result)
         return 1
 
-    def _failed(self, task: Task, verdict: Verdict, message: str, duration: float) -> CaseResult:
+    def _failed(
+        self, task: Task, verdict: ConformanceVerdict, message: str, duration: float
+    ) -> CaseResult:
         return CaseResult(
             case=task.case.name,
             backend=self.backends[task.backend_index].name,

@@ -21,7 +21,7 @@ from mlrelease.ops import policy as policy_mod
 from mlrelease.ops.cases import Case, CaseSummary
 from mlrelease.ops.config import BackendConfig, OpsConfig
 from mlrelease.ops.runner import Pool, Task
-from mlrelease.ops.verdicts import CaseResult, Description, Verdict
+from mlrelease.ops.verdicts import CaseResult, ConformanceVerdict, Description
 from mlrelease.requirements import MissingDependency
 
 RESULTS_SCHEMA = "mlrelease/conformance-results"
@@ -86,7 +86,7 @@ class ConformanceRun:
     @property
     def not_measured(self) -> list[CaseResult]:
         """Cases the machine could not run (verdict ``environment``): never index changes."""
-        return [r for r in self.results if r.verdict is Verdict.ENVIRONMENT]
+        return [r for r in self.results if r.verdict is ConformanceVerdict.ENVIRONMENT]
 
     def environment_notes(self) -> list[str]:
         """One line per thing the machine lacked: provided, or not measured and how to fix."""
@@ -259,7 +259,7 @@ def build_index(
     """The index of a run. Backends that did not run here (no device, ``--backend``) keep
     their column from the committed index, so one machine never erases another's results."""
     carried = committed and index_mod.case_verdicts(committed)
-    verdicts: dict[tuple[str, str], Verdict] = {
+    verdicts: dict[tuple[str, str], ConformanceVerdict] = {
         (r.case, r.backend): r.verdict for r in outcome.results
     }
     for result in outcome.not_measured:  # the machine's gap is no change of the backend

@@ -20,14 +20,14 @@ from mlrelease.errors import UserError
 from mlrelease.ops import diff as diff_mod
 from mlrelease.ops import plugin
 from mlrelease.ops.config import OpsConfig
-from mlrelease.ops.plugin import Row
+from mlrelease.ops.plugin import OperatorRow
 
 SCHEMA = "mlrelease-ops-source-index"
 SCHEMA_VERSION = 1
 TITLE = "Supported operators"
 
 
-def build(rows: list[Row], source: str) -> dict[str, Any]:
+def build(rows: list[OperatorRow], source: str) -> dict[str, Any]:
     """The index: operator -> status and notes, and the source it came from."""
     return {
         "schema": SCHEMA,
@@ -62,9 +62,9 @@ def loads(text: str, source: str) -> dict[str, Any]:
     return data
 
 
-def rows_of(index: dict[str, Any]) -> list[Row]:
+def rows_of(index: dict[str, Any]) -> list[OperatorRow]:
     return [
-        Row(op, str(entry.get("status", "")), str(entry.get("notes", "")))
+        OperatorRow(op, str(entry.get("status", "")), str(entry.get("notes", "")))
         for op, entry in sorted(index["operators"].items())
     ]
 

@@ -21,7 +21,7 @@ class Description:
     """Why it is not available (the run skips it)."""
 
 
-class Verdict(str, enum.Enum):
+class ConformanceVerdict(str, enum.Enum):
     """What running one case on one backend showed."""
 
     PASS = "pass"
@@ -40,23 +40,23 @@ class Verdict(str, enum.Enum):
 
     @property
     def ok(self) -> bool:
-        return self is Verdict.PASS
+        return self is ConformanceVerdict.PASS
 
 
 SEVERITY = [
-    Verdict.CRASH,
-    Verdict.TIMEOUT,
-    Verdict.WRONG_RESULT,
-    Verdict.ERROR,
-    Verdict.NOT_IMPLEMENTED,
-    Verdict.OPSET_UNSUPPORTED,
-    Verdict.IR_UNSUPPORTED,
-    Verdict.ENVIRONMENT,
+    ConformanceVerdict.CRASH,
+    ConformanceVerdict.TIMEOUT,
+    ConformanceVerdict.WRONG_RESULT,
+    ConformanceVerdict.ERROR,
+    ConformanceVerdict.NOT_IMPLEMENTED,
+    ConformanceVerdict.OPSET_UNSUPPORTED,
+    ConformanceVerdict.IR_UNSUPPORTED,
+    ConformanceVerdict.ENVIRONMENT,
 ]
 """Failure verdicts, most severe first: breaks ties when choosing the dominant reason."""
 
 
-def dominant(verdicts: Iterable[Verdict]) -> Verdict | None:
+def dominant(verdicts: Iterable[ConformanceVerdict]) -> ConformanceVerdict | None:
     """The most frequent failure verdict (ties: the more severe); None when all passed."""
     counts = Counter(v for v in verdicts if not v.ok)
     if not counts:
@@ -70,7 +70,7 @@ class CaseResult:
 
     case: str
     backend: str
-    verdict: Verdict
+    verdict: ConformanceVerdict
     message: str = ""
     """The error, or which output differs and by how much; empty on a pass."""
     max_abs_error: float | None = None
@@ -89,7 +89,10 @@ class CaseResult:
     @property
     def ir_loaded(self) -> int | None:
         """The IR version the backend loaded the case at, when it did."""
-        if self.ir_version is None or self.verdict in (Verdict.CRASH, Verdict.TIMEOUT):
+        if self.ir_version is None or self.verdict in (
+            ConformanceVerdict.CRASH,
+            ConformanceVerdict.TIMEOUT,
+        ):
             return None
         if self.ir_refused is not None and self.ir_refused <= self.ir_version:
             return None
@@ -102,4 +105,4 @@ class CaseResult:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> CaseResult:
-        return cls(**{**data, "verdict": Verdict(data["verdict"])})
+        return cls(**{**data, "verdict": ConformanceVerdict(data["verdict"])})

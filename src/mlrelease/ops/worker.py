@@ -25,7 +25,7 @@ def main() -> int:
 
     from mlrelease.ops import backends
     from mlrelease.ops.config import BackendConfig
-    from mlrelease.ops.verdicts import CaseResult, Verdict
+    from mlrelease.ops.verdicts import CaseResult, ConformanceVerdict
 
     specs: list[BackendConfig] = []
     adapters: dict[int, Any] = {}
@@ -53,7 +53,7 @@ def main() -> int:
                 result = CaseResult(
                     case.name,
                     spec.name,
-                    Verdict.ERROR,
+                    ConformanceVerdict.ERROR,
                     f"cannot load the backend: {backends.first_line(exc)}",
                 )
             else:

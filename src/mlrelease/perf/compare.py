@@ -48,7 +48,7 @@ MIN_ROUNDS = verdicts.MIN_ROUNDS
 
 
 @dataclass(frozen=True)
-class Verdict:
+class RowVerdict:
     """The comparison of one combination."""
 
     key: str
@@ -74,7 +74,7 @@ class Verdict:
 class Comparison:
     """All verdicts, and what was compared."""
 
-    verdicts: list[Verdict]
+    verdicts: list[RowVerdict]
     timing: bool
     note: str = ""
     notes: list[str] = field(default_factory=list)
@@ -83,7 +83,7 @@ class Comparison:
     """The baseline compared with (set by the session, for plots)."""
 
     @property
-    def failed(self) -> list[Verdict]:
+    def failed(self) -> list[RowVerdict]:
         return [v for v in self.verdicts if v.fails]
 
     @property
@@ -91,15 +91,15 @@ class Comparison:
         return not self.failed
 
     @property
-    def timed(self) -> list[Verdict]:
+    def timed(self) -> list[RowVerdict]:
         return [v for v in self.verdicts if v.timed]
 
     @property
-    def untimed(self) -> list[Verdict]:
+    def untimed(self) -> list[RowVerdict]:
         return [v for v in self.verdicts if not v.timed and v.kind not in {"dropped_row"}]
 
     @property
-    def blind(self) -> list[Verdict]:
+    def blind(self) -> list[RowVerdict]:
         """Rows that should have been timed and were not (never passed on timing)."""
         return [v for v in self.verdicts if v.timing == INCONCLUSIVE]
 
@@ -167,44 +167,44 @@ def samples_of(key: str, base: Row, cand: Row, base_clock: str, cand_clock: str)
     return out
 
 
-def _timing_verdict(key: str, tests: Sequence[Test], ratio: float | None) -> Verdict:
+def _timing_verdict(key: str, tests: Sequence[Test], ratio: float | None) -> RowVerdict:
     if not tests:
-        return Verdict(key, NOT_MEASURED, "no clock recorded on both sides")
+        return RowVerdict(key, NOT_MEASURED, "no clock recorded on both sides")
     word = verdicts.gate_verdict(tests)
     parts = [f"{t.clock}: {t.verdict.replace('_', ' ')} {t.interval()} {t.reason}" for t in tests]
     message = "; ".join(p.replace("  ", " ") for p in parts)
     if word == NOT_MEASURED and ratio is not None:
         message = f"median x{ratio:.3f}, not gated: " + message
-    return Verdict(key, word, message, tuple(tests))
+    return RowVerdict(key, word, message, tuple(tests))
 
 
-def _status(row: Row, base: Row | None, timing: bool) -> Verdict | None:
+def _status(row: Row, base: Row | None, timing: bool) -> RowVerdict | None:
     """The status verdict of one row; None for a row ``ok`` on both sides (timing alone)."""
     key = row.key
     if row.failing:
         if base is not None and base.failing:
-            return Verdict(key, "known_failure", f"{row.status} (baseline: {base.status})")
+            return RowVerdict(key, "known_failure", f"{row.status} (baseline: {base.status})")
         was = f"baseline: {base.status}" if base else "no baseline row"
-        return Verdict(key, "new_failure", f"{row.status} ({was}): {_last_line(row.error)}")
+        return RowVerdict(key, "new_failure", f"{row.status} ({was}): {_last_line(row.error)}")
     if row.status == UNAVAILABLE:
         was = f" (baseline: {base.status})" if base is not None else ""
-        return Verdict(
+        return RowVerdict(
             key, NOT_MEASURED, f"not measured here, an environment gap{was}: {row.error}"
         )
     if row.status != OK:
-        return Verdict(key, row.status, row.error)
+        return RowVerdict(key, row.status, row.error)
     if base is None:
-        return Verdict(key, "new_row", "ok; no baseline row, nothing to time against")
+        return RowVerdict(key, "new_row", "ok; no baseline row, nothing to time against")
     if base.status in FAILING:
-        return Verdict(key, "fixed", f"ok now; baseline: {base.status}")
+        return RowVerdict(key, "fixed", f"ok now; baseline: {base.status}")
     if base.status != OK:
-        return Verdict(key, NOT_MEASURED, f"ok; baseline: {base.status}")
+        return RowVerdict(key, NOT_MEASURED, f"ok; baseline: {base.status}")
     if not timing:
-        return Verdict(key, NOT_MEASURED, "ok; timings not compared (see the note)")
+        return RowVerdict(key, NOT_MEASURED, "ok; timings not compared (see the note)")
     return None
 
 
-def _untimed(status: Verdict, row: Row, base: Row | None) -> Verdict:
+def _untimed(status: RowVerdict, row: Row, base: Row | None) -> RowVerdict:
     """A known failure that is not timed on both sides: never passed on timing."""
     if status.kind != "known_failure" or base is None:
         return status
@@ -215,13 +215,13 @@ def _untimed(status: Verdict, row: Row, base: Row | None) -> Verdict:
     )
 
 
-def _beside(status: Verdict | None, timed: Verdict) -> Verdict:
+def _beside(status: RowVerdict | None, timed: RowVerdict) -> RowVerdict:
     """A timed row's verdict with its status beside: a new failure still fails."""
     if status is None or status.kind in TIMING_KINDS:
         return timed
     kind = status.kind if status.fails else timed.kind
     message = f"{status.kind.replace('_', ' ')}: {status.message}; timing: {timed.message}"
-    return Verdict(timed.key, kind, message, timed.tests)
+    return RowVerdict(timed.key, kind, message, timed.tests)
 
 
 def compare(
@@ -240,7 +240,7 @@ def compare(
     compares statuses only (a baseline of another device class). ``looks``: the planned looks
     of an adaptive run (the error rate is split over them).
     """
-    status: dict[str, Verdict | None] = {}
+    status: dict[str, RowVerdict | None] = {}
     timed_rows: list[tuple[str, Row, Row]] = []
     base_rows = {r.key: r for r in baseline.rows} if baseline else {}
     for row in current.rows:
@@ -267,7 +267,7 @@ def compare(
     for key, base in base_rows.items():
         if key not in current_keys:
             ordered.append(
-                Verdict(key, "dropped_row", f"in the baseline ({base.status}), not in this run")
+                RowVerdict(key, "dropped_row", f"in the baseline ({base.status}), not in this run")
             )
     return Comparison(ordered, timing=timing, note=note, family=family)
 

@@ -61,7 +61,7 @@ class CudaEvents:
 
 
 @dataclass
-class Job:
+class RunnerSpec:
     """What a framework needs to build a runner."""
 
     device: str
@@ -147,7 +147,7 @@ def unavailable(framework: str, device: str) -> str | None:
 # --- PyTorch -----------------------------------------------------------------------------------
 
 
-def _compiled(job: Job, module: Any, compile_with: str, tensors: list[Any]) -> Any:
+def _compiled(job: RunnerSpec, module: Any, compile_with: str, tensors: list[Any]) -> Any:
     """The module compiled by ``compile_with``: torch.compile once per worker (a static graph
     per batch size, kept in its caches), Torch-TensorRT per batch (its engine is static)."""
     import torch
@@ -168,7 +168,7 @@ def _compiled(job: Job, module: Any, compile_with: str, tensors: list[Any]) -> A
     )
 
 
-def _torch_runner(job: Job, compile_with: str | None) -> Runner:
+def _torch_runner(job: RunnerSpec, compile_with: str | None) -> Runner:
     import torch
 
     torch_device = torch.device("cuda" if job.device == "cuda" else "cpu")
@@ -222,7 +222,7 @@ def _session_options(threads: int) -> ort.Options:
     )
 
 
-def _ort_cpu_runner(job: Job) -> Runner:
+def _ort_cpu_runner(job: RunnerSpec) -> Runner:
     session = ort.session(job.onnx_path, [ort.CPU], options=_session_options(job.threads))
     feeds = dict(job.inputs)
     names = [o.name for o in session.get_outputs()]
@@ -245,7 +245,7 @@ def _ort_cpu_runner(job: Job) -> Runner:
     )
 
 
-def _tensorrt_options(job: Job, input_names: list[str]) -> dict[str, Any]:
+def _tensorrt_options(job: RunnerSpec, input_names: list[str]) -> dict[str, Any]:
     """The TensorRT provider's options: this batch's shapes, the engine cache, the policy."""
     shapes = ",".join(
         f"{name}:{'x'.join(map(str, job.inputs[name].shape))}" for name in input_names
@@ -264,7 +264,7 @@ def _tensorrt_options(job: Job, input_names: list[str]) -> dict[str, Any]:
     }
 
 
-def _ort_gpu_runner(job: Job, tensorrt: bool) -> Runner:
+def _ort_gpu_runner(job: RunnerSpec, tensorrt: bool) -> Runner:
     wanted = ort.TENSORRT if tensorrt else ort.CUDA
     input_names, output_names = ort.io_names(job.onnx_path)
     providers: list[ort.Provider] = [
@@ -300,7 +300,7 @@ def _ort_gpu_runner(job: Job, tensorrt: bool) -> Runner:
     )
 
 
-def build_runner(framework: str, job: Job) -> Runner:
+def build_runner(framework: str, job: RunnerSpec) -> Runner:
     """Build ``framework``'s runner for ``job`` (the timed build step of a combination)."""
     if framework == "pytorch":
         return _torch_runner(job, None)

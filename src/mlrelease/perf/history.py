@@ -92,7 +92,7 @@ class Point:
 
 
 @dataclass(frozen=True)
-class Step:
+class Shift:
     """A shift in a row's series: ``commit`` is the first commit after it."""
 
     key: str
@@ -121,13 +121,13 @@ def steps(
     key: str = "",
     clock: str = "",
     min_segment: int = 2,
-) -> list[Step]:
+) -> list[Shift]:
     """Shifts of a series by binary segmentation (log scale): the split that leaves the least
     squared deviation within its two segments is a step when their medians differ by at least
     ``threshold`` and the segments differ (one-sided Mann-Whitney U at ``alpha`` with 3+ points
     a side; all points of one beyond all of the other with 2); then each segment is searched
     again."""
-    found: list[Step] = []
+    found: list[Shift] = []
 
     def sse(values: list[float]) -> float:
         mean = statistics.fmean(values)
@@ -150,7 +150,7 @@ def steps(
         elif not (min(after) > max(before) if best > 0 else max(after) < min(before)):
             return
         search(lo, lo + best_at)
-        found.append(Step(key, clock, points[lo + best_at].commit, lo + best_at, math.exp(best)))
+        found.append(Shift(key, clock, points[lo + best_at].commit, lo + best_at, math.exp(best)))
         search(lo + best_at, hi)
 
     search(0, len(points))

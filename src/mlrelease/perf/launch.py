@@ -133,7 +133,7 @@ class Worker:
             return WorkerReply(json.loads(result_path.read_text(encoding="utf-8")))
         tail = excerpt(log_path.read_text(encoding="utf-8", errors="replace"))
         partial = _partial(result_path)
-        if isolation.classify(code, killed=False)[0] is isolation.Status.OUT_OF_MEMORY:
+        if isolation.classify(code, killed=False)[0] is isolation.ChildStatus.OUT_OF_MEMORY:
             return WorkerReply(
                 None,
                 OOM,

@@ -83,7 +83,7 @@ def execute(
         MofNCompleteColumn(),
         TimeElapsedColumn(),
     )
-    budget = Budget(time.perf_counter())
+    budget = TimeBudget(time.perf_counter())
     with Progress(*columns, console=console, transient=False) as progress:
         bar = progress.add_task("perf", total=total)
         for model, shape, ref in groups:
@@ -207,11 +207,11 @@ def _run_group(
     progress: Progress,
     bar: Any,
     family_size: int,
-    budget: Budget,
+    budget: TimeBudget,
 ) -> None:
     """Run (rounds of) every combination of one model and shape: per framework and round, one
     worker of each build serves every batch size, the builds interleaving; with
-    ``max_rounds``, add rounds until the rows' tests are conclusive (see :class:`Budget`)."""
+    ``max_rounds``, add rounds until the rows' tests are conclusive (see :class:`TimeBudget`)."""
     names = list(workers)
     mine = {
         name: [
@@ -260,7 +260,7 @@ def _run_group(
 
 
 @dataclass
-class Budget:
+class TimeBudget:
     """When the run started: an adaptive run adds rounds while its budget lasts."""
 
     started: float

@@ -175,7 +175,7 @@ def _job(
     # and its reference output the batch-1 reference repeated, so one reference serves all.
     inputs = {k: np.ascontiguousarray(np.repeat(v, batch, axis=0)) for k, v in sample.items()}
     expected = np.repeat(expected, batch, axis=0)
-    job = frameworks.Job(
+    job = frameworks.RunnerSpec(
         device=task["device"],
         threads=int(task["threads"]),
         inputs=inputs,

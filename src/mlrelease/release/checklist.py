@@ -54,7 +54,7 @@ def _check_ids(steps: list[ChecklistStep], source: str) -> None:
 
 
 @dataclass
-class Runner:
+class ChecklistWalker:
     """Walks the checklist of one version."""
 
     config: Config
@@ -294,6 +294,6 @@ def run_checklist(
     out: Callable[[str], None],
     reason: str = "",
 ) -> int:
-    return Runner(config, parse_release(version), out).run(
+    return ChecklistWalker(config, parse_release(version), out).run(
         execute=execute, confirm=confirm, redo=redo, reason=reason
     )

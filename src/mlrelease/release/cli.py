@@ -31,8 +31,8 @@ def _say(text: str) -> None:
     console.print(text, soft_wrap=True)
 
 
-def _candidate(args: argparse.Namespace) -> service.Candidate:
-    return service.Candidate(
+def _candidate(args: argparse.Namespace) -> service.RcChoice:
+    return service.RcChoice(
         rc=args.rc,
         version=getattr(args, "version", None),
         report=getattr(args, "report", None),

@@ -104,7 +104,7 @@ def picks_plan(
 
 
 @dataclasses.dataclass(frozen=True)
-class Candidate:
+class RcChoice:
     """Which RC a promotion verb is about, and where its facts come from."""
 
     rc: str | None = None
@@ -115,7 +115,7 @@ class Candidate:
 
 def promote_plan(
     config: Config,
-    asked: Candidate,
+    asked: RcChoice,
     *,
     push: bool,
     publish: bool,
@@ -143,9 +143,7 @@ def promote_plan(
     return promoted.plan
 
 
-def publish_plan(
-    config: Config, asked: Candidate, channel: str, repository_url: str | None
-) -> Plan:
+def publish_plan(config: Config, asked: RcChoice, channel: str, repository_url: str | None) -> Plan:
     """``release publish``: the RC's bound files to the release index, or to the RC channel."""
     if channel not in publish.CHANNELS:
         raise UserError(
@@ -156,6 +154,6 @@ def publish_plan(
     return publish.plan_publish(world, config, channel, url)
 
 
-def bind_plan(config: Config, asked: Candidate, push: bool) -> Plan:
+def bind_plan(config: Config, asked: RcChoice, push: bool) -> Plan:
     world = reader.read(config, asks.Release(**dataclasses.asdict(asked)))
     return bind.plan_bind(world, config, push)

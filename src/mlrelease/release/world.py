@@ -187,7 +187,7 @@ class Index:
 
 
 @dataclass(frozen=True)
-class Verdict:
+class RcVerdict:
     """The RC's release_verify report and what it must be bound to (invariant (b))."""
 
     path: str
@@ -207,7 +207,7 @@ class PromoteFacts:
     """What bind, publish and promote decide on beside the refs: the RC's verdict, the
     manifests bound to it (blob SHA -> text), the artifacts offered, the store and the index."""
 
-    verdict: Verdict | None = None
+    verdict: RcVerdict | None = None
     blobs: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     """blob SHA -> (the SHA-256 of its bytes, its text) of the manifests bound to the RC."""
     folder: str = "dist"

@@ -32,7 +32,7 @@ SUMS_LINE = re.compile(r"^(?P<digest>[0-9a-f]{64}) [ *](?P<name>[^/\\]+)$")
 
 
 @dataclass(frozen=True)
-class Finding:
+class FileProblem:
     """One problem with one file: reports name the file first."""
 
     file: str
@@ -122,7 +122,7 @@ def members(artifact: Artifact) -> list[str]:
     return [n.split("/", 1)[1] for n in names if "/" in n]
 
 
-def check_archive(artifact: Artifact) -> list[Finding]:
+def check_archive(artifact: Artifact) -> list[FileProblem]:
     """The file must open as what its name says (a wheel is a zip archive, an sdist a gzipped
     tar): a truncated download or an HTML error page saved as ``.whl`` is a finding naming the
     file, read no further."""
@@ -136,7 +136,7 @@ def check_archive(artifact: Artifact) -> list[Finding]:
     except (OSError, EOFError, zipfile.BadZipFile, tarfile.TarError) as exc:
         what = "a zip archive (a wheel)" if artifact.kind == "wheel" else "a gzipped tar (an sdist)"
         return [
-            Finding(
+            FileProblem(
                 artifact.filename,
                 f"not {what}: {exc}. Rebuild or re-download it, or remove it from its folder.",
             )
@@ -150,20 +150,20 @@ def missing(names: Iterable[str], patterns: Sequence[str]) -> list[str]:
     return [p for p in patterns if not fnmatch.filter(names, p)]
 
 
-def check_identity(artifact: Artifact, name: str, version: str) -> list[Finding]:
+def check_identity(artifact: Artifact, name: str, version: str) -> list[FileProblem]:
     """The file name must carry the project's name and exactly the expected version."""
     findings = []
     expected = canonicalize_name(name)
     if artifact.name != expected:
         findings.append(
-            Finding(
+            FileProblem(
                 artifact.filename,
                 f"distribution name `{artifact.name}` is not the project's `{expected}`",
             )
         )
     if artifact.version != Version(version) or str(artifact.version) != version:
         findings.append(
-            Finding(
+            FileProblem(
                 artifact.filename,
                 f"version in the file name is `{artifact.version}`, expected `{version}`",
             )
@@ -196,20 +196,20 @@ def metadata_version(artifact: Artifact) -> str | None:
     return str(found) if found else None
 
 
-def check_metadata(artifact: Artifact, version: str) -> list[Finding]:
+def check_metadata(artifact: Artifact, version: str) -> list[FileProblem]:
     """The artifact's metadata must carry exactly ``version``: a build that took its version
     from a tag (``version-source = "tag"``) but not into the metadata fails here."""
     found = metadata_version(artifact)
     where = "*.dist-info/METADATA" if artifact.kind == "wheel" else "PKG-INFO"
     if found is None:
-        return [Finding(artifact.filename, f"no Version in its {where}")]
+        return [FileProblem(artifact.filename, f"no Version in its {where}")]
     try:
         same = Version(found) == Version(version)
     except InvalidVersion:
         same = found == version
     if not same:
         return [
-            Finding(
+            FileProblem(
                 artifact.filename,
                 f"its {where} says Version: {found}, expected {version} (the release tag's)",
             )
@@ -248,16 +248,18 @@ def read_sums(path: Path) -> dict[str, str]:
     return entries
 
 
-def verify_sums(folder: Path) -> list[Finding]:
+def verify_sums(folder: Path) -> list[FileProblem]:
     """Every file of ``folder`` is listed in its SHA256SUMS with the right digest, and every
     listed file is there. Hidden files (a download tool's leftovers) are not artifacts."""
     sums = folder / SUMS
     if not sums.is_file():
-        return [Finding(SUMS, f"missing from {folder}: nothing to verify the artifacts against")]
+        return [
+            FileProblem(SUMS, f"missing from {folder}: nothing to verify the artifacts against")
+        ]
     try:
         listed = read_sums(sums)
     except ValueError as exc:
-        return [Finding(SUMS, str(exc))]
+        return [FileProblem(SUMS, str(exc))]
     present = {
         p.name: p
         for p in folder.iterdir()
@@ -266,12 +268,14 @@ def verify_sums(folder: Path) -> list[Finding]:
     findings = []
     for name in sorted(set(listed) | set(present)):
         if name not in present:
-            findings.append(Finding(name, f"listed in {SUMS} but missing from {folder}"))
+            findings.append(FileProblem(name, f"listed in {SUMS} but missing from {folder}"))
         elif name not in listed:
-            findings.append(Finding(name, f"present in {folder} but not listed in {SUMS} (extra)"))
+            findings.append(
+                FileProblem(name, f"present in {folder} but not listed in {SUMS} (extra)")
+            )
         elif sha256(present[name]) != listed[name]:
             findings.append(
-                Finding(
+                FileProblem(
                     name,
                     f"SHA-256 differs from {SUMS} (tampered or corrupted): "
                     f"expected {listed[name][:16]}..., found {sha256(present[name])[:16]}...",

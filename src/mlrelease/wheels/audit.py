@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from mlrelease.wheels import artifacts
-from mlrelease.wheels.artifacts import Artifact, Finding
+from mlrelease.wheels.artifacts import Artifact, FileProblem
 from mlrelease.wheels.project import Project, run_tool
 
 
@@ -25,12 +25,12 @@ def _summary(output: str, path: str, name: str, lines: int = 8) -> str:
     return " | ".join(kept) or "(no output)"
 
 
-def check_kind(project: Project, artifact: Artifact) -> list[Finding]:
+def check_kind(project: Project, artifact: Artifact) -> list[FileProblem]:
     if artifact.kind != "wheel":
         return []
     if project.wheels.kind == "pure" and not artifact.pure:
         return [
-            Finding(
+            FileProblem(
                 artifact.filename,
                 "the project is pure ([tool.mlrelease.wheels] kind) "
                 "but the wheel is platform-specific",
@@ -39,7 +39,7 @@ def check_kind(project: Project, artifact: Artifact) -> list[Finding]:
     files = project.wheels.files
     if project.wheels.kind == "native" and artifact.pure and not (files and files.pure):
         return [
-            Finding(
+            FileProblem(
                 artifact.filename,
                 "the project is native ([tool.mlrelease.wheels] kind) "
                 "but the wheel is py3-none-any: the extension was not built (a pure wheel "
@@ -49,17 +49,17 @@ def check_kind(project: Project, artifact: Artifact) -> list[Finding]:
     return []
 
 
-def check_contents(project: Project, artifact: Artifact) -> list[Finding]:
+def check_contents(project: Project, artifact: Artifact) -> list[FileProblem]:
     wheel = artifact.kind == "wheel"
     patterns = project.wheels.wheel_files if wheel else project.wheels.sdist_files
     key = "wheel-files" if wheel else "sdist-files"
     return [
-        Finding(artifact.filename, f"no file matches `{p}` ([tool.mlrelease.wheels] {key})")
+        FileProblem(artifact.filename, f"no file matches `{p}` ([tool.mlrelease.wheels] {key})")
         for p in artifacts.missing(artifacts.members(artifact), patterns)
     ]
 
 
-def check_with_tools(project: Project, artifact: Artifact) -> list[Finding]:
+def check_with_tools(project: Project, artifact: Artifact) -> list[FileProblem]:
     path = str(artifact.path.resolve())
     runs = [("twine check --strict", ["twine", "check", "--strict", path])]
     if artifact.kind == "wheel":
@@ -71,7 +71,7 @@ def check_with_tools(project: Project, artifact: Artifact) -> list[Finding]:
         code, output = run_tool(args, cwd=project.root)
         if code != 0:
             summary = _summary(output, path, artifact.filename)
-            findings.append(Finding(artifact.filename, f"{label} failed: {summary}"))
+            findings.append(FileProblem(artifact.filename, f"{label} failed: {summary}"))
     return findings
 
 
@@ -80,16 +80,16 @@ def audit(
     files: Sequence[Path],
     version: str,
     require: Sequence[str] = ("sdist", "wheel"),
-) -> list[Finding]:
+) -> list[FileProblem]:
     """Every check on every file; an empty list means all artifacts are good. ``require``:
     the kinds of artifact that must be among ``files`` (a wheel-only CI job has no sdist)."""
-    findings: list[Finding] = []
+    findings: list[FileProblem] = []
     kinds = set()
     for path in files:
         try:
             artifact = artifacts.identify(path)
         except ValueError as exc:
-            findings.append(Finding(path.name, str(exc).split(": ", 1)[-1]))
+            findings.append(FileProblem(path.name, str(exc).split(": ", 1)[-1]))
             continue
         kinds.add(artifact.kind)
         findings += artifacts.check_identity(artifact, project.name, version)
@@ -102,7 +102,7 @@ def audit(
         findings += check_contents(project, artifact)
         findings += check_with_tools(project, artifact)
     return findings + [
-        Finding(project.name, f"no {kind} among the artifacts")
+        FileProblem(project.name, f"no {kind} among the artifacts")
         for kind in require
         if kind not in kinds
     ]

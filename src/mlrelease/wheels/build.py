@@ -33,7 +33,7 @@ from mlrelease.edges.proc import python as python_command
 from mlrelease.errors import UserError
 from mlrelease.terminal import make_console
 from mlrelease.wheels import artifacts, audit
-from mlrelease.wheels.artifacts import Finding
+from mlrelease.wheels.artifacts import FileProblem
 from mlrelease.wheels.project import Project, build_version, restamp
 
 BUILDERS = ("build", "sdist", "cibuildwheel")
@@ -60,7 +60,7 @@ class ProjectBuild:
     version: str
     files: list[Path] = field(default_factory=list)
     """The artifacts now in ``dist/`` (empty when the build failed)."""
-    findings: list[Finding] = field(default_factory=list)
+    findings: list[FileProblem] = field(default_factory=list)
     smoked: list[str] = field(default_factory=list)
     """Wheels that passed the smoke test in a fresh virtual environment."""
     notes: list[str] = field(default_factory=list)
@@ -161,7 +161,7 @@ def installable(wheel: Path) -> bool:
     return bool(artifacts.identify(wheel).tags & host)
 
 
-def smoke_test(project: Project, wheel: Path) -> Finding | None:
+def smoke_test(project: Project, wheel: Path) -> FileProblem | None:
     """Install ``wheel`` into a fresh virtual environment and run the smoke command there,
     from an empty folder (so nothing of the source tree can be imported by accident)."""
     with tempfile.TemporaryDirectory(prefix="mlrelease-smoke-") as tmp:
@@ -182,7 +182,7 @@ def smoke_test(project: Project, wheel: Path) -> Finding | None:
             env=env,
         )
         if install.returncode != 0:
-            return Finding(
+            return FileProblem(
                 wheel.name,
                 "pip install into a fresh virtual environment failed: "
                 f"{(install.stdout + install.stderr).strip()[-600:]}",
@@ -194,13 +194,13 @@ def smoke_test(project: Project, wheel: Path) -> Finding | None:
         try:
             proc = call(argv, cwd=cwd, env=env, timeout=600)
         except FileNotFoundError:
-            return Finding(
+            return FileProblem(
                 wheel.name,
                 f"smoke command `{command[0]}` not found in the "
                 "environment ([tool.mlrelease.wheels] smoke-command)",
             )
         if proc.returncode != 0:
-            return Finding(
+            return FileProblem(
                 wheel.name,
                 f"smoke command `{' '.join(command)}` exited "
                 f"{proc.returncode}: {(proc.stdout + proc.stderr).strip()[-600:]}",
@@ -295,7 +295,9 @@ def _smoke_test_wheels(
     hosted = [w for w in wheels if installable(w)]
     if every_one and wheels and not hosted:
         outcome.findings.append(
-            Finding(wheels[0].name, "not installable on this interpreter: nothing to smoke-test")
+            FileProblem(
+                wheels[0].name, "not installable on this interpreter: nothing to smoke-test"
+            )
         )
     for wheel in hosted:
         with console.status(f"{project.name}: smoke test of {wheel.name}"):
@@ -312,7 +314,7 @@ def _smoke_test_wheels(
         )
 
 
-def check_folder(project: Project, folder: Path, version: str | None = None) -> list[Finding]:
+def check_folder(project: Project, folder: Path, version: str | None = None) -> list[FileProblem]:
     """Audit the artifacts already in ``folder`` (e.g. the merged downloads of a CI run)."""
     files = artifacts.collect(folder)
     return audit.audit(project, files, version or project.version, require=("sdist", "wheel"))

@@ -15,7 +15,7 @@ from mlrelease.config import find_root, of_command
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.terminal import make_console
 from mlrelease.wheels import artifacts, build, matrix, promote, service
-from mlrelease.wheels.artifacts import Finding
+from mlrelease.wheels.artifacts import FileProblem
 from mlrelease.wheels.project import Project, build_version, from_config
 
 console = make_console()
@@ -31,7 +31,7 @@ def _projects(args: argparse.Namespace) -> list[tuple[str, Project]]:
     return found
 
 
-def _report(findings: list[Finding], what: str) -> None:
+def _report(findings: list[FileProblem], what: str) -> None:
     for finding in findings:
         console.print(f"  [bold red]x[/] {escape(str(finding))}", soft_wrap=True)
     console.print(f"[bold red]{what}: {len(findings)} problem(s)[/]")
@@ -115,7 +115,7 @@ def cmd_smoke(args: argparse.Namespace) -> int:
     wheels = [w for w in artifacts.collect(args.folder) if w.name.endswith(".whl")]
     hosted = [w for w in wheels if build.installable(w)]
     if not hosted:
-        findings.append(Finding(str(args.folder), "no wheel installable on this interpreter"))
+        findings.append(FileProblem(str(args.folder), "no wheel installable on this interpreter"))
     if not findings:
         for wheel in hosted:
             with console.status(f"smoke test of {wheel.name}"):

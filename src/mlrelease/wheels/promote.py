@@ -27,7 +27,7 @@ from packaging.version import Version
 
 from mlrelease.errors import ConfigError, PreconditionError, UserError
 from mlrelease.wheels import artifacts, fileset
-from mlrelease.wheels.artifacts import Artifact, Finding
+from mlrelease.wheels.artifacts import Artifact, FileProblem
 from mlrelease.wheels.matrix import classifier_versions
 from mlrelease.wheels.project import Project
 
@@ -39,7 +39,7 @@ class Promotion:
     version: str
     files: list[Path] = field(default_factory=list)
     """Wheels first, the sdist last."""
-    findings: list[Finding] = field(default_factory=list)
+    findings: list[FileProblem] = field(default_factory=list)
     project: str = ""
 
     @property
@@ -59,16 +59,16 @@ def final_version(project: Project, version: str | None) -> str:
     return chosen
 
 
-def completeness(project: Project, found: Sequence[Artifact]) -> list[Finding]:
+def completeness(project: Project, found: Sequence[Artifact]) -> list[FileProblem]:
     """What ``found`` lacks of the release's file set (:mod:`~mlrelease.wheels.fileset`), and
     what the previous release had that it lacks."""
     pyproject = project.config.pyproject
     files = fileset.declared(project.wheels, classifier_versions(pyproject))
     requires = fileset.requires_python(pyproject)
-    findings = [Finding(m.what, m.message) for m in fileset.missing(files, found, requires)]
+    findings = [FileProblem(m.what, m.message) for m in fileset.missing(files, found, requires)]
     wheels = [a for a in found if a.kind == "wheel"]
     keys = set().union(*(artifacts.wheel_keys(a) for a in wheels)) if wheels else set()
-    findings += [Finding(f"({k})", m) for k, m in against_previous(project, keys)]
+    findings += [FileProblem(f"({k})", m) for k, m in against_previous(project, keys)]
     return findings
 
 
@@ -130,7 +130,7 @@ def prepare(project: Project, folder: Path, *, version: str | None = None) -> Pr
         try:
             artifact = artifacts.identify(path)
         except ValueError as exc:
-            promotion.findings.append(Finding(path.name, str(exc).split(": ", 1)[-1]))
+            promotion.findings.append(FileProblem(path.name, str(exc).split(": ", 1)[-1]))
             continue
         promotion.findings += artifacts.check_identity(artifact, project.name, promotion.version)
         found.append(artifact)

@@ -18,7 +18,7 @@ from mlrelease import versions
 from mlrelease.edges import git
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.wheels import artifacts, audit, build, matrix, platforms, promote
-from mlrelease.wheels.artifacts import Artifact, Finding
+from mlrelease.wheels.artifacts import Artifact, FileProblem
 from mlrelease.wheels.config import WheelsConfig
 from mlrelease.wheels.matrix import Identifier, Job
 from mlrelease.wheels.project import Project
@@ -35,16 +35,18 @@ def jobs_of(
     return jobs, identifiers
 
 
-def verify_downloads(folders: Sequence[Path]) -> list[Finding]:
+def verify_downloads(folders: Sequence[Path]) -> list[FileProblem]:
     """Each CI job's folder against its own SHA256SUMS."""
     return [
-        Finding(f"{folder.name}/{f.file}", f.message)
+        FileProblem(f"{folder.name}/{f.file}", f.message)
         for folder in folders
         for f in artifacts.verify_sums(folder)
     ]
 
 
-def merge(project: Project, folders: Sequence[Path], target: Path, version: str) -> list[Finding]:
+def merge(
+    project: Project, folders: Sequence[Path], target: Path, version: str
+) -> list[FileProblem]:
     """Copy ``project``'s artifacts out of the CI jobs' ``folders`` into ``target``; what the
     audit and the required platforms find wrong with the set (nothing: it may be summed)."""
     target.mkdir(parents=True, exist_ok=True)
@@ -99,7 +101,7 @@ def built_version(project: Project, released: Version | None, found: Sequence[Ar
 
 def audit_built(
     project: Project, released: Version | None
-) -> tuple[list[Path], str, list[Finding]]:
+) -> tuple[list[Path], str, list[FileProblem]]:
     """Audit what an external build (``builder = "external"``) left in ``dist-dir``: every file
     (name, archive, version in name and metadata, kind, contents, tools) and the set (an sdist,
     the required platforms); the files, the version they must carry, and what is wrong

@@ -14,7 +14,7 @@ from helpers.downstream import World
 from mlrelease.downstream import results, service
 from mlrelease.downstream.config import Consumer
 from mlrelease.downstream.results import COMPARED, NOT_INSTALLED, RunResults
-from mlrelease.downstream.verdicts import RUN, Verdict
+from mlrelease.downstream.verdicts import RUN, PairVerdict
 from mlrelease.errors import UserError
 
 
@@ -27,19 +27,19 @@ def test_behaviour_change_is_regressed_with_its_failure(paired: RunResults) -> N
     assert r.status == COMPARED, r.error
     assert r.version == "1.0.0"
     assert r.origin.startswith("mlrdsx_consumer-1.0.0.tar.gz")
-    regressed = {v.nodeid: v for v in r.tests(Verdict.REGRESSED)}
+    regressed = {v.nodeid: v for v in r.tests(PairVerdict.REGRESSED)}
     assert list(regressed) == ["tests/test_behaviour.py::test_model_adds"]
     found = regressed["tests/test_behaviour.py::test_model_adds"]
     assert "the model computed [0.0, 0.0]" in found.message
     assert found.note.startswith("confirmed by 5 re-runs of both sides"), found.note
-    assert [v.nodeid for v in r.tests(Verdict.PASSED)] == ["tests/test_stable.py::test_version"]
+    assert [v.nodeid for v in r.tests(PairVerdict.PASSED)] == ["tests/test_stable.py::test_version"]
 
 
 def test_flaky_test_is_spurious_not_regressed(paired: RunResults, world: World) -> None:
     r = _consumer(paired, "consumer")
     flaky = next(v for v in r.verdicts if v.nodeid == "tests/test_flaky.py::test_sometimes")
     assert world.state.exists(), "the flaky test never ran"
-    assert flaky.verdict is Verdict.SPURIOUS
+    assert flaky.verdict is PairVerdict.SPURIOUS
     assert flaky.note.startswith("flaky: the candidate"), flaky.note
 
 
@@ -110,11 +110,11 @@ def test_a_candidate_that_hangs_is_killed_at_the_budget_and_regressed(world: Wor
     run = service.run(table, world.root, planted.LIB, request, lambda c, m: None)
     (r,) = run.results
     found = {v.nodeid: v for v in r.verdicts}
-    assert found[RUN].verdict is Verdict.REGRESSED, found
+    assert found[RUN].verdict is PairVerdict.REGRESSED, found
     assert "time budget of 20 s exceeded" in found[RUN].message
     assert found[RUN].note.startswith("confirmed by 1 re-run of both sides")
-    assert found["tests/test_a_fast.py::test_fast"].verdict is Verdict.PASSED
+    assert found["tests/test_a_fast.py::test_fast"].verdict is PairVerdict.PASSED
     slow = found["tests/test_b_slow.py::test_slow"]
-    assert slow.verdict is Verdict.REGRESSED, slow
+    assert slow.verdict is PairVerdict.REGRESSED, slow
     assert slow.message.startswith("the test process died during this test: time budget of 20 s")
     assert r.unverified["candidate"]["why"].startswith("time budget of 20 s exceeded")

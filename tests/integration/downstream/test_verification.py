@@ -16,7 +16,7 @@ from mlrelease.cli import main
 from mlrelease.downstream import results, service
 from mlrelease.downstream.config import Consumer
 from mlrelease.downstream.results import COMPARED, RunResults
-from mlrelease.downstream.verdicts import RUN, Verdict, counts, levels
+from mlrelease.downstream.verdicts import RUN, PairVerdict, counts, levels
 from mlrelease.errors import UserError
 
 
@@ -44,8 +44,8 @@ def test_a_coin_flip_test_is_almost_never_a_verdict(more: World) -> None:
     assert r.status == COMPARED, r.to_dict()
     found = counts(r.verdicts)
     assert sum(found.values()) == planted.COINS, found
-    false = found[Verdict.REGRESSED] + found[Verdict.FIXED]
-    differed = false + found[Verdict.SPURIOUS]
+    false = found[PairVerdict.REGRESSED] + found[PairVerdict.FIXED]
+    differed = false + found[PairVerdict.SPURIOUS]
     assert differed >= planted.COINS // 4, f"not flaky enough to measure anything: {found}"
     assert false <= 1, f"{false} false verdicts in {planted.COINS} (must be below 1 in 100)"
 
@@ -74,13 +74,13 @@ def test_a_segfault_on_one_side_classifies_the_others_tests(more: World) -> None
     (r,) = _run(more, consumer, confidence=0.9).results
     found = {v.nodeid: v for v in r.verdicts}
     segv = found["tests/test_c_segv.py::test_segv"]
-    assert segv.verdict is Verdict.REGRESSED, r.to_dict()
+    assert segv.verdict is PairVerdict.REGRESSED, r.to_dict()
     assert "died during this test" in segv.message and "SIGSEGV" in segv.message
-    assert found["tests/test_c_segv.py::test_after"].verdict is Verdict.NOT_RUN
-    assert found["tests/test_a.py::test_ok"].verdict is Verdict.PASSED
+    assert found["tests/test_c_segv.py::test_after"].verdict is PairVerdict.NOT_RUN
+    assert found["tests/test_a.py::test_ok"].verdict is PairVerdict.PASSED
     for name in ("test_one", "test_two"):
-        assert found[f"tests/test_b_imports.py::{name}"].verdict is Verdict.REGRESSED
-    assert counts(r.verdicts)[Verdict.REGRESSED] == 3
+        assert found[f"tests/test_b_imports.py::{name}"].verdict is PairVerdict.REGRESSED
+    assert counts(r.verdicts)[PairVerdict.REGRESSED] == 3
     assert sorted(v.nodeid for v in levels(r.verdicts)) == [RUN, "tests/test_b_imports.py"]
     assert list(r.not_verified) == ["candidate"]
     assert "SIGSEGV" in r.not_verified["candidate"]["why"]
@@ -111,15 +111,15 @@ def test_memory_limits_are_per_consumer_and_in_the_cache_key(more: World) -> Non
     tight = Consumer(name="memory", requirement=planted.MEMORY, time_budget_s=300)
     test = "tests/test_memory.py::test_allocates"
 
-    def verdict(run: RunResults) -> Verdict:
+    def verdict(run: RunResults) -> PairVerdict:
         (r,) = run.results
         return next(v.verdict for v in r.verdicts if v.nodeid == test)
 
-    assert verdict(_run(more, tight, memory_limit_mb=400)) is Verdict.BROKEN
+    assert verdict(_run(more, tight, memory_limit_mb=400)) is PairVerdict.BROKEN
     own = dataclasses.replace(tight, memory_limit_mb=2048)
-    assert verdict(_run(more, own, memory_limit_mb=400)) is Verdict.PASSED
-    assert verdict(_run(more, tight, memory_limit_mb=0)) is Verdict.PASSED
+    assert verdict(_run(more, own, memory_limit_mb=400)) is PairVerdict.PASSED
+    assert verdict(_run(more, tight, memory_limit_mb=0)) is PairVerdict.PASSED
     huge = dataclasses.replace(tight, env={"MLRDSX_MB": "1000"})
-    assert verdict(_run(more, huge, memory_limit_mb=800)) is Verdict.BROKEN
+    assert verdict(_run(more, huge, memory_limit_mb=800)) is PairVerdict.BROKEN
     small = dataclasses.replace(tight, env={"MLRDSX_MB": "100"})
-    assert verdict(_run(more, small, memory_limit_mb=800)) is Verdict.PASSED
+    assert verdict(_run(more, small, memory_limit_mb=800)) is PairVerdict.PASSED

@@ -30,12 +30,12 @@ def cpu() -> runtimes.Runtime:
 
 
 @pytest.fixture(scope="module")
-def limits(cpu: runtimes.Runtime) -> runtimes.Limits:
+def limits(cpu: runtimes.Runtime) -> runtimes.RuntimeLimits:
     return runtimes.probe(cpu, ["com.acme"])
 
 
 def test_probe_measures_what_onnxruntime_really_loads(
-    cpu: runtimes.Runtime, limits: runtimes.Limits
+    cpu: runtimes.Runtime, limits: runtimes.RuntimeLimits
 ) -> None:
     assert limits.ir is not None
     newest_ir = limits.ir[1]
@@ -205,7 +205,9 @@ def test_version_table_inconsistencies_are_named() -> None:
     assert any(f"says ai.onnx opset {facts.opset - 1}" in p for p in problems)
 
 
-def test_judge_custom_domain_is_not_validated_by_the_runtime(limits: runtimes.Limits) -> None:
+def test_judge_custom_domain_is_not_validated_by_the_runtime(
+    limits: runtimes.RuntimeLimits,
+) -> None:
     produced = compat.Produced("exporter", 10, {"": 21, "com.acme": 3})
     findings = compat.judge(produced, limits)
     assert all(f.ok for f in findings)

@@ -20,7 +20,7 @@ def python(code: str) -> list[str]:
 
 def test_ok_with_output_and_input() -> None:
     done = proc.run(python("import sys; print(sys.stdin.read().upper())"), input=b"hi")
-    assert done.status is proc.Status.OK and done.stdout.strip() == b"HI" and not done.reason
+    assert done.status is proc.ChildStatus.OK and done.stdout.strip() == b"HI" and not done.reason
 
 
 def test_timeout_kills_the_whole_group_and_removes_the_scratch(tmp_path: Path) -> None:
@@ -36,7 +36,7 @@ def test_timeout_kills_the_whole_group_and_removes_the_scratch(tmp_path: Path) -
     started = time.monotonic()
     done = proc.run(python(code), limits=proc.Limits(wall_s=3), scratch=True)
     assert time.monotonic() - started < 20
-    assert done.status is proc.Status.TIMEOUT and done.killed, done
+    assert done.status is proc.ChildStatus.TIMEOUT and done.killed, done
     scratch = Path(done.stdout.decode().strip())
     assert scratch.name.startswith("mlrelease-scratch-") and not scratch.exists()
     grandchild = int(marker.read_text())
@@ -66,14 +66,14 @@ def test_memory_limit_is_set_before_the_child_runs() -> None:
         limits=proc.Limits(memory_mb=256, wall_s=30),
     )
     assert done.stdout.split()[0] == str(256 * 2**20).encode()
-    assert done.status is proc.Status.CRASH and b"MemoryError" in done.stderr
+    assert done.status is proc.ChildStatus.CRASH and b"MemoryError" in done.stderr
 
 
 def test_cpu_limit_stops_a_spinning_child() -> None:
     done = proc.run(python("while True: pass"), limits=proc.Limits(cpu_s=1, wall_s=30))
-    assert done.status is proc.Status.TIMEOUT and "SIGXCPU" in done.reason, done
+    assert done.status is proc.ChildStatus.TIMEOUT and "SIGXCPU" in done.reason, done
 
 
 def test_a_program_that_cannot_start_is_a_crash_not_an_exception(tmp_path: Path) -> None:
     done = proc.run([str(tmp_path / "no-such-program")])
-    assert done.status is proc.Status.CRASH and "cannot start" in done.reason
+    assert done.status is proc.ChildStatus.CRASH and "cannot start" in done.reason

@@ -15,7 +15,7 @@ from helpers.ops import ops_project, private_cache
 
 from mlrelease.cli import main
 from mlrelease.ops import cases, policy, service
-from mlrelease.ops.verdicts import Verdict
+from mlrelease.ops.verdicts import ConformanceVerdict
 from mlrelease.registry import load_config
 
 pytestmark = pytest.mark.skipif(
@@ -52,7 +52,7 @@ def test_the_missing_locale_is_compiled_into_the_cache(fresh_machine: Path) -> N
     assert outcome.provision.provided == ("en_US.UTF-8",)
     verdicts = {r.case: r.verdict for r in outcome.results}
     assert len(verdicts) == 6
-    assert set(verdicts.values()) == {Verdict.PASS}, outcome.results
+    assert set(verdicts.values()) == {ConformanceVerdict.PASS}, outcome.results
     assert "compiled it into the cache" in outcome.environment_notes()[0]
 
 
@@ -80,7 +80,10 @@ def test_a_locale_that_cannot_be_provided_is_not_called_stale(
     }
     not_measured = {r.case for r in outcome.not_measured}
     assert "test_strnormalizer_export_monday_casesensintive_lower" in not_measured
-    assert all(r.verdict in (Verdict.PASS, Verdict.ENVIRONMENT) for r in outcome.results)
+    assert all(
+        r.verdict in (ConformanceVerdict.PASS, ConformanceVerdict.ENVIRONMENT)
+        for r in outcome.results
+    )
 
     capsys.readouterr()
     assert main(["--root", str(fresh_machine), "ops", "index", "--check"]) == 0

@@ -20,7 +20,7 @@ from helpers import REPO_ROOT
 
 from mlrelease.cli import main
 from mlrelease.ops import policy, service
-from mlrelease.ops.verdicts import Verdict
+from mlrelease.ops.verdicts import ConformanceVerdict
 from mlrelease.registry import load_config
 
 REPO = REPO_ROOT
@@ -130,7 +130,7 @@ def run(root: Path, jobs: int = 2) -> service.ConformanceRun:
     return service.run(config, ops, service.load_cases(config, ops), policy=rules, jobs=jobs)
 
 
-def verdicts(outcome: service.ConformanceRun, backend: str) -> dict[str, Verdict]:
+def verdicts(outcome: service.ConformanceRun, backend: str) -> dict[str, ConformanceVerdict]:
     return {r.case: r.verdict for r in outcome.results if r.backend == backend}
 
 
@@ -158,10 +158,10 @@ def test_wrong_kernel_and_crashing_kernel_hit_exactly_their_op(
     relu = {n for n, c in by_op.items() if c.op_type == "Relu" and not c.expanded}
     neg = {n for n, c in by_op.items() if c.op_type == "Neg" and not c.expanded}
     assert relu == {"test_relu"} and neg == {"test_neg", "test_neg_example"}
-    assert {n for n, v in planted.items() if v is Verdict.WRONG_RESULT} == relu
-    assert {n for n, v in planted.items() if v is Verdict.CRASH} == neg
-    assert all(v is Verdict.PASS for n, v in planted.items() if n not in relu | neg)
-    assert all(v is Verdict.PASS for v in verdicts(outcome, "reference").values())
+    assert {n for n, v in planted.items() if v is ConformanceVerdict.WRONG_RESULT} == relu
+    assert {n for n, v in planted.items() if v is ConformanceVerdict.CRASH} == neg
+    assert all(v is ConformanceVerdict.PASS for n, v in planted.items() if n not in relu | neg)
+    assert all(v is ConformanceVerdict.PASS for v in verdicts(outcome, "reference").values())
     crash = next(r for r in outcome.results if r.case == "test_neg" and r.backend == "planted")
     if sys.platform != "win32":
         assert "the worker process died (signal SIGABRT)" in crash.message
@@ -195,9 +195,9 @@ def test_a_hanging_kernel_times_out_and_the_run_goes_on(
     )
     outcome = run(root, jobs=1)
     assert verdicts(outcome, "planted") == {
-        "test_abs": Verdict.TIMEOUT,
-        "test_sign": Verdict.PASS,
-        "test_sigmoid": Verdict.PASS,
+        "test_abs": ConformanceVerdict.TIMEOUT,
+        "test_sign": ConformanceVerdict.PASS,
+        "test_sigmoid": ConformanceVerdict.PASS,
     }
     timeout = next(r for r in outcome.results if r.case == "test_abs")
     assert "ran past the 2 s limit" in timeout.message and 2 <= timeout.duration_s < 20
@@ -223,11 +223,12 @@ def test_ir_limit_is_measured_apart_from_op_support(tmp_path: Path) -> None:
     results = {r.case: r for r in outcome.results}
     # test_abs: opset 13, IR 7: loads as it is.
     assert (
-        results["test_abs"].verdict is Verdict.PASS and results["test_abs"].restamped_from is None
+        results["test_abs"].verdict is ConformanceVerdict.PASS
+        and results["test_abs"].restamped_from is None
     )
     # test_gelu_default_1: opset 20 needs IR 9 > 7: the opset is unsupported here.
     gelu = results["test_gelu_default_1"]
-    assert gelu.verdict is Verdict.OPSET_UNSUPPORTED and gelu.ir_refused == 9
+    assert gelu.verdict is ConformanceVerdict.OPSET_UNSUPPORTED and gelu.ir_refused == 9
     assert "need IR 9 or newer" in gelu.message
     # test_swish (custom domain) is stamped IR 14 but its opsets allow IR 8: re-stamped, it
     # loads, and onnxruntime has no kernel for the custom op.
@@ -235,7 +236,7 @@ def test_ir_limit_is_measured_apart_from_op_support(tmp_path: Path) -> None:
     assert (swish.restamped_from, swish.ir_version, swish.verdict) == (
         14,
         8,
-        Verdict.OPSET_UNSUPPORTED,
+        ConformanceVerdict.OPSET_UNSUPPORTED,
     )
     ir = service.build_index(outcome, policy.Policy(), None)["backends"][0]["ir"]
     assert ir == {"highest_loaded": 7, "refused": [8, 9], "cases_refused": 2, "cases_restamped": 0}

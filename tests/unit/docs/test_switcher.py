@@ -138,7 +138,9 @@ def test_task_names_walk_nested_collections() -> None:
         ("docs.freeze", ""),
         ("docs.deep.x", "X."),
     ]
-    text = pages.render_tasks([pages.Task("docs.freeze", "Freeze.", "Usage: inv docs.freeze")])
+    text = pages.render_tasks(
+        [pages.InvokeTask("docs.freeze", "Freeze.", "Usage: inv docs.freeze")]
+    )
     assert "| [`docs.freeze`](#task-docs-freeze) | Freeze. |" in text
     assert (
         "(task-docs-freeze)=\n## `invoke docs.freeze`\n\n```text\nUsage: inv docs.freeze\n```"

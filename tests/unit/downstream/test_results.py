@@ -9,14 +9,16 @@ import pytest
 
 from mlrelease.downstream import known, render, results
 from mlrelease.downstream.results import ConsumerResult, RunResults
-from mlrelease.downstream.verdicts import CaseOutcome, CaseVerdict, Verdict
+from mlrelease.downstream.verdicts import CaseOutcome, CaseVerdict, PairVerdict
 from mlrelease.errors import UserError
 
 TODAY = dt.date(2026, 11, 24)
 
 
 def regressed(nodeid: str, message: str = "E boom") -> CaseVerdict:
-    return CaseVerdict(nodeid, Verdict.REGRESSED, CaseOutcome.PASSED, CaseOutcome.FAILED, message)
+    return CaseVerdict(
+        nodeid, PairVerdict.REGRESSED, CaseOutcome.PASSED, CaseOutcome.FAILED, message
+    )
 
 
 def run(*consumers: ConsumerResult, shard: tuple[int, int] | None = None) -> RunResults:
@@ -44,7 +46,7 @@ def test_judge_blocks_unknown_regressions_and_install_regressions() -> None:
     c = ConsumerResult(
         "c", status=results.NOT_INSTALLED, install={"baseline": "x", "candidate": "x"}
     )
-    entry = known.KnownFailure("a", "t::y", "@rm", "upstream bug", dt.date(2026, 12, 1))
+    entry = known.KnownTestFailure("a", "t::y", "@rm", "upstream bug", dt.date(2026, 12, 1))
     judgement = results.judge(run(a, b, c), [entry], TODAY)
     assert [(f.consumer.name, f.nodeid) for f in judgement.blocking] == [
         ("a", "t::x"),
@@ -73,14 +75,14 @@ def test_render_is_safe_for_third_party_text() -> None:
 
 
 def test_a_declared_flaky_test_is_never_a_verdict_until_its_entry_expires() -> None:
-    entry = known.KnownFailure(
+    entry = known.KnownTestFailure(
         "a", "t::x", "@dev", "seeds from the clock", dt.date(2026, 12, 1), known.FLAKY
     )
     live = run(ConsumerResult("a", verdicts=[regressed("t::x")]))
     judgement = results.judge(live, [entry], TODAY)
     assert judgement.ok and not judgement.blocking
     (v,) = live.results[0].verdicts
-    assert v.verdict is Verdict.SPURIOUS and v.note.startswith("declared flaky: @dev")
+    assert v.verdict is PairVerdict.SPURIOUS and v.note.startswith("declared flaky: @dev")
     late = run(ConsumerResult("a", verdicts=[regressed("t::x")]))
     judgement = results.judge(late, [entry], dt.date(2026, 12, 2))
     assert [f.nodeid for f in judgement.blocking] == ["t::x"]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from mlrelease.downstream import runner
-from mlrelease.downstream.verdicts import RUN, CaseOutcome, CaseResult, SideRun
+from mlrelease.downstream.verdicts import RUN, CaseOutcome, SideResult, SideRun
 
 
 def lines(*records: dict[str, object]) -> list[str]:
@@ -56,14 +56,14 @@ def test_phases_subtests_xfail_and_collection() -> None:
 
 def test_a_side_whose_tests_did_not_run_says_why(tmp_path: Path) -> None:
     def side(run: CaseOutcome, message: str = "", **tests: CaseOutcome) -> SideRun:
-        found = {n: CaseResult(n, o) for n, o in tests.items()}
-        return SideRun({**found, RUN: CaseResult(RUN, run, message)})
+        found = {n: SideResult(n, o) for n, o in tests.items()}
+        return SideRun({**found, RUN: SideResult(RUN, run, message)})
 
     assert runner.problem(side(CaseOutcome.PASSED, **{"t::a": CaseOutcome.PASSED}), False) == ""
     usage = side(CaseOutcome.FAILED, "pytest ended with a usage error\nImportError")
     assert runner.problem(usage, False) == "pytest ended with a usage error"
     assert runner.problem(side(CaseOutcome.PASSED), False) == "zero tests collected"
-    broken = SideRun({"t::a": CaseResult("t::a", CaseOutcome.PASSED)}, {"t/m.py": "E boom"})
+    broken = SideRun({"t::a": SideResult("t::a", CaseOutcome.PASSED)}, {"t/m.py": "E boom"})
     assert runner.problem(broken, False) == "collection error in t/m.py: E boom"
     spec = runner.RunSpec(
         python=tmp_path / "py",

@@ -13,7 +13,7 @@ TORCHDATA_SETUP = (
 """torchdata: setup.py passes ext_modules, and get_ext_modules() returns []."""
 
 
-def build(texts: dict[str, str]) -> detect.Build:
+def build(texts: dict[str, str]) -> detect.WheelBuild:
     return detect.build_kind(Snapshot(files=sorted(texts), texts=texts))
 
 

@@ -70,18 +70,18 @@ def test_heading_parsing_is_linear_and_bounded() -> None:
 @pytest.mark.parametrize(
     ("code", "killed", "status"),
     [
-        (0, False, proc.Status.OK),
-        (1, False, proc.Status.CRASH),
-        (-signal.SIGSEGV, False, proc.Status.CRASH),
-        (-signal.SIGKILL, False, proc.Status.OUT_OF_MEMORY),
-        (-signal.SIGXCPU, False, proc.Status.TIMEOUT),
-        (-signal.SIGKILL, True, proc.Status.TIMEOUT),
+        (0, False, proc.ChildStatus.OK),
+        (1, False, proc.ChildStatus.CRASH),
+        (-signal.SIGSEGV, False, proc.ChildStatus.CRASH),
+        (-signal.SIGKILL, False, proc.ChildStatus.OUT_OF_MEMORY),
+        (-signal.SIGXCPU, False, proc.ChildStatus.TIMEOUT),
+        (-signal.SIGKILL, True, proc.ChildStatus.TIMEOUT),
     ],
 )
-def test_exit_is_classified(code: int, killed: bool, status: proc.Status) -> None:
+def test_exit_is_classified(code: int, killed: bool, status: proc.ChildStatus) -> None:
     found, reason = proc.classify(code, killed=killed, limits=proc.Limits(wall_s=5, cpu_s=10))
     assert found is status
-    assert bool(reason) == (status is not proc.Status.OK)
+    assert bool(reason) == (status is not proc.ChildStatus.OK)
 
 
 # --- the safe-file layer ------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from mlrelease.errors import UserError
 from mlrelease.ops import agreement, diff, index, policy, render
 from mlrelease.ops.cases import CaseSummary
 from mlrelease.ops.compare import compare
-from mlrelease.ops.verdicts import CaseResult, Verdict, dominant
+from mlrelease.ops.verdicts import CaseResult, ConformanceVerdict, dominant
 
 # --- compare ------------------------------------------------------------------------------
 
@@ -102,11 +102,20 @@ def test_structure_only_comparison_for_random_ops() -> None:
 
 
 def test_dominant_reason_is_most_frequent_then_most_severe() -> None:
-    assert dominant([Verdict.PASS, Verdict.PASS]) is None
-    assert dominant([Verdict.NOT_IMPLEMENTED, Verdict.NOT_IMPLEMENTED, Verdict.CRASH]) is (
-        Verdict.NOT_IMPLEMENTED
+    assert dominant([ConformanceVerdict.PASS, ConformanceVerdict.PASS]) is None
+    assert dominant(
+        [
+            ConformanceVerdict.NOT_IMPLEMENTED,
+            ConformanceVerdict.NOT_IMPLEMENTED,
+            ConformanceVerdict.CRASH,
+        ]
+    ) is (ConformanceVerdict.NOT_IMPLEMENTED)
+    assert (
+        dominant(
+            [ConformanceVerdict.NOT_IMPLEMENTED, ConformanceVerdict.CRASH, ConformanceVerdict.PASS]
+        )
+        is ConformanceVerdict.CRASH
     )
-    assert dominant([Verdict.NOT_IMPLEMENTED, Verdict.CRASH, Verdict.PASS]) is Verdict.CRASH
 
 
 DEFINED = [
@@ -126,8 +135,8 @@ CASES = [
 HEADERS = [{"name": "rt"}, {"name": "ref"}]
 
 
-def _verdicts(**overrides: Verdict) -> dict[tuple[str, str], Verdict]:
-    out = {(c.name, b["name"]): Verdict.PASS for c in CASES for b in HEADERS}
+def _verdicts(**overrides: ConformanceVerdict) -> dict[tuple[str, str], ConformanceVerdict]:
+    out = {(c.name, b["name"]): ConformanceVerdict.PASS for c in CASES for b in HEADERS}
     for key, verdict in overrides.items():
         case, backend = key.rsplit("__", 1)
         out[(case, backend)] = verdict
@@ -135,7 +144,7 @@ def _verdicts(**overrides: Verdict) -> dict[tuple[str, str], Verdict]:
 
 
 def _build(
-    verdicts: dict[tuple[str, str], Verdict],
+    verdicts: dict[tuple[str, str], ConformanceVerdict],
     known: frozenset[str] = frozenset(),
     cases: list[CaseSummary] = CASES,
 ) -> dict[str, Any]:
@@ -157,7 +166,10 @@ def _version(built: dict[str, Any], op: str, since: int) -> dict[str, Any]:
 
 def test_index_statuses_totals_and_known_failures() -> None:
     built = _build(
-        _verdicts(test_relu__rt=Verdict.WRONG_RESULT, test_relu_expanded__ref=Verdict.ERROR),
+        _verdicts(
+            test_relu__rt=ConformanceVerdict.WRONG_RESULT,
+            test_relu_expanded__ref=ConformanceVerdict.ERROR,
+        ),
         known=frozenset({"test_relu:rt"}),
     )
     assert _version(built, "Abs", 6)["backends"]["rt"] == {"status": "no_test"}
@@ -236,13 +248,13 @@ def test_loads_rejects_broken_or_foreign_files() -> None:
 
 
 def test_diff_reports_added_removed_newly_failing_and_regressions() -> None:
-    old = _build(_verdicts(test_abs__rt=Verdict.NOT_IMPLEMENTED))
+    old = _build(_verdicts(test_abs__rt=ConformanceVerdict.NOT_IMPLEMENTED))
     new_cases = [c for c in CASES if c.op_type != "Swish"] + [
         CaseSummary("test_gelu", "ai.onnx", "Gelu", 20, False)
     ]
-    verdicts = {(c.name, b["name"]): Verdict.PASS for c in new_cases for b in HEADERS}
-    verdicts[("test_relu", "rt")] = Verdict.WRONG_RESULT
-    verdicts[("test_relu_2", "ref")] = Verdict.CRASH
+    verdicts = {(c.name, b["name"]): ConformanceVerdict.PASS for c in new_cases for b in HEADERS}
+    verdicts[("test_relu", "rt")] = ConformanceVerdict.WRONG_RESULT
+    verdicts[("test_relu_2", "ref")] = ConformanceVerdict.CRASH
     new = _build(verdicts, cases=new_cases)
     changes = diff.diff(old, new, known=lambda c, b: (c, b) == ("test_relu_2", "ref"))
     assert changes.added == ["ai.onnx Gelu-20"]
@@ -257,7 +269,9 @@ def test_diff_reports_added_removed_newly_failing_and_regressions() -> None:
 
 
 def test_page_is_valid_myst_structure_with_totals_and_benchmark() -> None:
-    built = _build(_verdicts(test_relu__rt=Verdict.WRONG_RESULT), known=frozenset({"test_relu:rt"}))
+    built = _build(
+        _verdicts(test_relu__rt=ConformanceVerdict.WRONG_RESULT), known=frozenset({"test_relu:rt"})
+    )
     bench = {
         "measured": "2026-01-01",
         "machine": "2 CPU cores",
@@ -307,10 +321,10 @@ def test_agreement_explains_disagreements_and_flags_the_rest() -> None:
     assert peer["test_abs"] == agreement.PeerOutcome("pass")
     assert peer["test_gone"].outcome == "error" and "test_abs_cuda" not in peer
     ours = {
-        name: CaseResult(name, "onnxruntime-cpu", Verdict.PASS)
+        name: CaseResult(name, "onnxruntime-cpu", ConformanceVerdict.PASS)
         for name in ("test_abs", "test_clip", "test_odd")
     }
-    ours["test_gone"] = CaseResult("test_gone", "onnxruntime-cpu", Verdict.ERROR)
+    ours["test_gone"] = CaseResult("test_gone", "onnxruntime-cpu", ConformanceVerdict.ERROR)
     result = agreement.compare(ours, peer, {}, policy.Policy())
     assert (result["cases"], result["agree"], result["disagree"]) == (4, 2, 2)
     assert [(g["key"], g["cases"]) for g in result["explained"]] == [

@@ -10,7 +10,7 @@ from mlrelease.config import load
 from mlrelease.errors import ConfigError, UserError
 from mlrelease.ops import plugin, source_index
 from mlrelease.ops.config import OpsConfig
-from mlrelease.ops.plugin import Row
+from mlrelease.ops.plugin import OperatorRow
 
 SOURCE = "converters.registry:index_rows"
 
@@ -26,7 +26,10 @@ def test_rows_are_validated_one_by_one() -> None:
         [" ", "supported"],
     ]
     found = plugin.validate(raw, SOURCE)
-    assert found.rows == [Row("aten.add", "supported", "fast"), Row("aten.mul", "supported")]
+    assert found.rows == [
+        OperatorRow("aten.add", "supported", "fast"),
+        OperatorRow("aten.mul", "supported"),
+    ]
     assert [p.split(": ", 1)[1] for p in found.problems] == [
         "row 3: operator 'aten.add' is listed twice",
         'row 4 is ["aten.sub"]; expected a tuple (operator, status, notes)',
@@ -37,8 +40,10 @@ def test_rows_are_validated_one_by_one() -> None:
 
 
 def test_the_index_round_trips_and_diffs() -> None:
-    old = source_index.build([Row("a", "supported"), Row("b", "supported")], SOURCE)
-    new = source_index.build([Row("a", "static shapes"), Row("c", "supported")], SOURCE)
+    old = source_index.build([OperatorRow("a", "supported"), OperatorRow("b", "supported")], SOURCE)
+    new = source_index.build(
+        [OperatorRow("a", "static shapes"), OperatorRow("c", "supported")], SOURCE
+    )
     assert source_index.loads(source_index.dumps(new), "x") == new
     changes = source_index.diff(old, new)
     assert changes.lines() == ["added: c", "removed: b", "a: supported -> static shapes"]
@@ -67,7 +72,7 @@ def test_the_source_must_name_a_callable(spec: str) -> None:
 
 
 def test_only_a_recorded_decision_waives_a_removed_operator() -> None:
-    old = source_index.build([Row("a", "supported"), Row("b", "supported")], SOURCE)
+    old = source_index.build([OperatorRow("a", "supported"), OperatorRow("b", "supported")], SOURCE)
     new = source_index.build([], SOURCE)
     data = {"tool": {"mlrelease": {"ops": {"dropped": [
         {"operator": "b", "reason": "lowered", "decision": "https://example.org/1"}

@@ -30,10 +30,10 @@ from mlrelease.release.promotion.provenance import blob_id
 from mlrelease.release.world import (
     Index,
     PromoteFacts,
+    RcVerdict,
     Refs,
     Remote,
     Target,
-    Verdict,
     World,
 )
 from mlrelease.report import Report, Worktree
@@ -59,7 +59,7 @@ def verdict(commit: str = B, ran: list[str] = GATES) -> Report:
 
 def facts(report: Report | None = None, **changes: object) -> PromoteFacts:
     found = PromoteFacts(
-        verdict=Verdict("build/report.json", report or verdict(), tree=TREE,
+        verdict=RcVerdict("build/report.json", report or verdict(), tree=TREE,
                         config_sha256=CONFIG_SHA, gates=tuple(GATES)),
         blobs={BLOB: (MADE.digest, MADE.text())},
         folder="dist",
@@ -132,7 +132,7 @@ def test_promote_tags_the_rcs_commit_naming_the_manifest() -> None:
                         tags={"v1.4.0-rc1": rc("v1.4.0-rc1", B2, obj="9" * 40)})},
          f"tag v1.4.0-rc1 is {B2[:12]} here but {B[:12]} on origin"),
         ({"promote": facts(verdict(ran=["changelog"]))}, "is a partial report"),
-        ({"promote": facts(verdict=Verdict("r.json"))}, "promote: no release_verify report at"),
+        ({"promote": facts(verdict=RcVerdict("r.json"))}, "promote: no release_verify report at"),
         ({"promote": facts(stored={}, found=(), index=INDEX)},
          "demo-1.4.0-py3-none-any.whl (cccccccccccc"),
         ({"promote": facts(index=Index("u", (IndexFile("demo-1.4.0.zip", "", "0" * 64),)))},

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from mlrelease.models import compat as compat_rules
-from mlrelease.models.runtimes import Limits
+from mlrelease.models.runtimes import RuntimeLimits
 from mlrelease.models.steps.state import State, verdict
 from mlrelease.models.verdicts import StepStatus, StepVerdict
 
@@ -14,8 +14,8 @@ if TYPE_CHECKING:
 
 
 def compat_findings(
-    model: ModelProto, name: str, limits: list[Limits]
-) -> list[compat_rules.Finding]:
+    model: ModelProto, name: str, limits: list[RuntimeLimits]
+) -> list[compat_rules.CompatFinding]:
     produced = compat_rules.model_produced(
         name, model.ir_version, [(o.domain, o.version) for o in model.opset_import]
     )
@@ -24,7 +24,7 @@ def compat_findings(
 
 def step_compat(state: State) -> StepVerdict:
     assert state.header is not None
-    limits = [Limits.from_dict(d) for d in state.job.limits]
+    limits = [RuntimeLimits.from_dict(d) for d in state.job.limits]
     if not limits:
         return verdict(
             "compat", StepStatus.SKIP, "no runtime limits were probed (no runtime usable)"

@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mlrelease.models.runtimes import Limits, Unavailable, clean_message
+from mlrelease.models.runtimes import RuntimeLimits, Unavailable, clean_message
 from mlrelease.models.steps.compat import compat_findings
 from mlrelease.models.steps.facts import ai_onnx_opset, output_names
 from mlrelease.models.steps.inference import compare, run_runtime
@@ -89,7 +89,7 @@ def step_version_conversion(state: State) -> StepVerdict:
         f"converted model: {w} (onnx.version_converter does not raise ir_version)"
         for w in rule_warnings
     )
-    limits = [Limits.from_dict(d) for d in job.limits]
+    limits = [RuntimeLimits.from_dict(d) for d in job.limits]
     problems.extend(
         f.message for f in compat_findings(header, "the converted model", limits) if not f.ok
     )

@@ -20,7 +20,7 @@ from mlrelease.errors import UserError
 from mlrelease.release.config import TABLE, ReleaseConfig
 from mlrelease.release.promotion import channels, index, provenance, record, store
 from mlrelease.release.promotion.manifest import Entry
-from mlrelease.release.world import PromoteFacts, Target, Verdict, World
+from mlrelease.release.world import PromoteFacts, RcVerdict, Target, World
 from mlrelease.wheels import artifacts
 
 if sys.version_info >= (3, 11):
@@ -103,7 +103,7 @@ def offered(
     return found, tuple(p.name for p in others), tuple(problems)
 
 
-def verdict(config: Config, path: Path, commit: str | None) -> Verdict:
+def verdict(config: Config, path: Path, commit: str | None) -> RcVerdict:
     """The report at ``path`` and what it must be bound to: the tree, the configuration and the
     gate set of ``commit``."""
     found, error = None, None
@@ -113,11 +113,11 @@ def verdict(config: Config, path: Path, commit: str | None) -> Verdict:
         except UserError as exc:
             error = str(exc)
     if commit is None:
-        return Verdict(str(path), found, error)
+        return RcVerdict(str(path), found, error)
     root = config.root
     tree = git.run(root, "rev-parse", f"{commit}^{{tree}}", check=False) or None
     data = git.blob_bytes(root, f"{commit}:pyproject.toml", filters=True)
-    return Verdict(
+    return RcVerdict(
         str(path),
         found,
         error,

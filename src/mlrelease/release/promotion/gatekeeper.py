@@ -25,9 +25,9 @@ from mlrelease.release.world import (
     FINAL_MARKER,
     RC_MARKER,
     Index,
+    RcVerdict,
     Tag,
     Target,
-    Verdict,
     World,
     short,
 )
@@ -118,7 +118,7 @@ def bound(world: World, rc: str, commit: str, verb: str) -> Manifest:
     return manifest
 
 
-def report_problem(verdict: Verdict | None, rc: str, commit: str) -> str | None:
+def report_problem(verdict: RcVerdict | None, rc: str, commit: str) -> str | None:
     """Why the RC's report is not the complete, passing verdict of its commit (b); None when
     it is."""
     if verdict is None or verdict.error:
@@ -158,7 +158,7 @@ def report_problem(verdict: Verdict | None, rc: str, commit: str) -> str | None:
     return _complete(report, verdict, rc, path)
 
 
-def _complete(report: Report, verdict: Verdict, rc: str, path: str) -> str | None:
+def _complete(report: Report, verdict: RcVerdict, rc: str, path: str) -> str | None:
     ran = {r.name for r in report.results}
     missing = [g for g in verdict.gates if g not in ran]
     if report.shard is not None or missing:
@@ -248,7 +248,7 @@ def index_problem(index: Index | None, manifest: Manifest, *, complete: bool) ->
 
 
 def judge_final(
-    world: World, target: Target, commit: str, manifest: Manifest, verdict: Verdict | None
+    world: World, target: Target, commit: str, manifest: Manifest, verdict: RcVerdict | None
 ) -> Tag | None:
     """The final tag if it exists and is this promotion's own (mlrelease's, on the RC's commit,
     naming the bound manifest); any other existing final tag is judged against (b), reported,

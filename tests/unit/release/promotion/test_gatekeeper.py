@@ -25,11 +25,11 @@ from mlrelease.release.world import (
     Index,
     Journal,
     PromoteFacts,
+    RcVerdict,
     Refs,
     Remote,
     Tag,
     Target,
-    Verdict,
     World,
 )
 from mlrelease.report import Report, Worktree
@@ -133,8 +133,8 @@ def _report(commit: str = A, ran: tuple[str, ...] = GATES, **tree: object) -> Re
     return Report("demo", "1.4.0", commit, list(GATES), results, worktree=worktree)
 
 
-def _verdict(report: Report | None) -> Verdict:
-    return Verdict("r.json", report, tree=TREE, config_sha256=CONFIG_SHA, gates=GATES)
+def _verdict(report: Report | None) -> RcVerdict:
+    return RcVerdict("r.json", report, tree=TREE, config_sha256=CONFIG_SHA, gates=GATES)
 
 
 @pytest.mark.parametrize(
