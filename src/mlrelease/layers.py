@@ -38,7 +38,16 @@ LAYERS: tuple[Layer, ...] = (
     ),
     Layer(
         "core",
-        ("layers", "config", "versions", "naming", "gates", "report", "requirements"),
+        (
+            "layers",
+            "config",
+            "versions",
+            "version_files",
+            "naming",
+            "gates",
+            "report",
+            "requirements",
+        ),
         "pure: the configuration parser (given its tables), versions, tag and branch names, the "
         "gate contract, reports, what each feature needs installed (the extras) and the one "
         "missing-dependency error; plain data in, plain data out",

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from packaging.version import Version
 
-from mlrelease import versions
+from mlrelease import version_files, versions
 from mlrelease.config import Config, read_toml
 from mlrelease.edges import faults, git, installed, journal
 from mlrelease.edges import proc as processes
@@ -62,7 +62,7 @@ def plan(config: Config, *, to: str | None = None, part: str | None = None) -> B
             "bump: give exactly one of --to VERSION or --part {" + ",".join(PARTS) + "}."
         )
     source = str(config.pyproject_path)
-    current = str(versions.bumpversion_table(config.pyproject, source)["current_version"])
+    current = str(version_files.bumpversion_table(config.pyproject, source)["current_version"])
     if to is not None:
         new = str(versions.parse(to, key="--to", source="command line"))
         if new != to:
@@ -76,8 +76,8 @@ def plan(config: Config, *, to: str | None = None, part: str | None = None) -> B
         key = "tool.bumpversion.current_version"
         new = str(next_version(versions.parse(current, key=key, source=source), part))
     _expressible(config, current, new)
-    found, problems = versions.scan(config.root, config.pyproject, source)
-    stale = versions.mismatches(found, current)
+    found, problems = version_files.scan(config.root, config.pyproject, source)
+    stale = version_files.mismatches(found, current)
     if problems or stale:
         lines = [f"{p.file}: {p.message}" for p in problems]
         lines += [f"{o.file}:{o.line} carries {o.value}, not {current}" for o in stale]
@@ -159,7 +159,7 @@ def _expressible(config: Config, current: str, new: str) -> None:
     from bumpversion.context import get_context
     from bumpversion.exceptions import BumpVersionError
 
-    bmv = versions.bumpversion_config(config.root, str(config.pyproject_path))
+    bmv = version_files.bumpversion_config(config.root, str(config.pyproject_path))
     fix = (
         "Give [tool.bumpversion] a parse and serialize that cover it (`mlrelease init` proposes "
         "PEP 440 ones: X.Y.Z, X.Y.ZrcN, X.Y.Z.devN)."
@@ -225,8 +225,8 @@ def execute(config: Config, bump_plan: Bump, *, journalled: bool = False) -> Non
     if not failure:
         # Trust, then check: every occurrence now carries the new version.
         after = read_toml(config.pyproject_path)
-        found, problems = versions.scan(config.root, after, str(config.pyproject_path))
-        stale = versions.mismatches(found, bump_plan.new)
+        found, problems = version_files.scan(config.root, after, str(config.pyproject_path))
+        stale = version_files.mismatches(found, bump_plan.new)
         if problems or stale or len(found) < len(bump_plan.changes):
             failure = (
                 "after it ran, "

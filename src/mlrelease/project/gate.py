@@ -8,7 +8,7 @@ import shlex
 
 from packaging.version import Version
 
-from mlrelease import versions
+from mlrelease import version_files, versions
 from mlrelease.edges import git, reuse
 from mlrelease.edges.proc import TimeoutExpired, call, python
 from mlrelease.gates import Context, GateResult, gate
@@ -27,7 +27,7 @@ from mlrelease.project.config import TestsOptions
 )
 def check_versions(ctx: Context) -> GateResult:
     source = str(ctx.config.pyproject_path)
-    table = versions.bumpversion_table(ctx.config.pyproject, source)
+    table = version_files.bumpversion_table(ctx.config.pyproject, source)
     expected = str(table["current_version"])
     parsed = versions.parse(expected, key="tool.bumpversion.current_version", source=source)
     names, model = ctx.names, versions.VersionModel(ctx.config.version_source)
@@ -40,12 +40,12 @@ def check_versions(ctx: Context) -> GateResult:
             "the version comes from git tags (version-source = scm): no file carries it"
             + (f"; HEAD is tagged {', '.join(on_head)}" if on_head else "")
         )
-    found, problems = versions.scan(ctx.root, ctx.config.pyproject, source)
+    found, problems = version_files.scan(ctx.root, ctx.config.pyproject, source)
     details = [f"`{p.file}`: {p.message}" for p in problems]
     details += [
         f"`{o.file}` line {o.line}: found `{o.value}`, expected `{expected}` "
         "(tool.bumpversion.current_version)"
-        for o in versions.mismatches(found, expected)
+        for o in version_files.mismatches(found, expected)
     ]
     for tag, tag_parsed in tagged_here:
         if tag_parsed is None:
@@ -80,7 +80,7 @@ def check_versions(ctx: Context) -> GateResult:
 )
 def check_changelog(ctx: Context) -> GateResult:
     source = str(ctx.config.pyproject_path)
-    table = versions.bumpversion_table(ctx.config.pyproject, source)
+    table = version_files.bumpversion_table(ctx.config.pyproject, source)
     version = versions.parse(str(table["current_version"]), source=source)
     path = ctx.config.path(ctx.config.changelog)
     if not path.is_file():

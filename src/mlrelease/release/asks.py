@@ -11,7 +11,7 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
-from mlrelease import versions
+from mlrelease import version_files
 from mlrelease.edges import git
 from mlrelease.release import queries, rules, wanted
 from mlrelease.release.config import ReleaseConfig, parse_release, parse_series, release_branch
@@ -72,11 +72,11 @@ class Candidate:
     def gather(self, g: Gatherer) -> None:
         config, snap = g.config, g.world
         source = str(config.pyproject_path)
-        current = str(versions.bumpversion_table(config.pyproject, source)["current_version"])
-        found, problems = versions.scan(config.root, config.pyproject, source)
+        current = str(version_files.bumpversion_table(config.pyproject, source)["current_version"])
+        found, problems = version_files.scan(config.root, config.pyproject, source)
         stale = [f"{p.file}: {p.message}" for p in problems]
         stale += [
-            f"{o.file}:{o.line} carries {o.value}" for o in versions.mismatches(found, current)
+            f"{o.file}:{o.line} carries {o.value}" for o in version_files.mismatches(found, current)
         ]
         path = config.path(config.changelog)
         text = path.read_text(encoding="utf-8") if path.is_file() else ""

@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mlrelease import versions
+from mlrelease import version_files
 from mlrelease.config import PYPROJECT, Config, read_toml
 from mlrelease.edges.journal import drop_journal, write_journal
 from mlrelease.errors import UserError
@@ -132,8 +132,8 @@ def rewrite(scratch: Path, new: str) -> None:
     proc = bump._bmv(scratch, "bump", "--new-version", new, "--allow-dirty")
     source = str(scratch / PYPROJECT)
     after = dataclasses.replace(config, pyproject=read_toml(scratch / PYPROJECT))
-    found, problems = versions.scan(scratch, after.pyproject, source)
-    stale = versions.mismatches(found, new)
+    found, problems = version_files.scan(scratch, after.pyproject, source)
+    stale = version_files.mismatches(found, new)
     if proc.returncode != 0 or problems or stale or len(found) < len(planned.changes):
         shown = (proc.stderr or proc.stdout).strip() if proc.returncode else ""
         shown = shown or "; ".join(

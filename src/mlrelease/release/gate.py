@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from packaging.version import InvalidVersion, Version
 
-from mlrelease import versions
+from mlrelease import version_files, versions
 from mlrelease.edges import git
 from mlrelease.gates import Context, GateResult, gate
 from mlrelease.release import queries
@@ -27,7 +27,7 @@ def check_git_state(ctx: Context) -> GateResult:
         return GateResult.skipped("the repository has no commit yet")
     names, model = ctx.names, version_model(ctx.config)
     source = str(ctx.config.pyproject_path)
-    text = str(versions.bumpversion_table(ctx.config.pyproject, source)["current_version"])
+    text = str(version_files.bumpversion_table(ctx.config.pyproject, source)["current_version"])
     try:
         version = Version(text)
     except InvalidVersion:

@@ -10,7 +10,7 @@ from typing import Any
 from packaging.version import Version
 from rich.table import Table
 
-from mlrelease import report, versions
+from mlrelease import report, version_files
 from mlrelease.config import Config
 from mlrelease.docs import published
 from mlrelease.errors import UserError
@@ -99,10 +99,10 @@ def status(config: Config, version: str | None = None) -> dict[str, Any]:
     root, rel = config.root, config.table(ReleaseConfig)
     names = config.names
     source = str(config.pyproject_path)
-    current = str(versions.bumpversion_table(config.pyproject, source)["current_version"])
+    current = str(version_files.bumpversion_table(config.pyproject, source)["current_version"])
     parsed = parse_version(current, "pyproject.toml")
     target = parse_release(version) if version else _release_of(config, parsed)
-    found, problems = versions.scan(root, config.pyproject, source)
+    found, problems = version_files.scan(root, config.pyproject, source)
     files = [{"file": o.file, "line": o.line, "version": o.value} for o in found]
     path = config.path(config.changelog)
     log_text = path.read_text(encoding="utf-8") if path.is_file() else ""
@@ -136,7 +136,7 @@ def status(config: Config, version: str | None = None) -> dict[str, Any]:
     return {
         "version": current,
         "release": str(target),
-        "consistent": not problems and not versions.mismatches(found, current),
+        "consistent": not problems and not version_files.mismatches(found, current),
         "files": files,
         "problems": [f"{p.file}: {p.message}" for p in problems],
         "changelog": {"file": config.changelog, "section": changelog.has_section(log_text, target)},

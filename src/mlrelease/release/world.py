@@ -125,7 +125,8 @@ class Target:
 
 @dataclass(frozen=True)
 class WorkTree:
-    """The checked-out files' versions (``versions.scan``) and changelog, for ``release rc``."""
+    """The checked-out files' versions (``version_files.scan``) and changelog, for
+    ``release rc``."""
 
     current: str
     """``[tool.bumpversion] current_version`` of the configuration the command read."""

@@ -9,7 +9,7 @@ from pathlib import Path
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
-from mlrelease import versions
+from mlrelease import version_files, versions
 from mlrelease.config import Config
 from mlrelease.edges import installed
 from mlrelease.edges.proc import TimeoutExpired, call, python_module
@@ -66,7 +66,7 @@ def from_config(config: Config) -> Project:
         )
     version = table.get("version")
     if version is None:
-        version = versions.bumpversion_table(config.pyproject, source)["current_version"]
+        version = version_files.bumpversion_table(config.pyproject, source)["current_version"]
     versions.parse(str(version), key="project.version", source=source)
     return Project(config, name, str(version))
 

@@ -14,7 +14,7 @@ from helpers.repo import git, mlrelease
 from hypothesis import given, settings
 from packaging.version import Version
 
-from mlrelease import versions
+from mlrelease import version_files
 from mlrelease.init import detect, propose
 from mlrelease.init.snapshot import Snapshot
 
@@ -82,7 +82,7 @@ def test_every_pep440_version_is_found_by_the_versions_scan_of_inits_configurati
         (root / "version.txt").write_text(files["version.txt"], encoding="utf-8")
         pyproject = files["pyproject.toml"] + "\n" + proposal
         (root / "pyproject.toml").write_text(pyproject, encoding="utf-8")
-        occurrences, problems = versions.scan(root, tomllib.loads(pyproject), "pyproject.toml")
+        occurrences, problems = version_files.scan(root, tomllib.loads(pyproject), "pyproject.toml")
     assert problems == []
-    assert occurrences == [versions.Occurrence("version.txt", 1, text)]
+    assert occurrences == [version_files.Occurrence("version.txt", 1, text)]
     assert Version(occurrences[0].value) == Version(text)

@@ -1,4 +1,4 @@
-"""`versions.scan` finds exactly what bump-my-version's own search finds."""
+"""`version_files.scan` finds exactly what bump-my-version's own search finds."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 from helpers.repo import git
 
-from mlrelease import versions
+from mlrelease import version_files
 
 PYPROJECT = """\
 [tool.bumpversion]
@@ -36,8 +36,8 @@ def test_scan_reports_lines_values_and_missing_files(tmp_path: Path) -> None:
     (tmp_path / "c.txt").write_text("intro\nrelease 1.0.0\n", encoding="utf-8")
     git(tmp_path, "init", "-q")
     data = tomllib.loads(PYPROJECT)
-    found, problems = versions.scan(tmp_path, data, "pyproject.toml")
-    assert found == [versions.Occurrence("c.txt", 2, "1.0.0")]
+    found, problems = version_files.scan(tmp_path, data, "pyproject.toml")
+    assert found == [version_files.Occurrence("c.txt", 2, "1.0.0")]
     messages = {p.file: p.message for p in problems}
     assert messages["a.py"].startswith("line 2: found `2.0.0`, expected `1.0.0`")
     # No search pattern: bump-my-version looks for 1.0.0 itself; 21.0.0 is not a version here.

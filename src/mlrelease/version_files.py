@@ -1,0 +1,192 @@
+"""Where the version is written (pure but for bump-my-version): which version each file listed
+for bump-my-version carries.
+
+bump-my-version rewrites the files; this module asks bump-my-version's own configuration and
+search patterns where the version is, so that the ``versions`` gate checks exactly what a bump
+would touch (nothing here re-implements its search).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mlrelease.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class Occurrence:
+    """A version string found in a file."""
+
+    file: str
+    line: int
+    value: str
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A listed file where the version could not be found."""
+
+    file: str
+    message: str
+
+
+def bumpversion_table(pyproject: Mapping[str, Any], source: str) -> Mapping[str, Any]:
+    table = pyproject.get("tool", {}).get("bumpversion")
+    if not isinstance(table, Mapping) or "current_version" not in table:
+        raise ConfigError(
+            "tool.bumpversion.current_version",
+            "the project version (bump-my-version's table)",
+            "no [tool.bumpversion] table with current_version",
+            source=source,
+            hint="Add [tool.bumpversion] with current_version and one [[tool.bumpversion.files]] "
+            "entry per file that carries the version.",
+        )
+    return table
+
+
+def bumpversion_config(root: Path, source: str) -> Any:
+    """bump-my-version's own configuration of the project (its ``Config``).
+
+    Everything that finds or rewrites a version goes through it, so the ``versions`` gate and
+    ``mlrelease bump`` see exactly what bump-my-version does.
+    """
+    from bumpversion.config import get_configuration
+    from bumpversion.exceptions import BumpVersionError
+
+    try:
+        return get_configuration(root / "pyproject.toml")
+    except (BumpVersionError, ValueError) as exc:  # pydantic's ValidationError is a ValueError
+        raise ConfigError(
+            "tool.bumpversion",
+            "a configuration bump-my-version accepts",
+            f"an error: {str(exc).strip()[:400]}",
+            source=source,
+        ) from None
+
+
+def scan(
+    root: Path, pyproject: Mapping[str, Any], source: str
+) -> tuple[list[Occurrence], list[Problem]]:
+    """Where bump-my-version finds the current version: every match of each listed file's
+    ``search`` (rendered by bump-my-version itself), plus a static ``[project] version``, which
+    bump-my-version keeps in step on its own.
+
+    A file whose search finds nothing is a :class:`Problem`; no other number in any file is
+    taken for a version.
+    """
+    from bumpversion.context import get_context
+    from bumpversion.files import resolve_file_config
+
+    bumpversion_table(pyproject, source)
+    config = bumpversion_config(root, source)
+    current = config.version_config.parse(config.current_version)
+    if current is None:
+        raise ConfigError(
+            "tool.bumpversion.current_version",
+            "a version that tool.bumpversion.parse matches",
+            repr(config.current_version),
+            source=source,
+            hint="Fix current_version or the parse pattern.",
+        )
+    found: list[Occurrence] = []
+    problems: list[Problem] = []
+    static = pyproject.get("project", {}).get("version")
+    if isinstance(static, str):
+        text = (root / "pyproject.toml").read_text(encoding="utf-8")
+        match = re.search(r"^version\s*=", text, re.M)
+        found.append(
+            Occurrence("pyproject.toml", _line(text, match.start() if match else 0), static)
+        )
+    for configured in resolve_file_config(config.files_to_modify, config.version_config):
+        change = configured.file_change
+        path = Path(change.filename)
+        path = path if path.is_absolute() else root / path
+        try:
+            rel = path.resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:
+            rel = str(path)
+        if change.key_path:  # a data file (TOML/JSON key): bump-my-version rewrites the key
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            if not change.ignore_missing_file:
+                problems.append(Problem(rel, "the file does not exist"))
+            continue
+        context = get_context(config)
+        value = configured.version_config.serialize(current, context)
+        context["current_version"] = value
+        pattern, raw = change.get_search_pattern(context)
+        matches = list(pattern.finditer(text))
+        if not matches and not change.ignore_missing_version:
+            problems.append(Problem(rel, _nothing_found(change, context, text, value, raw)))
+        for m in matches:
+            inside = _embedded(text, m.start(), m.end()) if raw == value else None
+            if inside:
+                # No search pattern: bump-my-version would rewrite part of another number.
+                problems.append(
+                    Problem(
+                        rel,
+                        f"line {_line(text, m.start())}: bump-my-version's search {raw!r} "
+                        f"(no search pattern) matches inside `{inside}`, which a bump would "
+                        "rewrite; give this file an exact search pattern",
+                    )
+                )
+            else:
+                found.append(Occurrence(rel, _line(text, m.start()), value))
+    return found, problems
+
+
+_SENTINEL = "MLRELEASE0VERSION0SENTINEL"
+_ANY_VERSION = r"[0-9][0-9A-Za-z.+!-]*"
+
+
+def _nothing_found(change: Any, context: dict[str, Any], text: str, value: str, raw: str) -> str:
+    """Say what the line carries instead: bump-my-version's own rendering of the search, with
+    any version-like text where the version goes (shown to the user, never a verdict)."""
+    probe = dict(context, current_version=_SENTINEL)
+    pattern, _ = change.get_search_pattern(probe)
+    loose = pattern.pattern.replace(re.escape(_SENTINEL), f"(?P<v>{_ANY_VERSION})", 1)
+    message = f"bump-my-version's search {raw!r} finds nothing"
+    try:
+        other = re.search(loose, text, pattern.flags)
+    except re.error:
+        other = None
+    if other and other["v"] != value:
+        line = _line(text, other.start())
+        return f"line {line}: found `{other['v']}`, expected `{value}`: {message}"
+    return message
+
+
+def _embedded(text: str, start: int, end: int) -> str | None:
+    """The longer number a match sits inside (``21.0.0`` around ``1.0.0``), if any."""
+    before = text[start - 1] if start else ""
+    after = text[end : end + 2]
+    if (
+        before.isdigit()
+        or before == "."
+        or after[:1].isdigit()
+        or (after[:1] == "." and after[1:2].isdigit())
+    ):
+        left = start
+        while left and (text[left - 1].isalnum() or text[left - 1] in ".-+"):
+            left -= 1
+        right = end
+        while right < len(text) and (text[right].isalnum() or text[right] in ".-+"):
+            right += 1
+        return text[left:right].strip(".-+")
+    return None
+
+
+def _line(text: str, index: int) -> int:
+    return text.count("\n", 0, index) + 1
+
+
+def mismatches(occurrences: list[Occurrence], expected: str) -> list[Occurrence]:
+    """Occurrences whose value differs from ``expected`` (compared as written, not normalised:
+    bump-my-version searches for the exact string)."""
+    return [o for o in occurrences if o.value != expected]
