@@ -229,7 +229,8 @@ def _rc(sub: Any) -> None:
     s.add_argument(
         "--rebuild",
         action="store_true",
-        help="HEAD is already a candidate: tag the same commit again as the next number",
+        help="HEAD is already a candidate: tag the same commit again as the next number (once: "
+        "when HEAD was rebuilt already, a run finds nothing to do; --tag asks for another)",
     )
     _act(s)
     s.set_defaults(func=cmd_rc)

@@ -79,6 +79,12 @@ def test_an_rc_is_rebuilt_on_the_same_commit_as_the_next_number(family: Repo, ru
     assert code == 0, err
     assert "Nothing to do" in out + err or "nothing to do" in out + err, out + err
     assert "v2.13.0-rc6" not in family.git("tag", "-l")
+    # Run again without --tag, after the rebuild was pushed: nothing to do, and how to ask.
+    code, out, err = run(family.path, "release", "rc", "--rebuild", "--execute", "--push")
+    assert code == 0, err
+    said = _said(out, err)
+    assert "nothing to do" in said and "--rebuild --tag v2.13.0-rc6" in said, said
+    assert "v2.13.0-rc6" not in family.git("tag", "-l")
     code, out, err = run(family.path, "release", "status", "--json")
     assert code == 0, err
     status = json.loads(out)
