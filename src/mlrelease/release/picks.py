@@ -6,7 +6,8 @@ A fix is picked when a commit of the branch has its patch id, names it in a ``(c
 from commit ...)`` line (in full or abbreviated), or names the same pull request; it is
 **maybe picked** when one has the same normalised subject (``--mark`` decides); it is
 **withdrawn** when main reverted it, **reverted on the branch** when the branch reverted its
-pick; a fix the release does not want and the branch lacks is **not wanted**. Only a missing
+pick; a fix the release does not want and the branch lacks is **not wanted**; a commit of main
+that is no fix but reached the branch is listed as picked. Only a missing
 (wanted) fix is picked by ``--execute``. :func:`plan_picks` is pure: it decides on
 a :class:`~.world.World` only."""
 
