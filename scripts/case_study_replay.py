@@ -146,7 +146,7 @@ def setup(mirror: Path, tmp: Path, h: History) -> tuple[Path, Path]:
     """A bare origin at the fork point and a clone of its main, both reading the mirror's
     objects (alternates: nothing is copied, no ref of the mirror is visible)."""
     origin, work = tmp / "origin.git", tmp / "TensorRT"
-    objects = str((mirror / "objects").resolve())
+    objects = git(mirror, "rev-parse", "--path-format=absolute", "--git-path", "objects")
     git(tmp, "init", "-q", "--bare", str(origin))
     (origin / "objects" / "info" / "alternates").write_text(objects + "\n", encoding="utf-8")
     subprocess.run(

@@ -67,10 +67,7 @@ class Replay:
         for sha in edits:
             self.cut_files |= set(git(work, "show", "--format=", "--name-only", sha).split())
         made = ", ".join(sorted(self.cut_files)) or "none"
-        on_fork = (
-            git(work, "rev-parse", f"{adopted}~2") == h.fork
-            or git(work, "rev-parse", f"{adopted}~1") == h.fork
-        )
+        on_fork = h.fork in git(work, "rev-list", "--first-parent", "-n", "3", adopted).split()
         self.steps.append(
             Step(
                 "cut",
