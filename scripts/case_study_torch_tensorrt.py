@@ -10,8 +10,8 @@ from it and a clone of its ``main``, and
 1. adopts: ``mlrelease init --execute`` (nothing but pyproject.toml may change), commits and
    pushes the adoption, runs ``mlrelease verify --skip tests``, then the release commands on
    the clone: ``release status``, the dry runs of ``release cut``, ``bump``, ``release rc``
-   and ``release promote`` (the cut and one RC executed and pushed to the temporary origin in
-   between, so that ``rc`` and ``promote`` have a release branch and a candidate);
+   and ``release promote`` (the cut and one RC run with ``--execute --push`` to the temporary
+   origin in between, so that ``rc`` and ``promote`` would have a branch and a candidate);
 2. replays the minor releases in :data:`REPLAYS` from each fork point with the commands
    themselves, as subprocesses (:mod:`case_study_torch_tensorrt_replay`), and judges each
    step from their ``--json`` output against what the project did

@@ -55,13 +55,14 @@ def page(data: dict[str, Any]) -> str:
     out += [
         "### The release commands",
         "",
-        "Run in order on the adopted clone. The cut and the first RC are executed (and pushed to "
-        "the temporary origin) so that `rc` and `promote` have a release branch and a "
-        f"candidate to plan for. One adaptation comes first, committed: `{ADAPTED}`. "
+        "Run in order on the adopted clone. The cut and the first RC are run with `--execute "
+        "--push` (to the temporary origin) so that `rc` and `promote` would have a release "
+        "branch and a candidate to plan for; the RC is refused here (see below). One "
+        f"adaptation comes first, committed: `{ADAPTED}`. "
         "`tests` leaves `[tool.mlrelease] gates`, as `--skip tests` did above: importing "
         "`torch_tensorrt` needs CUDA and TensorRT, and promotion (rightly) refuses a report "
         "without the verdict of every configured gate. On a GPU machine the gate stays. The "
-        "bind step runs on stand-in wheels (see below).",
+        "bind step and verify run on stand-in wheels (see below).",
         "",
         *table(
             ["command", "on", "kind", "exit", "traceback", "what it said"],
