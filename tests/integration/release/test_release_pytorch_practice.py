@@ -67,6 +67,11 @@ def test_an_rc_is_rebuilt_on_the_same_commit_as_the_next_number(family: Repo, ru
     code, out, err = run(family.path, "release", "rc", "--rebuild")
     assert code == 0, err
     assert "git tag -a v2.13.0-rc5" in _said(out, err), out + err
+    code, out, err = run(family.path, "release", "rc", "--rebuild", "--json")
+    assert code == 0, err
+    plan = json.loads(out)  # the plan alone on stdout, as scripts read it
+    assert plan["command"] == "rc" and plan["executed"] is False, plan
+    assert plan["actions"][0]["git"][:4] == ["git", "tag", "-a", "v2.13.0-rc5"], plan
     code, out, err = run(family.path, "release", "rc", "--rebuild", "--execute", "--push")
     assert code == 0, out + err
     assert family.origin_git("rev-parse", "v2.13.0-rc5^{commit}") == head
