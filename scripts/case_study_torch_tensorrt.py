@@ -10,11 +10,12 @@ from it and a clone of its ``main``, and
 1. adopts: ``mlrelease init --execute`` (nothing but pyproject.toml may change), commits and
    pushes the adoption, runs ``mlrelease verify --skip tests``, then the release commands on
    the clone: ``release status``, the dry runs of ``release cut``, ``bump``, ``release rc``
-   and ``release promote`` (the cut and one RC executed and pushed to the temporary origin in
-   between, so that ``rc`` and ``promote`` have a release branch and a candidate);
-2. replays the minor releases in :data:`REPLAYS` from history (the branch cut, main moving on,
-   every pick, every RC tag, the final tag) against the dry-run plans of the adopted config
-   (:mod:`mlrelease.init.replay_tag`).
+   and ``release promote`` (the cut and one RC run with ``--execute --push`` to the temporary
+   origin in between, so that ``rc`` and ``promote`` would have a branch and a candidate);
+2. replays the minor releases in :data:`REPLAYS` from each fork point with the commands
+   themselves, as subprocesses (:mod:`case_study_torch_tensorrt_replay`), and judges each
+   step from their ``--json`` output against what the project did
+   (:mod:`case_study_history`).
 
 ``--check`` regenerates the page in a temporary place and fails when the committed one differs
 (the wall time, the one volatile figure, is left out of the comparison).
@@ -23,7 +24,6 @@ from it and a clone of its ``main``, and
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import re
 import sys
@@ -33,27 +33,14 @@ from pathlib import Path
 from typing import Any
 
 from case_study_lib import git, init_in, mlrelease
+from case_study_replay import IDENTITY, stand_in_build
 from case_study_torch_tensorrt_page import ADAPTED, WALL, page
-from packaging.version import Version
-
-from mlrelease.init import replay_tag
-from mlrelease.registry import load_config
-from mlrelease.release.config import version_model
+from case_study_torch_tensorrt_replay import replay
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "case-studies" / "torch-tensorrt.md"
 REPLAYS = ["2.12.0", "2.13.0"]
 """The minor releases replayed, oldest first."""
-IDENTITY = {
-    "GIT_AUTHOR_NAME": "case study",
-    "GIT_AUTHOR_EMAIL": "case-study@example.com",
-    "GIT_COMMITTER_NAME": "case study",
-    "GIT_COMMITTER_EMAIL": "case-study@example.com",
-    "GIT_AUTHOR_DATE": "2026-08-23T12:00:00+00:00",
-    "GIT_COMMITTER_DATE": "2026-08-23T12:00:00+00:00",
-}
-"""A fixed identity and date: the commits and tags the study makes have the same ids on every
-run, so the page is reproducible."""
 BOX = re.compile("[\u2500-\u257f]")
 """Box-drawing characters (rich's tables), dropped from what a command said."""
 STAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?([+-]\d\d:\d\d|Z)?")
@@ -70,11 +57,14 @@ COMMANDS: list[tuple[str, tuple[str, ...], str]] = [
     ("release/2.14", ("release", "rc", "--execute", "--push"), "executed"),
     ("release/2.14", ("release", "status"), "after the first RC"),
     ("release/2.14", ("release", "promote", "--rc", "v2.14.0-rc1"), "dry run"),
-    ("release/2.14", ("release", "bind", "--rc", "v2.14.0-rc1", "--execute", "--push"),
-     "executed, on stand-in wheels"),
+    (
+        "release/2.14",
+        ("release", "bind", "--rc", "v2.14.0-rc1", "--execute", "--push"),
+        "executed, on stand-in wheels",
+    ),
     ("release/2.14", ("verify",), "the RC's files audited"),
     ("release/2.14", ("release", "promote", "--rc", "v2.14.0-rc1"), "dry run, bound"),
-]  # fmt: skip
+]
 """(branch, command, kind) run in order on the adopted clone."""
 
 
@@ -83,40 +73,6 @@ def said(proc: Any) -> str:
     lines = [" ".join(BOX.sub(" ", x).split()) for x in (proc.stdout + proc.stderr).splitlines()]
     text = " / ".join(x for x in lines if x)
     return SECONDS.sub("(t) s", STAMP.sub("(time)", text))[:600]
-
-
-STAND_IN_TAGS = (
-    "cp311-cp311-manylinux_2_28_x86_64",
-    "cp311-cp311-manylinux_2_28_aarch64",
-    "cp311-cp311-win_amd64",
-)
-"""One stand-in wheel per platform init found Torch-TensorRT's workflows building."""
-
-
-def stand_in_build(dist: Path, version: str) -> None:
-    """What Torch-TensorRT's build workflows would leave in ``dist/`` for the RC, made here
-    because its real build (CUDA, TensorRT, Bazel) cannot run on this machine: a wheel per
-    platform and an sdist, named and stamped with the tag's version (``2.14.0`` while the
-    files carry ``2.14.0a0``), holding one module. Only the release flow's bookkeeping (bind,
-    the wheels audit, promote) reads them; nothing is installed from them."""
-    sys.path.insert(0, str(ROOT / "tests"))
-    from helpers.dist import make_dist  # type: ignore[import-not-found]  # tests/ is on sys.path
-
-    with tempfile.TemporaryDirectory() as tmp:
-        module = Path(tmp) / "src" / "torch_tensorrt"
-        module.mkdir(parents=True)
-        (module / "__init__.py").write_text('"""A stand-in."""\n', encoding="utf-8")
-        built = {
-            path.name: path.read_bytes()
-            for tag in STAND_IN_TAGS
-            for path in make_dist(Path(tmp), Path(tmp) / "out", version, "torch_tensorrt",
-                                  readme="A stand-in for the built wheel.", tag=tag)
-        }  # fmt: skip
-    dist.mkdir(exist_ok=True)
-    for name, data in built.items():
-        (dist / name).write_bytes(data)
-    sums = "".join(f"{hashlib.sha256(built[n]).hexdigest()}  {n}\n" for n in sorted(built))
-    (dist / "SHA256SUMS").write_text(sums, encoding="utf-8")
 
 
 def leave_out_tests(work: Path) -> None:
@@ -155,34 +111,11 @@ def adopt(work: Path) -> dict[str, Any]:
             stand_in_build(work / "dist", "2.14.0")
         proc = mlrelease(work, *args, env=IDENTITY)
         trace = "Traceback (most recent call last)" in proc.stdout + proc.stderr
-        commands.append(("mlrelease " + " ".join(args), branch, kind, proc.returncode,
-                         trace, said(proc)))  # fmt: skip
+        commands.append(
+            ("mlrelease " + " ".join(args), branch, kind, proc.returncode, trace, said(proc))
+        )
     git(work, "switch", "-q", "main")
     return {"init": init, "verify": verify, "commands": commands}
-
-
-def replays(work: Path, config: Any, releases: list[str] = REPLAYS) -> list[dict[str, Any]]:
-    """Each release of ``releases`` replayed (:mod:`mlrelease.init.replay_tag`), as the page and
-    the raw JSON hold it."""
-    model = version_model(config)
-    found = []
-    for release in releases:
-        history = replay_tag.read_history(
-            work, Version(release), config.names, main="origin/main", version_file="version.txt"
-        )
-        steps = replay_tag.replay(history, config.names, model)
-        matched, counted = replay_tag.match_rate(steps)
-        found.append(
-            {
-                "release": release,
-                "branch": history.branch,
-                "steps": [s.__dict__ for s in steps],
-                "matched": matched,
-                "counted": counted,
-                "direct": sum(1 for s in steps if s.match is None),
-            }
-        )
-    return found
 
 
 def study(mirror: Path) -> dict[str, Any]:
@@ -193,13 +126,9 @@ def study(mirror: Path) -> dict[str, Any]:
         git(Path(tmp), "clone", "-q", "-b", "main", str(origin), str(work))
         commit = git(work, "rev-parse", "HEAD")
         date = git(work, "log", "-1", "--format=%cd", "--date=short")
-        replayed = None
         data: dict[str, Any] = {"commit": commit, "date": date}
         data.update(adopt(work))
-        # The replay reads the adopted config; history is untouched by the commands above
-        # (main's first version move after each fork point is older than the adoption).
-        replayed = replays(work, load_config(work))
-    data["replays"] = replayed
+    data["replays"] = [replay(mirror, release) for release in REPLAYS]
     data["wall_seconds"] = round(time.monotonic() - began, 1)
     return data
 

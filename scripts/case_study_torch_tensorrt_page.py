@@ -55,13 +55,14 @@ def page(data: dict[str, Any]) -> str:
     out += [
         "### The release commands",
         "",
-        "Run in order on the adopted clone. The cut and the first RC are executed (and pushed to "
-        "the temporary origin) so that `rc` and `promote` have a release branch and a "
-        f"candidate to plan for. One adaptation comes first, committed: `{ADAPTED}`. "
+        "Run in order on the adopted clone. The cut and the first RC are run with `--execute "
+        "--push` (to the temporary origin) so that `rc` and `promote` would have a release "
+        "branch and a candidate to plan for; the RC is refused here (see below). One "
+        f"adaptation comes first, committed: `{ADAPTED}`. "
         "`tests` leaves `[tool.mlrelease] gates`, as `--skip tests` did above: importing "
         "`torch_tensorrt` needs CUDA and TensorRT, and promotion (rightly) refuses a report "
         "without the verdict of every configured gate. On a GPU machine the gate stays. The "
-        "bind step runs on stand-in wheels (see below).",
+        "bind step and verify run on stand-in wheels (see below).",
         "",
         *table(
             ["command", "on", "kind", "exit", "traceback", "what it said"],
@@ -113,15 +114,23 @@ def findings() -> list[str]:
         "`test` dependencies (`pip install -e .[test]` against PyTorch's test index), the "
         "`tests` gate runs `python -m pytest -q` as proposed; `docs` is added by hand once "
         "Sphinx and the import work in the release environment (init's note says so).",
-        "- **promote plans the final tag on the RC's commit once the RC's files are bound.** "
-        "Its first dry run refuses, with the way on: a final tag needs the candidate's built "
-        "files bound to it (`release bind`). Torch-TensorRT's real build (CUDA, TensorRT, "
-        "Bazel) cannot run here, so **stand-in wheels** take its place: one per platform init "
-        "found (`manylinux_2_28_x86_64`, `manylinux_2_28_aarch64`, `win_amd64`) and an sdist, "
-        "named and stamped `2.14.0` as a build from the tag would be, holding one module. They "
-        "are bound, the `wheels` gate audits them (names, metadata version against the tag, "
-        "platforms), and promote's dry run then plans `v2.14.0` on the commit of "
-        "`v2.14.0-rc1`.",
+        "- **`release rc` refuses the cut branch, naming each development pin** (`torch>=2.14.0"
+        ".dev` in [build-system], `torchvision>=0.29.0.dev` in the `test-ext` group). The "
+        "release-only edits init proposes are those of release/2.13's first commit that carry "
+        "over to another series (the nightly index URLs in `docker/dist-build.sh` and "
+        "`py/requirements.txt`); the pins of the series' own torch/torchvision builds, which "
+        "the project also turns from `>=X.dev` into `>=X` in that commit, are written with the "
+        "series' numbers, so no edit copied from an older series makes them. `rc` stops until "
+        "a maintainer commits them, and bind and promote find no candidate (they say so, "
+        "naming `release rc`). Torch-TensorRT's real build (CUDA, TensorRT, Bazel) cannot run "
+        "here, so **stand-in wheels** take its place for the `wheels` gate: one per platform "
+        "init found (`manylinux_2_28_x86_64`, `manylinux_2_28_aarch64`, `win_amd64`) and an "
+        "sdist, stamped `2.14.0` as a build from the tag would be, holding one module; verify "
+        "audits them (names, metadata version, platforms).",
+        "- **`release cherry-picks` took 45 s on the 2.13 branch**: it hashed every patch of "
+        "main since the fork (488 MB of diffs, mostly regenerated documentation) to find which "
+        "branch commit carries each fix. It hashes only the patches `git cherry` found "
+        "equivalent now: 2 s, the same report.",
         "- **The release commands were slow on a real repository.** With Torch-TensorRT's "
         "~1000 refs on origin, `release status` and the `release cut` dry run took about 25 s "
         "each: origin's objects were checked with one `git cat-file --batch` over all of them "
@@ -144,62 +153,110 @@ def findings() -> list[str]:
     ]
 
 
+BEFORE = (
+    "The page was made by internal planning functions "
+    "(`mlrelease.init.replay_tag`, now removed) and claimed 18/18 steps for 2.12 and 29/31 "
+    "for 2.13 (47/49 = 96%), commits made on the branch not counted. Replayed with the "
+    "commands themselves (issue #39), 2.13 matched 9 of 15 steps: `rc` could not tag the "
+    "rebuild rc8, `cherry-picks` saw none of the hand picks, `rc` tagged past a missing "
+    "release-only edit."
+)
+"""The match rate before, as issue #39 measured it (the closing note's "before")."""
+
+
+def _command(command: str) -> str:
+    return f"`{command}`" if command.startswith("mlrelease") else command
+
+
+def _mark(match: bool | None) -> str:
+    return "-" if match is None else "yes" if match else "**no**"
+
+
 def replay_section(replayed: list[dict[str, Any]]) -> list[str]:
     out = [
-        "## 2. Replay of 2.12 and 2.13",
+        "## 2. Replay of 2.12 and 2.13, with the commands",
         "",
-        "At each point of each release (the branch cut, main moving on to the next marker, "
-        "every commit reaching the branch, every RC tag, the final tag) mlrelease's planners "
-        "under the adopted config are asked what they would do, from the state just before "
-        "it; a step matches when the plan gives what Torch-TensorRT did. A pick is a branch "
-        "commit whose patch is on main (`git cherry`) or that names a pull request of main "
-        "(`#4321`, `cherry pick 4247 4256`); it matches when `release cherry-picks` recognises "
-        "it as picked (by patch, `-x` line or the pull requests its subject names). A commit "
-        "made on the branch directly is listed as a *direct commit* and not counted: no "
-        "release command makes or refuses one, the next `release rc` tags it.",
+        "Each release is replayed from its fork point by running mlrelease's commands as "
+        "subprocesses, as a maintainer types them, in a temporary bare `origin` holding what "
+        "the project had that day (main at the fork point, the older release branches and "
+        "tags) and a clone that adopts mlrelease there (`mlrelease init --execute`, the tests "
+        "gate left out: no CUDA here). `release cut --execute --push` cuts the branch; the "
+        "project's own commits then reach it one by one, as they did (their trees, the "
+        "adoption kept in `pyproject.toml`), while origin's `main` follows the project's real "
+        "main to each commit's date. Before each RC tag of the project, `release cherry-picks "
+        "--json` says which branch commits carry a fix of main, and `release rc --execute "
+        "--push --json` tags (with `--rebuild` where the project tagged the same commit "
+        "again). When `rc` refuses a development pin, the replay makes the fix the refusal asks "
+        "for (one commit, kept in the project's later versions of the file) and runs it again, "
+        "so that the numbering goes on as the project's; any other refusal leaves the "
+        "project's tag made by hand. At the end `release bind` is tried on stand-in files of "
+        "the last RC: it rebuilds the RC's sdist for reference first, which needs torch and "
+        "CUDA here, so the final tag is not compared but reasoned from promote's rule.",
+        "",
+        "Every step is judged from the command's JSON output (and the refs it left on "
+        "origin) against what the project did, read from the repository with plain git: a "
+        "branch commit is a *pick* when main has the same patch or its message names a pull "
+        "request merged on main since the fork, other than its own. Where the two differ, the "
+        "last column says which was right and why.",
         "",
     ]
-    summary, total, direct = [], [0, 0], 0
+    summary, total = [], [0, 0]
     for r in replayed:
-        steps = r["steps"]
         out += [f"### {r['release']} (`{r['branch']}`)", ""]
         out += table(
-            ["step", "history", "mlrelease", "match", "why"],
+            ["step", "the project", "command", "what it did", "match", "who was right, why"],
             [
-                (s["step"], s["actual"], s["planned"],
-                 "-" if s["match"] is None else "yes" if s["match"] else "**no**", s["why"])
-                for s in steps
+                (
+                    s["kind"],
+                    s["history"],
+                    _command(s["command"]),
+                    s["did"],
+                    _mark(s["match"]),
+                    s["why"],
+                )
+                for s in r["steps"]
             ],
-        )  # fmt: skip
+        )
         total[0] += r["matched"]
         total[1] += r["counted"]
-        direct += r["direct"]
+        differ = [s["why"] for s in r["steps"] if s["match"] is False]
         summary.append(
-            (r["release"], _rate(r["matched"], r["counted"]), r["direct"],
-             _rate(r["matched"], r["counted"] + r["direct"]))
-        )  # fmt: skip
+            (
+                r["release"],
+                _rate(r["matched"], r["counted"]),
+                sum(w.startswith("mlrelease right") for w in differ),
+                sum(w.startswith(("mlrelease wrong", "mlrelease partly")) for w in differ),
+                sum(not w.startswith("mlrelease") for w in differ),
+                r["commands"],
+            )
+        )
     out += [
         "### Match rate",
         "",
         *table(
-            ["release", "steps matching", "direct commits (not counted)", "counted as misses"],
+            [
+                "release",
+                "steps matching the project",
+                "differences: mlrelease right",
+                "mlrelease wrong or partly",
+                "unjudged",
+                "commands run",
+            ],
             summary,
         ),
-        f"Overall: **{_rate(*total)}** of the release steps ({direct} direct commits listed).",
+        f"Overall: **{_rate(*total)}** of the steps, computed from the commands' outputs "
+        "(a step not reached is listed, not counted).",
+        "",
+        f"**Before:** {BEFORE}",
         "",
         "Every difference:",
         "",
         *[
-            f"- {r['release']}, {s['step']}: {s['actual']}. {s['why']}"
+            f"- {r['release']}, {s['kind']}: {s['history']}. {s['why']}"
             for r in replayed
             for s in r["steps"]
-            if s["match"] is False or (s["match"] and s["why"])
+            if s["match"] is False
         ],
-        "- The release-cut commits (`2.12 torch-tensorrt release cut (#4206)`, `2.13 "
-        "torch-tensorrt release cut (#4339)`) are release-only edits: PyTorch's nightly index "
-        "and `.dev` pins switched to the test channel on the branch. mlrelease's `release cut` "
-        "makes them in its own commit when they are declared (`[[tool.mlrelease.release."
-        "edits]]`, #25 item 3); init does not propose them, so here they are direct commits.",
         "",
     ]
     return out

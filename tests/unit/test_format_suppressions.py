@@ -19,11 +19,7 @@ ALLOWED: dict[str, int] = {}
 """File (relative to the repository root) -> how many suppressions it may hold, each a table
 whose columns line up by hand, with a comment saying so. None does now."""
 
-PENDING: dict[str, int] = {
-    # Rewritten on issue #39's branch (the Torch-TensorRT case study): formatted when it lands.
-    "scripts/case_study_torch_tensorrt.py": 3,
-    "scripts/case_study_torch_tensorrt_page.py": 2,
-}
+PENDING: dict[str, int] = {}
 """Files another branch is rewriting: their suppressions are tolerated until it lands, then the
 entry is removed (an entry whose file no longer holds them fails the test)."""
 

@@ -7,7 +7,6 @@ conclusions from that snapshot (pure), its release practice (tags, branches, rel
 candidates, changelog, commit style) in :mod:`~mlrelease.init.shape`;
 :mod:`~mlrelease.init.propose` turns them into the TOML it proposes, each part with the reason;
 :mod:`~mlrelease.init.service` does the whole of ``init`` and :mod:`~mlrelease.init.cli`
-shows it (dry run) or appends it to ``pyproject.toml``; :mod:`~mlrelease.init.replay` (and
-:mod:`~mlrelease.init.replay_tag`, for tag-versioned projects) replays a past release against
-the adopted config.
+shows it (dry run) or appends it to ``pyproject.toml``; :mod:`~mlrelease.init.replay`
+replays a past release against the adopted config.
 """

@@ -5,9 +5,8 @@ The detectors (:mod:`~mlrelease.init.detect`, :mod:`~mlrelease.init.shape`,
 :mod:`~mlrelease.init.version_source`, :mod:`~mlrelease.init.carriers`,
 :mod:`~mlrelease.init.release_edits`, :mod:`~mlrelease.init.propose`) read only this snapshot:
 they touch neither disk nor git (``tests/unit/init/test_init_reads_once.py`` keeps it so). The
-other readers of a repository are :mod:`~mlrelease.init.replay` and
-:mod:`~mlrelease.init.replay_tag` (a past release's history, through the same git edge) and
-:mod:`~mlrelease.init.service` (``pyproject.toml``, the one file ``init`` writes)."""
+other readers of a repository are :mod:`~mlrelease.init.replay` (a past release's history,
+through the same git edge) and :mod:`~mlrelease.init.service` (``pyproject.toml``, the one file ``init`` writes)."""
 
 from __future__ import annotations
 

@@ -313,6 +313,10 @@ def plan_rc(
     if rebuild and asked is not None and asked in at_head:  # made and pushed: nothing to do
         at_head, rebuild = [asked], False
     problem = _problem_at_head(world, rcs[at_head[-1]][0], branch) if at_head else None
+    # HEAD rebuilt already by `release rc` (a re-run): another rebuild only when --tag asks.
+    rebuilt = rebuild and asked is None and len(at_head) > 1 and problem is None
+    if rebuilt:
+        rebuild = False
     if not at_head or problem or rebuild:  # only the shipped candidate at HEAD is nothing to do
         rules.refuse_released(world, config, version, "rc")  # invariant (j): before the rest
     _check_changelog(world, config, version, plan.notes)
@@ -331,9 +335,12 @@ def plan_rc(
                 f"pass --rebuild to tag HEAD again as {tag} (a rebuild of the same commit)."
             )
         again = names.rc_tag_for(version, max(rcs) + 1)
+        how = f"--rebuild --tag {again}" if rebuilt else "--rebuild"
         plan.notes.append(
-            f"HEAD ({short(head)}) is already {name}. To build the same commit again as a new "
-            f"candidate: `mlrelease release rc --rebuild --execute --push` (tags {again})."
+            f"HEAD ({short(head)}) is already {name}"
+            + (" (a rebuild)" if rebuilt else "")
+            + ". To build the same commit again as a new candidate: "
+            f"`mlrelease release rc {how} --execute --push` (tags {again})."
         )
     else:
         name = _new_tag(world, names, (version, branch, head), rcs, (asked, tag, rebuild), plan)

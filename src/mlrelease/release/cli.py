@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from mlrelease.config import Config
-from mlrelease.release import checklist_cli, service
+from mlrelease.release import checklist_cli, picks, service
 from mlrelease.release import status as release_status
+from mlrelease.release.plan import Plan
 from mlrelease.release.promotion import publish
 from mlrelease.terminal import message_console
 
@@ -23,12 +23,19 @@ SAFETY = (
 )
 
 
-def _config(args: argparse.Namespace) -> Config:
-    return service.config_of(args)
-
-
 def _say(text: str) -> None:
     console.print(text, soft_wrap=True)
+
+
+def _show(made: Plan, args: argparse.Namespace, extra: dict[str, Any] | None = None) -> None:
+    """Show the plan or run it (``--execute``); with ``--json``, stdout holds one JSON object
+    (:meth:`Plan.data`, plus ``extra``) and the executed lines go to stderr."""
+    if not args.json:
+        made.print(execute=args.execute, out=_say)
+        return
+    if args.execute and not made.noop:
+        made.execute(echo=_say)
+    print(json.dumps({**(extra or {}), **made.data(executed=args.execute)}, indent=2), flush=True)
 
 
 def _candidate(args: argparse.Namespace) -> service.RcChoice:
@@ -51,19 +58,19 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 def cmd_cut(args: argparse.Namespace) -> int:
     made = service.cut_plan(service.config_of(args), args.version, args.from_ref, args.push)
-    made.print(execute=args.execute, out=_say)
+    _show(made, args)
     return 0
 
 
 def cmd_prepare(args: argparse.Namespace) -> int:
     made = service.prepare_plan(service.config_of(args), args.version, args.push)
-    made.print(execute=args.execute, out=_say)
+    _show(made, args)
     return 0
 
 
 def cmd_rc(args: argparse.Namespace) -> int:
     made = service.rc_plan(service.config_of(args), args.tag, args.push, args.rebuild)
-    made.print(execute=args.execute, out=_say)
+    _show(made, args)
     return 0
 
 
@@ -76,7 +83,7 @@ def cmd_promote(args: argparse.Namespace) -> int:
         repository_url=args.repository_url,
         elsewhere=args.published_elsewhere,
     )
-    made.print(execute=args.execute, out=_say)
+    _show(made, args)
     return 0
 
 
@@ -84,13 +91,13 @@ def cmd_publish(args: argparse.Namespace) -> int:
     made = service.publish_plan(
         service.config_of(args), _candidate(args), args.channel, args.repository_url
     )
-    made.print(execute=args.execute, out=_say)
+    _show(made, args)
     return 0
 
 
 def cmd_bind(args: argparse.Namespace) -> int:
     made = service.bind_plan(service.config_of(args), _candidate(args), args.push)
-    made.print(execute=args.execute, out=_say)
+    _show(made, args)
     return 0
 
 
@@ -98,6 +105,10 @@ def cmd_cherry_picks(args: argparse.Namespace) -> int:
     found = service.picks_plan(
         service.config_of(args), args.branch, args.push, args.mark, args.reason
     )
+    assert found.plan is not None
+    if args.json:
+        _show(found.plan, args, _picks_data(found))
+        return 0
     text = found.markdown()
     if args.output:
         args.output.parent.mkdir(parents=True, exist_ok=True)
@@ -105,13 +116,42 @@ def cmd_cherry_picks(args: argparse.Namespace) -> int:
         _say(f"Wrote {args.output}")
     else:
         print(text, flush=True)
-    assert found.plan is not None
     found.plan.print(execute=args.execute, out=_say)
     return 0
 
 
+def _picks_data(found: picks.CherryPicks) -> dict[str, Any]:
+    """``cherry-picks --json``: the branch, which fixes the release wants, and each fix with its
+    state, the branch commit that carries it and the evidence."""
+    return {
+        "branch": found.branch,
+        "main": found.main,
+        "series": found.series,
+        "wanting": found.wanting,
+        "picks": [
+            {
+                "commit": p.commit,
+                "subject": p.subject,
+                "state": p.state,
+                "picked": p.picked,
+                "on_branch": p.on_branch,
+                "evidence": p.evidence,
+                "wanted": p.wanted,
+                "override": list(p.override) if p.override else None,
+            }
+            for p in found.picks
+        ],
+    }
+
+
 def _act(p: argparse.ArgumentParser, push: bool = True) -> None:
     p.add_argument("--execute", action="store_true", help="act (default: dry run)")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print the plan as one JSON object on stdout (its notes, each action with its git "
+        "arguments, whether it ran); the lines --execute echoes go to stderr",
+    )
     if push:
         p.add_argument(
             "--push",
@@ -192,7 +232,8 @@ def _rc(sub: Any) -> None:
     s.add_argument(
         "--rebuild",
         action="store_true",
-        help="HEAD is already a candidate: tag the same commit again as the next number",
+        help="HEAD is already a candidate: tag the same commit again as the next number (once: "
+        "when HEAD was rebuilt already, a run finds nothing to do; --tag asks for another)",
     )
     _act(s)
     s.set_defaults(func=cmd_rc)

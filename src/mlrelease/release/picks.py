@@ -6,7 +6,8 @@ A fix is picked when a commit of the branch has its patch id, names it in a ``(c
 from commit ...)`` line (in full or abbreviated), or names the same pull request; it is
 **maybe picked** when one has the same normalised subject (``--mark`` decides); it is
 **withdrawn** when main reverted it, **reverted on the branch** when the branch reverted its
-pick; a fix the release does not want and the branch lacks is **not wanted**. Only a missing
+pick; a fix the release does not want and the branch lacks is **not wanted**; a commit of main
+that is no fix but reached the branch is listed as picked. Only a missing
 (wanted) fix is picked by ``--execute``. :func:`plan_picks` is pure: it decides on
 a :class:`~.world.World` only."""
 
@@ -167,7 +168,13 @@ class CherryPicks:
 
     @property
     def unwanted(self) -> list[Pick]:
-        return [p for p in self.picks if p.wanted is None]
+        """The fixes the release does not want (picked or not)."""
+        return [p for p in self.picks if p.wanted is None and wanted.is_fix(p.subject)]
+
+    @property
+    def others(self) -> list[Pick]:
+        """Commits of main that are neither fixes nor wanted but reached the branch."""
+        return [p for p in self.picks if p.wanted is None and not wanted.is_fix(p.subject)]
 
     def _wanted_cell(self, p: Pick) -> str:
         if p.wanted is not None:
@@ -218,6 +225,7 @@ class CherryPicks:
             "",
             f"**{picked} of {len(wanted)} picked, {len(self.missing)} missing{extra}"
             + (f"; {len(self.unwanted)} not wanted" if self.unwanted else "")
+            + (f"; {len(self.others)} other commit(s) of main picked" if self.others else "")
             + ".**",
             "",
         ]
@@ -268,9 +276,9 @@ def _fixes(facts: PickFacts, result: CherryPicks) -> list[Pick]:
         why = wanted.why_wanted(
             sha, subject, result.series, targets, result.wanting, milestone, pr, result.trailer
         )
-        if why is None and not wanted.is_fix(subject):
-            continue
         pick = identify(sha, subject, equivalent, facts)
+        if why is None and not wanted.is_fix(subject) and not pick.picked:
+            continue  # neither wanted, nor a fix, nor on the branch: not the release's business
         pick.wanted = why
         if why is None and pick.state in ("missing", "maybe"):
             pick.state = "not-wanted"

@@ -17,6 +17,7 @@ import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from mlrelease.edges import git
 from mlrelease.edges.faults import fault_point
@@ -107,10 +108,34 @@ class Plan:
             out(line)
         out(f"{self.name}: done.")
 
-    def execute(self) -> None:
+    def data(self, *, executed: bool) -> dict[str, Any]:
+        """The plan as ``--json`` prints it: the command, whether it ran, its notes, each action
+        (its key, the line the dry run prints, the git arguments of a git action) and the lines
+        printed after it."""
+        return {
+            "command": self.name,
+            "executed": executed and not self.noop,
+            "noop": self.noop,
+            "notes": list(self.notes),
+            "actions": [
+                {
+                    "key": a.key,
+                    "line": a.line,
+                    "git": git.shown(a.git_args) if a.git_args is not None else None,
+                }
+                for a in self.actions
+            ],
+            "after": list(self.after),
+        }
+
+    def execute(self, echo: Callable[[str], None] | None = None) -> None:
+        """Run the actions in order, echoing each line (to stdout unless ``echo`` says where)."""
         done: list[str] = []
         for action in self.actions:
-            print(action.line, flush=True)
+            if echo is None:
+                print(action.line, flush=True)
+            else:
+                echo(action.line)
             try:
                 if action.check is not None:
                     action.check()

@@ -147,20 +147,19 @@ def cherry(root: Path, upstream: str, head: str) -> list[tuple[bool, str]]:
     return [(line[0] == "-", line[2:].strip()) for line in out.splitlines() if line]
 
 
-def patch_ids(root: Path, revisions: str) -> dict[str, str]:
-    """patch id -> commit for the commits in ``revisions`` (``git patch-id --stable``)."""
+def patch_ids(root: Path, revisions: str | list[str]) -> dict[str, str]:
+    """patch id -> commit for the commits in ``revisions`` (a range, or a list of commits)
+    (``git patch-id --stable``)."""
     # A patch's bytes need not be UTF-8: carried through as they are, or its id would change.
     raw = "surrogateescape"
-    log = git.run(
-        root,
-        "log",
-        "-p",
-        "--no-color",
-        "--no-ext-diff",
-        "--format=commit %H",
-        revisions,
-        errors=raw,
-    )
+    args = ["log", "-p", "--no-color", "--no-ext-diff", "--format=commit %H"]
+    if isinstance(revisions, str):
+        log = git.run(root, *args, revisions, errors=raw)
+    elif revisions:
+        listed = "\n".join(revisions) + "\n"
+        log = git.run(root, *args, "--no-walk=unsorted", "--stdin", input=listed, errors=raw)
+    else:
+        return {}
     result: dict[str, str] = {}
     for line in git.run(root, "patch-id", "--stable", input=log + "\n", errors=raw).splitlines():
         patch, _, sha = line.partition(" ")
@@ -250,9 +249,11 @@ def pick_facts(root: Path, branch: str, main: str, trailer: str, override: str) 
     candidates = tuple(cherry(root, branch, main))
     info = commits_info(root, [sha for _, sha in candidates], trailer)
     own: dict[str, tuple[str, ...]] = {}
-    if any(equivalent for equivalent, _ in candidates):  # one log of main since the fork
-        for patch, sha in patch_ids(root, f"{base}..{main}" if base else main).items():
-            own[sha] = (*own.get(sha, ()), patch)
+    # Only the commits `git cherry` found equivalent: main's diffs since the fork can run to
+    # hundreds of megabytes (Torch-TensorRT's regenerated docs), a pick's are small.
+    equivalents = [sha for equivalent, sha in candidates if equivalent]
+    for patch, sha in patch_ids(root, equivalents).items():
+        own[sha] = (*own.get(sha, ()), patch)
     reverts: dict[str, str] = {}
     for commit in history(root, f"{base}..{main}" if base else main):
         for reverted in commit.reverts:

@@ -67,6 +67,11 @@ def test_an_rc_is_rebuilt_on_the_same_commit_as_the_next_number(family: Repo, ru
     code, out, err = run(family.path, "release", "rc", "--rebuild")
     assert code == 0, err
     assert "git tag -a v2.13.0-rc5" in _said(out, err), out + err
+    code, out, err = run(family.path, "release", "rc", "--rebuild", "--json")
+    assert code == 0, err
+    plan = json.loads(out)  # the plan alone on stdout, as scripts read it
+    assert plan["command"] == "rc" and plan["executed"] is False, plan
+    assert plan["actions"][0]["git"][:4] == ["git", "tag", "-a", "v2.13.0-rc5"], plan
     code, out, err = run(family.path, "release", "rc", "--rebuild", "--execute", "--push")
     assert code == 0, out + err
     assert family.origin_git("rev-parse", "v2.13.0-rc5^{commit}") == head
@@ -78,6 +83,12 @@ def test_an_rc_is_rebuilt_on_the_same_commit_as_the_next_number(family: Repo, ru
     )
     assert code == 0, err
     assert "Nothing to do" in out + err or "nothing to do" in out + err, out + err
+    assert "v2.13.0-rc6" not in family.git("tag", "-l")
+    # Run again without --tag, after the rebuild was pushed: nothing to do, and how to ask.
+    code, out, err = run(family.path, "release", "rc", "--rebuild", "--execute", "--push")
+    assert code == 0, err
+    said = _said(out, err)
+    assert "nothing to do" in said and "--rebuild --tag v2.13.0-rc6" in said, said
     assert "v2.13.0-rc6" not in family.git("tag", "-l")
     code, out, err = run(family.path, "release", "status", "--json")
     assert code == 0, err
@@ -190,9 +201,20 @@ def test_hand_picks_are_found_by_pull_request_patch_and_reverts(family: Repo, ru
     assert "withdrawn" in rows["fix: an unsafe default (#4304)"]
     assert "reverted on the branch" in rows["fix: the engine cache key (#4305)"]
     assert "a fix since the fork" in rows["fix: a broken cast (#4303)"]
-    assert "2 of 5 picked, 1 missing, 1 withdrawn, 1 reverted." in out, out
+    # The adoption, picked onto the branch with -x, is no fix but is shown: it is on the branch.
+    assert "2 of 5 picked, 1 missing, 1 withdrawn, 1 reverted; 1 other commit(s) of main" in out
+    adoption = next(line for line in out.splitlines() if "chore: adopt mlrelease" in line)
+    assert adoption.startswith("| - [x] picked (adapted) |"), adoption
     assert f"git cherry-pick -x {fixes['fix: a broken cast (#4303)']}" in _said(out, err)
     assert _said(out, err).count("git cherry-pick -x") == 2  # the row's hint and the plan's
+    code, out, err = run(family.path, "release", "cherry-picks", "--json")
+    assert code == 0, err
+    found = {p["subject"]: p for p in json.loads(out)["picks"]}  # stdout is the JSON alone
+    assert found["fix: dynamic shapes in the converter (#4300)"]["state"] == "same-pr"
+    assert found["fix: a broken cast (#4303)"]["state"] == "missing"
+    assert found["fix: the engine cache key (#4305)"]["picked"] is False
+    assert "feat: a 2.14 feature (#4302)" not in found
+    assert [a["git"][1:3] for a in json.loads(out)["actions"]] == [["cherry-pick", "-x"]]
 
 
 def test_a_milestone_file_says_which_fixes_are_wanted(family: Repo, run: Run) -> None:
