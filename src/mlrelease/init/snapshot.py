@@ -6,7 +6,8 @@ The detectors (:mod:`~mlrelease.init.detect`, :mod:`~mlrelease.init.shape`,
 :mod:`~mlrelease.init.release_edits`, :mod:`~mlrelease.init.propose`) read only this snapshot:
 they touch neither disk nor git (``tests/unit/init/test_init_reads_once.py`` keeps it so). The
 other readers of a repository are :mod:`~mlrelease.init.replay` (a past release's history,
-through the same git edge) and :mod:`~mlrelease.init.service` (``pyproject.toml``, the one file ``init`` writes)."""
+through the same git edge) and :mod:`~mlrelease.init.service` (``pyproject.toml``, the one
+file ``init`` writes)."""
 
 from __future__ import annotations
 
