@@ -40,6 +40,7 @@ LAYERS: tuple[Layer, ...] = (
         "core",
         (
             "layers",
+            "toml_tables",
             "config",
             "versions",
             "version_files",

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from mlrelease import config as config_mod
-from mlrelease import layers
+from mlrelease import layers, toml_tables
 from mlrelease.config import Config
 from mlrelease.docs import cli as docs_cli
 from mlrelease.docs import config as docs_config
@@ -304,7 +304,7 @@ def check_config(config: Config) -> None:
             )
         cls = registry[name].options
         if cls is not None:
-            config_mod.parse_section(
+            toml_tables.parse_section(
                 cls, table, prefix=f"tool.mlrelease.gate-options.{name}", source=source
             )
     for feature in FEATURES:

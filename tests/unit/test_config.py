@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from mlrelease import config
+from mlrelease import config, toml_tables
 from mlrelease.cli import main
 from mlrelease.errors import ConfigError
 
@@ -55,8 +55,8 @@ def test_bool_is_not_an_integer() -> None:
         names: dict[str, list[str]] = field(default_factory=dict)
 
     with pytest.raises(ConfigError, match="expected an integer, found a boolean"):
-        config.parse_section(Options, {"jobs": True}, prefix="t", source="s")
-    parsed = config.parse_section(Options, {"names": {"a": ["b"]}}, prefix="t", source="s")
+        toml_tables.parse_section(Options, {"jobs": True}, prefix="t", source="s")
+    parsed = toml_tables.parse_section(Options, {"names": {"a": ["b"]}}, prefix="t", source="s")
     assert parsed.names == {"a": ["b"]}
 
 
@@ -66,7 +66,7 @@ def test_missing_required_key() -> None:
         path: str
 
     with pytest.raises(ConfigError, match=r"t\.path: expected a value \(a string\), found nothing"):
-        config.parse_section(Needs, {}, prefix="t", source="s")
+        toml_tables.parse_section(Needs, {}, prefix="t", source="s")
 
 
 def test_toml_syntax_error_names_the_file(tmp_path: Path) -> None:

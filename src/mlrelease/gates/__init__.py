@@ -26,9 +26,10 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from mlrelease import requirements
-from mlrelease.config import Config, parse_section
+from mlrelease.config import Config
 from mlrelease.errors import UserError
 from mlrelease.naming import Names
+from mlrelease.toml_tables import parse_section
 
 T = TypeVar("T")
 

@@ -30,9 +30,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mlrelease.config import parse_section, read_toml
+from mlrelease.config import read_toml
 from mlrelease.errors import ConfigError
 from mlrelease.models.verdicts import DEFAULT_STEPS, STEPS
+from mlrelease.toml_tables import parse_section
 
 INPUT_GENERATORS = {
     "onnx-backend-dummy": "the deterministic input onnx's backend test runner feeds the models "

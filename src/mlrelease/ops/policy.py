@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mlrelease.config import parse_section, read_toml
+from mlrelease.config import read_toml
 from mlrelease.errors import ConfigError
+from mlrelease.toml_tables import parse_section
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,6 @@
 """What a commit's subject says about the change it carries: the pull request it came from, the
 pull requests a back-port names, and the subject without what back-ports add or drop. Pure: the
-cherry-picks (:mod:`.picks`) and the history replay of ``init`` (``init.replay_tag``) read
-subjects through it."""
+cherry-picks (:mod:`.picks`) read subjects through it."""
 
 from __future__ import annotations
 

@@ -10,7 +10,6 @@ from helpers import REPO_ROOT
 from helpers.release import Repo
 from packaging.version import Version
 
-from mlrelease.config import parse_section
 from mlrelease.errors import ConfigError, UserError
 from mlrelease.gates import Context, Status
 from mlrelease.naming import Names
@@ -18,6 +17,7 @@ from mlrelease.registry import load_config, load_gates
 from mlrelease.release import checklist_doc
 from mlrelease.release.checklist_fitting import steps_for
 from mlrelease.release.config import ReleaseConfig, parse_release, parse_series
+from mlrelease.toml_tables import parse_section
 
 ROOT = REPO_ROOT
 

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from mlrelease.config import parse_section
 from mlrelease.downstream.config import Consumer, DownstreamConfig, check
 from mlrelease.errors import ConfigError
+from mlrelease.toml_tables import parse_section
 
 
 def table(*consumers: dict[str, Any], **top: Any) -> DownstreamConfig:

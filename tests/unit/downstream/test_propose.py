@@ -5,10 +5,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from mlrelease.config import parse_section
 from mlrelease.downstream import propose
 from mlrelease.downstream.config import DownstreamConfig, check
 from mlrelease.init.propose import _downstream
+from mlrelease.toml_tables import parse_section
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from packaging.version import Version
 
-from mlrelease.config import parse_section
 from mlrelease.errors import ConfigError, PreconditionError, UserError
 from mlrelease.requirements import MissingDependency
+from mlrelease.toml_tables import parse_section
 from mlrelease.wheels import artifacts, matrix, promote
 from mlrelease.wheels.config import WheelsConfig
 from mlrelease.wheels.project import Project, build_version
