@@ -9,9 +9,7 @@ installed, and exits 1 when a configured gate cannot run.
 
 from __future__ import annotations
 
-import shutil
 import sys
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,9 +22,7 @@ from rich.table import Table
 from mlrelease import __version__, registry, requirements
 from mlrelease.config import Config
 from mlrelease.edges import installed
-from mlrelease.gates import Context
-from mlrelease.ops import environment as locales
-from mlrelease.project.config import TestsOptions
+from mlrelease.gates import Gate, Needs
 from mlrelease.requirements import Environment
 
 STYLE = {True: "[green]ok[/]", False: "[bold red]cannot run[/]"}
@@ -90,51 +86,22 @@ def gate_extra(name: str, config: Config) -> str | None:
     return extras[0] if extras else None
 
 
-def programs(name: str, config: Config) -> tuple[list[str], list[str], list[str]]:
-    """The programs and locales gate ``name`` uses: ``(found, problems, notes)``."""
-    found: list[str] = []
-    problems: list[str] = []
-    notes: list[str] = []
-    if name in ("git_state", "versions", "changelog"):
-        _program("git", found, problems)
-    if name == "tests":
-        command = Context(config).options("tests", TestsOptions).command
-        _test_command(command, found, problems)
-    if name == "ops_index":
-        for locale in locales.REQUIRED_LOCALES:
-            if locales.has_locale(locale):
-                found.append(f"locale {locale}")
-            elif shutil.which("localedef"):
-                found.append(f"locale {locale}: compiled into the cache when a run needs it")
-            else:
-                notes.append(
-                    f"locale {locale} missing: its cases are not measured here; "
-                    f"{locales.INSTALL_HINT}"
-                )
-    if name == "downstream":
-        _program("uv", found, problems)
-    return found, problems, notes
-
-
-def _program(name: str, found: list[str], problems: list[str]) -> None:
-    path = installed.program(name)
-    (found if path else problems).append(f"{name} ({path})" if path else f"{name} not on PATH")
-
-
-def _test_command(command: Sequence[str], found: list[str], problems: list[str]) -> None:
-    """``python -m pytest``: pytest must be in mlrelease's own interpreter, which runs it."""
-    if len(command) >= 3 and command[0] in ("python", "python3") and command[1] == "-m":
-        module = command[2]
-        if installed.has(module):
-            found.append(f"{module} (in {sys.prefix})")
+def programs(gate: Gate, config: Config) -> Needs:
+    """What gate ``gate`` uses beyond its extra: the programs it runs from PATH, then its own
+    preflight (:attr:`mlrelease.gates.Gate.preflight`)."""
+    needs = Needs()
+    for name in gate.programs:
+        path = installed.program(name)
+        if path:
+            needs.found.append(f"{name} ({path})")
         else:
-            problems.append(
-                f"`{' '.join(command)}` runs in mlrelease's interpreter ({sys.executable}), "
-                f"which has no {module}: install the project's test dependencies there, or set "
-                "[tool.mlrelease.gate-options.tests] command to your test environment's"
-            )
-    elif command:
-        _program(command[0], found, problems)
+            needs.problems.append(f"{name} not on PATH")
+    if gate.preflight is not None:
+        more = gate.preflight(config)
+        needs.found += more.found
+        needs.problems += more.problems
+        needs.notes += more.notes
+    return needs
 
 
 def check_gate(name: str, config: Config, env: Environment) -> Check:
@@ -142,10 +109,12 @@ def check_gate(name: str, config: Config, env: Environment) -> Check:
     check = Check(f"gate {name}", extra)
     if extra:
         check.found, check.problems = distributions(env, extra)
-    found, problems, notes = programs(name, config)
-    check.found += found
-    check.problems += problems
-    check.notes += notes
+    gate = registry.load_gates(config).get(name)
+    if gate is not None:
+        needs = programs(gate, config)
+        check.found += needs.found
+        check.problems += needs.problems
+        check.notes += needs.notes
     return check
 
 

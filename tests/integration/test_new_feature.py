@@ -73,11 +73,19 @@ TOY = {
     "gate.py": '''
         """The toy's gate."""
 
-        from mlrelease.gates import Context, GateResult, gate
+        from mlrelease.config import Config
+        from mlrelease.gates import Context, GateResult, Needs, gate
         from mlrelease.toy import service
 
 
-        @gate("toy_level", "The toy is switched on (level >= 1).", extra="docs")
+        def toy_needs(config: Config) -> Needs:
+            return Needs(notes=[f"the toy plays at level {service.level(config)}"])
+
+
+        @gate(
+            "toy_level", "The toy is switched on (level >= 1).", extra="docs",
+            programs=("git",), preflight=toy_needs,
+        )
         def check_level(ctx: Context) -> GateResult:
             if service.level(ctx.config) < 1:
                 return GateResult.failed("the toy is off")
@@ -186,6 +194,8 @@ def test_doctor_the_extras_the_layers_and_the_module_map_know_it(toy: Path, tmp_
     rows = [line.split("│") for line in (ran.stdout + ran.stderr).splitlines()]
     cells = {tuple(c.strip() for c in row[1:3]) for row in rows if len(row) > 3}
     assert ("gate toy_level", "docs") in cells  # the gate's own extra
+    said = ran.stdout + ran.stderr
+    assert "the toy plays at level 3" in said  # its own preflight, which doctor runs
     assert any(needed.endswith(", toy") and extra == "docs" for needed, extra in cells)
     probe = textwrap.dedent(
         """

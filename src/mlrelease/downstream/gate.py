@@ -56,6 +56,7 @@ def _reusable(config: Config, table: DownstreamConfig, package: str) -> results.
     "accepts it, with an owner and an expiry date; so does a consumer whose tests did not run "
     "on a side (not verified), unless it is optional.",
     extra="downstream",
+    programs=("uv",),
 )
 def check_downstream(ctx: Context) -> GateResult:
     table = ctx.config.table(DownstreamConfig)

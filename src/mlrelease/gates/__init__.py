@@ -48,6 +48,16 @@ class Status(str, enum.Enum):
 
 
 @dataclass
+class Needs:
+    """What a gate needs on this machine beyond its extra, as ``mlrelease doctor`` shows it:
+    what was found, what is missing (the gate cannot run), and notes (it runs, with less)."""
+
+    found: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
 class GateResult:
     """What a gate found. ``details`` are Markdown lines; ``evidence`` are paths of files."""
 
@@ -166,6 +176,11 @@ class Gate:
     extra: str | None = None
     """The extra of the ``mlrelease`` package that brings what the gate needs (None: nothing
     beyond the package itself); ``mlrelease doctor``, ``init`` and the nox sessions read it."""
+    programs: tuple[str, ...] = ()
+    """Programs it runs from PATH (``git``, ``uv``); ``mlrelease doctor`` looks for them."""
+    preflight: Callable[[Config], Needs] | None = None
+    """What else it needs here, checked without running it (the project's test command, the
+    locales of the operator cases); ``mlrelease doctor`` shows it."""
 
     @property
     def how_to_run(self) -> str:
@@ -205,13 +220,15 @@ def gate(
     required: bool = True,
     options: type | None = None,
     extra: str | None = None,
+    programs: tuple[str, ...] = (),
+    preflight: Callable[[Config], Needs] | None = None,
 ) -> Callable[[GateFunction], Gate]:
     """Make ``run`` the gate ``name``; ``description`` is one line, what it checks;
     ``options`` is the dataclass of its gate-options table, validated when the config loads;
-    ``extra`` the extra of mlrelease that brings what it needs."""
+    ``extra``, ``programs`` and ``preflight`` what it needs (:class:`Gate`)."""
 
     def make(run: GateFunction) -> Gate:
-        return Gate(name, description, run, required, options, extra)
+        return Gate(name, description, run, required, options, extra, programs, preflight)
 
     return make
 

@@ -3,17 +3,35 @@
 from __future__ import annotations
 
 import datetime as dt
+import shutil
 from typing import Any
 
 from mlrelease.config import Config
 from mlrelease.edges import files
 from mlrelease.errors import UserError
-from mlrelease.gates import Context, GateResult, gate
+from mlrelease.gates import Context, GateResult, Needs, gate
 from mlrelease.ops import agreement, service, source_index
 from mlrelease.ops import diff as diff_mod
+from mlrelease.ops import environment as locales
 from mlrelease.ops import index as index_mod
 from mlrelease.ops import policy as policy_mod
 from mlrelease.ops.config import OpsConfig
+
+
+def ops_index_needs(config: Config) -> Needs:
+    """The locales the operator cases need: a missing one leaves its cases unmeasured (a
+    note, not a problem), unless ``localedef`` can compile it when a run needs it."""
+    needs = Needs()
+    for locale in locales.REQUIRED_LOCALES:
+        if locales.has_locale(locale):
+            needs.found.append(f"locale {locale}")
+        elif shutil.which("localedef"):
+            needs.found.append(f"locale {locale}: compiled into the cache when a run needs it")
+        else:
+            needs.notes.append(
+                f"locale {locale} missing: its cases are not measured here; {locales.INSTALL_HINT}"
+            )
+    return needs
 
 
 @gate(
@@ -28,6 +46,7 @@ from mlrelease.ops.config import OpsConfig
     "every row is valid, and no operator of the previous release's index is gone without a "
     "`[[tool.mlrelease.ops.dropped]]` decision.",
     extra="ops",
+    preflight=ops_index_needs,
 )
 def check_ops_index(ctx: Context) -> GateResult:
     config = ctx.config

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import re
 import shlex
+import sys
 
 from packaging.version import Version
 
 from mlrelease import version_files, versions
-from mlrelease.edges import git, reuse
+from mlrelease.config import Config
+from mlrelease.edges import git, installed, reuse
 from mlrelease.edges.proc import TimeoutExpired, call, python
-from mlrelease.gates import Context, GateResult, gate
+from mlrelease.gates import Context, GateResult, Needs, gate
 from mlrelease.project import changelog, service
 from mlrelease.project.config import TestsOptions
 
@@ -24,6 +26,7 @@ from mlrelease.project.config import TestsOptions
     'final version; under `version-source = "tag"` any version of the tag\'s series up to '
     "it, the build taking the version from the tag).",
     extra="release",
+    programs=("git",),
 )
 def check_versions(ctx: Context) -> GateResult:
     source = str(ctx.config.pyproject_path)
@@ -77,6 +80,7 @@ def check_versions(ctx: Context) -> GateResult:
     'under `version-source = "tag"` the release tag\'s version on a tagged commit, else '
     "`Unreleased`).",
     extra="release",
+    programs=("git",),
 )
 def check_changelog(ctx: Context) -> GateResult:
     source = str(ctx.config.pyproject_path)
@@ -120,10 +124,35 @@ def check_exit_criteria_doc(ctx: Context) -> GateResult:
     return GateResult.passed(f"{page} is current")
 
 
+def tests_needs(config: Config) -> Needs:
+    """The test command's program; ``python -m pytest`` runs in mlrelease's own interpreter, so
+    pytest must be there."""
+    command = Context(config).options("tests", TestsOptions).command
+    needs = Needs()
+    if len(command) >= 3 and command[0] in ("python", "python3") and command[1] == "-m":
+        module = command[2]
+        if installed.has(module):
+            needs.found.append(f"{module} (in {sys.prefix})")
+        else:
+            needs.problems.append(
+                f"`{' '.join(command)}` runs in mlrelease's interpreter ({sys.executable}), "
+                f"which has no {module}: install the project's test dependencies there, or set "
+                "[tool.mlrelease.gate-options.tests] command to your test environment's"
+            )
+    elif command:
+        path = installed.program(command[0])
+        if path:
+            needs.found.append(f"{command[0]} ({path})")
+        else:
+            needs.problems.append(f"{command[0]} not on PATH")
+    return needs
+
+
 @gate(
     "tests",
     "The project's test suite passes in the release_verify environment.",
     options=TestsOptions,
+    preflight=tests_needs,
 )
 def check_tests(ctx: Context) -> GateResult:
     options = ctx.options("tests", TestsOptions)
