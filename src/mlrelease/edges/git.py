@@ -188,6 +188,10 @@ def remote_urls(root: Path, name: str) -> tuple[str, tuple[str, ...]]:
     return fetch, tuple(u for u in pushes.splitlines() if u)
 
 
+PROGRAM = "git"
+"""The program this edge runs, as its command lines start (``mlrelease doctor`` looks for it)."""
+
+
 TRANSPORT_KEYS = ("uploadpack", "receivepack", "mirror")
 """Remote settings that change what a read or a push talks to, or what a push sends."""
 

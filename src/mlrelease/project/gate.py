@@ -26,7 +26,7 @@ from mlrelease.project.config import TestsOptions
     'final version; under `version-source = "tag"` any version of the tag\'s series up to '
     "it, the build taking the version from the tag).",
     extra="release",
-    programs=("git",),
+    programs=(git.PROGRAM,),
 )
 def check_versions(ctx: Context) -> GateResult:
     source = str(ctx.config.pyproject_path)
@@ -80,7 +80,7 @@ def check_versions(ctx: Context) -> GateResult:
     'under `version-source = "tag"` the release tag\'s version on a tagged commit, else '
     "`Unreleased`).",
     extra="release",
-    programs=("git",),
+    programs=(git.PROGRAM,),
 )
 def check_changelog(ctx: Context) -> GateResult:
     source = str(ctx.config.pyproject_path)

@@ -18,7 +18,7 @@ from mlrelease.release.config import ReleaseConfig, series, series_text, version
     "`a0` or the bare next version) not yet cut to a release branch; on a release branch it "
     "belongs to the branch's series; a release or RC tag on HEAD agrees with the version the "
     "files carry (under `tag`: the same series, the version coming from the tag).",
-    programs=("git",),
+    programs=(git.PROGRAM,),
 )
 def check_git_state(ctx: Context) -> GateResult:
     root, rel = ctx.root, ctx.config.table(ReleaseConfig)
