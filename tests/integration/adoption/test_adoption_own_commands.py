@@ -88,3 +88,17 @@ def test_after_an_rc_status_names_the_projects_declared_commands(tmp_path: Path)
     assert "(`make release-check RC=v1.4.1rc1`)" in hint, hint
     assert "then `./release.sh promote v1.4.1rc1`" in hint, hint
     assert "mlrelease verify" not in hint, hint
+
+
+def test_a_gates_advice_names_an_mlrelease_command(tmp_path: Path) -> None:
+    """The changelog gate's fix is a command every adopter has, not mlrelease's own session."""
+    root = adopted(tmp_path)
+    (root / "src/pkg/__init__.py").write_text('__version__ = "1.4.1"\n', encoding="utf-8")
+    pyproject = root / "pyproject.toml"
+    text = pyproject.read_text().replace('current_version = "1.4.0"', 'current_version = "1.4.1"')
+    _commit(root, {"pyproject.toml": text}, "chore: 1.4.1")
+    proc = mlrelease(root, "verify", "--only", "changelog")
+    assert proc.returncode != 0, proc.stderr
+    said = (root / "build/release-verify/report.md").read_text(encoding="utf-8")
+    assert "Run `mlrelease changelog --bump 1.4.1 --execute`" in said, said
+    assert "nox -s" not in said, said
