@@ -35,6 +35,15 @@ def main_world(**changes: object) -> World:
     return dataclasses.replace(snap, **changes)  # type: ignore[arg-type]
 
 
+def without_pins(snap: World) -> World:
+    """``snap`` with the files ``release rc`` reads for pins at HEAD (none there), as the
+    reader gathers them."""
+    head = str(snap.head)
+    files = {**snap.files, (head, "pyproject.toml"): None, (head, "setup.py"): None}
+    listings = {**snap.listings, (head, "*requirements*.txt"): ()}
+    return dataclasses.replace(snap, files=files, listings=listings)
+
+
 def refused(match: str, call: object, *args: object, **kwargs: object) -> None:
     with pytest.raises((PreconditionError, UserError), match=re.escape(match)):
         call(*args, **kwargs)  # type: ignore[operator]

@@ -134,12 +134,16 @@ def sessions_from_json(
     ]
 
 
-def task_names(tree: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, str]]:
-    """``(dotted name, one-line help)`` of every task in invoke's JSON task tree."""
+def task_names(
+    tree: Mapping[str, Any], prefix: str = "", *, aliases: bool = False
+) -> Iterator[tuple[str, str]]:
+    """``(dotted name, one-line help)`` of every task in invoke's JSON task tree (and of each
+    alias, with ``aliases``)."""
     for t in tree.get("tasks", []):
-        yield prefix + str(t["name"]), str(t.get("help") or "")
+        for name in [t["name"], *(t.get("aliases") or [] if aliases else [])]:
+            yield prefix + str(name), str(t.get("help") or "")
     for sub in tree.get("collections", []):
-        yield from task_names(sub, f"{prefix}{sub['name']}.")
+        yield from task_names(sub, f"{prefix}{sub['name']}.", aliases=aliases)
 
 
 def _tool(module: str, root: Path) -> list[str]:
@@ -165,6 +169,19 @@ def _run(command: list[str], root: Path) -> str:
             f"{(proc.stderr or proc.stdout).strip()[-2000:]}"
         )
     return proc.stdout
+
+
+def nox_session_names(root: Path) -> set[str]:
+    """The name of every session of ``root/noxfile.py``, as ``nox -s`` takes it (a
+    parametrized session by its name and by each of its signatures), asking nox itself."""
+    everything = json.loads(_run([*_tool("nox", root), "--list", "--json", "-k", "True"], root))
+    return {str(s[key]) for s in everything for key in ("name", "session") if s.get(key)}
+
+
+def invoke_task_names(root: Path) -> set[str]:
+    """The dotted name (and every alias) of each task of ``root/tasks.py``, asking invoke."""
+    tree = json.loads(_run([*_tool("invoke", root), "--list", "--list-format", "json"], root))
+    return {name for name, _ in task_names(tree, aliases=True)}
 
 
 def nox_sessions(root: Path) -> list[NoxSession]:

@@ -70,8 +70,9 @@ def check_downstream(ctx: Context) -> GateResult:
             Version(table.candidate)  # a version on the RC channel or the index
         except InvalidVersion:
             return GateResult.skipped(
-                f"no candidate yet: {table.candidate} does not exist (build the RC with nox -s "
-                "wheels, or download its bound files there; tool.mlrelease.downstream.candidate)"
+                f"no candidate yet: {table.candidate} does not exist (build the RC with "
+                "`mlrelease wheels build`, or download its bound files there; "
+                "tool.mlrelease.downstream.candidate)"
             )
     run = _reusable(ctx.config, table, package)
     reused = run is not None

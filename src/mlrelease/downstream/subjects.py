@@ -61,8 +61,8 @@ def from_files(path: Path, package: str) -> Subject:
     versions = sorted({str(v) for v in found.values()})
     if not found:
         raise UserError(
-            f"--candidate {path}: no wheel or sdist of {package} there; build the RC (nox -s "
-            "wheels) or download its bound files into the folder."
+            f"--candidate {path}: no wheel or sdist of {package} there; build the RC (`mlrelease "
+            "wheels build`) or download its bound files into the folder."
         )
     if len(versions) > 1:
         raise UserError(

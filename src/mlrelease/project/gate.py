@@ -90,7 +90,9 @@ def check_changelog(ctx: Context) -> GateResult:
     if not path.is_file():
         return GateResult.failed(
             f"{ctx.config.changelog} does not exist (tool.mlrelease.changelog)",
-            details=["Create it, then run `nox -s changelog` to fill it from the commits."],
+            details=[
+                "Create it, then run `mlrelease changelog --execute` to fill it from the commits."
+            ],
         )
     text = path.read_text(encoding="utf-8")
     model = versions.VersionModel(ctx.config.version_source)
@@ -104,7 +106,9 @@ def check_changelog(ctx: Context) -> GateResult:
     found = ", ".join(changelog.sections(text)[:5]) or "none"
     return GateResult.failed(
         f"{ctx.config.changelog} has no section for {wanted} (sections found: {found})",
-        details=[f"Run `nox -s changelog -- --bump {version}` to generate it from the commits."],
+        details=[
+            f"Run `mlrelease changelog --bump {version} --execute` to generate it from the commits."
+        ],
     )
 
 

@@ -13,7 +13,7 @@ from packaging.version import InvalidVersion, Version
 
 from mlrelease import version_files
 from mlrelease.edges import git
-from mlrelease.release import queries, rules, wanted
+from mlrelease.release import pins, queries, rules, wanted
 from mlrelease.release.config import ReleaseConfig, parse_release, parse_series, release_branch
 from mlrelease.release.reader import Gatherer
 from mlrelease.release.world import BumpFacts, Target, WorkTree
@@ -95,6 +95,9 @@ class Candidate:
                 g.ancestry(commit, snap.head)
         if snap.branch:
             g.current([snap.branch])
+        if snap.head:  # the files that declare dependencies, at the commit to be tagged
+            for pattern in pins.PIN_FILES:
+                g.edited(snap.head, pattern)
 
 
 @dataclass(frozen=True)

@@ -213,15 +213,17 @@ def _check_edits(world: World, config: Config, branch: str, wanted: tuple[int, i
         )
 
 
-def _check_pins(config: Config, branch: str) -> None:
-    """A release candidate never depends on a nightly: a dev-build pin on the branch is
-    refused, naming it (the fix: the released version of that package, or its test build)."""
-    found = pins.dev_pins(config.pyproject)
+def _check_pins(world: World, branch: str) -> None:
+    """A release candidate never depends on a nightly: a dev-build pin in the files that
+    declare dependencies (:data:`.pins.PIN_FILES`) at the commit to be tagged is refused, each
+    named with its file, line and fix."""
+    head = str(world.head)
+    found = pins.at(world, head)
     if found:
         raise PreconditionError(
-            f"rc: {branch} pins development (nightly) builds: {'; '.join(found)}. A release "
-            "candidate would depend on a nightly. Pin the released (or release-candidate) "
-            "version of each, commit it on the branch, then re-run."
+            f"rc: {branch} pins development (nightly) builds at {short(head)}: "
+            f"{'; '.join(map(str, found))}. A release candidate would depend on a nightly: "
+            "make each fix, commit it on the branch, then re-run."
         )
 
 
@@ -322,7 +324,7 @@ def plan_rc(
     _check_changelog(world, config, version, plan.notes)
     if not at_head or rebuild:  # a new tag: nothing the branch is known to lack
         _check_edits(world, config, branch, wanted)
-        _check_pins(config, branch)
+        _check_pins(world, branch)
     rules.check_tags(world, names, "rc", version)
     changed: set[str] = set()
     if at_head and not rebuild:

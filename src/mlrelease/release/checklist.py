@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from packaging.version import Version
@@ -61,9 +62,13 @@ class ChecklistWalker:
     version: Version
     out: Callable[[str], None]
 
-    @property
+    notes: list[str] = field(default_factory=list)
+    """What fitting the steps to the project had to say (e.g. nox could not list sessions)."""
+
+    @cached_property
     def steps(self) -> list[ChecklistStep]:
-        return steps_for(self.config)
+        """The project's steps, fitted once per command (nox and invoke are asked once)."""
+        return steps_for(self.config, self.notes)
 
     def step_id(self, given: str, option: str) -> str:
         """A step named on the command line, by its current or its deprecated name."""
@@ -125,9 +130,7 @@ class ChecklistWalker:
                 self.out(f"        {what}")
 
     def run(self, *, execute: bool, confirm: list[str], redo: list[str], reason: str = "") -> int:
-        notes: list[str] = []
-        steps_for(self.config, notes)
-        for note in notes:
+        for note in self.notes if self.steps else ():  # fitting the steps writes the notes
             self.out(note)
         confirm = [self.step_id(s, "--confirm") for s in confirm]
         redo = [self.step_id(s, "--redo") for s in redo]

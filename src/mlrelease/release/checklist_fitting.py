@@ -5,12 +5,11 @@ Read by the runner (:mod:`.checklist`) and the generated page (:mod:`.checklist_
 from __future__ import annotations
 
 import dataclasses
-import re
-from pathlib import Path
 
 from mlrelease.config import Config
 from mlrelease.release.checklist_steps import ChecklistStep, current_id, for_bump_model
 from mlrelease.release.config import ReleaseConfig
+from mlrelease.release.runners import Runners, ask
 
 STEP_GATES = {
     "ops-index": "ops_index",
@@ -31,21 +30,27 @@ OWN_COMMANDS = {
     "docs-freeze": ["mlrelease", "docs", "freeze", "--version", "{version}", "--execute"],
 }
 """The mlrelease command behind a default step, for a project without the nox session or
-invoke task the default names."""
+invoke task the default names (or whose nox or invoke cannot list them)."""
 
 
-def _has_runner(root: Path, words: list[str]) -> bool:
-    """Whether the project has the nox session or invoke task that the argv ``words`` runs."""
-    if len(words) >= 3 and words[:2] == ["nox", "-s"]:
-        path, name = root / "noxfile.py", words[2]
-        pattern = rf"^def {re.escape(name)}\("
-    elif len(words) >= 2 and words[0] == "invoke":
-        path, name = root / "tasks.py", words[1].rsplit(".", 1)[-1]
-        pattern = rf"^def {re.escape(name.replace('-', '_'))}\(|name=[\"']{re.escape(name)}[\"']"
-    else:
-        return True
-    text = path.read_text(encoding="utf-8") if path.is_file() else ""
-    return re.search(pattern, text, re.M) is not None
+def _fitted(
+    steps: list[ChecklistStep], runners: Runners, notes: list[str] | None
+) -> list[ChecklistStep]:
+    """Each step naming a nox session or invoke task the project does not have (as nox and
+    invoke list them) runs the mlrelease command behind it; a note says so when a tool could
+    not list them."""
+    found, replaced = [], []
+    for step in steps:
+        if step.run and not runners.has(step.run):
+            replaced.append(step.id)
+            step = dataclasses.replace(step, run=list(OWN_COMMANDS.get(step.id, step.run)))
+        found.append(step)
+    if replaced and runners.problems and notes is not None:
+        notes.append(
+            f"checklist: {'; '.join(runners.problems)}. Steps {', '.join(replaced)} run the "
+            "mlrelease command instead of the project's session or task."
+        )
+    return found
 
 
 def _renamed(steps: list[ChecklistStep], notes: list[str] | None) -> list[ChecklistStep]:
@@ -59,7 +64,9 @@ def _renamed(steps: list[ChecklistStep], notes: list[str] | None) -> list[Checkl
     return found
 
 
-def steps_for(config: Config, notes: list[str] | None = None) -> list[ChecklistStep]:
+def steps_for(
+    config: Config, notes: list[str] | None = None, runners: Runners | None = None
+) -> list[ChecklistStep]:
     """The project's own checklist.
 
     A configured ``checklist`` is used as written. Otherwise the default steps are fitted to
@@ -67,8 +74,10 @@ def steps_for(config: Config, notes: list[str] | None = None) -> list[ChecklistS
     bumps under ``rc-model = "bump"`` (:func:`~.checklist_steps.for_bump_model`),
     no step for a gate the project does not run (the RC channel is there when the project runs the
     ``downstream`` gate or sets ``rc-index``), and a step naming a nox session or invoke task
-    the project does not have runs the mlrelease command behind it instead. ``checklist-extra``
-    steps go before the last step.
+    the project does not have runs the mlrelease command behind it instead: nox and invoke are
+    asked which the project has (``runners``, when the caller asked them already), and when one
+    cannot tell, the mlrelease command runs and a note says why. ``checklist-extra`` steps go
+    before the last step.
     """
     rel = config.table(ReleaseConfig)
     table = config.pyproject.get("tool", {}).get("mlrelease", {}).get("release", {})
@@ -87,9 +96,9 @@ def steps_for(config: Config, notes: list[str] | None = None) -> list[ChecklistS
             channel = step.id == "rc-channel" and "rc-index" in table
             if gate is not None and gate not in config.gates and not channel:
                 continue
-            if step.run and not _has_runner(config.root, step.run):
-                step = dataclasses.replace(step, run=list(OWN_COMMANDS.get(step.id, step.run)))
             steps.append(step)
+        if any(step.run and step.run[0] in ("nox", "invoke") for step in steps):
+            steps = _fitted(steps, runners or ask(config.root), notes)
     if rel.checklist_extra:
         at = len(steps) - 1 if steps and not steps[-1].run else len(steps)
         steps[at:at] = _renamed(list(rel.checklist_extra), notes)

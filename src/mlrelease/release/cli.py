@@ -219,10 +219,10 @@ def _rc(sub: Any) -> None:
         description="On a release branch with a clean tree, consistent version "
         "files carrying the final version, its changelog section and every release-only edit "
         "([tool.mlrelease.release] edits; a branch lacking one is refused), and no pin of a "
-        "development (nightly) build in pyproject.toml: create the "
-        "annotated tag vX.Y.Z-rcN with N the number after origin's newest RC. Nothing to do "
-        "when HEAD is already a release candidate, unless --rebuild: then HEAD is tagged again "
-        "as the next number (a rebuild of the same commit). " + SAFETY,
+        "development (nightly) build in pyproject.toml, setup.py or a requirements*.txt: "
+        "create the annotated tag vX.Y.Z-rcN with N the number after origin's newest RC. "
+        "Nothing to do when HEAD is already a release candidate, unless --rebuild: then HEAD "
+        "is tagged again as the next number (a rebuild of the same commit). " + SAFETY,
     )
     s.add_argument(
         "--tag",

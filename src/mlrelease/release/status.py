@@ -16,6 +16,8 @@ from mlrelease.docs import published
 from mlrelease.errors import UserError
 from mlrelease.project import changelog
 from mlrelease.release import asks, bump_model, candidates, cut, queries, reader, rules
+from mlrelease.release.checklist_fitting import OWN_COMMANDS, steps_for
+from mlrelease.release.checklist_steps import command_line
 from mlrelease.release.config import (
     ReleaseConfig,
     parse_release,
@@ -62,15 +64,47 @@ def _previews(world: World, config: Config, target: Version, at_rc: str | None) 
                 "nothing to do" if plan.noop else "; ".join(a.line[2:] for a in plan.actions)
             )
             if at_rc and name == "prepare" and not plan.noop:
-                found[name] = (
-                    f"not proposed: HEAD is {at_rc}, and a commit now would need another release "
-                    f"candidate. Next: verify {at_rc} (`mlrelease verify`), bind its files "
-                    f"(`mlrelease release bind --rc {at_rc} --execute --push`), then "
-                    f"`mlrelease release promote --rc {at_rc}`."
-                )
+                found[name] = _after_rc(config, target, at_rc)
         except UserError as exc:
             found[name] = f"refused: {exc}"
     return found
+
+
+class _Values(dict[str, str]):
+    """Placeholder values; a placeholder without one is shown as written."""
+
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+def _after_rc(config: Config, target: Version, at_rc: str) -> str:
+    """The proposal with HEAD a release candidate: verify it, bind its files and promote it,
+    each with the command the project's checklist runs for that step (the project's own where
+    its ``checklist`` declares one, else the session, task or mlrelease command it has)."""
+    rel, names = config.table(ReleaseConfig), config.names
+    values = _Values(
+        version=str(target),
+        series=series_text(series(target)),
+        branch=names.branch_for(series(target)),
+        final_tag=names.final_tag(target),
+        rc_tag=at_rc,
+        index=rel.index,
+        rc_index=rel.rc_index,
+        artifacts=rel.artifacts,
+    )
+    steps = {step.id: step for step in steps_for(config) if step.run}
+
+    def shown(ids: tuple[str, ...], default: list[str]) -> str:
+        argv = next((steps[i].run for i in ids if i in steps), default)
+        return command_line([word.format_map(values) for word in argv])
+
+    verify = shown(("rc-verify", "verify"), OWN_COMMANDS["rc-verify"])
+    bind = shown(("bind",), ["mlrelease", "release", "bind", "--rc", at_rc, "--execute", "--push"])
+    promote = shown(("promote",), ["mlrelease", "release", "promote", "--rc", at_rc])
+    return (
+        f"not proposed: HEAD is {at_rc}, and a commit now would need another release candidate. "
+        f"Next: verify {at_rc} (`{verify}`), bind its files (`{bind}`), then `{promote}`."
+    )
 
 
 def _edits(world: World, config: Config, version: str) -> dict[str, Any] | None:

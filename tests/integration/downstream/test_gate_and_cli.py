@@ -117,5 +117,5 @@ def test_no_candidate_yet_is_a_skip_that_says_what_to_do(world: World) -> None:
     (root / "pyproject.toml").write_text(text.replace(str(world.candidate), "dist"))
     assert main(["--root", str(root), "verify"]) == 0
     md = (root / "build" / "release-verify" / "report.md").read_text(encoding="utf-8")
-    assert "no candidate yet: dist does not exist (build the RC with nox -s wheels" in md
+    assert "no candidate yet: dist does not exist (build the RC with `mlrelease wheels build`" in md
     assert main(["--root", str(root), "verify", "--strict"]) == 1

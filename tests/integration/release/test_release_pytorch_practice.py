@@ -397,7 +397,7 @@ def test_rc_refuses_a_pin_of_a_nightly_build(family: Repo, run: Run) -> None:
     code, out, err = run(family.path, "release", "rc", "--execute")
     said = _said(out, err)
     assert code != 0 and "rc: release/2.13 pins development (nightly) builds" in said, said
-    assert "pyproject.toml [project] dependencies: torchvision==0.29.0.dev20261101" in said
+    assert "pyproject.toml:8 ([project] dependencies): torchvision==0.29.0.dev20261101" in said
     assert "v2.13.0-rc4" not in family.git("tag", "-l")
     path.write_text(pinned.replace("0.29.0.dev20261101", "0.29.0"), encoding="utf-8")
     family.git("commit", "-q", "-am", "fix: pin the released torchvision")

@@ -21,6 +21,7 @@ from helpers.release_worlds import (
     main_world,
     rc,
     refused,
+    without_pins,
 )
 
 from mlrelease.config import Config
@@ -209,7 +210,7 @@ def test_prepare_refuses_before_the_first_change(
 def rc_world(**changes: object) -> World:
     """release/1.4 at B carrying 1.4.0 with its changelog section, no RC yet."""
     tree = WorkTree("1.4.0", (), LOG + "\n## [1.4.0] - 2026-01-01\n")
-    return branch_world(**{"worktree": tree, **changes})
+    return without_pins(branch_world(**{"worktree": tree, **changes}))
 
 
 def test_rc_tags_the_next_free_number_annotated_with_the_marker() -> None:
