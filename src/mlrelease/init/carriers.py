@@ -19,7 +19,9 @@ from mlrelease.init.version_source import VersionFile
 _PIN = re.compile(r"(==|>=|<=|~=|!=|===|<|>|@)\s*v?$")
 """Just before the version: a requirement's operator (``torch==2.13.0``): another package's."""
 _HISTORY = re.compile(r"^(changelog|changes|history|news|release[-_]?notes)\b", re.I)
-_DOCS = (".md", ".rst", ".txt.in", ".html")
+_DOCS = (".md", ".rst", ".txt.in", ".html", ".rst.txt", ".md.txt")
+"""Documentation, and Sphinx's copies of its sources in a built site (``_sources/*.rst.txt``:
+Torch-TensorRT commits its site, with a program listing of ``macros.h``)."""
 _LOCKS = (".lock", "-lock.json", "lock.yaml", "lock.yml")
 
 
@@ -130,6 +132,10 @@ def split_macros(texts: Mapping[str, str], current: str) -> Carriers:
             names = f"{head}{{MAJOR,MINOR,PATCH}}{tail}"
             values = tuple(int(macros[p]["value"]) for p in PARTS)
             first = _line(text, macros["major"].start())
+            why = _why_left(path, "")
+            if why is not None:
+                found.left.append(f"{path}:{first}: {why}")
+                continue
             if values != release:
                 said = ".".join(map(str, values))
                 found.left.append(

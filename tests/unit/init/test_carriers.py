@@ -53,3 +53,15 @@ def test_a_set_holding_another_version_is_left_and_said() -> None:
 def test_a_version_without_three_release_numbers_has_no_parts() -> None:
     assert carriers.split_macros({"include/demo.h": HEADER}, "1.4") == carriers.Carriers()
     assert carriers.split_macros({"include/demo.h": HEADER}, "not a version") == carriers.Carriers()
+
+
+def test_a_documentation_copy_of_the_macros_is_left() -> None:
+    """Sphinx's copy of a header's program listing in a committed site (Torch-TensorRT's
+    ``docs/_sources/_cpp_api/program_listing_file_..._macros.h.rst.txt``) is not bumped."""
+    listing = "".join(f"   {line}\n" for line in HEADER.splitlines())
+    found = carriers.split_macros({"docs/_sources/listing_demo.h.rst.txt": listing}, "1.4.2")
+    assert found.files == [] and found.split == []
+    assert found.left == [
+        "docs/_sources/listing_demo.h.rst.txt:2: documentation: it names versions as history or "
+        "instructions; edit by hand"
+    ]
