@@ -11,7 +11,7 @@ REVIEWED = {
     "cpp/include/torch_tensorrt/macros.h": (
         True,
         "`TORCH_TENSORRT_MINOR_VERSION` moves to the next minor: the C++ API's version, split "
-        "into MAJOR/MINOR/PATCH macros, a version carrier init does not find",
+        "into MAJOR/MINOR/PATCH macros, which init proposes part by part: left unmoved here",
     ),
     "setup.py": (
         False,

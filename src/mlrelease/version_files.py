@@ -117,7 +117,8 @@ def scan(
             if not change.ignore_missing_file:
                 problems.append(Problem(rel, "the file does not exist"))
             continue
-        context = get_context(config)
+        # The context of a bump: the version and each of its parts (``{current_minor}``).
+        context = get_context(config, current)
         value = configured.version_config.serialize(current, context)
         context["current_version"] = value
         pattern, raw = change.get_search_pattern(context)
@@ -125,15 +126,17 @@ def scan(
         if not matches and not change.ignore_missing_version:
             problems.append(Problem(rel, _nothing_found(change, context, text, value, raw)))
         for m in matches:
-            inside = _embedded(text, m.start(), m.end()) if raw == value else None
+            inside = _embedded(text, m.start(), m.end(), raw[:1].isdigit(), raw[-1:].isdigit())
             if inside:
-                # No search pattern: bump-my-version would rewrite part of another number.
+                # The search ends inside a longer number: a bump would rewrite part of it.
+                how = "no search pattern" if raw == value else "its search pattern"
                 problems.append(
                     Problem(
                         rel,
                         f"line {_line(text, m.start())}: bump-my-version's search {raw!r} "
-                        f"(no search pattern) matches inside `{inside}`, which a bump would "
-                        "rewrite; give this file an exact search pattern",
+                        f"({how}) matches inside `{inside}`, which a bump would rewrite; "
+                        "give this file an exact search pattern (or bring the line to the "
+                        "current version)",
                     )
                 )
             else:
@@ -141,36 +144,54 @@ def scan(
     return found, problems
 
 
-_SENTINEL = "MLRELEASE0VERSION0SENTINEL"
+_SENTINEL = "MLRELEASE0SENTINEL0"
 _ANY_VERSION = r"[0-9][0-9A-Za-z.+!-]*"
+_ANY_PART = r"[0-9A-Za-z]+"
 
 
-def _nothing_found(change: Any, context: dict[str, Any], text: str, value: str, raw: str) -> str:
+def _nothing_found(change: Any, context: Any, text: str, value: str, raw: str) -> str:
     """Say what the line carries instead: bump-my-version's own rendering of the search, with
-    any version-like text where the version goes (shown to the user, never a verdict)."""
-    probe = dict(context, current_version=_SENTINEL)
+    any version-like text where the version goes, or any number where one of its parts goes
+    (``{current_minor}``): shown to the user, never a verdict."""
+    keys = [k for k in context if k == "current_version" or k.startswith("current_")]
+    probe = dict(context, **{k: f"{_SENTINEL}{i}X" for i, k in enumerate(keys)})
     pattern, _ = change.get_search_pattern(probe)
-    loose = pattern.pattern.replace(re.escape(_SENTINEL), f"(?P<v>{_ANY_VERSION})", 1)
+    loose, groups = pattern.pattern, {}
+    for i, key in enumerate(keys):
+        token = re.escape(f"{_SENTINEL}{i}X")
+        if token in loose:
+            any_value = _ANY_VERSION if key == "current_version" else _ANY_PART
+            loose = loose.replace(token, f"(?P<v{i}>{any_value})", 1).replace(token, f"(?P=v{i})")
+            groups[f"v{i}"] = key
     message = f"bump-my-version's search {raw!r} finds nothing"
     try:
-        other = re.search(loose, text, pattern.flags)
+        other = re.search(loose, text, pattern.flags) if groups else None
     except re.error:
         other = None
-    if other and other["v"] != value:
-        line = _line(text, other.start())
-        return f"line {line}: found `{other['v']}`, expected `{value}`: {message}"
-    return message
+    if other is None:
+        return message
+    said = [
+        (other[g], str(value if k == "current_version" else context[k]), k)
+        for g, k in groups.items()
+    ]
+    wrong = [
+        f"`{got}`, expected `{want}`" + ("" if key == "current_version" else f" ({{{key}}})")
+        for got, want, key in said
+        if got != want
+    ]
+    if not wrong:
+        return message
+    return f"line {_line(text, other.start())}: found {'; '.join(wrong)}: {message}"
 
 
-def _embedded(text: str, start: int, end: int) -> str | None:
-    """The longer number a match sits inside (``21.0.0`` around ``1.0.0``), if any."""
+def _embedded(text: str, start: int, end: int, starts: bool, ends: bool) -> str | None:
+    """The longer number a match sits inside (``21.0.0`` around ``1.0.0``, ``MINOR 14`` around
+    ``MINOR 1``), if any, looked for on the side where the search ``starts`` or ``ends`` with a
+    digit."""
     before = text[start - 1] if start else ""
     after = text[end : end + 2]
-    if (
-        before.isdigit()
-        or before == "."
-        or after[:1].isdigit()
-        or (after[:1] == "." and after[1:2].isdigit())
+    if (starts and (before.isdigit() or before == ".")) or (
+        ends and (after[:1].isdigit() or (after[:1] == "." and after[1:2].isdigit()))
     ):
         left = start
         while left and (text[left - 1].isalnum() or text[left - 1] in ".-+"):

@@ -99,15 +99,21 @@ def hard_coded_versions(conf: Path) -> list[str]:
 def _with_carriers(
     root: Path, snap: snapshot.Snapshot, found: detect.Detection
 ) -> detect.Detection:
-    """Every other file the repository spells the current version in: proposed, or left with
-    the reason (pyproject.toml's own version is bump-my-version's ``current_version``)."""
+    """Every other file the repository spells the current version in, whole or split into
+    part macros: proposed, or left with the reason (pyproject.toml's own version is
+    bump-my-version's ``current_version``)."""
     v = found.version
     if not v.current or v.from_tags:
         return found
-    texts = snapshot.texts_containing(root, snap.files, v.current)
+    # One read of the repository: the version whole, or a C preprocessor ``#define`` of a part.
+    texts = snapshot.texts_containing(root, snap.files, v.current, "define")
     known = {f.filename for f in v.files} | {"pyproject.toml"}
     more = carriers.carriers(texts, v.current, known)
-    version = dataclasses.replace(v, files=[*v.files, *more.files], left=more.left)
+    split = carriers.split_macros(texts, v.current)
+    why = "; ".join([v.why, *split.split]) if split.split else v.why
+    version = dataclasses.replace(
+        v, files=[*v.files, *more.files, *split.files], left=more.left + split.left, why=why
+    )
     return dataclasses.replace(found, version=version)
 
 

@@ -191,9 +191,9 @@ def _read(root: Path, files: list[str]) -> dict[str, str]:
     return texts
 
 
-def texts_containing(root: Path, files: list[str], needle: str) -> dict[str, str]:
+def texts_containing(root: Path, files: list[str], *needles: str) -> dict[str, str]:
     """path -> text of each walked file (UTF-8, at most ``MAX_TEXT`` bytes) that contains
-    ``needle``: the repository searched for the version, whatever a file is named."""
+    one of ``needles``: the repository searched for the version, whatever a file is named."""
     found: dict[str, str] = {}
     for rel in files:
         path = root / rel
@@ -203,7 +203,7 @@ def texts_containing(root: Path, files: list[str], needle: str) -> dict[str, str
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             continue  # binary or unreadable: no version to bump there
-        if needle in text:
+        if any(needle in text for needle in needles):
             found[rel] = text
     return found
 
