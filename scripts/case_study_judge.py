@@ -29,9 +29,15 @@ REVIEWED = {
 unreviewed and counts as a miss."""
 
 
-DEV_PIN = re.compile(
-    r"pins development \(nightly\) builds: pyproject\.toml \[[^\]]*\] [^:]*: (\S+?)\. "
-)
+_DEV_PIN = re.compile(r"(?P<file>[^\s:;]+):(?P<line>\d+) \((?P<where>[^)]*)\): (?P<req>.+?): pin ")
+
+
+def dev_pins(message: str) -> list[tuple[str, str]]:
+    """(file, requirement as written) of each development pin a refusal of ``release rc``
+    names (``FILE:LINE (WHERE): REQUIREMENT: pin NAME on ...``); none for another refusal."""
+    if "pins development (nightly) builds" not in message:
+        return []
+    return [(m["file"], m["req"]) for m in _DEV_PIN.finditer(message)]
 
 
 def tags_of(data: dict[str, Any] | None, index: int) -> list[str]:

@@ -185,32 +185,38 @@ def follow_main(origin: Path, work: Path, sha: str) -> None:
 
 
 def land(
-    work: Path, mirror: Path, sha: str, adoption: str, fixes: list[tuple[str, str]]
+    work: Path, mirror: Path, sha: str, adoption: str, fixes: list[tuple[str, str, str]]
 ) -> str | None:
     """The project's branch commit ``sha`` made on the branch as it was (its tree and message,
-    its author and date), the adoption and the replay's ``fixes`` (text, replacement) kept in
-    ``pyproject.toml``, and pushed; None when the branch already has that content (a
-    release-only edit ``release cut`` made)."""
+    its author and date), the adoption kept in ``pyproject.toml`` and the replay's ``fixes``
+    (file, text, replacement) kept in their files, and pushed; None when the branch already has
+    that content (a release-only edit ``release cut`` made)."""
     env = {**os.environ, "GIT_INDEX_FILE": str(work / ".git" / "replay-index")}
     subprocess.run(["git", "read-tree", sha], cwd=work, env=env, check=True)
-    theirs = git(mirror, "show", f"{sha}:pyproject.toml")
-    for text, replacement in fixes:
-        theirs = theirs.replace(text, replacement)
-    blob = subprocess.run(
-        ["git", "hash-object", "-w", "--stdin"],
-        cwd=work,
-        input=theirs + "\n" + adoption,
-        text=True,
-        capture_output=True,
-        check=True,
-    ).stdout.strip()
-    mode = git(mirror, "ls-tree", sha, "pyproject.toml").split()[0]
-    subprocess.run(
-        ["git", "update-index", "--cacheinfo", f"{mode},{blob},pyproject.toml"],
-        cwd=work,
-        env=env,
-        check=True,
-    )
+    for name in sorted({"pyproject.toml", *(f for f, _, _ in fixes)}):
+        listed = git(mirror, "ls-tree", sha, name).split()
+        if not listed:
+            continue  # the project's commit has no such file
+        theirs = git(mirror, "show", f"{sha}:{name}")
+        for file, text, replacement in fixes:
+            if file == name:
+                theirs = theirs.replace(text, replacement)
+        if name == "pyproject.toml":
+            theirs += "\n" + adoption
+        blob = subprocess.run(
+            ["git", "hash-object", "-w", "--stdin"],
+            cwd=work,
+            input=theirs if name == "pyproject.toml" else theirs + "\n",
+            text=True,
+            capture_output=True,
+            check=True,
+        ).stdout.strip()
+        subprocess.run(
+            ["git", "update-index", "--cacheinfo", f"{listed[0]},{blob},{name}"],
+            cwd=work,
+            env=env,
+            check=True,
+        )
     tree = subprocess.run(
         ["git", "write-tree"], cwd=work, env=env, capture_output=True, text=True, check=True
     ).stdout.strip()

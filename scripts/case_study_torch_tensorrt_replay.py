@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from case_study_history import Commit, History, read
-from case_study_judge import DEV_PIN, REVIEWED, judge_rc, own, refusal, tags_of
+from case_study_judge import REVIEWED, dev_pins, judge_rc, own, refusal, tags_of
 from case_study_lib import git
 from case_study_replay import (
     IDENTITY,
@@ -43,8 +43,8 @@ class Replay:
         self.cut_files: set[str] = set()
         self.last_rc: tuple[str, str, str] | None = None
         """(name, the replay's commit, the project's commit) of the newest RC."""
-        self.fixes: list[tuple[str, str]] = []
-        """(text, replacement) of the pins fixed as ``release rc`` asked."""
+        self.fixes: list[tuple[str, str, str]] = []
+        """(file, text, replacement) of the pins fixed as ``release rc`` asked."""
         self.carrying: dict[str, list[dict[str, Any]]] = {}
         """The project's commit -> the fixes ``cherry-picks`` found it carrying."""
         self.runs = 0
@@ -242,8 +242,9 @@ class Replay:
         args = ["release", "rc", "--execute", "--push", "--json", *(["--rebuild"] * rebuild)]
         history = f"{name} on {c.sha[:9]}" + (" (the same commit again)" if rebuild else "")
         said = self.command(*args)
-        pin = DEV_PIN.search(said.message) if said.code else None
-        if pin:
+        pin = dev_pins(said.message) if said.code else []
+        refused = bool(pin)
+        if refused:
             self.steps.append(
                 Step(
                     "rc refused",
@@ -254,11 +255,15 @@ class Replay:
                     judge_rc(said.message, []),
                 )
             )
-            self._unpin(pin[1])
+        for _ in range(3):  # each refusal names what is left; the maintainer fixes it all
+            if not pin:
+                break
+            self._unpin(pin)
             said = self.command(*args)
+            pin = dev_pins(said.message) if said.code else []
         head = git(self.work, "rev-parse", "HEAD")
         made = rev(self.origin, f"refs/tags/{name}")
-        fixed = " (on the pin fixed as it asked)" if pin else ""
+        fixed = " (on the pin fixed as it asked)" if refused else ""
         if said.code == 0 and made == head:
             self.steps.append(
                 Step(
@@ -284,14 +289,17 @@ class Replay:
         self.last_rc = (name, head, c.sha)
         self.rcs_made += 1
 
-    def _unpin(self, requirement: str) -> None:
-        """The fix ``release rc`` asks for: the requirement without its ``.dev`` bound,
-        committed and pushed, and kept in the project's later versions of the file."""
-        released = re.sub(r"(\d+(?:\.\d+)*)\.dev\d*", r"\1", requirement)
-        path = self.work / "pyproject.toml"
-        path.write_text(path.read_text("utf-8").replace(requirement, released), "utf-8")
-        self.fixes.append((requirement, released))
-        message = f"fix: require {released} on the branch, as `release rc` asks (replay)"
+    def _unpin(self, pins: list[tuple[str, str]]) -> None:
+        """The fix ``release rc`` asks for: each named requirement without its ``.dev`` bound,
+        in the file it names, committed and pushed once, and kept in the project's later
+        versions of those files."""
+        for file, requirement in pins:
+            released = re.sub(r"(\d+(?:\.\d+)*)\.dev\d*", r"\1", requirement)
+            path = self.work / file
+            path.write_text(path.read_text("utf-8").replace(requirement, released), "utf-8")
+            self.fixes.append((file, requirement, released))
+        shown = ", ".join(sorted({f for f, _ in pins}))
+        message = f"fix: require released builds in {shown}, as `release rc` asks (replay)"
         git(self.work, "commit", "-q", "-am", message, env=IDENTITY)
         git(self.work, "push", "-q", "origin", "HEAD")
 
