@@ -104,17 +104,15 @@ def programs(gate: Gate, config: Config) -> Needs:
     return needs
 
 
-def check_gate(name: str, config: Config, env: Environment) -> Check:
-    extra = gate_extra(name, config)
-    check = Check(f"gate {name}", extra)
+def check_gate(gate: Gate, config: Config, env: Environment) -> Check:
+    extra = gate_extra(gate.name, config)
+    check = Check(f"gate {gate.name}", extra)
     if extra:
         check.found, check.problems = distributions(env, extra)
-    gate = registry.load_gates(config).get(name)
-    if gate is not None:
-        needs = programs(gate, config)
-        check.found += needs.found
-        check.problems += needs.problems
-        check.notes += needs.notes
+    needs = programs(gate, config)
+    check.found += needs.found
+    check.problems += needs.problems
+    check.notes += needs.notes
     return check
 
 
@@ -160,7 +158,10 @@ def run(config: Config | None, console: Console) -> int:
             "installed package, so what each extra brings is unknown here."
         )
         return 2
-    gates = [check_gate(g, config, env) for g in config.gates] if config else []
+    gates = []
+    if config:
+        known = registry.load_gates(config)  # checked at load: every configured gate is known
+        gates = [check_gate(known[name], config, env) for name in config.gates]
     commands = check_commands(env)
     if config:
         console.print(_table(f"Gates configured in {config.pyproject_path}", gates))
