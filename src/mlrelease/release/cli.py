@@ -1,5 +1,6 @@
 """``mlrelease release ...``: status, cut, prepare, rc, cherry-picks, bind, publish, promote;
-the checklist's two commands come from :mod:`.checklist_cli`."""
+the checklist's two commands come from :mod:`.checklist_cli`, ``promoted-rc`` from
+:mod:`.promoted_cli`."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from mlrelease.release import checklist_cli, picks, service
+from mlrelease.release import checklist_cli, picks, promoted_cli, service
 from mlrelease.release import status as release_status
 from mlrelease.release.plan import Plan
 from mlrelease.release.promotion import publish
@@ -366,8 +367,8 @@ def register(subparsers: Any) -> None:
     """Add ``mlrelease release ...``."""
     p = subparsers.add_parser(
         "release",
-        help="the release flow: status, cut, prepare, rc, bind, publish, promote, cherry-picks, "
-        "checklist",
+        help="the release flow: status, cut, prepare, rc, bind, publish, promote, promoted-rc, "
+        "cherry-picks, checklist",
         description="Branch cut, release candidates, binding, publishing, promotion, "
         "cherry-pick tracking and the resumable release checklist. Configuration: "
         "[tool.mlrelease.release]. " + SAFETY,
@@ -382,6 +383,7 @@ def register(subparsers: Any) -> None:
         _publish,
         _bind,
         _cherry_picks,
+        promoted_cli.add_promoted_rc,
         checklist_cli.add_checklist,
         checklist_cli.add_checklist_doc,
     ):

@@ -22,7 +22,7 @@ from mlrelease.errors import UserError
 from mlrelease.release import asks, bump_model, candidates, cut, picks, queries, reader
 from mlrelease.release.config import ReleaseConfig, series_text
 from mlrelease.release.plan import Plan
-from mlrelease.release.promotion import bind, channels, final, publish
+from mlrelease.release.promotion import bind, channels, final, promoted, publish
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -157,3 +157,10 @@ def publish_plan(config: Config, asked: RcChoice, channel: str, repository_url: 
 def bind_plan(config: Config, asked: RcChoice, push: bool) -> Plan:
     world = reader.read(config, asks.Release(**dataclasses.asdict(asked)))
     return bind.plan_bind(world, config, push)
+
+
+def promoted_rc(config: Config, final_tag: str) -> str:
+    """The release candidate origin's final tag promoted (:mod:`.promotion.promoted`): the one
+    whose files a release workflow downloads and publishes."""
+    bump = config.table(ReleaseConfig).rc_model == "bump"
+    return promoted.promoted_rc(reader.read(config), config.names, final_tag, bump=bump)

@@ -1,4 +1,4 @@
-"""``mlrelease wheels ...``: plan, build, smoke, collect, audit, sums, promote, rc-tag."""
+"""``mlrelease wheels ...``: plan, build, smoke, collect, audit, sums, promote."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 from rich.markup import escape
 from rich.table import Table
 
-from mlrelease.config import find_root, of_command
+from mlrelease.config import of_command
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.terminal import make_console
 from mlrelease.wheels import artifacts, build, matrix, promote, service
@@ -202,11 +202,6 @@ def cmd_promote(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_rc_tag(args: argparse.Namespace) -> int:
-    print(service.newest_rc_tag(args.root or find_root(Path.cwd()), args.tag))
-    return 0
-
-
 def _projects_argument(parser: argparse.ArgumentParser, many: bool) -> None:
     parser.add_argument(
         "--project",
@@ -235,7 +230,6 @@ def register(subparsers: Any) -> None:
     _add_collect(sub)
     _add_sums(sub)
     _add_promote(sub)
-    _add_rc_tag(sub)
 
 
 def _add_plan(sub: Any) -> None:
@@ -384,15 +378,3 @@ def _add_promote(sub: Any) -> None:
     )  # accepted, unused (it uploads nothing)
     r.add_argument("--execute", action="store_true", help="refused: see `release publish`")
     r.set_defaults(func=cmd_promote)
-
-
-def _add_rc_tag(sub: Any) -> None:
-    """``mlrelease wheels rc-tag``."""
-    t = sub.add_parser(
-        "rc-tag",
-        help="the newest release-candidate tag of a final tag",
-        description="Print the newest vX.Y.Z-rcN tag for the final tag vX.Y.Z: "
-        "the release whose assets promotion publishes.",
-    )
-    t.add_argument("tag", metavar="TAG")
-    t.set_defaults(func=cmd_rc_tag)

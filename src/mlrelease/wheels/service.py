@@ -15,8 +15,6 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from mlrelease import versions
-from mlrelease.edges import git
-from mlrelease.errors import PreconditionError, UserError
 from mlrelease.wheels import artifacts, audit, build, matrix, platforms, promote
 from mlrelease.wheels.artifacts import Artifact, FileProblem
 from mlrelease.wheels.config import WheelsConfig
@@ -58,27 +56,6 @@ def merge(
     return problems + promote.completeness(
         project, [artifacts.identify(p) for p in artifacts.collect(target)]
     )
-
-
-def newest_rc_tag(root: Path, final: str) -> str:
-    """The newest ``vX.Y.Z-rcN`` tag of the final tag ``vX.Y.Z``: the release whose assets
-    promotion publishes (a final release is never built from scratch)."""
-    tagged = versions.tag_to_version(final)
-    if tagged is None or tagged.is_prerelease:
-        raise UserError(f"{final!r}: expected a final release tag such as v1.4.0.")
-    candidates = []
-    for tag in git.run(root, "tag", "--list").splitlines():
-        version = versions.tag_to_version(tag)
-        if version is None or version.pre is None or version.pre[0] != "rc":
-            continue
-        if version.base_version == tagged.base_version:
-            candidates.append((version, tag))
-    if not candidates:
-        raise PreconditionError(
-            f"no release candidate tag {final}-rcN exists: a final release promotes an RC's "
-            "files and is never built from scratch. Tag and release an RC first."
-        )
-    return max(candidates)[1]
 
 
 def built_version(project: Project, released: Version | None, found: Sequence[Artifact]) -> str:

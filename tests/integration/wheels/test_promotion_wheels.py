@@ -16,7 +16,6 @@ import pytest
 from helpers.wheels import FINAL, RC, Built
 
 from mlrelease import cli
-from mlrelease.edges import git
 from mlrelease.registry import load_config
 from mlrelease.wheels import artifacts, promote
 from mlrelease.wheels.project import Project, from_config
@@ -165,25 +164,3 @@ def test_execute_is_refused_and_the_index_gets_nothing(
     assert "mlrelease release publish --rc vX.Y.Z-rcN --execute" in err, err
     assert "Nothing was uploaded." in err
     assert list(packages.iterdir()) == []
-
-
-def test_rc_tag_is_the_newest_candidate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    git.run(tmp_path, "init", "-q")
-    git.run(
-        tmp_path,
-        "-c",
-        "user.name=t",
-        "-c",
-        "user.email=t@example.org",
-        "commit",
-        "-q",
-        "--allow-empty",
-        "-m",
-        "release",
-    )
-    for tag in ("v1.0.0-rc1", "v1.0.0-rc10", "v1.0.0-rc2", "v1.0.0", "v1.1.0-rc1"):
-        git.run(tmp_path, "tag", tag)
-    assert cli.main(["--root", str(tmp_path), "wheels", "rc-tag", "v1.0.0"]) == 0
-    assert capsys.readouterr().out.strip() == "v1.0.0-rc10"
-    assert cli.main(["--root", str(tmp_path), "wheels", "rc-tag", "v2.0.0"]) == 1
-    assert "no release candidate tag v2.0.0-rcN exists" in capsys.readouterr().err
