@@ -159,7 +159,7 @@ def _say(text: str) -> None:
 def _print_diff(
     config: Config, ops: OpsConfig, policy: policy_mod.Policy, spec: str, new: dict[str, Any]
 ) -> int:
-    previous = diff_mod.load_previous(config.root, spec, ops.index, config.version)
+    previous = diff_mod.load_previous(config.root, spec, ops.index, config.version, config.names)
     if previous is None:
         console.print(f"No previous index for {spec!r}; nothing to compare.")
         return 0
@@ -192,7 +192,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     if ops.source:
         return source_cli.cmd_diff(args, config, ops)
     if args.new:
-        new_previous = diff_mod.load_previous(config.root, args.new, ops.index, "0")
+        new_previous = diff_mod.load_previous(config.root, args.new, ops.index, "0", config.names)
         assert new_previous is not None
         new = new_previous[1]
     else:

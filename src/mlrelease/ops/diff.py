@@ -10,6 +10,7 @@ from typing import Any
 from mlrelease import versions
 from mlrelease.edges import git
 from mlrelease.errors import UserError
+from mlrelease.naming import Names
 from mlrelease.ops import index as index_mod
 
 
@@ -107,13 +108,15 @@ def load_previous(
     spec: str,
     index_path: str,
     current_version: str,
+    names: Names,
     *,
     loads: Callable[[str, str], dict[str, Any]] = index_mod.loads,
 ) -> tuple[str, dict[str, Any]] | None:
     """The previous index named by ``spec``: a file, a git ref, or ``auto``; None when none.
 
-    ``auto`` is the index at the newest release tag (``vX.Y.Z``, no pre-release) older than
-    ``current_version``; a project with no such tag, or whose tag has no index, has none.
+    ``auto`` is the index at the newest final release tag older than ``current_version``, as
+    the project spells its tags (``names``: ``[tool.mlrelease.release] tag``); a project with
+    no such tag, or whose tag has no index, has none.
     ``loads`` parses it (a declared source's index has its own schema).
     """
     if not spec:
@@ -129,7 +132,7 @@ def load_previous(
                 "found neither. Pass an existing file, a tag such as v1.3.0, or a commit."
             )
         return f"{spec}:{index_path}", loads(text, f"{spec}:{index_path}")
-    tag = previous_release_tag(root, current_version)
+    tag = previous_release_tag(root, current_version, names)
     if tag is None:
         return None
     text = _show(root, tag, index_path)
@@ -138,18 +141,20 @@ def load_previous(
     return f"{tag}:{index_path}", loads(text, f"{tag}:{index_path}")
 
 
-def previous_release_tag(root: Path, current_version: str) -> str | None:
-    """The newest final-release tag older than ``current_version`` (none without a version)."""
+def previous_release_tag(root: Path, current_version: str, names: Names) -> str | None:
+    """The newest final-release tag older than ``current_version`` (none without a version):
+    a tag of the configured pattern (``names.tag``), never a name that merely holds a version
+    (another package's ``plugin-1.3.5``, an RC, a hand-made ``1.3.9``)."""
     if not git.is_repo(root) or not current_version:
         return None
     current = versions.parse(current_version)
     best: tuple[Any, str] | None = None
     for tag in git.run(root, "tag", "--list").splitlines():
-        version = versions.tag_to_version(tag.strip())
-        if version is None or version.is_prerelease or version >= current:
+        parsed = names.parse_tag(tag.strip())
+        if parsed is None or parsed[1] is not None or parsed[0] >= current:
             continue
-        if best is None or version > best[0]:
-            best = (version, tag.strip())
+        if best is None or parsed[0] > best[0]:
+            best = (parsed[0], tag.strip())
     return best[1] if best else None
 
 

@@ -149,7 +149,9 @@ def _against_previous(
 ) -> set[str] | None:
     """The previous release's index against the fresh run: a case that passed there and fails
     now, unlisted, is a regression. Returns the operator versions new since then."""
-    previous = diff_mod.load_previous(config.root, ops.previous_index, ops.index, config.version)
+    previous = diff_mod.load_previous(
+        config.root, ops.previous_index, ops.index, config.version, config.names
+    )
     if previous is None:
         details.append(
             "No previous release index to compare with (no earlier release tag "
@@ -212,7 +214,12 @@ def _check_source(ctx: Context, ops: OpsConfig) -> GateResult:
     if difference := files.first_difference(fresh.page, current):
         failures.append(f"{ops.page} is stale ({difference}); {regenerate}")
     previous = diff_mod.load_previous(
-        config.root, ops.previous_index, ops.index, config.version, loads=source_index.loads
+        config.root,
+        ops.previous_index,
+        ops.index,
+        config.version,
+        config.names,
+        loads=source_index.loads,
     )
     if previous is None:
         details.append("No previous release index to compare with; removals not checked.")

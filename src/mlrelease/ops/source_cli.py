@@ -50,7 +50,7 @@ def _print_diff(config: Config, ops: OpsConfig, spec: str, new: dict[str, Any]) 
     """The changes since ``spec`` (a file, a git ref, ``auto``); 1 when an operator is gone
     without a ``dropped`` decision."""
     previous = diff_mod.load_previous(
-        config.root, spec, ops.index, config.version, loads=source_index.loads
+        config.root, spec, ops.index, config.version, config.names, loads=source_index.loads
     )
     if previous is None:
         console.print(f"No previous index for {spec!r}; nothing to compare.")
@@ -68,7 +68,7 @@ def _print_diff(config: Config, ops: OpsConfig, spec: str, new: dict[str, Any]) 
 
 def cmd_diff(args: argparse.Namespace, config: Config, ops: OpsConfig) -> int:
     """``ops diff OLD [NEW]`` between two indices of the source."""
-    new = source_index.read(config.root, args.new, ops) if args.new else None
+    new = source_index.read(config, args.new, ops) if args.new else None
     if new is None:
         new = source_index.committed(config, ops)
     if new is None:

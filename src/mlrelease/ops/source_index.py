@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from mlrelease.config import Config
@@ -146,9 +145,9 @@ def committed(config: Config, ops: OpsConfig) -> dict[str, Any] | None:
     return loads(path.read_text(encoding="utf-8"), ops.index) if path.is_file() else None
 
 
-def read(root: Path, spec: str, ops: OpsConfig) -> dict[str, Any]:
+def read(config: Config, spec: str, ops: OpsConfig) -> dict[str, Any]:
     """An index named on the command line: a file (relative to the root) or ``REF`` (git)."""
-    found = diff_mod.load_previous(root, spec, ops.index, "0", loads=loads)
+    found = diff_mod.load_previous(config.root, spec, ops.index, "0", config.names, loads=loads)
     if found is None:
         raise UserError(f"{spec!r}: no index there; pass a file or a git ref holding {ops.index}.")
     return found[1]
