@@ -150,6 +150,9 @@ class Bumped:
             carried = wanted
         version = max(wanted, carried)
         g.extra["target"] = Target(version, None, branch, g.names.final_tag(version))
+        if snap.head:  # the files that declare dependencies, at the commit to be released
+            for pattern in pins.PIN_FILES:
+                g.edited(snap.head, pattern)
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from packaging.version import Version
 from mlrelease.config import Config
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release import edits as editing
-from mlrelease.release import rules
+from mlrelease.release import pins, rules
 from mlrelease.release.config import TABLE, ReleaseConfig, parse_release
 from mlrelease.release.plan import Plan, git_action
 from mlrelease.release.world import FINAL_MARKER, NotGathered, World, parse_version, short
@@ -115,6 +115,7 @@ def plan_rc_bump(world: World, config: Config, tag: str | None = None, push: boo
     restore, restored = rules.recovery(world, "rc")
     plan.actions += restore
     branch, carried, release = _on_branch(world, config, "rc", restored)
+    pins.refuse(world, "rc", branch)
     released = rules.released(world, config.names, release) is not None  # invariant (i)
     try:
         target = next_version(carried, "rc", released, release)
@@ -161,6 +162,7 @@ def plan_final(
             f"promote: no release candidate of {release} was made on {branch}; make one first "
             "(`mlrelease release rc --execute`)."
         )
+    pins.refuse(world, "promote", branch)
     changed = {f"refs/tags/{final}"}
     if carried != release:
         target = next_version(carried, "final", released=False, target=release)

@@ -213,20 +213,6 @@ def _check_edits(world: World, config: Config, branch: str, wanted: tuple[int, i
         )
 
 
-def _check_pins(world: World, branch: str) -> None:
-    """A release candidate never depends on a nightly: a dev-build pin in the files that
-    declare dependencies (:data:`.pins.PIN_FILES`) at the commit to be tagged is refused, each
-    named with its file, line and fix."""
-    head = str(world.head)
-    found = pins.at(world, head)
-    if found:
-        raise PreconditionError(
-            f"rc: {branch} pins development (nightly) builds at {short(head)}: "
-            f"{'; '.join(map(str, found))}. A release candidate would depend on a nightly: "
-            "make each fix, commit it on the branch, then re-run."
-        )
-
-
 def _refuse_released_head(tags: dict[str, str], names: Names, head: str, version: Version) -> None:
     """A new candidate of ``version`` on a commit already released as another version would
     ship the same bytes under a second version (under ``version-source = "tag"`` the files do
@@ -324,7 +310,7 @@ def plan_rc(
     _check_changelog(world, config, version, plan.notes)
     if not at_head or rebuild:  # a new tag: nothing the branch is known to lack
         _check_edits(world, config, branch, wanted)
-        _check_pins(world, branch)
+        pins.refuse(world, "rc", branch)
     rules.check_tags(world, names, "rc", version)
     changed: set[str] = set()
     if at_head and not rebuild:

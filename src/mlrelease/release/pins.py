@@ -4,7 +4,8 @@ depend on a nightly, as a pick brought into Torch-TensorRT's 2.13 (#4391). Read 
 ``packaging`` from the files that declare dependencies: pyproject.toml's tables,
 ``requirements*.txt`` files (in any folder) and setup.py's literal ``install_requires``,
 ``setup_requires``, ``tests_require`` and ``extras_require`` (parsed with :mod:`ast`, never
-run). Pure: the texts are those of the commit being tagged, in the world snapshot (``at``)."""
+run). Pure: the texts are those of the commit being released, in the world snapshot (``at``);
+:func:`refuse` is the one rule ``release rc`` (either RC model) and the final bump apply."""
 
 from __future__ import annotations
 
@@ -19,8 +20,9 @@ from typing import Any
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.version import InvalidVersion, Version
 
+from mlrelease.errors import PreconditionError
 from mlrelease.release.config import is_glob
-from mlrelease.release.world import World
+from mlrelease.release.world import World, short
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -183,3 +185,19 @@ def at(world: World, ref: str) -> list[DevPin]:
             if text is not None:
                 texts[path] = text
     return dev_pins(texts)
+
+
+def refuse(world: World, verb: str, branch: str) -> None:
+    """A release never depends on a nightly: a dev-build pin in the files that declare
+    dependencies (:data:`PIN_FILES`) at HEAD, the commit ``verb`` releases, is refused, each
+    named with its file, line and fix. ``release rc`` under either RC model, and the final
+    version bump under ``rc-model = "bump"`` (a new commit), check it."""
+    head = str(world.head)
+    found = at(world, head)
+    if found:
+        made = "A release candidate" if verb == "rc" else "The release"
+        raise PreconditionError(
+            f"{verb}: {branch} pins development (nightly) builds at {short(head)}: "
+            f"{'; '.join(map(str, found))}. {made} would depend on a nightly: make each fix, "
+            "commit it on the branch, then re-run."
+        )

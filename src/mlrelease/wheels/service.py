@@ -1,7 +1,7 @@
 """What the ``wheels`` gate and the ``mlrelease wheels`` commands do: ask cibuildwheel what a
 project builds on its declared architectures and group it into CI jobs; merge a CI run's
-artifacts per project; audit what a build other than cibuildwheel left in ``dist/``; find the
-release candidate a final tag promotes."""
+artifacts per project; audit what a build other than cibuildwheel left in ``dist/``. (The
+release candidate a final tag promoted is the release's to say: ``release promoted-rc``.)"""
 
 from __future__ import annotations
 

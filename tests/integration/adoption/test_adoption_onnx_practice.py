@@ -174,3 +174,33 @@ def test_replay_of_the_fixture_release_matches_every_step(tmp_path: Path) -> Non
     assert steps[2].planned == "`release rc`: Set version number to 1.3.0rc1"
     assert steps[7].planned == "`release promote`: Set version number to 1.3.0"
     assert steps[-1].actual.startswith("v1.3.0 on ") and "the branch head" in steps[-1].actual
+
+
+def test_rc_and_the_final_bump_refuse_a_nightly_pin(tmp_path: Path) -> None:
+    """Under rc-model = "bump" too, neither a candidate nor the final version depends on a
+    nightly: each bump is a new commit of the branch, read as committed."""
+    root = adopted(tmp_path)
+    assert mlrelease(root, "release", "cut", "--version", "1.4", "--execute").returncode == 0
+    git(root, "switch", "-q", "rel-1.4.0")
+    nightly = "numpy>=1.26\nonnxruntime==1.24.0.dev20261101\n"
+    (root / "requirements-dev.txt").write_text(nightly, encoding="utf-8")
+    git(root, "add", "requirements-dev.txt")
+    git(root, "commit", "-q", "-m", "Test against the runtime's nightly (#10)")
+    head = git(root, "rev-parse", "HEAD")
+    refused = mlrelease(root, "release", "rc", "--execute")
+    said = " ".join((refused.stdout + refused.stderr).split())
+    assert refused.returncode != 0 and "rc: rel-1.4.0 pins development (nightly) builds" in said
+    assert "requirements-dev.txt:2 (requirement): onnxruntime==1.24.0.dev20261101" in said, said
+    assert git(root, "rev-parse", "HEAD") == head  # nothing was committed
+    released = nightly.replace("1.24.0.dev20261101", "1.24.0")
+    (root / "requirements-dev.txt").write_text(released, encoding="utf-8")
+    git(root, "commit", "-q", "-am", "Pin the released runtime (#11)")
+    done = mlrelease(root, "release", "rc", "--execute")
+    assert done.returncode == 0, done.stdout + done.stderr
+    (root / "requirements-dev.txt").write_text(nightly, encoding="utf-8")
+    git(root, "commit", "-q", "-am", "Back to the nightly (#12)")
+    final = mlrelease(root, "release", "promote", "--version", "1.4.0", "--execute")
+    said = " ".join((final.stdout + final.stderr).split())
+    assert final.returncode != 0 and "promote: rel-1.4.0 pins development" in said, said
+    assert "The release would depend on a nightly" in said
+    assert "v1.4.0" not in git(root, "tag")
