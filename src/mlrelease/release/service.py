@@ -163,4 +163,4 @@ def promoted_rc(config: Config, final_tag: str) -> str:
     """The release candidate origin's final tag promoted (:mod:`.promotion.promoted`): the one
     whose files a release workflow downloads and publishes."""
     bump = config.table(ReleaseConfig).rc_model == "bump"
-    return promoted.promoted_rc(reader.read(config), config.names, final_tag, bump=bump)
+    return promoted.candidate_promoted_by(reader.read(config), config.names, final_tag, bump=bump)

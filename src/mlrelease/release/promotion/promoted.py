@@ -12,7 +12,7 @@ from mlrelease.release.promotion.manifest import TRAILER, named_digest
 from mlrelease.release.world import BOUND_PREFIX, FINAL_MARKER, World, short
 
 
-def promoted_rc(world: World, names: Names, final: str, *, bump: bool = False) -> str:
+def candidate_promoted_by(world: World, names: Names, final: str, *, bump: bool = False) -> str:
     """The RC tag whose bound manifest origin's final tag ``final`` names; a
     :class:`PreconditionError` saying what is missing on origin otherwise. Under ``rc-model =
     "bump"`` the files were bound to the final tag itself: it is its own candidate."""
