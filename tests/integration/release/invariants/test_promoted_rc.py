@@ -68,3 +68,22 @@ def test_the_argument_must_be_a_final_tag_of_the_configured_pattern(candidate: R
     code, out, err = mlr("release", "promoted-rc", RC)
     assert code != 0 and out == ""
     assert "not a final release tag of the configured pattern" in err and "'v{major}" in err
+
+
+def test_a_second_binding_of_the_manifest_or_a_moved_rc_is_refused(
+    candidate: Repo, colleague: Repo, mlr
+) -> None:  # type: ignore[no-untyped-def]
+    promote(mlr)
+    (ref, blob), *_ = binding_refs(colleague).items()
+    digest = ref.rsplit("/", 1)[1]
+    # The same manifest bound to a second candidate's name: which one was promoted is unknown.
+    colleague.git("push", "-q", "origin", f"{blob}:refs/mlrelease/bound/v1.4.0-rc2/{digest}")
+    code, out, err = mlr("release", "promoted-rc", "v1.4.0")
+    assert code == 1 and out == "" and "more than one release candidate" in err, err
+    colleague.git("push", "-q", "origin", f":refs/mlrelease/bound/v1.4.0-rc2/{digest}")
+    assert mlr("release", "promoted-rc", "v1.4.0")[:2] == (0, f"{RC}\n")
+    # The RC tag moved to another commit after the promotion.
+    colleague.git("commit", "-q", "--allow-empty", "-m", "after the release")
+    colleague.git("push", "-q", "--force", "origin", f"HEAD:refs/tags/{RC}")
+    code, out, err = mlr("release", "promoted-rc", "v1.4.0")
+    assert code == 1 and out == "" and f"promoted {RC}, but origin's {RC} is at" in err, err
