@@ -143,11 +143,38 @@ def summary(report: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _write(path: Path, report: dict[str, Any]) -> None:
+    path.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+
+
+def trim(profile: Profile, args: argparse.Namespace) -> Profile:
+    """The profile cut to what the options keep, so the check fits a short GPU lease."""
+    models = profile.models
+    if args.profile_models:
+        models = [m for m in models if m in args.profile_models]
+        unknown = sorted(set(args.profile_models) - set(models))
+        if unknown:
+            raise SystemExit(f"gpu_check: --profile-models {unknown} not in the profile's {models}")
+    return dataclasses.replace(
+        profile,
+        models=models,
+        batch_sizes=args.profile_batches or profile.batch_sizes,
+        frameworks=args.profile_frameworks or profile.frameworks,
+        p2_shapes=profile.p2_shapes and not args.no_p2,
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--root", type=Path, default=Path.cwd(), help="project (pyproject.toml)")
     parser.add_argument("--profile", default="gpu")
     parser.add_argument("--skip-profile", action="store_true", help="only the comparisons")
+    parser.add_argument(
+        "--profile-models", nargs="+", help="run only these of the profile's models (a short lease)"
+    )
+    parser.add_argument("--profile-batches", nargs="+", type=int, help="only these batch sizes")
+    parser.add_argument("--profile-frameworks", nargs="+", help="only these frameworks")
+    parser.add_argument("--no-p2", action="store_true", help="leave out the P2 input shapes")
     parser.add_argument("--model", default="bert")
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--framework", default="pytorch")
@@ -161,12 +188,15 @@ def main(argv: list[str] | None = None) -> int:
     profile = config.table(PerfConfig).profile(args.profile)
     work = args.output.parent / "gpu_check_work"
     report: dict[str, Any] = {"argv": sys.argv[1:] if argv is None else argv}
+    args.output.parent.mkdir(parents=True, exist_ok=True)
     if not args.skip_profile:
-        report["profile_run"] = profile_step(args.profile, profile, args.root, work, console)
+        trimmed = trim(profile, args)
+        report["profile_run"] = profile_step(args.profile, trimmed, args.root, work, console)
+        # Written now: a lease that ends during the pair step still keeps the profile's figures.
+        _write(args.output, report)
     report["pair"] = slowdown_step(profile, args, args.root, work, console)
     lines = summary(report)
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    _write(args.output, report)
     print("\n".join(lines))
     return 0 if report["passed"] else 1
 

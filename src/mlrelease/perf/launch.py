@@ -176,7 +176,8 @@ def probe_build(
 ) -> dict[str, Any]:
     """What the build can run here (and its device key), or a clear error."""
     name = worker.build.name
-    console.print(f"[{name}] probing {worker.build.python} ...")
+    # `[name]` is not markup: rich would swallow `[current]` as a style tag.
+    console.print(f"[{name}] probing {worker.build.python} ...", markup=False)
     outcome = worker.call(
         "probe",
         {
