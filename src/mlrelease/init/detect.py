@@ -90,7 +90,13 @@ class Detection:
                 "each has an exact search pattern; no other number is taken for a version",
             ),
             *(
-                [Finding("version left", "; ".join(v.left), "they spell it, but do not move")]
+                [
+                    Finding(
+                        "version left",
+                        f"{len(v.left)} place(s), each listed below the proposal",
+                        "they spell it, but do not move",
+                    )
+                ]
                 if v.left
                 else []
             ),

@@ -163,6 +163,7 @@ def propose(
         parts += _bumpversion(d)
     else:
         notes.append("[tool.bumpversion] already exists: kept as it is.")
+    notes += [f"version left as it is: {place}" for place in d.version.left]
     if d.version.kind == "unknown":
         notes.append(
             "No version was found: set tool.bumpversion.current_version and list the files "

@@ -19,6 +19,7 @@ from mlrelease.edges import index as edge_index
 from mlrelease.edges import installed
 from mlrelease.errors import UserError
 from mlrelease.init import carriers, detect, propose, release_edits, snapshot
+from mlrelease.init.version_source import package_dirs
 from mlrelease.terminal import make_console
 from mlrelease.wheels import fileset, matrix, platforms
 
@@ -96,23 +97,34 @@ def hard_coded_versions(conf: Path) -> list[str]:
     return notes
 
 
+BUILD_FILES = ("setup.py", "CMakeLists.txt", "pyproject.toml", "noxfile.py", "setup.cfg")
+"""Tracked files that may write a file during the build (torchvision's setup.py writes the
+git-ignored ``torchvision/version.py``)."""
+
+
 def _with_carriers(
     root: Path, snap: snapshot.Snapshot, found: detect.Detection
 ) -> detect.Detection:
-    """Every other file the repository spells the current version in, whole or split into
-    part macros: proposed, or left with the reason (pyproject.toml's own version is
-    bump-my-version's ``current_version``)."""
+    """Every other tracked file the repository spells the current version in, whole or split
+    into part macros, where the place says it is this project's: proposed, or left with the
+    reason (pyproject.toml's own version is bump-my-version's ``current_version``); a file
+    git does not track is left, naming the build file that writes it."""
     v = found.version
     if not v.current or v.from_tags:
         return found
     # One read of the repository: the version whole, or a C preprocessor ``#define`` of a part.
     texts = snapshot.texts_containing(root, snap.files, v.current, "define")
+    tracked = {p: t for p, t in texts.items() if snap.is_tracked(p)}
+    built = {p: t for p, t in texts.items() if p not in tracked and v.current in t}
+    writers = {p: t for p, t in snap.texts.items() if p in BUILD_FILES and snap.is_tracked(p)}
     known = {f.filename for f in v.files} | {"pyproject.toml"}
-    more = carriers.carriers(texts, v.current, known)
-    split = carriers.split_macros(texts, v.current)
+    names = {found.name or "", *(d.rsplit("/", 1)[-1] for d in package_dirs(snap, found.name))}
+    more = carriers.carriers(tracked, v.current, known, names - {""})
+    split = carriers.split_macros(tracked, v.current)
     why = "; ".join([v.why, *split.split]) if split.split else v.why
+    left = carriers.untracked(built, snap.ignored, writers) + more.left + split.left
     version = dataclasses.replace(
-        v, files=[*v.files, *more.files, *split.files], left=more.left + split.left, why=why
+        v, files=[*v.files, *more.files, *split.files], left=left, why=why
     )
     return dataclasses.replace(found, version=version)
 

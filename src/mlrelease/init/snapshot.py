@@ -111,6 +111,11 @@ class Snapshot:
     """Release-like tag (the newest :data:`TAGS_READ`) -> the texts, at that tag, of the files
     that may carry the version (:func:`version_paths`): whether tags sit on commits whose files
     say another version (``version-source = "tag"``)."""
+    tracked: frozenset[str] | None = None
+    """The files git tracks (None: not a repository with a commit, nothing is known): a file
+    the build writes, or one git ignores, is never a version file."""
+    ignored: frozenset[str] = frozenset()
+    """The walked files git ignores."""
 
     @property
     def main_branch(self) -> str:
@@ -126,6 +131,10 @@ class Snapshot:
 
     def has(self, path: str) -> bool:
         return path in self.texts or path in self.files
+
+    def is_tracked(self, path: str) -> bool:
+        """Whether git tracks ``path`` (every file is, outside a repository)."""
+        return self.tracked is None or path in self.tracked
 
     def pyproject(self) -> dict[str, Any]:
         """The parsed pyproject.toml; empty when there is none or it is not valid TOML."""
@@ -299,6 +308,13 @@ def take(root: Path) -> Snapshot:
     tags = [t for t in tags if t]
     released = [t for t in tags if _RELEASE_TAG.search(t)][:TAGS_READ]
     paths = version_paths(texts)
+    tracked = frozenset(git.run(root, "ls-files", "-z", check=False, strip=False).split("\0"))
+    untracked = [f for f in files if f not in tracked]
+    ignored = (
+        git.run(root, "check-ignore", "-z", "--stdin", input="\0".join(untracked), check=False)
+        if untracked
+        else ""
+    )
     return Snapshot(
         files,
         texts,
@@ -310,4 +326,6 @@ def take(root: Path) -> Snapshot:
         is_repo=True,
         rc_subjects=rc_subjects,
         tag_texts=_texts_at(root, released, paths),
+        tracked=tracked - {""},
+        ignored=frozenset(ignored.split("\0")) - {""},
     )
