@@ -9,8 +9,12 @@ from __future__ import annotations
 import subprocess
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
+
+import tomllib
 
 from helpers.release import Repo
+from helpers.repo import mlrelease
 
 
 def _git(cwd: Path, *args: str) -> str:
@@ -52,6 +56,23 @@ class History:
         _git(self.work, "switch", "-q", "main")
         _git(self.work, "fetch", "-q", "origin")
         return Repo(self.work, origin)
+
+
+def proposal(repo: Repo) -> tuple[dict[str, Any], str]:
+    """The tables ``mlrelease init`` proposes (parsed), and what it says (one line)."""
+    proc = mlrelease(repo.path, "init")
+    assert proc.returncode == 0, proc.stderr
+    return tomllib.loads(proc.stdout)["tool"], " ".join(proc.stderr.split())
+
+
+def adopt(repo: Repo, drop: str = "") -> None:
+    """``init --execute`` (``drop``: text removed from what it wrote), committed and pushed."""
+    proc = mlrelease(repo.path, "init", "--execute")
+    assert proc.returncode == 0, proc.stderr
+    path = repo.path / "pyproject.toml"
+    path.write_text(path.read_text(encoding="utf-8").replace(drop, ""), encoding="utf-8")
+    repo.git("commit", "-q", "-am", "chore: adopt mlrelease")
+    repo.git("push", "-q", "origin", "main")
 
 
 # --- the ONNX converters ---------------------------------------------------------------------
@@ -208,7 +229,6 @@ def push_skl2onnx(base: Path) -> Repo:
         "skl2onnx/__init__.py": '"""skl2onnx."""\n\n__version__ = "1.16.0"\n',
         ".gitignore": "build/\ndist/\n*.egg-info/\n__pycache__/\n",
         ".github/workflows/release.yml": PYPI_ON_GITHUB_RELEASE,
-        "CHANGELOGS.md": "# Change Logs\n\n## 1.19.1\n\n* a fix\n\n## 1.17.0\n\n* a feature\n",
     }
     history.commit(files, "Initial skl2onnx")
     history.git("tag", "1.16.0")
@@ -350,14 +370,14 @@ def push_vision(base: Path) -> Repo:
 
 def push_audio(base: Path) -> Repo:
     """torchaudio: like :func:`push_vision` in ``release/2.2`` (its own series pairs with
-    PyTorch's), except that the branch's first commit updates the README and its second is
-    the release-only commit."""
+    PyTorch's), except that the branch's first commit fixes a typo in the README and its
+    second is the release-only commit."""
     history = History(base)
     files = {**VISION, "version.txt": "2.2.0a0\n", "README.md": "# torchaudio\n\nmain docs\n"}
     files = {name.replace("torchvision", "torchaudio"): text for name, text in files.items()}
     history.commit(files, "Initial torchaudio")
     history.git("switch", "-q", "-c", "release/2.2")
-    history.commit({"README.md": "# torchaudio\n\n2.2 docs\n"}, "Update the README for 2.2")
+    history.commit({"README.md": "# torchaudio\n\nthe docs\n"}, "Fix a typo in the README")
     pins = {
         name: pinned(files[name], "2.2")
         for name in (".github/workflows/build-wheels-linux.yml", ".github/workflows/lint.yml")

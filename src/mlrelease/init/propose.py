@@ -144,6 +144,11 @@ def propose(
     }
     if d.rc.name == "bump":
         release["rc-model"] = "bump"
+    if d.picks != "trailer":
+        release["picks"] = d.picks
+    if d.upstream:
+        release["upstream"] = d.upstream
+    notes += d.edits_notes + d.publish_notes
     parts = [
         "# Added by `mlrelease init`; `mlrelease init` (dry run) says why.\n",
         section("[tool.mlrelease]", main),

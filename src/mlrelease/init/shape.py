@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from packaging.version import Version
 
 from mlrelease import naming
-from mlrelease.init.snapshot import CHANGELOG_NAMES, Snapshot
+from mlrelease.init.snapshot import CHANGELOG_NAMES, CommitDiff, Snapshot
 
 
 @dataclass(frozen=True)
@@ -230,3 +231,30 @@ def rc_model(snap: Snapshot, tags: TagScheme) -> RcModel:
             f"and only the final release is tagged ({tags.tag})",
         )
     return RcModel("tag", "no release candidates yet: RCs are tagged " + tags.rc_tag)
+
+
+_PICK_SUBJECT = re.compile(r"^(\[release/|cherry[- ]?pick)", re.I)
+"""A pick's subject: PyTorch's ``[release/2.13] Fix ...``, ``Cherry-pick ...``."""
+
+
+def picks_mode(
+    commits: Sequence[CommitDiff], branch: str, trailer: str = "Release-Target"
+) -> tuple[Literal["trailer", "fixes"], str]:
+    """How fixes reached the newest release branch: ``fixes`` when they were picked by hand
+    (``(cherry picked from commit ...)``, a ``[release/X.Y]`` subject) and none carries the
+    release trailer (the PyTorch family); ``trailer`` (the default) otherwise."""
+    picked = [
+        c
+        for c in commits
+        if "(cherry picked from commit" in c.body or _PICK_SUBJECT.match(c.subject)
+    ]
+    marked = [c for c in commits if re.search(rf"^{re.escape(trailer)}:", c.body, re.M | re.I)]
+    if picked and not marked:
+        return "fixes", (
+            f"{len(picked)} fix(es) reached {branch} picked by hand (e.g. {picked[0].subject!r}), "
+            f"none marked with a {trailer} trailer: every fix on main since the fork is a "
+            "candidate (`release cherry-picks`)"
+        )
+    if marked:
+        return "trailer", f"{len(marked)} commit(s) of {branch} carry the {trailer} trailer"
+    return "trailer", f"no fix was picked onto {branch} yet: fixes on main carry {trailer}: X.Y"

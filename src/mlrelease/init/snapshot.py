@@ -3,7 +3,8 @@ its tags, branches and recent commit subjects (git through :mod:`mlrelease.edges
 
 The detectors (:mod:`~mlrelease.init.detect`, :mod:`~mlrelease.init.shape`,
 :mod:`~mlrelease.init.version_source`, :mod:`~mlrelease.init.carriers`,
-:mod:`~mlrelease.init.release_edits`, :mod:`~mlrelease.init.propose`) read only this snapshot:
+:mod:`~mlrelease.init.release_edits`, :mod:`~mlrelease.init.publishing`,
+:mod:`~mlrelease.init.propose`) read only this snapshot:
 they touch neither disk nor git (``tests/unit/init/test_init_reads_once.py`` keeps it so). The
 other readers of a repository are :mod:`~mlrelease.init.replay` (a past release's history,
 through the same git edge) and :mod:`~mlrelease.init.service` (``pyproject.toml``, the one
@@ -217,17 +218,43 @@ def texts_containing(root: Path, files: list[str], *needles: str) -> dict[str, s
     return found
 
 
-def first_commit_diff(root: Path, main: str, branch: str) -> str:
-    """``git show -U0`` of the first commit of ``branch`` (here or on a remote) after it left
-    ``main``; "" when there is none."""
+@dataclass(frozen=True)
+class CommitDiff:
+    """A commit of a release branch since it left main, as ``git show -U0`` gives it."""
+
+    sha: str
+    subject: str
+    body: str
+    diff: str
+
+
+BRANCH_COMMITS = 200
+"""How many of a release branch's commits (oldest first) :func:`branch_commits` reads."""
+
+_MARK = "\x1e@@mlrelease-commit@@\x1f"
+
+
+def branch_commits(root: Path, main: str, branch: str) -> list[CommitDiff]:
+    """The commits of ``branch`` (here or on origin) since it left ``main``, oldest first,
+    each with its ``-U0`` diff: where the release-only edits were made (in PyTorch's
+    libraries the first commit, or a later one: torchaudio's second), and how fixes reached
+    the branch (picked by hand, or marked with a trailer)."""
     for ref in (f"refs/heads/{branch}", f"refs/remotes/origin/{branch}"):
         if not git.run(root, "rev-parse", "-q", "--verify", ref, check=False):
             continue
-        base = f"refs/heads/{main}"
-        listed = git.run(root, "rev-list", "--reverse", f"{base}..{ref}", check=False).split()
-        if listed:
-            return git.run(root, "show", "--format=", "-U0", "--no-color", listed[0], strip=False)
-    return ""
+        shown = git.run(
+            root,
+            *("log", "--reverse", f"--max-count={BRANCH_COMMITS}", "-p", "-U0", "--no-color"),
+            *(f"--format={_MARK}%H%x1f%s%x1f%b%x1f", "--no-merges", f"refs/heads/{main}..{ref}"),
+            check=False,
+            strip=False,
+        )
+        found = []
+        for chunk in shown.split(_MARK)[1:]:
+            sha, subject, body, diff = [*chunk.split("\x1f", 3), "", "", ""][:4]
+            found.append(CommitDiff(sha, subject, body, diff))
+        return found
+    return []
 
 
 TAGS_READ = 8

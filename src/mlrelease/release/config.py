@@ -48,7 +48,8 @@ class ReleaseEdit:
     search: str
     """Text to find (literal unless ``regex``)."""
     replace: str
-    """Replacement; may use ``{branch}``, ``{series}``, ``{major}`` and ``{minor}``."""
+    """Replacement; may use ``{branch}``, ``{series}``, ``{major}``, ``{minor}`` and
+    ``{upstream_series}`` (the series of the project the release pairs with, ``upstream``)."""
     regex: bool = False
 
 
@@ -87,6 +88,11 @@ class ReleaseConfig:
     tree: one pull request (``#1234``) or commit a line."""
     edits: list[ReleaseEdit] = field(default_factory=list)
     """Release-only edits committed on a new release branch."""
+    upstream: str = ""
+    """The project each release pairs with (``torch`` for a PyTorch domain library), named in
+    messages: release-only edits name its series as ``{upstream_series}`` (torchvision's
+    ``release/0.18`` pins pytorch/test-infra at ``release/2.3``), given at ``release cut
+    --upstream X.Y`` for a new branch, read from an existing branch."""
     rc_report: str = "build/release-verify/report.json"
     """The release_verify report of the RC that ``release promote`` reads (``--report``)."""
     artifacts: str = "dist"

@@ -67,9 +67,11 @@ def bumped(config: Config) -> bool:
     return config.table(ReleaseConfig).rc_model == "bump"
 
 
-def cut_plan(config: Config, version: str, from_ref: str | None, push: bool) -> Plan:
+def cut_plan(
+    config: Config, version: str, from_ref: str | None, push: bool, upstream: str | None = None
+) -> Plan:
     world = reader.read(config, asks.Cut(version, from_ref))
-    return cut.plan_cut(world, config, version, from_ref, push)
+    return cut.plan_cut(world, config, version, from_ref, push, upstream)
 
 
 def prepare_plan(config: Config, version: str, push: bool) -> Plan:

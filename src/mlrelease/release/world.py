@@ -133,6 +133,8 @@ class WorkTree:
     stale: tuple[str, ...] = ()
     """``file:line carries X`` for each occurrence not carrying ``current``; problems too."""
     changelog: str = ""
+    hand_edit: str | None = None
+    """The one other version every version file carries (``current`` is stale: a hand edit)."""
 
 
 @dataclass(frozen=True)
@@ -262,9 +264,11 @@ class World:
     unreadable: Mapping[str, str] = field(default_factory=dict)
     """ref or commit -> why its version cannot be read (no pyproject.toml, no key)."""
     files: Mapping[tuple[str, str], str | None] = field(default_factory=dict)
+    """(ref, path) -> the file's text there; None when it does not exist."""
     listings: Mapping[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
     """(ref, glob) -> the files of ``ref``'s tree the pattern matches (release-only edits)."""
-    """(ref, path) -> the file's text there; None when it does not exist."""
+    existed: Mapping[str, bool] = field(default_factory=dict)
+    """path -> a commit of the history had it (a release-only edit's file that was deleted)."""
     version_files: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """ref -> pyproject.toml and the ``[[tool.bumpversion.files]]`` there (links resolved)."""
     links: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
@@ -296,6 +300,10 @@ class World:
 
     def file_at(self, ref: str, path: str) -> str | None:
         found: str | None = self._get(self.files, (ref, path), "file")
+        return found
+
+    def ever_had(self, path: str) -> bool:
+        found: bool = self._get(self.existed, path, "history of the file")
         return found
 
     def files_matching(self, ref: str, pattern: str) -> tuple[str, ...]:

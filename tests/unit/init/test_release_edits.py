@@ -1,0 +1,67 @@
+"""Release-only edits understood (:func:`release_edits.proposed_edits`, issue 53): found in
+whichever commit of the branch made them, the upstream series a parameter, never a bare word,
+never a fix picked from main, and an edit of a file main lacks left with the reason."""
+
+from __future__ import annotations
+
+from mlrelease.init import shape
+from mlrelease.init.release_edits import ProposedEdit, proposed_edits
+from mlrelease.init.snapshot import CommitDiff
+
+WHEELS = ".github/workflows/build.yml"
+PIN = f"""\
+--- a/{WHEELS}
++++ b/{WHEELS}
+@@ -5 +5 @@ jobs:
+-    uses: pytorch/test-infra/.github/workflows/build_wheels_linux.yml@main
++    uses: pytorch/test-infra/.github/workflows/build_wheels_linux.yml@release/2.2
+@@ -9 +9 @@ jobs:
+-      test-infra-ref: main
++      test-infra-ref: release/2.2
+"""
+MAIN = {WHEELS: "on:\n  push:\n    branches: [main]\n" + "x\n" * 6 + "      test-infra-ref: main\n"}
+
+
+def _commit(diff: str, subject: str = "[RELEASE-ONLY CHANGES]", body: str = "") -> CommitDiff:
+    return CommitDiff("a" * 40, subject, body, diff)
+
+
+def test_the_upstream_series_is_a_placeholder_and_no_bare_word_is_proposed() -> None:
+    typo = _commit(PIN.replace("@release/2.2", "@main ").replace("release/2.2", "main"), "typo")
+    found = proposed_edits([typo, _commit(PIN)], "release/0.17", "0.17", set(), MAIN)
+    assert found.edits == [
+        ProposedEdit(
+            WHEELS,
+            "pytorch/test-infra/.github/workflows/build_wheels_linux.yml@main",
+            "pytorch/test-infra/.github/workflows/build_wheels_linux.yml@release/{upstream_series}",
+        ),
+        ProposedEdit(WHEELS, "test-infra-ref: main", "test-infra-ref: release/{upstream_series}"),
+    ]
+    assert found.upstream == "2.2" and found.commits == ["aaaaaaa '[RELEASE-ONLY CHANGES]'"]
+
+
+def test_picks_and_files_main_lacks_are_not_proposed() -> None:
+    picked = _commit(PIN, "Fix a crash", "(cherry picked from commit " + "b" * 40 + ")")
+    found = proposed_edits([picked], "release/0.17", "0.17", set(), MAIN)
+    assert found.edits == [] and found.commits == []
+    gone = proposed_edits([_commit(PIN)], "release/0.17", "0.17", set(), {})
+    assert gone.edits == [] and gone.left == [
+        f"{WHEELS}: aaaaaaa of release/0.17 edited it, but main no longer has it"
+    ]
+
+
+def test_a_search_matching_more_of_main_than_the_release_changed_is_left() -> None:
+    twice = {WHEELS: MAIN[WHEELS] + "      test-infra-ref: main\n"}
+    found = proposed_edits([_commit(PIN)], "release/0.17", "0.17", set(), twice)
+    assert [e.search for e in found.edits] == [
+        "pytorch/test-infra/.github/workflows/build_wheels_linux.yml@main"
+    ]
+    assert "'test-infra-ref: main' also matches lines of main's copy" in found.left[0]
+
+
+def test_fixes_picked_by_hand_without_the_trailer_are_the_fixes_mode() -> None:
+    picked = _commit("", "[release/2.13] Fix a crash (#1234)")
+    assert shape.picks_mode([picked], "release/2.13")[0] == "fixes"
+    marked = _commit("", "fix: a crash", "Release-Target: 2.13")
+    assert shape.picks_mode([picked, marked], "release/2.13")[0] == "trailer"
+    assert shape.picks_mode([], "release/2.13")[0] == "trailer"
