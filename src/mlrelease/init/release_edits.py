@@ -1,19 +1,20 @@
-"""Release-only edits proposed from history, understood: every commit of the newest release
-branch that changes a line to name the release (PyTorch's ``[RELEASE-ONLY CHANGES]``: ``@main``
--> ``@release/X.Y`` in the workflows, nightly indexes -> test indexes) is one, the first commit
-or a later one (torchaudio's second); a fix picked from main is not. Each changed line becomes
-an exact search, widened to whole words, and to the whole line when the change is one bare word
-(``test-infra-ref: main``: ``main`` alone matches ``branches: [main]`` too). The branch's name
-and series become ``{branch}`` and ``{series}``, and the series of the upstream project the
-release pairs with (PyTorch's ``release/2.2`` on torchvision's ``release/0.17``) becomes
-``{upstream_series}``, asked at ``release cut`` or read from the branch. An edit of a file main
-no longer has is left, with the reason. Pure: the commits are read by
-:func:`mlrelease.init.snapshot.branch_commits`."""
+"""Release-only edits proposed from history, understood: every change of the newest release
+branch that moves a line from the development line to the release (PyTorch's
+``[RELEASE-ONLY CHANGES]``: ``@main`` -> ``@release/X.Y`` in the workflows, nightly indexes ->
+test indexes, ``.dev`` pins -> released ones), in its first commit or a later one (torchaudio's
+second); a fix picked from main, or a feature made on the branch, is none. Each changed line
+becomes an exact search, widened to whole words, and to the whole line when the change is one
+bare word (``test-infra-ref: main``: ``main`` alone matches ``branches: [main]`` too); a line
+that is one word even so is left. The branch's name and series become ``{branch}`` and
+``{series}``, and the series of the upstream project the release pairs with (PyTorch's
+``release/2.2`` on torchvision's ``release/0.17``) becomes ``{upstream_series}``, asked at
+``release cut`` or read from the branch. An edit of a file main no longer has is left, with the
+reason. Pure: the commits are read by :func:`mlrelease.init.snapshot.branch_commits`."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence, Set
+from collections.abc import Sequence, Set
 from dataclasses import dataclass, field
 
 from mlrelease.init.snapshot import CommitDiff
@@ -26,6 +27,7 @@ _RELEASE_BRANCH = re.compile(r"(?<![\w.])release/(\d+\.\d+)(?![\w]|\.\d)")
 UPSTREAM = "{upstream_series}"
 """The placeholder of the upstream project's series in a proposed edit's ``replace``."""
 PICKED = "(cherry picked from commit"
+_LOCKS = (".lock", "-lock.json", "lock.yaml", "lock.yml")
 
 
 @dataclass(frozen=True)
@@ -107,39 +109,56 @@ def _template(replace: str, branch: str, series: str) -> tuple[str, str | None]:
     return text, upstream
 
 
+_DEVELOPMENT = re.compile(r"\b(main|master|nightly|nightlies)\b|\d\.dev\d*")
+"""What names the development line: main, the nightly channel, a ``.dev`` pin."""
+_RELEASED = re.compile(r"\{branch\}|\{series\}|\{upstream_series\}|\btest\b|\brelease\b")
+"""What names a release: its branch or series, the upstream's, the test (RC) channel."""
+
+
+def _release_only(old: str, new: str, template: str) -> bool:
+    """Whether a changed line moves from the development line to the release, as release-only
+    edits do (``@main`` -> ``@release/2.2``, ``whl/nightly`` -> ``whl/test``, ``torch>=2.12.0.dev``
+    -> ``torch>=2.12.0``), unlike a fix or a feature on the branch."""
+    was = _DEVELOPMENT.search(old)
+    if was is None or was[0] in new:
+        return False
+    return bool(_RELEASED.search(template)) or (".dev" in was[0] and ".dev" not in new)
+
+
 def _commit_edits(
     commit: CommitDiff, branch: str, series: str, skip: Set[str]
 ) -> tuple[list[ProposedEdit], str | None]:
-    """The edits one commit made, when it is a release-only commit: one of its changed lines
-    names the release (its branch, series, or the upstream release it pairs with)."""
+    """The release-only edits one commit made (:func:`_release_only`), and the upstream series
+    they name."""
     edits: list[ProposedEdit] = []
     upstream = None
     for path, old, new in _pairs(commit.diff):
-        if path in skip:
+        if path in skip or path.endswith(_LOCKS):  # a lock file is regenerated, not edited
             continue
         search, replace = _widen(old, new)
         if not search or search == replace or (is_version(search) and is_version(replace)):
             continue
         template, paired = _template(replace, branch, series)
+        if not _release_only(old, new, template):
+            continue
         upstream = upstream or paired
         edit = ProposedEdit(path, search, template)
         if edit not in edits and search not in replace:  # a second cut must find it done
             edits.append(edit)
-    names_release = any(p in e.replace for e in edits for p in ("{branch}", "{series}", UPSTREAM))
-    return (edits, upstream) if names_release else ([], None)
+    return edits, upstream
 
 
-def _why_not(edit: ProposedEdit, commit: CommitDiff, main: Mapping[str, str | None]) -> str:
+_ONE_WORD = re.compile(r"\W*[\w.-]+\W*")
+"""A line that is one word and its punctuation (``- main``): nothing on it says where it is."""
+
+
+def _why_not(edit: ProposedEdit, main_files: Set[str]) -> str:
     """Why ``edit`` is not proposed for main (empty: it is): main no longer has its file, or
-    its search matches more of main's text than the lines the commit changed."""
-    if edit.file not in main:
+    its search is one bare word even as a whole line, which matches unrelated lines."""
+    if edit.file not in main_files:
         return "main no longer has it"
-    text = main[edit.file]
-    if text is None:
-        return ""  # not read: nothing to check it against
-    changed = sum(edit.search in old for path, old, _ in _pairs(commit.diff) if path == edit.file)
-    if text.count(edit.search) > changed:
-        return f"{edit.search!r} also matches lines of main's copy that the release left alone"
+    if _ONE_WORD.fullmatch(edit.search):
+        return f"{edit.search!r} is one word on its line, and would match unrelated lines"
     return ""
 
 
@@ -148,12 +167,11 @@ def proposed_edits(
     branch: str,
     series: str,
     skip: Set[str],
-    main: Mapping[str, str | None],
+    main_files: Set[str],
 ) -> Found:
     """The edits the release-only commits of ``commits`` (the branch's, oldest first) made,
     as ``[tool.mlrelease.release] edits``: a version bump, the ``skip`` files and a pick from
-    main left out; ``main``: main's files (path -> text, None when not read), an edit of a file
-    it lacks, or whose search matches more of it than the release changed, left with the
+    main left out; an edit of a file ``main_files`` lacks, or of one bare word, left with the
     reason."""
     found = Found()
     for commit in commits:
@@ -165,7 +183,7 @@ def proposed_edits(
         found.commits.append(f"{commit.sha[:7]} {commit.subject!r}")
         found.upstream = found.upstream or upstream
         for edit in edits:
-            why = _why_not(edit, commit, main)
+            why = _why_not(edit, main_files)
             note = f"{edit.file}: {commit.sha[:7]} of {branch} edited it, but {why}"
             if why and note not in found.left:
                 found.left.append(note)

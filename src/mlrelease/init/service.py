@@ -138,7 +138,7 @@ def _with_branch(root: Path, snap: snapshot.Snapshot, found: detect.Detection) -
         return found
     commits = snapshot.branch_commits(root, model.main_branch, model.newest)
     skip = {f.filename for f in found.version.files} | {"pyproject.toml"}
-    main = {p: snap.texts.get(p) for p in snap.files if snap.is_tracked(p)}
+    main = {p for p in snap.files if snap.is_tracked(p)}
     edits = release_edits.proposed_edits(commits, model.newest, series[0], skip, main)
     picks, picks_why = shape.picks_mode(commits, model.newest)
     upstream = ""
