@@ -60,12 +60,15 @@ def _key(python: str) -> tuple[int, ...]:
     return tuple(int(p) for p in python.replace("t", "").split(".") if p.isdigit())
 
 
-def python_range(found: list[str]) -> str:
-    """``>=3.9, <=3.12`` from the Pythons served (free-threaded and other ones aside)."""
+def python_range(files: Sequence[DistMetadata], accelerators: dict[str, str]) -> str:
+    """``>=3.9, <=3.12`` from the Pythons the wheels serve (free-threaded ones aside); for a
+    pure wheel, its ``Requires-Python``."""
+    found = pythons(files, accelerators)
     plain = [p for p in found if p[0].isdigit() and not p.endswith("t")]
-    if not plain:
-        return "any" if variants.ANY in found else "-"
-    return f"`>={plain[0]}`, `<={plain[-1]}`"
+    if plain:
+        return f"`>={plain[0]}`, `<={plain[-1]}`"
+    declared = sorted({f.requires_python for f in files if f.requires_python})
+    return ", ".join(f"`{d}`" for d in declared) or ("any" if found else "-")
 
 
 def _bound(released: Released) -> str:
@@ -85,7 +88,9 @@ def _row(released: Released) -> list[str]:
     wanted = [
         f"{', '.join(f'`{r}`' for r in requires(files, u.name)) or '-'}" for u in released.upstreams
     ]
-    found = pythons(files, member.accelerators)
+    found = ", ".join(pythons(files, member.accelerators))
+    if found == variants.ANY:
+        found = f"any ({python_range(files, member.accelerators)})"
     return [
         released.train,
         member.name,
@@ -93,7 +98,7 @@ def _row(released: Released) -> list[str]:
         manifest.rc_tag,
         "<br>".join(wanted) or "-",
         _bound(released),
-        ", ".join(found) or "-",
+        found or "-",
         ", ".join(platforms(files, member.accelerators)) or "-",
     ]
 
@@ -119,7 +124,7 @@ def page(rows: Sequence[Released]) -> str:
         [
             _series(u.name, u.version),
             _series(r.member.name, r.member.version),
-            python_range(pythons(r.files, r.member.accelerators)),
+            python_range(r.files, r.member.accelerators),
         ]
         for r in rows
         if r.manifest is not None

@@ -4,10 +4,11 @@
 as read for the command (:class:`~mlrelease.release.world.UpstreamOrigin`).
 
 A record is current while its RC is bound on the upstream's origin to exactly the recorded
-manifest, that manifest lists exactly the recorded files, and the RC is the newest release
-candidate of its version there, or the one the upstream's final tag promoted (the tag's
-annotation names the manifest). With ``final`` (publishing to the release index, the final
-tag) only the latter will do: a member is released after its upstream, never before.
+manifest, that manifest lists exactly the recorded files and the commit the RC tag points at,
+and the RC is the newest release candidate of its version there, or the one the upstream's
+final tag promoted (the tag's annotation names the manifest). With ``final`` (publishing to
+the release index, the final tag) only the latter will do: a member is released after its
+upstream, never before.
 """
 
 from __future__ import annotations
@@ -45,11 +46,16 @@ def _bound(record: Upstream, refs: Refs, origin: UpstreamOrigin) -> str | None:
     if digest != record.manifest:
         return f"{where}: the manifest bound to {rc} does not hash to its name (replaced)"
     try:
-        listed = Manifest.parse(text, f"{rc}'s manifest").files
+        bound = Manifest.parse(text, f"{rc}'s manifest")
     except UserError as exc:
         return str(exc).rstrip(".")
-    if set(listed) != set(record.files):
+    if set(bound.files) != set(record.files):
         return f"{where}: the manifest bound to {rc} lists other files than the recorded ones"
+    if refs.tags[rc].commit != bound.commit:
+        return (
+            f"{where} has {rc} at {str(refs.tags[rc].commit)[:12]}, not at {bound.commit[:12]} "
+            "where its files were built: the tag was moved"
+        )
     return None
 
 

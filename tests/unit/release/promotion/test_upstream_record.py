@@ -88,6 +88,15 @@ def test_a_rebound_or_replaced_candidate_is_refused() -> None:
     assert "does not hash to its name" in str(upstream.problem(record(), swapped, final=False))
 
 
+def test_a_moved_candidate_tag_is_refused() -> None:
+    seen = origin(RC1)
+    assert seen.refs is not None
+    moved = Tag("v2.5.0-rc1", "f" * 40, "0" * 40, True, "Made-by: mlrelease release rc")
+    refs = Refs({}, {"v2.5.0-rc1": moved}, seen.refs.bindings)
+    found = upstream.problem(record(), UpstreamOrigin(ORIGIN, refs, seen.blobs), final=False)
+    assert "the tag was moved" in str(found)
+
+
 def test_a_manifest_with_an_upstream_round_trips_and_one_without_hashes_as_before() -> None:
     member = Manifest("v0.20.0-rc1", "9" * 40, FILES, (record(),))
     assert Manifest.parse(member.text(), "x") == member
