@@ -20,6 +20,7 @@ from helpers.dist import build_dist
 from helpers.error_index import Proxy
 from helpers.release import GIT_ENV
 from mlrelease.cli import main
+from mlrelease.release.promotion.manifest import Manifest, named_digest
 
 UPSTREAM, VISION, AUDIO = "torchlet", "visionlet", "audiolet"
 SERIES = {UPSTREAM: "2.5", VISION: "0.20", AUDIO: "2.5"}
@@ -182,8 +183,11 @@ class Rig:
         git(path, "fetch", "-q", "--tags", "origin")
         return path
 
-    def mlr(self, where: Path, *args: str, kill: str | None = None) -> tuple[int, str]:
-        """``mlrelease --root WHERE ARGS``: in this process, or killed at ``kill`` in a child."""
+    def mlr(
+        self, where: Path, *args: str, kill: str | None = None, record: Path | None = None
+    ) -> tuple[int, str]:
+        """``mlrelease --root WHERE ARGS``: in this process, or killed at ``kill`` in a child
+        (``record``: the file the child's fault points are written to)."""
         if kill is None:
             out = io.StringIO()
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
@@ -194,7 +198,7 @@ class Rig:
             done = subprocess.run(
                 [sys.executable, "-m", "mlrelease", "--root", str(where), *args],
                 cwd=where,
-                env={**env, "MLRELEASE_FAULT": kill},
+                env={**env, "MLRELEASE_FAULT": kill, "MLRELEASE_FAULT_RECORD": str(record or "")},
                 capture_output=True,
                 text=True,
                 timeout=600,
@@ -299,3 +303,52 @@ def stage_all(rig: Rig) -> dict[str, str]:
         rig.stage(name, rc)
         made[name] = rc
     return made
+
+
+TRAIN = {UPSTREAM: (), VISION: (UPSTREAM,), AUDIO: (UPSTREAM,)}
+"""Each member's upstreams."""
+FINALS = {name: f"v{version}" for name, version in VERSIONS.items()}
+
+
+def _bound(origin: Path, rc: str) -> Manifest | None:
+    found = git(origin, "for-each-ref", "--format=%(objectname)", f"refs/mlrelease/bound/{rc}")
+    blobs = found.splitlines()
+    return Manifest.parse(git(origin, "cat-file", "blob", blobs[0]), rc) if blobs else None
+
+
+def promoted(rig: Rig, name: str) -> Manifest | None:
+    """The manifest ``name``'s final tag names on its origin (None: no final tag)."""
+    origin = rig.origin(name)
+    message = git(origin, "tag", "-l", "--format=%(contents)", FINALS[name])
+    digest = named_digest(message) if message else None
+    for rc in git(origin, "tag", "--list", f"{FINALS[name]}-rc*").splitlines():
+        manifest = _bound(origin, rc)
+        if manifest is not None and manifest.digest == digest:
+            return manifest
+    return None
+
+
+def violations(rig: Rig, indexes: Indexes) -> list[str]:
+    """The train invariants, judged from outside: no file uploaded twice, no member public
+    (a file on the release index) while an upstream is not released (its final tag and every
+    bound file), no released member bound to another upstream candidate than the one its
+    upstream released."""
+    sent = indexes.release.uploaded
+    found = [f"{n} uploaded {sent.count(n)} times" for n in sorted(set(sent)) if sent.count(n) > 1]
+    held = {p.name for p in indexes.release_files.iterdir()}
+    for name, ups in TRAIN.items():
+        public = any(h.startswith(f"{name}-") for h in held)
+        for up in ups:
+            manifest = promoted(rig, up)
+            released = manifest is not None and {e.name for e in manifest.files} <= held
+            if public and not released:
+                found.append(f"{name} is public while {up} is not released")
+        mine = promoted(rig, name)
+        for record in mine.upstream if mine else ():
+            theirs = promoted(rig, record.project)
+            if theirs is None or theirs.digest != record.manifest:
+                found.append(
+                    f"{name} was released bound to {record.rc_tag}, not what {record.project} "
+                    "released"
+                )
+    return found
