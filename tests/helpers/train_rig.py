@@ -259,12 +259,22 @@ class Rig:
         return {m["name"]: m for m in json.loads(out)["members"]}
 
 
-def make_rig(base: Path, staging: str, release: str, name: str = "pytorch-2.5") -> Rig:
-    """The three repositories on main (nothing released), pushed, and the train file."""
+def make_rig(
+    base: Path,
+    staging: str,
+    release: str,
+    name: str = "pytorch-2.5",
+    versions: dict[str, str] = VERSIONS,
+    pins: dict[str, str] | None = None,
+) -> Rig:
+    """The repositories of ``versions`` (the three, by default) on main, their main carrying
+    the series' first ``.dev0`` version, nothing released, pushed; and the train file. A member
+    pins the upstream at the train's version, or at ``pins[member]``."""
     (base / "origins").mkdir(parents=True)
-    for member, version in VERSIONS.items():
-        requires = "" if member == UPSTREAM else f"{UPSTREAM}=={VERSIONS[UPSTREAM]}"
-        dev = f"{version}.dev0"
+    for member, version in versions.items():
+        pinned = (pins or {}).get(member, versions[UPSTREAM])
+        requires = "" if member == UPSTREAM else f"{UPSTREAM}=={pinned}"
+        dev = ".".join(version.split(".")[:2]) + ".0.dev0"
         texts = files(member, dev, requires, staging, release)
         push_project(base / member, base / "origins" / f"{member}.git", texts)
     (base / "pyproject.toml").write_text(
@@ -272,7 +282,9 @@ def make_rig(base: Path, staging: str, release: str, name: str = "pytorch-2.5") 
         encoding="utf-8",
     )
     train = base / "train.toml"
-    train.write_text(train_toml(base, name, VERSIONS, staging, release), encoding="utf-8")
+    series = ".".join(versions[UPSTREAM].split(".")[:2])
+    text = train_toml(base, name, versions, staging, release, series)
+    train.write_text(text, encoding="utf-8")
     return Rig(base, staging, release, train)
 
 
@@ -352,3 +364,14 @@ def violations(rig: Rig, indexes: Indexes) -> list[str]:
                     "released"
                 )
     return found
+
+
+def patch_release(work: Path, branch: str, earlier: tuple[str, ...], module: str) -> None:
+    """Earlier releases of ``branch`` (their final tags, pushed) and a fix after them: the
+    branch is ready for its next patch release."""
+    for tag in earlier:
+        git(work, "tag", tag)
+        git(work, "push", "-q", "origin", tag)
+    (work / "src" / module / "core.py").write_text("def answer() -> int:\n    return 43\n")
+    git(work, "commit", "-qam", "fix: the answer of the patch release")
+    git(work, "push", "-q", "origin", branch)
