@@ -375,3 +375,28 @@ def patch_release(work: Path, branch: str, earlier: tuple[str, ...], module: str
     (work / "src" / module / "core.py").write_text("def answer() -> int:\n    return 43\n")
     git(work, "commit", "-qam", "fix: the answer of the patch release")
     git(work, "push", "-q", "origin", branch)
+
+
+@dataclass
+class Staged:
+    """A copy of the staged train and of the indexes' files, restored into ``base``."""
+
+    base: Path
+    template: Path
+    indexes: Indexes
+    rcs: dict[str, str]
+
+    def restore(self) -> Rig:
+        shutil.rmtree(self.base, ignore_errors=True)
+        shutil.copytree(self.template / "world", self.base, symlinks=True)
+        self.indexes.empty()
+        for name, folder in (
+            ("staging", self.indexes.staging_files),
+            ("release", self.indexes.release_files),
+        ):
+            for path in (self.template / name).iterdir():
+                shutil.copy2(path, folder / path.name)
+        cache = Path(os.environ["MLRELEASE_CACHE_DIR"]) / "train" / "promotions"
+        shutil.rmtree(cache, ignore_errors=True)
+        idx = self.indexes
+        return Rig(self.base, idx.staging, idx.release.url, self.base / "train.toml")

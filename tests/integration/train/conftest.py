@@ -9,13 +9,11 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 from helpers.error_index import proxied
 from helpers.index import start, stop
-from helpers.train_rig import Indexes, Rig, make_rig, stage_all
+from helpers.train_rig import Indexes, Rig, Staged, make_rig, stage_all
 
 
 @pytest.fixture(scope="session")
@@ -36,31 +34,6 @@ def indexes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Indexes]:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
-
-
-@dataclass
-class Staged:
-    """A copy of the staged train and of the indexes' files, restored into ``base``."""
-
-    base: Path
-    template: Path
-    indexes: Indexes
-    rcs: dict[str, str]
-
-    def restore(self) -> Rig:
-        shutil.rmtree(self.base, ignore_errors=True)
-        shutil.copytree(self.template / "world", self.base, symlinks=True)
-        self.indexes.empty()
-        for name, folder in (
-            ("staging", self.indexes.staging_files),
-            ("release", self.indexes.release_files),
-        ):
-            for path in (self.template / name).iterdir():
-                shutil.copy2(path, folder / path.name)
-        cache = Path(os.environ["MLRELEASE_CACHE_DIR"]) / "train" / "promotions"
-        shutil.rmtree(cache, ignore_errors=True)
-        idx = self.indexes
-        return Rig(self.base, idx.staging, idx.release.url, self.base / "train.toml")
 
 
 @pytest.fixture(scope="session")
