@@ -205,7 +205,7 @@ class RcVerdict:
 
 @dataclass(frozen=True)
 class UpstreamOrigin:
-    """A train member's upstream origin, read for its upstream record (invariant (l))."""
+    """A train member's upstream origin, read for its upstream record (train invariant T3)."""
 
     url: str
     refs: Refs | None = None

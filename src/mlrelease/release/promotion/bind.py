@@ -5,7 +5,7 @@ built from the RC's commit (invariant (c)); they are copied into the content-add
 (what is published later, never ``dist/``), and their manifest is stored as a blob under
 ``refs/mlrelease/bound/<rc>/<sha256 of the manifest>`` and pushed by its SHA, once: a candidate
 is bound to one set of files (invariant (d)). A train member's manifest records the upstream
-candidate it was built against (``mlrelease train bind``), which must be current (l).
+candidate it was built against (``mlrelease train bind``), which must be current (T3).
 """
 
 from __future__ import annotations

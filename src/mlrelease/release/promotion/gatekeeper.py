@@ -1,13 +1,15 @@
 """The gatekeeper: the release invariants (docs/release/invariants.md), checked before each
 irreversible act on the exact bytes that are sent (pure: facts and bytes in, a refusal out).
 
-- :func:`before_upload`: a file to an index; (a), (b)'s report and (l) on the release channel,
+- :func:`before_upload`: a file to an index; (a), (b)'s report and T3 on the release channel,
   (d).
-- :func:`before_tag_push`: the final tag; (b), (d), (l), and (a) on the index promote read.
-- :func:`before_manifest_push`: a binding; (c), (d), (l).
+- :func:`before_tag_push`: the final tag; (b), (d), T3, and (a) on the index promote read.
+- :func:`before_manifest_push`: a binding; (c), (d), T3.
 
-(l) is :func:`upstream_problem`: a train member's manifest records the upstream candidate it was
-built against, which must be current (:mod:`.upstream`).
+T3 (the train's "no member bound to a wrong upstream") is :func:`upstream_problem`: a train
+member's manifest records the upstream candidate it was built against, which must be current
+(:mod:`.upstream`); with the train's other invariants it is checked by
+:mod:`mlrelease.train.gatekeeper` too.
 
 The planners call the same checks while planning, so a dry run shows a refusal; the acts call
 them again at the last moment, on what they are about to send.
@@ -376,7 +378,7 @@ def before_manifest_push(
 
 def upstream_problem(world: World, manifest: Manifest, *, final: bool) -> str | None:
     """Why an upstream record of ``manifest`` (a train member's) is not current on its
-    upstream's origin, as read for this command (l); with ``final``, why that upstream is not
+    upstream's origin, as read for this command (T3); with ``final``, why that upstream is not
     released yet. None when every record is (or there is none)."""
     origins = world.facts().upstreams
     for record in manifest.upstream:
@@ -384,6 +386,6 @@ def upstream_problem(world: World, manifest: Manifest, *, final: bool) -> str | 
         if problem:
             return (
                 f"{manifest.rc_tag} was built and tested against {record.project} "
-                f"{record.version} ({record.rc_tag}), and {problem} (invariant (l))"
+                f"{record.version} ({record.rc_tag}), and {problem} (train invariant T3)"
             )
     return None

@@ -5,7 +5,7 @@ wheels and sdist, and the commit they were built from.
 manifest>`` and pushes that ref: the name is the content's hash, so any clone detects a forced
 update (invariant (d)). ``release promote`` writes the manifest's SHA-256 into the final tag's
 annotation. A train member's manifest also records the upstream files it was built and tested
-against (:class:`Upstream`, invariant (l)); a manifest without one hashes as before.
+against (:class:`Upstream`, train invariant T3); a manifest without one hashes as before.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Whether a train member's upstream record is current (pure; invariant (l)): the one judgment
-``release bind``, ``publish`` and ``promote`` apply to a manifest that records an upstream
+"""Whether a train member's upstream record is current (pure; train invariant T3): the one
+judgment ``release bind``, ``publish`` and ``promote`` apply to a manifest that records an upstream
 (:class:`~.manifest.Upstream`, written by ``mlrelease train bind``), over the upstream's origin
 as read for the command (:class:`~mlrelease.release.world.UpstreamOrigin`).
 

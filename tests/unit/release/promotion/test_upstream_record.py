@@ -1,4 +1,4 @@
-"""A train member's upstream record (invariant (l)): current while its candidate is the newest
+"""A train member's upstream record (train invariant T3): current while its candidate is the newest
 of its version on the upstream's origin, bound to exactly the recorded files, or the one the
 final tag promoted; with ``final``, only the latter."""
 
