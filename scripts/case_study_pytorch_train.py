@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from case_study_pytorch_train_page import compare, page  # noqa: E402
 from helpers.index import start, stop  # type: ignore[import-not-found]  # noqa: E402
 from helpers.release import GIT_ENV  # type: ignore[import-not-found]  # noqa: E402
-from helpers.train_rig import Rig, files, git, push_project  # type: ignore[import-not-found]  # noqa: E402
+from helpers.train_rig import Rig, files, git, push_project, train_toml  # type: ignore[import-not-found]  # noqa: E402
 from packaging.utils import parse_wheel_filename  # noqa: E402
 
 from mlrelease.release.promotion.manifest import TRAILER, Entry, Manifest, Upstream  # noqa: E402
@@ -51,26 +51,21 @@ GAP = '{ variant = "3.13-*", upstream = "torch", reason = "3.13 is experimental 
 
 
 def train_file(base: Path, staging: str, release: str, gap: bool) -> str:
-    lines = [
-        'name = "pytorch-2.5"',
-        f'staging-index = "{staging}"',
-        f'release-index = "{release}"',
-        "",
-        "[series]",
-        'upstream_series = "2.5"',
-    ]
-    for name, version in MEMBERS.items():
-        lines += [
-            "",
-            "[[members]]",
-            f'name = "{name}"',
-            f'version = "{version}"',
-            f'origin = "{(base / "origins" / f"{name}.git").as_posix()}"',
-            'accelerators = { linux-x86_64 = "cu124" }',
-        ]
-        if name != "torch":
-            lines += ['upstream = ["torch ==2.5.0"]', f"gaps = [{GAP if gap else ''}]"]
-    return "\n".join(lines) + "\n"
+    """The train file, the CPython 3.13 gap declared or not."""
+    cuda = '{ linux-x86_64 = "cu124" }'
+    return str(
+        train_toml(
+            base,
+            "pytorch-2.5",
+            MEMBERS,
+            staging,
+            release,
+            "2.5",
+            GAP if gap else "",
+            upstream="torch",
+            accelerators=cuda,
+        )
+    )
 
 
 def stand_in(folder: Path, entry: dict[str, Any], rc: str) -> Path:

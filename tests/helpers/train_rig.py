@@ -19,6 +19,7 @@ from pathlib import Path
 from helpers.dist import build_dist
 from helpers.error_index import Proxy
 from helpers.release import GIT_ENV
+from helpers.release import PYPROJECT as DEMO
 from mlrelease.cli import main
 from mlrelease.release.promotion.manifest import Manifest, named_digest
 
@@ -51,34 +52,11 @@ index = "{release}"
 rc-index = "{staging}"
 edits = [{edits}]
 
-[tool.bumpversion]
-current_version = "{dev}"
-parse = \"\"\"(?x)
-    (?P<major>\\\\d+)\\\\.(?P<minor>\\\\d+)\\\\.(?P<patch>\\\\d+)
-    (?:(?P<pre_l>rc|\\\\.dev)(?P<pre_n>\\\\d+))?
-\"\"\"
-serialize = ["{{major}}.{{minor}}.{{patch}}{{pre_l}}{{pre_n}}", "{{major}}.{{minor}}.{{patch}}"]
-commit = false
-tag = false
-allow_dirty = false
-
-[tool.bumpversion.parts.pre_l]
-values = [".dev", "rc", "final"]
-optional_value = "final"
-
-[[tool.bumpversion.files]]
-filename = "pyproject.toml"
-search = '^version = "{{current_version}}"'
-replace = 'version = "{{new_version}}"'
-regex = true
-
-[[tool.bumpversion.files]]
-filename = "src/{module}/__init__.py"
-search = '__version__ = "{{current_version}}"'
-replace = '__version__ = "{{new_version}}"'
 """
 
 EDIT = '{ file = "README.md", search = "@release/main", replace = "@release/{upstream_series}" }'
+BUMP = DEMO[DEMO.index("[tool.bumpversion]") :]
+"""The demo project's ``[tool.bumpversion]`` (helpers.release), for any project and version."""
 
 
 def files(name: str, dev: str, requires: str, staging: str, release: str) -> dict[str, str]:
@@ -93,6 +71,7 @@ def files(name: str, dev: str, requires: str, staging: str, release: str) -> dic
         staging=staging,
         edits=EDIT if requires else "",
     )
+    text += "\n" + BUMP.replace("1.4.0.dev0", dev).replace("src/demo/", f"src/{module}/")
     readme = f"# {name}\n\nBuilt against https://example.com/{UPSTREAM}@release/main\n"
     return {
         "pyproject.toml": text,
@@ -134,9 +113,12 @@ def train_toml(
     release: str,
     series: str = "2.5",
     gaps: str = "",
+    upstream: str = UPSTREAM,
+    accelerators: str = "",
 ) -> str:
-    """The train file: the upstream and the members pinning it exactly."""
-    up = versions[UPSTREAM]
+    """The train file: the upstream and the members pinning it exactly (``accelerators``: each
+    member's table of them)."""
+    up = versions[upstream]
     lines = [
         f'name = "{name}"',
         f'staging-index = "{staging}"',
@@ -153,8 +135,10 @@ def train_toml(
             f'origin = "{(base / "origins" / f"{member}.git").as_posix()}"',
             f'version = "{version}"',
         ]
-        if member != UPSTREAM:
-            lines.append(f'upstream = ["{UPSTREAM} =={up}"]')
+        if accelerators:
+            lines.append(f"accelerators = {accelerators}")
+        if member != upstream:
+            lines.append(f'upstream = ["{upstream} =={up}"]')
             lines.append(f"gaps = [{gaps}]")
     return "\n".join(lines) + "\n"
 
