@@ -141,7 +141,7 @@ def load(path: Path) -> Train:
     """The train file at ``path``, parsed and checked."""
     if not path.is_file():
         raise ConfigError(
-            str(path),
+            "train file",
             "a train file (name, staging-index, release-index, [[members]])",
             "no such file",
             source=str(path),

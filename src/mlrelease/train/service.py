@@ -216,6 +216,12 @@ def matrix_page(config: Config, given: Path | None) -> Generated:
         world = world_of(config, train)
         for member in train.ordered():
             mine = world.of(member)
+            unread = mine.error or (mine.released.error if mine.released else "not read")
+            if unread:
+                raise UserError(
+                    f"train matrix: {member.name} of {train.name} ({train.source}): {unread}; "
+                    "the page says what was released, so nothing is written until it is read."
+                )
             promoted = mine.promoted()
             names = {e.name for e in promoted.files} if promoted else set()
             found = reader.declared(store_of(config), mine.released, names) if mine.released else ()
