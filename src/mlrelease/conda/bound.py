@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 from packaging.version import Version
@@ -90,11 +91,37 @@ def manifest(config: Config, world: World, rc: str) -> Manifest:
     return Manifest.parse(data.decode(), f"{BOUND_PREFIX}{rc}/{digest}")
 
 
-def read(config: Config, version: Version) -> facts.Release:
-    """The release facts of ``version`` (an RC or a final), from the bound files in the store."""
+def read(config: Config, version: Version | None = None, rc: str | None = None) -> facts.Release:
+    """The release facts of the final ``version`` (its promoted candidate's files), or of the
+    release candidate tagged ``rc``, from the bound files in the store."""
     world = reader.read(config)
-    rc, tag = candidate(config, world, version)
+    if rc is not None:
+        tag = rc
+    elif version is not None:
+        rc, tag = candidate(config, world, version)
+    else:
+        raise UserError("a version or a release-candidate tag is needed.")
     bound = manifest(config, world, rc)
+    sdist, wheels = _files(config, bound, rc)
+    options = config.table(CondaConfig)
+    source = sources = None
+    if options.source == "archive":
+        # GitHub's prefix: the repository, then the tag without its "v".
+        data = archive(config.root, rc, f"{config.project_name}-{tag.removeprefix('v')}")
+        source = (f"{tag}.tar.gz", hashlib.sha256(data).hexdigest())
+        sources = facts.tar_files(data)
+    found = facts.from_files(config.project_name, sdist, wheels, source=source, sources=sources)
+    if version is not None and found.version != version:
+        raise PreconditionError(
+            f"the sdist bound to {rc} is version {found.version}, not {version}."
+        )
+    return replace(found, candidate=tag == rc and version is None)
+
+
+def _files(
+    config: Config, bound: Manifest, rc: str
+) -> tuple[tuple[str, bytes], list[tuple[str, bytes]]]:
+    """(the sdist, the wheels) of the manifest, copied out of the store and hashed again."""
     sdists = [e for e in bound.files if e.name.endswith((".tar.gz", ".zip"))]
     if len(sdists) != 1:
         raise UserError(
@@ -106,20 +133,7 @@ def read(config: Config, version: Version) -> facts.Release:
             path = store.stage(config.root, entry, Path(folder))
             read_files[entry.name] = path.read_bytes()
     sdist = (sdists[0].name, read_files.pop(sdists[0].name))
-    wheels = [(n, d) for n, d in read_files.items() if n.endswith(".whl")]
-    options = config.table(CondaConfig)
-    source = sources = None
-    if options.source == "archive":
-        # GitHub's prefix: the repository, then the tag without its "v".
-        data = archive(config.root, rc, f"{config.project_name}-{tag.removeprefix('v')}")
-        source = (f"{tag}.tar.gz", hashlib.sha256(data).hexdigest())
-        sources = facts.tar_files(data)
-    found = facts.from_files(config.project_name, sdist, wheels, source=source, sources=sources)
-    if found.version != version:
-        raise PreconditionError(
-            f"the sdist bound to {rc} is version {found.version}, not {version}."
-        )
-    return found
+    return sdist, [(n, d) for n, d in read_files.items() if n.endswith(".whl")]
 
 
 def archive(root: Path, tag: str, prefix: str) -> bytes:

@@ -15,8 +15,8 @@ def cmd_conda(args: argparse.Namespace) -> int:
     from rich.markup import escape
 
     config = of_command(args)
-    version = service.parse_version(args.version)
-    outcome = service.plan(config, version)
+    version = service.parse_version(args.version) if args.version else None
+    outcome = service.plan(config, version, args.rc)
     if args.json:
         print(json.dumps(service.summary(outcome), indent=2))
     else:
@@ -82,10 +82,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "variant), render the recipe with rattler-build and lint it. Dry run unless "
         "--execute, which writes the change as a branch of the feedstock clone.",
     )
-    p.add_argument(
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument(
         "--version",
-        required=True,
-        help="the release: a final version (its promoted candidate's files) or an RC (1.4.0rc1)",
+        help="a final release (the files of the candidate its tag promoted; before the "
+        "promotion, of its newest bound candidate), or a pre-release version (1.4.0rc1)",
+    )
+    which.add_argument(
+        "--rc",
+        metavar="TAG",
+        help="a release candidate's tag: its bound files, to the RC label (CFEP-05)",
     )
     p.add_argument("--json", action="store_true", help="print the outcome as JSON")
     p.add_argument("--execute", action="store_true", help="write the branch in the feedstock clone")

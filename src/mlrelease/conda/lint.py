@@ -104,6 +104,16 @@ def _pins(proposal: Proposal, release: Release, siblings: Mapping[str, str]) -> 
             )
         if k not in run:
             continue
+        if specs.disjoint(run[k], want.constraint):
+            found.append(
+                Finding(
+                    "loose-pin",
+                    ERROR,
+                    f"run: {want.name} {run[k]} allows none of the versions the wheels need "
+                    f"({want.pypi})",
+                )
+            )
+            continue
         for problem in specs.looser(run[k], want.constraint):
             level = ERROR if problem.startswith("upper") else WARNING
             found.append(

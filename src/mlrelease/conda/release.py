@@ -64,10 +64,13 @@ class Release:
     """What disagrees inside the release (two wheels with different ``Requires-Dist``)."""
     cmake_packages: tuple[str, ...] = ()
     """The packages the sources' CMake files ``find_package``, when they have CMake files."""
+    candidate: bool = False
+    """A release candidate not promoted yet (under ``rc-model = "tag"`` its files carry the
+    final version: the candidate is the tag, not the version)."""
 
     @property
     def is_rc(self) -> bool:
-        return self.version.is_prerelease
+        return self.candidate or self.version.is_prerelease
 
     def run_requirements(self) -> list[Requirement]:
         """``Requires-Dist`` without the extras' requirements."""

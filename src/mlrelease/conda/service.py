@@ -38,7 +38,8 @@ class Outcome:
 
     @property
     def branch(self) -> str:
-        return f"mlrelease/{self.package}-{self.release.version}"
+        label = f"-{self.proposal.label}" if self.proposal.label != "main" else ""
+        return f"mlrelease/{self.package}-{self.release.version}{label}"
 
     @property
     def blockers(self) -> list[str]:
@@ -99,14 +100,15 @@ def parse_version(text: str) -> Version:
         ) from None
 
 
-def plan(config: Config, version: Version) -> Outcome:
-    """The feedstock change of the bound release ``version`` (nothing is written)."""
+def plan(config: Config, version: Version | None = None, rc: str | None = None) -> Outcome:
+    """The feedstock change of the bound final release ``version``, or of the bound release
+    candidate ``rc`` (nothing is written)."""
     table = options(config)
     stock = feedstock.read(config.path(table.feedstock), table.remote, table.branch, table.recipe)
-    release = bound.read(config, version)
+    release = bound.read(config, version, rc)
     current = recipes.parse(stock.recipe_text, stock.kind)
     before = None
-    if current.version is not None and current.version.text != str(version):
+    if current.version is not None and current.version.text != str(release.version):
         before = bound.previous(config, current.version.text)
     return change(config, stock, release, before)
 

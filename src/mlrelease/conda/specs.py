@@ -101,6 +101,23 @@ def looser(recipe: str, wheel: str) -> list[str]:
     return found
 
 
+def disjoint(recipe: str, wheel: str) -> bool:
+    """Whether the recipe's constraint allows none of the versions the wheel's allows
+    (``pytorch >=2.12,<2.13`` for ``torch==2.13.0``)."""
+    have, want = bounds(recipe), bounds(wheel)
+    if have is None or want is None:
+        return False
+
+    def below(high: Version | None, high_open: bool, low: Version | None, low_open: bool) -> bool:
+        if high is None or low is None:
+            return False
+        return high < low or (high == low and (high_open or low_open))
+
+    return below(have.high, have.high_open, want.low, want.low_open) or below(
+        want.high, want.high_open, have.low, have.low_open
+    )
+
+
 def stricter(recipe: str, wheel: str) -> list[str]:
     """How the recipe's constraint allows less than the wheel's: the bounds the wheels no
     longer declare (``upper bound 2``), so a pin upstream loosened shows up here."""
