@@ -26,7 +26,7 @@ from packaging.version import Version
 
 from mlrelease.conda import edit, propose, recipe
 from mlrelease.conda.names import MAPPING
-from mlrelease.conda.release import Release
+from mlrelease.conda.release import ReleaseFacts
 from mlrelease.edges import files
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -59,9 +59,9 @@ EXPLAINED = {
 """(version, section, conda name) -> (who was right, why): every difference the replay finds."""
 
 
-def release_of(data: dict[str, Any], source: dict[str, str] | None) -> Release:
+def release_of(data: dict[str, Any], source: dict[str, str] | None) -> ReleaseFacts:
     """A release from its recorded facts (no files: the patch verdicts are recorded)."""
-    return Release(
+    return ReleaseFacts(
         name="onnx",
         version=Version(data["version"]),
         source_sha256=source["sha256"] if source else "",
@@ -82,7 +82,9 @@ def replay(entry: dict[str, Any]) -> dict[str, Any]:
     )
     now = release_of(entry["release"], entry["source"])
     previous = release_of(entry["previous"], None) if entry["previous"] else None
-    proposal = propose.propose(before, now, previous, propose.Options(), entry["patch_problems"])
+    proposal = propose.propose(
+        before, now, previous, propose.PlanOptions(), entry["patch_problems"]
+    )
     after = recipe.parse(edit.apply(entry["before"], proposal.changes), kind)
     fields = []
     for section in ("host", "run"):

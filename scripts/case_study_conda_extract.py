@@ -85,12 +85,12 @@ def archive(onnx: Path, version: str) -> bytes:
     return packed
 
 
-def facts(sdists: Path, version: str) -> release.Release:
+def facts(sdists: Path, version: str) -> release.ReleaseFacts:
     path = sdists / f"onnx-{version}.tar.gz"
     return release.from_files("onnx", (path.name, path.read_bytes()))
 
 
-def recorded(found: release.Release) -> dict[str, Any]:
+def recorded(found: release.ReleaseFacts) -> dict[str, Any]:
     return {
         "version": str(found.version),
         "requires": list(found.requires),

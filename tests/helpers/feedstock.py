@@ -121,17 +121,23 @@ def make_feedstock(
     sha256: str,
     run: list[str],
     extra: dict[str, str] | None = None,
+    *,
+    patched: bool = True,
 ) -> Path:
     """A feedstock of ``shape`` (``recipe.yaml`` or ``meta.yaml``) packaging demo ``version``:
     committed on main of a bare ``base/feedstock.git`` and cloned to ``base/feedstock``, which
-    is returned. ``extra``: more files (a variants file)."""
+    is returned. ``extra``: more files (a variants file); ``patched``: with its patch."""
     template, patch = SHAPES[shape]
     work = base / "feedstock-work"
+    text = template.format(
+        version=version, sha256=sha256, run="".join(f"    - {r}\n" for r in run)
+    )
+    if not patched:
+        listed = patch.removeprefix("recipe/")
+        text = text.replace(f"  patches:\n    - {listed}\n", "")
     files = {
-        f"recipe/{shape}": template.format(
-            version=version, sha256=sha256, run="".join(f"    - {r}\n" for r in run)
-        ),
-        patch: PATCH,
+        f"recipe/{shape}": text,
+        **({patch: PATCH} if patched else {}),
         "README.md": "# demo-feedstock\n",
         **(extra or {}),
     }

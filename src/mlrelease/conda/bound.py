@@ -91,7 +91,9 @@ def manifest(config: Config, world: World, rc: str) -> Manifest:
     return Manifest.parse(data.decode(), f"{BOUND_PREFIX}{rc}/{digest}")
 
 
-def read(config: Config, version: Version | None = None, rc: str | None = None) -> facts.Release:
+def read(
+    config: Config, version: Version | None = None, rc: str | None = None
+) -> facts.ReleaseFacts:
     """The release facts of the final ``version`` (its promoted candidate's files), or of the
     release candidate tagged ``rc``, from the bound files in the store."""
     world = reader.read(config)
@@ -154,7 +156,7 @@ def archive(root: Path, tag: str, prefix: str) -> bytes:
     return packed.stdout
 
 
-def previous(config: Config, version: str) -> facts.Release | None:
+def previous(config: Config, version: str) -> facts.ReleaseFacts | None:
     """The release the feedstock packages now, when this clone can read it bound (its tag and
     binding on origin, its files in the store); None otherwise."""
     try:

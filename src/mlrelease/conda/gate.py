@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from mlrelease.conda import service
+from mlrelease.edges import git
 from mlrelease.gates import Context, GateResult, gate
 
 
@@ -15,7 +16,7 @@ from mlrelease.gates import Context, GateResult, gate
     "ready: version, hash and requirements decided from the release's metadata, every patch "
     "applies, no run_exports, loose-pin or dropped-variant error, the recipe renders.",
     extra="conda",
-    programs=("git", "gzip"),
+    programs=(git.PROGRAM, "gzip"),
 )
 def check_conda(ctx: Context) -> GateResult:
     version = service.gate_version(ctx.config)

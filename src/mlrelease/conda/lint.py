@@ -19,8 +19,8 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from mlrelease.conda import specs
-from mlrelease.conda.propose import Proposal
-from mlrelease.conda.release import Release
+from mlrelease.conda.propose import FeedstockChange
+from mlrelease.conda.release import ReleaseFacts
 from mlrelease.conda.wanted import wants
 
 ERROR = "error"
@@ -34,7 +34,7 @@ PLATFORMS = {
 
 
 @dataclass(frozen=True)
-class Finding:
+class LintFinding:
     """One lint finding: its rule, how bad, and what it says."""
 
     rule: str
@@ -51,7 +51,7 @@ def _platform(tag: str) -> str | None:
     return None
 
 
-def shipped(release: Release) -> tuple[set[str], set[str]]:
+def shipped(release: ReleaseFacts) -> tuple[set[str], set[str]]:
     """(Python versions ``3.12``, conda platforms) the release's compiled wheels cover."""
     pythons, platforms = set(), set()
     for wheel in release.wheels:
@@ -75,12 +75,12 @@ def variants_of(variants: Sequence[Mapping[str, str]]) -> tuple[set[str], set[st
 
 
 def lint(
-    proposal: Proposal,
-    release: Release,
+    proposal: FeedstockChange,
+    release: ReleaseFacts,
     variants: Sequence[Mapping[str, str]],
     siblings: Mapping[str, str],
     noarch: bool,
-) -> list[Finding]:
+) -> list[LintFinding]:
     """The findings on the recipe as the proposal leaves it."""
     found = _pins(proposal, release, siblings)
     if not noarch and variants:
@@ -88,13 +88,15 @@ def lint(
     return found
 
 
-def _pins(proposal: Proposal, release: Release, siblings: Mapping[str, str]) -> list[Finding]:
+def _pins(
+    proposal: FeedstockChange, release: ReleaseFacts, siblings: Mapping[str, str]
+) -> list[LintFinding]:
     found = []
     run, host = proposal.sections["run"], proposal.sections["host"]
     for k, want in sorted(wants(release.run_requirements(), siblings=siblings).by_name.items()):
         if want.sibling and k in host and not run.get(k):
             found.append(
-                Finding(
+                LintFinding(
                     "run-exports",
                     ERROR,
                     f"{want.name} is a train sibling in host but run does not pin it: the "
@@ -106,7 +108,7 @@ def _pins(proposal: Proposal, release: Release, siblings: Mapping[str, str]) -> 
             continue
         if specs.disjoint(run[k], want.constraint):
             found.append(
-                Finding(
+                LintFinding(
                     "loose-pin",
                     ERROR,
                     f"run: {want.name} {run[k]} allows none of the versions the wheels need "
@@ -114,10 +116,12 @@ def _pins(proposal: Proposal, release: Release, siblings: Mapping[str, str]) -> 
                 )
             )
             continue
+        if want.sibling and run[k] == want.constraint:
+            continue  # the train's pin: looser than the wheel's == by design
         for problem in specs.looser(run[k], want.constraint):
             level = ERROR if problem.startswith("upper") else WARNING
             found.append(
-                Finding(
+                LintFinding(
                     "loose-pin",
                     level,
                     f"run: {want.name} {run[k] or '(any version)'} is looser than the wheels' "
@@ -127,13 +131,13 @@ def _pins(proposal: Proposal, release: Release, siblings: Mapping[str, str]) -> 
     return found
 
 
-def _variants(release: Release, variants: Sequence[Mapping[str, str]]) -> list[Finding]:
+def _variants(release: ReleaseFacts, variants: Sequence[Mapping[str, str]]) -> list[LintFinding]:
     found = []
     wheel_pythons, wheel_platforms = shipped(release)
     built_pythons, built_platforms = variants_of(variants)
     for python in sorted(wheel_pythons - built_pythons, key=Version):
         found.append(
-            Finding(
+            LintFinding(
                 "variant-dropped",
                 ERROR,
                 f"the release ships cp{python.replace('.', '')} wheels; the feedstock builds no "
@@ -142,7 +146,7 @@ def _variants(release: Release, variants: Sequence[Mapping[str, str]]) -> list[F
         )
     for platform in sorted(wheel_platforms - built_platforms):
         found.append(
-            Finding(
+            LintFinding(
                 "variant-dropped",
                 WARNING,
                 f"the release ships wheels for {platform}; the feedstock builds none",
@@ -153,7 +157,7 @@ def _variants(release: Release, variants: Sequence[Mapping[str, str]]) -> list[F
         for python in sorted(built_pythons, key=Version):
             if not allowed.contains(f"{python}.0", prereleases=True):
                 found.append(
-                    Finding(
+                    LintFinding(
                         "variant-dropped",
                         ERROR,
                         f"the feedstock builds python {python}, which the release does not "
@@ -163,5 +167,5 @@ def _variants(release: Release, variants: Sequence[Mapping[str, str]]) -> list[F
     return found
 
 
-def errors(findings: Sequence[Finding]) -> list[Finding]:
+def errors(findings: Sequence[LintFinding]) -> list[LintFinding]:
     return [f for f in findings if f.level == ERROR]

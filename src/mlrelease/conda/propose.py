@@ -13,7 +13,7 @@ what could not be decided out.
 - An added requirement is written in the recipe's style: where the recipe carries no lower
   bounds, none is written (the lint still says the recipe is looser than the wheels).
 
-What the metadata cannot tell is said, never guessed (:attr:`Proposal.undecided`): a
+What the metadata cannot tell is said, never guessed (:attr:`FeedstockChange.undecided`): a
 requirement that reaches run only through a host package's ``run_exports``, a marker that splits
 the platforms, a conditional item, a compiler or CUDA variant, a patch that no longer applies.
 """
@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from mlrelease.conda import specs
 from mlrelease.conda.recipe import Item, Recipe
-from mlrelease.conda.release import Release
+from mlrelease.conda.release import ReleaseFacts
 from mlrelease.conda.wanted import DEFAULT_ENVIRONMENTS, Environment, Want, Wants, key, wants
 
 KEPT = ("python", "pip")
@@ -44,7 +44,7 @@ class Change:
 
 
 @dataclass(frozen=True)
-class Options:
+class PlanOptions:
     """What the configuration says to the planner."""
 
     siblings: Mapping[str, str] = field(default_factory=dict)
@@ -54,7 +54,7 @@ class Options:
 
 
 @dataclass(frozen=True)
-class Proposal:
+class FeedstockChange:
     """The change, what it leads to and what it could not decide."""
 
     version: str
@@ -201,7 +201,7 @@ def _insert(plan: _Plan, section: str, specs_: list[str]) -> None:
         plan.changes.append(Change("insert", end - 1, line, "required by the release", section))
 
 
-def _header(plan: _Plan, release: Release) -> None:
+def _header(plan: _Plan, release: ReleaseFacts) -> None:
     recipe = plan.recipe
     version = str(release.version)
     if recipe.version is None:
@@ -254,11 +254,11 @@ def _after(recipe: Recipe, changes: Sequence[Change], section: str) -> dict[str,
 
 def propose(
     recipe: Recipe,
-    release: Release,
-    previous: Release | None,
-    options: Options,
+    release: ReleaseFacts,
+    previous: ReleaseFacts | None,
+    options: PlanOptions,
     patch_problems: Mapping[str, str] | None = None,
-) -> Proposal:
+) -> FeedstockChange:
     """The change that makes ``recipe`` package ``release``."""
     plan = _Plan(recipe)
     _header(plan, release)
@@ -290,7 +290,7 @@ def propose(
             "not changed"
         )
     changes = tuple(plan.changes)
-    return Proposal(
+    return FeedstockChange(
         version=str(release.version),
         label=options.label,
         changes=changes,
@@ -300,7 +300,7 @@ def propose(
     )
 
 
-def _cmake(plan: _Plan, release: Release, previous: Release) -> None:
+def _cmake(plan: _Plan, release: ReleaseFacts, previous: ReleaseFacts) -> None:
     """A host package the sources' CMake stopped finding is removed; one it finds newly is
     said (which conda package provides a CMake package is not in the sources)."""
     before = {key(n): n for n in previous.cmake_packages}
@@ -321,7 +321,7 @@ def _cmake(plan: _Plan, release: Release, previous: Release) -> None:
             )
 
 
-def _build_undecided(recipe: Recipe, release: Release) -> list[str]:
+def _build_undecided(recipe: Recipe, release: ReleaseFacts) -> list[str]:
     """What the metadata cannot say about the build: a compiler, a CUDA variant."""
     found = []
     compiled = [w.name for w in release.wheels if any("-none-" not in t for t in w.tags)]

@@ -41,7 +41,7 @@ class Wheel:
 
 
 @dataclass(frozen=True)
-class Release:
+class ReleaseFacts:
     """The facts of one release the feedstock change is generated from."""
 
     name: str
@@ -176,7 +176,7 @@ def from_files(
     *,
     source: tuple[str, str] | None = None,
     sources: dict[str, bytes] | None = None,
-) -> Release:
+) -> ReleaseFacts:
     """A release from its sdist (and wheels): ``source`` is (file name, SHA-256) of what the
     recipe downloads when it is not the sdist, ``sources`` that archive's files."""
     import hashlib
@@ -190,7 +190,7 @@ def from_files(
         if sorted(w.requires) != sorted(requires)
     )
     source_name, digest = source or (sdist[0], hashlib.sha256(sdist[1]).hexdigest())
-    return Release(
+    return ReleaseFacts(
         name=name,
         version=Version(str(headers.get("Version"))),
         source_sha256=digest,

@@ -14,7 +14,7 @@ from mlrelease.conda import bound, edit, feedstock, lint, patches, propose, rend
 from mlrelease.conda import recipe as recipes
 from mlrelease.conda.config import TABLE, CondaConfig
 from mlrelease.conda.names import MAPPING, conda_name
-from mlrelease.conda.release import Release
+from mlrelease.conda.release import ReleaseFacts
 from mlrelease.conda.wanted import environments
 from mlrelease.config import Config
 from mlrelease.errors import ConfigError, UserError
@@ -25,10 +25,10 @@ class Outcome:
     """The feedstock change of one release, and whether it is ready to merge."""
 
     package: str
-    release: Release
+    release: ReleaseFacts
     stock: feedstock.Feedstock
-    proposal: propose.Proposal
-    findings: tuple[lint.Finding, ...]
+    proposal: propose.FeedstockChange
+    findings: tuple[lint.LintFinding, ...]
     rendered: render.Rendered
     build: str
     files: dict[str, str] = field(default_factory=dict)
@@ -114,7 +114,7 @@ def plan(config: Config, version: Version | None = None, rc: str | None = None) 
 
 
 def change(
-    config: Config, stock: feedstock.Feedstock, release: Release, before: Release | None
+    config: Config, stock: feedstock.Feedstock, release: ReleaseFacts, before: ReleaseFacts | None
 ) -> Outcome:
     """The change, once the release, the feedstock and the previous release are read."""
     table = config.table(CondaConfig)
@@ -122,7 +122,7 @@ def change(
     current = recipes.parse(stock.recipe_text, stock.kind)
     label = (table.rc_label or f"{package}_rc") if release.is_rc else "main"
     problems = patches.check(stock.patches, [p.text for p in current.patches], release.sources)
-    opts = propose.Options(table.siblings, label, environments(stock.variants))
+    opts = propose.PlanOptions(table.siblings, label, environments(stock.variants))
     proposal = propose.propose(current, release, before, opts, problems)
     text = edit.apply(stock.recipe_text, proposal.changes)
     files = {stock.recipe_path: text} if text != stock.recipe_text else {}

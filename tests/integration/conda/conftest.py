@@ -114,13 +114,17 @@ def stock(released: Repo, tmp_path: Path) -> Callable[..., Path]:
         run: list[str] | None = None,
         conda: str = "",
         extra: dict[str, str] | None = None,
+        patched: bool = True,
     ) -> Path:
         sha = sdist_sha256(released, "1.4.0")
         runs = RUN_140 if run is None else run
-        path = make_feedstock(tmp_path / "fs", shape, "1.4.0", sha, runs, extra)
+        path = make_feedstock(tmp_path / "fs", shape, "1.4.0", sha, runs, extra, patched=patched)
         pyproject = released.path / "pyproject.toml"
         table = f'\n[tool.mlrelease.conda]\nfeedstock = "{path.as_posix()}"\n{conda}'
-        pyproject.write_text(pyproject.read_text(encoding="utf-8") + table, encoding="utf-8")
+        text = pyproject.read_text(encoding="utf-8").replace(
+            'gates = ["git_state", "changelog"]', 'gates = ["git_state", "changelog", "conda"]'
+        )
+        pyproject.write_text(text + table, encoding="utf-8")
         return path
 
     return make

@@ -147,3 +147,39 @@ def _git(cwd: Path, *args: str) -> str:
     return subprocess.run(
         ["git", *args], cwd=cwd, capture_output=True, text=True, check=True
     ).stdout.strip()
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_the_gate_on_the_final_release_says_whether_the_change_is_ready(
+    shape: str, released: Repo, stock: Callable[..., Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from mlrelease.cli import main
+
+    assert 'version = "1.5.0"' in (released.path / "pyproject.toml").read_text()
+    stock(shape, conda='siblings = { torch = "minor" }\n', patched=False)
+    report = released.path / "build" / "release-verify" / "report.json"
+    code = main(["--root", str(released.path), "verify", "--only", "conda"])
+    capsys.readouterr()
+    result = json.loads(report.read_text())["results"][0]
+    assert (code, result["status"]) == (0, "pass"), result
+    assert "ready" in result["summary"] and "not built" in result["details"][-1]
+    evidence = json.loads((released.path / result["evidence"][0]).read_text())
+    if shape == "recipe.yaml":  # rendered by rattler-build, offline
+        assert evidence["rendered"] and "demo 1.5.0" in evidence["rendered"][0], evidence
+    else:
+        assert "rattler-build renders recipe v1" in evidence["render_skipped"]
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_the_gate_fails_while_a_patch_no_longer_applies(
+    shape: str, released: Repo, stock: Callable[..., Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from mlrelease.cli import main
+
+    stock(shape, conda='siblings = { torch = "minor" }\n')
+    code = main(["--root", str(released.path), "verify", "--only", "conda"])
+    capsys.readouterr()
+    report = released.path / "build" / "release-verify" / "report.json"
+    result = json.loads(report.read_text())["results"][0]
+    assert (code, result["status"]) == (1, "fail"), result
+    assert "0001-answer.patch" in result["summary"] and "no longer applies" in result["summary"]
