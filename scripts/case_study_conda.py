@@ -88,7 +88,7 @@ def replay(entry: dict[str, Any]) -> dict[str, Any]:
     after = recipe.parse(edit.apply(entry["before"], proposal.changes), kind)
     fields = []
     for section in ("host", "run"):
-        mine, theirs = proposal.sections[section], propose._after(merged, (), section)
+        mine, theirs = proposal.sections[section], propose.requirements_after(merged, (), section)
         for name in sorted(set(mine) | set(theirs)):
             fields.append((section, name, mine.get(name), theirs.get(name)))
     return {

@@ -129,9 +129,7 @@ def make_feedstock(
     is returned. ``extra``: more files (a variants file); ``patched``: with its patch."""
     template, patch = SHAPES[shape]
     work = base / "feedstock-work"
-    text = template.format(
-        version=version, sha256=sha256, run="".join(f"    - {r}\n" for r in run)
-    )
+    text = template.format(version=version, sha256=sha256, run="".join(f"    - {r}\n" for r in run))
     if not patched:
         listed = patch.removeprefix("recipe/")
         text = text.replace(f"  patches:\n    - {listed}\n", "")

@@ -231,7 +231,7 @@ def _header(plan: _Plan, release: ReleaseFacts) -> None:
         plan.changes.append(Change("replace", recipe.number.line, line, "new version: build 0"))
 
 
-def _after(recipe: Recipe, changes: Sequence[Change], section: str) -> dict[str, str]:
+def requirements_after(recipe: Recipe, changes: Sequence[Change], section: str) -> dict[str, str]:
     """The section's unconditional requirements once ``changes`` apply."""
     found = {
         key(i.name): i.constraint
@@ -294,7 +294,7 @@ def propose(
         version=str(release.version),
         label=options.label,
         changes=changes,
-        sections={s: _after(recipe, changes, s) for s in ("host", "run")},
+        sections={s: requirements_after(recipe, changes, s) for s in ("host", "run")},
         undecided=tuple(plan.undecided),
         notes=tuple(plan.notes),
     )
