@@ -41,7 +41,7 @@ from packaging.utils import parse_wheel_filename  # noqa: E402
 
 from mlrelease.release.promotion.manifest import TRAILER, Entry, Manifest, Upstream  # noqa: E402
 from mlrelease.release.world import FINAL_MARKER  # noqa: E402
-from mlrelease.train import declaration, gatekeeper, metadata, reader, record  # noqa: E402
+from mlrelease.train import declaration, gatekeeper, gather, metadata, record  # noqa: E402
 
 DATA = ROOT / "docs" / "case-studies" / "pytorch-2.5-train-pypi.json"
 PAGE = ROOT / "docs" / "case-studies" / "pytorch-2.5-train.md"
@@ -156,7 +156,7 @@ class Replay:
         self.store = base / "cache" / "objects.git"
 
     def world(self) -> Any:
-        return reader.read(declaration.load(self.train), self.store)
+        return gather.read(declaration.load(self.train), self.store)
 
     def status(self, what: str) -> None:
         out = self.rig.ok(self.base, "train", "status", "--train", str(self.train), "--json")

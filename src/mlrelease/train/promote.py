@@ -1,5 +1,5 @@
 """``train promote``: the members released in dependency order (pure planner over one
-:class:`~.world.TrainWorld` and the promotion's journal).
+:class:`~mlrelease.train.world.TrainWorld` and the promotion's journal).
 
 Each member's step is its own ``release promote --publish`` in its checkout (publish its bound
 files from its store to the train's release index, then tag and push its final tag), behind the

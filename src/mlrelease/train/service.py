@@ -1,5 +1,5 @@
 """What the ``train`` commands (and the ``train`` gate) do: the train file and the store the
-command reads, then per verb one train world (:mod:`.reader`) and its pure decision.
+command reads, then per verb one train world (:mod:`mlrelease.train.gather`) and its pure decision.
 
 ``cut``, ``bind`` and ``promote`` act through the release commands of each member (``release
 cut`` with the train's series parameters, ``release bind`` with the upstream record, ``release
@@ -26,10 +26,10 @@ from mlrelease.release.promotion.manifest import Manifest
 from mlrelease.train import (
     declaration,
     gatekeeper,
+    gather,
     matrix,
     metadata,
     promote,
-    reader,
     record,
     status,
 )
@@ -60,7 +60,7 @@ def store_of(config: Config) -> Path:
 
 
 def world_of(config: Config, train: Train) -> TrainWorld:
-    return reader.read(train, store_of(config))
+    return gather.read(train, store_of(config))
 
 
 def train_status(config: Config, given: Path | None) -> dict[str, Any]:
@@ -118,8 +118,8 @@ def bind_plan(
     config: Config, given: Path | None, asked: release_service.RcChoice, push: bool
 ) -> Plan:
     """``train bind``: the member's RC bound with the upstream candidates its files were built
-    against, resolved from the staging index (:mod:`.record`), behind the train's gatekeeper
-    (T3) before the binding is pushed."""
+    against, resolved from the staging index (:mod:`mlrelease.train.record`), behind the
+    train's gatekeeper (T3) before the binding is pushed."""
     train = train_of(config, given)
     member = _member(config, train, "bind")
     world = world_of(config, train)
@@ -152,8 +152,9 @@ def promote_plan(
     restart: bool = False,
     echo: Callable[[str], None] = print,
 ) -> Plan:
-    """``train promote``: every member released in dependency order (:mod:`.promote`), each
-    through ``release promote --publish`` in its checkout (``workspace/<member name>``)."""
+    """``train promote``: every member released in dependency order
+    (:mod:`mlrelease.train.promote`), each through ``release promote --publish`` in its checkout
+    (``workspace/<member name>``)."""
     train = train_of(config, given)
     where = (workspace or Path(train.source).parent).resolve()
     state = _journal_path(config, train)
@@ -224,7 +225,7 @@ def matrix_page(config: Config, given: Path | None) -> Generated:
                 )
             promoted = mine.promoted()
             names = {e.name for e in promoted.files} if promoted else set()
-            found = reader.declared(store_of(config), mine.released, names) if mine.released else ()
+            found = gather.declared(store_of(config), mine.released, names) if mine.released else ()
             ups = tuple(train.upstreams(member))
             rows.append(matrix.Released(train.name, member, ups, promoted, found))
     return Generated(config.path(table.matrix), matrix.page(rows), label=table.matrix)

@@ -1,5 +1,5 @@
 """``train status``: the whole train, one row per member in dependency order (pure: a decision
-over one :class:`~.world.TrainWorld`; changes nothing).
+over one :class:`~mlrelease.train.world.TrainWorld`; changes nothing).
 
 Per member: its series (the release branch, cut or not), its candidates, what the newest is
 bound to (its files, and the upstream candidates it was built against), what the staging and

@@ -1,5 +1,5 @@
 """The train world: one snapshot of every member's origin and of what the staging and release
-indexes hold of it (pure: :mod:`.reader` fills it, the status, the gatekeeper and the
+indexes hold of it (pure: :mod:`mlrelease.train.gather` fills it, the status, the gatekeeper and the
 promotion planner decide on it and never ask git or an index).
 """
 
