@@ -1,4 +1,4 @@
-"""The one reader of the train world (the edge): every member's origin through the git edge,
+"""The reader of the train world (the edge): every member's origin through the git edge,
 and what the staging and release indexes hold of it through the index edge.
 
 Per member, one ``git ls-remote`` lists its origin; the tip of its main branch is fetched one
