@@ -42,6 +42,10 @@ PYTEST_PARALLEL = ["-n", "auto", "--dist", "loadgroup"]
 """pytest-xdist: one worker per CPU, the tests of one expensive fixture on one worker
 (tests/conftest.py `SHARED_BUILDS`); `-- -n 0` runs in one process."""
 
+PYTEST_REPORT = ["-p", "no:cacheprovider", "--durations", "20"]
+"""No cache folder written into the tree (it would change the tree a reused verdict is keyed
+by), and the slowest tests listed at the end of every run."""
+
 _clock = {"imported": time.monotonic(), "installs": 0}
 """When nox loaded this file, and how many installs ran since (0: the first session)."""
 
@@ -106,10 +110,14 @@ class _SetupTimes:
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """Run the unit and integration lanes (real git repositories, runtimes, builds; no torch)."""
+    """Run the unit and integration lanes (real git repositories, runtimes, builds; no torch).
+
+    Once per tree and environment: the pass of an identical run is reused, and says so
+    (`mlrelease tests run`; `-- --rerun` is not needed: change nothing and it is the same run)."""
     _install(session, "test")
     paths = ["tests/unit", "tests/integration", "tests/defects"]
-    session.run("pytest", *PYTEST_PARALLEL, *(session.posargs or paths))
+    suite = ["pytest", *PYTEST_PARALLEL, *PYTEST_REPORT, *(session.posargs or paths)]
+    session.run("mlrelease", "tests", "run", "--", *suite)
 
 
 @nox.session(default=False)
