@@ -42,6 +42,8 @@ PYTEST_PARALLEL = ["-n", "auto", "--dist", "loadgroup"]
 """pytest-xdist: one worker per CPU, the tests of one expensive fixture on one worker
 (tests/conftest.py `SHARED_BUILDS`); `-- -n 0` runs in one process."""
 
+TEST_LANES = ["tests/unit", "tests/integration", "tests/defects"]
+"""What `nox -s tests` runs (the perf-integration lane is `nox -s tests_perf`)."""
 PYTEST_REPORT = ["-p", "no:cacheprovider", "--durations", "20"]
 """No cache folder written into the tree (it would change the tree a reused verdict is keyed
 by), and the slowest tests listed at the end of every run."""
@@ -112,12 +114,14 @@ class _SetupTimes:
 def tests(session: nox.Session) -> None:
     """Run the unit and integration lanes (real git repositories, runtimes, builds; no torch).
 
-    Once per tree and environment: the pass of an identical run is reused, and says so
-    (`mlrelease tests run`; `-- --rerun` is not needed: change nothing and it is the same run)."""
+    Once per tree and environment: the pass of an identical run is reused and says so
+    (`mlrelease tests run`); `nox -s tests -- --rerun` runs anyway, other arguments go to pytest.
+    """
     _install(session, "test")
-    paths = ["tests/unit", "tests/integration", "tests/defects"]
-    suite = ["pytest", *PYTEST_PARALLEL, *PYTEST_REPORT, *(session.posargs or paths)]
-    session.run("mlrelease", "tests", "run", "--", *suite)
+    rerun = session.posargs[:1] == ["--rerun"]
+    args = session.posargs[1:] if rerun else session.posargs
+    suite = ["pytest", *PYTEST_PARALLEL, *PYTEST_REPORT, *(args or TEST_LANES)]
+    session.run("mlrelease", "tests", "run", *(["--rerun"] if rerun else []), "--", *suite)
 
 
 @nox.session(default=False)
