@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import string
+from collections.abc import Mapping
 
 from mlrelease.config import Config
 from mlrelease.errors import ConfigError
@@ -26,13 +27,17 @@ def uses_upstream(edit: ReleaseEdit) -> bool:
     return any(name == UPSTREAM for _, name, _, _ in string.Formatter().parse(edit.replace))
 
 
-def check_edits(config: Config) -> None:
-    """Refuse an edit whose ``replace`` names an unknown placeholder or whose ``search`` is no
-    valid regular expression (``regex``), naming the key."""
+def check_edits(config: Config, params: Mapping[str, str]) -> None:
+    """Refuse an edit whose ``replace`` names an unknown placeholder (``params``: a release
+    train's series parameters) or whose ``search`` is no valid regular expression
+    (``regex``), naming the key."""
     source = str(config.pyproject_path)
+    known = dict.fromkeys(params, "")
     for i, edit in enumerate(config.table(ReleaseConfig).edits):
         try:
-            edit.replace.format(branch="", series="", major="", minor="", upstream_series="")
+            edit.replace.format(
+                **known, branch="", series="", major="", minor="", upstream_series=""
+            )
             if edit.regex:
                 re.compile(edit.search)
         except (KeyError, IndexError, ValueError, re.error) as exc:
@@ -41,6 +46,7 @@ def check_edits(config: Config) -> None:
                 "a valid search/replace pair",
                 f"{edit!r} ({exc})",
                 source=source,
+                hint="A release train's series parameter is filled in by `mlrelease train cut`.",
             ) from None
 
 

@@ -59,7 +59,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 def cmd_cut(args: argparse.Namespace) -> int:
     made = service.cut_plan(
-        service.config_of(args), args.version, args.from_ref, args.push, args.upstream
+        service.config_of(args), args.version, args.from_ref, args.push, upstream=args.upstream
     )
     _show(made, args)
     return 0

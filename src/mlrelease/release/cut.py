@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from packaging.version import Version
 
 from mlrelease import versions
@@ -189,10 +191,13 @@ def plan_cut(
     version: str,
     from_ref: str | None = None,
     push: bool = False,
+    params: Mapping[str, str] | None = None,
     upstream: str | None = None,
 ) -> Plan:
-    """``release cut --version X.Y``: branch, release-only edits, main to the next .dev
-    (``upstream``: the series of the project the release pairs with, ``--upstream``)."""
+    """``release cut --version X.Y``: branch, release-only edits, main to the next .dev;
+    ``params`` are more placeholders of the edits (a release train's series parameters),
+    ``upstream`` the ``{upstream_series}`` (the series of the project the release pairs with,
+    ``--upstream``)."""
     wanted = parse_series(version)
     if upstream is not None:
         parse_series(upstream, "--upstream")
@@ -214,14 +219,14 @@ def plan_cut(
         raise PreconditionError(
             f"cut: no local branch {main!r} ({TABLE}.main-branch); fetch it or set the key."
         )
-    branch_edits.check_edits(config)
+    branch_edits.check_edits(config, params or {})
     if branch not in world.local.heads and from_ref is None:
         _refuse_released_series(world, config, wanted, branch)
     elif reason := rules.released_reason(world, config, Version(f"{wanted[0]}.{wanted[1]}.0")):
         plan.notes.append(reason)
     base = _branch(world, plan, rel, branch, version, from_ref, version_model(config).files_carry)
     main_version, next_dev = _main(world, config, wanted, version, plan)
-    given = branch_edits.values_for(branch, version, wanted, upstream)
+    given = {**(params or {}), **branch_edits.values_for(branch, version, wanted, upstream)}
     values = branch_edits.with_upstream(world, config, (branch, base), given)
     needed = branch_edits.needed(world, config, base, values, plan.notes)
     if any(branch_edits.uses_upstream(e) for e in needed) and branch_edits.UPSTREAM not in values:
