@@ -32,12 +32,11 @@ def check_edits(config: Config, params: Mapping[str, str]) -> None:
     train's series parameters) or whose ``search`` is no valid regular expression
     (``regex``), naming the key."""
     source = str(config.pyproject_path)
-    known = dict.fromkeys(params, "")
+    # A train's parameters may name the upstream series too (``mlrelease train cut``).
+    known = dict.fromkeys([*params, "branch", "series", "major", "minor", UPSTREAM], "")
     for i, edit in enumerate(config.table(ReleaseConfig).edits):
         try:
-            edit.replace.format(
-                **known, branch="", series="", major="", minor="", upstream_series=""
-            )
+            edit.replace.format(**known)
             if edit.regex:
                 re.compile(edit.search)
         except (KeyError, IndexError, ValueError, re.error) as exc:
