@@ -20,7 +20,7 @@ from mlrelease.config import Config
 from mlrelease.edges import git
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.naming import Names
-from mlrelease.release import rules
+from mlrelease.release import made, rules
 from mlrelease.release.config import TABLE, ReleaseConfig, version_model
 from mlrelease.release.plan import Action, Plan, git_action
 from mlrelease.release.promotion import gatekeeper, index
@@ -114,9 +114,11 @@ def plan_promote(
     _index(plan, world, config, manifest, publish, repository_url, elsewhere)
     if existing is None:
         plan.actions.append(
-            git_action(
-                "tag",
-                "tag",
+            made.tag_action(
+                world.root,
+                final,
+                commit,
+                "promote",
                 "-a",
                 final,
                 commit,

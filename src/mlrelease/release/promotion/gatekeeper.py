@@ -271,12 +271,25 @@ def judge_final(
             f"promote: {final} already exists at {short(existing.commit)} ({where}), not at {rc}'s "
             f"commit {short(commit)}. A release tag is never moved: release a new patch version."
         )
-    ours = existing.made_by(FINAL_MARKER) and named_digest(existing.message) == manifest.digest
+    # A tag only this clone has is promote's own only by this clone's record (a fork's final
+    # tag, fetched here, carries the same annotation); origin's is judged by its annotation.
+    made_here = theirs is not None or world.made_here(final, FINAL_MARKER)
+    ours = (
+        made_here
+        and existing.made_by(FINAL_MARKER)
+        and named_digest(existing.message) == manifest.digest
+    )
     if ours:
         return existing
     problem = report_problem(verdict, rc, commit)
     judged = f"(b) is violated: {problem}" if problem else "(b) holds for it (the report passes)"
-    kind = "an annotated tag" if existing.annotated else "a lightweight tag"
+    kind = (
+        f"{'an annotated' if existing.annotated else 'a lightweight'} tag without the manifest "
+        f"of {rc}"
+        if made_here
+        else "this clone's record of the tags it made does not name it: made by hand, or a "
+        "fork's fetched here"
+    )
     fix = (
         "It is published: a published tag is never deleted or moved, so it stays the release "
         "of record, unproven by promote; release the next patch version through promote."
@@ -286,7 +299,7 @@ def judge_final(
     )
     raise Violation(
         f"promote: {final} exists ({where}) at {rc}'s commit, but `release promote` did not "
-        f"make it ({kind} without the manifest of {rc}); it is not adopted. {judged}. {fix}"
+        f"make it ({kind}); it is not adopted. {judged}. {fix}"
     )
 
 
