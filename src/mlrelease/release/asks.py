@@ -168,6 +168,9 @@ class Release:
     index: str | None = None
     known_index: bool = False
     """Without ``index``: read the index the RC was published to (recorded, or configured)."""
+    proven: bool = False
+    """Download the bound files from the index, from the URLs installers use, and hash them
+    (promote: the final tag decides on their bytes)."""
 
     def gather(self, g: Gatherer) -> None:
         from mlrelease.release.promotion import facts

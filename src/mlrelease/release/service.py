@@ -135,7 +135,7 @@ def promote_plan(
     url = None
     if repository_url or publish:
         url = channels.channel_url(config, "release", repository_url, "promote")
-    ask = asks.Release(**dataclasses.asdict(asked), index=url, known_index=True)
+    ask = asks.Release(**dataclasses.asdict(asked), index=url, known_index=True, proven=True)
     world = reader.read(config, ask)
     promoted = final.plan_promote(
         world, config, push=push, publish=publish, repository_url=url, elsewhere=elsewhere

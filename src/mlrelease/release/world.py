@@ -196,7 +196,8 @@ class Index:
     url: str
     """The simple page read (``.../simple/<project>/``)."""
     files: tuple[IndexFile, ...] = ()
-    """The files of this version (any spelling), each with its SHA-256 proven."""
+    """The entries installers read as files of this version (by their URL or by the name they
+    state, any spelling), each with its SHA-256 proven (``downloaded``: from its bytes)."""
     error: str | None = None
     """Why it could not be read (refused when a decision needs it)."""
     repository: str = ""
@@ -204,6 +205,8 @@ class Index:
     source: str = ""
     """Why this index was read: ``--repository-url``, the record of ``release publish``, or
     the configured ``index``."""
+    others: tuple[IndexFile, ...] = ()
+    """The page's other entries (other versions, other names, no distribution at all)."""
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from mlrelease.edges.digests import sha256
 from mlrelease.errors import UserError
 from mlrelease.release.config import TABLE, ReleaseConfig
 from mlrelease.release.promotion import channels, index, provenance, record, store
-from mlrelease.release.promotion.manifest import Entry
+from mlrelease.release.promotion.manifest import Entry, Manifest
 from mlrelease.release.world import PromoteFacts, RcVerdict, Target, World
 from mlrelease.wheels import artifacts
 
@@ -38,6 +38,8 @@ class Asked(Protocol):
     def index(self) -> str | None: ...
     @property
     def known_index(self) -> bool: ...
+    @property
+    def proven(self) -> bool: ...
 
 
 def read(
@@ -51,11 +53,14 @@ def read(
     held = None
     published = record.read(root, target.rc) if target.rc else {}
     url, source = which_index(config, published, ask)
+    bound = blobs(root, world, str(target.rc))
     if url:
-        held = replace(index.read(url, config.project_name, target.version), source=source)
+        download = bound_names(bound) if ask.proven else frozenset()
+        found_there = index.read(url, config.project_name, target.version, download=download)
+        held = replace(found_there, source=source)
     return PromoteFacts(
         verdict=verdict(config, ask.report or config.path(rel.rc_report), commit),
-        blobs=blobs(root, world, str(target.rc)),
+        blobs=bound,
         folder=str(folder),
         found=found,
         others=others,
@@ -138,6 +143,18 @@ def gates_at(data: bytes | None) -> tuple[str, ...]:
     if isinstance(gates, list) and all(isinstance(g, str) for g in gates):
         return tuple(gates)
     return tuple(Config().gates)
+
+
+def bound_names(bound: dict[str, tuple[str, str]]) -> frozenset[str]:
+    """The file names the manifests bound to the RC list (those promote downloads from the
+    index and hashes; a manifest that does not parse is refused later, by the gatekeeper)."""
+    names: set[str] = set()
+    for _, text in bound.values():
+        try:
+            names |= {e.name for e in Manifest.parse(text, "a binding").files}
+        except UserError:
+            continue
+    return frozenset(names)
 
 
 def blobs(root: Path, world: World, rc: str) -> dict[str, tuple[str, str]]:

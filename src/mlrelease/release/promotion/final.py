@@ -190,7 +190,8 @@ def _push(
         text = git.run(world.root, "cat-file", "tag", sha, strip=False)
         held = None
         if repository_url is not None:
-            held = index.read(repository_url, project, world.aimed().version)
+            names = {e.name for e in manifest.files}
+            held = index.read(repository_url, project, world.aimed().version, download=names)
         gatekeeper.before_tag_push(world, manifest, text, held)
 
     return git_action(

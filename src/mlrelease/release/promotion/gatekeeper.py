@@ -5,6 +5,8 @@ irreversible act on the exact bytes that are sent (pure: facts and bytes in, a r
 - :func:`before_tag_push`: the final tag; (b), (d), and (a) on the index promote read.
 - :func:`before_manifest_push`: a binding; (c), (d).
 
+Invariant (a) is read by :mod:`.held` (the index as installers read it), re-exported here.
+
 The planners call the same checks while planning, so a dry run shows a refusal; the acts call
 them again at the last moment, on what they are about to send.
 """
@@ -12,13 +14,15 @@ them again at the last moment, on what they are about to send.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
 
 from mlrelease.config import Config
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.naming import Names
 from mlrelease.release import rules
 from mlrelease.release.config import TABLE, ReleaseConfig
+from mlrelease.release.promotion.held import Held as Held
+from mlrelease.release.promotion.held import compare as compare
+from mlrelease.release.promotion.held import index_problem as index_problem
 from mlrelease.release.promotion.manifest import TRAILER, Entry, Manifest, named_digest
 from mlrelease.release.world import (
     BOUND_PREFIX,
@@ -178,73 +182,6 @@ def _complete(report: Report, verdict: RcVerdict, rc: str, path: str) -> str | N
             "cherry-pick, tag a new release candidate and verify it"
         )
     return None
-
-
-@dataclass(frozen=True)
-class Held:
-    """What an index holds against a manifest, by file name (``release status`` shows it)."""
-
-    foreign: tuple[str, ...]
-    """Files of this version (any spelling) the manifest does not list."""
-    differ: tuple[str, ...]
-    """Bound names holding other bytes, each with both SHA-256."""
-    missing: tuple[str, ...]
-    yanked: tuple[str, ...]
-    """Bound files the index yanked."""
-
-
-def compare(index: Index, manifest: Manifest) -> Held:
-    listed = {e.name: e.sha256 for e in manifest.files}
-    held = {f.filename for f in index.files}
-    return Held(
-        foreign=tuple(f.filename for f in index.files if f.filename not in listed),
-        differ=tuple(
-            f"{f.filename} ({'downloaded and hashed' if f.downloaded else 'its sha256'}: "
-            f"{f.sha256[:16]}..., bound: {listed[f.filename][:16]}...)"
-            for f in index.files
-            if f.filename in listed and f.sha256 != listed[f.filename]
-        ),
-        missing=tuple(n for n in listed if n not in held),
-        yanked=tuple(f.filename for f in index.files if f.yanked and f.filename in listed),
-    )
-
-
-def index_problem(index: Index | None, manifest: Manifest, *, complete: bool) -> str | None:
-    """Why the index does not hold only the manifest's files, byte for byte (a) (and, with
-    ``complete``, all of them, none yanked); None when it does."""
-    if index is None:
-        return None
-    if index.error:
-        return (
-            f"{index.error}: what the index holds decides what may be sent; fix the index URL "
-            "or the connection and re-run"
-        )
-    found = compare(index, manifest)
-    problems = []
-    if found.foreign:
-        problems.append(
-            f"{index.url} holds {', '.join(found.foreign)}, files of this version that the "
-            f"manifest of {manifest.rc_tag} does not list (installers pinning it may pick them, "
-            "yanked or not)"
-        )
-    if found.differ:
-        problems.append(
-            f"{index.url} holds other bytes under the bound names: {'; '.join(found.differ)}"
-        )
-    if complete and found.missing and not problems:
-        problems.append(f"{index.url} lacks {', '.join(found.missing)}: publish first")
-    if complete and found.yanked and not problems:
-        problems.append(
-            f"{index.url} has yanked {', '.join(found.yanked)}: a release is not tagged over "
-            "yanked files; find out who yanked them and why"
-        )
-    if not problems:
-        return None
-    return "; ".join(problems) + (
-        ". Nothing was sent; remove them from the index (only its owner can), then re-run"
-        if found.foreign or found.differ
-        else ""
-    )
 
 
 def judge_final(
