@@ -169,8 +169,8 @@ class Release:
     known_index: bool = False
     """Without ``index``: read the index the RC was published to (recorded, or configured)."""
     proven: bool = False
-    """Download the bound files from the index, from the URLs installers use, and hash them
-    (promote: the final tag decides on their bytes)."""
+    """Download the bound files the index lists, from the URLs installers use, and hash them
+    (publish and promote decide on their bytes, never on the index's word)."""
 
     def gather(self, g: Gatherer) -> None:
         from mlrelease.release.promotion import facts

@@ -150,8 +150,8 @@ def publish_plan(config: Config, asked: RcChoice, channel: str, repository_url: 
             f"publish --channel {channel!r}: expected one of {', '.join(publish.CHANNELS)}."
         )
     url = channels.channel_url(config, channel, repository_url, "publish")
-    world = reader.read(config, asks.Release(**dataclasses.asdict(asked), index=url))
-    return publish.plan_publish(world, config, channel, url)
+    ask = asks.Release(**dataclasses.asdict(asked), index=url, proven=True)
+    return publish.plan_publish(reader.read(config, ask), config, channel, url)
 
 
 def bind_plan(config: Config, asked: RcChoice, push: bool) -> Plan:

@@ -146,8 +146,8 @@ def gates_at(data: bytes | None) -> tuple[str, ...]:
 
 
 def bound_names(bound: dict[str, tuple[str, str]]) -> frozenset[str]:
-    """The file names the manifests bound to the RC list (those promote downloads from the
-    index and hashes; a manifest that does not parse is refused later, by the gatekeeper)."""
+    """The file names the manifests bound to the RC list, which publish and promote download
+    from the index and hash (a manifest that does not parse is refused by the gatekeeper)."""
     names: set[str] = set()
     for _, text in bound.values():
         try:

@@ -11,11 +11,11 @@ other entry of the page is in :attr:`~mlrelease.release.world.Index.others`, whe
 gatekeeper looks for entries installers would read otherwise than they are named.
 
 The index's word about a file's bytes is a claim. The files named in ``download`` (the bound
-ones, when promote decides) are downloaded from the URL installers use, following redirects,
-and hashed here; so is the PEP 658 metadata file an entry advertises, with the file's own
-METADATA beside it. Other files are taken at the SHA-256 the index states, or downloaded and
-hashed when it states none (invariant (a)). A page that is not a simple index is an error,
-never "no files".
+ones, when publish or promote decides) are downloaded from the URL installers use, following
+redirects, and hashed here; so is the PEP 658 metadata file an entry advertises, with the
+file's own METADATA beside it. Other files are taken at the SHA-256 the index states, or
+downloaded and hashed when it states none (invariant (a)). A page that is not a simple index
+is an error, never "no files".
 """
 
 from __future__ import annotations

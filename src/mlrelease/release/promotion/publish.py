@@ -164,7 +164,7 @@ class Upload:
             )
             if found:
                 raise gatekeeper.Violation(f"publish: {'; '.join(found)}; nothing was sent.")
-            held = index.read(self.url, self.project, version)
+            held = index.read(self.url, self.project, version, download={entry.name})
             gatekeeper.before_upload(
                 self.world, self.manifest, entry, entry.sha256, entry.size, held, self.channel
             )

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 from helpers.error_index import Proxy, proxied
-from helpers.invariants import RC, hashes, other_build
+from helpers.invariants import RC, bound_files, hashes, other_build
 from helpers.release import Repo
 
 WHEEL, SDIST = "demo-1.4.0-py3-none-any.whl", "demo-1.4.0.tar.gz"
@@ -287,3 +287,28 @@ def test_an_honest_index_as_pypi_serves_it_passes(candidate: Repo, mlr, scene: S
     code, _, err = mlr(*PROMOTE, scene.index.url)
     assert code == 0, err
     assert candidate.tag_everywhere("v1.4.0")[1] == "v1.4.0"
+
+
+def test_publish_proves_a_bound_name_the_index_already_lists(
+    candidate: Repo, colleague: Repo, mlr, index, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """The bound wheel's name listed on foreign bytes elsewhere, stating the bound SHA-256:
+    publish took it as published, uploaded only the sdist beside it, and said done."""
+    url, packages = index
+    theirs = other_build(colleague, tmp_path / "theirs")
+    bound = bound_files(candidate)
+    with proxied(url) as hostile, proxied(url) as other:
+        other.files[f"/files/{WHEEL}"] = ("application/octet-stream", (theirs / WHEEL).read_bytes())
+        entry = {
+            "filename": WHEEL,
+            "url": f"{other.url}files/{WHEEL}",
+            "hashes": {"sha256": bound[WHEEL]},
+        }
+        page = {"meta": {"api-version": "1.1"}, "name": "demo", "files": [entry]}
+        hostile.mode, hostile.json_page = "json", json.dumps(page)
+        code, _, err = mlr(
+            "release", "publish", "--rc", RC, "--repository-url", hostile.url, "--execute"
+        )
+    assert code == 1, err
+    assert f"other bytes under the bound names: {WHEEL} (downloaded and hashed" in err, err
+    assert hostile.uploads == [] and hashes(packages) == {}
