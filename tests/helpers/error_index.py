@@ -8,6 +8,8 @@ the uploads that reached it are counted."""
 
 from __future__ import annotations
 
+import json
+import re
 import threading
 import urllib.error
 import urllib.request
@@ -36,9 +38,10 @@ JSON_TYPE = "application/vnd.pypi.simple.v1+json"
 @dataclass
 class Proxy:
     """The proxy's state: ``mode`` None relays every request; a key of :data:`PAGES`,
-    ``"json"`` (``json_page``), ``"html"`` (``html_page``) or ``"negotiate"`` (``json_page`` to
-    a client accepting PEP 691 JSON, ``html_page`` to one that does not, as an old pip) answers
-    GETs under ``/simple/`` itself. ``files`` and ``redirects`` answer their paths first."""
+    ``"json"`` (``json_page``), ``"html"`` (``html_page``), ``"negotiate"`` (``json_page`` to
+    a client accepting PEP 691 JSON, ``html_page`` to one that does not, as an old pip) or
+    ``"pep691"`` (upstream's page as PEP 691 JSON, amended: :func:`pep691`) answers GETs under
+    ``/simple/`` itself. ``files`` and ``redirects`` answer their paths first."""
 
     upstream: str
     url: str = ""
@@ -49,7 +52,32 @@ class Proxy:
     """path -> (Content-Type, body) answered by the proxy itself (a page, a foreign file)."""
     redirects: dict[str, str] = field(default_factory=dict)
     """path -> the URL a GET of it is redirected to (302 Found)."""
+    amend: dict[str, dict[str, object]] = field(default_factory=dict)
+    """``"pep691"`` mode: file name -> the fields set on upstream's entry of that name."""
+    extra: list[dict[str, object]] = field(default_factory=list)
+    """``"pep691"`` mode: PEP 691 entries added to upstream's."""
     uploads: list[str] = field(default_factory=list)
+
+
+ANCHOR = re.compile(r'<a href="([^"]+)">([^<]*)</a>')
+
+
+def pep691(proxy: Proxy, path: str) -> bytes:
+    """Upstream's (pypiserver's) HTML page at ``path`` as a PEP 691 page, its entries amended
+    and ``extra`` added (``"pep691"`` mode: a hostile index that serves what upstream holds,
+    and more)."""
+    try:
+        with urllib.request.urlopen(proxy.upstream.rstrip("/") + path, timeout=60) as answer:
+            html = answer.read().decode()
+    except urllib.error.HTTPError:
+        html = ""  # no such project upstream: the page lists only the extra entries
+    files: list[dict[str, object]] = []
+    for href, text in ANCHOR.findall(html):
+        algo, _, digest = href.partition("#")[2].partition("=")
+        entry = {"filename": text, "url": href, "hashes": {algo: digest} if digest else {}}
+        files.append({**entry, **proxy.amend.get(text, {})})
+    page = {"meta": {"api-version": "1.1"}, "name": path.strip("/").split("/")[-1]}
+    return json.dumps({**page, "files": files + proxy.extra}).encode()
 
 
 def _page(proxy: Proxy, accept: str) -> tuple[str, str]:
@@ -97,6 +125,8 @@ def _handler(proxy: Proxy) -> type[BaseHTTPRequestHandler]:
             elif self.path in proxy.files:
                 kind, body = proxy.files[self.path]
                 self._answer(200, kind, body)
+            elif proxy.mode == "pep691" and self.path.startswith("/simple/"):
+                self._answer(200, JSON_TYPE, pep691(proxy, self.path))
             elif proxy.mode and self.path.startswith("/simple/"):
                 kind, text = _page(proxy, self.headers.get("Accept", ""))
                 self._answer(200, kind, text.encode())
