@@ -22,6 +22,9 @@ from typing import Any, Protocol
 
 from mlrelease import config as config_mod
 from mlrelease import layers, toml_tables
+from mlrelease.conda import cli as conda_cli
+from mlrelease.conda import config as conda_config
+from mlrelease.conda import gate as conda_gate
 from mlrelease.config import Config
 from mlrelease.docs import cli as docs_cli
 from mlrelease.docs import config as docs_config
@@ -141,6 +144,15 @@ FEATURES: tuple[Feature, ...] = (
         downstream_cli,
         extra="downstream",
         checks=downstream_config.CHECKS,
+    ),
+    Feature(
+        "conda",
+        conda_config.TABLES,
+        conda_gate.GATES,
+        conda_cli,
+        extra="conda",
+        checks=conda_config.CHECKS,
+        uses=("release",),  # the bound release: manifest, store, the candidate a tag promoted
     ),
     Feature(
         "init",
