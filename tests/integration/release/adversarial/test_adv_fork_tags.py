@@ -97,3 +97,22 @@ def test_a_forks_final_tag_naming_the_manifest_is_not_adopted(candidate: Repo, m
     assert code == 1, err
     assert "record of the tags it made does not name it" in err and "git tag -d v1.4.0" in err
     assert candidate.origin_git("tag", "--list", "v1.4.0") == ""
+
+
+def test_a_tag_killed_while_git_made_it_is_resumed(repo: Repo, mlr) -> None:  # type: ignore[no-untyped-def]
+    """Killed while `git tag` ran: the record holds the intent (name and commit) only, and the
+    tag is there. The re-run takes it as this clone's and pushes it, rather than refusing."""
+    from mlrelease.release import made
+    from mlrelease.release.world import MadeTag
+
+    _prepared(repo, mlr)
+    head = repo.git("rev-parse", "HEAD")
+    made.write(repo.path, MadeTag(RC1, head, None, "rc"))
+    repo.git(
+        "tag", "-a", RC1, "-m", "1.4.0 release candidate 1", "-m", "Made-by: mlrelease release rc"
+    )
+    code, _, err = mlr("release", "rc", "--execute", "--push")
+    assert code == 0 and "already v1.4.0-rc1 here, not pushed yet" in err, err
+    assert repo.origin_git("rev-parse", f"refs/tags/{RC1}") == repo.git(
+        "rev-parse", f"refs/tags/{RC1}"
+    )
