@@ -269,3 +269,13 @@ def adoption(session: nox.Session) -> None:
     """Adopt mlrelease in real ONNX / PyTorch projects from PyPI; writes docs/adoption.md."""
     _install(session, "wheels")  # bump-my-version, cibuildwheel: what init and verify call
     session.run("python", "scripts/adoption_matrix.py", *session.posargs)
+
+
+@nox.session(tags=["release"], default=False)
+def adoption_corpus(session: nox.Session) -> None:
+    """Replay real releases with the commands, step by step; writes the adoption-corpus page.
+
+    docs/case-studies/adoption-corpus.md; `-- --check`: drift. The histories: `-- --mirrors DIR`
+    or `-- --clone`; without them the page is checked against the recorded results."""
+    _install(session, "wheels")  # bump-my-version, git-changelog, cibuildwheel: what it calls
+    session.run("python", "scripts/adoption_corpus.py", *session.posargs)

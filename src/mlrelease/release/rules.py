@@ -134,9 +134,9 @@ def own_unpushed(world: World, name: str, head: str, marker: str, verb: str) -> 
     """Whether tag ``name``, which origin lacks, is already made here by this very command on
     HEAD: a run killed before its push, or run without --push, whose tag is pushed now rather
     than made again. "Made here" is this clone's record of the tags it made
-    (:mod:`.made`), never the annotation: a tag of that name that only this clone has otherwise
-    (made by hand, fetched from a fork, whatever its ``Made-by`` line) is refused and never
-    pushed, nor advised to be; it decides nothing."""
+    (:mod:`~mlrelease.release.made`), never the annotation: a tag of that name that only this
+    clone has otherwise (made by hand, fetched from a fork, whatever its ``Made-by`` line) is
+    refused and never pushed, nor advised to be; it decides nothing."""
     mine = world.local.tags.get(name)
     if mine is None:
         return False

@@ -1,7 +1,7 @@
 """Invariant (a), pure: what an index holds against a manifest, read as installers read it.
-The gatekeeper (:mod:`.gatekeeper`) asks it before each upload and before the final tag; the
-facts are the index edge's entries (:mod:`mlrelease.edges.simple_pages`), proven by
-:mod:`.index`.
+The gatekeeper (:mod:`~mlrelease.release.promotion.gatekeeper`) asks it before each upload and
+before the final tag; the facts are the index edge's entries
+(:mod:`mlrelease.edges.simple_pages`), proven by :mod:`~mlrelease.release.promotion.index`.
 
 - An entry installers would read otherwise than it is named is refused, whatever its version:
   its URL names another file than the name it states (pip reads the URL, uv the name), its URL
