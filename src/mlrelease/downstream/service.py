@@ -141,7 +141,7 @@ def _result_key(table: DownstreamConfig, consumer: Consumer, kept: str, setup: p
     """A consumer's result key: its configuration, the table's settings, both subjects, the
     interpreter, the threads of its runs, this mlrelease."""
     settings = {k: v for k, v in dataclasses.asdict(table).items() if k not in LOCATIONS}
-    sides = (setup.candidate.identity, setup.baseline.identity)
+    sides = (setup.candidate.identity, setup.baseline.identity if setup.baseline else ())
     where = (setup.python_version, setup.threads, mlrelease.__version__)
     return _digest(dataclasses.asdict(consumer), kept, settings, sides, where)
 
