@@ -20,7 +20,7 @@ from packaging.version import InvalidVersion, Version
 from mlrelease.edges.index import IndexFile
 from mlrelease.errors import PreconditionError
 from mlrelease.release.promotion.manifest import Entry
-from mlrelease.report import Report
+from mlrelease.release.promotion.verdict import RcVerdict
 
 RC_MARKER = "Made-by: mlrelease release rc"
 """The line ``release rc`` writes into every RC tag's annotation; promotion requires it."""
@@ -209,22 +209,6 @@ class Index:
     the configured ``index``."""
     others: tuple[IndexFile, ...] = ()
     """The page's other entries (other versions, other names, no distribution at all)."""
-
-
-@dataclass(frozen=True)
-class RcVerdict:
-    """The RC's release_verify report and what it must be bound to (invariant (b))."""
-
-    path: str
-    report: Report | None = None
-    error: str | None = None
-    """Why the report file could not be read."""
-    tree: str | None = None
-    """The tree of the RC's commit."""
-    config_sha256: str | None = None
-    """SHA-256 of ``pyproject.toml`` at the RC's commit (through the checkout filters)."""
-    gates: tuple[str, ...] = ()
-    """The gates configured at the RC's commit."""
 
 
 @dataclass(frozen=True)
