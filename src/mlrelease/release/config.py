@@ -212,6 +212,12 @@ def series(version: Version) -> tuple[int, int]:
     return major, minor
 
 
+def next_series(value: tuple[int, int]) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The series that may follow ``value`` (1.4 -> 1.5 or 2.0): a main already moved to one
+    of them may still cut ``value`` (onnxconverter-common's master at 1.16.0 cut 1.15)."""
+    return (value[0], value[1] + 1), (value[0] + 1, 0)
+
+
 def series_text(value: tuple[int, int]) -> str:
     return f"{value[0]}.{value[1]}"
 

@@ -17,6 +17,7 @@ from mlrelease.release.config import (
     TABLE,
     ReleaseConfig,
     ReleaseEdit,
+    next_series,
     parse_series,
     series,
     series_text,
@@ -52,7 +53,10 @@ def _branch(
     carried = parse_version(world.version_at(start), start)
     wanted = parse_series(version)
     behind = from_ref is None and series(carried) < wanted  # step 2 says how main starts it
-    if files_carry and series(carried) != wanted and not behind:
+    # onnxconverter-common: master set 1.16.0 ahead of the 1.15 release; the branch starts
+    # there and `release prepare --version 1.15.0` sets its version (main is left as it is).
+    ahead = from_ref is None and series(carried) in next_series(wanted)
+    if files_carry and series(carried) != wanted and not (behind or ahead):
         raise PreconditionError(
             f"cut: {start} carries {carried}, not a {version} version. Cut --version "
             f"{series_text(series(carried))}, or pass --from a commit of the {version} "
