@@ -105,13 +105,14 @@ def tag_scheme(snap: Snapshot) -> TagScheme:
 
 
 _BRANCH = re.compile(
-    r"^(?P<prefix>release/v?|releases/v?|release-v?|rel-v?|v)"
+    r"^(?P<prefix>release/v?|releases/v?|release-v?|rel-v?|r|v)"
     r"(?P<major>\d+)\.(?P<minor>\d+)(?:(?P<patch>\.\d+)|(?P<suffix>\.x))?$"
 )
 
 
 def release_model(snap: Snapshot) -> Model:
-    """``branch`` when release branches (release/X.Y, rel-X.Y, ...) exist, else ``trunk``."""
+    """``branch`` when release branches (release/X.Y, rel-X.Y.Z, rX.Y, ...) exist, else
+    ``trunk``."""
     main = snap.main_branch
     found: list[tuple[tuple[int, ...], str, str]] = []
     for name in snap.branches:

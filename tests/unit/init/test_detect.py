@@ -57,6 +57,10 @@ def test_latest_release_tag_is_by_version_not_by_listing_order() -> None:
         (["main", "release/2.5", "release/2.6"], "branch", "release/{major}.{minor}"),
         (["master", "rel-1.16"], "branch", "rel-{major}.{minor}"),
         (["main", "v1.4.x"], "branch", "v{major}.{minor}.x"),
+        # onnxconverter-common before rel-1.15.0: r1.6, r1.6.9, r1.7, r1.9.0 (was "trunk").
+        (["master", "r1.6", "r1.6.9", "r1.7", "r1.9.0"], "branch", "r{major}.{minor}.{patch}"),
+        (["master", "rel-1.15.0"], "branch", "rel-{major}.{minor}.{patch}"),
+        (["main", "rework", "r2d2", "remove-1.2"], "trunk", "release/{major}.{minor}"),
     ],
 )
 def test_release_model(branches: list[str], model: str, template: str) -> None:
