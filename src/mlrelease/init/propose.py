@@ -135,7 +135,7 @@ def propose(
     new_files.append("docs/release/exit-criteria.md (`mlrelease gates doc`)")
     main = _mlrelease_table(d, pyproject, gates, notes)
     wheels = _wheels_table(d, required_platforms)
-    release = {
+    release: dict[str, object] = {
         "model": d.model.name,
         "main-branch": d.model.main_branch,
         "branch": d.model.branch,
@@ -144,6 +144,8 @@ def propose(
     }
     if d.rc.name == "bump":
         release["rc-model"] = "bump"
+    if d.tags.rc_first == 0:
+        release["rc-first"] = 0
     if d.picks != "trailer":
         release["picks"] = d.picks
     if d.upstream:

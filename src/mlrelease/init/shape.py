@@ -23,6 +23,8 @@ class TagScheme:
     why: str
     latest: str | None = None
     """The newest final release tag, if any."""
+    rc_first: int = 1
+    """The number the project's newest RC series starts at (torchdata's ``-rc0``)."""
 
 
 @dataclass(frozen=True)
@@ -89,9 +91,12 @@ def tag_scheme(snap: Snapshot) -> TagScheme:
     else:
         prefix = newest_convention(rcs)[0].split("\0")[0]
         latest, named, older = None, [], ""
+    first = 1
     if rcs:
         rc_prefix, sep = newest_convention(rcs)[0].split("\0")
         rc_why = f"{len(rcs)} RC tags, the newest spelled {rc_prefix}X.Y.Z{sep}N"
+        first = _rc_first(rcs)
+        rc_why += ", numbered from 0" if first == 0 else ""
     else:
         rc_prefix, sep = prefix, "rc"
         rc_why = "no RC tags: the PEP 440 spelling rcN is proposed"
@@ -101,7 +106,15 @@ def tag_scheme(snap: Snapshot) -> TagScheme:
         f"{rc_prefix}{{major}}.{{minor}}.{{patch}}{sep}{{rc}}",
         f"{len(finals)} release tags, the newest{newest} spelled {prefix}X.Y.Z{older}; {rc_why}",
         latest,
+        first,
     )
+
+
+def _rc_first(rcs: list[tuple[tuple[int, ...], str, str]]) -> int:
+    """0 when the newest version with RC tags numbered them from 0 (torchdata's
+    ``v0.10.0-rc0``), else 1."""
+    newest = max(rc[0][:-1] for rc in rcs)
+    return min(rc[0][-1] for rc in rcs if rc[0][:-1] == newest) and 1
 
 
 _BRANCH = re.compile(

@@ -268,11 +268,16 @@ def _asked_number(
 
 
 def _number(
-    rcs: dict[int, tuple[str, str]], asked: int | None, tag: str | None, notes: list[str]
+    rcs: dict[int, tuple[str, str]],
+    first: int,
+    asked: int | None,
+    tag: str | None,
+    notes: list[str],
 ) -> int:
-    """The new candidate's number: after origin's newest RC, or the one ``--tag`` asks for when
-    it is above the newest (the numbers skipped are named: a gap is the maintainer's call)."""
-    number = max(rcs, default=0) + 1
+    """The new candidate's number: after origin's newest RC (``first`` when there is none), or
+    the one ``--tag`` asks for when it is above (the numbers skipped are named: a gap is the
+    maintainer's call)."""
+    number = max(rcs, default=first - 1) + 1
     if asked is None or asked == number:
         return number
     if asked < number:
@@ -367,7 +372,8 @@ def _new_tag(
             "there is nothing to rebuild. Omit --rebuild to tag it as a new candidate."
         )
     _refuse_released_head(world.tags(), names, head, version)
-    number = _number(rcs, number_asked, tag, plan.notes)
+    first = config.table(ReleaseConfig).rc_first
+    number = _number(rcs, first, number_asked, tag, plan.notes)
     name = names.rc_tag_for(version, number)
     own_publishing.refuse(world, config, version, name)
     if rcs:

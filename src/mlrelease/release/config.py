@@ -75,6 +75,10 @@ class ReleaseConfig:
     """``tag``: a release candidate is a tag of the final version (``rc-tag``). ``bump``: it is
     a commit on the branch setting the version to ``X.Y.ZrcN``, with no tag (ONNX); the final
     release sets ``X.Y.Z`` and is tagged. Branch names may then carry ``{patch}`` (rel-X.Y.Z)."""
+    rc_first: Literal[0, 1] = 1
+    """The number of a version's first release candidate: 1 (``v1.4.0-rc1``), or 0 where the
+    project numbers them from 0 (torchdata's ``v0.10.0-rc0``); the next one is always the
+    newest's number + 1."""
     trailer: str = "Release-Target"
     """Commit trailer marking a fix on main for a release series (``Release-Target: 1.4``)."""
     picks: Literal["trailer", "milestone", "fixes"] = "trailer"
