@@ -139,6 +139,9 @@ def release_model(snap: Snapshot) -> Model:
     if found:
         template, named = newest_convention(found)
         older = _older(found, template, "{}")
+        stopped = _branches_stopped(snap, found)
+        if stopped:
+            return Model("trunk", template, main, stopped, named[0])
         return Model(
             "branch",
             template,
@@ -152,6 +155,30 @@ def release_model(snap: Snapshot) -> Model:
         "release/{major}.{minor}",
         main,
         f"no release branches; releases are tagged on {main}",
+    )
+
+
+def _branches_stopped(snap: Snapshot, found: list[tuple[tuple[int, ...], str, str]]) -> str:
+    """Why the release branches are history, not practice ("" when they are practice): no
+    branch with commits of its own reaches the newest release's series (onnxmltools' r1.7
+    beside 1.14.0; tf2onnx's r1.16.1 is a commit of main, its own last at r1.13.0)."""
+    newest = max(
+        (m for t in snap.tags if (m := _TAG.match(t)) and m["rc"] is None),
+        key=lambda m: Version(m["base"]),
+        default=None,
+    )
+    if newest is None:
+        return ""
+    released = Version(newest["base"]).release[:2]
+    merged = snap.merged or frozenset()
+    own = [f for f in found if f[2] not in merged]
+    if any(f[0][:2] >= released for f in own):
+        return ""
+    last = max(own)[2] if own else "none"
+    return (
+        f"{len(found)} release branch(es), but none with commits of its own reaches the newest "
+        f"release, {newest.group(0)} (the newest that does: {last}): releases are tagged on "
+        f"{snap.main_branch}"
     )
 
 
