@@ -132,6 +132,29 @@ def carriers(
     return found
 
 
+def writer_of(path: str, writers: Mapping[str, str]) -> str | None:
+    """The build file that opens ``path``'s name for writing on one line (tf2onnx's setup.py:
+    ``with open(os.path.join(SRC_DIR, 'version.py'), 'w')``), if any."""
+    base = re.escape(path.rsplit("/", 1)[-1])
+    opened = re.compile(rf"""open\(.*['"/]{base}['"].*['"][wa]b?\+?['"]""")
+    return next((w for w, t in sorted(writers.items()) if opened.search(t)), None)
+
+
+def written(texts: Mapping[str, str], writers: Mapping[str, str]) -> tuple[set[str], list[str]]:
+    """The tracked files a build file writes (committed output, stale between builds: tf2onnx's
+    tf2onnx/version.py, left at 1.16.1 for 1.17.0), and why each is no version file."""
+    found, left = set(), []
+    for path in sorted(texts):
+        writer = writer_of(path, writers)
+        if writer:
+            found.add(path)
+            left.append(
+                f"{path}: never a version file: {writer} writes it at each build (the version "
+                f"comes from what {writer} reads)"
+            )
+    return found, left
+
+
 def untracked(texts: Mapping[str, str], ignored: Set[str], writers: Mapping[str, str]) -> list[str]:
     """Why each file git does not track is no version file, whatever it says: the build
     writes it (``writers``: a tracked build file that names it) or nobody committed it."""

@@ -114,18 +114,20 @@ def _with_carriers(
         return found
     # One read of the repository: the version whole, or a C preprocessor ``#define`` of a part.
     texts = snapshot.texts_containing(root, snap.files, v.current, "define")
+    writers = {p: t for p, t in snap.texts.items() if p in BUILD_FILES and snap.is_tracked(p)}
     tracked = {p: t for p, t in texts.items() if snap.is_tracked(p)}
     built = {p: t for p, t in texts.items() if p not in tracked and v.current in t}
-    writers = {p: t for p, t in snap.texts.items() if p in BUILD_FILES and snap.is_tracked(p)}
+    output, made = carriers.written({p: t for p, t in tracked.items() if v.current in t}, writers)
+    tracked = {p: t for p, t in tracked.items() if p not in output}
     known = {f.filename for f in v.files} | {"pyproject.toml"}
     names = {found.name or "", *(d.rsplit("/", 1)[-1] for d in package_dirs(snap, found.name))}
     more = carriers.carriers(tracked, v.current, known, names - {""})
     split = carriers.split_macros(tracked, v.current)
     why = "; ".join([v.why, *split.split]) if split.split else v.why
-    left = carriers.untracked(built, snap.ignored, writers) + more.left + split.left
-    version = dataclasses.replace(
-        v, files=[*v.files, *more.files, *split.files], left=left, why=why
-    )
+    left = made + carriers.untracked(built, snap.ignored, writers) + more.left + split.left
+    files = [f for f in v.files if f.filename not in output]
+    files += [*more.files, *split.files]
+    version = dataclasses.replace(v, files=files, left=left, why=why)
     return dataclasses.replace(found, version=version)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from helpers.replayed import adopt, proposal, push_tf2onnx, push_vision
+from helpers.replayed import TF2ONNX_SETUP, adopt, proposal, push_tf2onnx, push_vision
 from helpers.repo import mlrelease
 
 
@@ -28,6 +28,26 @@ def test_a_ci_entry_naming_another_project_is_no_version_file(tmp_path: Path) ->
     assert prepare.returncode == 0, _said(prepare)
     assert repo.git("show", "HEAD:VERSION_NUMBER") == "1.17.0"
     assert "onnx_version: '1.16.1'" in repo.git("show", "HEAD:.github/workflows/unit_test_ci.yml")
+
+
+def test_a_committed_module_the_build_rewrites_is_no_version_file(tmp_path: Path) -> None:
+    """tensorflow-onnx commits tf2onnx/version.py, which its setup.py rewrites at each build
+    (``version = '1.16.1'`` and the commit): proposed as a version file, and the maintainers'
+    1.17.0 left it at 1.16.1, so every command refused their hand edit as a disagreement."""
+    repo = push_tf2onnx(tmp_path)
+    writes = (
+        "\nwith open(os.path.join(TOP_DIR, 'tf2onnx', 'version.py'), 'w') as f:\n"
+        "    f.write(f\"version = '{version}'\\ngit_version = 'abc'\\n\")\n"
+    )
+    repo.path.joinpath("setup.py").write_text(TF2ONNX_SETUP + writes, encoding="utf-8")
+    repo.path.joinpath("tf2onnx/version.py").write_text(
+        "version = '1.16.1'\ngit_version = 'abc'\n", encoding="utf-8"
+    )
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "-m", "Prepare updates for release 1.16.1.")
+    tool, said = proposal(repo)
+    assert [f["filename"] for f in tool["bumpversion"]["files"]] == ["VERSION_NUMBER"]
+    assert "tf2onnx/version.py: never a version file: setup.py writes it" in said, said
 
 
 def test_a_version_module_the_build_writes_is_no_version_file(tmp_path: Path) -> None:
