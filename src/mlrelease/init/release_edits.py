@@ -109,8 +109,9 @@ def _template(replace: str, branch: str, series: str) -> tuple[str, str | None]:
     return text, upstream
 
 
-_DEVELOPMENT = re.compile(r"\b(main|master|nightly|nightlies)\b|\d\.dev\d*")
-"""What names the development line: main, the nightly channel, a ``.dev`` pin."""
+_DEVELOPMENT = re.compile(r"\b(main|master|nightly|nightlies|viable/strict)\b|\d\.dev\d*")
+"""What names the development line: main, PyTorch's green main ``viable/strict``, the nightly
+channel, a ``.dev`` pin."""
 _RELEASED = re.compile(r"\{branch\}|\{series\}|\{upstream_series\}|\btest\b|\brelease\b")
 """What names a release: its branch or series, the upstream's, the test (RC) channel."""
 

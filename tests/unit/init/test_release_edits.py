@@ -68,3 +68,18 @@ def test_fixes_picked_by_hand_without_the_trailer_are_the_fixes_mode() -> None:
     marked = _commit("", "fix: a crash", "Release-Target: 2.13")
     assert shape.picks_mode([picked, marked], "release/2.13")[0] == "trailer"
     assert shape.picks_mode([], "release/2.13")[0] == "trailer"
+
+
+def test_docs_pointing_at_viable_strict_move_to_the_release_branch() -> None:
+    # executorch's release/1.0: '[RELEASE ONLY] Update viable/strict in the docs to point to
+    # release/1.0'; viable/strict (PyTorch's green main) was not read as the development line,
+    # so init proposed none of it and release/1.1's docs kept pointing at viable/strict.
+    docs = """\
+--- a/docs/README.md
++++ b/docs/README.md
+@@ -3 +3 @@
+-   git clone -b viable/strict https://github.com/pytorch/executorch.git
++   git clone -b release/1.0 https://github.com/pytorch/executorch.git
+"""
+    found = proposed_edits([_commit(docs)], "release/1.0", "1.0", set(), {"docs/README.md"})
+    assert found.edits == [ProposedEdit("docs/README.md", "viable/strict", "{branch}")]
