@@ -159,9 +159,9 @@ def release_model(snap: Snapshot) -> Model:
 
 
 def _branches_stopped(snap: Snapshot, found: list[tuple[tuple[int, ...], str, str]]) -> str:
-    """Why the release branches are history, not practice ("" when they are practice): no
-    branch with commits of its own reaches the newest release's series (onnxmltools' r1.7
-    beside 1.14.0; tf2onnx's r1.16.1 is a commit of main, its own last at r1.13.0)."""
+    """Why the release branches are history, not practice ("" when they are practice): none
+    reaches the newest release's series (onnxmltools' r1.6 and r1.7 beside 1.14.0, tagged on
+    main)."""
     newest = max(
         (m for t in snap.tags if (m := _TAG.match(t)) and m["rc"] is None),
         key=lambda m: Version(m["base"]),
@@ -170,14 +170,11 @@ def _branches_stopped(snap: Snapshot, found: list[tuple[tuple[int, ...], str, st
     if newest is None:
         return ""
     released = Version(newest["base"]).release[:2]
-    merged = snap.merged or frozenset()
-    own = [f for f in found if f[2] not in merged]
-    if any(f[0][:2] >= released for f in own):
+    if any(f[0][:2] >= released for f in found):
         return ""
-    last = max(own)[2] if own else "none"
     return (
-        f"{len(found)} release branch(es), but none with commits of its own reaches the newest "
-        f"release, {newest.group(0)} (the newest that does: {last}): releases are tagged on "
+        f"{len(found)} release branch(es), but none reaches the newest release, "
+        f"{newest.group(0)} (the newest branch: {max(found)[2]}): releases are tagged on "
         f"{snap.main_branch}"
     )
 

@@ -117,9 +117,6 @@ class Snapshot:
     the build writes, or one git ignores, is never a version file."""
     ignored: frozenset[str] = frozenset()
     """The walked files git ignores."""
-    merged: frozenset[str] | None = None
-    """The branches the main branch contains whole, with no commit of their own (None: not
-    known): a release branch the release was not made on (tf2onnx's r1.16.1 is main's commit)."""
 
     @property
     def main_branch(self) -> str:
@@ -323,10 +320,12 @@ def take(root: Path) -> Snapshot:
     ).splitlines()
     branches: list[str] = []
     for ref in refs:
-        name = _branch_name(ref)
+        if ref.startswith("refs/heads/"):
+            name = ref.removeprefix("refs/heads/")
+        else:
+            name = ref.removeprefix("refs/remotes/").split("/", 1)[-1]
         if name != "HEAD" and name not in branches:
             branches.append(name)
-    merged = _merged(root, refs, branches)
     subjects = git.run(root, "log", "-n", "200", "--format=%s", check=False).splitlines()
     rc_subjects = git.run(
         root,
@@ -356,26 +355,4 @@ def take(root: Path) -> Snapshot:
         tag_texts=_texts_at(root, released, paths),
         tracked=tracked - {""},
         ignored=frozenset(ignored.split("\0")) - {""},
-        merged=merged,
     )
-
-
-def _branch_name(ref: str) -> str:
-    """``refs/heads/r1.9`` and ``refs/remotes/origin/r1.9`` -> ``r1.9``."""
-    if ref.startswith("refs/heads/"):
-        return ref.removeprefix("refs/heads/")
-    return ref.removeprefix("refs/remotes/").split("/", 1)[-1]
-
-
-def _merged(root: Path, refs: list[str], branches: list[str]) -> frozenset[str] | None:
-    """The branches whose every commit the main branch has (None when there is no main)."""
-    main = next((b for b in ("main", "master", "trunk", "develop") if b in branches), None)
-    ref = next((r for r in refs if _branch_name(r) == main), None)
-    if ref is None:
-        return None
-    listed = git.run(
-        root,
-        *("for-each-ref", "--merged", ref, "--format=%(refname)", "refs/heads", "refs/remotes"),
-        check=False,
-    ).splitlines()
-    return frozenset(_branch_name(r) for r in listed if r)

@@ -225,21 +225,20 @@ def test_release_model(tmp_path: Path) -> None:
 
 
 def test_release_branches_the_releases_stopped_being_made_on(tmp_path: Path) -> None:
-    """tf2onnx: r1.13.0 holds a commit of its own, r1.16.1 is a commit of main, and v1.16.1 is
-    tagged on main: 1.17.0 was released on main, as init now proposes (``r`` branches were
-    not read, then read as the branch model). A branch of the newest series with commits of
-    its own keeps the branch model."""
-    root = make(tmp_path, {"pyproject.toml": '[project]\nname = "pkg"\nversion = "1.16.1"\n'})
-    git(root, "switch", "-q", "-c", "r1.13.0")
-    git(root, "commit", "-q", "--allow-empty", "-m", "Set version number to 1.13.0")
-    git(root, "switch", "-q", "main")
-    git(root, "commit", "-q", "--allow-empty", "-m", "Update VERSION_NUMBER to 1.16.1")
-    git(root, "branch", "r1.16.1")
-    git(root, "tag", "v1.16.1")
+    """onnxmltools: r1.6 and r1.7 hold commits of their own (2020), and every release since,
+    up to 1.14.0, is tagged on main: 1.15.0 was released on main, as init now proposes
+    (``r`` branches were not read, then read as the branch model). A branch of the newest
+    series keeps the branch model."""
+    root = make(tmp_path, {"pyproject.toml": '[project]\nname = "pkg"\nversion = "1.14.0"\n'})
+    for name in ("r1.6", "r1.7"):
+        git(root, "switch", "-q", "-c", name)
+        git(root, "commit", "-q", "--allow-empty", "-m", f"Set version number to {name[1:]}")
+        git(root, "switch", "-q", "main")
+    git(root, "commit", "-q", "--allow-empty", "-m", "Update version to 1.14.0")
+    git(root, "tag", "1.14.0")
     release = proposed(root)["mlrelease"]["release"]
-    assert (release["model"], release["branch"]) == ("trunk", "r{major}.{minor}.{patch}")
-    git(root, "switch", "-q", "r1.16.1")
-    git(root, "commit", "-q", "--allow-empty", "-m", "Pin the CI to the release")
+    assert (release["model"], release["branch"]) == ("trunk", "r{major}.{minor}")
+    git(root, "branch", "r1.14")
     assert proposed(root)["mlrelease"]["release"]["model"] == "branch"
 
 
