@@ -174,6 +174,22 @@ def check_identity(artifact: Artifact, name: str, version: str) -> list[FileProb
 def metadata_version(artifact: Artifact) -> str | None:
     """The ``Version:`` of the artifact's own metadata (a wheel's ``*.dist-info/METADATA``, an
     sdist's ``PKG-INFO``): what pip installs, whatever the file name says; None if absent."""
+    return metadata_field(artifact, "Version")
+
+
+def metadata_field(artifact: Artifact, field: str) -> str | None:
+    """The first ``field`` of the artifact's own metadata; None if absent or unreadable."""
+    try:
+        data = _metadata(artifact)
+    except (OSError, EOFError, zipfile.BadZipFile, tarfile.TarError):
+        return None
+    if data is None:
+        return None
+    found = email.parser.BytesHeaderParser().parsebytes(data).get(field)
+    return str(found) if found else None
+
+
+def _metadata(artifact: Artifact) -> bytes | None:
     if artifact.kind == "wheel":
         with zipfile.ZipFile(artifact.path) as archive:
             names = [n for n in archive.namelist() if re.fullmatch(r"[^/]+\.dist-info/METADATA", n)]
@@ -190,10 +206,7 @@ def metadata_version(artifact: Artifact) -> str | None:
             )
             handle = archive.extractfile(member) if member else None
             data = handle.read() if handle else None
-    if data is None:
-        return None
-    found = email.parser.BytesHeaderParser().parsebytes(data).get("Version")
-    return str(found) if found else None
+    return data
 
 
 def check_metadata(artifact: Artifact, version: str) -> list[FileProblem]:

@@ -14,7 +14,7 @@ from rich.table import Table
 from mlrelease.config import of_command
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.terminal import make_console
-from mlrelease.wheels import artifacts, build, matrix, promote, service
+from mlrelease.wheels import artifacts, build, matrix, promote, reference_cli, service
 from mlrelease.wheels.artifacts import FileProblem
 from mlrelease.wheels.project import Project, build_version, from_config
 
@@ -230,6 +230,7 @@ def register(subparsers: Any) -> None:
     _add_collect(sub)
     _add_sums(sub)
     _add_promote(sub)
+    reference_cli.add_source_digest(sub)
 
 
 def _add_plan(sub: Any) -> None:

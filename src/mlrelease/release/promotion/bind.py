@@ -47,8 +47,8 @@ def plan_bind(world: World, config: Config, push: bool = False) -> Plan:
             f"Build the candidate's artifacts from {rc} into an empty folder (the project's own "
             "build, e.g. `python -m build --outdir DIR`) and re-run; nothing was bound."
         )
-    made = Manifest(rc, commit, facts.found)
-    plan.notes += [f"not compared: {n}" for n in facts.unchecked]
+    made = Manifest(rc, commit, facts.found, facts.accepted, facts.reference)
+    plan.notes += [f"accepted: {d.line()}" for d in facts.accepted]
     digest = made.digest
     _bound_once(world, made, rc, where)
     ref = f"{BOUND_PREFIX}{rc}/{digest}"

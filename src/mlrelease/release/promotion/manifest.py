@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mlrelease.errors import UserError
+from mlrelease.wheels.differences import CLASSES, Difference
 
 SCHEMA = 1
 TRAILER = "Mlrelease-Manifest-SHA256"
@@ -37,15 +38,28 @@ class Manifest:
     rc_tag: str
     commit: str
     files: tuple[Entry, ...]
+    accepted: tuple[Difference, ...] = ()
+    """Members that differ from the reference build by a class the project accepts: what bind
+    did not compare byte for byte, and on what evidence (publish reads it)."""
+    reference: str = ""
+    """The digest of the reference build of the commit the files were compared with: the
+    reference cache is read only when it holds that."""
 
     def text(self) -> str:
         """Canonical JSON: the same manifest always hashes the same."""
-        data = {
+        data: dict[str, Any] = {
             "schema_version": SCHEMA,
             "rc_tag": self.rc_tag,
             "commit": self.commit,
             "files": [{"name": e.name, "size": e.size, "sha256": e.sha256} for e in self.files],
         }
+        if self.accepted:
+            data["accepted"] = [
+                {"file": d.file, "member": d.member, "class": d.kind, "detail": d.detail}
+                for d in self.accepted
+            ]
+        if self.reference:
+            data["reference"] = self.reference
         return json.dumps(data, indent=2, sort_keys=True) + "\n"
 
     @property
@@ -65,7 +79,14 @@ class Manifest:
             files = tuple(
                 Entry(str(f["name"]), int(f["size"]), str(f["sha256"])) for f in data["files"]
             )
-            return cls(str(data["rc_tag"]), str(data["commit"]), files)
+            accepted = tuple(
+                Difference(str(d["file"]), str(d["member"]), str(d["class"]), str(d["detail"]))
+                for d in data.get("accepted", [])
+            )
+            if any(d.kind not in CLASSES for d in accepted):
+                raise ValueError(f"an accepted difference of no known class ({', '.join(CLASSES)})")
+            reference = str(data.get("reference", ""))
+            return cls(str(data["rc_tag"]), str(data["commit"]), files, accepted, reference)
         except (ValueError, KeyError, TypeError) as exc:
             raise UserError(
                 f"{source}: not an mlrelease artifact manifest ({exc}). Bind the candidate's "
