@@ -20,6 +20,7 @@ import csv
 import hashlib
 import io
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 
 from packaging.tags import Tag
@@ -109,9 +110,11 @@ def record(file: str, ours: Archive) -> list[str]:
         return [f"{file}: {len(names)} .dist-info/RECORD files (a wheel has one)"]
     rows = [r for r in csv.reader(io.StringIO(_text(ours.members[names[0]].data))) if r]
     listed = {r[0]: r[1] if len(r) > 1 else "" for r in rows}
+    counted = Counter(r[0] for r in rows)
     problems = [
         f"{file}: {names[0]} lists {name} more than once"
-        for name in sorted({r[0] for r in rows if [x[0] for x in rows].count(r[0]) > 1})
+        for name, count in sorted(counted.items())
+        if count > 1
     ]
     files = ours.files()
     problems += [

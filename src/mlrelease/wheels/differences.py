@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from mlrelease import markdown
 from mlrelease.wheels.config import Accept
 
 KEY = "tool.mlrelease.wheels.accept"
@@ -71,6 +72,12 @@ CLASSES: dict[str, Class] = {
 """Every class of allowed difference, by name."""
 
 
+def table() -> list[str]:
+    """The classes as a Markdown table (docs/release/reference-build.md)."""
+    rows = [(f"`{c.name}`", f"`{c.key}`", c.shown, c.reason + ".") for c in CLASSES.values()]
+    return markdown.table(["class", "accepted by", "bind shows", "why it may differ"], rows)
+
+
 def accepted(accept: Accept, name: str) -> str:
     """The project's reason for accepting class ``name`` (empty: not accepted)."""
     return str(getattr(accept, name.replace("-", "_"))).strip()
@@ -111,4 +118,5 @@ class Verdict:
     def add(self, other: Verdict) -> Verdict:
         self.problems += other.problems
         self.accepted += other.accepted
+        self.reference = other.reference or self.reference
         return self

@@ -31,16 +31,16 @@ import os
 import shutil
 import tempfile
 import time
-import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from mlrelease.edges import checkout, git
-from mlrelease.edges.digests import sha256
 from mlrelease.errors import UserError
+from mlrelease.wheels import members
 from mlrelease.wheels.build import pypa_build
+from mlrelease.wheels.elf import image_digest
 
 CACHE = "mlrelease/reference"
 """Below the clone's git folder: one folder per commit."""
@@ -69,7 +69,8 @@ class Reference:
     source: str = ""
     """The source digest of the tree the build read (:func:`mlrelease.edges.checkout.digest`)."""
     digest: str = ""
-    """SHA-256 of the reference itself: its files' digests and what it says."""
+    """SHA-256 of the reference itself (:func:`_digest`): the same for every build of the
+    commit, so the manifest that records it stays the same when bind runs again."""
     seconds: float = 0.0
     """How long the build took (0.0 when it was read from the cache)."""
     cached: bool = False
@@ -193,7 +194,7 @@ def _judge(
     if "wheel" in wheels:
         state["wheel"] = wheels["wheel"].relative_to(out).as_posix()
         tree = wheels.get("tree_wheel")
-        if tree is not None and _members(tree) != _members(wheels["wheel"]):
+        if tree is not None and view(tree) != view(wheels["wheel"]):
             state["tree_wheel"] = tree.relative_to(out).as_posix()
         return state
     if "tree_wheel" in wheels:
@@ -211,11 +212,6 @@ def _judge(
     last = errors["wheel"].strip().splitlines()[-1:] or [""]
     state["notes"] = [f"no wheel of {commit[:12]} builds on this machine ({last[0][:300]})"]
     return state
-
-
-def _members(wheel: Path) -> dict[str, bytes]:
-    with zipfile.ZipFile(wheel) as archive:
-        return {i.filename: archive.read(i) for i in archive.infolist()}
 
 
 def _load(folder: Path, commit: str) -> Reference:
@@ -237,11 +233,27 @@ def _load(folder: Path, commit: str) -> Reference:
 
 
 def _digest(state: dict[str, Any], paths: dict[str, Path | None]) -> str:
-    """SHA-256 of what the reference says and of its files' bytes (a file gone: no digest)."""
-    said = {k: v for k, v in state.items() if k != "seconds"}
+    """SHA-256 of what the reference is: its files' entries (an ELF extension by its loaded
+    image, :func:`~mlrelease.wheels.elf.image_digest`), its metadata, its source digest and
+    whether it is broken; not its archives' headers nor the wording of a build's error, so a
+    second build of the commit has the same digest. A file gone: no digest."""
+    said: dict[str, Any] = {
+        "broken": bool(state.get("broken")),
+        "metadata": state.get("metadata", {}),
+        "source": state.get("source", ""),
+    }
     for key, path in paths.items():
         if path is not None:
             if not path.is_file():
                 return ""
-            said[f"{key}:sha256"] = sha256(path)
+            said[key] = view(path)
     return hashlib.sha256(json.dumps(said, sort_keys=True).encode()).hexdigest()
+
+
+def view(path: Path) -> dict[str, str]:
+    """An archive's entries: name -> kind and the digest of what a rebuild reproduces."""
+    found = members.read(path.name, path)
+    return {
+        name: f"{entry.kind}:{image_digest(entry.data)}"
+        for name, entry in sorted(found.members.items())
+    }
