@@ -7,6 +7,7 @@ build could write is trusted (the cache under ``.git/mlrelease/reference``). Rea
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import subprocess
@@ -23,6 +24,7 @@ from helpers.reference_builds import (
     git_env,
     project,
     refused,
+    run,
     to_rc,
     write,
 )
@@ -176,3 +178,34 @@ def test_a_reference_written_into_the_cache_by_a_build_is_not_trusted(demo: Repo
     (cache / "reference.json").write_text(json.dumps(state), encoding="utf-8")
     write_sums(demo.path / "dist")
     refused(demo, "demo/core.py", "differs from the reference build")
+
+
+def test_publish_reads_the_cache_only_when_the_bound_manifest_vouches_for_it(
+    demo: Repo, index: tuple[str, Path]
+) -> None:
+    """After bind, a build step rewrites the cached reference of the RC's commit (another
+    tree's files): publish read it and refused the bound files. The cache's digest is not the
+    one the manifest on origin records, so publish builds the reference again, and the bound
+    files reach the index (pypiserver on 127.0.0.1)."""
+    url, packages = index
+    to_rc(demo)
+    build_dist(demo.path, demo.path / "dist")
+    _, manifest = bound(demo)
+    assert run(demo, "verify")[0] == 0
+    sha = demo.git("rev-parse", f"{RC}^{{commit}}")
+    cache = demo.path / ".git/mlrelease/reference" / sha
+    assert (cache / "reference.json").is_file()
+    tampered = demo.path.parent / "tampered-dist"
+    shutil.move(demo.path / "dist", tampered)
+    _tampered(demo)
+    for name in (WHEEL, SDIST):
+        for cached in cache.rglob(name):
+            shutil.copy(demo.path / "dist" / name, cached)
+    shutil.rmtree(demo.path / "dist")
+    shutil.move(tampered, demo.path / "dist")
+    code, out = run(demo, "release", "publish", "--rc", RC, "--repository-url", url, "--execute")
+    assert code == 0, out
+    bound_files = {f["name"]: f["sha256"] for f in manifest["files"]}  # type: ignore[union-attr, index]
+    held = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in packages.iterdir()}
+    assert held == bound_files
+    assert manifest.get("reference"), manifest  # the digest publish checked the cache against

@@ -26,6 +26,7 @@ from helpers.reference_builds import (
     native,
     project,
     refused,
+    run,
     to_rc,
     write,
 )
@@ -121,8 +122,11 @@ def _provenance(repo: Repo, wheel: str, commit: str, digest: str) -> None:
 
 
 def test_a_wheel_not_built_here_needs_the_provenance_of_its_build(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, index: tuple[str, Path]
 ) -> None:
+    """Refused without a statement and with the previous RC's; bound with the statement of its
+    build, shown as "provenance, not rebuilt"; then published and promoted from the store,
+    the manifest's record standing for the statement (pypiserver on 127.0.0.1)."""
     git_env(monkeypatch)
     manylinux = 'platforms = ["manylinux_x86_64"]'
 
@@ -147,3 +151,11 @@ def test_a_wheel_not_built_here_needs_the_provenance_of_its_build(
     out, manifest = bound(repo)
     assert "provenance, not rebuilt" in out and "actions/runs/42" in out, out
     assert any(a["class"] == "provenance" for a in manifest["accepted"]), manifest  # type: ignore[union-attr, index]
+    url, packages = index
+    shutil.rmtree(repo.path / "dist")  # publish reads the store, and the manifest's record
+    assert run(repo, "verify")[0] == 0
+    promote = ("release", "promote", "--rc", RC, "--publish", "--repository-url", url)
+    code, out = run(repo, *promote, "--execute", "--push")
+    assert code == 0, out
+    assert sorted(p.name for p in packages.iterdir()) == sorted([SDIST, wheel])
+    assert repo.origin_git("tag", "--list", "v1.4.0") == "v1.4.0"
