@@ -29,7 +29,7 @@ from mlrelease.wheels import fields
 from mlrelease.wheels.config import Accept
 from mlrelease.wheels.differences import Difference, Verdict, accepted, not_accepted
 from mlrelease.wheels.evidence import Evidence
-from mlrelease.wheels.members import Archive, Member, Wheel, is_compiled
+from mlrelease.wheels.members import Archive, ArchiveEntry, WheelContents, is_compiled
 
 SIGNATURES = (".dist-info/RECORD.jws", ".dist-info/RECORD.p7s")
 """RECORD's signatures: the members RECORD cannot list with a hash."""
@@ -63,7 +63,7 @@ def _digest(data: bytes) -> str:
     return "sha256:" + hashlib.sha256(data).hexdigest()[:16] + "..."
 
 
-def _kinds(file: str, name: str, ours: Member, ref: Member) -> str | None:
+def _kinds(file: str, name: str, ours: ArchiveEntry, ref: ArchiveEntry) -> str | None:
     if ours.kind != ref.kind:
         return f"{file}: {name} is a {ours.kind}, in the reference build of the commit a {ref.kind}"
     if ours.kind == "link" and ours.data != ref.data:
@@ -146,7 +146,12 @@ def _text(data: bytes) -> str:
 
 
 def dist_info_member(
-    file: str, name: str, ours: Member, ref: Member, tags: frozenset[Tag], policy: Acceptance
+    file: str,
+    name: str,
+    ours: ArchiveEntry,
+    ref: ArchiveEntry,
+    tags: frozenset[Tag],
+    policy: Acceptance,
 ) -> Verdict:
     """A member both wheels hold: the same kind and bytes; METADATA, WHEEL and
     ``entry_points.txt`` field by field."""
@@ -179,7 +184,7 @@ def _generator(file: str, name: str, data: bytes, policy: Acceptance) -> Verdict
     return Verdict([f"{file}: {name} Generator is {said!r}; {not_accepted('generator')}"])
 
 
-def wheel(candidate: Wheel, reference: Wheel, policy: Acceptance) -> Verdict:
+def wheel(candidate: WheelContents, reference: WheelContents, policy: Acceptance) -> Verdict:
     """Differences of a wheel's entries from the reference wheel's, compiled code aside
     (:func:`mlrelease.wheels.compiled.against_reference` compares it)."""
     file, tags, ours = candidate.file, candidate.tags, candidate.archive

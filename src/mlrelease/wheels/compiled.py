@@ -34,7 +34,7 @@ from mlrelease.wheels.compare import (
 )
 from mlrelease.wheels.differences import Difference, Verdict, accepted, not_accepted
 from mlrelease.wheels.elf import same_image
-from mlrelease.wheels.members import Archive, Wheel, is_compiled, module_of
+from mlrelease.wheels.members import Archive, WheelContents, is_compiled, module_of
 
 
 def _code(archive: Archive, tags: frozenset[Tag]) -> set[str]:
@@ -48,7 +48,9 @@ def _python(archive: Archive, code: set[str]) -> set[str]:
     return {module_of(m) or "" for m in archive.members if m not in code} - {""}
 
 
-def against_reference(candidate: Wheel, reference: Wheel, policy: Acceptance) -> Verdict:
+def against_reference(
+    candidate: WheelContents, reference: WheelContents, policy: Acceptance
+) -> Verdict:
     """The compiled members of a wheel against the reference wheel's (see the module)."""
     file, tags, ours = candidate.file, candidate.tags, candidate.archive
     ref, ref_tags = reference.archive, reference.tags
@@ -128,7 +130,7 @@ def vouched(file: str, name: str, policy: Acceptance, what: str) -> Verdict:
 
 
 def against_sdist(
-    candidate: Wheel, sdist: Archive, metadata: dict[str, object], policy: Acceptance
+    candidate: WheelContents, sdist: Archive, metadata: dict[str, object], policy: Acceptance
 ) -> Verdict:
     """A wheel where no wheel builds here: the metadata-only path (see the module)."""
     file, tags, ours = candidate.file, candidate.tags, candidate.archive

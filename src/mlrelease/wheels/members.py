@@ -42,7 +42,7 @@ SCHEME = re.compile(r"^[^/]+\.data/(purelib|platlib)/")
 
 
 @dataclass(frozen=True)
-class Member:
+class ArchiveEntry:
     """One entry of an archive: ``file`` (its bytes), ``dir``, ``link`` (its target) or
     ``other`` (a device, a FIFO)."""
 
@@ -54,7 +54,7 @@ class Member:
 class Archive:
     """Every entry of a wheel or an sdist by name, and the names that occur more than once."""
 
-    members: dict[str, Member]
+    members: dict[str, ArchiveEntry]
     duplicates: tuple[str, ...] = ()
 
     def files(self) -> dict[str, bytes]:
@@ -62,7 +62,7 @@ class Archive:
 
 
 @dataclass(frozen=True)
-class Wheel:
+class WheelContents:
     """A wheel as built: its file name, the tags the name gives, its entries."""
 
     file: str
@@ -72,10 +72,10 @@ class Wheel:
 
 def read(name: str, path: Path) -> Archive:
     """The entries of the wheel (``name`` ends in ``.whl``) or the sdist at ``path``."""
-    found: dict[str, Member] = {}
+    found: dict[str, ArchiveEntry] = {}
     twice: list[str] = []
 
-    def put(member: str, entry: Member) -> None:
+    def put(member: str, entry: ArchiveEntry) -> None:
         member = member.rstrip("/") if entry.kind == "dir" else member
         if member in found:
             twice.append(member)
@@ -88,21 +88,21 @@ def read(name: str, path: Path) -> Archive:
                 if info.is_dir():  # installers skip folder entries: nothing is installed
                     continue
                 if stat.S_ISLNK(mode):
-                    put(info.filename, Member("link", archive.read(info)))
+                    put(info.filename, ArchiveEntry("link", archive.read(info)))
                 else:
-                    put(info.filename, Member("file", archive.read(info)))
+                    put(info.filename, ArchiveEntry("file", archive.read(info)))
         return Archive(found, tuple(sorted(set(twice))))
     with tarfile.open(path) as tar:
         for entry in tar.getmembers():
             if entry.isfile():
                 handle = tar.extractfile(entry)
-                put(entry.name, Member("file", handle.read() if handle else b""))
+                put(entry.name, ArchiveEntry("file", handle.read() if handle else b""))
             elif entry.isdir():
-                put(entry.name, Member("dir"))
+                put(entry.name, ArchiveEntry("dir"))
             elif entry.issym() or entry.islnk():
-                put(entry.name, Member("link", entry.linkname.encode()))
+                put(entry.name, ArchiveEntry("link", entry.linkname.encode()))
             else:
-                put(entry.name, Member("other"))
+                put(entry.name, ArchiveEntry("other"))
     return Archive(found, tuple(sorted(set(twice))))
 
 

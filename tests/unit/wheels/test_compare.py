@@ -14,7 +14,7 @@ from mlrelease.wheels import compare, fields, fileset
 from mlrelease.wheels.artifacts import identify
 from mlrelease.wheels.config import Accept, FileSet
 from mlrelease.wheels.differences import CLASSES, accepted, table
-from mlrelease.wheels.members import Archive, Member, is_compiled, module_of
+from mlrelease.wheels.members import Archive, ArchiveEntry, is_compiled, module_of
 
 ELF = b"\x7fELF\x02\x01\x01" + b"\0" * 57
 LINUX = frozenset(parse_tag("cp312-cp312-manylinux_2_28_x86_64"))
@@ -51,11 +51,11 @@ def test_every_metadata_field_is_compared_and_named() -> None:
 
 
 def test_wheel_fields_are_compared_with_the_reference_and_the_file_name() -> None:
-    ref = b"Wheel-Version: 1.0\nGenerator: hatchling 1.27.0\nRoot-Is-Purelib: true\n"
+    ref = b"WheelContents-Version: 1.0\nGenerator: hatchling 1.27.0\nRoot-Is-Purelib: true\n"
     ref += b"Tag: py3-none-any\n"
     ours = ref.replace(b"1.0\n", b"9.0\n", 1).replace(b"1.27.0", b"1.26.0")
     problems, generator = fields.wheel_differ("w.whl", "d/WHEEL", ours, ref, PURE, True)
-    assert generator and len(problems) == 1 and "Wheel-Version" in problems[0]
+    assert generator and len(problems) == 1 and "WheelContents-Version" in problems[0]
     problems, _ = fields.wheel_differ("w.whl", "d/WHEEL", ref, ref, LINUX, False)
     assert problems and "file name" in problems[0]
 
@@ -70,11 +70,11 @@ def _record(files: dict[str, bytes], extra: str = "") -> bytes:
 
 def test_record_lists_every_member_once_and_nothing_else() -> None:
     files = {"d/__init__.py": b"", "d-1.0.dist-info/METADATA": b"Name: d\n"}
-    archive = {n: Member("file", b) for n, b in files.items()}
-    good = Archive({**archive, "d-1.0.dist-info/RECORD": Member("file", _record(files))})
+    archive = {n: ArchiveEntry("file", b) for n, b in files.items()}
+    good = Archive({**archive, "d-1.0.dist-info/RECORD": ArchiveEntry("file", _record(files))})
     assert compare.record("w.whl", good) == []
     ghost = _record(files, "d/ghost.py,sha256=x,1\n")
-    bad = Archive({**archive, "d-1.0.dist-info/RECORD": Member("file", ghost)})
+    bad = Archive({**archive, "d-1.0.dist-info/RECORD": ArchiveEntry("file", ghost)})
     assert any("d/ghost.py" in p for p in compare.record("w.whl", bad))
 
 

@@ -1,7 +1,7 @@
 """What the reader gathers for ``release bind``, ``publish`` and ``promote`` (the edge): the RC's
 verdict and what it must be bound to, the manifests bound to the RC here and on origin, the
-artifacts offered (hashed, checked against the RC's commit), the store, and what the index
-holds.
+artifacts offered (hashed, checked against the RC's commit), the store, what the index
+holds, and the origins a train member's upstream records name.
 """
 
 from __future__ import annotations
@@ -17,10 +17,18 @@ from mlrelease.config import Config
 from mlrelease.edges import git
 from mlrelease.edges.digests import sha256
 from mlrelease.errors import UserError
+from mlrelease.release import refs
 from mlrelease.release.config import TABLE, ReleaseConfig
 from mlrelease.release.promotion import channels, index, provenance, record, store
-from mlrelease.release.promotion.manifest import Entry, Manifest
-from mlrelease.release.world import PromoteFacts, RcVerdict, Target, World
+from mlrelease.release.promotion.manifest import Entry, Manifest, Upstream
+from mlrelease.release.world import (
+    BOUND_PREFIX,
+    PromoteFacts,
+    RcVerdict,
+    Target,
+    UpstreamOrigin,
+    World,
+)
 from mlrelease.wheels import artifacts, evidence
 from mlrelease.wheels.differences import Verdict
 
@@ -39,6 +47,8 @@ class Asked(Protocol):
     def index(self) -> str | None: ...
     @property
     def known_index(self) -> bool: ...
+    @property
+    def upstream(self) -> tuple[Upstream, ...]: ...
 
 
 def read(
@@ -67,6 +77,7 @@ def read(
         stored=store.objects(root),
         index=held,
         published=published,
+        upstreams=upstreams(root, [*ask.upstream, *recorded(bound)]),
     )
 
 
@@ -180,9 +191,42 @@ def blobs(root: Path, world: World, rc: str) -> dict[str, tuple[str, str]]:
     shas = {*world.local.bindings.get(rc, {}).values()}
     if remote:
         shas |= {*remote.refs.bindings.get(rc, {}).values()}
+    return texts(root, shas)
+
+
+def texts(root: Path, shas: set[str]) -> dict[str, tuple[str, str]]:
+    """blob SHA -> (SHA-256 of its bytes, its text), for the blobs present in ``root``."""
     found = {}
     for sha in sorted(shas):
         data = git.blob_bytes(root, sha)
         if data is not None:
             found[sha] = (hashlib.sha256(data).hexdigest(), data.decode("utf-8", errors="replace"))
+    return found
+
+
+def recorded(bound: dict[str, tuple[str, str]]) -> list[Upstream]:
+    """The upstream records of the manifests bound to the RC (an unreadable one has none)."""
+    found: list[Upstream] = []
+    for _, text in bound.values():
+        try:
+            found += Manifest.parse(text, BOUND_PREFIX).upstream
+        except UserError:
+            continue
+    return found
+
+
+def upstreams(root: Path, records: list[Upstream]) -> dict[str, UpstreamOrigin]:
+    """Each origin the records name: its RC and final tags and its bindings, with the manifests
+    they bind, fetched shallow into this clone's upstream store."""
+    found: dict[str, UpstreamOrigin] = {}
+    urls = sorted({r.origin for r in records})
+    kept = refs.store_for(git.common_dir(root) / "mlrelease" / "upstream.git") if urls else root
+    for url in urls:
+        try:
+            seen = refs.read_url(kept, url, ("refs/tags/", BOUND_PREFIX))
+        except UserError as exc:
+            found[url] = UpstreamOrigin(url, error=str(exc))
+            continue
+        shas = {b for by_rc in seen.bindings.values() for b in by_rc.values()}
+        found[url] = UpstreamOrigin(url, seen, texts(kept, shas))
     return found

@@ -26,7 +26,7 @@ from mlrelease.wheels.compare import Acceptance
 from mlrelease.wheels.config import WheelsConfig
 from mlrelease.wheels.differences import CLASSES, Difference, Verdict, accepted
 from mlrelease.wheels.evidence import Evidence
-from mlrelease.wheels.members import Archive, Wheel
+from mlrelease.wheels.members import Archive, WheelContents
 from mlrelease.wheels.project import from_config, restamp
 from mlrelease.wheels.promote import completeness
 from mlrelease.wheels.reference import Reference
@@ -70,7 +70,8 @@ def built_from(reference: Reference, files: Named, policy: Acceptance) -> Verdic
     assert reference.sdist is not None  # a reference that is not broken has its sdist
     sdist = members.read(reference.sdist.name, reference.sdist)
     wheels = [
-        Wheel(w.name, artifacts.identify(w).tags, members.read(w.name, w)) for w in reference.wheels
+        WheelContents(w.name, artifacts.identify(w).tags, members.read(w.name, w))
+        for w in reference.wheels
     ]
     verdict = Verdict()
     for file, path in files:
@@ -82,7 +83,7 @@ def built_from(reference: Reference, files: Named, policy: Acceptance) -> Verdic
         if not file.endswith(".whl"):
             verdict.add(compare.sdist(file, ours, sdist))
             continue
-        candidate = Wheel(file, artifacts.identify(Path(file)).tags, ours)
+        candidate = WheelContents(file, artifacts.identify(Path(file)).tags, ours)
         if wheels:
             verdict.add(_closest(candidate, wheels, policy))
         else:
@@ -90,7 +91,7 @@ def built_from(reference: Reference, files: Named, policy: Acceptance) -> Verdic
     return verdict
 
 
-def _closest(candidate: Wheel, wheels: list[Wheel], policy: Acceptance) -> Verdict:
+def _closest(candidate: WheelContents, wheels: list[WheelContents], policy: Acceptance) -> Verdict:
     """The wheel against the reference wheels (from the sdist, then from the tree): the first
     it matches, else the differences from the first."""
     found = []
@@ -103,7 +104,9 @@ def _closest(candidate: Wheel, wheels: list[Wheel], policy: Acceptance) -> Verdi
     return found[0]
 
 
-def _metadata_only(candidate: Wheel, sdist: Archive, ref: Reference, policy: Acceptance) -> Verdict:
+def _metadata_only(
+    candidate: WheelContents, sdist: Archive, ref: Reference, policy: Acceptance
+) -> Verdict:
     file = candidate.file
     note = ref.notes[0] if ref.notes else f"no wheel of {ref.commit[:12]} builds on this machine"
     reason = accepted(policy.accept, "metadata-only")
