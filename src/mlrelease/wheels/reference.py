@@ -20,7 +20,8 @@ takes the metadata-only path, which the project must declare.
 A reference is cached by commit in the clone's git folder (``mlrelease/reference/<commit>``),
 but the cache is only a speed-up: anything the project's build runs could have written it.
 :func:`build` reads it only when its :attr:`~Reference.digest` is one recorded where the build
-could not write (the manifest bound to the RC, on origin); ``release bind`` builds anew.
+could not write (the manifest origin binds to the RC); the first ``release bind`` of an RC,
+which no manifest vouches for yet, builds anew.
 """
 
 from __future__ import annotations
