@@ -90,9 +90,10 @@ def figures(rows: list[str], repeat: int) -> list[str]:
     return [
         FIGURES,
         "",
-        f"Medians of {repeat} runs on {platform.machine()} with {os.cpu_count()} CPUs (the "
-        "shared development machine); cold: an empty cache, cached: read back and checked "
-        "against the reference's digest, as publish and promote do (bind always builds).",
+        f"Medians of {repeat} runs on {platform.machine()} with {os.cpu_count()} CPUs, shared "
+        f"(load average {os.getloadavg()[0]:.1f} when the runs ended); cold: an empty cache, "
+        "the checkout and three builds (as the first bind of an RC always does); cached: read "
+        "back and checked against the reference's digest, as every later reader does.",
         "",
         "| project | reference files | cold | cached | cold / cached |",
         "|---|---|---|---|---|",

@@ -41,6 +41,7 @@ from mlrelease.edges import checkout, git
 from mlrelease.errors import UserError
 from mlrelease.wheels import members
 from mlrelease.wheels.build import pypa_build
+from mlrelease.wheels.compare import is_record
 from mlrelease.wheels.elf import image_digest
 
 CACHE = "mlrelease/reference"
@@ -252,9 +253,10 @@ def _digest(state: dict[str, Any], paths: dict[str, Path | None]) -> str:
 
 
 def view(path: Path) -> dict[str, str]:
-    """An archive's entries: name -> kind and the digest of what a rebuild reproduces."""
+    """An archive's entries: name -> kind and the digest of what a rebuild reproduces (a
+    wheel's RECORD by its presence: it lists the hashes of extensions whose build-id moves)."""
     found = members.read(path.name, path)
     return {
-        name: f"{entry.kind}:{image_digest(entry.data)}"
+        name: entry.kind if is_record(name) else f"{entry.kind}:{image_digest(entry.data)}"
         for name, entry in sorted(found.members.items())
     }
