@@ -22,10 +22,19 @@ from hypothesis.stateful import rule
 
 from helpers import release_oracle as oracle
 from helpers.reference_builds import Members, rewrite_wheel, shared_object
+from mlrelease.wheels.artifacts import write_sums
 
 WHEEL = "demo-1.4.0-py3-none-any.whl"
 INFO = "demo-1.4.0.dist-info"
-DOCTORED = ("pth", "bare-extension", "extra-wheel", "wheel-version", "summary", "entry-point")
+DOCTORED = (
+    "pth",
+    "bare-extension",
+    "extra-wheel",
+    "second-wheel",
+    "wheel-version",
+    "summary",
+    "entry-point",
+)
 CLONE = ("smudge-env", "smudge-config", "export-ignore", "autocrlf", "undo")
 ENV_CONFIG = {
     "GIT_CONFIG_COUNT": "1",
@@ -63,10 +72,15 @@ def _doctor(self: Any, how: str, members: Members) -> None:
 @rule(how=st.sampled_from(DOCTORED))
 def dist_doctored(self: Any, how: str) -> None:
     """The environment changes what dist/ holds, its RECORD kept true: a member added, one
-    more wheel (the pure wheel plus a native module, tagged cp3X-manylinux), other metadata."""
+    more wheel (the pure wheel plus a native module, tagged cp3X-manylinux, or the same wheel
+    under a build tag), other metadata."""
     dist = Path(self.work) / "dist"
     wheel = dist / WHEEL
     if not wheel.is_file():
+        return
+    if how == "second-wheel":  # the same wheel again under a build tag: two of one tag
+        shutil.copy(wheel, dist / "demo-1.4.0-1-py3-none-any.whl")
+        write_sums(dist)
         return
     if how != "extra-wheel":
         rewrite_wheel(wheel, lambda members: _doctor(self, how, members))

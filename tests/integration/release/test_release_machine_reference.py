@@ -47,6 +47,7 @@ def test_doctored_files_clone_setups_and_cache_writes_are_refused(harness: Harne
     for act in (
         lambda m: m.dist_doctored("bare-extension"),
         lambda m: m.dist_doctored("extra-wheel"),
+        lambda m: m.dist_doctored("second-wheel"),
         lambda m: (m.clone_configuration("smudge-env"), m.build()),
         lambda m: m.reference_cache_written(),
     ):
