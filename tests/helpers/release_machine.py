@@ -26,6 +26,7 @@ from pathlib import Path
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
+from helpers import release_installers as installers
 from helpers import release_oracle as oracle
 from helpers import release_reference_rules as reference_rules
 from helpers.dist import build_dist
@@ -153,6 +154,7 @@ class ReleaseMachine(RuleBasedStateMachine):
         self.genuine = oracle.Genuine()
         self.marks: dict[str, str] = {}
         self.found: list[str] = []
+        installers.reset(self)
 
     def teardown(self) -> None:
         reference_rules.forget(self)
@@ -171,6 +173,7 @@ class ReleaseMachine(RuleBasedStateMachine):
         before = oracle.take(self.work, self.origin, h.index, self.marks)
         if h.proxy is not None:  # the index as the environment left it
             h.proxy.upstream, h.proxy.mode = h.urls[self.view], self.error_pages
+        seen = installers.before(self)  # #48: the index as installers read it, fork tags
         fork = self.base / "fork.git"
         forked = oracle.refs(fork) if fork.exists() else {}
         code, out = run(where, *args, kill=kill)
@@ -184,6 +187,7 @@ class ReleaseMachine(RuleBasedStateMachine):
         found = oracle.violations(
             self.work, self.origin, before, after, self.genuine, self.build_of
         )
+        found += installers.after(self, seen, out)
         self.found += [f"{' '.join(args)} (kill {kill}): {v}" for v in found]
         why = " ".join(out.split())[-300:] if code > 0 else ""
         h.log.append(f"{' '.join(args)} kill={kill} -> {code} {why}")
@@ -344,7 +348,11 @@ class ReleaseMachine(RuleBasedStateMachine):
         user_git_config,
     )
 
-    # What bind compares (issue 48): doctored dist/, the clone's configuration, the cache.
+    # --- #48: the index as installers read it, a fork's tags (helpers.release_installers) ---
+    from helpers.release_installers import drop_fork_tags, fork_rc_tag, index_entry_url
+
+    # --- #48: what bind compares (helpers.release_reference_rules): doctored dist/, the
+    # clone's configuration, writes to the reference cache ---
     from helpers.release_reference_rules import (
         clone_configuration,
         dist_doctored,

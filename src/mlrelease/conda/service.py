@@ -1,6 +1,6 @@
 """What ``mlrelease conda`` and the ``conda`` gate both do: read the bound release and the
-feedstock, plan the change (:mod:`~mlrelease.conda.propose`), check the patches, render and lint the result;
-and, for ``--execute``, write it as a branch of the feedstock."""
+feedstock, plan the change (:mod:`~mlrelease.conda.propose`), check the patches, render and lint
+the result; and, for ``--execute``, write it as a branch of the feedstock."""
 
 from __future__ import annotations
 

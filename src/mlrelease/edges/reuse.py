@@ -42,10 +42,13 @@ class Stamp:
     facts: dict[str, object] = field(default_factory=dict)
 
     def note(self, key: Key, opt_out: str) -> str:
-        """The words a reused verdict adds to its summary, with how to always run."""
+        """The words a reused verdict adds to its summary, with how to always run: ``opt_out``
+        is a table (``[tool.mlrelease.gate-options.tests]``: set its ``reuse = false``) or, in
+        backquotes, a command."""
+        always = f"use {opt_out}" if opt_out.startswith("`") else f"set {opt_out} reuse = false"
         return (
             f"(reused: the run of {self.finished} passed on this commit {key.commit[:12]}, tree, "
-            f"inputs and environment; set {opt_out} reuse = false to always run)"
+            f"inputs and environment; {always} to always run)"
         )
 
 

@@ -169,6 +169,9 @@ class Release:
     index: str | None = None
     known_index: bool = False
     """Without ``index``: read the index the RC was published to (recorded, or configured)."""
+    proven: bool = False
+    """Download the bound files the index lists, from the URLs installers use, and hash them
+    (publish and promote decide on their bytes, never on the index's word)."""
     upstream: tuple[Upstream, ...] = ()
     """The upstream records ``release bind`` writes into the manifest (a train member's): their
     origins are read too."""

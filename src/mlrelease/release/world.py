@@ -68,6 +68,25 @@ class Tag:
 
 
 @dataclass(frozen=True)
+class MadeTag:
+    """A tag a release command made in this clone, as its record says
+    (:mod:`mlrelease.release.made`)."""
+
+    name: str
+    commit: str
+    object: str | None
+    """The tag object it made; None when only the intent was recorded (killed while git ran)."""
+    verb: str = ""
+
+    def names(self, tag: Tag, marker: str) -> bool:
+        """Whether ``tag`` is the one this record made: its very object, or, for an intent
+        alone, an annotated tag with ``marker`` on the recorded commit."""
+        if self.object is not None:
+            return tag.object == self.object
+        return tag.commit == self.commit and tag.made_by(marker)
+
+
+@dataclass(frozen=True)
 class Refs:
     """Branches, tags and bindings of one side (local, or origin)."""
 
@@ -178,7 +197,8 @@ class Index:
     url: str
     """The simple page read (``.../simple/<project>/``)."""
     files: tuple[IndexFile, ...] = ()
-    """The files of this version (any spelling), each with its SHA-256 proven."""
+    """The entries installers read as files of this version (by their URL or by the name they
+    state, any spelling), each with its SHA-256 proven (``downloaded``: from its bytes)."""
     error: str | None = None
     """Why it could not be read (refused when a decision needs it)."""
     repository: str = ""
@@ -186,6 +206,8 @@ class Index:
     source: str = ""
     """Why this index was read: ``--repository-url``, the record of ``release publish``, or
     the configured ``index``."""
+    others: tuple[IndexFile, ...] = ()
+    """The page's other entries (other versions, other names, no distribution at all)."""
 
 
 @dataclass(frozen=True)
@@ -233,9 +255,7 @@ class PromoteFacts:
     """Why the folder's files are not this release's (identity, completeness, the RC's tree),
     one line each; bind refuses on any."""
     accepted: tuple[Difference, ...] = ()
-    """The members that differ from the reference build of the RC's commit by a class the
-    project accepts (compared after normalising, provenance, not rebuilt, ...); bind prints
-    them and records them in the manifest."""
+    """Members differing from the reference build by a class the project accepts."""
     reference: str = ""
     """The digest of the reference build the files were compared with."""
     stored: Mapping[str, int] = field(default_factory=dict)
@@ -274,6 +294,8 @@ class World:
     lock: str | None = None
     """The path of an ``index.lock`` left here."""
     journal: Journal | None = None
+    made: Mapping[str, MadeTag] = field(default_factory=dict)
+    """Tag name -> the record of the tag a release command made here under that name."""
     commits: Mapping[str, str | None] = field(default_factory=dict)
     """ref as named (``refs/heads/main``, a --from argument) -> its commit, None when absent."""
     versions: Mapping[str, str] = field(default_factory=dict)
@@ -336,6 +358,12 @@ class World:
             return True
         found: bool = self._get(self.ancestry, (a, b), "ancestry fact")
         return found
+
+    def made_here(self, name: str, marker: str) -> bool:
+        """Whether this clone's tag ``name`` was made here by a release command (its record),
+        whatever its annotation says (a fork's tag carries the same ``Made-by`` line)."""
+        tag, record = self.local.tags.get(name), self.made.get(name)
+        return tag is not None and record is not None and record.names(tag, marker)
 
     def origin(self) -> Remote | None:
         """Origin's refs; a remote that could not be read is refused here, when needed."""

@@ -47,7 +47,9 @@ def world_of(
     heads = {f"release/{member.version.rsplit('.', 1)[0]}": "1" * 40}
 
     def index(url: str, entries: tuple[Entry, ...]) -> Index:
-        return Index(url, tuple(IndexFile(e.name, url + e.name, e.sha256) for e in entries))
+        return Index(
+            url, tuple(IndexFile(e.name, url + e.name, e.sha256, downloaded=True) for e in entries)
+        )
 
     return MemberWorld(
         member,
