@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from mlrelease.edges import git
+from mlrelease.edges.digests import sha256
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,7 @@ def tree_digest(root: Path) -> tuple[str, str] | None:
         path = root / name
         digest.update(name.encode())
         if path.is_file() and not path.is_symlink():
-            digest.update(hashlib.sha256(path.read_bytes()).digest())
+            digest.update(bytes.fromhex(sha256(path)))
     return commit, digest.hexdigest()
 
 

@@ -303,9 +303,9 @@ class World:
     unreadable: Mapping[str, str] = field(default_factory=dict)
     """ref or commit -> why its version cannot be read (no pyproject.toml, no key)."""
     files: Mapping[tuple[str, str], str | None] = field(default_factory=dict)
+    """(ref, path) -> the file's text there; None when it does not exist."""
     listings: Mapping[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
     """(ref, glob) -> the files of ``ref``'s tree the pattern matches (release-only edits)."""
-    """(ref, path) -> the file's text there; None when it does not exist."""
     version_files: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """ref -> pyproject.toml and the ``[[tool.bumpversion.files]]`` there (links resolved)."""
     links: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
