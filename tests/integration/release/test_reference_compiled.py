@@ -159,3 +159,53 @@ def test_a_wheel_not_built_here_needs_the_provenance_of_its_build(
     assert code == 0, out
     assert sorted(p.name for p in packages.iterdir()) == sorted([SDIST, wheel])
     assert repo.origin_git("tag", "--list", "v1.4.0") == "v1.4.0"
+
+
+def _hostile(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The maintainer's clone as Git for Windows and a CI credential helper leave it: CRLF
+    checkouts (``core.autocrlf``), a smudge filter from the environment (``GIT_CONFIG_COUNT``)
+    on a committed module, attributes outside the commit that hide the C fix from ``git
+    archive``; the reference cache gone, so publish and promote build the reference again."""
+    repo.git("config", "core.autocrlf", "true")
+    for name in repo.git("ls-files").splitlines():
+        (repo.path / name).unlink()
+    repo.git("checkout", "--", ".")
+    assert b"\r\n" in (repo.path / "src/demo/core.py").read_bytes()
+    write(
+        repo.path / ".git/info/attributes",
+        "src/demo/core.py filter=fix\ncsrc/impl.c export-ignore\n",
+    )
+    for key, value in {
+        "GIT_CONFIG_COUNT": "1",
+        "GIT_CONFIG_KEY_0": "filter.fix.smudge",
+        "GIT_CONFIG_VALUE_0": "sed s/42/7/",
+    }.items():
+        monkeypatch.setenv(key, value)
+    shutil.rmtree(repo.path / ".git/mlrelease/reference")
+
+
+def test_a_native_release_is_published_and_promoted_from_a_hostile_clone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, index: tuple[str, Path]
+) -> None:
+    """CI's build of the RC (a clean clone, so the extension's debug info names another
+    folder) is bound; then the clone's configuration turns hostile and the cache is removed.
+    publish and promote rebuild the reference from git objects alone: the extension is
+    compared after normalising again, and the bound files reach the index (pypiserver on
+    127.0.0.1). Through ``git archive``, the clone's view, the reference lacked ``csrc/impl.c``
+    and its ``answer`` returned 7: the correct release was refused."""
+    git_env(monkeypatch)
+    repo = project(tmp_path / "n", lambda f: native(f, NORMALISED))
+    to_rc(repo, _fix)
+    ci = tmp_path / "ci"
+    subprocess.run(["git", "clone", "-q", "--branch", RC, str(repo.origin), str(ci)], check=True)
+    build_dist(ci, repo.path / "dist")
+    _, manifest = bound(repo)
+    _hostile(repo, monkeypatch)
+    assert run(repo, "verify")[0] == 0
+    url, packages = index
+    promote = ("release", "promote", "--rc", RC, "--publish", "--repository-url", url)
+    code, out = run(repo, *promote, "--execute", "--push")
+    assert code == 0, out
+    bound_files = sorted(f["name"] for f in manifest["files"])  # type: ignore[union-attr, index]
+    assert sorted(p.name for p in packages.iterdir()) == bound_files == [NATIVE_WHEEL, SDIST]
+    assert repo.origin_git("tag", "--list", "v1.4.0") == "v1.4.0"
