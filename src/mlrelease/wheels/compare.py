@@ -27,7 +27,7 @@ from packaging.tags import Tag
 
 from mlrelease.wheels import fields
 from mlrelease.wheels.config import Accept
-from mlrelease.wheels.differences import Difference, Verdict, accepted, not_accepted
+from mlrelease.wheels.differences import Difference, ReferenceVerdict, accepted, not_accepted
 from mlrelease.wheels.evidence import Evidence
 from mlrelease.wheels.members import Archive, ArchiveEntry, WheelContents, is_compiled
 
@@ -74,9 +74,9 @@ def _kinds(file: str, name: str, ours: ArchiveEntry, ref: ArchiveEntry) -> str |
     return None
 
 
-def sdist(file: str, ours: Archive, ref: Archive) -> Verdict:
+def sdist(file: str, ours: Archive, ref: Archive) -> ReferenceVerdict:
     """Differences of an sdist's entries from the reference sdist's."""
-    verdict = Verdict(structure(file, ours))
+    verdict = ReferenceVerdict(structure(file, ours))
     mine, theirs = ours.members, ref.members
     for name in sorted(set(mine) | set(theirs)):
         a, b = mine.get(name), theirs.get(name)
@@ -152,10 +152,10 @@ def dist_info_member(
     ref: ArchiveEntry,
     tags: frozenset[Tag],
     policy: Acceptance,
-) -> Verdict:
+) -> ReferenceVerdict:
     """A member both wheels hold: the same kind and bytes; METADATA, WHEEL and
     ``entry_points.txt`` field by field."""
-    verdict = Verdict()
+    verdict = ReferenceVerdict()
     problem = _kinds(file, name, ours, ref)
     if problem is not None:
         verdict.problems.append(problem)
@@ -177,18 +177,20 @@ def dist_info_member(
     return verdict
 
 
-def _generator(file: str, name: str, data: bytes, policy: Acceptance) -> Verdict:
+def _generator(file: str, name: str, data: bytes, policy: Acceptance) -> ReferenceVerdict:
     said = fields.headers(data).get("Generator", [""])[0]
     if accepted(policy.accept, "generator"):
-        return Verdict(accepted=[Difference(file, f"{name} Generator", "generator", said)])
-    return Verdict([f"{file}: {name} Generator is {said!r}; {not_accepted('generator')}"])
+        return ReferenceVerdict(accepted=[Difference(file, f"{name} Generator", "generator", said)])
+    return ReferenceVerdict([f"{file}: {name} Generator is {said!r}; {not_accepted('generator')}"])
 
 
-def wheel(candidate: WheelContents, reference: WheelContents, policy: Acceptance) -> Verdict:
+def wheel(
+    candidate: WheelContents, reference: WheelContents, policy: Acceptance
+) -> ReferenceVerdict:
     """Differences of a wheel's entries from the reference wheel's, compiled code aside
     (:func:`mlrelease.wheels.compiled.against_reference` compares it)."""
     file, tags, ours = candidate.file, candidate.tags, candidate.archive
-    verdict = Verdict(structure(file, ours) + record(file, ours))
+    verdict = ReferenceVerdict(structure(file, ours) + record(file, ours))
     mine, theirs = ours.members, reference.archive.members
     code = {m for m, e in mine.items() if e.kind == "file" and is_compiled(m, e.data, tags)}
     code |= {

@@ -32,7 +32,7 @@ from mlrelease.wheels.compare import (
     structure,
     tags_agree,
 )
-from mlrelease.wheels.differences import Difference, Verdict, accepted, not_accepted
+from mlrelease.wheels.differences import Difference, ReferenceVerdict, accepted, not_accepted
 from mlrelease.wheels.elf import same_image
 from mlrelease.wheels.members import Archive, WheelContents, is_compiled, module_of
 
@@ -50,12 +50,12 @@ def _python(archive: Archive, code: set[str]) -> set[str]:
 
 def against_reference(
     candidate: WheelContents, reference: WheelContents, policy: Acceptance
-) -> Verdict:
+) -> ReferenceVerdict:
     """The compiled members of a wheel against the reference wheel's (see the module)."""
     file, tags, ours = candidate.file, candidate.tags, candidate.archive
     ref, ref_tags = reference.archive, reference.tags
     mine, theirs = _code(ours, tags), _code(ref, ref_tags)
-    verdict = Verdict([p for m in sorted(mine) for p in tags_agree(file, m, tags)])
+    verdict = ReferenceVerdict([p for m in sorted(mine) for p in tags_agree(file, m, tags)])
     if tags == ref_tags:
         return verdict.add(_rebuilt(file, ours, ref, mine, theirs, policy))
     modules = {module_of(m) for m in theirs} - {None}
@@ -84,8 +84,8 @@ def against_reference(
 
 def _rebuilt(
     file: str, ours: Archive, ref: Archive, mine: set[str], theirs: set[str], policy: Acceptance
-) -> Verdict:
-    verdict = Verdict()
+) -> ReferenceVerdict:
+    verdict = ReferenceVerdict()
     for name in sorted(mine | theirs):
         if name not in theirs:
             verdict.problems.append(
@@ -114,27 +114,27 @@ def _rebuilt(
     return verdict
 
 
-def vouched(file: str, name: str, policy: Acceptance, what: str) -> Verdict:
+def vouched(file: str, name: str, policy: Acceptance, what: str) -> ReferenceVerdict:
     """``name`` accepted on the provenance of its wheel's build (class ``provenance``), or why
     not."""
     detail, why = policy.evidence.provenance(file, name)
     if not accepted(policy.accept, "provenance"):
-        return Verdict(
+        return ReferenceVerdict(
             [f"{file}: {name} is {what} (provenance, not rebuilt); {not_accepted('provenance')}"]
         )
     if why:
-        return Verdict(
+        return ReferenceVerdict(
             [f"{file}: {name} is {what}, accepted only on the provenance of its build: {why}"]
         )
-    return Verdict(accepted=[Difference(file, name, "provenance", detail)])
+    return ReferenceVerdict(accepted=[Difference(file, name, "provenance", detail)])
 
 
 def against_sdist(
     candidate: WheelContents, sdist: Archive, metadata: dict[str, object], policy: Acceptance
-) -> Verdict:
+) -> ReferenceVerdict:
     """A wheel where no wheel builds here: the metadata-only path (see the module)."""
     file, tags, ours = candidate.file, candidate.tags, candidate.archive
-    verdict = Verdict(structure(file, ours) + record(file, ours))
+    verdict = ReferenceVerdict(structure(file, ours) + record(file, ours))
     code = _code(ours, tags)
     files = {n.split("/", 1)[1]: d for n, d in sdist.files().items() if "/" in n}
     python = (
@@ -165,7 +165,7 @@ def against_sdist(
 
 def _in_sdist(
     file: str, name: str, data: bytes, files: dict[str, bytes], policy: Acceptance
-) -> Verdict:
+) -> ReferenceVerdict:
     """A wheel member against the sdist's file at its path (below the sdist's top folder, or
     one folder of it); without one, its build's provenance."""
     rel = name
@@ -180,6 +180,8 @@ def _in_sdist(
     ]
     if len(where) == 1:
         if files[where[0]] == data:
-            return Verdict()
-        return Verdict([bytes_differ(file, name, data, files[where[0]], f"the sdist's {where[0]}")])
+            return ReferenceVerdict()
+        return ReferenceVerdict(
+            [bytes_differ(file, name, data, files[where[0]], f"the sdist's {where[0]}")]
+        )
     return vouched(file, name, policy, "not in the sdist (only the build makes it)")

@@ -107,7 +107,7 @@ class Difference:
 
 
 @dataclass
-class Verdict:
+class ReferenceVerdict:
     """A comparison's outcome: what refuses the file, and what differs by an accepted class."""
 
     problems: list[str] = field(default_factory=list)
@@ -115,7 +115,7 @@ class Verdict:
     reference: str = ""
     """The digest of the reference build compared with (recorded in the manifest)."""
 
-    def add(self, other: Verdict) -> Verdict:
+    def add(self, other: ReferenceVerdict) -> ReferenceVerdict:
         self.problems += other.problems
         self.accepted += other.accepted
         self.reference = other.reference or self.reference

@@ -74,9 +74,9 @@ def test_the_machine_catches_a_comparison_that_compares_nothing(
 ) -> None:
     """The oracle is not vacuous: with the reference comparison switched off, binding an
     import hook in the wheel is a violation of (c)."""
-    from mlrelease.wheels.differences import Verdict
+    from mlrelease.wheels.differences import ReferenceVerdict
 
-    monkeypatch.setattr(provenance, "built_from", lambda *a, **k: Verdict())
+    monkeypatch.setattr(provenance, "built_from", lambda *a, **k: ReferenceVerdict())
     ReleaseMachine.harness = harness
     machine = ReleaseMachine()
     machine.fresh_world()

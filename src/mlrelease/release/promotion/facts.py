@@ -30,7 +30,7 @@ from mlrelease.release.world import (
     World,
 )
 from mlrelease.wheels import artifacts, evidence
-from mlrelease.wheels.differences import Verdict
+from mlrelease.wheels.differences import ReferenceVerdict
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -119,12 +119,12 @@ def trusted(world: World, target: Target, bound: dict[str, tuple[str, str]]) -> 
 
 def offered(
     config: Config, target: Target, commit: str | None, folder: Path, reference: str = ""
-) -> tuple[tuple[Entry, ...], tuple[str, ...], Verdict]:
+) -> tuple[tuple[Entry, ...], tuple[str, ...], ReferenceVerdict]:
     """(the wheels and sdists of ``folder``, hashed; its other files; why they are not this
     release's files built from ``commit``, and what differs by a class the project accepts).
     The provenance statements of the wheels' builds (``*.intoto.json``) are read as such."""
     if not folder.is_dir():
-        return (), (), Verdict()
+        return (), (), ReferenceVerdict()
     paths: list[Path] = []
     others: list[Path] = []
     for path in sorted(folder.iterdir()):
@@ -136,7 +136,7 @@ def offered(
     found = tuple(Entry(p.name, p.stat().st_size, sha256(p)) for p in paths)
     statements, unreadable = evidence.read(folder)
     problems = [f"{n}: neither a wheel nor an sdist" for n in (p.name for p in others)]
-    verdict = Verdict(problems + unreadable)
+    verdict = ReferenceVerdict(problems + unreadable)
     if paths and commit:
         verdict.add(
             provenance.findings(

@@ -24,7 +24,7 @@ from mlrelease.release import queries
 from mlrelease.wheels import artifacts, compare, compiled, members, reference
 from mlrelease.wheels.compare import Acceptance
 from mlrelease.wheels.config import WheelsConfig
-from mlrelease.wheels.differences import CLASSES, Difference, Verdict, accepted
+from mlrelease.wheels.differences import CLASSES, Difference, ReferenceVerdict, accepted
 from mlrelease.wheels.evidence import Evidence
 from mlrelease.wheels.members import Archive, WheelContents
 from mlrelease.wheels.project import from_config, restamp
@@ -62,18 +62,18 @@ def identity(config: Config, version: Version, files: Named, *, whole: bool = Tr
     return problems
 
 
-def built_from(reference: Reference, files: Named, policy: Acceptance) -> Verdict:
+def built_from(reference: Reference, files: Named, policy: Acceptance) -> ReferenceVerdict:
     """Every difference of the files from the reference build of their commit, one line each,
     and the differences of a class the project accepts (see :mod:`mlrelease.wheels.compare`)."""
     if reference.broken:
-        return Verdict([f"the RC's commit is no release: {reference.broken}"])
+        return ReferenceVerdict([f"the RC's commit is no release: {reference.broken}"])
     assert reference.sdist is not None  # a reference that is not broken has its sdist
     sdist = members.read(reference.sdist.name, reference.sdist)
     wheels = [
         WheelContents(w.name, artifacts.identify(w).tags, members.read(w.name, w))
         for w in reference.wheels
     ]
-    verdict = Verdict()
+    verdict = ReferenceVerdict()
     for file, path in files:
         try:
             ours = members.read(file, path)
@@ -91,7 +91,9 @@ def built_from(reference: Reference, files: Named, policy: Acceptance) -> Verdic
     return verdict
 
 
-def _closest(candidate: WheelContents, wheels: list[WheelContents], policy: Acceptance) -> Verdict:
+def _closest(
+    candidate: WheelContents, wheels: list[WheelContents], policy: Acceptance
+) -> ReferenceVerdict:
     """The wheel against the reference wheels (from the sdist, then from the tree): the first
     it matches, else the differences from the first."""
     found = []
@@ -106,12 +108,12 @@ def _closest(candidate: WheelContents, wheels: list[WheelContents], policy: Acce
 
 def _metadata_only(
     candidate: WheelContents, sdist: Archive, ref: Reference, policy: Acceptance
-) -> Verdict:
+) -> ReferenceVerdict:
     file = candidate.file
     note = ref.notes[0] if ref.notes else f"no wheel of {ref.commit[:12]} builds on this machine"
     reason = accepted(policy.accept, "metadata-only")
     if not reason:
-        return Verdict(
+        return ReferenceVerdict(
             [
                 f"{file}: {note}, so it cannot be compared with a wheel built from the commit. "
                 f"The metadata-only path is an exception the project declares: set "
@@ -134,14 +136,14 @@ def findings(
     whole: bool = True,
     evidence: Evidence | None = None,
     trusted: str = "",
-) -> Verdict:
+) -> ReferenceVerdict:
     """Every reason the files are not this release's, built from ``commit`` (no problem: they
     are), and the differences of an accepted class. ``evidence``: the provenance offered
     with the files, or recorded in the bound manifest; ``trusted``: the reference digest the
     bound manifest records (the cache is read only when it holds that)."""
     problems = identity(config, version, files, whole=whole)
     if problems:
-        return Verdict(problems)
+        return ReferenceVerdict(problems)
     ref = reference_of(config, commit, version, trusted)
     digests = {name: sha256(path) for name, path in files}
     offered = replace(evidence or Evidence(), commit=commit, source=ref.source, sha256=digests)
