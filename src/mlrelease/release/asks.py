@@ -95,7 +95,7 @@ class Candidate:
             version: Version | None = Version(current)
         except InvalidVersion:
             version = None
-        tags = {n: t.commit or t.object for n, t in snap.local.tags.items()}
+        tags = {n: t.commit or t.tag_object for n, t in snap.local.tags.items()}
         if snap.remote:
             tags.update(snap.remote.tags)
         for name, commit in tags.items():

@@ -57,7 +57,7 @@ def write(root: Path, made: MadeTag) -> None:
     """Record ``made`` (atomically: the old record or the new one, never half of one)."""
     target = _path(root, made.name)
     target.parent.mkdir(parents=True, exist_ok=True)
-    data = {"tag": made.name, "commit": made.commit, "object": made.object, "verb": made.verb}
+    data = {"tag": made.name, "commit": made.commit, "object": made.tag_object, "verb": made.verb}
     tmp = target.with_suffix(".tmp")
     tmp.write_text(json.dumps(data, sort_keys=True), encoding="utf-8")
     os.replace(tmp, target)

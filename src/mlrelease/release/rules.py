@@ -93,7 +93,7 @@ def tag_conflicts(local: Refs, remote: Remote | None, names: set[str]) -> list[s
     found = []
     for name in sorted(names):
         mine, theirs = local.tags.get(name), remote.refs.tags.get(name)
-        if mine and theirs and mine.object != theirs.object:
+        if mine and theirs and mine.tag_object != theirs.tag_object:
             found.append(
                 f"tag {name} is {short(mine.commit)} here but {short(theirs.commit)} on "
                 f"{remote.name} ({remote.name} is the truth: `git tag -d {name} && git fetch "
@@ -279,7 +279,7 @@ def push_action(
             name = ref[len("refs/tags/") :]
             theirs = remote.tag_objects.get(name)
             mine_tag = world.local.tags.get(name)
-            mine = mine_tag.object if mine_tag else None
+            mine = mine_tag.tag_object if mine_tag else None
             if theirs and ref in changed:
                 raise PreconditionError(
                     f"push: {remote.name} already has a tag {name} "

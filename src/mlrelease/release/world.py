@@ -21,6 +21,7 @@ from mlrelease.edges.index import IndexFile
 from mlrelease.errors import PreconditionError
 from mlrelease.release.promotion.manifest import Entry
 from mlrelease.release.promotion.verdict import RcVerdict
+from mlrelease.wheels.differences import Difference
 
 RC_MARKER = "Made-by: mlrelease release rc"
 """The line ``release rc`` writes into every RC tag's annotation; promotion requires it."""
@@ -51,7 +52,7 @@ class Tag:
     """A tag as one side sees it."""
 
     name: str
-    object: str
+    tag_object: str
     """The tag object (annotated) or the commit itself (lightweight)."""
     commit: str | None
     """The commit it points at (peeled); None when that object is not here."""
@@ -73,15 +74,15 @@ class MadeTag:
 
     name: str
     commit: str
-    object: str | None
+    tag_object: str | None
     """The tag object it made; None when only the intent was recorded (killed while git ran)."""
     verb: str = ""
 
     def names(self, tag: Tag, marker: str) -> bool:
         """Whether ``tag`` is the one this record made: its very object, or, for an intent
         alone, an annotated tag with ``marker`` on the recorded commit."""
-        if self.object is not None:
-            return tag.object == self.object
+        if self.tag_object is not None:
+            return tag.tag_object == self.tag_object
         return tag.commit == self.commit and tag.made_by(marker)
 
 
@@ -113,11 +114,11 @@ class Remote:
     @property
     def tags(self) -> dict[str, str]:
         """Tag name -> peeled commit."""
-        return {n: t.commit or t.object for n, t in self.refs.tags.items()}
+        return {n: t.commit or t.tag_object for n, t in self.refs.tags.items()}
 
     @property
     def tag_objects(self) -> dict[str, str]:
-        return {n: t.object for n, t in self.refs.tags.items()}
+        return {n: t.tag_object for n, t in self.refs.tags.items()}
 
 
 @dataclass(frozen=True)
@@ -239,9 +240,10 @@ class PromoteFacts:
     findings: tuple[str, ...] = ()
     """Why the folder's files are not this release's (identity, completeness, the RC's tree),
     one line each; bind refuses on any."""
-    unchecked: tuple[str, ...] = ()
-    """The comparisons with the reference build of the RC's commit that this machine could not
-    make, and why (a wheel that does not build here); bind and publish say them."""
+    accepted: tuple[Difference, ...] = ()
+    """Members differing from the reference build by a class the project accepts."""
+    reference: str = ""
+    """The digest of the reference build the files were compared with."""
     stored: Mapping[str, int] = field(default_factory=dict)
     """SHA-256 -> size of the objects in this clone's content-addressed store."""
     index: Index | None = None
@@ -368,7 +370,7 @@ class World:
         remote = self.origin()
         if remote is not None:
             return remote.tags
-        return {n: t.commit or t.object for n, t in self.local.tags.items()}
+        return {n: t.commit or t.tag_object for n, t in self.local.tags.items()}
 
     def local_only_tags(self) -> list[str]:
         """Tags this clone has and origin does not, or has as another object (empty without
@@ -377,7 +379,7 @@ class World:
         if remote is None:
             return []
         theirs = remote.tag_objects
-        return sorted(n for n, t in self.local.tags.items() if theirs.get(n) != t.object)
+        return sorted(n for n, t in self.local.tags.items() if theirs.get(n) != t.tag_object)
 
     def facts(self) -> PromoteFacts:
         if self.promote is None:

@@ -1,7 +1,8 @@
-"""The verdict of a train member's own tests against an upstream candidate (pure): the
-downstream feature's result of one paired run (:class:`~mlrelease.downstream.results.
-ConsumerResult`), read as train invariant T6 reads it, into the record ``train bind`` binds
-(:class:`~mlrelease.release.promotion.manifest.Verdict`).
+"""The verdict of a train member's own tests against an upstream candidate (pure).
+
+The downstream feature's result of one paired run
+(:class:`~mlrelease.downstream.results.ConsumerResult`), read as train invariant T6 reads it,
+into the record ``train bind`` binds (:class:`~mlrelease.release.promotion.manifest.Verdict`).
 
 - The candidate side must have run: an environment that could not be made, a crash, a timeout,
   a collection error, pytest's own error, no tests at all: ``not run``, with why and the
