@@ -9,9 +9,10 @@ matrix products (``bisectee/cost.py``), so a commit that changes ``FACTOR`` chan
 every timed iteration, for real, and nothing else (the output stays the first layer's, so parity
 holds). With ``BISECTEE_NOISE`` naming a JSON file of factors (``{"factors": [...]}``), each
 worker process draws one and scales its work by it: the round-to-round noise of real rows,
-measured elsewhere, on a cheap workload. ``GPU`` is the built-in BERT instead, slowed at the
-planted commit through the perf worker's injection hook
-(``MLRELEASE_PERF_INJECT_SLOWDOWN=pytorch=F:KIND``, ``device`` on a GPU).
+measured elsewhere, on a cheap workload; ``{"rounds": {"<build>": {"<round>": factor}}}``
+scales given rounds of given builds instead (a test's one noisy reading, placed exactly).
+``GPU`` is the built-in BERT instead, slowed at the planted commit through the perf worker's
+injection hook (``MLRELEASE_PERF_INJECT_SLOWDOWN=pytorch=F:KIND``, ``device`` on a GPU).
 
 Every commit edits ``bisectee/log.py``, so no two are alike; planted commits also set
 ``FACTOR`` (the culprit, the two commits of a cancelling pair), break the build (a ``setup.py``
@@ -41,6 +42,8 @@ WORK = '''\
 import json
 import os
 import random
+import re
+import sys
 
 import numpy as np
 import torch
@@ -71,7 +74,14 @@ def _noise(draw: random.Random) -> float:
     if not path:
         return 1.0
     with open(path, encoding="utf-8") as handle:
-        return float(draw.choice(json.load(handle)["factors"]))
+        noise = json.load(handle)
+    # A worker's task file is WORK/<build>/logs/run-...-r<round>-<attempt>.task.json.
+    task = sys.argv[1] if len(sys.argv) > 1 else ""
+    found = re.search(r"-r(\\d+)-\\d+\\.task\\.json$", task)
+    if found and "rounds" in noise:
+        build = os.path.basename(os.path.dirname(os.path.dirname(task)))
+        return float(noise["rounds"].get(build, {{}}).get(found.group(1), 1.0))
+    return float(draw.choice(noise["factors"])) if noise.get("factors") else 1.0
 
 
 def build(shape, layers):

@@ -87,11 +87,11 @@ def history(
     locks: Mapping[int, Pins] | None = None,
     versions: Mapping[str, tuple[str, ...]] | None = None,
 ) -> History:
-    commits = tuple(f"c{i}" + "0" * 38 for i in range(1, count + 1))
+    commits = tuple(f"c{i:039x}" for i in range(1, count + 1))
     pins = [dict((locks or {}).get(0, {}))]
     for i in range(1, count + 1):
         pins.append(dict((locks or {}).get(i, pins[-1])))
-    return History("c0" + "0" * 38, commits[-1], commits, {}, tuple(pins), versions or {})
+    return History(f"c{0:039x}", commits[-1], commits, {}, tuple(pins), versions or {})
 
 
 def slowed_from(h: History, position: int, by: float = 1.10) -> Callable[[Side], float]:

@@ -35,8 +35,9 @@ def header(
 def reproduce(answer: Answer, history: History, profile: str) -> str | None:
     """The command that times the answer's comparison again (the culprit against its parent,
     or the range's two ends)."""
-    if answer.verdict == CULPRIT and answer.culprit:
-        good, bad = f"{answer.culprit}~1", answer.culprit
+    if answer.verdict == CULPRIT and answer.culprit in history.commits:
+        at = history.commits.index(answer.culprit)
+        good, bad = (history.commits[at - 1] if at else history.good), answer.culprit
     elif answer.verdict == RANGE and answer.after and answer.through and answer.axis == "commit":
         good, bad = answer.after, answer.through
     else:

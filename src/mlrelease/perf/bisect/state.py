@@ -40,7 +40,7 @@ class Side:
     @property
     def key(self) -> str:
         digest = hashlib.sha256(json.dumps(self.pins).encode()).hexdigest()[:12]
-        return f"{self.commit[:12]}-{digest}"
+        return f"{self.commit}-{digest}"
 
 
 @dataclass(frozen=True)
