@@ -324,7 +324,7 @@ def single(args: argparse.Namespace) -> int:
     if shutil.which("git") is None:
         raise SystemExit("bench_perf_bisect --single: git is not on PATH; the histories need it.")
     console = Console(stderr=True)
-    base = Path(tempfile.mkdtemp(prefix="bisect-single-"))
+    base = args.workdir or Path(tempfile.mkdtemp(prefix="bisect-single-"))
     culprit = args.culprit or random.Random(args.seed).randint(1, args.commits)
     planted = histories.Planted(args.commits, culprit)
     injected = f"{args.fraction}:{args.slowdown}"
@@ -398,6 +398,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--slowdown", default="device", choices=("device", "cpu", "wait"))
     parser.add_argument("--fraction", type=float, default=1.0)
     parser.add_argument("--culprit", type=int, default=0, help="--single: where (default: drawn)")
+    parser.add_argument(
+        "--workdir",
+        type=Path,
+        help="--single: where the history goes (its journal and bisect.md stay there)",
+    )
     args = parser.parse_args(argv)
     if args.single:
         return single(args)
