@@ -1,4 +1,4 @@
-"""``mlrelease perf bisect``: the one executor of a bisect, over its pure planner.
+"""``mlrelease perf bisect``: the executor of a bisect, over its pure planner.
 
 Each turn reads the journal into the facts (:mod:`.facts`), asks the planner (:mod:`.plan`) for
 the next step, carries it out and journals what it found: a build and an install
