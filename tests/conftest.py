@@ -22,6 +22,7 @@ SHARED_BUILDS = {
     "built": "wheels",  # tests/integration/wheels/conftest.py: both projects' sdists and wheels
     "frozen": "docs-frozen",  # tests/integration/docs/conftest.py: a site frozen at two tags
     "own_site": "docs-own-site",  # test_docs_browser.py: this repository's docs, built
+    "staged_train": "train",  # tests/integration/train/conftest.py: three repositories, staged
 }
 """Fixtures that build something expensive once per process, and the xdist group of the tests
 that use them: under `--dist loadgroup` (nox -s tests, the tests gate) one worker runs a

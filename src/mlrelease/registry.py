@@ -22,6 +22,9 @@ from typing import Any, Protocol
 
 from mlrelease import config as config_mod
 from mlrelease import layers, toml_tables
+from mlrelease.conda import cli as conda_cli
+from mlrelease.conda import config as conda_config
+from mlrelease.conda import gate as conda_gate
 from mlrelease.config import Config
 from mlrelease.docs import cli as docs_cli
 from mlrelease.docs import config as docs_config
@@ -50,6 +53,9 @@ from mlrelease.project import gate as project_gate
 from mlrelease.release import cli as release_cli
 from mlrelease.release import config as release_config
 from mlrelease.release import gate as release_gate
+from mlrelease.train import cli as train_cli
+from mlrelease.train import config as train_config
+from mlrelease.train import gate as train_gate
 from mlrelease.wheels import cli as wheels_cli
 from mlrelease.wheels import config as wheels_config
 from mlrelease.wheels import gate as wheels_gate
@@ -142,6 +148,24 @@ FEATURES: tuple[Feature, ...] = (
         downstream_cli,
         extra="downstream",
         checks=downstream_config.CHECKS,
+    ),
+    Feature(
+        "train",
+        train_config.TABLES,
+        train_gate.GATES,
+        train_cli,
+        extra="release",
+        action_extras={f"train {a}": "wheels" for a in ("bind", "promote")},
+        uses=("release",),  # each member's candidate is bound, published and tagged by release
+    ),
+    Feature(
+        "conda",
+        conda_config.TABLES,
+        conda_gate.GATES,
+        conda_cli,
+        extra="conda",
+        checks=conda_config.CHECKS,
+        uses=("release",),  # the bound release: manifest, store, the candidate a tag promoted
     ),
     Feature(
         "init",

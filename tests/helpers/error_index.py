@@ -6,6 +6,7 @@ is relayed to pypiserver; the uploads that reached it are counted."""
 
 from __future__ import annotations
 
+import re
 import threading
 import urllib.error
 import urllib.request
@@ -38,6 +39,8 @@ class Proxy:
     mode: str | None = None
     json_page: str = ""
     uploads: list[str] = field(default_factory=list)
+    uploaded: list[str] = field(default_factory=list)
+    """The file name of each upload, in order (a name twice: uploaded twice)."""
 
 
 def _handler(proxy: Proxy) -> type[BaseHTTPRequestHandler]:
@@ -52,9 +55,10 @@ def _handler(proxy: Proxy) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(body)
 
-        def _relay(self, method: str) -> None:
+        def _relay(self, method: str, data: bytes | None = None) -> None:
             length = int(self.headers.get("Content-Length") or 0)
-            data = self.rfile.read(length) if length else None
+            if data is None:
+                data = self.rfile.read(length) if length else None
             headers = {k: v for k, v in self.headers.items() if k.lower() != "host"}
             request = urllib.request.Request(
                 proxy.upstream.rstrip("/") + self.path, data=data, headers=headers, method=method
@@ -78,7 +82,12 @@ def _handler(proxy: Proxy) -> type[BaseHTTPRequestHandler]:
 
         def do_POST(self) -> None:
             proxy.uploads.append(self.path)
-            self._relay("POST")
+            length = int(self.headers.get("Content-Length") or 0)
+            data = self.rfile.read(length) if length else b""
+            found = re.search(rb'name="content"; filename="([^"]+)"', data)
+            if found:
+                proxy.uploaded.append(found[1].decode())
+            self._relay("POST", data)
 
     return Handler
 

@@ -14,7 +14,8 @@ import signal
 import sys
 
 FAULT_ENV = "MLRELEASE_FAULT"
-"""Test hook: the name of a point (``prepare:after:bump``) where the process kills itself."""
+"""Test hook: the name of a point (``prepare:after:bump``) where the process kills itself;
+``*`` kills it at the first point it passes (a resumed run, killed again at its first step)."""
 FAULT_ALSO_KILL_ENV = "MLRELEASE_FAULT_ALSO_KILL"
 """Test hook: process ids (comma-separated) killed together with this one (the checklist
 that ran the step, the promotion that ran the publisher)."""
@@ -35,7 +36,7 @@ def fault_point(name: str) -> None:
     if record:  # the harness lists every point a run passes, to kill it there next
         with open(record, "a", encoding="utf-8") as handle:
             handle.write(name + "\n")
-    if os.environ.get(FAULT_ENV) != name:
+    if os.environ.get(FAULT_ENV) not in (name, "*"):
         return
     sys.stdout.flush()
     sys.stderr.flush()

@@ -54,12 +54,26 @@ def write_journal(
 ) -> None:
     """Record HEAD and ``files`` before they are edited (atomically: absent or complete): a
     list of names, or name -> the SHA-256 of its content ``before`` and ``after`` the edit."""
-    path = journal_path(root)
-    tmp = path.with_suffix(".tmp")
     listed = {k: dict(v) for k, v in files.items()} if isinstance(files, Mapping) else list(files)
-    data = {"head": git.head(root), "files": listed, "purpose": purpose}
-    tmp.write_text(json.dumps(data), encoding="utf-8")
+    write_state(journal_path(root), {"head": git.head(root), "files": listed, "purpose": purpose})
+
+
+def write_state(path: Path, data: Mapping[str, Any]) -> None:
+    """Write ``data`` as JSON to ``path`` atomically: after a kill it is absent, as it was, or
+    complete (the state of a resumable command: a train promotion's chosen candidates)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, sort_keys=True), encoding="utf-8")
     os.replace(tmp, path)
+
+
+def read_state(path: Path) -> dict[str, Any] | None:
+    """What :func:`write_state` wrote at ``path`` (None: nothing, or not a JSON object)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def drop_journal(root: Path) -> None:

@@ -15,6 +15,7 @@ from mlrelease import version_files
 from mlrelease.edges import git
 from mlrelease.release import pins, queries, rules, wanted
 from mlrelease.release.config import ReleaseConfig, parse_release, parse_series, release_branch
+from mlrelease.release.promotion.manifest import Upstream
 from mlrelease.release.reader import Gatherer
 from mlrelease.release.world import BumpFacts, Target, WorkTree
 
@@ -168,6 +169,9 @@ class Release:
     index: str | None = None
     known_index: bool = False
     """Without ``index``: read the index the RC was published to (recorded, or configured)."""
+    upstream: tuple[Upstream, ...] = ()
+    """The upstream records ``release bind`` writes into the manifest (a train member's): their
+    origins are read too."""
 
     def gather(self, g: Gatherer) -> None:
         from mlrelease.release.promotion import facts

@@ -17,6 +17,7 @@ STEP_GATES = {
     "docs-freeze": "docs",
     "rc-channel": "downstream",
     "final-wheels": "wheels",
+    "conda": "conda",
 }
 """Default steps that exist only for a project holding itself to the gate."""
 

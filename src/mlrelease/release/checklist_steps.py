@@ -168,6 +168,15 @@ DEFAULT_CHECKLIST: list[ChecklistStep] = [
         "passes for its commit, tree and configuration.",
     ),
     _step(
+        "conda",
+        "Write the conda-forge feedstock change of the release: a branch of the feedstock",
+        ["mlrelease", "conda", "--version", "{version}", "--execute", "--push"],
+        details="After publish and promote: the recipe's source (the sdist on the index, or the "
+        "tag's archive) exists. Version, hash and requirements come from the bound release; "
+        "open the feedstock's pull request from the pushed branch and decide what the command "
+        "could not (it says what).",
+    ),
+    _step(
         "docs-freeze",
         "Freeze this version's docs from its tag and list it in the switcher",
         ["invoke", "docs.freeze", "--version", "{version}", "--execute"],

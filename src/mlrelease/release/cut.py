@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Mapping
 
 from packaging.version import Version
 
@@ -28,11 +29,13 @@ from mlrelease.release.plan import Plan, git_action
 from mlrelease.release.world import World, parse_version, short
 
 
-def _check_edits(config: Config) -> None:
+def _check_edits(config: Config, params: Mapping[str, str]) -> None:
     source = str(config.pyproject_path)
     for i, edit in enumerate(config.table(ReleaseConfig).edits):
         try:
-            edit.replace.format(branch="", series="", major="", minor="")
+            edit.replace.format(
+                **dict.fromkeys(params, ""), branch="", series="", major="", minor=""
+            )
             if edit.regex:
                 re.compile(edit.search)
         except (KeyError, IndexError, ValueError, re.error) as exc:
@@ -41,6 +44,7 @@ def _check_edits(config: Config) -> None:
                 "a valid search/replace pair",
                 f"{edit!r} ({exc})",
                 source=source,
+                hint="A release train's series parameter is filled in by `mlrelease train cut`.",
             ) from None
 
 
@@ -254,9 +258,15 @@ def _edit_branch(
 
 
 def plan_cut(
-    world: World, config: Config, version: str, from_ref: str | None = None, push: bool = False
+    world: World,
+    config: Config,
+    version: str,
+    from_ref: str | None = None,
+    push: bool = False,
+    params: Mapping[str, str] | None = None,
 ) -> Plan:
-    """``release cut --version X.Y``: branch, release-only edits, main to the next .dev."""
+    """``release cut --version X.Y``: branch, release-only edits, main to the next .dev;
+    ``params`` are more placeholders of the edits (a release train's series parameters)."""
     wanted = parse_series(version)
     rel = config.table(ReleaseConfig)
     branch = config.names.branch_for(wanted)
@@ -276,14 +286,14 @@ def plan_cut(
         raise PreconditionError(
             f"cut: no local branch {main!r} ({TABLE}.main-branch); fetch it or set the key."
         )
-    _check_edits(config)
+    _check_edits(config, params or {})
     if branch not in world.local.heads and from_ref is None:
         _refuse_released_series(world, config, wanted, branch)
     elif reason := rules.released_reason(world, config, Version(f"{wanted[0]}.{wanted[1]}.0")):
         plan.notes.append(reason)
     base = _branch(world, plan, rel, branch, version, from_ref, version_model(config).files_carry)
     main_version, next_dev = _main(world, config, wanted, version, plan)
-    values = _values(branch, version, wanted)
+    values = {**(params or {}), **_values(branch, version, wanted)}
     needed = _needed(world, config, base, values)
     if rel.edits and not needed:
         plan.notes.append(f"the release-only edits are on {branch}.")

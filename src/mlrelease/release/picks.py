@@ -1,6 +1,6 @@
 """``release cherry-picks``: each fix on main since the fork, whether the release wants it
-(:mod:`.wanted`: the trailer, a milestone file, or every fix), and whether it reached the
-release branch (invariant (e): a fix reaches it at most once), with the evidence used.
+(:mod:`~mlrelease.release.wanted`: the trailer, a milestone file, or every fix), and whether it
+reached the release branch (invariant (e): a fix reaches it at most once), with the evidence used.
 
 A fix is picked when a commit of the branch has its patch id, names it in a ``(cherry picked
 from commit ...)`` line (in full or abbreviated), or names the same pull request; it is

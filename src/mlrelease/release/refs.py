@@ -104,25 +104,73 @@ def read_origin(root: Path, name: str) -> Remote | None:
             f"cannot list the refs of remote {name!r}: {proc.stderr.strip()}. Fix the connection, "
             'or set [tool.mlrelease.release] remote = "" to work on local refs only.'
         )
+    listed, peeled = _listing(proc.stdout, _LISTED)
+    fetch_objects(root, name, sorted(set(listed.values())))
+    fetch_url, push_urls = git.remote_urls(root, name)
+    return Remote(name, _refs(root, listed, peeled), fetch_url, push_urls)
+
+
+def _listing(out: str, prefixes: tuple[str, ...]) -> tuple[dict[str, str], dict[str, str]]:
+    """(ref -> object, ref -> peeled commit) of ``git ls-remote`` output, for the refs under
+    ``prefixes``."""
     listed: dict[str, str] = {}
     peeled: dict[str, str] = {}
-    for line in proc.stdout.splitlines():
+    for line in out.splitlines():
         sha, _, ref = line.partition("\t")
         if ref.endswith("^{}"):
             peeled[ref[:-3]] = sha
-        elif ref.startswith(_LISTED):
+        elif ref.startswith(prefixes):
             listed[ref] = sha
-    wanted = sorted(set(listed.values()))
+    return listed, peeled
+
+
+def fetch_objects(root: Path, source: str, wanted: list[str], *options: str) -> None:
+    """Fetch the objects ``wanted`` this repository lacks from ``source``, by SHA (no ref
+    moves)."""
     present = objects(root, wanted)  # once: per sha it was one batch per ref (25 s on 1000 refs)
     lacking = [s for s in wanted if s not in present]
-    if lacking:
-        fetched = git.call_git(
-            root, "fetch", "-q", "--no-tags", "--no-write-fetch-head", name, *lacking
+    if not lacking:
+        return
+    fetched = git.call_git(
+        root, "fetch", "-q", "--no-tags", "--no-write-fetch-head", *options, source, *lacking
+    )
+    if fetched.returncode != 0:
+        raise PreconditionError(
+            f"cannot fetch the objects of {source}'s refs ({fetched.stderr.strip()}); did "
+            f"someone move them while this command read them? Re-run it."
         )
-        if fetched.returncode != 0:
-            raise PreconditionError(
-                f"cannot fetch the objects of {name}'s refs ({fetched.stderr.strip()}); did "
-                f"someone move them while this command read them? Re-run it."
-            )
-    fetch_url, push_urls = git.remote_urls(root, name)
-    return Remote(name, _refs(root, listed, peeled), fetch_url, push_urls)
+
+
+def ls_remote(
+    store: Path, url: str, prefixes: tuple[str, ...] = _LISTED
+) -> tuple[dict[str, str], dict[str, str]]:
+    """(ref -> object, ref -> peeled commit) of the refs under ``prefixes`` of the repository at
+    ``url`` (another project's origin); a :class:`PreconditionError` naming ``url`` when it
+    cannot be listed."""
+    proc = git.call_git(store, "ls-remote", url)
+    if proc.returncode != 0:
+        raise PreconditionError(f"cannot list the refs of {url}: {proc.stderr.strip()}")
+    return _listing(proc.stdout, prefixes)
+
+
+def from_listing(store: Path, listed: dict[str, str], peeled: dict[str, str]) -> Refs:
+    """The refs of a listing, the objects of its tags read from ``store``."""
+    return _refs(store, listed, peeled)
+
+
+def read_url(store: Path, url: str, prefixes: tuple[str, ...] = _LISTED) -> Refs:
+    """The refs under ``prefixes`` of the repository at ``url`` (a train member's upstream),
+    their objects fetched into ``store`` by SHA, one commit deep (:func:`store_for`: never a
+    clone's own history); a :class:`PreconditionError` naming ``url`` when it cannot be read."""
+    listed, peeled = ls_remote(store, url, prefixes)
+    fetch_objects(store, url, sorted(set(listed.values())), "--depth=1")
+    return _refs(store, listed, peeled)
+
+
+def store_for(folder: Path) -> Path:
+    """A bare repository at ``folder`` (made on first use) holding other repositories'
+    objects, fetched shallow: the tags and bindings of a train member's upstream."""
+    if not (folder / "HEAD").is_file():
+        folder.mkdir(parents=True, exist_ok=True)
+        git.run(folder, "init", "-q", "--bare")
+    return folder

@@ -23,6 +23,7 @@ from mlrelease.release import asks, bump_model, candidates, cut, picks, queries,
 from mlrelease.release.config import ReleaseConfig, series_text
 from mlrelease.release.plan import Plan
 from mlrelease.release.promotion import bind, channels, final, promoted, publish
+from mlrelease.release.promotion.manifest import Upstream
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -67,9 +68,17 @@ def bumped(config: Config) -> bool:
     return config.table(ReleaseConfig).rc_model == "bump"
 
 
-def cut_plan(config: Config, version: str, from_ref: str | None, push: bool) -> Plan:
+def cut_plan(
+    config: Config,
+    version: str,
+    from_ref: str | None,
+    push: bool,
+    params: Mapping[str, str] | None = None,
+) -> Plan:
+    """``release cut``; ``params`` fill the release-only edits' other placeholders (a train's
+    series parameters: ``mlrelease train cut``)."""
     world = reader.read(config, asks.Cut(version, from_ref))
-    return cut.plan_cut(world, config, version, from_ref, push)
+    return cut.plan_cut(world, config, version, from_ref, push, params)
 
 
 def prepare_plan(config: Config, version: str, push: bool) -> Plan:
@@ -154,9 +163,13 @@ def publish_plan(config: Config, asked: RcChoice, channel: str, repository_url: 
     return publish.plan_publish(world, config, channel, url)
 
 
-def bind_plan(config: Config, asked: RcChoice, push: bool) -> Plan:
-    world = reader.read(config, asks.Release(**dataclasses.asdict(asked)))
-    return bind.plan_bind(world, config, push)
+def bind_plan(
+    config: Config, asked: RcChoice, push: bool, upstream: tuple[Upstream, ...] = ()
+) -> Plan:
+    """``release bind``: the RC's files (and, for a train member, the upstream candidate they
+    were built against: ``mlrelease train bind``) bound to it."""
+    world = reader.read(config, asks.Release(**dataclasses.asdict(asked), upstream=upstream))
+    return bind.plan_bind(world, config, push, upstream)
 
 
 def promoted_rc(config: Config, final_tag: str) -> str:

@@ -204,6 +204,18 @@ class RcVerdict:
 
 
 @dataclass(frozen=True)
+class UpstreamOrigin:
+    """A train member's upstream origin, read for its upstream record (train invariant T3)."""
+
+    url: str
+    refs: Refs | None = None
+    blobs: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    """blob SHA -> (the SHA-256 of its bytes, its text) of the manifests it binds."""
+    error: str | None = None
+    """Why it could not be read (a record it decides on is then refused)."""
+
+
+@dataclass(frozen=True)
 class PromoteFacts:
     """What bind, publish and promote decide on beside the refs: the RC's verdict, the
     manifests bound to it (blob SHA -> text), the artifacts offered, the store and the index."""
@@ -227,6 +239,9 @@ class PromoteFacts:
     index: Index | None = None
     published: Mapping[str, str] = field(default_factory=dict)
     """channel -> the index ``release publish`` sent the RC's files to from this clone."""
+    upstreams: Mapping[str, UpstreamOrigin] = field(default_factory=dict)
+    """The origins the upstream records of the RC's manifests name (and the one asked to
+    bind), by URL."""
 
 
 @dataclass(frozen=True)

@@ -61,6 +61,8 @@ MODULES: Mapping[str, Module] = {
         Module("onnxscript", "onnxscript"),
         Module("torch_tensorrt", "torch-tensorrt"),
         Module("uv", "uv", program=True),
+        Module("conda_pypi", "conda-pypi"),
+        Module("rattler_build", "py-rattler-build"),
     )
 }
 """Every import name (or program) an extra of mlrelease brings, by name."""

@@ -4,7 +4,8 @@ Run in the checkout that built the files, at the RC's commit. The files must be 
 built from the RC's commit (invariant (c)); they are copied into the content-addressed store
 (what is published later, never ``dist/``), and their manifest is stored as a blob under
 ``refs/mlrelease/bound/<rc>/<sha256 of the manifest>`` and pushed by its SHA, once: a candidate
-is bound to one set of files (invariant (d)).
+is bound to one set of files (invariant (d)). A train member's manifest records the upstream
+candidate it was built against (``mlrelease train bind``), which must be current (T3).
 """
 
 from __future__ import annotations
@@ -19,12 +20,14 @@ from mlrelease.release import rules
 from mlrelease.release.config import ReleaseConfig
 from mlrelease.release.plan import Action, Plan, call_action, git_action
 from mlrelease.release.promotion import gatekeeper, provenance, store
-from mlrelease.release.promotion.manifest import Entry, Manifest, compare
+from mlrelease.release.promotion.manifest import Entry, Manifest, Upstream, compare
 from mlrelease.release.world import BOUND_PREFIX, World, short
 
 
-def plan_bind(world: World, config: Config, push: bool = False) -> Plan:
-    """The plan of ``release bind`` for ``world.target``'s RC."""
+def plan_bind(
+    world: World, config: Config, push: bool = False, upstream: tuple[Upstream, ...] = ()
+) -> Plan:
+    """The plan of ``release bind`` for ``world.target``'s RC (recording ``upstream``)."""
     names = config.names
     plan = Plan("bind", world.root)
     rules.preflight(world, "bind")
@@ -47,7 +50,10 @@ def plan_bind(world: World, config: Config, push: bool = False) -> Plan:
             f"Build the candidate's artifacts from {rc} into an empty folder (the project's own "
             "build, e.g. `python -m build --outdir DIR`) and re-run; nothing was bound."
         )
-    made = Manifest(rc, commit, facts.found)
+    made = Manifest(rc, commit, facts.found, upstream)
+    problem = gatekeeper.upstream_problem(world, made, final=False)
+    if problem:
+        raise gatekeeper.Violation(f"bind: {problem}. Nothing was bound.")
     plan.notes += [f"not compared: {n}" for n in facts.unchecked]
     digest = made.digest
     _bound_once(world, made, rc, where)

@@ -1,7 +1,7 @@
 """What the reader gathers for ``release bind``, ``publish`` and ``promote`` (the edge): the RC's
 verdict and what it must be bound to, the manifests bound to the RC here and on origin, the
-artifacts offered (hashed, checked against the RC's commit), the store, and what the index
-holds.
+artifacts offered (hashed, checked against the RC's commit), the store, what the index
+holds, and the origins a train member's upstream records name.
 """
 
 from __future__ import annotations
@@ -17,10 +17,18 @@ from mlrelease.config import Config
 from mlrelease.edges import git
 from mlrelease.edges.digests import sha256
 from mlrelease.errors import UserError
+from mlrelease.release import refs
 from mlrelease.release.config import TABLE, ReleaseConfig
 from mlrelease.release.promotion import channels, index, provenance, record, store
-from mlrelease.release.promotion.manifest import Entry
-from mlrelease.release.world import PromoteFacts, RcVerdict, Target, World
+from mlrelease.release.promotion.manifest import Entry, Manifest, Upstream
+from mlrelease.release.world import (
+    BOUND_PREFIX,
+    PromoteFacts,
+    RcVerdict,
+    Target,
+    UpstreamOrigin,
+    World,
+)
 from mlrelease.wheels import artifacts
 
 if sys.version_info >= (3, 11):
@@ -38,6 +46,8 @@ class Asked(Protocol):
     def index(self) -> str | None: ...
     @property
     def known_index(self) -> bool: ...
+    @property
+    def upstream(self) -> tuple[Upstream, ...]: ...
 
 
 def read(
@@ -49,13 +59,14 @@ def read(
     folder = config.path(ask.artifacts or rel.artifacts)
     found, others, findings = offered(config, target, commit, folder)
     held = None
+    bound = blobs(root, world, str(target.rc))
     published = record.read(root, target.rc) if target.rc else {}
     url, source = which_index(config, published, ask)
     if url:
         held = replace(index.read(url, config.project_name, target.version), source=source)
     return PromoteFacts(
         verdict=verdict(config, ask.report or config.path(rel.rc_report), commit),
-        blobs=blobs(root, world, str(target.rc)),
+        blobs=bound,
         folder=str(folder),
         found=found,
         others=others,
@@ -64,6 +75,7 @@ def read(
         stored=store.objects(root),
         index=held,
         published=published,
+        upstreams=upstreams(root, [*ask.upstream, *recorded(bound)]),
     )
 
 
@@ -147,9 +159,42 @@ def blobs(root: Path, world: World, rc: str) -> dict[str, tuple[str, str]]:
     shas = {*world.local.bindings.get(rc, {}).values()}
     if remote:
         shas |= {*remote.refs.bindings.get(rc, {}).values()}
+    return texts(root, shas)
+
+
+def texts(root: Path, shas: set[str]) -> dict[str, tuple[str, str]]:
+    """blob SHA -> (SHA-256 of its bytes, its text), for the blobs present in ``root``."""
     found = {}
     for sha in sorted(shas):
         data = git.blob_bytes(root, sha)
         if data is not None:
             found[sha] = (hashlib.sha256(data).hexdigest(), data.decode("utf-8", errors="replace"))
+    return found
+
+
+def recorded(bound: dict[str, tuple[str, str]]) -> list[Upstream]:
+    """The upstream records of the manifests bound to the RC (an unreadable one has none)."""
+    found: list[Upstream] = []
+    for _, text in bound.values():
+        try:
+            found += Manifest.parse(text, BOUND_PREFIX).upstream
+        except UserError:
+            continue
+    return found
+
+
+def upstreams(root: Path, records: list[Upstream]) -> dict[str, UpstreamOrigin]:
+    """Each origin the records name: its RC and final tags and its bindings, with the manifests
+    they bind, fetched shallow into this clone's upstream store."""
+    found: dict[str, UpstreamOrigin] = {}
+    urls = sorted({r.origin for r in records})
+    kept = refs.store_for(git.common_dir(root) / "mlrelease" / "upstream.git") if urls else root
+    for url in urls:
+        try:
+            seen = refs.read_url(kept, url, ("refs/tags/", BOUND_PREFIX))
+        except UserError as exc:
+            found[url] = UpstreamOrigin(url, error=str(exc))
+            continue
+        shas = {b for by_rc in seen.bindings.values() for b in by_rc.values()}
+        found[url] = UpstreamOrigin(url, seen, texts(kept, shas))
     return found

@@ -108,6 +108,7 @@ def plan_promote(
             f"release prepare --version {target.version}`)."
         )
     problem = gatekeeper.report_problem(facts.verdict, rc, commit)
+    problem = problem or gatekeeper.upstream_problem(world, manifest, final=True)
     if problem:
         raise gatekeeper.Violation(f"promote: {problem}; nothing was published or tagged.")
     plan.notes.append(f"{rc}'s report passes for its commit, tree and configuration.")

@@ -1,9 +1,15 @@
 """The gatekeeper: the release invariants (docs/release/invariants.md), checked before each
 irreversible act on the exact bytes that are sent (pure: facts and bytes in, a refusal out).
 
-- :func:`before_upload`: a file to an index; (a), (b)'s report on the release channel, (d).
-- :func:`before_tag_push`: the final tag; (b), (d), and (a) on the index promote read.
-- :func:`before_manifest_push`: a binding; (c), (d).
+- :func:`before_upload`: a file to an index; (a), (b)'s report and T3 on the release channel,
+  (d).
+- :func:`before_tag_push`: the final tag; (b), (d), T3, and (a) on the index promote read.
+- :func:`before_manifest_push`: a binding; (c), (d), T3.
+
+T3 (the train's "no member bound to a wrong upstream") is :func:`upstream_problem`: a train
+member's manifest records the upstream candidate it was built against, which must be current
+(:mod:`.upstream`); with the train's other invariants it is checked by
+:mod:`mlrelease.train.gatekeeper` too.
 
 The planners call the same checks while planning, so a dry run shows a refusal; the acts call
 them again at the last moment, on what they are about to send.
@@ -19,6 +25,7 @@ from mlrelease.errors import PreconditionError, UserError
 from mlrelease.naming import Names
 from mlrelease.release import rules
 from mlrelease.release.config import TABLE, ReleaseConfig
+from mlrelease.release.promotion import upstream
 from mlrelease.release.promotion.manifest import TRAILER, Entry, Manifest, named_digest
 from mlrelease.release.world import (
     BOUND_PREFIX,
@@ -312,6 +319,7 @@ def before_upload(
     if channel == "release":
         target = world.aimed()
         problem = report_problem(world.facts().verdict, str(target.rc), manifest.commit)
+        problem = problem or upstream_problem(world, manifest, final=True)
         if problem:
             raise Violation(f"publish: {problem}; nothing was sent.")
 
@@ -336,6 +344,7 @@ def before_tag_push(world: World, manifest: Manifest, tag_object: str, held: Ind
         )
     problem = report_problem(world.facts().verdict, str(target.rc), manifest.commit)
     problem = problem or index_problem(held, manifest, complete=True)
+    problem = problem or upstream_problem(world, manifest, final=True)
     if problem:
         raise Violation(f"promote: {problem}; {target.final} was not pushed.")
 
@@ -353,6 +362,9 @@ def before_manifest_push(
     digest = hashlib.sha256(blob_text.encode()).hexdigest()
     if blob_text != manifest.text():
         raise Violation("bind: the manifest blob is not the manifest planned; nothing was pushed.")
+    problem = upstream_problem(world, manifest, final=False)
+    if problem:
+        raise Violation(f"bind: {problem}. Nothing was bound.")
     remote = world.origin()
     others = set(remote.refs.bindings.get(manifest.rc_tag, {})) - {digest} if remote else set()
     if others:
@@ -362,3 +374,18 @@ def before_manifest_push(
             "files are bound once; tag a new release candidate to ship others."
         )
     return f"{BOUND_PREFIX}{manifest.rc_tag}/{digest}"
+
+
+def upstream_problem(world: World, manifest: Manifest, *, final: bool) -> str | None:
+    """Why an upstream record of ``manifest`` (a train member's) is not current on its
+    upstream's origin, as read for this command (T3); with ``final``, why that upstream is not
+    released yet. None when every record is (or there is none)."""
+    origins = world.facts().upstreams
+    for record in manifest.upstream:
+        problem = upstream.problem(record, origins.get(record.origin), final=final)
+        if problem:
+            return (
+                f"{manifest.rc_tag} was built and tested against {record.project} "
+                f"{record.version} ({record.rc_tag}), and {problem} (train invariant T3)"
+            )
+    return None

@@ -4,7 +4,8 @@ wheels and sdist, and the commit they were built from.
 ``release bind`` stores it as a blob under ``refs/mlrelease/bound/<rc>/<sha256 of the
 manifest>`` and pushes that ref: the name is the content's hash, so any clone detects a forced
 update (invariant (d)). ``release promote`` writes the manifest's SHA-256 into the final tag's
-annotation.
+annotation. A train member's manifest also records the upstream files it was built and tested
+against (:class:`Upstream`, train invariant T3); a manifest without one hashes as before.
 """
 
 from __future__ import annotations
@@ -30,13 +31,63 @@ class Entry:
     sha256: str
 
 
+def _entries(files: tuple[Entry, ...]) -> list[dict[str, Any]]:
+    return [{"name": e.name, "size": e.size, "sha256": e.sha256} for e in files]
+
+
+def _parse_entries(listed: Any) -> tuple[Entry, ...]:
+    return tuple(Entry(str(f["name"]), int(f["size"]), str(f["sha256"])) for f in listed)
+
+
+@dataclass(frozen=True)
+class Upstream:
+    """The upstream release candidate a train member was built and tested against: its files
+    as the staging index served them (by SHA-256), the RC whose bound manifest lists exactly
+    those files, and where to check that it is still the upstream's current candidate
+    (:mod:`.upstream`)."""
+
+    project: str
+    version: str
+    rc_tag: str
+    manifest: str
+    """The SHA-256 of the upstream's manifest bound to ``rc_tag``."""
+    origin: str
+    """The upstream's origin (a git URL): its RC tags, bindings and final tag decide."""
+    index: str
+    """The staging index the files were read from."""
+    tags: tuple[str, str]
+    """The upstream's final and RC tag templates (``v{major}.{minor}.{patch}``, ...)."""
+    files: tuple[Entry, ...]
+
+    def data(self) -> dict[str, Any]:
+        fields = ("project", "version", "rc_tag", "manifest", "origin", "index")
+        found: dict[str, Any] = {k: getattr(self, k) for k in fields}
+        return {**found, "tags": list(self.tags), "files": _entries(self.files)}
+
+    @classmethod
+    def parse(cls, data: Any) -> Upstream:
+        final, rc = (str(t) for t in data["tags"])
+        return cls(
+            project=str(data["project"]),
+            version=str(data["version"]),
+            rc_tag=str(data["rc_tag"]),
+            manifest=str(data["manifest"]),
+            origin=str(data["origin"]),
+            index=str(data["index"]),
+            tags=(final, rc),
+            files=_parse_entries(data["files"]),
+        )
+
+
 @dataclass(frozen=True)
 class Manifest:
-    """What a release candidate built, and from which commit."""
+    """What a release candidate built, and from which commit (and, for a train member,
+    against which upstream files)."""
 
     rc_tag: str
     commit: str
     files: tuple[Entry, ...]
+    upstream: tuple[Upstream, ...] = ()
 
     def text(self) -> str:
         """Canonical JSON: the same manifest always hashes the same."""
@@ -44,8 +95,10 @@ class Manifest:
             "schema_version": SCHEMA,
             "rc_tag": self.rc_tag,
             "commit": self.commit,
-            "files": [{"name": e.name, "size": e.size, "sha256": e.sha256} for e in self.files],
+            "files": _entries(self.files),
         }
+        if self.upstream:
+            data["upstream"] = [u.data() for u in self.upstream]
         return json.dumps(data, indent=2, sort_keys=True) + "\n"
 
     @property
@@ -62,10 +115,9 @@ class Manifest:
             data: Any = json.loads(text)
             if not isinstance(data, dict) or data.get("schema_version") != SCHEMA:
                 raise ValueError(f"expected an object with schema_version {SCHEMA}")
-            files = tuple(
-                Entry(str(f["name"]), int(f["size"]), str(f["sha256"])) for f in data["files"]
-            )
-            return cls(str(data["rc_tag"]), str(data["commit"]), files)
+            files = _parse_entries(data["files"])
+            upstream = tuple(Upstream.parse(u) for u in data.get("upstream", []))
+            return cls(str(data["rc_tag"]), str(data["commit"]), files, upstream)
         except (ValueError, KeyError, TypeError) as exc:
             raise UserError(
                 f"{source}: not an mlrelease artifact manifest ({exc}). Bind the candidate's "

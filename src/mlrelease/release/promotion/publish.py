@@ -67,6 +67,7 @@ def plan_publish(
     facts = world.facts()
     if channel == "release":
         problem = gatekeeper.report_problem(facts.verdict, rc, commit)
+        problem = problem or gatekeeper.upstream_problem(world, manifest, final=True)
         if problem:
             raise gatekeeper.Violation(f"publish: {problem}; nothing was published.")
     held = facts.index
