@@ -218,7 +218,7 @@ def run_one(
     made = histories.make(
         base / scenario.name, scenario.planted, profiles=BENCH_PROFILE, bisect=table, reps=WORK_REPS
     )
-    request = bisect.Request(
+    request = bisect.BisectRequest(
         good=made.good,
         bad=made.bad,
         profile="bench",
@@ -331,7 +331,7 @@ def single(args: argparse.Namespace) -> int:
     made = histories.make(
         base / "history", planted, profiles=SINGLE_PROFILES[args.profile], injected=injected
     )
-    request = bisect.Request(
+    request = bisect.BisectRequest(
         good=made.good,
         bad=made.bad,
         profile=args.profile,

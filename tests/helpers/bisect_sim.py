@@ -13,17 +13,17 @@ from dataclasses import dataclass, field
 from mlrelease.perf.bisect import plan
 from mlrelease.perf.bisect.lock import Pins
 from mlrelease.perf.bisect.state import (
-    Answer,
+    BisectAnswer,
+    BisectHistory,
+    BisectSnapshot,
     EndpointFacts,
     EndpointRow,
     Endpoints,
     Facts,
-    History,
     Measure,
-    Prepare,
+    PrepareSide,
     RowTest,
     Side,
-    Snapshot,
 )
 from mlrelease.perf.verdict import REGRESSED
 
@@ -35,7 +35,7 @@ BASE_NS = 1_000_000.0
 class World:
     """Commits ``c1 .. cN`` after ``c0``; ``ratio(side)`` is how much slower a side runs."""
 
-    history: History
+    history: BisectHistory
     ratio: Callable[[Side], float]
     broken: set[str] = field(default_factory=set)
     spread: float = 0.005
@@ -50,19 +50,19 @@ class World:
     def _round(self, side: Side) -> float:
         return BASE_NS * self.ratio(side) * math.exp(self.draw.gauss(0, self.spread))
 
-    def run(self, *, confidence: float = 0.95, row: str = "", budget: int = 0) -> Answer:
+    def run(self, *, confidence: float = 0.95, row: str = "", budget: int = 0) -> BisectAnswer:
         design = plan.design_for(self.history, confidence, 24, 3)
         for _ in range(200):
-            snap = Snapshot(self.history, self.facts, design, row=row, budget=budget)
+            snap = BisectSnapshot(self.history, self.facts, design, row=row, budget=budget)
             step = plan.next_step(snap)
             self.steps.append(step)
-            if isinstance(step, Answer):
+            if isinstance(step, BisectAnswer):
                 return step
             self.carry_out(step, design.first)
         raise AssertionError("the planner did not finish")
 
     def carry_out(self, step: object, first: int) -> None:
-        if isinstance(step, Prepare):
+        if isinstance(step, PrepareSide):
             self.facts.built.setdefault(step.side.commit, "")
             error = "setup.py exits" if step.side.commit in self.broken else ""
             self.facts.prepared[step.side.key] = error
@@ -86,14 +86,14 @@ def history(
     count: int,
     locks: Mapping[int, Pins] | None = None,
     versions: Mapping[str, tuple[str, ...]] | None = None,
-) -> History:
+) -> BisectHistory:
     commits = tuple(f"c{i:039x}" for i in range(1, count + 1))
     pins = [dict((locks or {}).get(0, {}))]
     for i in range(1, count + 1):
         pins.append(dict((locks or {}).get(i, pins[-1])))
-    return History(f"c{0:039x}", commits[-1], commits, {}, tuple(pins), versions or {})
+    return BisectHistory(f"c{0:039x}", commits[-1], commits, {}, tuple(pins), versions or {})
 
 
-def slowed_from(h: History, position: int, by: float = 1.10) -> Callable[[Side], float]:
+def slowed_from(h: BisectHistory, position: int, by: float = 1.10) -> Callable[[Side], float]:
     order = {sha: i for i, sha in enumerate((h.good, *h.commits))}
     return lambda side: by if order[side.commit] >= position else 1.0

@@ -98,7 +98,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 def cmd_bisect(args: argparse.Namespace) -> int:
     config = of_command(args)
-    request = bisect_service.Request(
+    request = bisect_service.BisectRequest(
         good=args.good,
         bad=args.bad,
         profile=args.profile,

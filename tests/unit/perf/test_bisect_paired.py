@@ -13,7 +13,7 @@ from mlrelease.perf.bisect.paired import (
     DIFFERENT,
     SAME,
     UNKNOWN,
-    Design,
+    StepDesign,
     bound_rank,
     decide,
     log_ratios,
@@ -22,7 +22,7 @@ from mlrelease.perf.bisect.paired import (
     walsh_interval,
 )
 
-DESIGN = Design(confidence=0.95, steps=5, max_pairs=24, looks=3)
+DESIGN = StepDesign(confidence=0.95, steps=5, max_pairs=24, looks=3)
 
 
 def _pairs(ratio: float, n: int, spread: float, seed: int = 0) -> list[float]:

@@ -16,7 +16,7 @@ from mlrelease.perf.bisect.state import (
     RANGE,
     UNBUILDABLE,
     UNKNOWN_VERDICT,
-    History,
+    BisectHistory,
     Measure,
     Side,
 )
@@ -86,7 +86,9 @@ def test_the_build_budget_ends_in_a_range() -> None:
     assert any("budget" in s.reason for s in answer.skipped)
 
 
-def _pair_and_culprit(h: History, pair: tuple[int, int], culprit: int) -> Callable[[Side], float]:
+def _pair_and_culprit(
+    h: BisectHistory, pair: tuple[int, int], culprit: int
+) -> Callable[[Side], float]:
     """25% slower from ``pair[0]`` until ``pair[1]`` undoes it; 10% slower from ``culprit``."""
     order = {sha: i for i, sha in enumerate((h.good, *h.commits))}
 

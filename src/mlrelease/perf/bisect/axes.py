@@ -5,7 +5,7 @@ from collections.abc import Callable, Sequence
 
 from mlrelease.perf.bisect import lock
 from mlrelease.perf.bisect.judging import (
-    Pick,
+    RowPick,
     answer,
     budget_of,
     judge,
@@ -13,7 +13,7 @@ from mlrelease.perf.bisect.judging import (
     recorded,
     skip,
 )
-from mlrelease.perf.bisect.lock import Change
+from mlrelease.perf.bisect.lock import PinChange
 from mlrelease.perf.bisect.paired import DIFFERENT, SAME
 from mlrelease.perf.bisect.search import Found, Judged, bisect
 from mlrelease.perf.bisect.state import (
@@ -22,18 +22,18 @@ from mlrelease.perf.bisect.state import (
     DEPENDENCY_AXIS,
     RANGE,
     UNKNOWN_VERDICT,
-    Answer,
+    BisectAnswer,
+    BisectSnapshot,
+    BisectStep,
     Side,
     Skipped,
-    Snapshot,
     Step,
-    StepRecord,
 )
 
 
 def environment(
-    snap: Snapshot, pick: Pick, good: Side, bad: Side, records: list[StepRecord]
-) -> Step | Answer | None:
+    snap: BisectSnapshot, pick: RowPick, good: Side, bad: Side, records: list[BisectStep]
+) -> Step | BisectAnswer | None:
     """The environment axis: None when the environment is not the cause."""
     history = snap.history
     label = "the good commit in the bad side's environment"
@@ -58,7 +58,9 @@ def environment(
     return _dependency(snap, pick, good, records)
 
 
-def _dependency(snap: Snapshot, pick: Pick, good: Side, records: list[StepRecord]) -> Step | Answer:
+def _dependency(
+    snap: BisectSnapshot, pick: RowPick, good: Side, records: list[BisectStep]
+) -> Step | BisectAnswer:
     """Which changed package, then which of its versions, first runs like the bad side."""
     history = snap.history
     base = history.locks[0]
@@ -106,13 +108,13 @@ def _capped(count: int, probe: Callable[[int], Step | Judged]) -> Step | Found:
 
 
 def _dependency_culprit(
-    snap: Snapshot,
-    pick: Pick,
-    records: list[StepRecord],
-    guilty: Change,
+    snap: BisectSnapshot,
+    pick: RowPick,
+    records: list[BisectStep],
+    guilty: PinChange,
     versions: Sequence[str],
     at: int,
-) -> Answer:
+) -> BisectAnswer:
     history = snap.history
     previous = guilty.old if at == 1 else versions[at - 2]
     slow = versions[at - 1]
@@ -133,13 +135,13 @@ def _dependency_culprit(
 
 
 def _dependency_range(
-    snap: Snapshot,
-    pick: Pick,
-    records: list[StepRecord],
+    snap: BisectSnapshot,
+    pick: RowPick,
+    records: list[BisectStep],
     name: Callable[[int], str],
     found: Found,
     kind: str,
-) -> Answer:
+) -> BisectAnswer:
     """A range of packages or versions: the skipped ones between, each with its reason."""
     skipped = [skip(name(p), found.judged[p]) for p in found.skipped()]
     skipped += [Skipped(name(p), "not tested: the probe budget is spent") for p in found.untested]
@@ -158,7 +160,9 @@ def _dependency_range(
     )
 
 
-def commits(snap: Snapshot, pick: Pick, bad: Side, records: list[StepRecord]) -> Step | Answer:
+def commits(
+    snap: BisectSnapshot, pick: RowPick, bad: Side, records: list[BisectStep]
+) -> Step | BisectAnswer:
     """The project's own commits, in the bad side's environment."""
     history = snap.history
     reference = Side.of(history.good, history.locks[-1])

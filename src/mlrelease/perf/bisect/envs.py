@@ -39,21 +39,21 @@ BUILDERS = ("reference", "pip")
 
 
 @dataclass(frozen=True)
-class Built:
+class BuiltWheel:
     """A commit's wheel, or why there is none."""
 
     wheel: Path | None
     error: str = ""
 
 
-def build(root: Path, commit: str, builder: str, cache: Path) -> Built:
+def build(root: Path, commit: str, builder: str, cache: Path) -> BuiltWheel:
     """The wheel of ``commit`` (cached: a commit is built once)."""
     if builder == "reference":
         made = reference.build(root, commit)
         if made.wheel is not None and not made.broken:
-            return Built(made.wheel)
+            return BuiltWheel(made.wheel)
         why = made.broken or "; ".join(made.notes) or "no wheel was built"
-        return Built(None, f"the reference build of {commit[:12]} gives no wheel: {why}")
+        return BuiltWheel(None, f"the reference build of {commit[:12]} gives no wheel: {why}")
     folder = cache / "wheels" / commit
     if folder.is_dir():
         return _load(folder)
@@ -81,12 +81,12 @@ def _pip_wheel(root: Path, commit: str, work: Path, out: Path) -> str:
     return ""
 
 
-def _load(folder: Path) -> Built:
+def _load(folder: Path) -> BuiltWheel:
     error = json.loads((folder / "state.json").read_text(encoding="utf-8")).get("error", "")
     wheels = sorted(folder.glob("*.whl"))
     if error or not wheels:
-        return Built(None, error or f"no wheel in {folder}")
-    return Built(wheels[0])
+        return BuiltWheel(None, error or f"no wheel in {folder}")
+    return BuiltWheel(wheels[0])
 
 
 def _place(staged: Path, folder: Path) -> None:
@@ -102,7 +102,7 @@ def _place(staged: Path, folder: Path) -> None:
 
 
 @dataclass(frozen=True)
-class Index:
+class PinIndex:
     """Where a side's pinned dependencies come from."""
 
     url: str
@@ -113,7 +113,7 @@ class Index:
         return ["--index-url", self.url, *extra]
 
 
-def install(side: Side, wheel: Path, index: Index, cache: Path) -> tuple[Path | None, str]:
+def install(side: Side, wheel: Path, index: PinIndex, cache: Path) -> tuple[Path | None, str]:
     """The environment folder of ``side`` (its commit's ``wheel`` and its pins), or why it
     could not be installed."""
     wanted = [f"{n}=={v}" for n, v in side.pins if not _installed_here(n, v)]

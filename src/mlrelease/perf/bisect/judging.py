@@ -12,19 +12,19 @@ from mlrelease.perf.bisect.paired import UNKNOWN, Interval, decide, log_ratios
 from mlrelease.perf.bisect.search import Judged
 from mlrelease.perf.bisect.state import (
     UNBUILDABLE,
-    Answer,
-    History,
+    BisectAnswer,
+    BisectHistory,
+    BisectSnapshot,
+    BisectStep,
     Measure,
-    Prepare,
+    PrepareSide,
     Side,
     Skipped,
-    Snapshot,
     Step,
-    StepRecord,
 )
 
 
-def budget_of(history: History) -> int:
+def budget_of(history: BisectHistory) -> int:
     """The most commits a bisect of ``history`` builds: ``ceil(log2 N) + 3``."""
     return math.ceil(math.log2(max(len(history.commits), 1))) + 3
 
@@ -35,7 +35,7 @@ def probe_cap(count: int) -> int:
 
 
 @dataclass(frozen=True)
-class Pick:
+class RowPick:
     """The row a bisect places, with the regression its endpoints measured."""
 
     row: str
@@ -45,16 +45,16 @@ class Pick:
 
 
 def judge(
-    snap: Snapshot, pick: Pick, reference: Side, subject: Side, axis: str, label: str
+    snap: BisectSnapshot, pick: RowPick, reference: Side, subject: Side, axis: str, label: str
 ) -> Step | Judged:
     """What the facts say of ``subject`` against ``reference``, or the step that says it."""
     facts = snap.facts
     for side in (reference, subject):
         if side.key not in facts.prepared:
-            return Prepare(side)
+            return PrepareSide(side)
     good = dict(snap.history.locks[0])
     moved = {n: v for n, v in subject.pins if good.get(n) != v}
-    shown = StepRecord(axis, label, UNKNOWN, commit=subject.commit, pins=moved)
+    shown = BisectStep(axis, label, UNKNOWN, commit=subject.commit, pins=moved)
     broken = facts.prepared[subject.key] or facts.prepared[reference.key]
     pair = (reference.key, subject.key)
     if broken or pair in facts.failed:
@@ -72,7 +72,7 @@ def judge(
 
 
 def recorded(
-    records: list[StepRecord], probe: Callable[[int], Step | Judged]
+    records: list[BisectStep], probe: Callable[[int], Step | Judged]
 ) -> Callable[[int], Step | Judged]:
     def wrapped(position: int) -> Step | Judged:
         outcome = probe(position)
@@ -94,9 +94,9 @@ def skip(name: str, judged: Judged) -> Skipped:
 
 
 def answer(
-    snap: Snapshot,
-    pick: Pick,
-    records: Sequence[StepRecord],
+    snap: BisectSnapshot,
+    pick: RowPick,
+    records: Sequence[BisectStep],
     verdict: str,
     reason: str,
     *,
@@ -107,9 +107,9 @@ def answer(
     through: str | None = None,
     skipped: tuple[Skipped, ...] = (),
     refused: bool = False,
-) -> Answer:
+) -> BisectAnswer:
     """An answer about ``pick``'s row, with the steps so far and the builds it took."""
-    return Answer(
+    return BisectAnswer(
         verdict,
         reason,
         tuple(records),

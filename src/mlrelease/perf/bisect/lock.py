@@ -104,7 +104,7 @@ def _refused(where: str, number: int, line: str, why: str) -> UserError:
 
 
 @dataclass(frozen=True)
-class Change:
+class PinChange:
     """One package whose pin differs between the good and the bad side."""
 
     name: str
@@ -116,13 +116,13 @@ class Change:
         return f"{self.name} {self.old or '(none)'} -> {self.new or '(none)'}"
 
 
-def changes(good: Pins, bad: Pins) -> list[Change]:
+def changes(good: Pins, bad: Pins) -> list[PinChange]:
     """Every package pinned differently on the two sides, by name."""
     names = sorted(set(good) | set(bad))
-    return [Change(n, good.get(n), bad.get(n)) for n in names if good.get(n) != bad.get(n)]
+    return [PinChange(n, good.get(n), bad.get(n)) for n in names if good.get(n) != bad.get(n)]
 
 
-def applied(good: Pins, moved: Sequence[Change], version: tuple[str, str] | None = None) -> Pins:
+def applied(good: Pins, moved: Sequence[PinChange], version: tuple[str, str] | None = None) -> Pins:
     """The good side's pins with ``moved`` changes made (and ``version`` = (name, version)
     pinned last): the environment a dependency step installs."""
     pins = dict(good)
@@ -136,7 +136,7 @@ def applied(good: Pins, moved: Sequence[Change], version: tuple[str, str] | None
     return pins
 
 
-def between(change: Change, available: Sequence[str]) -> list[str]:
+def between(change: PinChange, available: Sequence[str]) -> list[str]:
     """The versions a version bisect of ``change`` walks: those of ``available`` after the old
     pin up to the new one, in the direction of the change, the new one last (pre-releases only
     when a pin is one)."""

@@ -19,7 +19,7 @@ side (ratio 1) or like the bad side (ratio ``r``, the regression). The boundary 
 A subject whose true ratio is 1 is called ``DIFFERENT`` only when its lower bound exceeds
 ``sqrt(r) > 1``, which has probability at most the bound's tail; the mirror for ``SAME``. The
 looks (pair counts at which a step decides) split the step's error evenly (Bonferroni), and the
-bisect splits its own error over its steps (:class:`Design`). One noisy pair cannot decide a
+bisect splits its own error over its steps (:class:`StepDesign`). One noisy pair cannot decide a
 half: a bound is the k-th Walsh average from the end and a step never decides below
 :data:`MIN_PAIRS`; an outlying pair moves the bound on its own side only, so it can delay a
 decision, never flip it.
@@ -113,7 +113,7 @@ def log_ratios(good: Sequence[float], subject: Sequence[float]) -> list[float]:
 
 
 @dataclass(frozen=True)
-class Design:
+class StepDesign:
     """How every step of one bisect decides: its error, its looks, its most pairs."""
 
     confidence: float
@@ -161,7 +161,7 @@ class Decision:
     the good side, by more than half the regression (more than one change in the range)."""
 
 
-def decide(diffs: Sequence[float], ratio: float, design: Design) -> Decision:
+def decide(diffs: Sequence[float], ratio: float, design: StepDesign) -> Decision:
     """The step's decision at the last look its pairs reach (``ratio``: the regression)."""
     looks = design.schedule()
     reached = [n for n in looks if n <= len(diffs)]
@@ -204,7 +204,7 @@ class Sensitivity:
         return self.mde > self.regression
 
 
-def sensitivity(endpoint_diffs: Sequence[float], ratio: float, design: Design) -> Sensitivity:
+def sensitivity(endpoint_diffs: Sequence[float], ratio: float, design: StepDesign) -> Sensitivity:
     """The minimum detectable effect of a step at its most pairs, projected from the noise of
     the endpoints' pairs (``1 / sqrt(n)`` narrowing, the Hodges-Lehmann efficiency)."""
     regression = ratio - 1

@@ -19,23 +19,29 @@ from __future__ import annotations
 
 from mlrelease.perf.bisect import lock
 from mlrelease.perf.bisect.axes import commits, environment
-from mlrelease.perf.bisect.judging import Pick, answer, budget_of, probe_cap
-from mlrelease.perf.bisect.paired import DIFFERENT, Design, log_ratios, sensitivity, walsh_interval
+from mlrelease.perf.bisect.judging import RowPick, answer, budget_of, probe_cap
+from mlrelease.perf.bisect.paired import (
+    DIFFERENT,
+    StepDesign,
+    log_ratios,
+    sensitivity,
+    walsh_interval,
+)
 from mlrelease.perf.bisect.state import (
     UNKNOWN_VERDICT,
-    Answer,
+    BisectAnswer,
+    BisectHistory,
+    BisectSnapshot,
+    BisectStep,
     Endpoints,
-    History,
-    Prepare,
+    PrepareSide,
     Side,
-    Snapshot,
     Step,
-    StepRecord,
 )
 from mlrelease.perf.verdict import REGRESSED
 
 
-def steps_bound(history: History) -> int:
+def steps_bound(history: BisectHistory) -> int:
     """The most steps any path of the bisect takes (its error is split over them)."""
     commit_probes = budget_of(history) - 2 if len(history.commits) > 1 else 0
     changes = lock.changes(history.locks[0], history.locks[-1])
@@ -46,27 +52,27 @@ def steps_bound(history: History) -> int:
     return 1 + max(commit_probes, dependency)
 
 
-def design_for(history: History, confidence: float, max_pairs: int, looks: int) -> Design:
-    return Design(confidence, steps_bound(history), max_pairs, looks)
+def design_for(history: BisectHistory, confidence: float, max_pairs: int, looks: int) -> StepDesign:
+    return StepDesign(confidence, steps_bound(history), max_pairs, looks)
 
 
-def next_step(snap: Snapshot) -> Step | Answer:
+def next_step(snap: BisectSnapshot) -> Step | BisectAnswer:
     """What to do next, or what was found."""
     history, facts = snap.history, snap.facts
     good = Side.of(history.good, history.locks[0])
     bad = Side.of(history.bad, history.locks[-1])
     for name, side in (("good", good), ("bad", bad)):
         if side.key not in facts.prepared:
-            return Prepare(side)
+            return PrepareSide(side)
         if facts.prepared[side.key]:
             reason = f"the {name} side ({side.commit}) does not build or install here"
-            return Answer(UNKNOWN_VERDICT, f"{reason}: {facts.prepared[side.key]}")
+            return BisectAnswer(UNKNOWN_VERDICT, f"{reason}: {facts.prepared[side.key]}")
     if facts.endpoints is None:
         return Endpoints(good, bad)
     pick = pick_row(snap)
-    if isinstance(pick, Answer):
+    if isinstance(pick, BisectAnswer):
         return pick
-    start = StepRecord(
+    start = BisectStep(
         "endpoints", "the bad side against the good side", DIFFERENT, pick.regression
     )
     noise = sensitivity(pick.diffs, pick.regression.estimate, snap.design)
@@ -91,26 +97,28 @@ def next_step(snap: Snapshot) -> Step | Answer:
     return commits(snap, pick, bad, records)
 
 
-def pick_row(snap: Snapshot) -> Pick | Answer:
+def pick_row(snap: BisectSnapshot) -> RowPick | BisectAnswer:
     """The row to bisect: ``--row`` when it regressed, else the regressed row (and clock) with
-    the highest lower bound; an :class:`Answer` saying why there is none."""
+    the highest lower bound; an :class:`BisectAnswer` saying why there is none."""
     endpoints = snap.facts.endpoints
     assert endpoints is not None
     rows = {r.key: r for r in endpoints.rows}
     regressed = [r for r in endpoints.rows if r.kind == REGRESSED]
     if snap.row and snap.row not in rows:
         known = ", ".join(f"`{k}`" for k in rows)
-        return Answer(UNKNOWN_VERDICT, f"row `{snap.row}` is not a row of the profile ({known})")
+        return BisectAnswer(
+            UNKNOWN_VERDICT, f"row `{snap.row}` is not a row of the profile ({known})"
+        )
     if snap.row and rows[snap.row].kind != REGRESSED:
         chosen = rows[snap.row]
-        return Answer(
+        return BisectAnswer(
             UNKNOWN_VERDICT,
             f"row `{snap.row}` did not regress between the two sides "
             f"({chosen.kind.replace('_', ' ')}: {chosen.message}): nothing to bisect",
             row=snap.row,
         )
     if not regressed:
-        return Answer(
+        return BisectAnswer(
             UNKNOWN_VERDICT,
             f"no row regressed between the two sides ({endpoints.summary}): nothing to bisect",
         )
@@ -119,4 +127,4 @@ def pick_row(snap: Snapshot) -> Pick | Answer:
     row, test = max(tests, key=lambda rt: (rt[1].low or 0.0, rt[1].estimate or 0.0))
     diffs = log_ratios(row.good.get(test.clock, []), row.bad.get(test.clock, []))
     interval = walsh_interval(diffs, snap.design.tail)
-    return Pick(row.key, test.clock, interval, diffs)
+    return RowPick(row.key, test.clock, interval, diffs)

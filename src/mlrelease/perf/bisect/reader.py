@@ -12,7 +12,7 @@ from mlrelease.edges import git, index
 from mlrelease.errors import UserError
 from mlrelease.perf.bisect import lock
 from mlrelease.perf.bisect.lock import Pins
-from mlrelease.perf.bisect.state import History
+from mlrelease.perf.bisect.state import BisectHistory
 from mlrelease.perf.config import BisectConfig
 
 
@@ -27,7 +27,7 @@ def commit_of(root: Path, rev: str, option: str) -> str:
     return found.strip()
 
 
-def read(root: Path, good_rev: str, bad_rev: str, settings: BisectConfig) -> History:
+def read(root: Path, good_rev: str, bad_rev: str, settings: BisectConfig) -> BisectHistory:
     """The history between the two sides, read from git and the index."""
     good = commit_of(root, good_rev, "--good")
     bad = commit_of(root, bad_rev, "--bad")
@@ -54,7 +54,7 @@ def read(root: Path, good_rev: str, bad_rev: str, settings: BisectConfig) -> His
         for change in lock.changes(locks[0], locks[-1])
         if change.old and change.new
     }
-    return History(good, bad, commits, titles, locks, versions)
+    return BisectHistory(good, bad, commits, titles, locks, versions)
 
 
 def _lock(root: Path, commit: str, path: str) -> Pins:

@@ -12,15 +12,20 @@ from rich.console import Console
 from rich.markup import escape
 
 from mlrelease import markdown
-from mlrelease.perf.bisect.paired import Design
-from mlrelease.perf.bisect.state import CULPRIT, RANGE, Answer, History
+from mlrelease.perf.bisect.paired import StepDesign
+from mlrelease.perf.bisect.state import CULPRIT, RANGE, BisectAnswer, BisectHistory
 from mlrelease.perf.config import BisectConfig
 
 SCHEMA = "mlrelease-perf-bisect/1"
 
 
 def header(
-    console: Console, history: History, profile: str, design: Design, resumed: int, journal: Path
+    console: Console,
+    history: BisectHistory,
+    profile: str,
+    design: StepDesign,
+    resumed: int,
+    journal: Path,
 ) -> None:
     console.print(
         escape(
@@ -32,7 +37,7 @@ def header(
         console.print(escape(f"resumed: {resumed} journal entries from {journal}"))
 
 
-def reproduce(answer: Answer, history: History, profile: str) -> str | None:
+def reproduce(answer: BisectAnswer, history: BisectHistory, profile: str) -> str | None:
     """The command that times the answer's comparison again (the culprit against its parent,
     or the range's two ends)."""
     if answer.verdict == CULPRIT and answer.culprit in history.commits:
@@ -47,7 +52,11 @@ def reproduce(answer: Answer, history: History, profile: str) -> str | None:
 
 
 def document(
-    answer: Answer, history: History, profile: str, design: Design, settings: BisectConfig
+    answer: BisectAnswer,
+    history: BisectHistory,
+    profile: str,
+    design: StepDesign,
+    settings: BisectConfig,
 ) -> dict[str, Any]:
     """The ``--json`` object: ``verdict`` is culprit, range or unknown; ``culprit`` the full sha
     when one is found; ``steps`` every step with its ratio and interval."""

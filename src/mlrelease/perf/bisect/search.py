@@ -13,14 +13,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from mlrelease.perf.bisect.paired import DIFFERENT, SAME, Interval
-from mlrelease.perf.bisect.state import Step, StepRecord
+from mlrelease.perf.bisect.state import BisectStep, Step
 
 
 @dataclass(frozen=True)
 class Judged:
     """What the facts say of one subject: a word (SAME, DIFFERENT, UNKNOWN, UNBUILDABLE)."""
 
-    record: StepRecord
+    record: BisectStep
 
     @property
     def word(self) -> str:

@@ -27,8 +27,8 @@ from mlrelease.errors import ConfigError
 from mlrelease.perf import service as perf_service
 from mlrelease.perf.bisect import plan, reader, render
 from mlrelease.perf.bisect.facts import replay
-from mlrelease.perf.bisect.paired import Design
-from mlrelease.perf.bisect.state import Answer, History, Snapshot
+from mlrelease.perf.bisect.paired import StepDesign
+from mlrelease.perf.bisect.state import BisectAnswer, BisectHistory, BisectSnapshot
 from mlrelease.perf.bisect.steps import Executor
 from mlrelease.perf.config import BisectConfig, PerfConfig, Profile
 
@@ -37,7 +37,7 @@ CACHE = "mlrelease/bisect"
 
 
 @dataclass(frozen=True)
-class Request:
+class BisectRequest:
     """What the command line asks (the typed boundary below argparse)."""
 
     good: str
@@ -52,17 +52,17 @@ class Request:
 
 
 @dataclass
-class Outcome:
+class BisectOutcome:
     """The answer, where it was written, and how the run went."""
 
-    answer: Answer
+    answer: BisectAnswer
     document: dict[str, object]
     paths: dict[str, Path]
     resumed: int
     seconds: float
 
 
-def settings_of(config: Config, request: Request) -> BisectConfig:
+def settings_of(config: Config, request: BisectRequest) -> BisectConfig:
     """``[tool.mlrelease.perf.bisect]`` with the command line's overrides, checked."""
     table = config.table(PerfConfig).bisect
     settings = dataclasses.replace(
@@ -89,7 +89,7 @@ def settings_of(config: Config, request: Request) -> BisectConfig:
     return settings
 
 
-def check_design(design: Design, settings: BisectConfig, source: str) -> None:
+def check_design(design: StepDesign, settings: BisectConfig, source: str) -> None:
     """A step must be able to decide at all: its bounds must exist at ``max-pairs``."""
     if design.first > settings.max_pairs:
         raise ConfigError(
@@ -103,7 +103,7 @@ def check_design(design: Design, settings: BisectConfig, source: str) -> None:
         )
 
 
-def run(config: Config, request: Request, *, console: Console) -> Outcome:
+def run(config: Config, request: BisectRequest, *, console: Console) -> BisectOutcome:
     """Bisect ``request``: every step until the answer, journalled; the answer written."""
     started = time.monotonic()
     settings = settings_of(config, request)
@@ -120,20 +120,24 @@ def run(config: Config, request: Request, *, console: Console) -> Outcome:
     executor = Executor(config, request.profile, profile, settings, design, cache, journal, console)
     executor.row = request.row
     while True:
-        snap = Snapshot(history, replay(read_entries(journal)), design, row=request.row)
+        snap = BisectSnapshot(history, replay(read_entries(journal)), design, row=request.row)
         step = plan.next_step(snap)
-        if isinstance(step, Answer):
+        if isinstance(step, BisectAnswer):
             break
         executor.carry_out(step, snap)
         faults.fault_point(f"bisect:after:{type(step).__name__.lower()}")
     document = render.document(step, history, request.profile, design, settings)
     folder = config.path(config.table(PerfConfig).results_dir) / "bisect"
     paths = render.write(document, folder / f"{history.good[:12]}-{history.bad[:12]}")
-    return Outcome(step, document, paths, resumed, time.monotonic() - started)
+    return BisectOutcome(step, document, paths, resumed, time.monotonic() - started)
 
 
 def _key(
-    history: History, request: Request, profile: Profile, design: Design, settings: BisectConfig
+    history: BisectHistory,
+    request: BisectRequest,
+    profile: Profile,
+    design: StepDesign,
+    settings: BisectConfig,
 ) -> str:
     """The journal's name: the same question (sides, row, profile, design) resumes it."""
     data = {

@@ -1,9 +1,9 @@
 """What a bisect knows and what it asks for: one snapshot, the steps, the answer (pure data).
 
-The snapshot (:class:`Snapshot`) is the history read once from git and the index
-(:class:`History`) plus every fact the journal holds (:class:`Facts`): which sides were
+The snapshot (:class:`BisectSnapshot`) is the history read once from git and the index
+(:class:`BisectHistory`) plus every fact the journal holds (:class:`Facts`): which sides were
 prepared and how, what the endpoints' comparison said, the pairs measured so far. The planner
-(:mod:`.plan`) turns it into the next :data:`Step` or an :class:`Answer`; the executor
+(:mod:`.plan`) turns it into the next :data:`Step` or an :class:`BisectAnswer`; the executor
 (:mod:`.service`) carries the step out and journals what it found.
 """
 
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mlrelease.perf.bisect.lock import Pins
-from mlrelease.perf.bisect.paired import Design, Interval
+from mlrelease.perf.bisect.paired import Interval, StepDesign
 
 UNBUILDABLE = "UNBUILDABLE"
 """A step whose subject does not build, install or run its row: skipped, never a half."""
@@ -44,7 +44,7 @@ class Side:
 
 
 @dataclass(frozen=True)
-class Prepare:
+class PrepareSide:
     """Build ``side``'s commit (once) and install it with its pins."""
 
     side: Side
@@ -68,7 +68,7 @@ class Measure:
     label: str
 
 
-Step = Prepare | Endpoints | Measure
+Step = PrepareSide | Endpoints | Measure
 
 
 @dataclass(frozen=True)
@@ -116,7 +116,7 @@ class Facts:
 
 
 @dataclass(frozen=True)
-class History:
+class BisectHistory:
     """The two sides and what lies between them, read from git and the index once."""
 
     good: str
@@ -131,10 +131,10 @@ class History:
 
 
 @dataclass(frozen=True)
-class Snapshot:
-    history: History
+class BisectSnapshot:
+    history: BisectHistory
     facts: Facts
-    design: Design
+    design: StepDesign
     row: str = ""
     """The row asked for (``--row``); empty: the most certain regressed row."""
     budget: int = 0
@@ -142,7 +142,7 @@ class Snapshot:
 
 
 @dataclass(frozen=True)
-class StepRecord:
+class BisectStep:
     """One step as the answer shows it."""
 
     axis: str
@@ -181,12 +181,12 @@ class Skipped:
 
 
 @dataclass(frozen=True)
-class Answer:
+class BisectAnswer:
     """What a bisect found: a culprit, a range with the reasons, or unknown with the reason."""
 
     verdict: str
     reason: str
-    steps: tuple[StepRecord, ...] = ()
+    steps: tuple[BisectStep, ...] = ()
     axis: str | None = None
     culprit: str | None = None
     """The full sha of the commit (for a dependency: the commit whose lock brought it in)."""

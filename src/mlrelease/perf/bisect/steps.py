@@ -17,18 +17,18 @@ from mlrelease.edges.journal import append_entry
 from mlrelease.errors import UserError
 from mlrelease.perf import compare, runner
 from mlrelease.perf.bisect import envs, facts, plan
-from mlrelease.perf.bisect.judging import Pick
-from mlrelease.perf.bisect.paired import Design
+from mlrelease.perf.bisect.judging import RowPick
+from mlrelease.perf.bisect.paired import StepDesign
 from mlrelease.perf.bisect.render import headline
 from mlrelease.perf.bisect.state import (
+    BisectSnapshot,
     EndpointFacts,
     EndpointRow,
     Endpoints,
     Measure,
-    Prepare,
+    PrepareSide,
     RowTest,
     Side,
-    Snapshot,
     Step,
 )
 from mlrelease.perf.config import BisectConfig, Profile
@@ -47,7 +47,7 @@ class Executor:
         profile_name: str,
         profile: Profile,
         settings: BisectConfig,
-        design: Design,
+        design: StepDesign,
         cache: Path,
         journal: Path,
         console: Console,
@@ -60,12 +60,12 @@ class Executor:
         self.cache = cache
         self.journal = journal
         self.console = console
-        self.index = envs.Index(settings.index_url, tuple(settings.extra_index_urls))
+        self.index = envs.PinIndex(settings.index_url, tuple(settings.extra_index_urls))
         self.row = ""
         """The row asked for: the endpoints time it alone (else every row of the profile)."""
 
-    def carry_out(self, step: Step, snap: Snapshot) -> None:
-        if isinstance(step, Prepare):
+    def carry_out(self, step: Step, snap: BisectSnapshot) -> None:
+        if isinstance(step, PrepareSide):
             self.prepare(step.side, snap)
         elif isinstance(step, Endpoints):
             self.endpoints(step)
@@ -75,7 +75,7 @@ class Executor:
     def _say(self, text: str) -> None:
         self.console.print(escape(text))
 
-    def prepare(self, side: Side, snap: Snapshot) -> None:
+    def prepare(self, side: Side, snap: BisectSnapshot) -> None:
         """Build the side's commit (once per commit) and install its environment."""
         started = time.monotonic()
         built = envs.build(self.root, side.commit, self.settings.builder, self.cache)
@@ -145,10 +145,10 @@ class Executor:
         append_entry(self.journal, facts.endpoints_entry(found))
         self._say(f"endpoints: {found.summary}")
 
-    def measure(self, step: Measure, snap: Snapshot) -> None:
+    def measure(self, step: Measure, snap: BisectSnapshot) -> None:
         """Add paired rounds of the bisected row until ``step.pairs`` pairs are measured."""
         pick = plan.pick_row(snap)
-        assert isinstance(pick, Pick)
+        assert isinstance(pick, RowPick)
         pair = (step.reference.key, step.subject.key)
         have = len(snap.facts.rounds.get(pair, ([], []))[0])
         profile = dataclasses.replace(
