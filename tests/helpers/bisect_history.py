@@ -9,7 +9,7 @@ matrix products (``bisectee/cost.py``), so a commit that changes ``FACTOR`` chan
 every timed iteration, for real, and nothing else (the output stays the first layer's, so parity
 holds). With ``BISECTEE_NOISE`` naming a JSON file of factors (``{"factors": [...]}``), each
 worker process draws one and scales its work by it: the round-to-round noise of real rows,
-measured elsewhere, on a cheap workload; ``{"rounds": {"<build>": {"<round>": factor}}}``
+measured elsewhere, on a cheap workload; ``{"by_round": {"<build>": {"<round>": factor}}}``
 scales given rounds of given builds instead (a test's one noisy reading, placed exactly).
 ``GPU`` is the built-in BERT instead, slowed at the planted commit through the perf worker's
 injection hook (``MLRELEASE_PERF_INJECT_SLOWDOWN=pytorch=F:KIND``, ``device`` on a GPU).
@@ -78,9 +78,9 @@ def _noise(draw: random.Random) -> float:
     # A worker's task file is WORK/<build>/logs/run-...-r<round>-<attempt>.task.json.
     task = sys.argv[1] if len(sys.argv) > 1 else ""
     found = re.search(r"-r(\\d+)-\\d+\\.task\\.json$", task)
-    if found and "rounds" in noise:
+    if found and "by_round" in noise:
         build = os.path.basename(os.path.dirname(os.path.dirname(task)))
-        return float(noise["rounds"].get(build, {{}}).get(found.group(1), 1.0))
+        return float(noise["by_round"].get(build, {{}}).get(found.group(1), 1.0))
     return float(draw.choice(noise["factors"])) if noise.get("factors") else 1.0
 
 

@@ -111,7 +111,7 @@ def test_a_blind_row_is_refused_before_any_step(tmp_path: Path) -> None:
     too high for a step of 6 pairs to place the regression. The command says so after the
     endpoints and bisects nothing."""
     noise = tmp_path / "noise.json"
-    noise.write_text(json.dumps({"rounds": {"bad": {"5": 5.0}}}))
+    noise.write_text(json.dumps({"by_round": {"bad": {"5": 5.0}}}))
     made = histories.make(
         tmp_path / "h", histories.Planted(4, culprit=2, slowdown=1.0), profiles=PROFILE
     )

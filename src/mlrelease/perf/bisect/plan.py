@@ -17,6 +17,8 @@ The order is fixed:
 
 from __future__ import annotations
 
+import dataclasses
+
 from mlrelease.perf.bisect import lock
 from mlrelease.perf.bisect.axes import commits, environment
 from mlrelease.perf.bisect.judging import RowPick, answer, budget_of, probe_cap
@@ -40,6 +42,9 @@ from mlrelease.perf.bisect.state import (
 )
 from mlrelease.perf.verdict import REGRESSED
 
+FAILING_KINDS = frozenset({"new_failure", "known_failure"})
+"""Endpoint rows that did not run on a side (their message says why)."""
+
 
 def steps_bound(history: BisectHistory) -> int:
     """The most steps any path of the bisect takes (its error is split over them)."""
@@ -59,6 +64,7 @@ def design_for(history: BisectHistory, confidence: float, max_pairs: int, looks:
 def next_step(snap: BisectSnapshot) -> Step | BisectAnswer:
     """What to do next, or what was found."""
     history, facts = snap.history, snap.facts
+    budget = snap.budget or budget_of(history)
     good = Side.of(history.good, history.locks[0])
     bad = Side.of(history.bad, history.locks[-1])
     for name, side in (("good", good), ("bad", bad)):
@@ -66,12 +72,13 @@ def next_step(snap: BisectSnapshot) -> Step | BisectAnswer:
             return PrepareSide(side)
         if facts.prepared[side.key]:
             reason = f"the {name} side ({side.commit}) does not build or install here"
-            return BisectAnswer(UNKNOWN_VERDICT, f"{reason}: {facts.prepared[side.key]}")
+            why = f"{reason}: {facts.prepared[side.key]}"
+            return BisectAnswer(UNKNOWN_VERDICT, why, builds=len(facts.built), budget=budget)
     if facts.endpoints is None:
         return Endpoints(good, bad)
     pick = pick_row(snap)
     if isinstance(pick, BisectAnswer):
-        return pick
+        return dataclasses.replace(pick, builds=len(facts.built), budget=budget)
     start = BisectStep(
         "endpoints", "the bad side against the good side", DIFFERENT, pick.regression
     )
@@ -118,9 +125,11 @@ def pick_row(snap: BisectSnapshot) -> RowPick | BisectAnswer:
             row=snap.row,
         )
     if not regressed:
+        failing = [f"`{r.key}`: {r.message}" for r in endpoints.rows if r.kind in FAILING_KINDS]
         return BisectAnswer(
             UNKNOWN_VERDICT,
-            f"no row regressed between the two sides ({endpoints.summary}): nothing to bisect",
+            f"no row regressed between the two sides ({endpoints.summary}): nothing to bisect"
+            + (f"; rows that did not run: {'; '.join(failing)}" if failing else ""),
         )
     candidates = [rows[snap.row]] if snap.row else regressed
     tests = [(r, t) for r in candidates for t in r.tests if t.verdict == REGRESSED]

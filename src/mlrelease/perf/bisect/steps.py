@@ -131,14 +131,16 @@ class Executor:
             tests = tuple(
                 RowTest(t.clock, t.verdict, t.estimate, t.low, t.high) for t in verdict.tests
             )
+            message = verdict.message + _failures(good, bad)
+            clock = profile.clock
             rows.append(
                 EndpointRow(
                     verdict.key,
                     verdict.kind,
-                    verdict.message,
+                    message,
                     tests,
-                    _medians(good, profile.clock),
-                    _medians(bad, profile.clock),
+                    _medians(good, clock),
+                    _medians(bad, clock),
                 )
             )
         found = EndpointFacts(tuple(rows), comparison.summary())
@@ -211,6 +213,16 @@ class Executor:
             )
         finally:
             shutil.rmtree(work, ignore_errors=True)
+
+
+def _failures(good: Row | None, bad: Row | None) -> str:
+    """What kept the row from running on either side: each side's last error line."""
+    said = []
+    for side, row in (("good", good), ("bad", bad)):
+        if row is not None and row.failing:
+            lines = [line.strip() for line in row.error.splitlines() if line.strip()]
+            said.append(f"{side} side: {row.status}: {lines[-1][:300] if lines else ''}")
+    return f" ({'; '.join(said)})" if said else ""
 
 
 def _medians(row: Row | None, sample_clock: str) -> dict[str, list[float]]:
