@@ -143,3 +143,24 @@ def test_an_innocent_environment_goes_on_to_the_commits() -> None:
     answer = World(h, slowed_from(h, 6)).run()
     assert (answer.verdict, answer.axis, answer.culprit) == (CULPRIT, "commit", h.commits[5])
     assert answer.steps[1].axis == "environment" and answer.steps[1].word == "SAME"
+
+
+def test_of_two_changed_packages_the_guilty_one() -> None:
+    """numpy and slowlib both moved at c3; only slowlib 1.3 is slow: the package step applies
+    the changes in order and finds slowlib, then its version."""
+    locks = {0: {"numpy": "2.0", "slowlib": "1.0"}, 3: {"numpy": "2.1", "slowlib": "1.3"}}
+    h = history(6, locks, {"numpy": ("2.0", "2.1"), "slowlib": ("1.0", "1.3")})
+    answer = World(h, lambda s: 1.1 if dict(s.pins)["slowlib"] == "1.3" else 1.0).run()
+    assert (answer.verdict, answer.axis) == (CULPRIT, "dependency")
+    assert answer.dependency == {"name": "slowlib", "version": "1.3", "previous": "1.0"}
+    assert [r.axis for r in answer.steps] == ["endpoints", "environment", "package"]
+    assert answer.steps[2].word == SAME and answer.steps[2].pins == {"numpy": "2.1"}
+    assert answer.culprit == h.commits[2]
+
+
+def test_a_removed_package_is_named() -> None:
+    """The lock drops ``fast`` at c2, and the row needs it: the culprit is the removal."""
+    h = history(4, {0: {"fast": "1.0"}, 2: {}})
+    answer = World(h, lambda s: 1.0 if "fast" in dict(s.pins) else 1.2).run()
+    assert answer.dependency == {"name": "fast", "version": "(removed)", "previous": "1.0"}
+    assert answer.culprit == h.commits[1]

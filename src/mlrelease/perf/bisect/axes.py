@@ -82,6 +82,8 @@ def _dependency(
         return _dependency_range(snap, pick, records, applied, found, "package")
     guilty, before = changes[found.hi - 1], changes[: found.hi - 1]
     versions = lock.between(guilty, history.versions.get(guilty.name, ()))
+    if not versions:  # the bad side no longer pins it: no version to walk
+        return _dependency_culprit(snap, pick, records, guilty, ["(removed)"], 1)
 
     def version(position: int) -> Step | Judged:
         pins = lock.applied(base, before, (guilty.name, versions[position - 1]))
@@ -118,7 +120,10 @@ def _dependency_culprit(
     history = snap.history
     previous = guilty.old if at == 1 else versions[at - 2]
     slow = versions[at - 1]
-    index = lock.first_pinning(history.locks[1:], guilty.name, slow, guilty.old)
+    if guilty.new is None:  # the first lock without it
+        index = next((i for i, p in enumerate(history.locks[1:]) if guilty.name not in p), None)
+    else:
+        index = lock.first_pinning(history.locks[1:], guilty.name, slow, guilty.old)
     commit = history.commits[index] if index is not None else None
     brought = f"; commit {commit} brought it into the lock" if commit else ""
     return answer(
