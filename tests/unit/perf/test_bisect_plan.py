@@ -154,7 +154,7 @@ def test_of_two_changed_packages_the_guilty_one() -> None:
     assert (answer.verdict, answer.axis) == (CULPRIT, "dependency")
     assert answer.dependency == {"name": "slowlib", "version": "1.3", "previous": "1.0"}
     assert [r.axis for r in answer.steps] == ["endpoints", "environment", "package"]
-    assert answer.steps[2].word == SAME and answer.steps[2].pins == {"numpy": "2.1"}
+    assert answer.steps[2].word == "SAME" and answer.steps[2].pins == {"numpy": "2.1"}
     assert answer.culprit == h.commits[2]
 
 
