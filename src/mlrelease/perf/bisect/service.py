@@ -119,6 +119,8 @@ def run(config: Config, request: BisectRequest, *, console: Console) -> BisectOu
     render.header(console, history, request.profile, design, resumed, journal)
     executor = Executor(config, request.profile, profile, settings, design, cache, journal, console)
     executor.row = request.row
+    if request.row:
+        executor.one_row(request.row)  # a row that names no model of the profile: said now
     while True:
         snap = BisectSnapshot(history, replay(read_entries(journal)), design, row=request.row)
         step = plan.next_step(snap)

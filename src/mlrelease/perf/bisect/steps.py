@@ -169,10 +169,12 @@ class Executor:
             why = f"{broken.status}: {broken.error}" if broken else "the row did not run"
             append_entry(self.journal, {**entry, "kind": facts.FAILED, "error": why})
             return
-        good, bad = (
-            _medians(base, self.profile.clock)[pick.clock],
-            _medians(other, self.profile.clock)[pick.clock],
-        )
+        good = _medians(base, self.profile.clock).get(pick.clock, [])
+        bad = _medians(other, self.profile.clock).get(pick.clock, [])
+        if not good or not bad:
+            why = f"no {pick.clock} clock timings of `{pick.row}` on both sides"
+            append_entry(self.journal, {**entry, "kind": facts.FAILED, "error": why})
+            return
         append_entry(self.journal, {**entry, "kind": facts.ROUNDS, "good": good, "other": bad})
 
     def one_row(self, key: str) -> Profile:
