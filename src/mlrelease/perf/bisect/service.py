@@ -27,7 +27,7 @@ from mlrelease.errors import ConfigError
 from mlrelease.perf import service as perf_service
 from mlrelease.perf.bisect import plan, reader, render
 from mlrelease.perf.bisect.facts import replay
-from mlrelease.perf.bisect.paired import StepDesign
+from mlrelease.perf.bisect.paired import StepDesign, min_pairs
 from mlrelease.perf.bisect.state import BisectAnswer, BisectHistory, BisectSnapshot
 from mlrelease.perf.bisect.steps import Executor
 from mlrelease.perf.config import BisectConfig, PerfConfig, Profile
@@ -91,10 +91,11 @@ def settings_of(config: Config, request: BisectRequest) -> BisectConfig:
 
 def check_design(design: StepDesign, settings: BisectConfig, source: str) -> None:
     """A step must be able to decide at all: its bounds must exist at ``max-pairs``."""
-    if design.first > settings.max_pairs:
+    fewest = min_pairs(design.tail)
+    if fewest > settings.max_pairs:
         raise ConfigError(
             "tool.mlrelease.perf.bisect.max-pairs (or --max-pairs)",
-            f"at least {design.first}: the fewest pairs whose bounds exist at one-sided error "
+            f"at least {fewest}: the fewest pairs whose bounds exist at one-sided error "
             f"{design.tail:.2g} (confidence {settings.confidence:g} over {design.steps} steps "
             f"and {design.looks} looks)",
             str(settings.max_pairs),
