@@ -55,8 +55,13 @@ def test_the_good_side_must_come_first(made: histories.Generated) -> None:
         ),
         (["--row", "work"], "perf bisect --row work: a row is MODEL/SHAPE/bBATCH/FRAMEWORK"),
         (["--row", "bert/seq128/b1/pytorch"], "no model `bert` in profile `bench`"),
+        (["--row", "work/v9/b1/pytorch"], "no shape `v9` in its model (its shapes: v"),
+        (
+            ["--row", "work/v256/b1/onnxruntime_cpu"],
+            "framework `onnxruntime_cpu` is not run by the profile (it runs pytorch)",
+        ),
     ],
-    ids=["confidence", "max-pairs", "design", "row-shape", "row-model"],
+    ids=["confidence", "max-pairs", "design", "row-shape", "row-model", "row-size", "row-fw"],
 )
 def test_a_design_or_row_that_cannot_work(
     made: histories.Generated, options: list[str], said: str

@@ -114,14 +114,13 @@ def run(config: Config, request: BisectRequest, *, console: Console) -> BisectOu
     check_design(design, settings, str(config.pyproject_path))
     cache = git.git_dir(config.root) / CACHE
     journal = cache / f"{_key(history, request, profile, design, settings)}.jsonl"
+    executor = Executor(
+        config, request.profile, profile, settings, design, cache, journal, console, row=request.row
+    )  # a malformed --row, or one naming no model of the profile, is refused here
     if request.restart:
         journal.unlink(missing_ok=True)
     resumed = len(read_entries(journal))
     render.header(console, history, request.profile, design, resumed, journal)
-    executor = Executor(config, request.profile, profile, settings, design, cache, journal, console)
-    executor.row = request.row
-    if request.row:
-        executor.one_row(request.row)  # a row that names no model of the profile: said now
     while True:
         snap = BisectSnapshot(history, replay(read_entries(journal)), design, row=request.row)
         step = plan.next_step(snap)

@@ -51,6 +51,8 @@ class Executor:
         cache: Path,
         journal: Path,
         console: Console,
+        *,
+        row: str = "",
     ) -> None:
         self.root = config.root
         self.profile_name = profile_name
@@ -61,8 +63,12 @@ class Executor:
         self.journal = journal
         self.console = console
         self.index = envs.PinIndex(settings.index_url, tuple(settings.extra_index_urls))
-        self.row = ""
-        """The row asked for: the endpoints time it alone (else every row of the profile)."""
+        self.row = row
+        """The row asked for (``--row``): the endpoints time it alone (else every row of the
+        profile); a malformed one, or one naming no model of the profile, is refused here,
+        before anything is built."""
+        if row:
+            self.one_row(row)
 
     def carry_out(self, step: Step, snap: BisectSnapshot) -> None:
         if isinstance(step, PrepareSide):
@@ -190,6 +196,7 @@ class Executor:
             spec = resolve_in(self.root, ref, self.profile_name)
             if spec.name != model:
                 continue
+            _check_row(key, shape, [s.key for s in spec.shapes], framework, self.profile)
             p2 = any(s.key == shape and s.priority > 1 for s in spec.shapes)
             return dataclasses.replace(
                 self.profile,
@@ -215,6 +222,20 @@ class Executor:
             )
         finally:
             shutil.rmtree(work, ignore_errors=True)
+
+
+def _check_row(key: str, shape: str, shapes: list[str], framework: str, profile: Profile) -> None:
+    """``--row``'s shape must be one of its model's, its framework one of the profile's."""
+    if shape not in shapes:
+        raise UserError(
+            f"perf bisect --row {key}: no shape `{shape}` in its model (its shapes: "
+            f"{', '.join(shapes)})."
+        )
+    if framework not in profile.frameworks:
+        raise UserError(
+            f"perf bisect --row {key}: framework `{framework}` is not run by the profile (it "
+            f"runs {', '.join(profile.frameworks)})."
+        )
 
 
 def _failures(good: Row | None, bad: Row | None) -> str:
