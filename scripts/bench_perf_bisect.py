@@ -326,6 +326,15 @@ def single(args: argparse.Namespace) -> int:
     perf worker's injection hook (``device``: GPU time after each forward)."""
     if shutil.which("git") is None:
         raise SystemExit("bench_perf_bisect --single: git is not on PATH; the histories need it.")
+    if args.profile == "gpu" and not _cuda():
+        print(  # exit 2: nothing was bisected (1 is an inexact answer)
+            "bench_perf_bisect --single --profile gpu: this interpreter's torch sees no CUDA "
+            "device, so a device-time slowdown cannot be planted. On a GPU machine run it with "
+            "a CUDA build of torch; here, the same bisect on the CPU is --profile cpu "
+            "--slowdown cpu.",
+            file=sys.stderr,
+        )
+        return 2
     console = Console(stderr=True)
     base = args.workdir or Path(tempfile.mkdtemp(prefix="bisect-single-"))
     culprit = args.culprit or random.Random(args.seed).randint(1, args.commits)
@@ -362,6 +371,15 @@ def single(args: argparse.Namespace) -> int:
         f"{seconds:.0f} s; {args.output}"
     )
     return 0 if found["exact"] else 1
+
+
+def _cuda() -> bool:
+    """Whether this interpreter's torch has a CUDA device (the GPU profile's workers use it)."""
+    try:
+        import torch
+    except ImportError:
+        return False
+    return bool(torch.cuda.is_available())
 
 
 def _write(args: argparse.Namespace, entries: list[dict[str, Any]], design: dict[str, Any]) -> None:
