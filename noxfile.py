@@ -42,6 +42,12 @@ PYTEST_PARALLEL = ["-n", "auto", "--dist", "loadgroup"]
 """pytest-xdist: one worker per CPU, the tests of one expensive fixture on one worker
 (tests/conftest.py `SHARED_BUILDS`); `-- -n 0` runs in one process."""
 
+TEST_LANES = ["tests/unit", "tests/integration", "tests/defects"]
+"""What `nox -s tests` runs (the perf-integration lane is `nox -s tests_perf`)."""
+PYTEST_REPORT = ["-p", "no:cacheprovider", "--durations", "20"]
+"""No cache folder written into the tree (it would change the tree a reused verdict is keyed
+by), and the slowest tests listed at the end of every run."""
+
 _clock = {"imported": time.monotonic(), "installs": 0}
 """When nox loaded this file, and how many installs ran since (0: the first session)."""
 
@@ -106,10 +112,16 @@ class _SetupTimes:
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """Run the unit and integration lanes (real git repositories, runtimes, builds; no torch)."""
+    """Run the unit and integration lanes (real git repositories, runtimes, builds; no torch).
+
+    Once per tree and environment: the pass of an identical run is reused and says so
+    (`mlrelease tests run`); `nox -s tests -- --rerun` runs anyway, other arguments go to pytest.
+    """
     _install(session, "test")
-    paths = ["tests/unit", "tests/integration", "tests/defects"]
-    session.run("pytest", *PYTEST_PARALLEL, *(session.posargs or paths))
+    rerun = session.posargs[:1] == ["--rerun"]
+    args = session.posargs[1:] if rerun else session.posargs
+    suite = ["pytest", *PYTEST_PARALLEL, *PYTEST_REPORT, *(args or TEST_LANES)]
+    session.run("mlrelease", "tests", "run", *(["--rerun"] if rerun else []), "--", *suite)
 
 
 @nox.session(default=False)
@@ -269,3 +281,13 @@ def adoption(session: nox.Session) -> None:
     """Adopt mlrelease in real ONNX / PyTorch projects from PyPI; writes docs/adoption.md."""
     _install(session, "wheels")  # bump-my-version, cibuildwheel: what init and verify call
     session.run("python", "scripts/adoption_matrix.py", *session.posargs)
+
+
+@nox.session(tags=["release"], default=False)
+def adoption_corpus(session: nox.Session) -> None:
+    """Replay real releases with the commands, step by step; writes the adoption-corpus page.
+
+    docs/case-studies/adoption-corpus.md; `-- --check`: drift. The histories: `-- --mirrors DIR`
+    or `-- --clone`; without them the page is checked against the recorded results."""
+    _install(session, "wheels")  # bump-my-version, git-changelog, cibuildwheel: what it calls
+    session.run("python", "scripts/adoption_corpus.py", *session.posargs)

@@ -1,17 +1,26 @@
 """Release verbs for humans, in namespaces: ``invoke --list``.
 
-Each task wraps one ``mlrelease`` command. Mutating tasks are dry runs unless ``--execute``.
+Each task wraps one ``mlrelease`` command (or the nox session that runs it) and hands its
+options on as that command's own flags. An option's help is the help of that flag in
+mlrelease's parser, read when this file loads (:func:`_wraps`); where mlrelease is not installed
+here, each option points at the command's ``--help``. Mutating tasks are dry runs unless
+``--execute``.
 """
 
 from __future__ import annotations
 
+import argparse
+import functools
 import importlib.util
+import inspect
 import shlex
 import sys
+from collections.abc import Callable
+from typing import Any
 
 from invoke.collection import Collection
 from invoke.context import Context
-from invoke.tasks import task
+from invoke.tasks import Task, task
 
 
 def _mlrelease(c: Context, *args: str) -> None:
@@ -28,112 +37,104 @@ def _flags(**flags: bool) -> list[str]:
     return [f"--{name.replace('_', '-')}" for name, on in flags.items() if on]
 
 
-@task(
-    help={
-        "to": "the new version, e.g. 1.5.0 or 1.5.0rc1",
-        "part": "or the part to bump: major, minor, patch, pre (rcN, devN), stage (dev/rc/final)",
-        "execute": "write the files (default: dry run)",
-    }
-)
+def _options(**values: str) -> list[str]:
+    """``--name value`` for each option given a value."""
+    return [
+        a for name, value in values.items() if value for a in (f"--{name.replace('_', '-')}", value)
+    ]
+
+
+@functools.cache
+def _parser(*command: str) -> argparse.ArgumentParser | None:
+    """The parser of ``mlrelease COMMAND``; None when mlrelease is not installed here."""
+    if importlib.util.find_spec("mlrelease") is None:
+        return None
+    from mlrelease.cli import build_parser
+
+    parser = build_parser()
+    for word in command:
+        (actions,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        parser = actions.choices[word]
+    return parser
+
+
+def option_help(command: tuple[str, ...], names: list[str]) -> dict[str, str]:
+    """The help of each option ``names`` (a parameter is named as its flag's ``dest``) in the
+    parser of ``mlrelease COMMAND``, with its choices; a name the parser lacks is an error."""
+    parser = _parser(*command)
+    if parser is None:
+        return dict.fromkeys(names, f"see `mlrelease {' '.join(command)} --help`")
+    actions = {a.dest: a for a in parser._actions if a.option_strings}
+    missing = [n for n in names if n not in actions]
+    if missing:
+        raise LookupError(f"`mlrelease {' '.join(command)}` has no option for {missing}")
+    found = {}
+    for name in names:
+        action = actions[name]
+        choices = f" (one of: {', '.join(map(str, action.choices))})" if action.choices else ""
+        found[name] = f"{action.help}{choices}"
+    return found
+
+
+def _wraps(*command: str, **options: Any) -> Callable[[Callable[..., None]], Task[Any]]:
+    """``@task`` for a task that wraps ``mlrelease COMMAND``: its options' help is the parser's."""
+
+    def decorate(body: Callable[..., None]) -> Task[Any]:
+        names = [p for p in inspect.signature(body).parameters if p != "c"]
+        made: Task[Any] = task(help=option_help(command, names), **options)(body)
+        return made
+
+    return decorate
+
+
+@_wraps("bump")
 def bump(c: Context, to: str = "", part: str = "", execute: bool = False) -> None:
     """Bump the version in every file listed for bump-my-version."""
-    target = ["--to", to] if to else ["--part", part] if part else []
+    target = _options(to=to) or _options(part=part)
     _mlrelease(c, "bump", *target, *_flags(execute=execute))
 
 
-@task(
-    help={
-        "version": "the release X.Y.Z (default: from the version files)",
-        "json": "print JSON (for CI)",
-    }
-)
+@_wraps("release", "status")
 def status(c: Context, version: str = "", json: bool = False) -> None:
     """Show where the release stands: versions, changelog, branches, tags, verdict, next steps."""
-    _mlrelease(
-        c, "release", "status", *(["--version", version] if version else []), *_flags(json=json)
-    )
+    _mlrelease(c, "release", "status", *_options(version=version), *_flags(json=json))
 
 
-@task(
-    help={
-        "version": "the release series X.Y",
-        "from_ref": "branch from this ref, not main",
-        "execute": "act (default: dry run)",
-        "push": "push the branch and main",
-    }
-)
+@_wraps("release", "cut")
 def cut(
     c: Context, version: str, from_ref: str = "", execute: bool = False, push: bool = False
 ) -> None:
     """Cut release/X.Y, commit its release-only edits, move main to the next .dev version."""
-    _mlrelease(
-        c,
-        "release",
-        "cut",
-        "--version",
-        version,
-        *(["--from", from_ref] if from_ref else []),
-        *_flags(execute=execute, push=push),
-    )
+    start = ["--from", from_ref] if from_ref else []
+    options = ["--version", version, *start, *_flags(execute=execute, push=push)]
+    _mlrelease(c, "release", "cut", *options)
 
 
-@task(
-    help={
-        "version": "the release X.Y.Z",
-        "execute": "act (default: dry run)",
-        "push": "push the release branch",
-    }
-)
+@_wraps("release", "prepare")
 def prepare(c: Context, version: str, execute: bool = False, push: bool = False) -> None:
     """Set the release version and write its changelog section: one commit on release/X.Y."""
     _mlrelease(c, "release", "prepare", "--version", version, *_flags(execute=execute, push=push))
 
 
-@task(
-    help={
-        "tag": "the expected tag: the next number, or any above the newest RC (gap named)",
-        "rebuild": "HEAD is already a candidate: tag the same commit again as the next number",
-        "execute": "act (default: dry run)",
-        "push": "push the branch and the tag",
-    }
-)
+@_wraps("release", "rc")
 def rc(
     c: Context, tag: str = "", rebuild: bool = False, execute: bool = False, push: bool = False
 ) -> None:
     """Tag the next release candidate vX.Y.Z-rcN on the release branch head."""
-    options = [*(["--tag", tag] if tag else []), *(["--rebuild"] if rebuild else [])]
-    _mlrelease(c, "release", "rc", *options, *_flags(execute=execute, push=push))
+    flags = _flags(rebuild=rebuild, execute=execute, push=push)
+    _mlrelease(c, "release", "rc", *_options(tag=tag), *flags)
 
 
-@task(
-    help={
-        "rc": "the release candidate tag, e.g. v1.4.0-rc2",
-        "artifacts": "the folder of the files built at the RC's commit",
-        "execute": "act (default: dry run)",
-        "push": "push the manifest ref",
-    }
-)
+@_wraps("release", "bind")
 def bind(
     c: Context, rc: str, artifacts: str = "", execute: bool = False, push: bool = False
 ) -> None:
     """Bind the RC's built files to it: their manifest on origin, which a rebuild cannot move."""
-    options = ["--artifacts", artifacts] if artifacts else []
-    _mlrelease(c, "release", "bind", "--rc", rc, *options, *_flags(execute=execute, push=push))
+    options = ["--rc", rc, *_options(artifacts=artifacts), *_flags(execute=execute, push=push)]
+    _mlrelease(c, "release", "bind", *options)
 
 
-@task(
-    help={
-        "rc": "the release candidate tag, e.g. v1.4.0-rc2",
-        "report": "the RC's release_verify report.json (default: build/release-verify/)",
-        "artifacts": "the RC's verified artifacts folder",
-        "publish": "publish first (unless the index holds these files), then tag",
-        "repository_url": "the index to publish to and check (default: PyPI)",
-        "published_elsewhere": "tag without reading an index when none is known (another "
-        "system publishes the files)",
-        "execute": "act (default: dry run)",
-        "push": "push the final tag",
-    }
-)
+@_wraps("release", "promote")
 def promote(
     c: Context,
     rc: str,
@@ -146,78 +147,42 @@ def promote(
     push: bool = False,
 ) -> None:
     """Verify the RC's bound files and report, publish (--publish), tag vX.Y.Z on its commit."""
-    options = [
-        *(["--report", report] if report else []),
-        *(["--artifacts", artifacts] if artifacts else []),
-        *(["--repository-url", repository_url] if repository_url else []),
-    ]
-    _mlrelease(
-        c,
-        "release",
-        "promote",
-        "--rc",
-        rc,
-        *options,
-        *_flags(
-            publish=publish, published_elsewhere=published_elsewhere, execute=execute, push=push
-        ),
+    given = _options(report=report, artifacts=artifacts, repository_url=repository_url)
+    flags = _flags(
+        publish=publish, published_elsewhere=published_elsewhere, execute=execute, push=push
     )
+    _mlrelease(c, "release", "promote", "--rc", rc, *given, *flags)
 
 
-@task(
-    help={
-        "branch": "the release branch (default: the current one)",
-        "output": "write the Markdown to this file",
-        "execute": "cherry-pick the missing fixes",
-        "push": "push the release branch",
-    }
-)
+@_wraps("release", "cherry-picks")
 def cherry_picks(
     c: Context, branch: str = "", output: str = "", execute: bool = False, push: bool = False
 ) -> None:
     """Track main's fixes since the fork: wanted or not, picked, missing (Markdown)."""
-    options = [*(["--branch", branch] if branch else []), *(["--output", output] if output else [])]
-    _mlrelease(c, "release", "cherry-picks", *options, *_flags(execute=execute, push=push))
+    options = [*_options(branch=branch, output=output), *_flags(execute=execute, push=push)]
+    _mlrelease(c, "release", "cherry-picks", *options)
 
 
-@task(
-    help={
-        "version": "the release X.Y.Z",
-        "confirm": "mark a manual step done",
-        "execute": "run the steps (default: show the ledger)",
-    },
-    iterable=["confirm"],
-)
+@_wraps("release", "checklist", iterable=["confirm"])
 def checklist(
     c: Context, version: str, confirm: list[str] | None = None, execute: bool = False
 ) -> None:
     """Walk the release checklist, resuming at the first unfinished step (ledger in build/)."""
     confirmed = [a for step in confirm or [] for a in ("--confirm", step)]
-    _mlrelease(
-        c, "release", "checklist", "--version", version, *confirmed, *_flags(execute=execute)
-    )
+    options = ["--version", version, *confirmed, *_flags(execute=execute)]
+    _mlrelease(c, "release", "checklist", *options)
 
 
-@task(
-    help={
-        "execute": "write the page (default: dry run, show the diff)",
-        "check": "fail when the page is stale; write nothing",
-    }
-)
+@_wraps("release", "checklist-doc")
 def checklist_doc(c: Context, execute: bool = False, check: bool = False) -> None:
     """Generate docs/release/checklist.md from the configured checklist."""
     _mlrelease(c, "release", "checklist-doc", *_flags(execute=execute, check=check))
 
 
-@task(
-    help={
-        "check": "write nothing; fail when the committed index or page is stale",
-        "diff": "also compare with a previous index: a file, a git ref, or 'auto'",
-    }
-)
+@_wraps("ops", "index")
 def index(c: Context, check: bool = False, diff: str = "") -> None:
     """Regenerate the supported-operators index from a conformance run (nox -s ops_index)."""
-    extra = [*_flags(check=check), *(["--diff", diff] if diff else [])]
+    extra = [*_flags(check=check), *_options(diff=diff)]
     c.run(shlex.join(["nox", "-s", "ops_index", "--", *extra]))
 
 
@@ -244,28 +209,13 @@ def docs_serve(c: Context, port: int = 8000) -> None:
     c.run(shlex.join(["nox", "-s", "docs", "--", "--serve", "--port", str(port)]), pty=True)
 
 
-@task(
-    name="generate",
-    help={
-        "execute": "write the pages (default: dry run, show the diff)",
-        "check": "write nothing; fail when a page is stale",
-    },
-)
+@_wraps("docs", "generate", name="generate")
 def docs_generate(c: Context, execute: bool = False, check: bool = False) -> None:
     """Regenerate the docs pages listing every nox session and invoke task."""
     _mlrelease(c, "docs", "generate", *_flags(execute=execute, check=check))
 
 
-@task(
-    name="freeze",
-    help={
-        "version": "the release whose tag to build, e.g. 1.4.0 (tag v1.4.0) or 1.4.0rc1",
-        "dev": "or build HEAD as the dev docs ('main')",
-        "site": "the versioned site folder, e.g. a gh-pages checkout (default: build/site)",
-        "force": "rebuild a version that is already frozen",
-        "execute": "build and write (default: dry run)",
-    },
-)
+@_wraps("docs", "freeze", name="freeze")
 def docs_freeze(
     c: Context,
     version: str = "",
@@ -275,16 +225,16 @@ def docs_freeze(
     execute: bool = False,
 ) -> None:
     """Freeze a release's docs from its tag into the versioned site; update the switcher."""
-    which = ["--version", version] if version else ["--dev"] if dev else []
-    where = ["--site", site] if site else []
-    _mlrelease(c, "docs", "freeze", *which, *where, *_flags(force=force, execute=execute))
+    which = _options(version=version) or _flags(dev=dev)
+    options = [*which, *_options(site=site), *_flags(force=force, execute=execute)]
+    _mlrelease(c, "docs", "freeze", *options)
 
 
 docs = Collection("docs", docs_build, docs_serve, docs_generate, docs_freeze)
 ns.add_collection(docs)
 
 
-@task(help={"execute": "write pyproject.toml (default: dry run)"})
+@_wraps("init")
 def init(c: Context, execute: bool = False) -> None:
     """Describe this repository in [tool.mlrelease] and [tool.bumpversion] (mlrelease init)."""
     _mlrelease(c, "init", *_flags(execute=execute))

@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -57,6 +58,14 @@ IDENTITY = {
 run, so the page is reproducible."""
 
 
+PROMISED = (
+    ("core.repositoryformatversion", "1"),
+    ("extensions.partialClone", "origin"),
+    ("remote.origin.promisor", "true"),
+)
+"""A clone's configuration under which the files a snapshot lacks are promised."""
+
+
 @dataclass
 class Step:
     """One step of a release: what the project did, the command run, what it did, whether the
@@ -68,6 +77,9 @@ class Step:
     did: str
     match: bool | None
     why: str = ""
+    id: str = ""
+    """The step's name, by which a review of the adoption corpus finds it (``pick:1a2b3c4d5``,
+    ``rc:v1.2.0-rc1``)."""
 
 
 @dataclass
@@ -136,16 +148,16 @@ def stand_in_build(dist: Path, version: str) -> None:
 
 def _ref_updates(mirror: Path, h: History) -> str:
     """``git update-ref --stdin`` input: origin as the project had it at the fork point."""
-    lines = [f"update refs/heads/main {h.fork}"]
+    lines = [f"update refs/heads/{h.main} {h.fork}"]
     lines += [f"update refs/heads/{b} {sha}" for b, sha in h.older_branches.items()]
     lines += [f"update refs/tags/{t} {obj}" for t, obj in h.older_tags.items()]
     return "\n".join(lines) + "\n"
 
 
-def setup(mirror: Path, tmp: Path, h: History) -> tuple[Path, Path]:
-    """A bare origin at the fork point and a clone of its main, both reading the mirror's
-    objects (alternates: nothing is copied, no ref of the mirror is visible)."""
-    origin, work = tmp / "origin.git", tmp / "TensorRT"
+def setup(mirror: Path, tmp: Path, h: History, name: str = "TensorRT") -> tuple[Path, Path]:
+    """A bare origin at the fork point and a clone of its main (in ``tmp/name``), both reading
+    the mirror's objects (alternates: nothing is copied, no ref of the mirror is visible)."""
+    origin, work = tmp / "origin.git", tmp / name
     objects = git(mirror, "rev-parse", "--path-format=absolute", "--git-path", "objects")
     git(tmp, "init", "-q", "--bare", str(origin))
     (origin / "objects" / "info" / "alternates").write_text(objects + "\n", encoding="utf-8")
@@ -156,53 +168,104 @@ def setup(mirror: Path, tmp: Path, h: History) -> tuple[Path, Path]:
         text=True,
         check=True,
     )
-    git(tmp, "clone", "-q", "-b", "main", str(origin), str(work))
+    git(tmp, "clone", "-q", "--no-checkout", "-b", h.main, str(origin), str(work))
+    absent = missing(mirror, [h.fork, *(c.sha for c in h.commits)])
+    if absent:  # a snapshot without its largest files: never checked out, never read
+        git(work, "sparse-checkout", "set", "--no-cone", "/*", *(f"!/{p}" for p in absent))
+        # Git writes a tree naming a blob it lacks only for a promised object: origin is
+        # made the promisor (it has no such object either; nothing asks it for one).
+        for name, value in PROMISED:
+            git(work, "config", name, value)
+    git(work, "checkout", "-q", h.main)
     return origin, work
 
 
-def adopt(work: Path) -> str:
-    """``mlrelease init --execute`` at the fork point, the tests gate left out (no CUDA here),
-    committed and pushed; returns the text appended to ``pyproject.toml``."""
-    before = (work / "pyproject.toml").read_text(encoding="utf-8")
+def missing(mirror: Path, commits: list[str]) -> list[str]:
+    """Paths of the files of ``commits`` whose contents the mirror lacks (a snapshot keeps no
+    file of 4 MiB or more)."""
+    paths: dict[str, set[str]] = {}
+    for commit in commits:
+        for line in git(mirror, "ls-tree", "-r", commit).splitlines():
+            meta, path = line.split("\t", 1)
+            kind, sha = meta.split()[1:]
+            if kind == "blob":
+                paths.setdefault(sha, set()).add(path)
+    proc = subprocess.run(
+        ["git", "cat-file", "--batch-check"],
+        cwd=mirror,
+        input="".join(f"{sha}\n" for sha in paths),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    gone = [line.split()[0] for line in proc.stdout.splitlines() if line.endswith(" missing")]
+    return sorted({path for sha in gone for path in paths[sha]})
+
+
+class Refused(SystemExit):
+    """A command the replay cannot go on without refused; ``said`` is what it said."""
+
+    def __init__(self, command: str, said: Said) -> None:
+        super().__init__(f"{command} failed: {said.message}")
+        self.said = said
+
+
+def adopt(work: Path, adapted: str = ADAPTED, main: str = "main") -> str:
+    """``mlrelease init --execute`` at the fork point, committed, then the tests gate left out
+    (the project's suite is not what the replay checks, and cannot run here) as ``adapted``,
+    and pushed; returns the text appended to ``pyproject.toml``."""
+    path = work / "pyproject.toml"
+    before = path.read_text(encoding="utf-8") if path.exists() else ""
     said = run(work, "init", "--execute")
     if said.code != 0:
-        raise SystemExit(f"mlrelease init failed: {said.message}")
+        raise Refused("mlrelease init", said)
+    git(work, "add", "pyproject.toml")
     git(work, "commit", "-q", "-am", "chore: adopt mlrelease", env=IDENTITY)
-    path = work / "pyproject.toml"
     text = path.read_text(encoding="utf-8")
-    gates = '"wheels", "tests"]'
-    if gates in text:
-        path.write_text(text.replace(gates, '"wheels"]'), encoding="utf-8")
-        git(work, "commit", "-q", "-am", ADAPTED, env=IDENTITY)
-    git(work, "push", "-q", "origin", "main")
+    gates = re.compile(r'^(gates = \[.*?)(?:, "tests"|"tests", |"tests")\]$', re.M)
+    if gates.search(text):
+        path.write_text(gates.sub(lambda m: m[1] + "]", text, count=1), encoding="utf-8")
+        git(work, "commit", "-q", "-am", adapted, env=IDENTITY)
+    git(work, "push", "-q", "origin", f"HEAD:refs/heads/{main}")
     return path.read_text(encoding="utf-8")[len(before) :]
 
 
-def follow_main(origin: Path, work: Path, sha: str) -> None:
+def follow_main(origin: Path, work: Path, sha: str, main: str = "main") -> None:
     """Origin's main becomes the project's main ``sha`` (the history's hand, not a command)."""
-    git(origin, "update-ref", "refs/heads/main", sha)
-    git(work, "fetch", "-q", "origin", "+refs/heads/main:refs/remotes/origin/main")
+    git(origin, "update-ref", f"refs/heads/{main}", sha)
+    git(work, "fetch", "-q", "origin", f"+refs/heads/{main}:refs/remotes/origin/{main}")
 
 
 def land(
-    work: Path, mirror: Path, sha: str, adoption: str, fixes: list[tuple[str, str, str]]
+    work: Path,
+    mirror: Path,
+    sha: str,
+    adoption: str,
+    fixes: list[tuple[str, str, str]],
+    keep_from: str = "",
 ) -> str | None:
     """The project's branch commit ``sha`` made on the branch as it was (its tree and message,
     its author and date), the adoption kept in ``pyproject.toml`` and the replay's ``fixes``
     (file, text, replacement) kept in their files, and pushed; None when the branch already has
-    that content (a release-only edit ``release cut`` made)."""
+    that content (a release-only edit ``release cut`` made). With ``keep_from`` (the project's
+    commit the branch stands on), every file the branch changed since (the commands' edits)
+    that the commit does not change is kept as the branch has it: the commit lands as its
+    change, not as its whole tree."""
     env = {**os.environ, "GIT_INDEX_FILE": str(work / ".git" / "replay-index")}
     subprocess.run(["git", "read-tree", sha], cwd=work, env=env, check=True)
+    if keep_from:
+        _keep_ours(work, mirror, sha, keep_from, env)
     for name in sorted({"pyproject.toml", *(f for f, _, _ in fixes)}):
         listed = git(mirror, "ls-tree", sha, name).split()
-        if not listed:
+        if not listed and name != "pyproject.toml":
             continue  # the project's commit has no such file
-        theirs = git(mirror, "show", f"{sha}:{name}")
+        theirs = git(mirror, "show", f"{sha}:{name}") if listed else ""
         for file, text, replacement in fixes:
             if file == name:
                 theirs = theirs.replace(text, replacement)
-        if name == "pyproject.toml":
-            theirs += "\n" + adoption
+        if name == "pyproject.toml":  # the adoption, which init wrote whole where none was
+            theirs = theirs + "\n" + adoption if listed else adoption
+            listed = listed or ["100644"]
         blob = subprocess.run(
             ["git", "hash-object", "-w", "--stdin"],
             cwd=work,
@@ -218,7 +281,12 @@ def land(
             check=True,
         )
     tree = subprocess.run(
-        ["git", "write-tree"], cwd=work, env=env, capture_output=True, text=True, check=True
+        ["git", "write-tree", "--missing-ok"],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.strip()
     if tree == git(work, "rev-parse", "HEAD^{tree}"):
         return None
@@ -238,6 +306,19 @@ def land(
     git(work, "reset", "-q", "--hard", made)
     git(work, "push", "-q", "origin", "HEAD")
     return made
+
+
+def _keep_ours(work: Path, mirror: Path, sha: str, base: str, env: dict[str, str]) -> None:
+    """In the index ``env`` names (``sha``'s tree): the branch's own version of each file it
+    changed since the project's ``base`` that ``sha`` leaves alone (``pyproject.toml`` aside:
+    the adoption is appended to the project's own)."""
+    ours = set(git(work, "diff", "--name-only", "--no-renames", base, "HEAD").splitlines())
+    theirs = set(git(mirror, "diff", "--name-only", "--no-renames", base, sha).splitlines())
+    for name in sorted(ours - theirs - {"pyproject.toml"}):
+        listed = git(work, "ls-tree", "HEAD", "--", name).split()
+        update = ["--cacheinfo", f"{listed[0]},{listed[2]},{name}"] if listed else []
+        update = update or ["--force-remove", "--", name]
+        subprocess.run(["git", "update-index", *update], cwd=work, env=env, check=True)
 
 
 def as_dict(steps: list[Step]) -> list[dict[str, Any]]:

@@ -115,7 +115,7 @@ class Replay:
 
     def land(self, c: Commit, adoption: str) -> None:
         """The project's commit ``c`` reaches the branch; main follows the project's."""
-        follow_main(self.origin, self.work, self.h.main_at(c.date))
+        follow_main(self.origin, self.work, self.h.main_at(c.date), self.h.main)
         self.main_date = c.date
         before = git(self.work, "rev-parse", "HEAD")
         made = land(self.work, self.mirror, c.sha, adoption, self.fixes)
@@ -192,6 +192,7 @@ class Replay:
             if undone
             else "the reverted commit carried no fix of its own (a second pick, above): the fix "
             "stays picked by its first carrier, as the report says",
+            f"revert:{c.sha[:9]}",
         )
 
     def _pick_step(
@@ -232,7 +233,15 @@ class Replay:
         elif found and not c.pick:
             why = "mlrelease finds a pick the history's rule misses: review"
         kind = "pick" if c.pick else "direct commit"
-        return Step(kind, history, "mlrelease release cherry-picks --json", did, match, why)
+        return Step(
+            kind,
+            history,
+            "mlrelease release cherry-picks --json",
+            did,
+            match,
+            why,
+            f"pick:{c.sha[:9]}",
+        )
 
     def rc(self, c: Commit, number: int, name: str) -> None:
         """``release rc`` where the project tagged ``name``; when it refuses a development pin,
@@ -253,6 +262,7 @@ class Replay:
                     f"refused: {refusal(said.message)}",
                     False,
                     judge_rc(said.message, []),
+                    f"rc-refused:{name}",
                 )
             )
         for _ in range(3):  # each refusal names what is left; the maintainer fixes it all
@@ -267,7 +277,12 @@ class Replay:
         if said.code == 0 and made == head:
             self.steps.append(
                 Step(
-                    "rc tag", history, "mlrelease " + " ".join(args), f"tagged {name}{fixed}", True
+                    "rc tag",
+                    history,
+                    "mlrelease " + " ".join(args),
+                    f"tagged {name}{fixed}",
+                    True,
+                    id=f"rc:{name}",
                 )
             )
         else:
@@ -281,6 +296,7 @@ class Replay:
                     did,
                     False,
                     judge_rc(said.message, tags),
+                    f"rc:{name}",
                 )
             )
             if not made:  # the project's tag, by hand, so that the replay goes on as history

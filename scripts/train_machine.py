@@ -3,8 +3,9 @@
     python scripts/train_machine.py --examples 20 --steps 10
 
 The machine (tests/helpers/train_machine.py) plays the train's maintainers (``train promote``
-killed at any step, an upstream candidate rebuilt after its members bound, a member bound again)
-and a colleague (a member re-tagged) over three real repositories and pypiserver on 127.0.0.1
+killed at any step, an upstream candidate rebuilt after its members bound, an upstream candidate
+that breaks its members' API, a member bound again, its tests run against the upstream) and a
+colleague (a member re-tagged) over three real repositories and pypiserver on 127.0.0.1
 (the staging and release indexes), and checks the train's invariants after every step. It
 prints the examples, invariant checks and steps (killed, refused), and the violations found (a
 violation fails the run with Hypothesis's shrunk counterexample). ``--json`` writes them.
@@ -88,6 +89,8 @@ def main() -> int:
         "steps": harness.steps,
         "killed": harness.kills,
         "refused": harness.refusals,
+        "api_breaks": harness.breaks,
+        "refused_after_a_break": harness.refused_after_break,
         "violations": 1 if violation else 0,
         "seconds": round(time.perf_counter() - began, 1),
     }

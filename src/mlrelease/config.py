@@ -1,5 +1,5 @@
-"""Load and validate ``[tool.mlrelease]`` from ``pyproject.toml`` (pure: it parses what it is
-given).
+"""Load and validate ``[tool.mlrelease]`` from ``pyproject.toml``: it reads that one file (found
+from the folder it is given) and parses the tables it is given; it runs no process and no git.
 
 The configuration is described by frozen dataclasses. TOML keys are kebab-case
 (``report-dir``), fields are snake_case (``report_dir``). Validation is strict: an unknown key

@@ -49,9 +49,11 @@ LAYERS: tuple[Layer, ...] = (
             "report",
             "requirements",
         ),
-        "pure: the configuration parser (given its tables), versions, tag and branch names, the "
-        "gate contract, reports, what each feature needs installed (the extras) and the one "
-        "missing-dependency error; plain data in, plain data out",
+        "the configuration (read from pyproject.toml, parsed with the tables it is given), "
+        "versions, tag and branch names, the gate contract, reports, what each feature needs "
+        "installed (the extras) and the missing-dependency error; no process, no git, no URL "
+        "(the edges' own), and files only where a module says so: config reads pyproject.toml, "
+        "version_files the files listed for bump-my-version, report writes the reports",
     ),
     Layer(
         "edges",

@@ -156,7 +156,10 @@ FEATURES: tuple[Feature, ...] = (
         train_cli,
         extra="release",
         action_extras={f"train {a}": "wheels" for a in ("bind", "promote")},
-        uses=("release",),  # each member's candidate is bound, published and tagged by release
+        checks=train_config.CHECKS,
+        # each member's candidate is bound, published and tagged by release; its own tests run
+        # against its upstream's candidate through downstream's paired run
+        uses=("release", "downstream"),
     ),
     Feature(
         "conda",

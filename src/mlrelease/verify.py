@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -15,6 +14,7 @@ from rich.table import Table
 from mlrelease import report
 from mlrelease.config import Config
 from mlrelease.edges import git, installed
+from mlrelease.edges.digests import sha256
 from mlrelease.gates import Context, Gate, GateResult, Status, shard
 from mlrelease.registry import select
 from mlrelease.terminal import make_console
@@ -58,7 +58,7 @@ def worktree(config: Config, folder: Path) -> report.Worktree | None:
     path = config.pyproject_path
     return report.Worktree(
         tree=git.run(root, "rev-parse", "HEAD^{tree}", check=False) or None,
-        config_sha256=hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None,
+        config_sha256=sha256(path) if path.is_file() else None,
         dirty=tuple(dirty),
         hidden=tuple(git.hidden_files(root)),
     )

@@ -1,11 +1,14 @@
 """A small HTTP proxy on 127.0.0.1 in front of pypiserver that can answer its simple pages with
 something that is not a simple index (an HTML error page with status 200, a ``text/plain``
-body, JSON without PEP 691's ``meta``), or with a PEP 691 JSON page of its own: the stand-in for
-a misconfigured index, a captive portal or a CDN error page. Everything else (uploads included)
-is relayed to pypiserver; the uploads that reached it are counted."""
+body, JSON without PEP 691's ``meta``), or with a simple page of its own (PEP 691 JSON, PEP 503
+HTML, or each to the client that asks for it): the stand-in for a misconfigured index, a
+captive portal, a CDN error page, or a hostile index serving crafted pages, files and redirects
+(which pypiserver cannot serve). Everything else (uploads included) is relayed to pypiserver;
+the uploads that reached it are counted."""
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 import urllib.error
@@ -29,18 +32,64 @@ PAGES = {
 """Answers that are not a simple index page, each served with status 200."""
 
 
+JSON_TYPE = "application/vnd.pypi.simple.v1+json"
+
+
 @dataclass
 class Proxy:
-    """The proxy's state: ``mode`` None relays every request; a key of :data:`PAGES` (or
-    ``"json"`` with ``json_page``) answers GETs under ``/simple/`` itself."""
+    """The proxy's state: ``mode`` None relays every request; a key of :data:`PAGES`,
+    ``"json"`` (``json_page``), ``"html"`` (``html_page``), ``"negotiate"`` (``json_page`` to
+    a client accepting PEP 691 JSON, ``html_page`` to one that does not, as an old pip) or
+    ``"pep691"`` (upstream's page as PEP 691 JSON, amended: :func:`pep691`) answers GETs under
+    ``/simple/`` itself. ``files`` and ``redirects`` answer their paths first."""
 
     upstream: str
     url: str = ""
     mode: str | None = None
     json_page: str = ""
+    html_page: str = ""
+    files: dict[str, tuple[str, bytes]] = field(default_factory=dict)
+    """path -> (Content-Type, body) answered by the proxy itself (a page, a foreign file)."""
+    redirects: dict[str, str] = field(default_factory=dict)
+    """path -> the URL a GET of it is redirected to (302 Found)."""
+    amend: dict[str, dict[str, object]] = field(default_factory=dict)
+    """``"pep691"`` mode: file name -> the fields set on upstream's entry of that name."""
+    extra: list[dict[str, object]] = field(default_factory=list)
+    """``"pep691"`` mode: PEP 691 entries added to upstream's."""
     uploads: list[str] = field(default_factory=list)
     uploaded: list[str] = field(default_factory=list)
     """The file name of each upload, in order (a name twice: uploaded twice)."""
+
+
+ANCHOR = re.compile(r'<a href="([^"]+)">([^<]*)</a>')
+
+
+def pep691(proxy: Proxy, path: str) -> bytes:
+    """Upstream's (pypiserver's) HTML page at ``path`` as a PEP 691 page, its entries amended
+    and ``extra`` added (``"pep691"`` mode: a hostile index that serves what upstream holds,
+    and more)."""
+    try:
+        with urllib.request.urlopen(proxy.upstream.rstrip("/") + path, timeout=60) as answer:
+            html = answer.read().decode()
+    except urllib.error.HTTPError:
+        html = ""  # no such project upstream: the page lists only the extra entries
+    files: list[dict[str, object]] = []
+    for href, text in ANCHOR.findall(html):
+        algo, _, digest = href.partition("#")[2].partition("=")
+        entry = {"filename": text, "url": href, "hashes": {algo: digest} if digest else {}}
+        files.append({**entry, **proxy.amend.get(text, {})})
+    page = {"meta": {"api-version": "1.1"}, "name": path.strip("/").split("/")[-1]}
+    return json.dumps({**page, "files": files + proxy.extra}).encode()
+
+
+def _page(proxy: Proxy, accept: str) -> tuple[str, str]:
+    """(Content-Type, body) of the simple page the proxy answers in its ``mode``."""
+    html = ("text/html; charset=utf-8", proxy.html_page)
+    if proxy.mode == "json" or (proxy.mode == "negotiate" and JSON_TYPE in accept):
+        return JSON_TYPE, proxy.json_page
+    if proxy.mode in ("html", "negotiate"):
+        return html
+    return PAGES[str(proxy.mode)]
 
 
 def _handler(proxy: Proxy) -> type[BaseHTTPRequestHandler]:
@@ -71,14 +120,21 @@ def _handler(proxy: Proxy) -> type[BaseHTTPRequestHandler]:
             self._answer(status, kind.get("Content-Type", "text/plain"), body)
 
         def do_GET(self) -> None:
-            if proxy.mode and self.path.startswith("/simple/"):
-                if proxy.mode == "json":
-                    kind, text = "application/vnd.pypi.simple.v1+json", proxy.json_page
-                else:
-                    kind, text = PAGES[proxy.mode]
+            if self.path in proxy.redirects:
+                self.send_response(302)
+                self.send_header("Location", proxy.redirects[self.path])
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+            elif self.path in proxy.files:
+                kind, body = proxy.files[self.path]
+                self._answer(200, kind, body)
+            elif proxy.mode == "pep691" and self.path.startswith("/simple/"):
+                self._answer(200, JSON_TYPE, pep691(proxy, self.path))
+            elif proxy.mode and self.path.startswith("/simple/"):
+                kind, text = _page(proxy, self.headers.get("Accept", ""))
                 self._answer(200, kind, text.encode())
-                return
-            self._relay("GET")
+            else:
+                self._relay("GET")
 
         def do_POST(self) -> None:
             proxy.uploads.append(self.path)

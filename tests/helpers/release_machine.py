@@ -26,6 +26,7 @@ from pathlib import Path
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
+from helpers import release_installers as installers
 from helpers import release_oracle as oracle
 from helpers.dist import build_dist
 from helpers.error_index import Proxy
@@ -152,6 +153,7 @@ class ReleaseMachine(RuleBasedStateMachine):
         self.genuine = oracle.Genuine()
         self.marks: dict[str, str] = {}
         self.found: list[str] = []
+        installers.reset(self)
 
     def teardown(self) -> None:
         shutil.rmtree(self.base, ignore_errors=True)
@@ -169,6 +171,7 @@ class ReleaseMachine(RuleBasedStateMachine):
         before = oracle.take(self.work, self.origin, h.index, self.marks)
         if h.proxy is not None:  # the index as the environment left it
             h.proxy.upstream, h.proxy.mode = h.urls[self.view], self.error_pages
+        seen = installers.before(self)  # #48: the index as installers read it, fork tags
         fork = self.base / "fork.git"
         forked = oracle.refs(fork) if fork.exists() else {}
         code, out = run(where, *args, kill=kill)
@@ -182,6 +185,7 @@ class ReleaseMachine(RuleBasedStateMachine):
         found = oracle.violations(
             self.work, self.origin, before, after, self.genuine, self.build_of
         )
+        found += installers.after(self, seen, out)
         self.found += [f"{' '.join(args)} (kill {kill}): {v}" for v in found]
         why = " ".join(out.split())[-300:] if code > 0 else ""
         h.log.append(f"{' '.join(args)} kill={kill} -> {code} {why}")
@@ -333,6 +337,9 @@ class ReleaseMachine(RuleBasedStateMachine):
         tag_like_branch,
         user_git_config,
     )
+
+    # --- #48: the index as installers read it, a fork's tags (helpers.release_installers) ---
+    from helpers.release_installers import drop_fork_tags, fork_rc_tag, index_entry_url
 
     @invariant()
     def invariants_hold(self) -> None:

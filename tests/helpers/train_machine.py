@@ -3,12 +3,14 @@ staged train of :mod:`helpers.train_rig` (three real repositories, their first c
 and staged, pypiserver as the staging and release indexes).
 
 Rules play the maintainers (``train promote``, possibly killed at any of its steps; an upstream
-candidate rebuilt, bound and staged after its members bound to the previous one; a member's
-newest candidate built and bound again) and a colleague (a member re-tagged: a new candidate
+candidate rebuilt, bound and staged after its members bound to the previous one; an upstream
+candidate that breaks its members' API; a member's newest candidate built and bound again, its
+tests run against the upstream candidate) and a colleague (a member re-tagged: a new candidate
 pushed from another clone). After every step the train's invariants are checked from outside
 (:func:`helpers.train_rig.violations`): no file uploaded twice, no member public while its
 upstream is not released, no member released bound to another upstream candidate than the
-one released; and no command ends in a traceback.
+one released, or untested against it; no member bound against the API-breaking candidate; and
+no command ends in a traceback.
 """
 
 from __future__ import annotations
@@ -19,7 +21,17 @@ from dataclasses import dataclass, field
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
-from helpers.train_rig import AUDIO, UPSTREAM, VERSIONS, VISION, Indexes, Rig, git, violations
+from helpers.train_rig import (
+    AUDIO,
+    UPSTREAM,
+    VERSIONS,
+    VISION,
+    Indexes,
+    Rig,
+    break_upstream_api,
+    git,
+    violations,
+)
 
 MEMBERS = (VISION, AUDIO)
 KILLS = (
@@ -46,6 +58,10 @@ class TrainHarness:
     steps: int = 0
     kills: int = 0
     refusals: int = 0
+    breaks: int = 0
+    """Upstream candidates that broke their members' API."""
+    refused_after_break: int = 0
+    """Members' bindings refused because their tests failed against such a candidate."""
     checks: int = 0
     log: list[str] = field(default_factory=list)
 
@@ -61,6 +77,7 @@ class TrainMachine(RuleBasedStateMachine):
         example, the shortest too, resumes one)."""
         self.harness.examples += 1
         self.rig = self.harness.restore()
+        self.broken = ""
         self.promote(kill, False)
 
     def maintainer(self, *args: str, where: str = "", kill: str | None = None) -> int:
@@ -96,6 +113,22 @@ class TrainMachine(RuleBasedStateMachine):
                 rig.stage(UPSTREAM, rc)
         self.harness.log.append(f"{UPSTREAM}: rebuilt -> {code}")
 
+    @rule()
+    def upstream_breaks_its_api(self) -> None:
+        """The upstream's next candidate renames a function its members call: bound, staged
+        in place of the previous one's files; each member not released builds a candidate
+        against it and binds it, refused (T6). Every later upstream candidate is built on it,
+        so no member binds again."""
+        if self._released(UPSTREAM) or self.broken:
+            return
+        self.harness.steps += 1
+        self.harness.breaks += 1
+        self.broken = break_upstream_api(self.rig, self.harness.indexes)
+        self.harness.log.append(f"{UPSTREAM}: {self.broken} breaks its members' API")
+        for member in MEMBERS:
+            if not self._released(member):
+                self._bind(member, self.rig.tag(member, "--rebuild"))
+
     @rule(member=st.sampled_from(MEMBERS))
     def colleague_retags(self, member: str) -> None:
         """A colleague tags a new candidate of ``member`` from another clone (unbound)."""
@@ -117,9 +150,15 @@ class TrainMachine(RuleBasedStateMachine):
         if bound or self._released(member):
             return
         git(self.rig.work(member), "fetch", "-q", "--tags", "origin")
+        self._bind(member, rc)
+
+    def _bind(self, member: str, rc: str) -> None:
+        """``train bind`` of ``member``'s ``rc``; refused once the upstream broke its API."""
         self.harness.steps += 1
         code, out = self.rig.bind(member, rc)
         self.harness.refusals += code > 0
+        assert not (self.broken and code == 0), f"{member} bound after {self.broken}: {out}"
+        self.harness.refused_after_break += bool(self.broken) and "tests failed against" in out
         self.harness.log.append(f"{member}: bind {rc} -> {code} {' '.join(out.split())[-200:]}")
 
     def _newest(self, name: str) -> str:

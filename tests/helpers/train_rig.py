@@ -15,13 +15,17 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from helpers.dist import build_dist
 from helpers.error_index import Proxy
 from helpers.release import GIT_ENV
 from helpers.release import PYPROJECT as DEMO
 from mlrelease.cli import main
-from mlrelease.release.promotion.manifest import Manifest, named_digest
+from mlrelease.release.promotion.manifest import Entry, Manifest, named_digest
+
+if TYPE_CHECKING:
+    from mlrelease.release.promotion.manifest import Verdict
 
 UPSTREAM, VISION, AUDIO = "torchlet", "visionlet", "audiolet"
 SERIES = {UPSTREAM: "2.5", VISION: "0.20", AUDIO: "2.5"}
@@ -59,8 +63,26 @@ BUMP = DEMO[DEMO.index("[tool.bumpversion]") :]
 """The demo project's ``[tool.bumpversion]`` (helpers.release), for any project and version."""
 
 
+MEMBER_TESTS = """\
+\"\"\"{name}'s own tests: its code, and the {upstream} API it uses.\"\"\"
+
+import {upstream}.core
+
+from {module} import core
+
+
+def test_its_answer() -> None:
+    assert isinstance(core.answer(), int)
+
+
+def test_the_upstream_api_it_uses() -> None:
+    assert isinstance({upstream}.core.answer(), int)
+"""
+"""A member's tests (``train bind`` runs them against the upstream candidate)."""
+
+
 def files(name: str, dev: str, requires: str, staging: str, release: str) -> dict[str, str]:
-    """The files of one member at its first commit."""
+    """The files of one member at its first commit (a member: with its tests)."""
     module = name.replace("-", "_")
     text = PYPROJECT.format(
         name=name,
@@ -73,7 +95,9 @@ def files(name: str, dev: str, requires: str, staging: str, release: str) -> dic
     )
     text += "\n" + BUMP.replace("1.4.0.dev0", dev).replace("src/demo/", f"src/{module}/")
     readme = f"# {name}\n\nBuilt against https://example.com/{UPSTREAM}@release/main\n"
+    tests = MEMBER_TESTS.format(name=name, upstream=UPSTREAM, module=module) if requires else ""
     return {
+        **({"tests/test_core.py": tests} if tests else {}),
         "pyproject.toml": text,
         "README.md": readme,
         "CHANGELOG.md": "# Changelog\n\n<!-- insertion marker -->\n## Unreleased\n\n",
@@ -347,7 +371,38 @@ def violations(rig: Rig, indexes: Indexes) -> list[str]:
                     f"{name} was released bound to {record.rc_tag}, not what {record.project} "
                     "released"
                 )
+            if not tested_on(mine.files if mine else (), record.tests, record.files):
+                found.append(f"{name} was released untested against {record.rc_tag}")
     return found
+
+
+def tested_on(mine: tuple[Entry, ...], tests: Verdict | None, upstream: tuple[Entry, ...]) -> bool:
+    """Whether ``tests`` passed on one of the files ``mine`` against one of ``upstream``."""
+    return (
+        tests is not None
+        and tests.verdict == "passed"
+        and (tests.member_file, tests.member_sha256) in {(e.name, e.sha256) for e in mine}
+        and (tests.upstream_file, tests.upstream_sha256) in {(e.name, e.sha256) for e in upstream}
+    )
+
+
+def break_upstream_api(rig: Rig, indexes: Indexes) -> str:
+    """A new upstream candidate whose API breaks its members (``answer()`` renamed), tagged on
+    its release branch, bound and staged in place of the previous candidate's files (the test
+    channel's owner replaces them: same version, other bytes); returns its tag."""
+    work = rig.work(UPSTREAM)
+    (work / "src" / UPSTREAM / "core.py").write_text(
+        "def answer_v2() -> int:\n    return 42\n", encoding="utf-8"
+    )
+    git(work, "commit", "-qam", "feat!: answer() is answer_v2() now")
+    git(work, "push", "-q", "origin", f"release/{SERIES[UPSTREAM]}")
+    rc = rig.tag(UPSTREAM)
+    code, out = rig.bind(UPSTREAM, rc)
+    assert code == 0, out
+    for old in indexes.staging_files.glob(f"{UPSTREAM}-{VERSIONS[UPSTREAM]}*"):
+        old.unlink()
+    rig.stage(UPSTREAM, rc)
+    return rc
 
 
 def patch_release(work: Path, branch: str, earlier: tuple[str, ...], module: str) -> None:
@@ -359,6 +414,28 @@ def patch_release(work: Path, branch: str, earlier: tuple[str, ...], module: str
     (work / "src" / module / "core.py").write_text("def answer() -> int:\n    return 43\n")
     git(work, "commit", "-qam", "fix: the answer of the patch release")
     git(work, "push", "-q", "origin", branch)
+
+
+def earlier_release(indexes: Indexes, base: Path, version: str) -> Path:
+    """The upstream's previous final release, made before the train (its wheel and sdist built
+    from the upstream's first files at ``version``, ``answer()`` in its API) and put on the
+    release index; returns its wheel."""
+    work = base / f"{UPSTREAM}-{version}"
+    for name, text in files(UPSTREAM, version, "", "", "").items():
+        (work / name).parent.mkdir(parents=True, exist_ok=True)
+        (work / name).write_text(text, encoding="utf-8")
+    built = build_dist(work, base / f"{UPSTREAM}-{version}-dist")
+    for path in built:
+        shutil.copy2(path, indexes.release_files / path.name)
+    return next(p for p in built if p.name.endswith(".whl"))
+
+
+def bound_manifest(origin: Path, rc: str) -> Manifest:
+    """The manifest ``rc`` is bound to on ``origin``."""
+    (line,) = git(
+        origin, "for-each-ref", "--format=%(objectname)", f"refs/mlrelease/bound/{rc}"
+    ).splitlines()
+    return Manifest.parse(git(origin, "cat-file", "blob", line), rc)
 
 
 @dataclass

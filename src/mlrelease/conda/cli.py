@@ -5,17 +5,30 @@ from __future__ import annotations
 import argparse
 import json
 
+from packaging.version import InvalidVersion, Version
+
 from mlrelease.conda import service
 from mlrelease.conda.names import MAPPING
 from mlrelease.config import of_command
+from mlrelease.errors import UserError
 from mlrelease.terminal import make_console
+
+
+def _version(text: str) -> Version:
+    """``--version``, parsed at the command line."""
+    try:
+        return Version(text)
+    except InvalidVersion:
+        raise UserError(
+            f"--version {text!r}: not a PEP 440 version (e.g. 1.4.0, 1.4.0rc1)."
+        ) from None
 
 
 def cmd_conda(args: argparse.Namespace) -> int:
     from rich.markup import escape
 
     config = of_command(args)
-    version = service.parse_version(args.version) if args.version else None
+    version = _version(args.version) if args.version else None
     outcome = service.plan(config, version, args.rc)
     if args.json:
         print(json.dumps(service.summary(outcome), indent=2))

@@ -8,7 +8,7 @@ import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from packaging.version import InvalidVersion, Version
+from packaging.version import Version
 
 from mlrelease.conda import bound, edit, feedstock, lint, patches, propose, render
 from mlrelease.conda import recipe as recipes
@@ -17,7 +17,7 @@ from mlrelease.conda.names import MAPPING, conda_name
 from mlrelease.conda.release import ReleaseFacts
 from mlrelease.conda.wanted import environments
 from mlrelease.config import Config
-from mlrelease.errors import ConfigError, UserError
+from mlrelease.errors import ConfigError
 
 
 @dataclass(frozen=True)
@@ -89,15 +89,6 @@ def options(config: Config) -> CondaConfig:
 def package_name(config: Config) -> str:
     table = config.table(CondaConfig)
     return table.package or conda_name(config.project_name)[0]
-
-
-def parse_version(text: str) -> Version:
-    try:
-        return Version(text)
-    except InvalidVersion:
-        raise UserError(
-            f"--version {text!r}: not a PEP 440 version (e.g. 1.4.0, 1.4.0rc1)."
-        ) from None
 
 
 def plan(config: Config, version: Version | None = None, rc: str | None = None) -> Outcome:

@@ -12,8 +12,8 @@ from typing import Any
 from rich.markup import escape
 
 from mlrelease.config import Config, of_command
-from mlrelease.downstream import matrix, render, results, service
-from mlrelease.downstream.config import DownstreamConfig, package_of
+from mlrelease.downstream import matrix, render, service
+from mlrelease.downstream.config import DownstreamConfig
 from mlrelease.errors import UserError
 from mlrelease.gates import parse_shard
 from mlrelease.terminal import make_console
@@ -52,9 +52,8 @@ class Progress:
             console.print(f"[dim]{elapsed:7.1f} s[/] {escape(consumer)}: {escape(what)}")
 
 
-def _finish(config: Config, table: DownstreamConfig, run: results.RunResults, folder: Path) -> int:
-    judgement = service.judge(config, table, run)
-    paths = service.write(run, judgement, folder)
+def _finish(judged: service.Judged) -> int:
+    run, judgement = judged.run, judged.judgement
     console.print(render.summary(run, judgement))
     for finding in judgement.blocking:
         console.print(
@@ -68,7 +67,7 @@ def _finish(config: Config, table: DownstreamConfig, run: results.RunResults, fo
             )
             if found.get("reproduce"):
                 console.print(f"  reproduce: {escape(found['reproduce'])}", soft_wrap=True)
-    console.print(f"Results: {', '.join(str(p) for p in paths)}")
+    console.print(f"Results: {', '.join(str(p) for p in judged.paths)}")
     return 0 if judgement.ok else 1
 
 
@@ -87,9 +86,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         jobs=args.jobs or 0,
         refresh=args.refresh,
     )
-    run = service.run(table, config.root, package_of(config), request, Progress())
     folder = Path(args.output) if args.output else config.path(table.results_dir)
-    return _finish(config, table, run, folder)
+    return _finish(service.run_judged(config, table, request, Progress(), folder))
 
 
 def cmd_matrix(args: argparse.Namespace) -> int:
@@ -101,9 +99,9 @@ def cmd_matrix(args: argparse.Namespace) -> int:
 
 def cmd_merge(args: argparse.Namespace) -> int:
     config, table = _with_table(args)
-    merged = results.merge([service.read(Path(p)) for p in args.results])
     folder = Path(args.output) if args.output else config.path(table.results_dir)
-    return _finish(config, table, merged, folder)
+    paths = [Path(p) for p in args.results]
+    return _finish(service.merge_judged(config, table, paths, folder))
 
 
 def cmd_list(args: argparse.Namespace) -> int:

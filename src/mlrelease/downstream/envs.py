@@ -55,10 +55,16 @@ class EnvSpec:
     """Distributions never built from source (the project under test: a wheel or nothing)."""
     prefer: tuple[str, ...] = ()
     """``name==version`` pins preferred by the resolver (the baseline side's resolution)."""
+    overrides: tuple[str, ...] = ()
+    """Requirements that win over every other requirement on their project (uv's
+    ``--override``): a train member's baseline side installs the upstream's previous release
+    although the member's wheel pins the candidate it was built against."""
 
     def key(self) -> str:
         data = {**asdict(self), "format": FORMAT}
         data.pop("python")  # the version and the hashes say what it is, not where it lies
+        if not self.overrides:
+            data.pop("overrides")  # the keys of environments made before overrides existed
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 
 
@@ -87,6 +93,7 @@ class InstallFailure:
     requirements: list[str] = field(default_factory=list)
     python: str = ""
     """The interpreter the environment was for (the command names a removed build folder's)."""
+    overrides: list[str] = field(default_factory=list)
 
     @property
     def why(self) -> str:
@@ -104,7 +111,11 @@ class InstallFailure:
         if self.python and "--python" in args:
             args[args.index("--python") + 1] = self.python
         reqs = shlex.join(["printf", "%s\\n", *self.requirements])
-        return f"{reqs} | {shlex.join(args)}"
+        line = f"{reqs} | {shlex.join(args)}"
+        if self.overrides:  # bash's process substitution stands for the removed file
+            listed = shlex.join(["printf", "%s\\n", *self.overrides])
+            line = line.replace("--override overrides.txt", f"--override <({listed})")
+        return line
 
 
 def uv_binary() -> str:
@@ -131,6 +142,15 @@ def _sources(spec: EnvSpec) -> list[str]:
     return args
 
 
+def _requirements(spec: EnvSpec, work: Path) -> list[str]:
+    """Write ``spec``'s requirements (and overrides) into ``work``; the arguments naming them."""
+    (work / "requirements.in").write_text("\n".join(spec.requirements) + "\n", encoding="utf-8")
+    if not spec.overrides:
+        return ["requirements.in"]
+    (work / "overrides.txt").write_text("\n".join(spec.overrides) + "\n", encoding="utf-8")
+    return ["requirements.in", "--override", "overrides.txt"]
+
+
 INSTALL_FAILURES = ("No solution found", "Failed to build", "Failed to prepare", "not compatible")
 """uv's words for "this cannot be installed" (anything else, a network error or a usage
 error, is a problem of the run, raised, never reported as the consumer's)."""
@@ -144,7 +164,9 @@ def _failure(
         raise UserError(f"uv failed (exit {done.returncode}): {shown}\n{reason(done.stderr)}")
     seconds = time.perf_counter() - started
     reqs = list(spec.requirements)
-    return InstallFailure(reason(done.stderr), seconds, list(command), reqs, spec.python)
+    return InstallFailure(
+        reason(done.stderr), seconds, list(command), reqs, spec.python, list(spec.overrides)
+    )
 
 
 def reason(stderr: str) -> str:
@@ -203,20 +225,12 @@ def build(spec: EnvSpec, cache: Path, *, refresh: bool = False) -> Env | Install
             raise UserError(
                 f"uv cannot make an environment with {spec.python}: {reason(made.stderr)}"
             )
-        (work / "requirements.in").write_text("\n".join(spec.requirements) + "\n", encoding="utf-8")
+        asked = _requirements(spec, work)
         (work / "lock.txt").write_text("\n".join(spec.prefer) + "\n", encoding="utf-8")
         python = Env(venv, {}).python
         common = ["--no-config", "--python", str(python), *_sources(spec)]
-        compile_args = [
-            "pip",
-            "compile",
-            "--quiet",
-            "--no-header",
-            "requirements.in",
-            "-o",
-            "lock.txt",
-            *common,
-        ]
+        compile_args = ["pip", "compile", "--quiet", "--no-header", *asked, "-o", "lock.txt"]
+        compile_args += common
         resolved = _uv(compile_args, work)
         if resolved.returncode != 0:
             return _failure(resolved, started, ["uv", *compile_args], spec)
@@ -239,8 +253,8 @@ def resolve(spec: EnvSpec, cache: Path) -> InstallFailure | None:
     work = cache / "envs" / f".resolve-{uuid.uuid4().hex[:12]}"
     work.mkdir(parents=True)
     try:
-        (work / "requirements.in").write_text("\n".join(spec.requirements) + "\n", encoding="utf-8")
-        args = ["pip", "compile", "--quiet", "--no-header", "requirements.in", "-o", "lock.txt"]
+        asked = _requirements(spec, work)
+        args = ["pip", "compile", "--quiet", "--no-header", *asked, "-o", "lock.txt"]
         args += ["--no-config", "--python", spec.python, *_sources(spec)]
         done = _uv(args, work)
         return None if done.returncode == 0 else _failure(done, started, ["uv", *args], spec)

@@ -8,6 +8,10 @@ sides (adaptive: a test that flipped leaves the rounds, it is ``spurious``), as 
 the configured confidence asks. A side whose tests did not run (or whose environment could not
 be built) marks the consumer not verified there, with why and the command to reproduce it.
 Heavy steps (an environment build, a test process) each hold one of the run's ``jobs`` slots.
+
+Without a baseline (a project's first release: nothing to compare with) the candidate side
+runs alone: every test is ``new`` to the comparison, with its outcome on the candidate, and
+no regression can be told from a test that always failed.
 """
 
 from __future__ import annotations
@@ -41,7 +45,8 @@ class Setup:
     root: Path
     package: str
     candidate: Subject
-    baseline: Subject
+    baseline: Subject | None
+    """None: the candidate side alone (see the module docstring)."""
     python: Path
     python_version: str
     cache: Path
@@ -53,6 +58,10 @@ class Setup:
     """Re-run rounds a difference needs (:func:`verdicts.rounds` of the confidence)."""
     run_cache: Callable[[str], SideRun | None] = lambda key: None
     save_run: Callable[[str, SideRun], None] = lambda key, run: None
+    override: bool = False
+    """Install each side's version of the project under test even where the consumer pins
+    another (uv's ``--override``): a train member pins the upstream it was built against, and
+    its baseline side is that member with the upstream's previous release."""
 
 
 def links(setup: Setup, extra: Sequence[str]) -> tuple[str, ...]:
@@ -80,6 +89,7 @@ def env_spec(
         identity=subject.identity,
         no_build=(canonicalize_name(setup.package),),
         prefer=tuple(prefer),
+        overrides=(subject.requirement,) if setup.override else (),
     )
 
 
@@ -182,6 +192,8 @@ def _run(
     elif consumer.source == "project":
         tests = sources.project(consumer, setup.root)
     install = consumer.requirement or (tests.install if tests else "")
+    if setup.baseline is None:
+        return _alone(setup, consumer, say, result, tests, install)
     say("building the baseline environment")
     base = _build(setup, env_spec(setup, consumer, setup.baseline, install))
     if isinstance(base, envs.InstallFailure):
@@ -193,16 +205,7 @@ def _run(
         return result
     name = canonicalize_name(Requirement(install).name) if consumer.requirement else ""
     result.version = base.pins.get(name, "") if name else ""
-    if tests is None:
-        say(f"fetching the sdist of {name} {result.version} (its tests)")
-        tests = sources.sdist(
-            consumer,
-            name,
-            result.version,
-            setup.cache / "sources",
-            index_url=setup.table.index_url,
-            find_links=links(setup, consumer.find_links),
-        )
+    tests = tests or _sdist(setup, consumer, name, result.version, say)
     result.origin = tests.origin
     pinned = _pin(install, result.version) if name and result.version else install
     prefer = [f"{k}=={v}" for k, v in base.pins.items() if k != canonicalize_name(setup.package)]
@@ -227,6 +230,53 @@ def _run(
     found = verdicts.compare(*first)
     reruns = _rerun(setup, specs, found, say)
     result.verdicts = verdicts.confirm(found, *reruns, needed=setup.rounds)
+    result.status = COMPARED
+    return result
+
+
+def _sdist(setup: Setup, consumer: Consumer, name: str, version: str, say: Say) -> sources.Tests:
+    """The consumer's tests from the sdist of the version its environment resolved."""
+    say(f"fetching the sdist of {name} {version} (its tests)")
+    return sources.sdist(
+        consumer,
+        name,
+        version,
+        setup.cache / "sources",
+        index_url=setup.table.index_url,
+        find_links=links(setup, consumer.find_links),
+    )
+
+
+def _alone(
+    setup: Setup,
+    consumer: Consumer,
+    say: Say,
+    result: ConsumerResult,
+    tests: sources.Tests | None,
+    install: str,
+) -> ConsumerResult:
+    """No baseline: the candidate side alone, every test ``new`` with its candidate outcome."""
+    say("building the candidate environment (no baseline to compare with)")
+    cand = _build(setup, env_spec(setup, consumer, setup.candidate, install))
+    if isinstance(cand, envs.InstallFailure):
+        result.status = NOT_INSTALLED
+        _not_installed(result, "candidate", cand)
+        return result
+    wrong = exact_bytes(setup.candidate, cand.path, setup.package)
+    if wrong:
+        raise UserError(f"consumer {consumer.name}: {wrong}")
+    name = canonicalize_name(Requirement(install).name) if consumer.requirement else ""
+    result.version = cand.pins.get(name, "") if name else ""
+    tests = tests or _sdist(setup, consumer, name, result.version, say)
+    result.origin = tests.origin
+    result.seconds["environments"] = cand.seconds
+    say("running the tests on the candidate")
+    with setup.slots:
+        ran = runner.run(_spec(setup, consumer, cand, tests))
+    result.seconds["candidate"] = ran.duration_s
+    if ran.problem:
+        result.unverified["candidate"] = {"why": ran.problem, "reproduce": ran.reproduce}
+    result.verdicts = verdicts.compare(SideRun(), ran)
     result.status = COMPARED
     return result
 

@@ -1,4 +1,6 @@
-"""The paired run over every consumer (used by ``mlrelease downstream run`` and the gate).
+"""The paired run over every consumer (used by ``mlrelease downstream run`` and the gate), and
+what ``downstream run`` and ``downstream report merge`` decide: the run judged and written
+(:func:`run_judged`, :func:`merge_judged`).
 
 Consumers run in parallel; each heavy step (an environment build, a test process) holds one of
 ``jobs`` slots (default: the cores), so the machine runs that many at once. A consumer's result
@@ -34,7 +36,7 @@ from mlrelease.downstream import (
     subjects,
     verdicts,
 )
-from mlrelease.downstream.config import Consumer, DownstreamConfig
+from mlrelease.downstream.config import Consumer, DownstreamConfig, package_of
 from mlrelease.downstream.results import (
     COMPARED,
     NOT_INSTALLED,
@@ -43,6 +45,7 @@ from mlrelease.downstream.results import (
     RunResults,
 )
 from mlrelease.downstream.results import judge as judge_against_known
+from mlrelease.downstream.results import merge as merge_runs
 from mlrelease.downstream.verdicts import SideRun
 from mlrelease.errors import UserError
 
@@ -138,7 +141,7 @@ def _result_key(table: DownstreamConfig, consumer: Consumer, kept: str, setup: p
     """A consumer's result key: its configuration, the table's settings, both subjects, the
     interpreter, the threads of its runs, this mlrelease."""
     settings = {k: v for k, v in dataclasses.asdict(table).items() if k not in LOCATIONS}
-    sides = (setup.candidate.identity, setup.baseline.identity)
+    sides = (setup.candidate.identity, setup.baseline.identity if setup.baseline else ())
     where = (setup.python_version, setup.threads, mlrelease.__version__)
     return _digest(dataclasses.asdict(consumer), kept, settings, sides, where)
 
@@ -291,3 +294,34 @@ def write(run: RunResults, judgement: Judgement, folder: Path) -> list[Path]:
     junit = folder / "junit.xml"
     junit.write_text(render.junit(run, judgement), encoding="utf-8")
     return [data, page, junit]
+
+
+@dataclass(frozen=True)
+class Judged:
+    """A run judged and written: what ``downstream run`` and ``downstream report merge`` print."""
+
+    run: RunResults
+    judgement: Judgement
+    paths: tuple[Path, ...]
+    """The results file, results.md and junit.xml written."""
+
+
+def run_judged(
+    config: Config, table: DownstreamConfig, request: Request, say: Say, folder: Path
+) -> Judged:
+    """``downstream run``: the selected consumers run paired, judged, written into ``folder``."""
+    found = run(table, config.root, package_of(config), request, say)
+    return _judged(config, table, found, folder)
+
+
+def merge_judged(
+    config: Config, table: DownstreamConfig, paths: Sequence[Path], folder: Path
+) -> Judged:
+    """``downstream report merge``: the shards' results files joined into one run, judged,
+    written into ``folder``."""
+    return _judged(config, table, merge_runs([read(p) for p in paths]), folder)
+
+
+def _judged(config: Config, table: DownstreamConfig, found: RunResults, folder: Path) -> Judged:
+    judgement = judge(config, table, found)
+    return Judged(found, judgement, tuple(write(found, judgement, folder)))

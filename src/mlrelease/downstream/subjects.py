@@ -11,6 +11,7 @@ installation the environment is checked to hold exactly one of those wheels, byt
 from __future__ import annotations
 
 import zipfile
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -118,28 +119,36 @@ def from_channel(version: str, package: str, channel: str, python: Path, folder:
     against the channel), then tested as files: only the project under test comes from the
     channel, every dependency from the main index (no name on a test index can shadow one)."""
     Version(version)
-    accepted = interpreter_tags(python)
-    rank = {tag: i for i, tag in enumerate(accepted)}
-    best: tuple[int, index.IndexFile] | None = None
-    for file in index.project_files(channel, package):
-        wanted = file.of_release(package, Version(version)) and file.filename.endswith(".whl")
-        if file.yanked or not wanted:
-            continue
-        try:
-            tags = parse_wheel_filename(file.filename)[3]
-        except InvalidWheelFilename:
-            continue
-        score = min((rank[str(t)] for t in tags if str(t) in rank), default=None)
-        if score is not None and (best is None or score < best[0]):
-            best = (score, file)
+    listed = {
+        file.filename: file
+        for file in index.project_files(channel, package)
+        if not file.yanked and file.of_release(package, Version(version))
+    }
+    best = best_wheel(listed, interpreter_tags(python))
     if best is None:
         raise UserError(
             f"--candidate {version}: the RC channel {channel} has no {package} {version} wheel "
             f"for {python}; publish the RC there first (the checklist's rc-channel step)."
         )
-    path = index.download(best[1], folder / canonicalize_name(package) / version)
+    path = index.download(listed[best], folder / canonicalize_name(package) / version)
     subject = from_files(path, package)
     return replace(subject, label=f"{package} {version} (from {channel})")
+
+
+def best_wheel(filenames: Iterable[str], accepted: Sequence[str]) -> str | None:
+    """The wheel among ``filenames`` an interpreter accepting the tags ``accepted`` (best
+    first, :func:`interpreter_tags`) installs first; None when it installs none."""
+    rank = {tag: i for i, tag in enumerate(accepted)}
+    best: tuple[int, str] | None = None
+    for name in sorted(filenames):
+        try:
+            tags = parse_wheel_filename(name)[3]
+        except InvalidWheelFilename:
+            continue
+        score = min((rank[str(t)] for t in tags if str(t) in rank), default=None)
+        if score is not None and (best is None or score < best[0]):
+            best = (score, name)
+    return best[1] if best else None
 
 
 def candidate(
@@ -155,8 +164,9 @@ def candidate(
     return from_version(spec, package, index_url)
 
 
-def previous_release(package: str, before: str, index_url: str) -> str:
-    """The newest final release of ``package`` on the index older than ``before``."""
+def newest_before(package: str, before: str, index_url: str) -> str | None:
+    """The newest final release of ``package`` on the index older than ``before``; None when
+    the index holds none (an index that cannot be read raises)."""
     limit = Version(before)
     versions = {
         v
@@ -164,12 +174,18 @@ def previous_release(package: str, before: str, index_url: str) -> str:
         if (v := f.version) is not None and not f.yanked
     }
     older = sorted(v for v in versions if not v.is_prerelease and not v.is_devrelease and v < limit)
-    if not older:
+    return str(older[-1]) if older else None
+
+
+def previous_release(package: str, before: str, index_url: str) -> str:
+    """The newest final release of ``package`` on the index older than ``before``."""
+    found = newest_before(package, before, index_url)
+    if found is None:
         raise UserError(
             f"no release of {package} older than {before} on {index_url}: pass --baseline "
             "VERSION (or set tool.mlrelease.downstream.baseline)."
         )
-    return str(older[-1])
+    return found
 
 
 def installed_record(env: Path, package: str, version: str) -> set[str] | None:

@@ -1,6 +1,10 @@
-"""The SHA-256 of a file's content, read in blocks: the one digest mlrelease takes of a file,
-whatever it proves (a release file against its manifest or index, a download, a cached model,
-a file the edit journal left)."""
+"""The SHA-256 of a file on disk, read in blocks (wheels and models are large, so never whole).
+
+The commands that prove a file on disk by its content ask here: a release file against its
+manifest or an index, a download, a cached model, a file the edit journal left, the
+configuration a report is bound to, a changed file of the tree a reused verdict fingerprints.
+Code that hashes bytes it already holds (a git object, a page it read) or while it copies them
+(the content store, the safe-file layer) hashes them itself, with :mod:`hashlib` too."""
 
 from __future__ import annotations
 

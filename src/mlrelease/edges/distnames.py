@@ -23,9 +23,20 @@ from packaging.version import InvalidVersion, Version
 
 SDIST_EXTENSIONS = (".tar.gz", ".zip")
 """The sdist formats ``packaging`` parses (PEP 625 allows ``.tar.gz``; ``.zip`` is legacy)."""
-ARCHIVE_EXTENSIONS = (".tar.bz2", ".tbz", ".tar.xz", ".txz", ".tgz", ".tar", ".tar.lz", ".tlz")
+ARCHIVE_EXTENSIONS = (
+    ".tar.bz2",
+    ".tbz",
+    ".tar.xz",
+    ".txz",
+    ".tgz",
+    ".tar",
+    ".tar.lz",
+    ".tlz",
+    ".tar.lzma",
+)
 LEGACY_EXTENSIONS = (*ARCHIVE_EXTENSIONS, ".egg", ".exe", ".msi", ".rpm", ".dmg", ".deb")
-"""Formats an index may still list: archives pip builds from, and old installers."""
+"""Formats an index may still list: archives pip builds from (every format of pip's
+``SUPPORTED_EXTENSIONS``), and old installers."""
 
 
 def is_distribution(filename: str) -> bool:

@@ -121,7 +121,7 @@ def add_arguments(
     group.add_argument(
         "--check",
         action="store_true",
-        help=f"write nothing; exit 1 when {what} differs from a regeneration",
+        help=f"write nothing; exit 1 when a regeneration would change {what}",
     )
 
 

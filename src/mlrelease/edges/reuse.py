@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from mlrelease.edges import git
+from mlrelease.edges.digests import sha256
 
 
 @dataclass(frozen=True)
@@ -42,10 +43,13 @@ class Stamp:
     facts: dict[str, object] = field(default_factory=dict)
 
     def note(self, key: Key, opt_out: str) -> str:
-        """The words a reused verdict adds to its summary, with how to always run."""
+        """The words a reused verdict adds to its summary, with how to always run: ``opt_out``
+        is a table (``[tool.mlrelease.gate-options.tests]``: set its ``reuse = false``) or, in
+        backquotes, a command."""
+        always = f"use {opt_out}" if opt_out.startswith("`") else f"set {opt_out} reuse = false"
         return (
             f"(reused: the run of {self.finished} passed on this commit {key.commit[:12]}, tree, "
-            f"inputs and environment; set {opt_out} reuse = false to always run)"
+            f"inputs and environment; {always} to always run)"
         )
 
 
@@ -67,7 +71,7 @@ def tree_digest(root: Path) -> tuple[str, str] | None:
         path = root / name
         digest.update(name.encode())
         if path.is_file() and not path.is_symlink():
-            digest.update(hashlib.sha256(path.read_bytes()).digest())
+            digest.update(bytes.fromhex(sha256(path)))
     return commit, digest.hexdigest()
 
 

@@ -32,6 +32,9 @@ class Answer:
     content_type: str
     """The ``Content-Type`` header's media type, lower-cased, without parameters ("" if none)."""
     body: bytes
+    final_url: str = ""
+    """Where the answer came from, after redirects: what relative links in it are relative to
+    (as installers resolve them)."""
 
     @property
     def text(self) -> str:
@@ -55,10 +58,10 @@ def get(url: str, *, accept: str = "", timeout: float = TIMEOUT_S) -> Answer:
             body = response.read(MAX_PAGE + 1)
             if len(body) > MAX_PAGE:
                 raise UserError(f"{url} answered more than {MAX_PAGE >> 20} MiB; not read.")
-            return Answer(url, response.status, kind.lower(), body)
+            return Answer(url, response.status, kind.lower(), body, response.geturl() or url)
     except urllib.error.HTTPError as exc:
         if exc.code == 404:
-            return Answer(url, 404, "", b"")
+            return Answer(url, 404, "", b"", exc.geturl() or url)
         raise UserError(
             f"cannot read {url} (HTTP {exc.code} {exc.reason}); check the URL."
         ) from None

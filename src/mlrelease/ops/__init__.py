@@ -16,4 +16,7 @@ The pieces, in the order a run uses them:
 - :mod:`~mlrelease.ops.service` ties them together for the CLI (``mlrelease ops``) and
   the ``ops_index`` gate; :mod:`~mlrelease.ops.staleness` decides whether the committed index
   and page are current (``mlrelease ops index --check``).
+- :mod:`~mlrelease.ops.verbs` holds what each ``mlrelease ops`` command decides, given its
+  :mod:`~mlrelease.ops.arguments` value; :mod:`~mlrelease.ops.cli` makes that one call and
+  prints what it returns, with :mod:`~mlrelease.ops.progress` showing the run.
 """

@@ -1,4 +1,7 @@
-"""``mlrelease ops``: run the conformance cases, write or check the supported-operators index."""
+"""``mlrelease ops``: run the conformance cases, write or check the supported-operators index.
+
+Each command turns its options into one :class:`~mlrelease.ops.arguments.OpsArguments`, makes
+one call into :mod:`mlrelease.ops.verbs`, and prints what it returns."""
 
 from __future__ import annotations
 
@@ -11,69 +14,28 @@ from typing import Any
 from rich.markup import escape
 from rich.table import Table
 
-from mlrelease.config import Config, of_command
+from mlrelease.config import of_command
 from mlrelease.edges import files
 from mlrelease.errors import UserError
 from mlrelease.gates import parse_shard
-from mlrelease.ops import diff as diff_mod
-from mlrelease.ops import index as index_mod
-from mlrelease.ops import policy as policy_mod
-from mlrelease.ops import progress, service, source_cli, staleness
-from mlrelease.ops.cases import shard as take_shard
-from mlrelease.ops.config import OpsConfig
+from mlrelease.ops import progress, verbs
+from mlrelease.ops.arguments import OpsArguments
 from mlrelease.ops.verdicts import ConformanceVerdict
 from mlrelease.terminal import make_console
 
 console = make_console()
 
 
-def _setup(args: argparse.Namespace) -> tuple[Config, OpsConfig, policy_mod.Policy]:
-    config = of_command(args)
-    ops = service.ops_config(config)
-    policy = policy_mod.load(config.root, ops.tolerances, ops.known_failures)
-    return config, ops, policy
+def _say(text: str) -> None:
+    console.print(escape(text), soft_wrap=True)
 
 
-def _jobs(args: argparse.Namespace, ops: OpsConfig) -> int:
-    jobs: int = args.jobs or service.default_jobs(ops)
-    return jobs
-
-
-def _run(
-    args: argparse.Namespace,
-    config: Config,
-    ops: OpsConfig,
-    policy: policy_mod.Policy,
-    shard: tuple[int, int] | None = None,
-) -> service.ConformanceRun:
-    def generating(path: Path) -> None:
-        console.print(f"Generating the onnx node test cases (once per onnx version) into {path}")
-
-    with console.status("Loading the conformance cases"):
-        cases = service.load_cases(
-            config, ops, select=getattr(args, "select", []) or [], on_generate=generating
-        )
-    if shard:
-        cases = take_shard(cases, *shard)
-    display = progress.Display(progress.bar(console))
-    with display.progress:
-        outcome = service.run(
-            config,
-            ops,
-            cases,
-            policy=policy,
-            jobs=_jobs(args, ops),
-            only_backends=args.backend,
-            on_start=display.start,
-            on_result=display.result,
-        )
-    for name, reason in outcome.skipped.items():
+def _report(summary: verbs.RunSummary) -> None:
+    """Backends skipped, totals per backend, cases near their tolerance, known failures to
+    remove, what the machine lacked."""
+    outcome = summary.run
+    for name, reason in summary.skipped:
         console.print(f"[yellow]skipped[/] backend {name}: {reason}", soft_wrap=True)
-    return outcome
-
-
-def _report(outcome: service.ConformanceRun, policy: policy_mod.Policy, known_path: str) -> None:
-    """Totals per backend, cases near their tolerance, known failures to remove."""
     table = Table(title="Verdicts", title_justify="left")
     table.add_column("verdict")
     for name in outcome.measured:
@@ -89,7 +51,7 @@ def _report(outcome: service.ConformanceRun, policy: policy_mod.Policy, known_pa
                 *(str(counts[n][verdict]) for n in outcome.measured),
             )
     console.print(table)
-    near = service.borderline(outcome.results)
+    near = summary.borderline
     if near:
         console.print(
             f"{len(near)} case(s) within 2x of their tolerance (a verdict another CPU "
@@ -97,114 +59,108 @@ def _report(outcome: service.ConformanceRun, policy: policy_mod.Policy, known_pa
             + ", ".join(f"{r.case} on {r.backend} ({r.tolerance_ratio:.2f}x)" for r in near[:8])
             + (" ..." if len(near) > 8 else "")
         )
-    rows = ((r.case, r.backend, r.verdict.ok) for r in outcome.results)
-    for entry, why in policy.unneeded(rows, set(outcome.measured)):
-        console.print(f"[yellow]remove[/] {entry.label(known_path)}: {why}")
+    for line in summary.unneeded:
+        console.print(f"[yellow]remove[/] {line}")
     for note in outcome.environment_notes():
         console.print(f"[dim]environment[/] {escape(note)}", soft_wrap=True)
 
 
+def _print_since(since: verbs.Since) -> None:
+    if since.label is None:
+        console.print(f"No previous index for {since.spec!r}; nothing to compare.")
+        return
+    console.print(f"Changes since {escape(since.label)}:")
+    for line in since.lines or ("none",):
+        console.print(f"  {escape(line)}", soft_wrap=True)
+    if since.advice:
+        console.print(escape(since.advice), soft_wrap=True)
+
+
+def _print_check(outcome: verbs.IndexOutcome) -> None:
+    """What ``--check`` found in the committed index, its page and the known failures."""
+    ops, found = outcome.ops, outcome.staleness
+    assert found is not None
+    for problem in [*found.stale, *found.expired]:
+        console.print(f"[bold red]fail[/] {problem}", soft_wrap=True)
+    if found.stale:
+        console.print(f"Run `{ops.regenerate_command}` and commit the result.")
+    if found.expired:
+        console.print(f"Fix the expired failures or renew their entries in {ops.known_failures}.")
+    if found.ok:
+        console.print(f"{ops.index} and {ops.page} are current.")
+
+
+def _print_bad_rows(outcome: verbs.IndexOutcome) -> None:
+    ops = outcome.ops
+    for problem in outcome.bad_rows:
+        console.print(f"[bold red]bad row[/] {escape(problem)}", soft_wrap=True)
+    console.print(
+        f"{len(outcome.bad_rows)} bad row(s) from {ops.source}: fix the source, then re-run "
+        f"`{ops.regenerate_command}`. Nothing written."
+    )
+
+
 def cmd_index(args: argparse.Namespace) -> int:
-    config, ops, policy = _setup(args)
-    if ops.source:
-        return source_cli.cmd_index(args, config, ops)
-    if args.from_results:
-        outcome = service.read_results(args.from_results)
-    else:
-        outcome = _run(args, config, ops, policy)
-    service.write_results(config.path(service.WORK_DIR) / "results.json", outcome)
-    _report(outcome, policy, ops.known_failures)
-    try:
-        committed = service.read_committed(config, ops)
-        committed_error = ""
-    except UserError as exc:
-        if not args.check:
-            raise
-        committed, committed_error = None, str(exc)
-    fresh = service.build_index(outcome, policy, committed, ops.domains)
-    text = index_mod.dumps(fresh)
+    arguments = OpsArguments(
+        mode=files.mode(args, _say),
+        wrote_by_default=args.wrote_by_default,
+        jobs=args.jobs,
+        backends=tuple(args.backend),
+        diff=args.diff or "",
+        from_results=tuple(args.from_results or ()),
+    )
+    outcome = verbs.index(of_command(args), arguments, progress.ConsoleProgress(console))
+    if outcome.summary is not None:
+        _report(outcome.summary)
+    if outcome.staleness is not None:
+        _print_check(outcome)
+    if outcome.bad_rows:
+        _print_bad_rows(outcome)
+        return outcome.exit_code
+    if outcome.ops.source:
+        console.print(f"{outcome.ops.source}: {outcome.operators} operators.")
     status = 0
-    if args.check:
-        found = staleness.check(config, ops, policy, outcome, fresh, committed, committed_error)
-        for problem in [*found.stale, *found.expired]:
-            console.print(f"[bold red]fail[/] {problem}", soft_wrap=True)
-        if found.stale:
-            console.print(f"Run `{ops.regenerate_command}` and commit the result.")
-        if found.expired:
-            console.print(
-                f"Fix the expired failures or renew their entries in {ops.known_failures}."
-            )
-        if found.ok:
-            console.print(f"{ops.index} and {ops.page} are current.")
-        else:
-            status = 1
-    else:
-        page = service.render_page(config, ops, fresh)
-        generated = [
-            files.Generated(config.path(ops.index), text, ops.index),
-            files.Generated(config.path(ops.page), page, ops.page),
-        ]
-        files.run(args, generated, command="mlrelease ops index", say=_say)
-        for line in staleness.expired(policy, ops.known_failures):
-            console.print(f"[bold red]expired[/] {line}", soft_wrap=True)
-    if args.diff:
-        status = max(status, _print_diff(config, ops, policy, args.diff, fresh))
-    return status
-
-
-def _say(text: str) -> None:
-    console.print(escape(text), soft_wrap=True)
-
-
-def _print_diff(
-    config: Config, ops: OpsConfig, policy: policy_mod.Policy, spec: str, new: dict[str, Any]
-) -> int:
-    previous = diff_mod.load_previous(config.root, spec, ops.index, config.version, config.names)
-    if previous is None:
-        console.print(f"No previous index for {spec!r}; nothing to compare.")
-        return 0
-    label, old = previous
-    changes = diff_mod.diff(old, new, lambda c, b: policy.known(c, b) is not None)
-    console.print(f"Changes since {label}:")
-    for line in changes.lines() or ["none"]:
-        console.print(f"  {line}", soft_wrap=True)
-    return 1 if changes.regressions else 0
+    if outcome.generated:
+        status = files.apply(
+            outcome.generated,
+            arguments.mode,
+            command="mlrelease ops index",
+            say=_say,
+            wrote_by_default=arguments.wrote_by_default,
+        )
+    for line in outcome.expired:
+        console.print(f"[bold red]expired[/] {line}", soft_wrap=True)
+    if outcome.since is not None:
+        _print_since(outcome.since)
+    return max(status, outcome.exit_code)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    config, ops, policy = _setup(args)
     try:
         shard = parse_shard(args.shard) if args.shard else None
     except ValueError as exc:
         raise UserError(str(exc)) from None
-    outcome = _run(args, config, ops, policy, shard)
-    output = args.output or config.path(service.WORK_DIR) / (
-        f"results-{shard[0]}-of-{shard[1]}.json" if shard else "results.json"
+    arguments = OpsArguments(
+        jobs=args.jobs,
+        backends=tuple(args.backend),
+        select=tuple(args.select),
+        shard=shard,
+        output=args.output,
     )
-    service.write_results(output, outcome)
-    _report(outcome, policy, ops.known_failures)
-    console.print(f"Results: {output}")
+    outcome = verbs.run(of_command(args), arguments, progress.ConsoleProgress(console))
+    _report(outcome.summary)
+    console.print(f"Results: {outcome.output}")
     return 0
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    config, ops, policy = _setup(args)
-    if ops.source:
-        return source_cli.cmd_diff(args, config, ops)
-    if args.new:
-        new_previous = diff_mod.load_previous(config.root, args.new, ops.index, "0", config.names)
-        assert new_previous is not None
-        new = new_previous[1]
-    else:
-        new = service.read_committed(config, ops) or {}
-        if not new:
-            raise UserError(f"{ops.index} does not exist; run `{ops.regenerate_command}` first.")
-    return _print_diff(config, ops, policy, args.old, new)
+    since = verbs.diff(of_command(args), OpsArguments(old=args.old, new=args.new or ""))
+    _print_since(since)
+    return since.exit_code
 
 
 def cmd_cases(args: argparse.Namespace) -> int:
-    config, ops, _ = _setup(args)
-    cases = service.load_cases(config, ops, select=args.select)
+    cases = verbs.cases(of_command(args), OpsArguments(select=tuple(args.select)))
     if args.json:
         print(
             json.dumps(

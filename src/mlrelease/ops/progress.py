@@ -1,9 +1,11 @@
-"""The live progress of a conformance run on the console: a bar per backend, with the counts by
-verdict so far."""
+"""The live progress of a conformance run on the console: a spinner while the cases load, then a
+bar per backend with the counts by verdict so far."""
 
 from __future__ import annotations
 
 from collections import Counter
+from contextlib import AbstractContextManager
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -58,3 +60,29 @@ def bar(console: Console) -> Progress:
         console=console,
         transient=False,
     )
+
+
+class ConsoleProgress:
+    """A conformance run on the console (:class:`mlrelease.ops.verbs.RunProgress`): a spinner
+    while the cases load, then a bar per backend."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self.display = Display(bar(console))
+
+    def loading(self) -> AbstractContextManager[Any]:
+        return self.console.status("Loading the conformance cases")
+
+    def generating(self, path: Path) -> None:
+        self.console.print(
+            f"Generating the onnx node test cases (once per onnx version) into {path}"
+        )
+
+    def running(self) -> AbstractContextManager[Any]:
+        return self.display.progress
+
+    def start(self, backends: list[BackendConfig], cases: int) -> None:
+        self.display.start(backends, cases)
+
+    def result(self, result: CaseResult) -> None:
+        self.display.result(result)

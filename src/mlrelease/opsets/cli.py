@@ -1,18 +1,16 @@
-"""``mlrelease opset snapshot``: write the declared schemas' snapshot."""
+"""``mlrelease opset snapshot``: write the declared schemas' snapshot (what to write and the rule
+violations on the way are :func:`mlrelease.opsets.service.snapshot`'s)."""
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
-import difflib
-import json
 from pathlib import Path
 
 from mlrelease.config import of_command
 from mlrelease.gates import Context
 from mlrelease.opsets import service
 from mlrelease.opsets.config import OpsetRulesConfig
-from mlrelease.opsets.snapshot import render, snapshot_path
 from mlrelease.terminal import make_console
 
 
@@ -26,38 +24,27 @@ def cmd_snapshot(args: argparse.Namespace) -> int:
         config = config.with_table(
             dataclasses.replace(options, schema_modules=list(args.schema_module))
         )
-    path = args.output or snapshot_path(config)
-    current = service.declared(config)
-    text = render(current)
-    before = path.read_text(encoding="utf-8") if path.is_file() else ""
-    shown = Context(config=config).display(path)
-    if before == text:
+    outcome = service.snapshot(config, args.output, args.execute)
+    shown = Context(config=config).display(outcome.path)
+    if outcome.current:
         console.print(f"{shown} is current; nothing to write.")
         return 0
-    if before:
-        try:
-            problems, facts = service.violations(config, json.loads(before), current)
-        except (ValueError, KeyError, TypeError):
-            problems, facts = [], ["the existing file is not a readable snapshot"]
-        for fact in facts:
+    if outcome.existed:
+        for fact in outcome.facts:
             console.print(f"  {escape(fact)}")
-        for problem in problems:
+        for problem in outcome.problems:
             console.print(f"  [bold red]rule violation[/]: {escape(problem)}")
-        changed = sum(1 for _ in difflib.unified_diff(before.splitlines(), text.splitlines(), n=0))
-        console.print(f"{shown}: {changed} diff lines against the committed snapshot.")
+        console.print(f"{shown}: {outcome.changed} diff lines against the committed snapshot.")
     else:
         console.print(f"{shown} does not exist yet.")
-    if not args.execute:
+    if not outcome.written:
         console.print(
             "Dry run: nothing written. Re-run with --execute to write the snapshot "
             "(at release time, then commit it)."
         )
         return 0
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    count = sum(len(d["operators"]) for d in current["domains"].values())
     console.print(
-        f"Wrote {shown}: {count} operator versions in {len(current['domains'])} domain(s)."
+        f"Wrote {shown}: {outcome.operators} operator versions in {outcome.domains} domain(s)."
     )
     return 0
 

@@ -51,6 +51,18 @@ def cmd_bump(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_tests_run(args: argparse.Namespace) -> int:
+    config = of_command(args)
+    options = service.tests_options(config)
+    command = list(args.command) or options.command
+    if command and command[0] == "--":
+        command = command[1:]
+    outcome = service.run_suite(config.root, command, options.programs, reuse=not args.rerun)
+    if outcome.reused:
+        console.print(escape(outcome.summary), soft_wrap=True)
+    return outcome.returncode
+
+
 def cmd_version(args: argparse.Namespace) -> int:
     print(of_command(args).version)
     return 0
@@ -86,3 +98,23 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(func=cmd_bump)
 
     sub.add_parser("version", help="print the project version").set_defaults(func=cmd_version)
+
+    p = sub.add_parser(
+        "tests",
+        help="run the test suite once per tree and environment",
+        description="Run the project's test suite (`tests run`).",
+    )
+    actions = p.add_subparsers(dest="tests_command", required=True, metavar="ACTION")
+    r = actions.add_parser(
+        "run",
+        help="run the suite, or reuse the pass of an identical run",
+        description="Run COMMAND (default: [tool.mlrelease.gate-options.tests] command) in the "
+        "project root, its output shown as it comes. A pass is remembered under build/tests/; "
+        "the same command on the same commit, working tree (untracked files included), "
+        "environment (interpreter, platform, installed distributions), declared programs "
+        "(gate-options.tests programs) and locale variables reuses it and says so, without "
+        "running. A failure is never reused. Exit status: the command's.",
+    )
+    r.add_argument("--rerun", action="store_true", help="run even when an identical run passed")
+    r.add_argument("command", nargs=argparse.REMAINDER, metavar="-- COMMAND")
+    r.set_defaults(func=cmd_tests_run)

@@ -20,6 +20,9 @@ class TestsOptions:
     timeout_s: int = 3600
     reuse: bool = True
     """Reuse the last passing result of the same commit, tree, command and environment."""
+    programs: list[str] = field(default_factory=list)
+    """Programs the suite runs or skips without (``chromium``, ``gcc``): each one's path and
+    file digest are part of a reused result's key, so installing one runs the suite again."""
 
 
 TABLES: dict[str, type] = {}

@@ -11,10 +11,10 @@ from packaging.version import Version
 
 from mlrelease import version_files, versions
 from mlrelease.config import Config
-from mlrelease.edges import git, installed, reuse
+from mlrelease.edges import git, installed
 from mlrelease.edges.proc import TimeoutExpired, call, python
 from mlrelease.gates import Context, GateResult, Needs, gate
-from mlrelease.project import changelog, service
+from mlrelease.project import changelog, service, suite
 from mlrelease.project.config import TestsOptions
 
 
@@ -163,11 +163,10 @@ def check_tests(ctx: Context) -> GateResult:
     log = ctx.evidence_path("tests", "output.txt")
     command = _interpreter(options.command)
     stamp_path = ctx.evidence_path("tests", "passed.json")
-    now = reuse.key(ctx.root, *options.command) if options.reuse else None
-    last = reuse.recall(stamp_path, now)
-    if now and last:
-        note = last.note(now, "[tool.mlrelease.gate-options.tests]")
-        return GateResult.passed(f"{last.summary} {note}", evidence=[ctx.display(stamp_path)])
+    found = suite.lookup(ctx.root, options.command, options.programs, stamp_path)
+    if options.reuse and found.last:
+        note = found.note("[tool.mlrelease.gate-options.tests]")
+        return GateResult.passed(f"{found.last.summary} {note}", evidence=[ctx.display(stamp_path)])
     try:
         proc = call(command, cwd=ctx.root, timeout=options.timeout_s)
     except TimeoutExpired:
@@ -182,7 +181,8 @@ def check_tests(ctx: Context) -> GateResult:
     evidence = [ctx.display(log)]
     summary = f"`{shlex.join(options.command)}`: {tail[0].strip('= ')}"
     if proc.returncode == 0:
-        reuse.remember(stamp_path, now, summary)
+        if options.reuse:
+            found.remember(summary)
         return GateResult.passed(summary, evidence=evidence)
     return GateResult.failed(f"exit {proc.returncode}; {summary}", evidence=evidence)
 

@@ -86,7 +86,7 @@ class Candidate:
             version: Version | None = Version(current)
         except InvalidVersion:
             version = None
-        tags = {n: t.commit or t.object for n, t in snap.local.tags.items()}
+        tags = {n: t.commit or t.tag_object for n, t in snap.local.tags.items()}
         if snap.remote:
             tags.update(snap.remote.tags)
         for name, commit in tags.items():
@@ -169,6 +169,9 @@ class Release:
     index: str | None = None
     known_index: bool = False
     """Without ``index``: read the index the RC was published to (recorded, or configured)."""
+    proven: bool = False
+    """Download the bound files the index lists, from the URLs installers use, and hash them
+    (publish and promote decide on their bytes, never on the index's word)."""
     upstream: tuple[Upstream, ...] = ()
     """The upstream records ``release bind`` writes into the manifest (a train member's): their
     origins are read too."""

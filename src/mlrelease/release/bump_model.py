@@ -15,7 +15,7 @@ from packaging.version import Version
 from mlrelease.config import Config
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release import edits as editing
-from mlrelease.release import pins, rules
+from mlrelease.release import made, pins, rules
 from mlrelease.release.config import TABLE, ReleaseConfig, parse_release
 from mlrelease.release.plan import Plan, git_action
 from mlrelease.release.world import FINAL_MARKER, NotGathered, World, parse_version, short
@@ -174,7 +174,18 @@ def plan_final(
         plan.notes.append(f"{branch}'s head is already {final} here, not pushed yet.")
     else:
         plan.actions.append(
-            git_action("tag", "tag", "-a", final, "-m", f"Release {release}", "-m", FINAL_MARKER)
+            made.tag_action(
+                world.root,
+                final,
+                str(world.head),
+                "promote",
+                "-a",
+                final,
+                "-m",
+                f"Release {release}",
+                "-m",
+                FINAL_MARKER,
+            )
         )
     if push:
         action = rules.push_action(

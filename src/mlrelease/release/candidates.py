@@ -11,7 +11,7 @@ from mlrelease.config import Config
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.naming import Names
 from mlrelease.project import changelog
-from mlrelease.release import cut, pins, rules
+from mlrelease.release import cut, made, pins, rules
 from mlrelease.release import edits as editing
 from mlrelease.release.config import (
     TABLE,
@@ -374,5 +374,5 @@ def _new_tag(
     if rebuild:
         of = rcs[_at_head(world, rcs, head)[-1]][0]
         lines = ["-m", f"{subject} (a rebuild of {of})", "-m", f"{RC_MARKER}\nRebuild-of: {of}"]
-    plan.actions.append(git_action("tag", "tag", "-a", name, *lines))
+    plan.actions.append(made.tag_action(world.root, name, head, "rc", "-a", name, *lines))
     return name

@@ -45,6 +45,11 @@ class Action:
     """git arguments that clean up after this git command fails (``cherry-pick --abort``)."""
     check: Callable[[], None] | None = None
     """Run right before the git command (the gatekeeper before a push); it refuses by raising."""
+    intent: Callable[[], None] | None = None
+    """Run after ``check``, right before the git command: records what it is about to make."""
+    made: Callable[[], None] | None = None
+    """Run right after the git command succeeded, before the fault point: records what it
+    made (:mod:`mlrelease.release.made`)."""
 
     @property
     def is_git(self) -> bool:
@@ -56,9 +61,11 @@ def git_action(
     *args: str,
     undo: tuple[str, ...] | None = None,
     check: Callable[[], None] | None = None,
+    intent: Callable[[], None] | None = None,
+    made: Callable[[], None] | None = None,
 ) -> Action:
     line = "$ " + shlex.join(git.shown(args))
-    return Action(key, line, git_args=tuple(args), undo=undo, check=check)
+    return Action(key, line, git_args=tuple(args), undo=undo, check=check, intent=intent, made=made)
 
 
 def call_action(key: str, line: str, call: Callable[[], None]) -> Action:
@@ -140,7 +147,11 @@ class Plan:
                 if action.check is not None:
                     action.check()
                 if action.git_args is not None:
+                    if action.intent is not None:
+                        action.intent()
                     git.run(self.root, *action.git_args)
+                    if action.made is not None:
+                        action.made()
                 elif action.call is not None:
                     action.call()
             except UserError as exc:

@@ -22,7 +22,7 @@ from mlrelease.edges import git
 from mlrelease.edges.journal import digest_if_present, journal_path, read_journal
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.naming import Names
-from mlrelease.release import queries, refs
+from mlrelease.release import made, queries, refs
 from mlrelease.release.config import (
     ReleaseConfig,
     is_glob,
@@ -190,6 +190,7 @@ def _base(config: Config) -> World:
         busy=queries.in_progress(git_dir),
         lock=str(lock) if lock.exists() else None,
         journal=journal(root),
+        made=made.read(root),
     )
 
 

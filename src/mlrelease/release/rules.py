@@ -93,7 +93,7 @@ def tag_conflicts(local: Refs, remote: Remote | None, names: set[str]) -> list[s
     found = []
     for name in sorted(names):
         mine, theirs = local.tags.get(name), remote.refs.tags.get(name)
-        if mine and theirs and mine.object != theirs.object:
+        if mine and theirs and mine.tag_object != theirs.tag_object:
             found.append(
                 f"tag {name} is {short(mine.commit)} here but {short(theirs.commit)} on "
                 f"{remote.name} ({remote.name} is the truth: `git tag -d {name} && git fetch "
@@ -132,27 +132,37 @@ def released(world: World, names: Names, version: Version) -> str | None:
 
 def own_unpushed(world: World, name: str, head: str, marker: str, verb: str) -> bool:
     """Whether tag ``name``, which origin lacks, is already made here by this very command on
-    HEAD (``marker`` in its annotation): a run killed before its push, or run without --push,
-    whose tag is pushed now rather than made again. A tag of that name that only this clone has
-    otherwise (made by hand, fetched from a fork) is refused: it decides nothing."""
+    HEAD: a run killed before its push, or run without --push, whose tag is pushed now rather
+    than made again. "Made here" is this clone's record of the tags it made
+    (:mod:`~mlrelease.release.made`), never the annotation: a tag of that name that only this
+    clone has otherwise (made by hand, fetched from a fork, whatever its ``Made-by`` line) is
+    refused and never pushed, nor advised to be; it decides nothing."""
     mine = world.local.tags.get(name)
     if mine is None:
         return False
-    if mine.commit == head and mine.made_by(marker):
+    ours = world.made_here(name, marker)
+    if ours and mine.commit == head:
         return True
-    if mine.made_by(marker) and world.remote is not None:
+    if ours and world.remote is not None:
         spec = refspec(f"refs/tags/{name}")
         raise PreconditionError(
-            f"{verb}: this clone has {name} ({short(mine.commit)}), made by `mlrelease release "
-            f"{verb}` and never pushed; {world.remote.name} numbers the releases, and lacks it. "
-            f"Push it first (`git push {world.remote.name} {spec}`), or delete it if it is not "
-            f"to be one (`git tag -d {name}`), then re-run."
+            f"{verb}: this clone has {name} ({short(mine.commit)}), made here by `mlrelease "
+            f"release {verb}` and never pushed; {world.remote.name} numbers the releases, and "
+            f"lacks it. Push it first (`git push {world.remote.name} {spec}`), or delete it if "
+            f"it is not to be one (`git tag -d {name}`), then re-run."
         )
+    if ours:
+        raise PreconditionError(
+            f"{verb}: this clone has {name} on {short(mine.commit)}, made here by `mlrelease "
+            f"release {verb}`, not on HEAD ({short(head)}). Delete it if it is not to be one "
+            f"(`git tag -d {name}`), then re-run."
+        )
+    said = " (its annotation says it was, which proves nothing)" if mine.made_by(marker) else ""
     raise PreconditionError(
         f"{verb}: this clone has a tag {name} ({short(mine.commit)}) that origin does not, not "
-        f"made by `mlrelease release {verb}` on HEAD (by hand, or fetched from a fork): it is "
-        f"nobody's release and was never published. Delete it here (`git tag -d {name}`), "
-        "then re-run."
+        f"made by `mlrelease release {verb}` on HEAD: this clone did not make it{said}. Made "
+        "by hand, or fetched from a fork, it is nobody's release, and mlrelease does not push "
+        f"it. Delete it here (`git tag -d {name}`), then re-run."
     )
 
 
@@ -259,7 +269,7 @@ def push_action(
             name = ref[len("refs/tags/") :]
             theirs = remote.tag_objects.get(name)
             mine_tag = world.local.tags.get(name)
-            mine = mine_tag.object if mine_tag else None
+            mine = mine_tag.tag_object if mine_tag else None
             if theirs and ref in changed:
                 raise PreconditionError(
                     f"push: {remote.name} already has a tag {name} "

@@ -144,7 +144,7 @@ def promote_plan(
     url = None
     if repository_url or publish:
         url = channels.channel_url(config, "release", repository_url, "promote")
-    ask = asks.Release(**dataclasses.asdict(asked), index=url, known_index=True)
+    ask = asks.Release(**dataclasses.asdict(asked), index=url, known_index=True, proven=True)
     world = reader.read(config, ask)
     promoted = final.plan_promote(
         world, config, push=push, publish=publish, repository_url=url, elsewhere=elsewhere
@@ -159,8 +159,8 @@ def publish_plan(config: Config, asked: RcChoice, channel: str, repository_url: 
             f"publish --channel {channel!r}: expected one of {', '.join(publish.CHANNELS)}."
         )
     url = channels.channel_url(config, channel, repository_url, "publish")
-    world = reader.read(config, asks.Release(**dataclasses.asdict(asked), index=url))
-    return publish.plan_publish(world, config, channel, url)
+    ask = asks.Release(**dataclasses.asdict(asked), index=url, proven=True)
+    return publish.plan_publish(reader.read(config, ask), config, channel, url)
 
 
 def bind_plan(

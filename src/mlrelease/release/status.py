@@ -304,7 +304,7 @@ def _index_line(info: dict[str, Any]) -> str:
     parts = [
         f"{where}: holds {info['bound'] - len(info['missing'])} of {info['bound']} bound files"
     ]
-    for key in ("missing", "foreign", "differ", "yanked"):
+    for key in ("missing", "foreign", "differ", "yanked", "odd", "metadata"):
         if info[key]:
             parts.append(f"{key.upper()}: {', '.join(info[key])}")
     return "; ".join(parts)

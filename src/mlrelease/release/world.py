@@ -51,7 +51,7 @@ class Tag:
     """A tag as one side sees it."""
 
     name: str
-    object: str
+    tag_object: str
     """The tag object (annotated) or the commit itself (lightweight)."""
     commit: str | None
     """The commit it points at (peeled); None when that object is not here."""
@@ -64,6 +64,25 @@ class Tag:
     @property
     def made_by_mlrelease(self) -> bool:
         return self.made_by(RC_MARKER)
+
+
+@dataclass(frozen=True)
+class MadeTag:
+    """A tag a release command made in this clone, as its record says
+    (:mod:`mlrelease.release.made`)."""
+
+    name: str
+    commit: str
+    tag_object: str | None
+    """The tag object it made; None when only the intent was recorded (killed while git ran)."""
+    verb: str = ""
+
+    def names(self, tag: Tag, marker: str) -> bool:
+        """Whether ``tag`` is the one this record made: its very object, or, for an intent
+        alone, an annotated tag with ``marker`` on the recorded commit."""
+        if self.tag_object is not None:
+            return tag.tag_object == self.tag_object
+        return tag.commit == self.commit and tag.made_by(marker)
 
 
 @dataclass(frozen=True)
@@ -94,11 +113,11 @@ class Remote:
     @property
     def tags(self) -> dict[str, str]:
         """Tag name -> peeled commit."""
-        return {n: t.commit or t.object for n, t in self.refs.tags.items()}
+        return {n: t.commit or t.tag_object for n, t in self.refs.tags.items()}
 
     @property
     def tag_objects(self) -> dict[str, str]:
-        return {n: t.object for n, t in self.refs.tags.items()}
+        return {n: t.tag_object for n, t in self.refs.tags.items()}
 
 
 @dataclass(frozen=True)
@@ -177,7 +196,8 @@ class Index:
     url: str
     """The simple page read (``.../simple/<project>/``)."""
     files: tuple[IndexFile, ...] = ()
-    """The files of this version (any spelling), each with its SHA-256 proven."""
+    """The entries installers read as files of this version (by their URL or by the name they
+    state, any spelling), each with its SHA-256 proven (``downloaded``: from its bytes)."""
     error: str | None = None
     """Why it could not be read (refused when a decision needs it)."""
     repository: str = ""
@@ -185,6 +205,8 @@ class Index:
     source: str = ""
     """Why this index was read: ``--repository-url``, the record of ``release publish``, or
     the configured ``index``."""
+    others: tuple[IndexFile, ...] = ()
+    """The page's other entries (other versions, other names, no distribution at all)."""
 
 
 @dataclass(frozen=True)
@@ -270,6 +292,8 @@ class World:
     lock: str | None = None
     """The path of an ``index.lock`` left here."""
     journal: Journal | None = None
+    made: Mapping[str, MadeTag] = field(default_factory=dict)
+    """Tag name -> the record of the tag a release command made here under that name."""
     commits: Mapping[str, str | None] = field(default_factory=dict)
     """ref as named (``refs/heads/main``, a --from argument) -> its commit, None when absent."""
     versions: Mapping[str, str] = field(default_factory=dict)
@@ -277,9 +301,9 @@ class World:
     unreadable: Mapping[str, str] = field(default_factory=dict)
     """ref or commit -> why its version cannot be read (no pyproject.toml, no key)."""
     files: Mapping[tuple[str, str], str | None] = field(default_factory=dict)
+    """(ref, path) -> the file's text there; None when it does not exist."""
     listings: Mapping[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
     """(ref, glob) -> the files of ``ref``'s tree the pattern matches (release-only edits)."""
-    """(ref, path) -> the file's text there; None when it does not exist."""
     version_files: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """ref -> pyproject.toml and the ``[[tool.bumpversion.files]]`` there (links resolved)."""
     links: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
@@ -333,6 +357,12 @@ class World:
         found: bool = self._get(self.ancestry, (a, b), "ancestry fact")
         return found
 
+    def made_here(self, name: str, marker: str) -> bool:
+        """Whether this clone's tag ``name`` was made here by a release command (its record),
+        whatever its annotation says (a fork's tag carries the same ``Made-by`` line)."""
+        tag, record = self.local.tags.get(name), self.made.get(name)
+        return tag is not None and record is not None and record.names(tag, marker)
+
     def origin(self) -> Remote | None:
         """Origin's refs; a remote that could not be read is refused here, when needed."""
         if self.remote_error:
@@ -346,7 +376,7 @@ class World:
         remote = self.origin()
         if remote is not None:
             return remote.tags
-        return {n: t.commit or t.object for n, t in self.local.tags.items()}
+        return {n: t.commit or t.tag_object for n, t in self.local.tags.items()}
 
     def local_only_tags(self) -> list[str]:
         """Tags this clone has and origin does not, or has as another object (empty without
@@ -355,7 +385,7 @@ class World:
         if remote is None:
             return []
         theirs = remote.tag_objects
-        return sorted(n for n, t in self.local.tags.items() if theirs.get(n) != t.object)
+        return sorted(n for n, t in self.local.tags.items() if theirs.get(n) != t.tag_object)
 
     def facts(self) -> PromoteFacts:
         if self.promote is None:

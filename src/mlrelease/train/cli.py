@@ -58,7 +58,10 @@ def cmd_cut(args: argparse.Namespace) -> int:
 
 def cmd_bind(args: argparse.Namespace) -> int:
     asked = release_service.RcChoice(rc=args.rc, artifacts=args.artifacts)
-    _show(service.bind_plan(release_service.config_of(args), args.train, asked, args.push), args)
+    made = service.bind_plan(
+        release_service.config_of(args), args.train, asked, args.push, say=_say
+    )
+    _show(made, args)
     return 0
 
 
@@ -148,7 +151,11 @@ def _bind(sub: Any) -> None:
         "into the artifacts folder: the upstream version is the one the files' Requires-Dist "
         "pins (else the train's) and must be the train's; the upstream's files are read from "
         "the staging index alone, by SHA-256, and must be exactly the files of the upstream's "
-        "current bound candidate; then `release bind` records them in the manifest. " + SAFETY,
+        "current bound candidate. Then the member's own tests ([tool.mlrelease.train.tests]) "
+        "run on its wheel against that candidate's wheel, paired with the upstream's previous "
+        "release on the release index (the downstream feature's run); a member whose tests "
+        "did not run, or fail against the candidate, is refused. Then `release bind` records "
+        "the upstream files and the verdict in the manifest. " + SAFETY,
     )
     _train(s)
     s.add_argument("--rc", required=True, help="the member's RC tag to bind")

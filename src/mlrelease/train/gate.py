@@ -12,8 +12,9 @@ from mlrelease.train.config import TrainConfig
     "train",
     "The project's release train (tool.mlrelease.train file) can be released: every member's "
     "origin reads, and each newest candidate is bound to the upstream candidates its edges name, "
-    "current on their origins and resolved from the staging index, and ships every variant "
-    "its upstreams ship unless the train declares the gap (train invariants T3 and T5).",
+    "current on their origins and resolved from the staging index, its own tests passed against "
+    "them, and ships every variant its upstreams ship unless the train declares the gap (train "
+    "invariants T3, T5 and T6).",
     extra="release",
     programs=(git.PROGRAM,),
 )

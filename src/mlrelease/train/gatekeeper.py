@@ -10,6 +10,11 @@ before each irreversible act of a member, on the train world read just before it
   sends only what the index lacks, read again just before each file; :func:`before_release`
   refuses a file the release index already holds with other bytes.
 - (T5) no missing variant: :func:`variant_problems`, before each release act.
+- (T6) no member untested against its upstream candidate: :func:`tested_problems`, before a
+  member's binding is pushed and before each of its release acts.
+
+:func:`candidate_problems` is T3 and T6 together: what ``train status``, the ``train`` gate and
+the promotion plan check of each member's candidate.
 
 Each member's own release invariants are kept by :mod:`mlrelease.release.promotion.gatekeeper`,
 which the same acts pass after this one.
@@ -24,7 +29,7 @@ from packaging.version import InvalidVersion, Version
 from mlrelease.edges.index import simple_url
 from mlrelease.release.promotion import gatekeeper as release_gatekeeper
 from mlrelease.release.promotion import upstream
-from mlrelease.release.promotion.manifest import Manifest, Upstream
+from mlrelease.release.promotion.manifest import NOT_RUN, PASSED, Manifest, Upstream, Verdict
 from mlrelease.train import variants
 from mlrelease.train.declaration import Member
 from mlrelease.train.world import MemberWorld, TrainWorld
@@ -110,6 +115,59 @@ def bound_problems(
     return problems
 
 
+def _tested_problem(member: Member, manifest: Manifest, record: Upstream) -> str:
+    """Why ``record`` does not prove that ``member``'s tests passed against its files ("" when
+    it does)."""
+    against = f"{record.project} {record.version} ({record.rc_tag})"
+    found = record.tests
+    if found is None:
+        return (
+            f"{manifest.rc_tag} records no run of {member.name}'s tests against {against}: "
+            "it was bound without them. Tag a new candidate and bind it with `mlrelease train "
+            "bind`, which runs them"
+        )
+    file = f"{found.upstream_file} (sha256 {found.upstream_sha256})"
+    if found.verdict == NOT_RUN:
+        return (
+            f"{member.name}'s tests did not run against {against}, file {file}: "
+            f"{found.why.rstrip('.')}. "
+            "A member whose tests did not run is not verified"
+        )
+    upstream_files = {(e.name, e.sha256) for e in record.files}
+    if (found.upstream_file, found.upstream_sha256) not in upstream_files:
+        return f"{member.name}'s tests ran against {file}, which is not a file of {against}"
+    mine = {(e.name, e.sha256) for e in manifest.files}
+    if (found.member_file, found.member_sha256) not in mine:
+        return (
+            f"{member.name}'s tests ran on {found.member_file} (sha256 "
+            f"{found.member_sha256}), which is not one of {manifest.rc_tag}'s files"
+        )
+    if found.verdict != PASSED:
+        return f"{member.name}'s tests failed against {against}, file {file}{_failing(found)}"
+    return ""
+
+
+def _failing(found: Verdict) -> str:
+    compared = f", and passed against {found.baseline}" if found.baseline else f" ({found.note})"
+    shown = "; ".join(found.failing) or "no test named"
+    return f"{compared}: {shown}"
+
+
+def tested_problems(member: Member, manifest: Manifest) -> list[str]:
+    """(T6) Why ``manifest`` does not prove that ``member``'s own tests, run on its bound
+    wheel, passed against each upstream candidate it records (``train bind`` runs them)."""
+    problems = [_tested_problem(member, manifest, r) for r in manifest.upstream]
+    return [p for p in problems if p]
+
+
+def candidate_problems(
+    world: TrainWorld, member: Member, manifest: Manifest, *, final: bool
+) -> list[str]:
+    """(T3, T6) Why ``manifest`` is not bound to current upstream candidates its own tests
+    passed against."""
+    return bound_problems(world, member, manifest, final=final) + tested_problems(member, manifest)
+
+
 def shipped_by(up: MemberWorld) -> Manifest | None:
     """The upstream's files members must match: its released manifest, else its newest RC's."""
     promoted = up.promoted()
@@ -142,16 +200,17 @@ def variant_problems(world: TrainWorld, member: Member, manifest: Manifest) -> l
 
 
 def before_bind(world: TrainWorld, member: Member, manifest: Manifest) -> None:
-    """Before a member's binding is pushed: (T3), its upstream candidates current."""
-    problems = bound_problems(world, member, manifest, final=False)
+    """Before a member's binding is pushed (and when ``train bind`` plans it): (T3) its
+    upstream candidates current, (T6) its tests passed against them."""
+    problems = candidate_problems(world, member, manifest, final=False)
     if problems:
         raise Violation(f"train bind: {'; '.join(problems)}. Nothing was bound.")
 
 
 def release_problems(world: TrainWorld, member: Member, manifest: Manifest) -> list[str]:
-    """(T1, T2, T3, T5) Why ``member``'s files may not be released yet."""
+    """(T1, T2, T3, T5, T6) Why ``member``'s files may not be released yet."""
     problems = [p for up in world.upstreams(member) if (p := released_problem(up))]
-    problems += bound_problems(world, member, manifest, final=True)
+    problems += candidate_problems(world, member, manifest, final=True)
     return problems + variant_problems(world, member, manifest)
 
 

@@ -5,7 +5,8 @@ Per member, one ``git ls-remote`` lists its origin; the tip of its main branch i
 commit deep into the train's store (a bare repository: never a member's clone) for its tag and
 branch names (``[tool.mlrelease.release]``), then the tags of the train's version and the
 manifests bound to its candidates. Objects already in the store are not fetched again, so a
-warm read is one listing per member and two index pages.
+warm read is one listing per member and two index pages, and the download of each bound file
+the indexes list (a file is proven by its bytes, never by the index's word: invariant (a)).
 """
 
 from __future__ import annotations
@@ -49,24 +50,34 @@ def read(train: Train, store: Path, *, indexes: bool = True) -> TrainWorld:
 
 
 def member(train: Train, one: Member, store: Path, indexes: bool) -> MemberWorld:
-    """One member: its origin's refs of the train's version and what the indexes hold of it."""
-    held: dict[str, Any] = {}
-    if indexes:
-        version = Version(one.version)
-        held["staged"] = index.read(train.staging_index, one.name, version)
-        held["released"] = index.read(train.release_index, one.name, version)
+    """One member: its origin's refs of the train's version and what the indexes hold of it
+    (the files its bound manifests list downloaded and hashed, as installers get them)."""
     try:
         listed, peeled = refs.ls_remote(store, one.origin)
         names = _names(store, one, listed)
     except UserError as exc:
-        return MemberWorld(one, error=str(exc), **held)
+        return MemberWorld(one, error=str(exc), **_indexes(train, one, indexes, frozenset()))
     kept = {r: o for r, o in listed.items() if _of_version(r, names, Version(one.version))}
     refs.fetch_objects(store, one.origin, sorted(set(kept.values())), "--depth=1")
     tags = refs.from_listing(store, kept, peeled)
     heads = {r[len("refs/heads/") :]: o for r, o in listed.items() if r.startswith("refs/heads/")}
     seen = Refs(heads, tags.tags, tags.bindings)
     shas = {b for by_rc in seen.bindings.values() for b in by_rc.values()}
-    return MemberWorld(one, seen, names, facts.texts(store, shas), **held)
+    bound = facts.texts(store, shas)
+    held = _indexes(train, one, indexes, facts.bound_names(bound))
+    return MemberWorld(one, seen, names, bound, **held)
+
+
+def _indexes(train: Train, one: Member, indexes: bool, bound: frozenset[str]) -> dict[str, Any]:
+    """What the staging and release indexes hold of ``one`` (none when not ``indexes``), the
+    files named in ``bound`` downloaded from the URLs installers use and hashed."""
+    if not indexes:
+        return {}
+    version = Version(one.version)
+    return {
+        "staged": index.read(train.staging_index, one.name, version, download=bound),
+        "released": index.read(train.release_index, one.name, version, download=bound),
+    }
 
 
 def _of_version(ref: str, names: Names, version: Version) -> bool:

@@ -4,11 +4,12 @@
 Each member's step is its own ``release promote --publish`` in its checkout (publish its bound
 files from its store to the train's release index, then tag and push its final tag), behind the
 train's gatekeeper before each upload and each push. Before anything, every member's candidate
-is checked: bound, to the upstream candidates the edges name (T3), shipping its upstreams'
-variants (T5). The candidates chosen are journalled before the first step; a promotion killed
-at any step resumes with them (a member re-tagged meanwhile is refused, named), and each step
-is found done or not from the world: the index's files and origin's final tag, never the
-journal alone. A member's step runs only after its upstreams' (T1, T2).
+is checked: bound, to the upstream candidates the edges name (T3), its own tests passed against
+them (T6), shipping its upstreams' variants (T5). The candidates chosen are journalled before
+the first step; a promotion killed at any step resumes with them (a member re-tagged meanwhile
+is refused, named), and each step is found done or not from the world: the index's files and
+origin's final tag, never the journal alone. A member's step runs only after its upstreams'
+(T1, T2).
 """
 
 from __future__ import annotations
@@ -59,7 +60,8 @@ def _chosen(world: TrainWorld, member: Member, journal: Mapping[str, Any] | None
 
 
 def steps(world: TrainWorld, journal: Mapping[str, Any] | None) -> list[MemberStep]:
-    """Every member's step in dependency order, each checked (T3, T5) before any is taken."""
+    """Every member's step in dependency order, each checked (T3, T5, T6) before any is
+    taken."""
     found = []
     for member in world.train.ordered():
         rc = _chosen(world, member, journal)
@@ -73,7 +75,9 @@ def steps(world: TrainWorld, journal: Mapping[str, Any] | None) -> list[MemberSt
         promoted = mine.promoted()
         held = release_gatekeeper.index_problem(mine.released, manifest, complete=True)
         done = promoted is not None and promoted.digest == manifest.digest and not held
-        problems = [] if done else gatekeeper.bound_problems(world, member, manifest, final=False)
+        problems = (
+            [] if done else gatekeeper.candidate_problems(world, member, manifest, final=False)
+        )
         problems += [] if done else gatekeeper.variant_problems(world, member, manifest)
         if problems:
             raise gatekeeper.Violation(

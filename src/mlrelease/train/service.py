@@ -17,13 +17,15 @@ from typing import Any
 
 from mlrelease.config import Config
 from mlrelease.edges import journal
+from mlrelease.edges.digests import sha256
 from mlrelease.edges.files import Generated
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release import service as release_service
 from mlrelease.release.config import ReleaseConfig
 from mlrelease.release.plan import Action, Plan
-from mlrelease.release.promotion.manifest import Manifest
+from mlrelease.release.promotion.manifest import Entry, Manifest, Upstream
 from mlrelease.train import (
+    consumer,
     declaration,
     gatekeeper,
     gather,
@@ -115,11 +117,16 @@ def _guarded(plan: Plan, keys: tuple[str, ...], check: Callable[[], None]) -> Pl
 
 
 def bind_plan(
-    config: Config, given: Path | None, asked: release_service.RcChoice, push: bool
+    config: Config,
+    given: Path | None,
+    asked: release_service.RcChoice,
+    push: bool,
+    say: Callable[[str], None] = print,
 ) -> Plan:
     """``train bind``: the member's RC bound with the upstream candidates its files were built
-    against, resolved from the staging index (:mod:`mlrelease.train.record`), behind the
-    train's gatekeeper (T3) before the binding is pushed."""
+    against, resolved from the staging index (:mod:`mlrelease.train.record`), and the verdict of
+    its own tests against each of them (:mod:`mlrelease.train.consumer`), behind the train's
+    gatekeeper (T3, T6) when planned and again before the binding is pushed."""
     train = train_of(config, given)
     member = _member(config, train, "bind")
     world = world_of(config, train)
@@ -129,14 +136,42 @@ def bind_plan(
         raise PreconditionError(
             f"train bind: {folder} holds no wheel or sdist; build the candidate there first."
         )
+    entries = tuple(Entry(p.name, p.stat().st_size, sha256(p)) for p in files)
     records = record.resolve(world, member, [metadata.read(p) for p in files])
+    rc = str(asked.rc)
+    records = _bound_tests(world, member, rc, entries, records) or consumer.with_tests(
+        config, world, member, records, files, say
+    )
+    gatekeeper.before_bind(world, member, Manifest(rc, "", entries, records))
     plan = release_service.bind_plan(config, asked, push, records)
+    for tested in records:
+        found = tested.tests
+        note = f" ({found.note})" if found and found.note else ""
+        plan.notes.append(f"{member.name}'s tests {status.tested_line(tested)}{note}.")
 
     def check() -> None:
         now = world_of(config, train)
-        gatekeeper.before_bind(now, member, Manifest(str(asked.rc), "", (), records))
+        gatekeeper.before_bind(now, member, Manifest(rc, "", entries, records))
 
     return _guarded(plan, ("push",), check)
+
+
+def _bound_tests(
+    world: TrainWorld,
+    member: Member,
+    rc: str,
+    entries: tuple[Entry, ...],
+    records: tuple[Upstream, ...],
+) -> tuple[Upstream, ...] | None:
+    """The records origin already binds ``rc`` with, when they are these files and these
+    upstream candidates, their tests run: a second ``train bind`` binds the same manifest
+    without running the tests again."""
+    bound, _ = world.of(member).manifest(rc)
+    if bound is None or set(bound.files) != set(entries):
+        return None
+    if [dataclasses.replace(r, tests=None) for r in bound.upstream] != list(records):
+        return None
+    return bound.upstream if all(r.tests is not None for r in bound.upstream) else None
 
 
 def _journal_path(config: Config, train: Train) -> Path:
@@ -233,8 +268,8 @@ def matrix_page(config: Config, given: Path | None) -> Generated:
 
 def problems(config: Config) -> tuple[Train, list[str]]:
     """(the project's train, what keeps its members' newest candidates from being released
-    with it: not bound to the upstream candidates the edges name (T3), a variant an upstream
-    ships and the member lacks (T5))."""
+    with it: not bound to the upstream candidates the edges name (T3), their tests not passed
+    against them (T6), a variant an upstream ships and the member lacks (T5))."""
     train = train_of(config, None)
     world = world_of(config, train)
     found = []

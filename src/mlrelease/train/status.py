@@ -17,7 +17,7 @@ from typing import Any
 from rich.table import Table
 
 from mlrelease.release.promotion import gatekeeper as release_gatekeeper
-from mlrelease.release.promotion.manifest import Manifest
+from mlrelease.release.promotion.manifest import NOT_RUN, Manifest, Upstream
 from mlrelease.train import gatekeeper
 from mlrelease.train.declaration import Member
 from mlrelease.train.world import MemberWorld, TrainWorld
@@ -36,6 +36,8 @@ class MemberStatus:
     """The newest candidate's binding: its manifest's SHA-256 and files."""
     upstream: list[str] = field(default_factory=list)
     """The upstream candidates the newest candidate was built against."""
+    tested: list[str] = field(default_factory=list)
+    """What its own tests found against each of them (``train bind`` ran them)."""
     staged: str = ""
     released: str = ""
     next: str = ""
@@ -95,12 +97,27 @@ def _bound(world: TrainWorld, member: Member, row: MemberStatus) -> Manifest | N
         return None
     row.bound = f"{manifest.digest[:12]} ({len(manifest.files)} files)"
     row.upstream = [f"{u.project} {u.version} ({u.rc_tag})" for u in manifest.upstream]
+    row.tested = [tested_line(u) for u in manifest.upstream]
     stale = gatekeeper.bound_problems(world, member, manifest, final=False)
+    untested = gatekeeper.tested_problems(member, manifest)
+    row.blocks += stale + untested
     if stale:
-        row.blocks += stale
         row.next = "build against the current upstream, tag a new candidate, bind it"
-        return None
-    return manifest
+    elif untested:
+        row.next = "fix what its tests found, tag a new candidate, bind it (`mlrelease train bind`)"
+    return None if row.blocks else manifest
+
+
+def tested_line(record: Upstream) -> str:
+    """What the member's tests against ``record``'s candidate found, in one line."""
+    found = record.tests
+    against = f"{record.project} {record.rc_tag}"
+    if found is None:
+        return f"against {against}: not run (bound without them)"
+    if found.verdict == NOT_RUN:
+        return f"against {against}: not run ({found.why})"
+    compared = f"compared with {found.baseline}" if found.baseline else "not compared"
+    return f"against {against}: {found.verdict}, {found.tests} tests, {compared}"
 
 
 def _release(world: TrainWorld, member: Member, manifest: Manifest, row: MemberStatus) -> None:
@@ -161,6 +178,7 @@ def table(data: dict[str, Any]) -> Table:
         shown.add_column(column, overflow="fold")
     for row in data["members"]:
         bound = row["bound"] + "".join(f"\nbuilt against {u}" for u in row["upstream"])
+        bound += "".join(f"\ntests {t}" for t in row["tested"])
         indexes = f"staging: {row['staged'] or '-'}\nrelease: {row['released'] or '-'}"
         shown.add_row(
             f"{row['name']} {row['version']}",

@@ -19,8 +19,10 @@ The pieces, from the pure core to the edges:
   ``mlrelease release publish`` does, from the files bound to the RC.
 - :mod:`~mlrelease.wheels.project` -- a project whose artifacts the commands handle;
   :mod:`~mlrelease.wheels.service` -- what the gate and the commands both call;
-  :mod:`~mlrelease.wheels.gate` -- the ``wheels`` gate; :mod:`~mlrelease.wheels.cli` -- the
-  ``mlrelease wheels`` sub-commands.
+  :mod:`~mlrelease.wheels.gate` -- the ``wheels`` gate.
+- :mod:`~mlrelease.wheels.cli` -- the ``mlrelease wheels`` sub-commands: each turns its options
+  into one :mod:`~mlrelease.wheels.arguments` value, makes one call into
+  :mod:`~mlrelease.wheels.verbs` (what each command decides) and prints what it returns.
 
 Pure-Python projects (``kind = "pure"``, such as mlrelease itself) build one
 ``py3-none-any`` wheel. Their ``[tool.cibuildwheel]`` table still names the platforms and

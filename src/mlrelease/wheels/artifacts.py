@@ -171,25 +171,32 @@ def check_identity(artifact: Artifact, name: str, version: str) -> list[FileProb
     return findings
 
 
+def metadata_bytes(path: Path) -> bytes | None:
+    """The bytes of a distribution file's own metadata, by its name: a wheel's
+    ``*.dist-info/METADATA``, an sdist's top-level ``PKG-INFO`` (None when absent). What a
+    PEP 658 metadata file of it must be, byte for byte."""
+    if path.name.endswith((".whl", ".zip")):
+        pattern = r"[^/]+\.dist-info/METADATA" if path.name.endswith(".whl") else r"[^/]+/PKG-INFO"
+        with zipfile.ZipFile(path) as archive:
+            names = [n for n in archive.namelist() if re.fullmatch(pattern, n)]
+            return archive.read(names[0]) if names else None
+    with tarfile.open(path) as archive:
+        member = next(
+            (
+                m
+                for m in archive.getmembers()
+                if m.isfile() and m.name.count("/") == 1 and m.name.endswith("/PKG-INFO")
+            ),
+            None,
+        )
+        handle = archive.extractfile(member) if member else None
+        return handle.read() if handle else None
+
+
 def metadata_version(artifact: Artifact) -> str | None:
     """The ``Version:`` of the artifact's own metadata (a wheel's ``*.dist-info/METADATA``, an
     sdist's ``PKG-INFO``): what pip installs, whatever the file name says; None if absent."""
-    if artifact.kind == "wheel":
-        with zipfile.ZipFile(artifact.path) as archive:
-            names = [n for n in archive.namelist() if re.fullmatch(r"[^/]+\.dist-info/METADATA", n)]
-            data = archive.read(names[0]) if names else None
-    else:
-        with tarfile.open(artifact.path) as archive:
-            member = next(
-                (
-                    m
-                    for m in archive.getmembers()
-                    if m.isfile() and m.name.count("/") == 1 and m.name.endswith("/PKG-INFO")
-                ),
-                None,
-            )
-            handle = archive.extractfile(member) if member else None
-            data = handle.read() if handle else None
+    data = metadata_bytes(artifact.path)
     if data is None:
         return None
     found = email.parser.BytesHeaderParser().parsebytes(data).get("Version")

@@ -1,65 +1,61 @@
-"""``mlrelease wheels ...``: plan, build, smoke, collect, audit, sums, promote."""
+"""``mlrelease wheels ...``: plan, build, smoke, collect, audit, sums, promote.
+
+Each command turns its options into one :class:`~mlrelease.wheels.arguments.WheelsArguments`
+and the projects it names into their configurations, makes one call into
+:mod:`mlrelease.wheels.verbs`, and prints what it returns."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from rich.markup import escape
 from rich.table import Table
 
-from mlrelease.config import of_command
+from mlrelease.config import Config, of_command
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.terminal import make_console
-from mlrelease.wheels import artifacts, build, matrix, promote, service
+from mlrelease.wheels import artifacts, build, promote, verbs
+from mlrelease.wheels.arguments import WheelsArguments
 from mlrelease.wheels.artifacts import FileProblem
-from mlrelease.wheels.project import Project, build_version, from_config
 
 console = make_console()
 
 
-def _projects(args: argparse.Namespace) -> list[tuple[str, Project]]:
-    """(folder as given, project) for each PROJECT argument; default: the --root project."""
+def _projects(args: argparse.Namespace) -> Iterator[tuple[str, Config]]:
+    """(folder as given, configuration) for each PROJECT argument, read as iterated; default:
+    the --root project."""
     given = args.projects or [str(args.root) if args.root else None]
-    found = []
     for folder in given:
         config = of_command(args, root=Path(folder) if folder else None)
-        found.append((Path(folder or ".").as_posix(), from_config(config)))
-    return found
+        yield Path(folder or ".").as_posix(), config
 
 
-def _report(findings: list[FileProblem], what: str) -> None:
+def _project(args: argparse.Namespace) -> Config:
+    """The configuration of the one project a command handles (the last named)."""
+    ((_, config),) = list(_projects(args))[-1:]
+    return config
+
+
+def _report(findings: tuple[FileProblem, ...] | list[FileProblem], what: str) -> None:
     for finding in findings:
         console.print(f"  [bold red]x[/] {escape(str(finding))}", soft_wrap=True)
     console.print(f"[bold red]{what}: {len(findings)} problem(s)[/]")
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    result = matrix.BuildMatrix()
-    for label, project in _projects(args):
-        jobs, identifiers = service.jobs_of(
-            label, project.root, project.config.pyproject, project.name, project.wheels
-        )
-        result.identifiers[label] = identifiers
-        result.jobs += jobs
-        build_version(project, args.release_tag)  # a tag that disagrees with the files stops here
+    result = verbs.plan(_projects(args), WheelsArguments(release_tag=args.release_tag))
     table = Table(
         title="wheel build plan (cibuildwheel --print-build-identifiers)", title_justify="left"
     )
     for column in ("project", "job", "runner", "platform tags", "pythons"):
         table.add_column(column, overflow="fold")
-    labels = {"build": "sdist + pure wheel", "sdist": "sdist"}
-    for job in result.jobs:
-        members = [matrix.parse_identifier(i) for i in job.identifiers.split()]
-        tags = sorted({i.tag for i in members})
-        pythons = sorted({i.python for i in members}, key=lambda s: (len(s), s))
-        what = labels.get(job.builder, f"{job.builder} {job.platform}/{job.archs}")
-        table.add_row(
-            job.project, what, job.runner, " ".join(tags) or "-", " ".join(pythons) or "-"
-        )
+    for row in result.rows():
+        table.add_row(*row)
     console.print(table)
     document = result.matrix()
     text = json.dumps(document, separators=(",", ":"))
@@ -80,23 +76,21 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
+    arguments = WheelsArguments(
+        release_tag=args.release_tag,
+        builder=args.builder,
+        platform=args.platform or "",
+        archs=args.archs or "",
+        smoke=not args.no_smoke,
+    )
     failed = 0
-    for label, project in _projects(args):
-        console.rule(f"{project.name} ({label})")
-        outcome = build.build(
-            project,
-            builder=args.builder,
-            release_tag=args.release_tag,
-            platform=args.platform or "",
-            archs=args.archs or "",
-            smoke=not args.no_smoke,
-            console=console,
-        )
+    for built in verbs.builds(_projects(args), arguments, console):
+        outcome = built.outcome
         for note in outcome.notes:
             console.print(f"  note: {escape(note)}", soft_wrap=True)
         if not outcome.ok:
-            _report(outcome.findings, f"{project.name} {outcome.version}")
-            console.print(f"  {project.wheels.dist_dir}/ left as it was.")
+            _report(outcome.findings, f"{outcome.project} {outcome.version}")
+            console.print(f"  {built.dist_dir}/ left as it was.")
             failed += 1
             continue
         for path in outcome.files:
@@ -104,89 +98,73 @@ def cmd_build(args: argparse.Namespace) -> int:
         for name in outcome.smoked:
             console.print(f"  [green]smoke test passed[/] in a fresh venv: {name}")
         if outcome.sums:
-            sums = Path(label, project.wheels.dist_dir, artifacts.SUMS)
+            sums = Path(built.label, built.dist_dir, artifacts.SUMS)
             console.print(f"  wrote {sums.as_posix()}")
     return 1 if failed else 0
 
 
 def cmd_smoke(args: argparse.Namespace) -> int:
-    ((_, project),) = _projects(args)[-1:]
-    findings = artifacts.verify_sums(args.folder)
-    wheels = [w for w in artifacts.collect(args.folder) if w.name.endswith(".whl")]
-    hosted = [w for w in wheels if build.installable(w)]
-    if not hosted:
-        findings.append(FileProblem(str(args.folder), "no wheel installable on this interpreter"))
-    if not findings:
-        for wheel in hosted:
-            with console.status(f"smoke test of {wheel.name}"):
-                finding = build.smoke_test(project, wheel)
-            if finding:
-                findings.append(finding)
-            else:
-                console.print(f"  [green]smoke test passed[/] in a fresh venv: {wheel.name}")
-    if findings:
-        _report(findings, f"smoke test of {args.folder}")
+    found = verbs.smoke(_project(args), WheelsArguments(folder=args.folder), console)
+    for name in found.passed:
+        console.print(f"  [green]smoke test passed[/] in a fresh venv: {name}")
+    if not found.ok:
+        _report(found.findings, f"smoke test of {found.folder}")
         return 1
     return 0
 
 
 def cmd_collect(args: argparse.Namespace) -> int:
-    folders = sorted(p for p in args.downloads.iterdir() if p.is_dir())
-    findings = service.verify_downloads(folders)
-    if findings:
-        _report(findings, f"downloads in {args.downloads}")
+    arguments = WheelsArguments(
+        downloads=args.downloads, output=args.output, release_tag=args.release_tag
+    )
+    collection = verbs.collect(_projects(args), arguments)
+    if collection.download_problems:
+        _report(collection.download_problems, f"downloads in {collection.downloads}")
         return 1
-    for label, project in _projects(args):
-        version = build_version(project, args.release_tag)
-        target = args.output / project.name
-        problems = service.merge(project, folders, target, version)
-        if problems:
-            _report(problems, f"{project.name} {version} ({label})")
+    for merged in collection.projects:
+        if merged.problems:
+            _report(merged.problems, f"{merged.name} {merged.version} ({merged.label})")
             return 1
-        artifacts.write_sums(target)
         console.print(
-            f"{target}: {len(artifacts.collect(target))} artifacts of {project.name} "
-            f"{version}, audited and complete; wrote {artifacts.SUMS}"
+            f"{merged.target}: {merged.count} artifacts of {merged.name} "
+            f"{merged.version}, audited and complete; wrote {artifacts.SUMS}"
         )
     return 0
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
-    ((_, project),) = _projects(args)[-1:]
-    tagged = build_version(project, args.release_tag) if args.release_tag else None
-    findings = build.check_folder(project, args.folder, args.version or tagged)
-    if findings:
-        _report(findings, f"audit of {args.folder}")
+    arguments = WheelsArguments(
+        folder=args.folder, version=args.version, release_tag=args.release_tag
+    )
+    found = verbs.audit_folder(_project(args), arguments)
+    if not found.ok:
+        _report(found.findings, f"audit of {found.folder}")
         return 1
-    console.print(f"{args.folder}: {len(artifacts.collect(args.folder))} artifacts pass the audit")
+    console.print(f"{found.folder}: {found.count} artifacts pass the audit")
     return 0
 
 
 def cmd_sums(args: argparse.Namespace) -> int:
-    folder: Path = args.folder
-    if not folder.is_dir():
-        raise UserError(f"{folder}: no such folder.")
-    if args.check:
-        findings = artifacts.verify_sums(folder)
-        if findings:
-            _report(findings, f"{folder}/{artifacts.SUMS}")
-            return 1
-        console.print(f"{folder}: every file matches {artifacts.SUMS}")
-        return 0
-    path = artifacts.write_sums(folder)
-    console.print(f"Wrote {path} ({len(artifacts.collect(folder))} artifacts)")
+    found = verbs.sums(WheelsArguments(folder=args.folder, check=args.check))
+    if not found.ok:
+        _report(found.findings, f"{found.folder}/{artifacts.SUMS}")
+        return 1
+    if found.written is None:
+        console.print(f"{found.folder}: every file matches {artifacts.SUMS}")
+    else:
+        console.print(f"Wrote {found.written} ({found.count} artifacts)")
     return 0
 
 
 def cmd_promote(args: argparse.Namespace) -> int:
-    ((_, project),) = _projects(args)[-1:]
-    promotion = promote.prepare(project, args.artifacts, version=args.version)
+    arguments = WheelsArguments(artifacts=args.artifacts, version=args.version)
+    promotion = verbs.promotion(_project(args), arguments)
     if not promotion.ok:
         _report(promotion.findings, f"promotion of {args.artifacts}")
         console.print("Nothing was uploaded.")
         return 1
     console.print(
-        f"{len(promotion.files)} artifacts of {project.name} {promotion.version} "
+        f"{len(promotion.files)} artifacts of {promotion.project} {promotion.version} "
         f"verified against {artifacts.SUMS}:"
     )
     for path in promotion.files:

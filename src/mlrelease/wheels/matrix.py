@@ -121,6 +121,20 @@ class BuildMatrix:
             "smoke": [j.to_dict() for j in self.jobs if j.builder == "smoke"],
         }
 
+    def rows(self) -> list[tuple[str, str, str, str, str]]:
+        """The plan as a table, one row a job: project, job, runner, platform tags, pythons."""
+        labels = {"build": "sdist + pure wheel", "sdist": "sdist"}
+        rows = []
+        for job in self.jobs:
+            members = [parse_identifier(i) for i in job.identifiers.split()]
+            tags = sorted({i.tag for i in members})
+            pythons = sorted({i.python for i in members}, key=lambda s: (len(s), s))
+            what = labels.get(job.builder, f"{job.builder} {job.platform}/{job.archs}")
+            rows.append(
+                (job.project, what, job.runner, " ".join(tags) or "-", " ".join(pythons) or "-")
+            )
+        return rows
+
 
 CONFIG_WORDS = re.compile(r"tool\.cibuildwheel|CIBW_|pyproject\.toml|\boption|\bselector", re.I)
 """What cibuildwheel's message says when the project's configuration is the cause."""

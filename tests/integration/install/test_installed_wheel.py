@@ -71,6 +71,13 @@ ARGS: dict[str, list[str]] = {
     "downstream matrix": ["downstream", "matrix"],
     "downstream report merge": ["downstream", "report", "merge", "results.json"],
     "downstream list": ["downstream", "list"],
+    "tests run": ["tests", "run", "--", "python", "-c", "pass"],
+    "train status": ["train", "status"],
+    "train cut": ["train", "cut"],
+    "train bind": ["train", "bind", "--rc", "v1.1.1rc1"],
+    "train promote": ["train", "promote"],
+    "train matrix": ["train", "matrix"],
+    "conda": ["conda", "--version", "1.1.1"],
 }
 
 MISSING = re.compile(r"needs (the Python module|the program) `([\w.]+)`")

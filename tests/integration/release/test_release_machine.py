@@ -87,3 +87,54 @@ def test_the_machine_catches_a_broken_gatekeeper(harness: Harness, monkeypatch) 
         assert oracle.index_files(harness.index)  # it did publish
     finally:
         machine.teardown()
+
+
+# --- #48: the index as installers read it, a fork's tags (helpers.release_installers) ------
+
+
+def test_the_machine_sees_the_index_as_installers_do(harness: Harness, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The installers' view is not vacuous: with the index check off, a foreign wheel that the
+    index lists as ``demo-1.4.0.asc`` (its folder holding only the bound files) and a
+    promotion that tags anyway are a violation that only that view sees."""
+    from mlrelease.release.promotion import gatekeeper
+
+    monkeypatch.setattr(gatekeeper, "index_problem", lambda *a, **k: None)
+    ReleaseMachine.harness = harness
+    machine = ReleaseMachine()
+    machine.fresh_world()
+    try:
+        for step in (machine.cut, machine.prepare, machine.rc):
+            step(kill=None)
+        machine.build()
+        machine.bind(kill=None)
+        machine.verify()
+        machine.publish(kill=None)
+        assert not machine.found, machine.found
+        machine.index_entry_url("asc")
+        machine.promote(kill=None, publish=False)
+        assert any("was pushed while installers got" in v for v in machine.found), machine.found
+    finally:
+        machine.teardown()
+
+
+@pytest.mark.parametrize("own_commit", [False, True])
+def test_the_machine_sees_a_forks_tag_pushed_or_advised(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch, own_commit: bool
+) -> None:
+    """With "made here" read from the annotation again, a fork's RC tag fetched here is
+    pushed (at HEAD) or its push advised (on the fork's commit): both are violations."""
+    from mlrelease.release.world import World
+
+    monkeypatch.setattr(World, "made_here", lambda self, name, marker: True)
+    ReleaseMachine.harness = harness
+    machine = ReleaseMachine()
+    machine.fresh_world()
+    try:
+        machine.cut(kill=None)
+        machine.prepare(kill=None)
+        machine.fork_rc_tag(own_commit)
+        machine.rc(kill=None)
+        said = "was advised" if own_commit else "was pushed to origin"
+        assert any(said in v for v in machine.found), machine.found
+    finally:
+        machine.teardown()

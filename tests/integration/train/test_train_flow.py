@@ -7,16 +7,18 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from helpers.train_rig import AUDIO, UPSTREAM, VISION, Indexes, git, make_rig, stage_all
+from helpers.train_rig import (
+    AUDIO,
+    UPSTREAM,
+    VISION,
+    Indexes,
+    bound_manifest,
+    git,
+    make_rig,
+    stage_all,
+)
 
-from mlrelease.release.promotion.manifest import Manifest, named_digest
-
-
-def bound_manifest(origin: Path, rc: str) -> Manifest:
-    (line,) = git(
-        origin, "for-each-ref", "--format=%(objectname)", f"refs/mlrelease/bound/{rc}"
-    ).splitlines()
-    return Manifest.parse(git(origin, "cat-file", "blob", line), rc)
+from mlrelease.release.promotion.manifest import named_digest
 
 
 def test_a_train_from_the_cut_to_the_release(tmp_path: Path, indexes: Indexes) -> None:

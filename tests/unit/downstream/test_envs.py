@@ -64,3 +64,20 @@ def test_an_install_failure_says_why_in_one_line_and_how_to_see_it_again() -> No
         "printf '%s\\n' onnx==1.23.0 'a b' | uv pip compile --quiet - --python /usr/bin/python3 "
         "--index-url https://i/simple"
     )
+
+
+def test_overrides_change_the_key_and_the_reproduction_names_them() -> None:
+    spec = envs.EnvSpec(python="/usr/bin/python3", python_version="3.11.7", requirements=("a",))
+    forced = dataclasses.replace(spec, overrides=("torch==2.4.1",))
+    assert forced.key() != spec.key()
+    assert "overrides" not in spec.key()  # a key of no override is the key made before them
+    failure = envs.InstallFailure(
+        "No solution found",
+        command=["uv", "pip", "compile", "requirements.in", "--override", "overrides.txt"],
+        requirements=["visionlet @ file:///w.whl"],
+        overrides=["torch==2.4.1"],
+    )
+    assert failure.reproduce == (
+        "printf '%s\\n' 'visionlet @ file:///w.whl' | uv pip compile - "
+        "--override <(printf '%s\\n' torch==2.4.1)"
+    )

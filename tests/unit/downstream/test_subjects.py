@@ -51,3 +51,16 @@ def test_exact_bytes(tmp_path: Path) -> None:
     assert "not one of the candidate's wheels" in subjects.exact_bytes(
         subject, tmp_path / "env", "demo-lib"
     )
+
+
+def test_the_best_wheel_is_the_one_the_interpreter_ranks_first() -> None:
+    names = [
+        "torch-2.5.0-cp312-cp312-manylinux1_x86_64.whl",
+        "torch-2.5.0-cp311-cp311-manylinux1_x86_64.whl",
+        "torch-2.5.0-py3-none-any.whl",
+        "torch-2.5.0.tar.gz",
+    ]
+    accepted = ["cp311-cp311-manylinux1_x86_64", "py3-none-any"]
+    assert subjects.best_wheel(names, accepted) == names[1]
+    assert subjects.best_wheel(names, ["py3-none-any"]) == names[2]
+    assert subjects.best_wheel(names[:2], ["cp313-cp313-win_amd64"]) is None

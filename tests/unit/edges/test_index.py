@@ -18,6 +18,12 @@ OF_1_12 = [
     "demo-1.12.0.zip",
     "demo-1.12.0.tar.bz2",
     "demo-1.12.0-py3.8.egg",
+    "demo-1.12.0.tar.lzma",  # pip builds from it
+    "demo-1.12.0.0-py3-none-any.whl",  # 1.12.0.0 == 1.12.0
+    "DEMO-1.12-py3-none-any.whl",
+    "demo-1.012.0-py3-none-any.whl",
+    "demo-v1.12.0.tar.gz",
+    "demo-0!1.12.0.tar.gz",  # epoch 0
 ]
 NOT_OF_1_12 = [
     "demo-1.12.1.tar.gz",

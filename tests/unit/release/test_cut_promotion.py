@@ -102,7 +102,7 @@ def test_promote_reads_the_index_the_files_went_to_or_is_told_it_is_elsewhere() 
     """#44: promote tagged the final release with no index read (8 of 13 files missing)."""
     nothing_known = promote_world()
     refused("promote: no index is known for v1.4.0-rc1", promote, nothing_known)
-    held = tuple(IndexFile(e.name, "", e.sha256) for e in MADE.files)
+    held = tuple(IndexFile(e.name, "", e.sha256, downloaded=True) for e in MADE.files)
     published = promote_world(promote=facts(index=Index("u", held, source="recorded")))
     assert promote(published) == ["tag"]
     partial = promote_world(promote=facts(index=Index("u", held[:1], source="recorded")))

@@ -3,6 +3,7 @@ status's next steps, the promotion's order and refusals, the upstream record, th
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,7 @@ import pytest
 from mlrelease.edges.index import IndexFile
 from mlrelease.errors import PreconditionError
 from mlrelease.naming import Names
-from mlrelease.release.promotion.manifest import TRAILER, Entry, Manifest, Upstream
+from mlrelease.release.promotion.manifest import TRAILER, Entry, Manifest, Upstream, Verdict
 from mlrelease.release.world import FINAL_MARKER, Index, Refs, Tag
 from mlrelease.train import gatekeeper, matrix, promote, record, status
 from mlrelease.train.declaration import Gap, Member, Train
@@ -47,7 +48,9 @@ def world_of(
     heads = {f"release/{member.version.rsplit('.', 1)[0]}": "1" * 40}
 
     def index(url: str, entries: tuple[Entry, ...]) -> Index:
-        return Index(url, tuple(IndexFile(e.name, url + e.name, e.sha256) for e in entries))
+        return Index(
+            url, tuple(IndexFile(e.name, url + e.name, e.sha256, downloaded=True) for e in entries)
+        )
 
     return MemberWorld(
         member,
@@ -59,7 +62,20 @@ def world_of(
     )
 
 
-def record_of(manifest: Manifest = UP) -> Upstream:
+VISION_FILES = (Entry("torchvision-0.20.0-cp312-cp312-manylinux1_x86_64.whl", 8, "b" * 64),)
+PASSED = Verdict(
+    "passed",
+    UP_FILES[0].name,
+    UP_FILES[0].sha256,
+    VISION_FILES[0].name,
+    VISION_FILES[0].sha256,
+    "torch 2.4.1 (torch-2.4.1-cp312-cp312-manylinux1_x86_64.whl, sha256 ...)",
+    "3.12.7",
+    2,
+)
+
+
+def record_of(manifest: Manifest = UP, tests: Verdict | None = PASSED) -> Upstream:
     return Upstream(
         "torch",
         "2.5.0",
@@ -69,6 +85,7 @@ def record_of(manifest: Manifest = UP) -> Upstream:
         STAGING,
         (NAMES.tag.template, NAMES.rc_tag.template),
         manifest.files,
+        tests,
     )
 
 
@@ -81,9 +98,6 @@ def train_world(
         member, vision.refs, vision.names, vision.blobs, vision.staged, vision.released
     )
     return TrainWorld(train, {"torch": torch, "torchvision": vision})
-
-
-VISION_FILES = (Entry("torchvision-0.20.0-cp312-cp312-manylinux1_x86_64.whl", 8, "b" * 64),)
 
 
 def vision_manifest(*records: Upstream) -> Manifest:
@@ -104,6 +118,9 @@ def test_a_member_bound_to_the_current_upstream_waits_for_its_release() -> None:
     assert [r["name"] for r in rows] == ["torch", "torchvision"]  # dependency order
     assert rows[1]["next"] == "`mlrelease train promote --execute` (after torch)"
     assert rows[1]["upstream"] == ["torch 2.5.0 (v2.5.0-rc1)"]
+    assert rows[1]["tested"] == [
+        "against torch v2.5.0-rc1: passed, 2 tests, compared with " + PASSED.baseline
+    ]
 
 
 def test_a_released_upstream_lets_the_member_through_and_the_plan_keeps_the_order() -> None:
@@ -168,6 +185,49 @@ def test_a_member_bound_to_a_wrong_upstream_is_refused(
     assert any(words in f for f in found), found
     with pytest.raises(gatekeeper.Violation, match="Nothing was published or tagged"):
         promote.steps(world, None)
+
+
+@pytest.mark.parametrize(
+    ("tests", "words"),
+    [
+        (None, "records no run of torchvision's tests against torch 2.5.0 (v2.5.0-rc1)"),
+        (
+            replace(PASSED, verdict="not run", tests=0, why="zero tests collected"),
+            f"did not run against torch 2.5.0 (v2.5.0-rc1), file {UP_FILES[0].name} (sha256 "
+            f"{'a' * 64}): zero tests collected",
+        ),
+        (
+            replace(PASSED, verdict="failed", failing=("tests/test_ops.py::test_nms: boom",)),
+            f"failed against torch 2.5.0 (v2.5.0-rc1), file {UP_FILES[0].name} (sha256 "
+            f"{'a' * 64}), and passed against torch 2.4.1",
+        ),
+        (
+            replace(PASSED, verdict="failed", baseline="", note="no regression comparison"),
+            "(no regression comparison): no test named",
+        ),
+        (replace(PASSED, upstream_sha256="f" * 64), "which is not a file of torch 2.5.0"),
+        (replace(PASSED, member_sha256="f" * 64), "which is not one of v0.20.0-rc1's files"),
+    ],
+)
+def test_a_member_not_verified_against_its_upstream_candidate_is_refused(
+    tests: Verdict | None, words: str
+) -> None:
+    mine = vision_manifest(record_of(tests=tests))
+    world = train_world(
+        world_of(TORCH, [UP], final=True, released=UP_FILES, staged=UP_FILES),
+        world_of(VISION, [mine], staged=VISION_FILES),
+    )
+    member = world.train.member("torchvision")
+    assert gatekeeper.bound_problems(world, member, mine, final=True) == []  # T3 holds
+    (found,) = gatekeeper.tested_problems(member, mine)
+    assert words in found
+    assert found in gatekeeper.release_problems(world, member, mine)
+    with pytest.raises(gatekeeper.Violation, match="Nothing was bound"):
+        gatekeeper.before_bind(world, member, mine)
+    with pytest.raises(gatekeeper.Violation, match="Nothing was published or tagged"):
+        promote.steps(world, None)
+    row = status.status(world)["members"][1]
+    assert row["blocks"] == [found] and "fix what its tests found" in row["next"]
 
 
 def test_a_missing_variant_blocks_until_the_train_declares_the_gap() -> None:

@@ -47,6 +47,8 @@ class Asked(Protocol):
     @property
     def known_index(self) -> bool: ...
     @property
+    def proven(self) -> bool: ...
+    @property
     def upstream(self) -> tuple[Upstream, ...]: ...
 
 
@@ -63,7 +65,9 @@ def read(
     published = record.read(root, target.rc) if target.rc else {}
     url, source = which_index(config, published, ask)
     if url:
-        held = replace(index.read(url, config.project_name, target.version), source=source)
+        download = bound_names(bound) if ask.proven else frozenset()
+        found_there = index.read(url, config.project_name, target.version, download=download)
+        held = replace(found_there, source=source)
     return PromoteFacts(
         verdict=verdict(config, ask.report or config.path(rel.rc_report), commit),
         blobs=bound,
@@ -150,6 +154,18 @@ def gates_at(data: bytes | None) -> tuple[str, ...]:
     if isinstance(gates, list) and all(isinstance(g, str) for g in gates):
         return tuple(gates)
     return tuple(Config().gates)
+
+
+def bound_names(bound: dict[str, tuple[str, str]]) -> frozenset[str]:
+    """The file names the manifests bound to the RC list, which publish and promote download
+    from the index and hash (a manifest that does not parse is refused by the gatekeeper)."""
+    names: set[str] = set()
+    for _, text in bound.values():
+        try:
+            names |= {e.name for e in Manifest.parse(text, "a binding").files}
+        except UserError:
+            continue
+    return frozenset(names)
 
 
 def blobs(root: Path, world: World, rc: str) -> dict[str, tuple[str, str]]:

@@ -20,7 +20,7 @@ from mlrelease.config import Config
 from mlrelease.edges import git
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.naming import Names
-from mlrelease.release import rules
+from mlrelease.release import made, rules
 from mlrelease.release.config import TABLE, ReleaseConfig, version_model
 from mlrelease.release.plan import Action, Plan, git_action
 from mlrelease.release.promotion import gatekeeper, index
@@ -115,9 +115,11 @@ def plan_promote(
     _index(plan, world, config, manifest, publish, repository_url, elsewhere)
     if existing is None:
         plan.actions.append(
-            git_action(
-                "tag",
-                "tag",
+            made.tag_action(
+                world.root,
+                final,
+                commit,
+                "promote",
                 "-a",
                 final,
                 commit,
@@ -189,7 +191,8 @@ def _push(
         text = git.run(world.root, "cat-file", "tag", sha, strip=False)
         held = None
         if repository_url is not None:
-            held = index.read(repository_url, project, world.aimed().version)
+            names = {e.name for e in manifest.files}
+            held = index.read(repository_url, project, world.aimed().version, download=names)
         gatekeeper.before_tag_push(world, manifest, text, held)
 
     return git_action(

@@ -11,6 +11,9 @@ member's manifest records the upstream candidate it was built against, which mus
 (:mod:`.upstream`); with the train's other invariants it is checked by
 :mod:`mlrelease.train.gatekeeper` too.
 
+Invariant (a) is read by :mod:`~mlrelease.release.promotion.held` (the index as installers
+read it), re-exported here.
+
 The planners call the same checks while planning, so a dry run shows a refusal; the acts call
 them again at the last moment, on what they are about to send.
 """
@@ -18,7 +21,6 @@ them again at the last moment, on what they are about to send.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
 
 from mlrelease.config import Config
 from mlrelease.errors import PreconditionError, UserError
@@ -26,6 +28,9 @@ from mlrelease.naming import Names
 from mlrelease.release import rules
 from mlrelease.release.config import TABLE, ReleaseConfig
 from mlrelease.release.promotion import upstream
+from mlrelease.release.promotion.held import Held as Held
+from mlrelease.release.promotion.held import compare as compare
+from mlrelease.release.promotion.held import index_problem as index_problem
 from mlrelease.release.promotion.manifest import TRAILER, Entry, Manifest, named_digest
 from mlrelease.release.world import (
     BOUND_PREFIX,
@@ -187,73 +192,6 @@ def _complete(report: Report, verdict: RcVerdict, rc: str, path: str) -> str | N
     return None
 
 
-@dataclass(frozen=True)
-class Held:
-    """What an index holds against a manifest, by file name (``release status`` shows it)."""
-
-    foreign: tuple[str, ...]
-    """Files of this version (any spelling) the manifest does not list."""
-    differ: tuple[str, ...]
-    """Bound names holding other bytes, each with both SHA-256."""
-    missing: tuple[str, ...]
-    yanked: tuple[str, ...]
-    """Bound files the index yanked."""
-
-
-def compare(index: Index, manifest: Manifest) -> Held:
-    listed = {e.name: e.sha256 for e in manifest.files}
-    held = {f.filename for f in index.files}
-    return Held(
-        foreign=tuple(f.filename for f in index.files if f.filename not in listed),
-        differ=tuple(
-            f"{f.filename} ({'downloaded and hashed' if f.downloaded else 'its sha256'}: "
-            f"{f.sha256[:16]}..., bound: {listed[f.filename][:16]}...)"
-            for f in index.files
-            if f.filename in listed and f.sha256 != listed[f.filename]
-        ),
-        missing=tuple(n for n in listed if n not in held),
-        yanked=tuple(f.filename for f in index.files if f.yanked and f.filename in listed),
-    )
-
-
-def index_problem(index: Index | None, manifest: Manifest, *, complete: bool) -> str | None:
-    """Why the index does not hold only the manifest's files, byte for byte (a) (and, with
-    ``complete``, all of them, none yanked); None when it does."""
-    if index is None:
-        return None
-    if index.error:
-        return (
-            f"{index.error}: what the index holds decides what may be sent; fix the index URL "
-            "or the connection and re-run"
-        )
-    found = compare(index, manifest)
-    problems = []
-    if found.foreign:
-        problems.append(
-            f"{index.url} holds {', '.join(found.foreign)}, files of this version that the "
-            f"manifest of {manifest.rc_tag} does not list (installers pinning it may pick them, "
-            "yanked or not)"
-        )
-    if found.differ:
-        problems.append(
-            f"{index.url} holds other bytes under the bound names: {'; '.join(found.differ)}"
-        )
-    if complete and found.missing and not problems:
-        problems.append(f"{index.url} lacks {', '.join(found.missing)}: publish first")
-    if complete and found.yanked and not problems:
-        problems.append(
-            f"{index.url} has yanked {', '.join(found.yanked)}: a release is not tagged over "
-            "yanked files; find out who yanked them and why"
-        )
-    if not problems:
-        return None
-    return "; ".join(problems) + (
-        ". Nothing was sent; remove them from the index (only its owner can), then re-run"
-        if found.foreign or found.differ
-        else ""
-    )
-
-
 def judge_final(
     world: World, target: Target, commit: str, manifest: Manifest, verdict: RcVerdict | None
 ) -> Tag | None:
@@ -278,12 +216,25 @@ def judge_final(
             f"promote: {final} already exists at {short(existing.commit)} ({where}), not at {rc}'s "
             f"commit {short(commit)}. A release tag is never moved: release a new patch version."
         )
-    ours = existing.made_by(FINAL_MARKER) and named_digest(existing.message) == manifest.digest
+    # A tag only this clone has is promote's own only by this clone's record (a fork's final
+    # tag, fetched here, carries the same annotation); origin's is judged by its annotation.
+    made_here = theirs is not None or world.made_here(final, FINAL_MARKER)
+    ours = (
+        made_here
+        and existing.made_by(FINAL_MARKER)
+        and named_digest(existing.message) == manifest.digest
+    )
     if ours:
         return existing
     problem = report_problem(verdict, rc, commit)
     judged = f"(b) is violated: {problem}" if problem else "(b) holds for it (the report passes)"
-    kind = "an annotated tag" if existing.annotated else "a lightweight tag"
+    kind = (
+        f"{'an annotated' if existing.annotated else 'a lightweight'} tag without the manifest "
+        f"of {rc}"
+        if made_here
+        else "this clone's record of the tags it made does not name it: made by hand, or a "
+        "fork's fetched here"
+    )
     fix = (
         "It is published: a published tag is never deleted or moved, so it stays the release "
         "of record, unproven by promote; release the next patch version through promote."
@@ -293,7 +244,7 @@ def judge_final(
     )
     raise Violation(
         f"promote: {final} exists ({where}) at {rc}'s commit, but `release promote` did not "
-        f"make it ({kind} without the manifest of {rc}); it is not adopted. {judged}. {fix}"
+        f"make it ({kind}); it is not adopted. {judged}. {fix}"
     )
 
 

@@ -5,14 +5,15 @@ wheels and sdist, and the commit they were built from.
 manifest>`` and pushes that ref: the name is the content's hash, so any clone detects a forced
 update (invariant (d)). ``release promote`` writes the manifest's SHA-256 into the final tag's
 annotation. A train member's manifest also records the upstream files it was built and tested
-against (:class:`Upstream`, train invariant T3); a manifest without one hashes as before.
+against (:class:`Upstream`, train invariant T3) and the verdict of its own tests run against
+them (:class:`Verdict`, train invariant T6); a manifest without them hashes as before.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from mlrelease.errors import UserError
@@ -39,6 +40,48 @@ def _parse_entries(listed: Any) -> tuple[Entry, ...]:
     return tuple(Entry(str(f["name"]), int(f["size"]), str(f["sha256"])) for f in listed)
 
 
+PASSED, FAILED, NOT_RUN = "passed", "failed", "not run"
+"""The verdicts of a member's tests against an upstream candidate (:class:`Verdict`)."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A train member's own tests run against an upstream candidate (``mlrelease train bind``,
+    through the downstream feature's paired run): the exact files installed, the upstream's
+    previous release they were compared with (or why none was), and the verdict. Only facts
+    that the same question answers the same way again are kept: the manifest is bound once."""
+
+    verdict: str
+    """:data:`PASSED`, :data:`FAILED` or :data:`NOT_RUN`."""
+    upstream_file: str
+    """The upstream candidate's wheel installed (one of :attr:`Upstream.files`)."""
+    upstream_sha256: str
+    member_file: str
+    """The member's own wheel installed (one of its bound files)."""
+    member_sha256: str
+    baseline: str
+    """The upstream's previous final release the same tests ran against (``torch 2.4.1``);
+    empty when no comparison was possible (:attr:`note` says why)."""
+    python: str
+    tests: int
+    """How many tests ran against the candidate."""
+    note: str = ""
+    failing: tuple[str, ...] = ()
+    """The tests that failed against the candidate (and, compared, passed against the
+    baseline, confirmed by re-runs), each with the first line of its failure."""
+    why: str = ""
+    """Why the tests did not run (:data:`NOT_RUN`)."""
+
+    def data(self) -> dict[str, Any]:
+        found = {k: v for k, v in vars(self).items() if k != "failing"}
+        return {**found, "failing": list(self.failing)}
+
+    @classmethod
+    def parse(cls, data: Any) -> Verdict:
+        texts = {f.name: str(data[f.name]) for f in fields(cls) if f.type == "str"}
+        return cls(**texts, tests=int(data["tests"]), failing=tuple(map(str, data["failing"])))
+
+
 @dataclass(frozen=True)
 class Upstream:
     """The upstream release candidate a train member was built and tested against: its files
@@ -58,10 +101,14 @@ class Upstream:
     tags: tuple[str, str]
     """The upstream's final and RC tag templates (``v{major}.{minor}.{patch}``, ...)."""
     files: tuple[Entry, ...]
+    tests: Verdict | None = None
+    """The member's tests run against these files; None: bound without them."""
 
     def data(self) -> dict[str, Any]:
         fields = ("project", "version", "rc_tag", "manifest", "origin", "index")
         found: dict[str, Any] = {k: getattr(self, k) for k in fields}
+        if self.tests is not None:
+            found["tests"] = self.tests.data()
         return {**found, "tags": list(self.tags), "files": _entries(self.files)}
 
     @classmethod
@@ -76,6 +123,7 @@ class Upstream:
             index=str(data["index"]),
             tags=(final, rc),
             files=_parse_entries(data["files"]),
+            tests=Verdict.parse(data["tests"]) if "tests" in data else None,
         )
 
 

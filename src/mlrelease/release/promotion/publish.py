@@ -165,7 +165,7 @@ class Upload:
             )
             if found:
                 raise gatekeeper.Violation(f"publish: {'; '.join(found)}; nothing was sent.")
-            held = index.read(self.url, self.project, version)
+            held = index.read(self.url, self.project, version, download={entry.name})
             gatekeeper.before_upload(
                 self.world, self.manifest, entry, entry.sha256, entry.size, held, self.channel
             )
@@ -197,11 +197,14 @@ class Upload:
             )
 
     def _proven(self) -> None:
-        """The index holds the bound bytes under the name just sent (read back, hashed)."""
-        held = index.read(self.url, self.project, self.world.aimed().version)
-        mine = next((f for f in held.files if f.filename == self.entry.name), None)
-        if held.error or mine is None or mine.sha256 != self.entry.sha256:
-            shown = held.error or (f"{mine.sha256[:16]}..." if mine else "nothing")
+        """The index holds the bound bytes under the name just sent (read back: downloaded
+        from its URL and hashed)."""
+        name, version = self.entry.name, self.world.aimed().version
+        held = index.read(self.url, self.project, version, download={name})
+        mine = [f for f in held.files if f.filename == name]
+        wrong = next((f for f in mine if f.sha256 != self.entry.sha256), None)
+        if held.error or not mine or wrong is not None:
+            shown = held.error or (f"{wrong.sha256[:16]}..." if wrong else "nothing")
             raise gatekeeper.Violation(
                 f"publish: after the upload, {held.url} holds {shown} as {self.entry.name}, not "
                 f"the bound {self.entry.sha256[:16]}...: invariant (a) is broken; nothing will be "

@@ -109,7 +109,10 @@ def _index(*files: tuple[str, str], downloaded: bool = False) -> Index:
         (_index(), False, None),
         (_index(), True, "lacks demo-1.4.0-py3-none-any.whl, demo-1.4.0.tar.gz: publish first"),
         (_index((FILES[0].name, "c" * 64)), False, None),  # a re-run: only the rest to send
-        (_index((FILES[0].name, "c" * 64), (FILES[1].name, "d" * 64)), True, None),
+        (_index((FILES[0].name, "c" * 64), (FILES[1].name, "d" * 64), downloaded=True), True,
+         None),
+        (_index((FILES[0].name, "c" * 64), (FILES[1].name, "d" * 64)), True,
+         "not downloaded from http://i/simple/demo/ and hashed here"),
         (_index((FILES[0].name, "e" * 64), downloaded=True), False,
          "other bytes under the bound names: demo-1.4.0-py3-none-any.whl (downloaded and hashed"),
         (_index(("demo-1.4.0-1-py3-none-any.whl", "c" * 64)), False,

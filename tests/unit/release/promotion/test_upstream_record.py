@@ -4,10 +4,12 @@ final tag promoted; with ``final``, only the latter."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from mlrelease.release.promotion import upstream
-from mlrelease.release.promotion.manifest import TRAILER, Entry, Manifest, Upstream
+from mlrelease.release.promotion.manifest import TRAILER, Entry, Manifest, Upstream, Verdict
 from mlrelease.release.world import FINAL_MARKER, Refs, Tag, UpstreamOrigin
 
 ORIGIN = "/origins/torch.git"
@@ -101,3 +103,22 @@ def test_a_manifest_with_an_upstream_round_trips_and_one_without_hashes_as_befor
     member = Manifest("v0.20.0-rc1", "9" * 40, FILES, (record(),))
     assert Manifest.parse(member.text(), "x") == member
     assert "upstream" not in RC1.text()
+
+
+def test_the_verdict_of_the_members_tests_round_trips_and_changes_the_manifest() -> None:
+    verdict = Verdict(
+        "failed",
+        FILES[0].name,
+        FILES[0].sha256,
+        "visionlet-0.20.0-py3-none-any.whl",
+        "b" * 64,
+        "",
+        "3.12.7",
+        2,
+        note="no regression comparison was possible: the train's first",
+        failing=("tests/test_core.py::test_api: AttributeError",),
+    )
+    tested = Manifest("v0.20.0-rc1", "9" * 40, FILES, (replace(record(), tests=verdict),))
+    assert Manifest.parse(tested.text(), "x") == tested
+    untested = Manifest("v0.20.0-rc1", "9" * 40, FILES, (record(),))
+    assert '"tests"' not in untested.text() and tested.digest != untested.digest
