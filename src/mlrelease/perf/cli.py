@@ -266,8 +266,12 @@ def _add_bisect(sub: Any) -> None:
         "SAME or DIFFERENT at the stated confidence, else UNKNOWN; a commit that does not "
         "build, install or run is skipped and the answer is a range. A row too noisy to place "
         "its regression is refused before any step. The run is journalled in the clone's git "
-        "folder: run the same command again to resume it. Exit 0 with a culprit or a range, "
-        "1 when unknown. [tool.mlrelease.perf.bisect] sets the lock, the index and the design.",
+        "folder: run the same command again to resume it (--restart starts over). Progress "
+        "goes to stderr; the answer (the culprit or range, each step's ratio and interval, the "
+        "command that reproduces the culprit's comparison) is printed and written as "
+        "bisect.json and bisect.md under the perf results folder (build/perf/bisect/GOOD-BAD/). "
+        "Exit 0 with a culprit or a range, 1 when unknown, 2 for bad input. "
+        "[tool.mlrelease.perf.bisect] sets the lock, the index and the design.",
     )
     b.add_argument("--good", required=True, metavar="REV", help="a commit that runs fast")
     b.add_argument("--bad", required=True, metavar="REV", help="a later commit that runs slow")
