@@ -8,6 +8,7 @@ message asserted is the message a maintainer sees.
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -117,8 +118,13 @@ def wheels_project(
     extra: str = "",
 ) -> Path:
     """A native project: classifiers for ``pythons``, ``[tool.cibuildwheel]`` selecting
-    ``build`` minus ``skip``, and ``required`` platforms (extra TOML appended)."""
+    ``build`` minus ``skip``, the oldest Python of either as its ``requires-python`` (the
+    release promises no older one, which no wheel would serve), and ``required`` platforms
+    (extra TOML appended)."""
     classifiers = [f"Programming Language :: Python :: {p}" for p in pythons]
+    minors = [int(p.split(".")[1]) for p in pythons]
+    minors += [int(m) for m in re.findall(r"cp3(\d+)", " ".join(build))]
+    oldest = f"3.{min(minors)}"
     platforms = required or ["manylinux_x86_64", "win_amd64", "macosx_arm64"]
     return write(
         root,
@@ -127,6 +133,7 @@ def wheels_project(
                 [project]
                 name = "demo-native"
                 version = "1.1.0"
+                requires-python = ">={oldest}"
                 classifiers = {json.dumps(classifiers)}
 
                 [tool.mlrelease]

@@ -28,6 +28,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 
 from helpers import release_installers as installers
 from helpers import release_oracle as oracle
+from helpers import release_reference_rules as reference_rules
 from helpers.dist import build_dist
 from helpers.error_index import Proxy
 from helpers.release import FILES, PYPROJECT, push_demo
@@ -156,6 +157,7 @@ class ReleaseMachine(RuleBasedStateMachine):
         installers.reset(self)
 
     def teardown(self) -> None:
+        reference_rules.forget(self)
         shutil.rmtree(self.base, ignore_errors=True)
 
     # --- the maintainer ---------------------------------------------------------------------
@@ -198,13 +200,21 @@ class ReleaseMachine(RuleBasedStateMachine):
                 self.genuine.bindings[rc] = (digest, oracle.manifest_files(self.work, blob))
 
     def build_of(self, commit: str) -> dict[str, str]:
-        """The demo build of ``commit``'s tree (deterministic), by name and SHA-256."""
+        """The demo build of ``commit``'s tree (deterministic), by name and SHA-256: exported
+        from origin, with no configuration from the environment (whatever this clone's setup:
+        its filters, attributes and line endings are the adversary's)."""
         if commit not in self.genuine.builds:
             with tempfile.TemporaryDirectory(dir=self.harness.scratch) as tmp:
                 tree = Path(tmp) / "tree"
                 tree.mkdir()
+                env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_CONFIG_")}
+                env.update(GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1")
                 archive = subprocess.run(
-                    ["git", "archive", commit], cwd=self.work, capture_output=True, check=True
+                    ["git", "archive", commit],
+                    cwd=self.origin,
+                    env=env,
+                    capture_output=True,
+                    check=True,
                 ).stdout
                 subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
                 built = build_dist(tree, Path(tmp) / "dist")
@@ -340,6 +350,14 @@ class ReleaseMachine(RuleBasedStateMachine):
 
     # --- #48: the index as installers read it, a fork's tags (helpers.release_installers) ---
     from helpers.release_installers import drop_fork_tags, fork_rc_tag, index_entry_url
+
+    # --- #48: what bind compares (helpers.release_reference_rules): doctored dist/, the
+    # clone's configuration, writes to the reference cache ---
+    from helpers.release_reference_rules import (
+        clone_configuration,
+        dist_doctored,
+        reference_cache_written,
+    )
 
     @invariant()
     def invariants_hold(self) -> None:

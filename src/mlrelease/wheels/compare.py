@@ -1,11 +1,16 @@
-"""A candidate file compared whole with the reference build of its commit (pure).
+"""A candidate file compared whole with the reference build of its commit, deny by default (pure).
 
-An sdist: every member, none missing, none extra, the same bytes (members' bytes: the build's
-own timestamps live in the archive's headers, which are not compared); ``PKG-INFO`` by its
-fields. A wheel: every member that is not compiled code (sources, package data, entry points,
-``.dist-info`` files) the same bytes as the reference wheel's, ``METADATA`` by its fields, its
-``RECORD`` hashes true, a compiled extension for each module the reference compiled, each with
-tags that agree with the file name. Every difference names the file, the member and both values.
+An sdist: every entry (files, folders, links, under its top folder), none missing, none extra,
+the same bytes; ``PKG-INFO`` field by field. A wheel: every entry the same bytes as the
+reference wheel's, none missing, none extra (an import hook, ``.pth``, and a module Python
+imports ahead of the committed one are entries like any other); METADATA, WHEEL and
+``entry_points.txt`` field by field; RECORD true of every member. Compiled code is compared
+as :mod:`mlrelease.wheels.compiled` says. Anything that is not equal is refused, unless it
+falls in a class of :mod:`mlrelease.wheels.differences` the project accepts.
+
+What is not compared: the archives' own headers (timestamps, order, compression), and RECORD's
+bytes, which are checked by meaning instead (every member listed with its true hash, no other
+row).
 """
 
 from __future__ import annotations
@@ -15,90 +20,41 @@ import csv
 import hashlib
 import io
 import re
-from collections.abc import Iterable, Mapping
-from email.parser import HeaderParser
-from typing import Any
+from collections import Counter
+from dataclasses import dataclass, field
 
 from packaging.tags import Tag
 
-FIELDS = ("Name", "Version", "Requires-Python", "Requires-Dist", "Provides-Extra")
-"""The core metadata fields compared (PKG-INFO and METADATA)."""
-COMPILED = (".so", ".pyd", ".dylib", ".dll")
-BUILD_OWN = ("WHEEL", "RECORD", "METADATA")
-"""``.dist-info`` files that are the build's own (checked by meaning, not by bytes)."""
+from mlrelease.wheels import fields
+from mlrelease.wheels.config import Accept
+from mlrelease.wheels.differences import Difference, ReferenceVerdict, accepted, not_accepted
+from mlrelease.wheels.evidence import Evidence
+from mlrelease.wheels.members import Archive, ArchiveEntry, WheelContents, is_compiled
 
 SIGNATURES = (".dist-info/RECORD.jws", ".dist-info/RECORD.p7s")
-"""RECORD's signatures: the files RECORD cannot list with a hash."""
-Members = Mapping[str, bytes]
+"""RECORD's signatures: the members RECORD cannot list with a hash."""
 
 
-def metadata_fields(text: str) -> dict[str, tuple[str, ...]]:
-    """The :data:`FIELDS` of a METADATA or PKG-INFO, each its values in a stable order."""
-    message = HeaderParser().parsestr(text)
-    found = {}
-    for name in FIELDS:
-        values = [" ".join(v.split()) for v in message.get_all(name) or []]
-        if name == "Name":
-            values = [re.sub(r"[-_.]+", "-", v).lower() for v in values]
-        found[name] = tuple(sorted(values))
-    return found
+@dataclass(frozen=True)
+class Acceptance:
+    """What the project accepts, and what vouches for the members no comparison can make."""
+
+    accept: Accept = field(default_factory=Accept)
+    evidence: Evidence = field(default_factory=Evidence)
 
 
-def json_fields(data: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
-    """The :data:`FIELDS` of ``python -m build --metadata``'s JSON."""
-    found = {}
-    for name in FIELDS:
-        value = data.get(name.lower().replace("-", "_"))
-        values = [value] if isinstance(value, str) else list(value or [])
-        values = [" ".join(str(v).split()) for v in values]
-        if name == "Name":
-            values = [re.sub(r"[-_.]+", "-", v).lower() for v in values]
-        found[name] = tuple(sorted(values))
-    return found
-
-
-def fields_differ(
-    file: str, member: str, ours: Mapping[str, tuple[str, ...]], ref: Mapping[str, tuple[str, ...]]
-) -> list[str]:
+def structure(file: str, archive: Archive) -> list[str]:
+    """Names that occur twice (an installer takes one of them, unread here)."""
     return [
-        f"{file}: {member} {name} is {_shown(ours[name])}, the reference build of the commit "
-        f"has {_shown(ref[name])}"
-        for name in FIELDS
-        if ours[name] != ref[name]
+        f"{file}: {name} occurs more than once in the archive (which one installs is the "
+        "installer's choice)"
+        for name in archive.duplicates
     ]
 
 
-def _shown(values: Iterable[str]) -> str:
-    listed = list(values)
-    return "; ".join(repr(v) for v in listed) if listed else "(none)"
-
-
-def sdist(file: str, ours: Members, ref: Members) -> list[str]:
-    """Differences of an sdist's members (top folder dropped) from the reference sdist's."""
-    problems = [
-        f"{file}: {m} is missing (the reference sdist of the commit has it)"
-        for m in sorted(set(ref) - set(ours))
-    ]
-    problems += [
-        f"{file}: {m} is not in the reference sdist of the commit (built from another tree)"
-        for m in sorted(set(ours) - set(ref))
-    ]
-    for member in sorted(set(ours) & set(ref)):
-        if member == "PKG-INFO" or member.endswith(".egg-info/PKG-INFO"):
-            mine, theirs = (metadata_fields(_text(f[member])) for f in (ours, ref))
-            problems += fields_differ(file, member, mine, theirs)
-        elif ours[member] != ref[member]:
-            problems.append(_bytes_differ(file, member, ours[member], ref[member]))
-    return problems
-
-
-def _text(data: bytes) -> str:
-    return data.decode("utf-8", errors="replace")
-
-
-def _bytes_differ(file: str, member: str, ours: bytes, ref: bytes) -> str:
+def bytes_differ(file: str, member: str, ours: bytes, ref: bytes, what: str = "") -> str:
     return (
-        f"{file}: {member} differs from the reference build of the commit ("
+        f"{file}: {member} differs from {what or 'the reference build of the commit'} ("
         f"{_digest(ours)}, {len(ours)} bytes; the reference: {_digest(ref)}, {len(ref)} bytes)"
     )
 
@@ -107,28 +63,65 @@ def _digest(data: bytes) -> str:
     return "sha256:" + hashlib.sha256(data).hexdigest()[:16] + "..."
 
 
-def is_compiled(member: str) -> bool:
-    name = member.rsplit("/", 1)[-1]
-    return name.endswith(COMPILED) or ".so." in name
+def _kinds(file: str, name: str, ours: ArchiveEntry, ref: ArchiveEntry) -> str | None:
+    if ours.kind != ref.kind:
+        return f"{file}: {name} is a {ours.kind}, in the reference build of the commit a {ref.kind}"
+    if ours.kind == "link" and ours.data != ref.data:
+        return (
+            f"{file}: {name} links to {ours.data.decode(errors='replace')!r}, in the reference "
+            f"build to {ref.data.decode(errors='replace')!r}"
+        )
+    return None
 
 
-def module_of(member: str) -> str:
-    """``pkg/_ext.cpython-312-x86_64-linux-gnu.so`` -> ``pkg/_ext``."""
-    folder, _, name = member.rpartition("/")
-    return f"{folder}/{name.split('.', 1)[0]}" if folder else name.split(".", 1)[0]
+def sdist(file: str, ours: Archive, ref: Archive) -> ReferenceVerdict:
+    """Differences of an sdist's entries from the reference sdist's."""
+    verdict = ReferenceVerdict(structure(file, ours))
+    mine, theirs = ours.members, ref.members
+    for name in sorted(set(mine) | set(theirs)):
+        a, b = mine.get(name), theirs.get(name)
+        if b is None:
+            verdict.problems.append(
+                f"{file}: {name} is not in the reference sdist of the commit (built from "
+                "another tree)"
+            )
+        elif a is None:
+            verdict.problems.append(f"{file}: {name} is missing (the reference sdist has it)")
+        elif (problem := _kinds(file, name, a, b)) is not None:
+            verdict.problems.append(problem)
+        elif name.endswith("/PKG-INFO"):
+            verdict.problems += fields.metadata_differ(
+                file, name, a.data, fields.raw(b.data.decode("utf-8", errors="replace"))
+            )
+        elif a.data != b.data:
+            verdict.problems.append(bytes_differ(file, name, a.data, b.data))
+    return verdict
 
 
-def record(file: str, ours: Members) -> list[str]:
-    """The wheel's RECORD against its own members: each listed hash true, every member listed."""
-    names = [m for m in ours if m.endswith(".dist-info/RECORD")]
+def is_record(member: str) -> bool:
+    return member.endswith(".dist-info/RECORD") and member.count("/") == 1
+
+
+def record(file: str, ours: Archive) -> list[str]:
+    """The wheel's RECORD against its own members: each file listed once with a true hash,
+    no row for anything else."""
+    names = [m for m in ours.members if is_record(m)]
     if len(names) != 1:
         return [f"{file}: {len(names)} .dist-info/RECORD files (a wheel has one)"]
-    listed: dict[str, str] = {}
-    for row in csv.reader(io.StringIO(_text(ours[names[0]]))):
-        if row:
-            listed[row[0]] = row[1] if len(row) > 1 else ""
-    problems = []
-    for member, data in sorted(ours.items()):
+    rows = [r for r in csv.reader(io.StringIO(_text(ours.members[names[0]].data))) if r]
+    listed = {r[0]: r[1] if len(r) > 1 else "" for r in rows}
+    counted = Counter(r[0] for r in rows)
+    problems = [
+        f"{file}: {names[0]} lists {name} more than once"
+        for name, count in sorted(counted.items())
+        if count > 1
+    ]
+    files = ours.files()
+    problems += [
+        f"{file}: {names[0]} lists {name}, which the wheel does not hold"
+        for name in sorted(set(listed) - set(files))
+    ]
+    for member, data in sorted(files.items()):
         if member == names[0] or member.endswith(SIGNATURES):
             continue
         if member not in listed:
@@ -148,107 +141,86 @@ def record(file: str, ours: Members) -> list[str]:
     return problems
 
 
-def wheel_tags(file: str, tags: frozenset[Tag], ours: Members) -> list[str]:
-    """The ``Tag`` lines of the wheel's ``.dist-info/WHEEL`` against its file name's tags."""
-    names = [m for m in ours if m.endswith(".dist-info/WHEEL")]
-    if len(names) != 1:
-        return [f"{file}: {len(names)} .dist-info/WHEEL files (a wheel has one)"]
-    message = HeaderParser().parsestr(_text(ours[names[0]]))
-    said = {str(t) for t in tags}
-    listed = {v.strip() for v in message.get_all("Tag") or []}
-    if listed != said:
-        return [
-            f"{file}: {names[0]} gives the tags {_shown(sorted(listed))}, the file name "
-            f"{_shown(sorted(said))}"
-        ]
-    return []
+def _text(data: bytes) -> str:
+    return data.decode("utf-8", errors="replace")
+
+
+def dist_info_member(
+    file: str,
+    name: str,
+    ours: ArchiveEntry,
+    ref: ArchiveEntry,
+    tags: frozenset[Tag],
+    policy: Acceptance,
+) -> ReferenceVerdict:
+    """A member both wheels hold: the same kind and bytes; METADATA, WHEEL and
+    ``entry_points.txt`` field by field."""
+    verdict = ReferenceVerdict()
+    problem = _kinds(file, name, ours, ref)
+    if problem is not None:
+        verdict.problems.append(problem)
+    elif name.endswith(".dist-info/METADATA"):
+        verdict.problems += fields.metadata_differ(
+            file, name, ours.data, fields.raw(_text(ref.data))
+        )
+    elif name.endswith(".dist-info/WHEEL"):
+        pure = all(t.platform == "any" for t in tags)
+        found, generator = fields.wheel_differ(file, name, ours.data, ref.data, tags, pure)
+        verdict.problems += found
+        if generator:
+            verdict.add(_generator(file, name, ours.data, policy))
+    elif ours.data != ref.data:
+        if name.endswith(".dist-info/entry_points.txt"):
+            verdict.problems += fields.entry_points_differ(file, name, ours.data, ref.data)
+        else:
+            verdict.problems.append(bytes_differ(file, name, ours.data, ref.data))
+    return verdict
+
+
+def _generator(file: str, name: str, data: bytes, policy: Acceptance) -> ReferenceVerdict:
+    said = fields.headers(data).get("Generator", [""])[0]
+    if accepted(policy.accept, "generator"):
+        return ReferenceVerdict(accepted=[Difference(file, f"{name} Generator", "generator", said)])
+    return ReferenceVerdict([f"{file}: {name} Generator is {said!r}; {not_accepted('generator')}"])
+
+
+def wheel(
+    candidate: WheelContents, reference: WheelContents, policy: Acceptance
+) -> ReferenceVerdict:
+    """Differences of a wheel's entries from the reference wheel's, compiled code aside
+    (:func:`mlrelease.wheels.compiled.against_reference` compares it)."""
+    file, tags, ours = candidate.file, candidate.tags, candidate.archive
+    verdict = ReferenceVerdict(structure(file, ours) + record(file, ours))
+    mine, theirs = ours.members, reference.archive.members
+    code = {m for m, e in mine.items() if e.kind == "file" and is_compiled(m, e.data, tags)}
+    code |= {
+        m for m, e in theirs.items() if e.kind == "file" and is_compiled(m, e.data, reference.tags)
+    }
+    for name in sorted((set(mine) | set(theirs)) - code):
+        a, b = mine.get(name), theirs.get(name)
+        if is_record(name) and a is not None and b is not None:
+            continue
+        if b is None:
+            verdict.problems.append(f"{file}: {name} is not in the reference wheel of the commit")
+        elif a is None:
+            verdict.problems.append(f"{file}: {name} is missing (the reference wheel has it)")
+        else:
+            verdict.add(dist_info_member(file, name, a, b, tags, policy))
+    return verdict
 
 
 def tags_agree(file: str, member: str, tags: frozenset[Tag]) -> list[str]:
     """A compiled extension's own suffix against the wheel's tags (its file name)."""
     name = member.rsplit("/", 1)[-1]
     found = re.search(r"\.cpython-3(\d+)[a-z]*-([^.]+)\.so$", name)
-    if found:
-        pythons = {f"cp3{found[1]}"}
-        if not any(t.interpreter in pythons for t in tags):
-            return [
-                f"{file}: {member} is built for cp3{found[1]}, the file name says "
-                f"{', '.join(sorted({t.interpreter for t in tags}))}"
-            ]
+    if found and not any(t.interpreter == f"cp3{found[1]}" for t in tags):
+        return [
+            f"{file}: {member} is built for cp3{found[1]}, the file name says "
+            f"{', '.join(sorted({t.interpreter for t in tags}))}"
+        ]
     windows = re.search(r"\.cp3(\d+)-(win[^.]*)\.pyd$", name)
     if windows and not any(t.interpreter == f"cp3{windows[1]}" for t in tags):
         return [f"{file}: {member} is built for cp3{windows[1]}, the file name says otherwise"]
     if name.endswith(".abi3.so") and not any(t.abi == "abi3" for t in tags):
         return [f"{file}: {member} is an abi3 extension in a wheel not tagged abi3"]
     return []
-
-
-def wheel(file: str, tags: frozenset[Tag], ours: Members, ref: Members) -> list[str]:
-    """Differences of a wheel's members from the reference wheel's (see the module)."""
-    problems = record(file, ours) + wheel_tags(file, tags, ours)
-    mine = {m: d for m, d in ours.items() if not is_compiled(m)}
-    theirs = {m: d for m, d in ref.items() if not is_compiled(m)}
-    for member in sorted(set(theirs) - set(mine)):
-        if not _build_own(member):
-            problems.append(f"{file}: {member} is missing (the reference wheel has it)")
-    for member in sorted(set(mine) - set(theirs)):
-        if not _build_own(member):
-            problems.append(f"{file}: {member} is not in the reference wheel of the commit")
-    for member in sorted(set(mine) & set(theirs)):
-        if member.endswith(".dist-info/METADATA"):
-            problems += metadata(file, member, mine[member], metadata_fields(_text(theirs[member])))
-        elif not _build_own(member) and mine[member] != theirs[member]:
-            problems.append(_bytes_differ(file, member, mine[member], theirs[member]))
-    problems += _metadata_present(file, mine, theirs)
-    compiled = {module_of(m) for m in ours if is_compiled(m) and ".libs/" not in m}
-    for module in sorted({module_of(m) for m in ref if is_compiled(m)} - compiled):
-        problems.append(f"{file}: no compiled extension {module} (the reference wheel builds one)")
-    for member in sorted(m for m in ours if is_compiled(m)):
-        problems += tags_agree(file, member, tags)
-    return problems
-
-
-def _build_own(member: str) -> bool:
-    folder, _, name = member.rpartition("/")
-    return folder.endswith(".dist-info") and name in BUILD_OWN
-
-
-def _metadata_present(file: str, mine: Members, theirs: Members) -> list[str]:
-    ours = [m for m in mine if m.endswith(".dist-info/METADATA")]
-    if not ours:
-        return [f"{file}: no .dist-info/METADATA"]
-    ref = [m for m in theirs if m.endswith(".dist-info/METADATA")]
-    if ref and ours[0] not in theirs:
-        return metadata(file, ours[0], mine[ours[0]], metadata_fields(_text(theirs[ref[0]])))
-    return []
-
-
-def metadata(file: str, member: str, data: bytes, ref: Mapping[str, tuple[str, ...]]) -> list[str]:
-    return fields_differ(file, member, metadata_fields(_text(data)), ref)
-
-
-def against_sdist(
-    file: str,
-    tags: frozenset[Tag],
-    ours: Members,
-    sdist_members: Members,
-    fields: Mapping[str, tuple[str, ...]],
-) -> list[str]:
-    """A wheel compared where no reference wheel builds here: its METADATA with the reference
-    metadata, its RECORD, its Python sources with the sdist's file at the same path (below the
-    sdist's top, or below one folder of it: ``src/``, ``python/``)."""
-    problems = record(file, ours)
-    meta = [m for m in ours if m.endswith(".dist-info/METADATA")]
-    if not meta:
-        problems.append(f"{file}: no .dist-info/METADATA")
-    for member in meta:
-        problems += metadata(file, member, ours[member], fields)
-    for member, data in sorted(ours.items()):
-        if not member.endswith(".py") or ".dist-info/" in member or ".data/" in member:
-            continue
-        where = [p for p in sdist_members if p == member or p.endswith("/" + member)]
-        if len(where) == 1 and sdist_members[where[0]] != data:
-            problems.append(_bytes_differ(file, member, data, sdist_members[where[0]]))
-    for member in sorted(m for m in ours if is_compiled(m)):
-        problems += tags_agree(file, member, tags)
-    return problems

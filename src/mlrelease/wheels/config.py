@@ -52,6 +52,28 @@ class FileSet:
 
 
 @dataclass(frozen=True)
+class Accept:
+    """``[tool.mlrelease.wheels.accept]``: the classes of allowed difference from the reference
+    build of the RC's commit that the project accepts, each with the project's reason (a
+    non-empty string accepts it; see :data:`mlrelease.wheels.differences.CLASSES`). Every
+    other difference refuses the release."""
+
+    compiled_normalised: str = ""
+    """An extension rebuilt here equals the release's after normalising what compilers vary
+    with the build folder (ELF: the build-id note, sections the loader never maps)."""
+    provenance: str = ""
+    """A member this machine cannot rebuild (compiled code of a wheel for another platform,
+    Python or toolchain; on the metadata-only path, a file the build generates) is accepted
+    with the provenance of the build that made its wheel."""
+    metadata_only: str = ""
+    """No wheel of the commit builds on this machine (CUDA, Bazel): the wheels' members are
+    compared with the sdist's files and their METADATA with the metadata the sdist prepares."""
+    generator: str = ""
+    """The ``Generator`` line of ``.dist-info/WHEEL`` may name another version of the build
+    backend than the reference's."""
+
+
+@dataclass(frozen=True)
 class WheelsConfig:
     """The ``[tool.mlrelease.wheels]`` table."""
 
@@ -90,6 +112,9 @@ class WheelsConfig:
     files: FileSet | None = None
     """The release's file set (``[tool.mlrelease.wheels.files]``); absent: an sdist and a pure
     wheel, or a wheel per required platform and classifier Python."""
+    accept: Accept = field(default_factory=Accept)
+    """The classes of allowed difference from the reference build the project accepts
+    (``[tool.mlrelease.wheels.accept]``); none by default."""
 
 
 TABLES: dict[str, type] = {"wheels": WheelsConfig}

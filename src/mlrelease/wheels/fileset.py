@@ -4,10 +4,14 @@ by the wheels gate, ``wheels promote``, and ``release bind``/``publish``/``promo
 A declaration says what a release ships: an sdist or not, a ``py3-none-any`` wheel (the one wheel
 of a pure project, or beside the native ones, as torchao ships), native wheels per platform and
 CPython. Without one, the set is derived as before: an sdist, and a pure wheel (``kind =
-"pure"``) or a wheel per required platform and classifier Python. A CPython that
-``requires-python`` allows, with no wheel on a required platform and neither an sdist nor a pure
-wheel to fall back on (the torch 2.5.0 incident: ``>=3.8`` with no cp38 wheel), is refused
-unless ``files.unserved-pythons`` declares it.
+"pure"``) or a wheel per required platform and classifier Python. The set is checked both ways:
+a file it lacks and a file it does not declare (a second sdist, a native wheel in a pure
+release, a wheel for a platform or Python not declared, two wheels of one tag) are refused
+alike. A CPython that the release's ``Requires-Python`` allows (its metadata's; pyproject's where
+the metadata says none), with no wheel on a required platform and no pure wheel to fall back
+on, is refused unless ``files.unserved-pythons`` declares it; an sdist does not serve it (the
+torch 2.5.0 incident: ``>=3.8``, an sdist, and no cp38 wheel: pip built from source or
+failed).
 
 :func:`propose` reads a release's file names (the newest release's files on the index) and the
 project's ``requires-python``, classifiers and cibuildwheel build selector, and says the
@@ -80,10 +84,56 @@ def missing(
                         f"no wheel for CPython {python} on the required platform {platform}",
                     )
                 )
-    fallback = any(a.kind == "sdist" for a in found) or any(a.pure for a in wheels)
-    if files.platforms and not fallback:
+    if files.platforms and not any(a.pure for a in wheels):
         out += _unserved(files, wheels, requires_python)
     return out
+
+
+def extra(files: FileSet, found: Sequence[Artifact]) -> list[Missing]:
+    """Files of ``found`` the set does not declare: refused like missing ones."""
+    out = []
+    sdists = [a for a in found if a.kind == "sdist"]
+    for sdist in sdists if not files.sdist else sdists[1:]:
+        why = "a second sdist" if files.sdist else "an sdist, and files.sdist = false"
+        out.append(Missing(sdist.filename, f"not in the release's file set ({why})"))
+    seen: dict[frozenset[object], str] = {}
+    for wheel in (a for a in found if a.kind == "wheel"):
+        if wheel.tags in seen:
+            out.append(
+                Missing(
+                    wheel.filename,
+                    f"not in the release's file set: a second wheel of {seen[wheel.tags]}'s tags "
+                    "(installers pick one of them)",
+                )
+            )
+            continue
+        seen[wheel.tags] = wheel.filename
+        if not _declared(files, wheel):
+            kind = "a pure wheel" if wheel.pure else "a native wheel"
+            out.append(
+                Missing(
+                    wheel.filename,
+                    f"not in the release's file set: {kind} the set does not declare ("
+                    f"files.pure = {str(files.pure).lower()}, files.platforms = "
+                    f"{files.platforms}, files.pythons = {files.pythons}); installers would "
+                    "pick it. Remove it, or declare it in [tool.mlrelease.wheels.files]",
+                )
+            )
+    return out
+
+
+def _declared(files: FileSet, wheel: Artifact) -> bool:
+    """Whether ``wheel`` serves a Python on a platform the set declares (a pure wheel: when
+    the set has one; any Python, when the set names none)."""
+    if wheel.pure:
+        return files.pure
+    if not files.pythons:  # no Python named (no classifier): any on a declared platform
+        return bool(wheel.platforms & set(files.platforms))
+    return any(
+        has_python([wheel], platform, python)
+        for platform in files.platforms
+        for python in files.pythons
+    )
 
 
 def _unserved(
@@ -106,8 +156,9 @@ def _unserved(
                 Missing(
                     f"(cp{python.replace('.', '')})",
                     f"requires-python {requires_python!r} allows CPython {python}, but no wheel "
-                    f"serves it on {', '.join(bare)} and there is no sdist: raise requires-python, "
-                    f"build the wheels, or declare it in files.unserved-pythons",
+                    f"serves it on {', '.join(bare)} (an sdist does not: pip would build it from "
+                    "source, or fail): raise requires-python, build the wheels, or declare it "
+                    "in files.unserved-pythons",
                 )
             )
     return out

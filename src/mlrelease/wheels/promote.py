@@ -60,12 +60,16 @@ def final_version(project: Project, version: str | None) -> str:
 
 
 def completeness(project: Project, found: Sequence[Artifact]) -> list[FileProblem]:
-    """What ``found`` lacks of the release's file set (:mod:`~mlrelease.wheels.fileset`), and
-    what the previous release had that it lacks."""
+    """What ``found`` lacks of the release's file set (:mod:`~mlrelease.wheels.fileset`), what
+    it holds that the set does not declare, and what the previous release had that it lacks.
+    ``Requires-Python`` is the release's own (its files' metadata), pyproject's where they
+    say none."""
     pyproject = project.config.pyproject
     files = fileset.declared(project.wheels, classifier_versions(pyproject))
-    requires = fileset.requires_python(pyproject)
+    said = [artifacts.metadata_field(a, "Requires-Python") for a in found]
+    requires = next((s for s in said if s is not None), fileset.requires_python(pyproject))
     findings = [FileProblem(m.what, m.message) for m in fileset.missing(files, found, requires)]
+    findings += [FileProblem(m.what, m.message) for m in fileset.extra(files, found)]
     wheels = [a for a in found if a.kind == "wheel"]
     keys = set().union(*(artifacts.wheel_keys(a) for a in wheels)) if wheels else set()
     findings += [FileProblem(f"({k})", m) for k, m in against_previous(project, keys)]

@@ -1,68 +1,105 @@
-"""The reference build of a commit: what the release's files must be (issue 44).
+"""The reference build of a commit: what the release's files must be (issues 44, 48).
 
-The sdist is built with pypa/build from a clean export of the commit (``git archive``: no
-working tree, no ``dist/``, no untracked file), and from that sdist the wheel. When the wheel
-cannot be built here (a CUDA or Bazel build), the wheel's metadata is (the backend's
-``prepare_metadata_for_build_wheel``) and the wheel is built from the export's tree once more:
-if the tree builds and the sdist does not, the sdist is incomplete (a header missing from
-``MANIFEST.in``), which refuses the release; if neither builds, the comparisons this removes are
-named in :attr:`Reference.notes`, never passed over silently.
+The commit's tree is checked out from git objects alone (:mod:`mlrelease.edges.checkout`: no
+filter, no attribute outside the commit, no eol conversion, no configuration from the
+environment; submodules at their recorded commits; HEAD at the commit, so a build that writes
+the commit's hash gets it), and built with pypa/build the two ways releases are built, under
+``SOURCE_DATE_EPOCH`` (the commit's time) and an environment without git variables:
 
-A reference is cached by commit in the clone's git folder (``mlrelease/reference/<commit>``): a
-commit builds one reference, and a second bind, publish or promote reads it.
+- the sdist from the tree, and the wheel from that sdist (``python -m build``; what
+  ``pip install`` of the sdist makes);
+- the wheel from the tree (cibuildwheel, ``pip wheel .``), kept when it differs from the
+  first (a build that writes the commit's hash where git answers: in the tree, not in the
+  unpacked sdist).
+
+A wheel built from the tree and not from the sdist refuses the release (the sdist lacks a file
+the build needs). When no wheel builds here at all (a CUDA or Bazel build), the wheel's metadata
+is prepared from the sdist instead, and :attr:`Reference.notes` says why: the comparison then
+takes the metadata-only path, which the project must declare.
+
+A reference is cached by commit in the clone's git folder (``mlrelease/reference/<commit>``),
+but the cache is only a speed-up: anything the project's build runs could have written it.
+:func:`build` reads it only when its :attr:`~Reference.digest` is one recorded where the build
+could not write (the manifest origin binds to the RC); the first ``release bind`` of an RC,
+which no manifest vouches for yet, builds anew.
 """
 
 from __future__ import annotations
 
-import io
+import hashlib
 import json
 import os
 import shutil
-import tarfile
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from mlrelease.edges import git
+from mlrelease.edges import checkout, git
 from mlrelease.errors import UserError
+from mlrelease.wheels import members
 from mlrelease.wheels.build import pypa_build
+from mlrelease.wheels.compare import is_record
+from mlrelease.wheels.elf import image_digest
 
 CACHE = "mlrelease/reference"
 """Below the clone's git folder: one folder per commit."""
 STATE = "reference.json"
+FILES = ("sdist", "wheel", "tree_wheel")
 
 
 @dataclass(frozen=True)
 class Reference:
-    """What ``commit`` builds here: its sdist, its wheel (or only the wheel's metadata)."""
+    """What ``commit`` builds here: its sdist, its wheels (or only the wheel's metadata)."""
 
     commit: str
     sdist: Path | None = None
     wheel: Path | None = None
+    """The wheel built from the sdist."""
+    tree_wheel: Path | None = None
+    """The wheel built from the tree, when its members differ from :attr:`wheel`'s."""
     metadata: dict[str, Any] = field(default_factory=dict)
-    """The wheel's core metadata as ``python -m build --metadata`` prints it (JSON fields)."""
+    """The wheel's core metadata as ``python -m build --metadata`` prints it (JSON fields),
+    where no wheel builds here."""
     broken: str = ""
     """Why the commit is no release: its sdist does not build, or its sdist does not build a
     wheel that its tree builds (empty: it is one)."""
     notes: tuple[str, ...] = ()
-    """The comparisons a reference built here cannot make, and why."""
+    """Why no wheel of the commit builds here (the metadata-only path), if none does."""
+    source: str = ""
+    """The source digest of the tree the build read (:func:`mlrelease.edges.checkout.digest`)."""
+    digest: str = ""
+    """SHA-256 of the reference itself (:func:`_digest`): the same for every build of the
+    commit, so the manifest that records it stays the same when bind runs again."""
     seconds: float = 0.0
     """How long the build took (0.0 when it was read from the cache)."""
     cached: bool = False
 
+    @property
+    def wheels(self) -> tuple[Path, ...]:
+        """The reference wheels: from the sdist, then from the tree (when it differs)."""
+        return tuple(w for w in (self.wheel, self.tree_wheel) if w is not None)
+
 
 def build(
-    root: Path, commit: str, version: str = "", stamp: Callable[[Path], None] | None = None
+    root: Path,
+    commit: str,
+    version: str = "",
+    stamp: Callable[[Path], None] | None = None,
+    *,
+    trusted: str = "",
 ) -> Reference:
-    """The reference of ``commit`` (from the cache when it was built before). ``stamp``: writes
-    ``version`` into the export first, as the release build does where the version comes from
-    the tag (``version-source = "tag"``: the commit's files carry a development marker)."""
+    """The reference of ``commit``. ``stamp``: writes ``version`` into the tree first, as the
+    release build does where the version comes from the tag (``version-source = "tag"``).
+    ``trusted``: the digest of this reference as recorded where no build could write it; the
+    cache is read only when it holds exactly that, and otherwise the commit is built again."""
     folder = git.git_dir(root) / CACHE / (f"{commit}-{version}" if stamp else commit)
-    if (folder / STATE).is_file():
-        return _load(folder, commit)
+    if trusted and (folder / STATE).is_file():
+        found = _load(folder, commit)
+        if found.digest == trusted:
+            return found
     started = time.monotonic()
     folder.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="mlrelease-reference-") as tmp:
@@ -71,15 +108,47 @@ def build(
         state = _make(root, commit, work, out, stamp)
         state["seconds"] = round(time.monotonic() - started, 3)
         (out / STATE).write_text(json.dumps(state, indent=1), encoding="utf-8")
-        staged = Path(tempfile.mkdtemp(prefix=f"{commit}.", dir=folder.parent))
-        shutil.rmtree(staged)
-        shutil.copytree(out, staged)
-        try:
-            os.replace(staged, folder)  # whole or not at all: a killed build leaves no half
-        except OSError:  # another run put it there first: the same commit, the same build
-            shutil.rmtree(staged, ignore_errors=True)
+        made = _load(out, commit).digest
+        _install(out, folder)
     found = _load(folder, commit)
-    return Reference(**{**found.__dict__, "cached": False})
+    if found.digest != made:  # replaced between the build and this read: not the build's
+        raise UserError(
+            f"the reference build of {commit[:12]} in {folder} changed while it was read; "
+            "something else writes there (a build step?). Re-run."
+        )
+    return replace(found, cached=False)
+
+
+def _install(out: Path, folder: Path) -> None:
+    """Put ``out`` at ``folder`` whole (a killed run leaves no half), replacing what is there."""
+    staged = Path(tempfile.mkdtemp(prefix=f"{folder.name}.", dir=folder.parent))
+    shutil.rmtree(staged)
+    shutil.copytree(out, staged)
+    try:
+        os.replace(staged, folder)
+    except OSError:  # a folder is there: an older build, or one nobody trusts
+        shutil.rmtree(folder, ignore_errors=True)
+        try:
+            os.replace(staged, folder)
+        except OSError:  # another run put it there meanwhile
+            shutil.rmtree(staged, ignore_errors=True)
+
+
+def source_digest(root: Path, rev: str) -> tuple[str, str]:
+    """(the commit ``rev`` names, the source digest of its tree as the reference reads it)."""
+    commit = git.run(root, "rev-parse", "--verify", f"{rev}^{{commit}}")
+    with tempfile.TemporaryDirectory(prefix="mlrelease-source-") as tmp:
+        checkout.export(root, commit, Path(tmp) / "tree")
+        return commit, checkout.digest(Path(tmp) / "tree")
+
+
+def environment(root: Path, commit: str) -> dict[str, str]:
+    """What the reference's builds run with: no git variable or configuration from this
+    process (the build's own git calls see the checked-out tree's repository alone), and
+    ``SOURCE_DATE_EPOCH`` at the commit's time (``__DATE__``, archive timestamps)."""
+    env = git.bare_environment()
+    env["SOURCE_DATE_EPOCH"] = git.run(root, "show", "-s", "--format=%ct", commit)
+    return env
 
 
 def _make(
@@ -87,75 +156,107 @@ def _make(
 ) -> dict[str, Any]:
     """Build into ``out`` and return what :func:`_load` reads back."""
     tree = work / "tree"
-    _export(git.archive(root, commit), tree)
+    checkout.export(root, commit, tree)
+    state: dict[str, Any] = {"source": checkout.digest(tree)}
     if stamp is not None:
         stamp(tree)
+    env = environment(root, commit)
     out.mkdir()
     try:
-        pypa_build(tree, "--sdist", "--outdir", str(out), cwd=work)
+        pypa_build(tree, "--sdist", "--outdir", str(out), cwd=work, env=env)
     except UserError as exc:
-        return {"broken": f"the sdist of {commit[:12]} does not build from its tree: {exc}"}
+        return {
+            **state,
+            "broken": f"the sdist of {commit[:12]} does not build from its tree: {exc}",
+        }
     sdist = next(out.glob("*.tar.gz"))
-    try:
-        pypa_build(sdist, "--wheel", "--outdir", str(out), cwd=work)
-        return {"sdist": sdist.name, "wheel": next(out.glob("*.whl")).name}
-    except UserError as exc:
-        from_sdist = str(exc)
-    state: dict[str, Any] = {"sdist": sdist.name}
-    try:
-        pypa_build(tree, "--wheel", "--outdir", str(work / "tree-wheel"), cwd=work)
-    except UserError:
-        pass
-    else:
+    state["sdist"] = sdist.name
+    wheels = {}
+    errors = {}
+    for name, source in (("wheel", sdist), ("tree_wheel", tree)):
+        try:
+            pypa_build(source, "--wheel", "--outdir", str(out / name), cwd=work, env=env)
+            wheels[name] = next((out / name).glob("*.whl"))
+        except UserError as exc:
+            errors[name] = str(exc)
+    return _judge(commit, out, state, wheels, errors, sdist, work, env)
+
+
+def _judge(
+    commit: str,
+    out: Path,
+    state: dict[str, Any],
+    wheels: dict[str, Path],
+    errors: dict[str, str],
+    sdist: Path,
+    work: Path,
+    env: dict[str, str],
+) -> dict[str, Any]:
+    """What the builds of ``_make`` make of the commit."""
+    if "wheel" in wheels:
+        state["wheel"] = wheels["wheel"].relative_to(out).as_posix()
+        tree = wheels.get("tree_wheel")
+        if tree is not None and view(tree) != view(wheels["wheel"]):
+            state["tree_wheel"] = tree.relative_to(out).as_posix()
+        return state
+    if "tree_wheel" in wheels:
         state["broken"] = (
             f"the sdist {sdist.name} of {commit[:12]} does not build a wheel, while its tree "
             f"does: the sdist lacks a file the build needs (MANIFEST.in, the backend's sdist "
-            f"includes). {from_sdist}"
+            f"includes). {errors['wheel']}"
         )
         return state
     try:
-        state["metadata"] = json.loads(pypa_build(sdist, "--metadata", cwd=work))
+        state["metadata"] = json.loads(pypa_build(sdist, "--metadata", cwd=work, env=env))
     except (UserError, json.JSONDecodeError) as exc:
         state["broken"] = f"the sdist {sdist.name} yields no wheel metadata: {exc}"
         return state
-    last = from_sdist.strip().splitlines()[-1:] or [""]
-    state["notes"] = [
-        f"no wheel of {commit[:12]} builds on this machine ({last[0][:300]}): its wheels' "
-        "members (sources, package data, entry points), RECORD and compiled extensions are not "
-        "compared with a reference; their metadata is (Name, Version, Requires-Python, "
-        "Requires-Dist, Provides-Extra), and their sources are with the sdist's files."
-    ]
+    last = errors["wheel"].strip().splitlines()[-1:] or [""]
+    state["notes"] = [f"no wheel of {commit[:12]} builds on this machine ({last[0][:300]})"]
     return state
-
-
-def _export(data: bytes, into: Path) -> None:
-    """Unpack ``git archive``'s tar into ``into`` (regular files and folders only)."""
-    into.mkdir(parents=True)
-    with tarfile.open(fileobj=io.BytesIO(data)) as archive:
-        for member in archive.getmembers():
-            target = into / member.name
-            if member.isdir():
-                target.mkdir(parents=True, exist_ok=True)
-            elif member.isfile():
-                handle = archive.extractfile(member)
-                assert handle is not None  # a regular file always has its bytes
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(handle.read())
-                target.chmod(0o755 if member.mode & 0o111 else 0o644)
-            elif member.issym():  # a link inside the tree, as the checkout makes it
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.symlink_to(member.linkname)
 
 
 def _load(folder: Path, commit: str) -> Reference:
     state = json.loads((folder / STATE).read_text(encoding="utf-8"))
+    paths = {k: folder / state[k] if state.get(k) else None for k in FILES}
     return Reference(
         commit=commit,
-        sdist=folder / state["sdist"] if state.get("sdist") else None,
-        wheel=folder / state["wheel"] if state.get("wheel") else None,
+        sdist=paths["sdist"],
+        wheel=paths["wheel"],
+        tree_wheel=paths["tree_wheel"],
         metadata=state.get("metadata", {}),
         broken=state.get("broken", ""),
         notes=tuple(state.get("notes", ())),
+        source=state.get("source", ""),
+        digest=_digest(state, paths),
         seconds=float(state.get("seconds", 0.0)),
         cached=True,
     )
+
+
+def _digest(state: dict[str, Any], paths: dict[str, Path | None]) -> str:
+    """SHA-256 of what the reference is: its files' entries (an ELF extension by its loaded
+    image, :func:`~mlrelease.wheels.elf.image_digest`), its metadata, its source digest and
+    whether it is broken; not its archives' headers nor the wording of a build's error, so a
+    second build of the commit has the same digest. A file gone: no digest."""
+    said: dict[str, Any] = {
+        "broken": bool(state.get("broken")),
+        "metadata": state.get("metadata", {}),
+        "source": state.get("source", ""),
+    }
+    for key, path in paths.items():
+        if path is not None:
+            if not path.is_file():
+                return ""
+            said[key] = view(path)
+    return hashlib.sha256(json.dumps(said, sort_keys=True).encode()).hexdigest()
+
+
+def view(path: Path) -> dict[str, str]:
+    """An archive's entries: name -> kind and the digest of what a rebuild reproduces (a
+    wheel's RECORD by its presence: it lists the hashes of extensions whose build-id moves)."""
+    found = members.read(path.name, path)
+    return {
+        name: entry.kind if is_record(name) else f"{entry.kind}:{image_digest(entry.data)}"
+        for name, entry in sorted(found.members.items())
+    }

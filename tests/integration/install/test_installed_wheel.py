@@ -40,6 +40,7 @@ ARGS: dict[str, list[str]] = {
     "wheels collect": ["wheels", "collect", "downloads"],
     "wheels sums": ["wheels", "sums", "dist"],
     "wheels promote": ["wheels", "promote", "--artifacts", "dist"],
+    "wheels source-digest": ["wheels", "source-digest"],
     "release status": ["release", "status"],
     "release cut": ["release", "cut", "--version", "1.1"],
     "release prepare": ["release", "prepare", "--version", "1.1.1"],

@@ -6,19 +6,15 @@ Real repositories (bare origin, the maintainer's clone, a colleague's), real bui
 
 from __future__ import annotations
 
-import hashlib
-import io
 import shutil
-import tarfile
-import zipfile
-from base64 import urlsafe_b64encode
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from helpers.dist import build_dist
 from helpers.invariants import RC, binding_refs
-from helpers.release import FILES, GIT_ENV, Repo, push_demo, run_mlrelease
+from helpers.reference_builds import Members, project, rewrite_sdist, rewrite_wheel, run, write
+from helpers.release import GIT_ENV, Repo
 
 from mlrelease.wheels.artifacts import write_sums
 
@@ -68,18 +64,13 @@ def _refused(repo: Repo, colleague: Repo, mlr, *words: str) -> str:  # type: ign
     return err
 
 
-def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-
-
 def test_a_stale_wheel_with_old_package_data_is_refused(repo: Repo, colleague: Repo, mlr) -> None:  # type: ignore[no-untyped-def]
     """The RC's fix is in package data (ops.json): the previous build's wheel carries the old."""
-    _write(repo.path / "src/demo/ops.json", '{"Add": 13}\n')
+    write(repo.path / "src/demo/ops.json", '{"Add": 13}\n')
     repo.git("add", "src/demo/ops.json")
     repo.git("commit", "-q", "-m", "feat: ops")
     repo.git("push", "-q", "origin", "main")
-    _to_rc(mlr, repo, lambda root: _write(root / "src/demo/ops.json", '{"Add": 14}\n'))
+    _to_rc(mlr, repo, lambda root: write(root / "src/demo/ops.json", '{"Add": 14}\n'))
     _stale_wheel_fresh_sdist(repo)
     _refused(repo, colleague, mlr, WHEEL, "demo/ops.json", "differs from the reference build")
 
@@ -87,19 +78,19 @@ def test_a_stale_wheel_with_old_package_data_is_refused(repo: Repo, colleague: R
 def _pin(root: Path) -> None:
     text = (root / "pyproject.toml").read_text(encoding="utf-8")
     line = 'requires-python = ">=3.9"\n'
-    _write(root / "pyproject.toml", text.replace(line, line + 'dependencies = ["packaging<27"]\n'))
+    write(root / "pyproject.toml", text.replace(line, line + 'dependencies = ["packaging<27"]\n'))
 
 
 def test_a_stale_wheel_without_the_rcs_pin_is_refused(repo: Repo, colleague: Repo, mlr) -> None:  # type: ignore[no-untyped-def]
     """The RC's fix is a dependency pin: the previous wheel's Requires-Dist lacks it."""
     _to_rc(mlr, repo, _pin)
     _stale_wheel_fresh_sdist(repo)
-    _refused(repo, colleague, mlr, WHEEL, "METADATA Requires-Dist is (none)", "'packaging<27'")
+    _refused(repo, colleague, mlr, WHEEL, "METADATA Requires-Dist is (none)", '"packaging<27"')
 
 
 def test_a_stale_wheel_with_a_deleted_module_is_refused(repo: Repo, colleague: Repo, mlr) -> None:  # type: ignore[no-untyped-def]
     """The RC's fix deletes a module: the previous wheel still ships it."""
-    _write(repo.path / "src/demo/legacy.py", "import os\nos.system('rm -rf ~')\n")
+    write(repo.path / "src/demo/legacy.py", "import os\nos.system('rm -rf ~')\n")
     repo.git("add", "src/demo/legacy.py")
     repo.git("commit", "-q", "-m", "feat: legacy")
     repo.git("push", "-q", "origin", "main")
@@ -113,10 +104,13 @@ def test_a_wheel_that_lost_the_pin_is_refused(repo: Repo, colleague: Repo, mlr) 
     _to_rc(mlr, repo, _pin)
     repo.build()
     wheel = repo.path / "dist" / WHEEL
-    unpinned = lambda text: text.replace("Requires-Dist: packaging<27\n", "")  # noqa: E731
-    _rewrite(wheel, "demo-1.4.0.dist-info/METADATA", unpinned)
-    write_sums(repo.path / "dist")
-    _refused(repo, colleague, mlr, WHEEL, "Requires-Dist is (none)", "'packaging<27'")
+    member = "demo-1.4.0.dist-info/METADATA"
+
+    def unpin(members: Members) -> None:
+        members[member] = members[member].replace(b"Requires-Dist: packaging<27\n", b"")
+
+    rewrite_wheel(wheel, unpin)
+    _refused(repo, colleague, mlr, WHEEL, "Requires-Dist is (none)", '"packaging<27"')
 
 
 def test_an_sdist_with_another_pkg_info_version_is_refused(
@@ -127,55 +121,8 @@ def test_an_sdist_with_another_pkg_info_version_is_refused(
     repo.build()
     sdist = repo.path / "dist" / SDIST
     dev = lambda text: text.replace("Version: 1.4.0\n", "Version: 1.4.0.dev0\n")  # noqa: E731
-    _retar(sdist, "demo-1.4.0/PKG-INFO", dev)
-    write_sums(repo.path / "dist")
-    _refused(repo, colleague, mlr, SDIST, "PKG-INFO Version is '1.4.0.dev0'", "'1.4.0'")
-
-
-def _rewrite(wheel: Path, member: str, change: Callable[[str], str]) -> None:
-    """Change ``member`` of ``wheel`` and write its RECORD line anew (a RECORD that is true)."""
-    with zipfile.ZipFile(wheel) as archive:
-        members = {i.filename: archive.read(i) for i in archive.infolist()}
-    members[member] = change(members[member].decode()).encode()
-    record = next(m for m in members if m.endswith(".dist-info/RECORD"))
-    rows = []
-    for name, data in members.items():
-        if name == record:
-            continue
-        digest = urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-        rows.append(f"{name},sha256={digest},{len(data)}\n")
-    members[record] = ("".join(rows) + f"{record},,\n").encode()
-    with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name, data in members.items():
-            archive.writestr(zipfile.ZipInfo(name, (2020, 2, 2, 0, 0, 0)), data)
-
-
-def _retar(sdist: Path, member: str, change: Callable[[str], str]) -> None:
-    """Change ``member`` of the ``sdist`` (every other member as it was)."""
-    raw = io.BytesIO()
-    with tarfile.open(sdist) as source, tarfile.open(fileobj=raw, mode="w:gz") as target:
-        for info in source.getmembers():
-            handle = source.extractfile(info) if info.isfile() else None
-            data = handle.read() if handle else b""
-            if info.name == member:
-                data = change(data.decode()).encode()
-                info.size = len(data)
-            target.addfile(info, io.BytesIO(data) if handle else None)
-    sdist.write_bytes(raw.getvalue())
-
-
-def _project(base: Path, change: Callable[[dict[str, str]], None]) -> Repo:
-    """The demo project, changed by ``change`` (its files by path), with a bare origin."""
-    files = dict(FILES)
-    change(files)
-    base.mkdir()
-    work = push_demo(base, files)
-    return Repo(work, base / "origin.git")
-
-
-def _run(repo: Repo, *args: str) -> tuple[int, str]:
-    proc = run_mlrelease(repo, *args)
-    return proc.returncode, " ".join((proc.stdout + proc.stderr).split())
+    rewrite_sdist(sdist, "demo-1.4.0/PKG-INFO", dev)
+    _refused(repo, colleague, mlr, SDIST, 'PKG-INFO Version is "1.4.0.dev0"', '"1.4.0"')
 
 
 def _rc(repo: Repo) -> None:
@@ -184,7 +131,7 @@ def _rc(repo: Repo) -> None:
         ("prepare", "--version", "1.4.0", "--execute", "--push"),
         ("rc", "--execute", "--push"),
     ):
-        code, out = _run(repo, "release", *args)
+        code, out = run(repo, "release", *args)
         assert code == 0, out
 
 
@@ -203,18 +150,18 @@ def test_a_stale_wheel_of_a_package_under_python_is_refused(
     previous build's wheel, whose demo/core.py no proxy found in the tree."""
     for key, value in GIT_ENV.items():
         monkeypatch.setenv(key, value)
-    repo = _project(tmp_path / "p", _under_python)
-    code, out = _run(repo, "release", "cut", "--version", "1.4", "--execute", "--push")
+    repo = project(tmp_path / "p", _under_python)
+    code, out = run(repo, "release", "cut", "--version", "1.4", "--execute", "--push")
     assert code == 0, out
-    code, out = _run(repo, "release", "prepare", "--version", "1.4.0", "--execute", "--push")
+    code, out = run(repo, "release", "prepare", "--version", "1.4.0", "--execute", "--push")
     assert code == 0, out
     repo.build("build/stale")
     repo.commit_file("python/demo/core.py", "def answer() -> int:\n    return 7\n", "fix: 7")
     repo.git("push", "-q", "origin", "release/1.4")
-    code, out = _run(repo, "release", "rc", "--execute", "--push")
+    code, out = run(repo, "release", "rc", "--execute", "--push")
     assert code == 0, out
     _stale_wheel_fresh_sdist(repo)
-    code, out = _run(repo, "release", "bind", "--rc", RC, "--execute", "--push")
+    code, out = run(repo, "release", "bind", "--rc", RC, "--execute", "--push")
     assert code == 1 and WHEEL in out and "demo/core.py differs from the reference" in out, out
     assert repo.origin_git("for-each-ref", "refs/mlrelease") == ""
 
@@ -235,10 +182,10 @@ def test_an_sdist_that_does_not_build_a_wheel_is_refused(
     ``pip wheel`` of the published sdist fails. The reference build from the sdist proves it."""
     for key, value in GIT_ENV.items():
         monkeypatch.setenv(key, value)
-    repo = _project(tmp_path / "h", _header_outside_the_sdist)
+    repo = project(tmp_path / "h", _header_outside_the_sdist)
     _rc(repo)
     build_dist(repo.path, repo.path / "dist", "--sdist", "--wheel")  # both from the tree
-    code, out = _run(repo, "release", "bind", "--rc", RC, "--execute", "--push")
+    code, out = run(repo, "release", "bind", "--rc", RC, "--execute", "--push")
     assert code == 1, out
     assert "does not build a wheel, while its tree does" in out and SDIST in out, out
     assert repo.origin_git("for-each-ref", "refs/mlrelease") == ""

@@ -50,11 +50,11 @@ def plan_bind(
             f"Build the candidate's artifacts from {rc} into an empty folder (the project's own "
             "build, e.g. `python -m build --outdir DIR`) and re-run; nothing was bound."
         )
-    made = Manifest(rc, commit, facts.found, upstream)
+    made = Manifest(rc, commit, facts.found, upstream, facts.accepted, facts.reference)
     problem = gatekeeper.upstream_problem(world, made, final=False)
     if problem:
         raise gatekeeper.Violation(f"bind: {problem}. Nothing was bound.")
-    plan.notes += [f"not compared: {n}" for n in facts.unchecked]
+    plan.notes += [f"accepted: {d.line()}" for d in facts.accepted]
     digest = made.digest
     _bound_once(world, made, rc, where)
     ref = f"{BOUND_PREFIX}{rc}/{digest}"

@@ -29,7 +29,8 @@ from mlrelease.release.world import (
     UpstreamOrigin,
     World,
 )
-from mlrelease.wheels import artifacts
+from mlrelease.wheels import artifacts, evidence
+from mlrelease.wheels.differences import ReferenceVerdict
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -59,9 +60,9 @@ def read(
     rel = config.table(ReleaseConfig)
     root = config.root
     folder = config.path(ask.artifacts or rel.artifacts)
-    found, others, findings = offered(config, target, commit, folder)
-    held = None
     bound = blobs(root, world, str(target.rc))
+    found, others, verdict = offered(config, target, commit, folder, trusted(world, target, bound))
+    held = None
     published = record.read(root, target.rc) if target.rc else {}
     url, source = which_index(config, published, ask)
     if url:
@@ -69,13 +70,14 @@ def read(
         found_there = index.read(url, config.project_name, target.version, download=download)
         held = replace(found_there, source=source)
     return PromoteFacts(
-        verdict=verdict(config, ask.report or config.path(rel.rc_report), commit),
+        verdict=rc_verdict(config, ask.report or config.path(rel.rc_report), commit),
         blobs=bound,
         folder=str(folder),
         found=found,
         others=others,
-        findings=findings,
-        unchecked=provenance.unchecked(config, commit, target.version) if found and commit else (),
+        findings=tuple(verdict.problems),
+        accepted=tuple(verdict.accepted),
+        reference=verdict.reference,
         stored=store.objects(root),
         index=held,
         published=published,
@@ -97,29 +99,59 @@ def which_index(config: Config, published: dict[str, str], ask: Asked) -> tuple[
     return (url, f"{TABLE}.index") if explicit and url else ("", "")
 
 
+def trusted(world: World, target: Target, bound: dict[str, tuple[str, str]]) -> str:
+    """The reference digest recorded in the manifest that binds ``target``'s RC on origin
+    (here, without a remote), if exactly one does and it is what its name says: a digest no
+    build could have written, against which the reference cache is read."""
+    remote = world.origin()
+    side = remote.refs if remote else world.local
+    bindings = side.bindings.get(str(target.rc), {})
+    if len(bindings) != 1:
+        return ""
+    ((digest, blob),) = bindings.items()
+    if bound.get(blob, ("", ""))[0] != digest:
+        return ""
+    try:
+        return Manifest.parse(bound[blob][1], digest).reference
+    except UserError:
+        return ""
+
+
 def offered(
-    config: Config, target: Target, commit: str | None, folder: Path
-) -> tuple[tuple[Entry, ...], tuple[str, ...], tuple[str, ...]]:
+    config: Config, target: Target, commit: str | None, folder: Path, reference: str = ""
+) -> tuple[tuple[Entry, ...], tuple[str, ...], ReferenceVerdict]:
     """(the wheels and sdists of ``folder``, hashed; its other files; why they are not this
-    release's files built from ``commit``)."""
+    release's files built from ``commit``, and what differs by a class the project accepts).
+    The provenance statements of the wheels' builds (``*.intoto.json``) are read as such."""
     if not folder.is_dir():
-        return (), (), ()
+        return (), (), ReferenceVerdict()
     paths: list[Path] = []
     others: list[Path] = []
     for path in sorted(folder.iterdir()):
         if not path.is_file() or path.name == artifacts.SUMS or path.name.startswith("."):
             continue
+        if path.name.endswith(evidence.SUFFIX):
+            continue
         (paths if path.name.endswith((".whl", ".tar.gz", ".zip")) else others).append(path)
     found = tuple(Entry(p.name, p.stat().st_size, sha256(p)) for p in paths)
+    statements, unreadable = evidence.read(folder)
     problems = [f"{n}: neither a wheel nor an sdist" for n in (p.name for p in others)]
+    verdict = ReferenceVerdict(problems + unreadable)
     if paths and commit:
-        problems += provenance.findings(
-            config, target.version, commit, [(p.name, p) for p in paths]
+        verdict.add(
+            provenance.findings(
+                config,
+                target.version,
+                commit,
+                [(p.name, p) for p in paths],
+                evidence=evidence.Evidence(statements=statements),
+                trusted=reference,
+            )
         )
-    return found, tuple(p.name for p in others), tuple(problems)
+    return found, tuple(p.name for p in others), verdict
 
 
-def verdict(config: Config, path: Path, commit: str | None) -> RcVerdict:
+def rc_verdict(config: Config, path: Path, commit: str | None) -> RcVerdict:
     """The report at ``path`` and what it must be bound to: the tree, the configuration and the
     gate set of ``commit``."""
     found, error = None, None

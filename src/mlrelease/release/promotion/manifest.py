@@ -17,6 +17,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from mlrelease.errors import UserError
+from mlrelease.wheels.differences import CLASSES, Difference
 
 SCHEMA = 1
 TRAILER = "Mlrelease-Manifest-SHA256"
@@ -136,10 +137,16 @@ class Manifest:
     commit: str
     files: tuple[Entry, ...]
     upstream: tuple[Upstream, ...] = ()
+    accepted: tuple[Difference, ...] = ()
+    """Members that differ from the reference build by a class the project accepts: what bind
+    did not compare byte for byte, and on what evidence (publish reads it)."""
+    reference: str = ""
+    """The digest of the reference build of the commit the files were compared with: the
+    reference cache is read only when it holds that."""
 
     def text(self) -> str:
         """Canonical JSON: the same manifest always hashes the same."""
-        data = {
+        data: dict[str, Any] = {
             "schema_version": SCHEMA,
             "rc_tag": self.rc_tag,
             "commit": self.commit,
@@ -147,6 +154,13 @@ class Manifest:
         }
         if self.upstream:
             data["upstream"] = [u.data() for u in self.upstream]
+        if self.accepted:
+            data["accepted"] = [
+                {"file": d.file, "member": d.member, "class": d.kind, "detail": d.detail}
+                for d in self.accepted
+            ]
+        if self.reference:
+            data["reference"] = self.reference
         return json.dumps(data, indent=2, sort_keys=True) + "\n"
 
     @property
@@ -165,7 +179,15 @@ class Manifest:
                 raise ValueError(f"expected an object with schema_version {SCHEMA}")
             files = _parse_entries(data["files"])
             upstream = tuple(Upstream.parse(u) for u in data.get("upstream", []))
-            return cls(str(data["rc_tag"]), str(data["commit"]), files, upstream)
+            accepted = tuple(
+                Difference(str(d["file"]), str(d["member"]), str(d["class"]), str(d["detail"]))
+                for d in data.get("accepted", [])
+            )
+            if any(d.kind not in CLASSES for d in accepted):
+                raise ValueError(f"an accepted difference of no known class ({', '.join(CLASSES)})")
+            reference = str(data.get("reference", ""))
+            rc, commit = str(data["rc_tag"]), str(data["commit"])
+            return cls(rc, commit, files, upstream, accepted, reference)
         except (ValueError, KeyError, TypeError) as exc:
             raise UserError(
                 f"{source}: not an mlrelease artifact manifest ({exc}). Bind the candidate's "

@@ -1,9 +1,11 @@
 """Whether a set of files is this release's, built from the RC's commit (invariant (c)).
 
 Every file must be a wheel or a ``.tar.gz`` sdist (PEP 625) of the project at the release's
-version, the set complete (``[tool.mlrelease.wheels]``), and built from the commit: each file
-is compared whole with the reference build of the commit (:mod:`mlrelease.wheels.reference`,
-:mod:`mlrelease.wheels.compare`), whatever the project's layout.
+version, the set exactly the declared one (``[tool.mlrelease.wheels]``: nothing missing,
+nothing extra), and built from the commit: each file is compared whole with the reference
+build of the commit (:mod:`mlrelease.wheels.reference`), deny by default
+(:mod:`mlrelease.wheels.compare`, :mod:`mlrelease.wheels.compiled`): every member equal, or
+different by a class of :mod:`mlrelease.wheels.differences` the project accepts.
 """
 
 from __future__ import annotations
@@ -11,13 +13,20 @@ from __future__ import annotations
 import hashlib
 import tarfile
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 
 from packaging.version import Version
 
 from mlrelease.config import Config
+from mlrelease.edges.digests import sha256
 from mlrelease.release import queries
-from mlrelease.wheels import artifacts, compare, reference
+from mlrelease.wheels import artifacts, compare, compiled, members, reference
+from mlrelease.wheels.compare import Acceptance
+from mlrelease.wheels.config import WheelsConfig
+from mlrelease.wheels.differences import CLASSES, Difference, ReferenceVerdict, accepted
+from mlrelease.wheels.evidence import Evidence
+from mlrelease.wheels.members import Archive, WheelContents
 from mlrelease.wheels.project import from_config, restamp
 from mlrelease.wheels.promote import completeness
 from mlrelease.wheels.reference import Reference
@@ -37,12 +46,12 @@ def identity(config: Config, version: Version, files: Named, *, whole: bool = Tr
     ``whole`` set) what the set lacks; one line each, naming the file."""
     project = from_config(config)
     problems, found = [], []
-    for name, _ in files:
+    for name, path in files:
         if name.endswith(".zip"):
             problems.append(f"{name}: a .zip sdist; an sdist is a .tar.gz (PEP 625)")
             continue
         try:
-            artifact = artifacts.identify(Path(name))
+            artifact = replace(artifacts.identify(Path(name)), path=path)
         except ValueError as exc:
             problems.append(str(exc))
             continue
@@ -53,70 +62,107 @@ def identity(config: Config, version: Version, files: Named, *, whole: bool = Tr
     return problems
 
 
-def _members(name: str, path: Path) -> dict[str, bytes]:
-    """path inside the archive -> bytes, of a wheel or sdist (an sdist's top folder dropped)."""
-    found: dict[str, bytes] = {}
-    if name.endswith(".whl"):
-        with zipfile.ZipFile(path) as archive:
-            for info in archive.infolist():
-                if not info.is_dir():
-                    found[info.filename] = archive.read(info)
-        return found
-    with tarfile.open(path) as archive:
-        for member in archive.getmembers():
-            handle = archive.extractfile(member) if member.isfile() else None
-            if handle is not None and "/" in member.name:
-                found[member.name.split("/", 1)[1]] = handle.read()
-    return found
-
-
-def built_from(reference: Reference, files: Named) -> list[str]:
-    """Every difference of the files from the reference build of their commit, one line each
-    (see :mod:`mlrelease.wheels.compare`)."""
+def built_from(reference: Reference, files: Named, policy: Acceptance) -> ReferenceVerdict:
+    """Every difference of the files from the reference build of their commit, one line each,
+    and the differences of a class the project accepts (see :mod:`mlrelease.wheels.compare`)."""
     if reference.broken:
-        return [f"the RC's commit is no release: {reference.broken}"]
+        return ReferenceVerdict([f"the RC's commit is no release: {reference.broken}"])
     assert reference.sdist is not None  # a reference that is not broken has its sdist
-    sdist_members = _members(reference.sdist.name, reference.sdist)
-    wheel_members = _members(reference.wheel.name, reference.wheel) if reference.wheel else None
-    fields = compare.json_fields(reference.metadata) if reference.metadata else None
-    problems = []
+    sdist = members.read(reference.sdist.name, reference.sdist)
+    wheels = [
+        WheelContents(w.name, artifacts.identify(w).tags, members.read(w.name, w))
+        for w in reference.wheels
+    ]
+    verdict = ReferenceVerdict()
     for file, path in files:
         try:
-            ours = _members(file, path)
-        except (OSError, zipfile.BadZipFile, tarfile.TarError) as exc:
-            problems.append(f"{file}: cannot be read as an archive ({exc})")
+            ours = members.read(file, path)
+        except (OSError, zipfile.BadZipFile, tarfile.TarError, EOFError) as exc:
+            verdict.problems.append(f"{file}: cannot be read as an archive ({exc})")
             continue
         if not file.endswith(".whl"):
-            problems += compare.sdist(file, ours, sdist_members)
+            verdict.add(compare.sdist(file, ours, sdist))
             continue
-        tags = artifacts.identify(Path(file)).tags
-        if wheel_members is not None:
-            problems += compare.wheel(file, tags, ours, wheel_members)
+        candidate = WheelContents(file, artifacts.identify(Path(file)).tags, ours)
+        if wheels:
+            verdict.add(_closest(candidate, wheels, policy))
         else:
-            assert fields is not None  # no reference wheel: its metadata was built instead
-            problems += compare.against_sdist(file, tags, ours, sdist_members, fields)
-    return problems
+            verdict.add(_metadata_only(candidate, sdist, reference, policy))
+    return verdict
+
+
+def _closest(
+    candidate: WheelContents, wheels: list[WheelContents], policy: Acceptance
+) -> ReferenceVerdict:
+    """The wheel against the reference wheels (from the sdist, then from the tree): the first
+    it matches, else the differences from the first."""
+    found = []
+    for ref in wheels:
+        verdict = compare.wheel(candidate, ref, policy)
+        verdict.add(compiled.against_reference(candidate, ref, policy))
+        if not verdict.problems:
+            return verdict
+        found.append(verdict)
+    return found[0]
+
+
+def _metadata_only(
+    candidate: WheelContents, sdist: Archive, ref: Reference, policy: Acceptance
+) -> ReferenceVerdict:
+    file = candidate.file
+    note = ref.notes[0] if ref.notes else f"no wheel of {ref.commit[:12]} builds on this machine"
+    reason = accepted(policy.accept, "metadata-only")
+    if not reason:
+        return ReferenceVerdict(
+            [
+                f"{file}: {note}, so it cannot be compared with a wheel built from the commit. "
+                f"The metadata-only path is an exception the project declares: set "
+                f"{CLASSES['metadata-only'].key} to the reason (its members are then compared "
+                "with the sdist's files), or make the wheel build from the commit alone"
+            ]
+        )
+    verdict = compiled.against_sdist(candidate, sdist, ref.metadata, policy)
+    detail = f"{note}; the project: {reason}"
+    verdict.accepted.insert(0, Difference(file, "(the wheel)", "metadata-only", detail))
+    return verdict
 
 
 def findings(
-    config: Config, version: Version, commit: str, files: Named, *, whole: bool = True
-) -> list[str]:
-    """Every reason the files are not this release's, built from ``commit`` (empty: they are)."""
+    config: Config,
+    version: Version,
+    commit: str,
+    files: Named,
+    *,
+    whole: bool = True,
+    evidence: Evidence | None = None,
+    trusted: str = "",
+) -> ReferenceVerdict:
+    """Every reason the files are not this release's, built from ``commit`` (no problem: they
+    are), and the differences of an accepted class. ``evidence``: the provenance offered
+    with the files, or recorded in the bound manifest; ``trusted``: the reference digest the
+    bound manifest records (the cache is read only when it holds that)."""
     problems = identity(config, version, files, whole=whole)
-    return problems or built_from(reference_of(config, commit, version), files)
+    if problems:
+        return ReferenceVerdict(problems)
+    ref = reference_of(config, commit, version, trusted)
+    digests = {name: sha256(path) for name, path in files}
+    offered = replace(evidence or Evidence(), commit=commit, source=ref.source, sha256=digests)
+    accept = config.table(WheelsConfig).accept
+    verdict = built_from(ref, files, Acceptance(accept, offered))
+    verdict.reference = ref.digest
+    return verdict
 
 
-def reference_of(config: Config, commit: str, version: Version) -> Reference:
+def reference_of(config: Config, commit: str, version: Version, trusted: str = "") -> Reference:
     """The reference build of ``commit`` at ``version`` (written into the export first where
     the commit's files carry another: the version comes from the tag)."""
     project = from_config(config)
     if Version(queries.version_at(config.root, commit)) == version:
-        return reference.build(config.root, commit)
+        return reference.build(config.root, commit, trusted=trusted)
     return reference.build(
-        config.root, commit, str(version), lambda tree: restamp(project, tree, str(version))
+        config.root,
+        commit,
+        str(version),
+        lambda tree: restamp(project, tree, str(version)),
+        trusted=trusted,
     )
-
-
-def unchecked(config: Config, commit: str, version: Version) -> tuple[str, ...]:
-    """The comparisons the reference build of ``commit`` cannot make on this machine."""
-    return reference_of(config, commit, version).notes

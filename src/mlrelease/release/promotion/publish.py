@@ -27,6 +27,7 @@ from mlrelease.release.plan import Plan, call_action
 from mlrelease.release.promotion import gatekeeper, index, provenance, record, store
 from mlrelease.release.promotion.manifest import Entry, Manifest
 from mlrelease.release.world import World
+from mlrelease.wheels.evidence import Evidence
 
 CHANNELS = ("release", "rc")
 
@@ -160,11 +161,20 @@ class Upload:
         entry, version = self.entry, self.world.aimed().version
         with tempfile.TemporaryDirectory(prefix="mlrelease-publish-") as tmp:
             staged = store.stage(self.world.root, entry, Path(tmp))
+            recorded = {(d.file, d.member): d.detail for d in self.manifest.accepted}
             found = provenance.findings(
-                self.config, version, self.manifest.commit, [(entry.name, staged)], whole=False
+                self.config,
+                version,
+                self.manifest.commit,
+                [(entry.name, staged)],
+                whole=False,
+                evidence=Evidence(recorded=recorded),
+                trusted=self.manifest.reference,
             )
-            if found:
-                raise gatekeeper.Violation(f"publish: {'; '.join(found)}; nothing was sent.")
+            if found.problems:
+                raise gatekeeper.Violation(
+                    f"publish: {'; '.join(found.problems)}; nothing was sent."
+                )
             held = index.read(self.url, self.project, version, download={entry.name})
             gatekeeper.before_upload(
                 self.world, self.manifest, entry, entry.sha256, entry.size, held, self.channel

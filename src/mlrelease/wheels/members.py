@@ -1,0 +1,152 @@
+"""The members of a wheel or an sdist as they are, and what each one is to Python (pure but for
+reading the archive).
+
+Every entry is read: files, folders, links and anything else, each name once (a name twice is
+named, never read past); a wheel's folder entries, which installers skip, are not members.
+Whether a member is compiled code is decided from the real thing, never from a substring of its
+name: its bytes start with the object format of the wheel's platform
+(ELF, Mach-O, PE), the wheel is not pure (``py3-none-any`` carries no extension), and its name is
+one the import system loads as an extension there (``.so``, ``.pyd``) or a shared library in a
+repair tool's library folder (``pkg.libs/libx.so.1``). An import hook (``.pth``) never is.
+"""
+
+from __future__ import annotations
+
+import re
+import stat
+import tarfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from packaging.tags import Tag
+
+MAGIC = {
+    "elf": (b"\x7fELF",),
+    "mach-o": (
+        b"\xfe\xed\xfa\xce",
+        b"\xfe\xed\xfa\xcf",
+        b"\xce\xfa\xed\xfe",
+        b"\xcf\xfa\xed\xfe",
+        b"\xca\xfe\xba\xbe",
+    ),
+    "pe": (b"MZ",),
+}
+"""The object formats extensions and shared libraries are made of, by their first bytes."""
+
+LIBRARY_FOLDER = re.compile(r"(^|/)[^/]*\.(libs|dylibs)/")
+"""Where auditwheel, delocate and delvewheel put the shared libraries they graft in."""
+LIBRARY = re.compile(r"\.(so(\.\d+)*|dylib|dll)$")
+SCHEME = re.compile(r"^[^/]+\.data/(purelib|platlib)/")
+"""A wheel's ``.data`` folders whose files install beside the root's (import paths)."""
+
+
+@dataclass(frozen=True)
+class ArchiveEntry:
+    """One entry of an archive: ``file`` (its bytes), ``dir``, ``link`` (its target) or
+    ``other`` (a device, a FIFO)."""
+
+    kind: str
+    data: bytes = b""
+
+
+@dataclass(frozen=True)
+class Archive:
+    """Every entry of a wheel or an sdist by name, and the names that occur more than once."""
+
+    members: dict[str, ArchiveEntry]
+    duplicates: tuple[str, ...] = ()
+
+    def files(self) -> dict[str, bytes]:
+        return {n: m.data for n, m in self.members.items() if m.kind == "file"}
+
+
+@dataclass(frozen=True)
+class WheelContents:
+    """A wheel as built: its file name, the tags the name gives, its entries."""
+
+    file: str
+    tags: frozenset[Tag]
+    archive: Archive
+
+
+def read(name: str, path: Path) -> Archive:
+    """The entries of the wheel (``name`` ends in ``.whl``) or the sdist at ``path``."""
+    found: dict[str, ArchiveEntry] = {}
+    twice: list[str] = []
+
+    def put(member: str, entry: ArchiveEntry) -> None:
+        member = member.rstrip("/") if entry.kind == "dir" else member
+        if member in found:
+            twice.append(member)
+        found[member] = entry
+
+    if name.endswith(".whl"):
+        with zipfile.ZipFile(path) as archive:
+            for info in archive.infolist():
+                mode = info.external_attr >> 16
+                if info.is_dir():  # installers skip folder entries: nothing is installed
+                    continue
+                if stat.S_ISLNK(mode):
+                    put(info.filename, ArchiveEntry("link", archive.read(info)))
+                else:
+                    put(info.filename, ArchiveEntry("file", archive.read(info)))
+        return Archive(found, tuple(sorted(set(twice))))
+    with tarfile.open(path) as tar:
+        for entry in tar.getmembers():
+            if entry.isfile():
+                handle = tar.extractfile(entry)
+                put(entry.name, ArchiveEntry("file", handle.read() if handle else b""))
+            elif entry.isdir():
+                put(entry.name, ArchiveEntry("dir"))
+            elif entry.issym() or entry.islnk():
+                put(entry.name, ArchiveEntry("link", entry.linkname.encode()))
+            else:
+                put(entry.name, ArchiveEntry("other"))
+    return Archive(found, tuple(sorted(set(twice))))
+
+
+def object_format(data: bytes) -> str | None:
+    """``elf``, ``mach-o`` or ``pe`` by the first bytes of ``data``; None for anything else."""
+    for fmt, starts in MAGIC.items():
+        if data.startswith(starts):
+            return fmt
+    return None
+
+
+def platform_format(tags: frozenset[Tag]) -> str | None:
+    """The object format of the wheel's platform (None for a pure wheel, or an unknown one)."""
+    platforms = {t.platform for t in tags}
+    if platforms <= {"any"}:
+        return None
+    if all(p.startswith("win") for p in platforms):
+        return "pe"
+    if all(p.startswith("macosx") for p in platforms):
+        return "mach-o"
+    if all(p.startswith(("linux", "manylinux", "musllinux")) for p in platforms):
+        return "elf"
+    return None
+
+
+def is_compiled(member: str, data: bytes, tags: frozenset[Tag]) -> bool:
+    """Whether ``member`` of a wheel tagged ``tags`` is compiled code (see the module)."""
+    fmt = platform_format(tags)
+    name = member.rsplit("/", 1)[-1]
+    if fmt is None or name.endswith(".pth") or object_format(data) != fmt:
+        return False
+    extension = name.endswith(".pyd") if fmt == "pe" else name.endswith(".so")
+    return extension or (bool(LIBRARY_FOLDER.search(member)) and bool(LIBRARY.search(name)))
+
+
+def module_of(member: str) -> str | None:
+    """The import path a member would be imported as (``pkg/_ext.cpython-312-x86_64-linux-
+    gnu.so`` and ``pkg/_ext.py`` are both ``pkg/_ext``), or None for what is not imported
+    (``.dist-info``, ``.data`` scripts and headers, a grafted library)."""
+    path = SCHEME.sub("", member)
+    if ".dist-info/" in path or re.match(r"^[^/]+\.data/", path) or LIBRARY_FOLDER.search(path):
+        return None
+    folder, _, name = path.rpartition("/")
+    if not name.endswith((".py", ".pyc", ".so", ".pyd")):
+        return None
+    stem = name.split(".", 1)[0]
+    return f"{folder}/{stem}" if folder else stem

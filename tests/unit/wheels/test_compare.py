@@ -1,0 +1,127 @@
+"""The deny-by-default comparison's pure parts (issue 48): what counts as compiled code, the
+fields of metadata files, RECORD, the file set both ways, and the classes of allowed
+difference (each with its reason and key, each named on the docs page)."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from pathlib import Path
+
+from packaging.tags import parse_tag
+
+from mlrelease.wheels import compare, fields, fileset
+from mlrelease.wheels.artifacts import identify
+from mlrelease.wheels.config import Accept, FileSet
+from mlrelease.wheels.differences import CLASSES, accepted, table
+from mlrelease.wheels.members import Archive, ArchiveEntry, is_compiled, module_of
+
+ELF = b"\x7fELF\x02\x01\x01" + b"\0" * 57
+LINUX = frozenset(parse_tag("cp312-cp312-manylinux_2_28_x86_64"))
+PURE = frozenset(parse_tag("py3-none-any"))
+WINDOWS = frozenset(parse_tag("cp312-cp312-win_amd64"))
+PAGE = Path(__file__).resolve().parents[3] / "docs/release/reference-build.md"
+
+
+def test_compiled_code_is_decided_from_the_bytes_and_the_tags_not_the_name() -> None:
+    assert is_compiled("demo/_ext.cpython-312-x86_64-linux-gnu.so", ELF, LINUX)
+    assert is_compiled("demo/core.so", ELF, LINUX)  # a bare .so loads: compiled, compared
+    assert is_compiled("demo.libs/libgomp-a34b3233.so.1.0.0", ELF, LINUX)
+    assert not is_compiled("demo_speedups.so.pth", ELF, LINUX)  # an import hook, never
+    assert not is_compiled("demo/lib.so.txt", ELF, LINUX)
+    assert not is_compiled("demo/core.so", b"import os\n", LINUX)  # not an object file
+    assert not is_compiled("demo/core.so", ELF, PURE)  # a pure wheel carries no extension
+    assert not is_compiled("demo/core.so", ELF, WINDOWS)  # Windows loads .pyd, and PE
+    assert is_compiled("demo/core.pyd", b"MZ\x90\0", WINDOWS)
+
+
+def test_a_compiled_module_and_the_committed_source_share_one_import_path() -> None:
+    assert module_of("demo/core.so") == module_of("demo/core.py") == "demo/core"
+    assert module_of("demo-1.0.data/platlib/demo/_x.cpython-312-x86_64-linux-gnu.so") == "demo/_x"
+    assert module_of("demo-1.0.dist-info/METADATA") is None
+    assert module_of("demo.libs/libz.so.1") is None
+
+
+def test_every_metadata_field_is_compared_and_named() -> None:
+    ref = fields.raw("Metadata-Version: 2.4\nName: demo\nVersion: 1.0\n\nThe description.\n")
+    ours = b"Metadata-Version: 2.4\nName: demo\nVersion: 1.0\nSummary: moved\n"
+    ours += b"Project-URL: Home, https://evil.example\n\nGo elsewhere.\n"
+    found = " ".join(fields.metadata_differ("w.whl", "d/METADATA", ours, ref))
+    assert "Summary" in found and "Project-URL" in found and "description" in found
+
+
+def test_wheel_fields_are_compared_with_the_reference_and_the_file_name() -> None:
+    ref = b"WheelContents-Version: 1.0\nGenerator: hatchling 1.27.0\nRoot-Is-Purelib: true\n"
+    ref += b"Tag: py3-none-any\n"
+    ours = ref.replace(b"1.0\n", b"9.0\n", 1).replace(b"1.27.0", b"1.26.0")
+    problems, generator = fields.wheel_differ("w.whl", "d/WHEEL", ours, ref, PURE, True)
+    assert generator and len(problems) == 1 and "WheelContents-Version" in problems[0]
+    problems, _ = fields.wheel_differ("w.whl", "d/WHEEL", ref, ref, LINUX, False)
+    assert problems and "file name" in problems[0]
+
+
+def _record(files: dict[str, bytes], extra: str = "") -> bytes:
+    rows = "".join(
+        f"{n},sha256={base64.urlsafe_b64encode(hashlib.sha256(d).digest()).rstrip(b'=').decode()},{len(d)}\n"
+        for n, d in files.items()
+    )
+    return (rows + extra + "d-1.0.dist-info/RECORD,,\n").encode()
+
+
+def test_record_lists_every_member_once_and_nothing_else() -> None:
+    files = {"d/__init__.py": b"", "d-1.0.dist-info/METADATA": b"Name: d\n"}
+    archive = {n: ArchiveEntry("file", b) for n, b in files.items()}
+    good = Archive({**archive, "d-1.0.dist-info/RECORD": ArchiveEntry("file", _record(files))})
+    assert compare.record("w.whl", good) == []
+    ghost = _record(files, "d/ghost.py,sha256=x,1\n")
+    bad = Archive({**archive, "d-1.0.dist-info/RECORD": ArchiveEntry("file", ghost)})
+    assert any("d/ghost.py" in p for p in compare.record("w.whl", bad))
+
+
+def test_the_file_set_refuses_an_extra_file_like_a_missing_one() -> None:
+    pure = FileSet(sdist=True, pure=True)
+    found = [
+        identify(Path(n))
+        for n in (
+            "demo-1.0.tar.gz",
+            "demo-1.0-py3-none-any.whl",
+            "demo-1.0-cp311-cp311-manylinux_2_17_x86_64.whl",
+            "demo-1.0-1-py3-none-any.whl",
+        )
+    ]
+    extra = {m.what for m in fileset.extra(pure, found)}
+    assert extra == {
+        "demo-1.0-cp311-cp311-manylinux_2_17_x86_64.whl",
+        "demo-1.0-1-py3-none-any.whl",
+    }
+
+
+def test_an_sdist_does_not_serve_a_python_no_wheel_serves() -> None:
+    native = FileSet(sdist=True, platforms=["manylinux_x86_64"], pythons=["3.9", "3.10"])
+    found = [
+        identify(Path(n))
+        for n in (
+            "demo-1.0.tar.gz",
+            "demo-1.0-cp39-cp39-manylinux_2_17_x86_64.whl",
+            "demo-1.0-cp310-cp310-manylinux_2_17_x86_64.whl",
+        )
+    ]
+    assert [m.what for m in fileset.missing(native, found, ">=3.8")] == ["(cp38)"]
+    declared = FileSet(True, False, ["manylinux_x86_64"], ["3.9", "3.10"], ["3.8"])
+    assert fileset.missing(declared, found, ">=3.8") == []
+
+
+def test_a_class_is_allowed_only_with_the_projects_reason() -> None:
+    assert accepted(Accept(), "provenance") == ""
+    assert accepted(Accept(provenance="  "), "provenance") == ""
+    assert accepted(Accept(provenance="built by CI"), "provenance") == "built by CI"
+    assert set(CLASSES) == {f.replace("_", "-") for f in Accept.__dataclass_fields__}
+
+
+def test_the_docs_page_lists_every_class_as_the_code_says() -> None:
+    text = PAGE.read_text(encoding="utf-8")
+    assert "\n".join(table()) in text, (
+        f"{PAGE} is stale: run `python scripts/bench_reference_build.py --classes`"
+    )
+    for cls in CLASSES.values():
+        assert cls.key in text
