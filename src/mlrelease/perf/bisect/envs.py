@@ -17,20 +17,19 @@ into place whole, so a killed run leaves nothing that looks finished.
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import os
 import shutil
 import sys
-import tarfile
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-from mlrelease.edges import git, proc
+from mlrelease.edges import checkout, proc
 from mlrelease.edges.digests import sha256
+from mlrelease.errors import PreconditionError
 from mlrelease.perf.bisect.state import Side
 from mlrelease.perf.results import excerpt
 from mlrelease.wheels import reference
@@ -68,12 +67,10 @@ def build(root: Path, commit: str, builder: str, cache: Path) -> BuiltWheel:
 
 def _pip_wheel(root: Path, commit: str, work: Path, out: Path) -> str:
     tree = work / "tree"
-    tree.mkdir()
-    with tarfile.open(fileobj=io.BytesIO(git.archive(root, commit))) as archive:
-        if hasattr(tarfile, "data_filter"):
-            archive.extractall(tree, filter="data")
-        else:  # pragma: no cover - Pythons before the extraction filters (3.10.11 and older)
-            archive.extractall(tree)  # the project's own commit, read from git
+    try:  # the commit as a fresh clone's checkout writes it, as the reference build reads it
+        checkout.export(root, commit, tree)
+    except PreconditionError as exc:
+        return f"the checkout of {commit[:12]} failed: {exc}"
     options = ["--isolated", "--no-deps", "--no-build-isolation", "--wheel-dir", str(out)]
     done = proc.call(proc.python_module("pip", "wheel", *options, str(tree)), cwd=work)
     if done.returncode != 0:
