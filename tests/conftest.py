@@ -50,14 +50,33 @@ def run_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         yield folder
 
 
+TEST_ENV = {
+    **GIT_ENV,
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "COLUMNS": "300",
+}
+"""Commits in temporary repositories need an identity, and never read the user's or the
+machine's git configuration (a signing key, hooks, another default branch). Messages printed
+in-process are one line each: pytest-xdist's workers inherit ``COLUMNS=80`` from a controller
+without a terminal, and CI's temporary paths are longer than 80 columns."""
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _session_env() -> Iterator[None]:
+    """:data:`TEST_ENV` for the fixtures built once per process too (the staged train commits
+    before any test's own fixtures run): on a fresh HOME there is no identity to fall back on."""
+    with pytest.MonkeyPatch.context() as patch:
+        for key, value in TEST_ENV.items():
+            patch.setenv(key, value)
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _git_identity(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Commits in temporary repositories need an identity; never read the user's or the
-    machine's git configuration (a signing key, hooks, another default branch)."""
-    for key, value in GIT_ENV.items():
+    """:data:`TEST_ENV` again for each test, whatever a test before it changed."""
+    for key, value in TEST_ENV.items():
         monkeypatch.setenv(key, value)
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
 
 

@@ -139,6 +139,7 @@ FEATURES: tuple[Feature, ...] = (
         perf_cli,
         extra="perf",
         action_extras={"perf merge": "perf-report", "perf history": "perf-report"},
+        uses=("wheels",),  # a bisect builds each commit with the reference build
     ),
     Feature(
         "downstream",

@@ -8,32 +8,49 @@ brackets in a string.
 
 On a terminal, rich fits output to its width. Elsewhere (CI logs, pipes) it would assume 80
 columns and break identifiers mid-word ("windows-11-ar|m"); there the console is wide enough
-for one message per line, unless ``COLUMNS`` says otherwise.
+for one message per line, unless ``COLUMNS`` says otherwise. Both are decided when the console
+prints, not when it is made: a CLI module's console is made at import, when the stream and
+``COLUMNS`` may be another's (a test's, a wrapper's), and rich would keep 80 columns from then on.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import sys
 from typing import IO, Any
 
-from rich.console import Console
+from rich.console import Console, ConsoleDimensions
 
 LOG_WIDTH = 240
 """Columns when the output is not a terminal."""
 
 
+class _LogWideConsole(Console):
+    """A console without a fixed width: a terminal's own width, else ``COLUMNS``, else
+    :data:`LOG_WIDTH`, read each time it prints."""
+
+    @property
+    def size(self) -> ConsoleDimensions:
+        fitted = super().size
+        if self._width is None and not self.is_terminal and not os.environ.get("COLUMNS"):
+            return ConsoleDimensions(LOG_WIDTH, fitted.height)
+        return fitted
+
+    @size.setter
+    def size(self, new_size: tuple[int | None, int | None]) -> None:
+        self._width, self._height = new_size
+
+
 def make_console(*, stderr: bool = True, file: IO[str] | None = None, **options: Any) -> Console:
     """A console for ``file`` (default: stderr, or stdout with ``stderr=False``)."""
-    stream = file or (sys.stderr if stderr else sys.stdout)
-    interactive = hasattr(stream, "isatty") and stream.isatty()
-    if "width" not in options and not interactive and not os.environ.get("COLUMNS"):
-        options["width"] = LOG_WIDTH
     options.setdefault("highlight", False)
     if file is not None:
-        return Console(file=file, **options)
-    return Console(stderr=stderr, **options)
+        console = _LogWideConsole(file=file, **options)
+    else:
+        console = _LogWideConsole(stderr=stderr, **options)
+    if "width" not in options:
+        console.size = (None, None)  # rich froze COLUMNS as it was when made: read it each time
+    return console
 
 
 def message_console(*, stderr: bool = True, file: IO[str] | None = None, **options: Any) -> Console:

@@ -61,6 +61,9 @@ def test_the_rc_tag_builds_stores_and_binds(world: World, rc: Run) -> None:
     assert rc.problems == []
     assets = sorted(p.name for p in (world.root / "releases" / "v0.1.0-rc1").iterdir())
     assert "SHA256SUMS" in assets and any(a.endswith(".whl") for a in assets), assets
+    # each wheel with the provenance its build job wrote (`wheels provenance`), carried by collect
+    wheels = [a for a in assets if a.endswith(".whl")]
+    assert all(f"{w}.intoto.json" in assets for w in wheels), assets
     bound = git(world.origin, "for-each-ref", "--format=%(refname)", "refs/mlrelease/bound/")
     assert bound.startswith("refs/mlrelease/bound/v0.1.0-rc1/"), bound
 

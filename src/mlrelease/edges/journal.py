@@ -7,6 +7,10 @@ files from HEAD (:func:`rollback`) and redoes the edit, so no half-edited file s
 A journal whose HEAD has moved on means the commit landed; it is dropped. Used by the release
 verbs (through their plans' journal actions) and by ``mlrelease bump``.
 
+A long command that measures rather than edits (``mlrelease perf bisect``) keeps a step log
+instead: one JSON line per finished step, appended and synced (:func:`append_entry`), read back
+whole lines only (:func:`read_entries`), so a killed run resumes from its last finished step.
+
 A journal may name each file with the SHA-256 of its content before and after the edit (the
 release verbs compute every edit before writing it): then only a file holding exactly what the
 edit wrote is restored, and a file holding anything else is someone's edit, never reverted
@@ -97,3 +101,43 @@ def digest_if_present(path: Path) -> str | None:
     """A journalled file's SHA-256 as it is now, as the journal records it: None when the file
     is missing (an edit may delete one)."""
     return sha256(path) if path.is_file() else None
+
+
+def append_entry(path: Path, entry: Mapping[str, Any]) -> None:
+    """Append ``entry`` to the step log at ``path`` as one JSON line, synced to disk before
+    returning: a long command (a perf bisect) that is killed keeps every step it finished. A
+    kill during the write leaves at most a partial last line, which :func:`read_entries` drops
+    and the next append ends first."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    line = json.dumps(entry, sort_keys=True) + "\n"
+    cut = path.is_file() and path.stat().st_size > 0 and not _ends_with_newline(path)
+    with open(path, "ab") as handle:
+        if cut:
+            handle.write(b"\n")
+        handle.write(line.encode("utf-8"))
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def _ends_with_newline(path: Path) -> bool:
+    with open(path, "rb") as handle:
+        handle.seek(-1, os.SEEK_END)
+        return handle.read(1) == b"\n"
+
+
+def read_entries(path: Path) -> list[dict[str, Any]]:
+    """The entries of the step log at ``path``, in order (none when it does not exist); a line
+    that is not a whole JSON object (the one a kill cut short) is left out."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return []
+    entries = []
+    for line in text.splitlines():
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(entry, dict):
+            entries.append(entry)
+    return entries

@@ -10,5 +10,6 @@ Core (pure): :mod:`.config`, :mod:`.catalog`, :mod:`.stats`, :mod:`.results`, :m
 :mod:`.launch` (worker subprocesses, used by :mod:`.runner` and :mod:`.smoke`),
 :mod:`.device` (machine facts), :mod:`.worker`, :mod:`.builders` and :mod:`.frameworks`
 (torch / onnxruntime / TensorRT), :mod:`.plots`. Entry points: :mod:`.service` (what the
-gate and the command line call), :mod:`.gate`, :mod:`.cli`.
+gate and the command line call), :mod:`.gate`, :mod:`.cli`. :mod:`.bisect` finds the commit or
+the dependency version behind a regression (``mlrelease perf bisect``).
 """

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 import sys
 from pathlib import Path
@@ -13,6 +14,8 @@ from rich.markup import escape
 from mlrelease.config import of_command
 from mlrelease.errors import UserError
 from mlrelease.perf import service
+from mlrelease.perf.bisect import render as bisect_render
+from mlrelease.perf.bisect import service as bisect_service
 from mlrelease.perf.compare import Comparison
 from mlrelease.perf.config import PerfConfig
 from mlrelease.perf.results import read
@@ -93,6 +96,30 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return _report(comparison)
 
 
+def cmd_bisect(args: argparse.Namespace) -> int:
+    config = of_command(args)
+    request = bisect_service.BisectRequest(
+        good=args.good,
+        bad=args.bad,
+        profile=args.profile,
+        row=args.row or "",
+        restart=args.restart,
+        confidence=args.confidence,
+        max_pairs=args.max_pairs,
+        looks=args.looks,
+        builder=args.build,
+    )
+    outcome = bisect_service.run(config, request, console=console)
+    for line in bisect_render.lines(outcome.document):
+        console.print(escape(line))
+    for name, path in outcome.paths.items():
+        console.print(f"  {name}: {path}")
+    console.print(f"  in {outcome.seconds:.0f} s")
+    if args.json:
+        print(json.dumps(outcome.document, indent=1))
+    return 1 if outcome.answer.verdict == "unknown" else 0
+
+
 def cmd_merge(args: argparse.Namespace) -> int:
     config = of_command(args)
     page = service.merge(config, args.results, args.docs)
@@ -143,6 +170,7 @@ def register(subparsers: Any) -> None:
     sub = p.add_subparsers(dest="perf_command", required=True, metavar="ACTION")
     _add_run(sub)
     _add_compare(sub)
+    _add_bisect(sub)
     _add_merge(sub)
     _add_history(sub)
     _add_baseline(sub)
@@ -222,6 +250,51 @@ def _add_compare(sub: Any) -> None:
         "(default: 12; the error rate is split over the profile's looks)",
     )
     c.set_defaults(func=cmd_compare)
+
+
+def _add_bisect(sub: Any) -> None:
+    """``mlrelease perf bisect``."""
+    b = sub.add_parser(
+        "bisect",
+        help="find the commit or dependency version behind a perf regression",
+        description="Start from the rows the comparison of --good and --bad calls regressed "
+        "(each side built and installed with its lock's pins, timed in interleaved rounds). "
+        "Test the environment first (the good commit with the bad side's pins; then which "
+        "package, and which of its versions: prebuilt wheels from the index), then the "
+        "project's own commits (first parents), each built once, at most ceil(log2 N) + 3 "
+        "builds. Every step adds paired rounds against the good side until its interval says "
+        "SAME or DIFFERENT at the stated confidence, else UNKNOWN; a commit that does not "
+        "build, install or run is skipped and the answer is a range. A row too noisy to place "
+        "its regression is refused before any step. The run is journalled in the clone's git "
+        "folder: run the same command again to resume it (--restart starts over). Progress "
+        "goes to stderr; the answer (the culprit or range, each step's ratio and interval, the "
+        "command that reproduces the culprit's comparison) is printed and written as "
+        "bisect.json and bisect.md under the perf results folder (build/perf/bisect/GOOD-BAD/). "
+        "Exit 0 with a culprit or a range, 1 when unknown, 2 for bad input. "
+        "[tool.mlrelease.perf.bisect] sets the lock, the index and the design.",
+    )
+    b.add_argument("--good", required=True, metavar="REV", help="a commit that runs fast")
+    b.add_argument("--bad", required=True, metavar="REV", help="a later commit that runs slow")
+    b.add_argument("--profile", default="cpu", help="the perf profile (default: cpu)")
+    b.add_argument(
+        "--row",
+        help="the row to bisect, MODEL/SHAPE/bBATCH/FRAMEWORK (default: the most "
+        "certain regressed row; the endpoints then time every row of the profile)",
+    )
+    b.add_argument("--json", action="store_true", help="print the answer as one JSON object")
+    b.add_argument("--confidence", type=float, help="P(no step decided wrongly) (default 0.95)")
+    b.add_argument("--max-pairs", type=int, help="paired rounds a step may add (default 24)")
+    b.add_argument("--looks", type=int, help="looks per step (default 3)")
+    b.add_argument(
+        "--build",
+        choices=("reference", "pip"),
+        help="how a commit is built: the reference build (default), or pip wheel "
+        "--no-build-isolation with this environment's backend (a machine with no index)",
+    )
+    b.add_argument(
+        "--restart", action="store_true", help="drop this bisect's journal and start over"
+    )
+    b.set_defaults(func=cmd_bisect)
 
 
 def _add_merge(sub: Any) -> None:

@@ -170,6 +170,30 @@ BUILTIN_PROFILES: dict[str, Profile] = {
 
 
 @dataclass(frozen=True)
+class BisectConfig:
+    """``[tool.mlrelease.perf.bisect]``: how ``mlrelease perf bisect`` places a regression."""
+
+    lock: str = ""
+    """The lock file that pins each side's environment, as a path in the repository
+    (requirements pins or a PEP 751 ``pylock.toml``); empty: the sides share the interpreter's
+    environment and only the commits are bisected."""
+    index_url: str = "https://pypi.org/simple"
+    """Where the lock's pins are installed from (prebuilt wheels only)."""
+    extra_index_urls: list[str] = field(default_factory=list)
+    """More indexes (the PyTorch CPU index for a torch pin, ...)."""
+    confidence: float = 0.95
+    """Probability that no step of a bisect is decided wrongly (split over its steps)."""
+    max_pairs: int = 24
+    """Paired rounds a step may add before it says UNKNOWN."""
+    looks: int = 3
+    """Times a step looks at its pairs between its first look and ``max-pairs``."""
+    builder: Literal["reference", "pip"] = "reference"
+    """How a commit is built: ``reference`` (pypa/build, isolated: the release's reference
+    build) or ``pip`` (``pip wheel --no-build-isolation`` with this environment's build
+    backend: for a machine that cannot reach an index)."""
+
+
+@dataclass(frozen=True)
 class PerfConfig:
     """The ``[tool.mlrelease.perf]`` table."""
 
@@ -183,6 +207,8 @@ class PerfConfig:
     """The profile the ``perf`` gate runs."""
     profiles: dict[str, Profile] = field(default_factory=dict)
     """Profiles by name; they replace built-in profiles of the same name."""
+    bisect: BisectConfig = field(default_factory=BisectConfig)
+    """How ``mlrelease perf bisect`` works (``[tool.mlrelease.perf.bisect]``)."""
 
     def profile(self, name: str, *, source: str = "pyproject.toml") -> Profile:
         """The named profile, validated and resolved for its device."""

@@ -14,6 +14,9 @@ The pieces, from the pure core to the edges:
 - :mod:`~mlrelease.wheels.fileset` -- the release's file set, declared once and checked as a set.
 - :mod:`~mlrelease.wheels.reference` and :mod:`~mlrelease.wheels.compare` -- the reference
   build of a commit, and a candidate file compared whole with it.
+- :mod:`~mlrelease.wheels.evidence` and :mod:`~mlrelease.wheels.attest` -- the in-toto
+  statement of a wheel's build (the run, the commit, its source digest): read at bind for
+  compiled code not rebuilt here, written by ``mlrelease wheels provenance`` after the build.
 - :mod:`~mlrelease.wheels.promote` -- checks of a release candidate's artifact set (against
   ``SHA256SUMS``, complete, at the final version, nothing dropped); it uploads nothing:
   ``mlrelease release publish`` does, from the files bound to the RC.

@@ -26,6 +26,7 @@ from packaging.utils import (
 from packaging.version import InvalidVersion, Version
 
 from mlrelease.edges.digests import sha256
+from mlrelease.wheels.evidence import SUFFIX as STATEMENT
 
 SUMS = "SHA256SUMS"
 SUMS_LINE = re.compile(r"^(?P<digest>[0-9a-f]{64}) [ *](?P<name>[^/\\]+)$")
@@ -110,6 +111,12 @@ def collect(folder: Path) -> list[Path]:
     return sorted(
         p for p in folder.iterdir() if p.is_file() and p.name.endswith((".whl", ".tar.gz"))
     )
+
+
+def statements(folder: Path) -> list[Path]:
+    """The provenance statements of ``folder`` (``*.intoto.json``, which vouch for the builds of
+    its wheels), sorted by name."""
+    return sorted(p for p in folder.iterdir() if p.is_file() and p.name.endswith(STATEMENT))
 
 
 def members(artifact: Artifact) -> list[str]:
@@ -237,10 +244,11 @@ def render_sums(files: Iterable[Path]) -> str:
 
 
 def write_sums(folder: Path) -> Path:
-    """Write ``folder/SHA256SUMS`` over every artifact in ``folder`` (atomically)."""
+    """Write ``folder/SHA256SUMS`` over every artifact in ``folder`` and the provenance
+    statements beside them (atomically)."""
     target = folder / SUMS
     partial = folder / f".{SUMS}.partial"
-    partial.write_text(render_sums(collect(folder)), encoding="utf-8")
+    partial.write_text(render_sums(collect(folder) + statements(folder)), encoding="utf-8")
     partial.replace(target)
     return target
 

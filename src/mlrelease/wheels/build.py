@@ -34,6 +34,7 @@ from mlrelease.errors import UserError
 from mlrelease.terminal import make_console
 from mlrelease.wheels import artifacts, audit
 from mlrelease.wheels.artifacts import FileProblem
+from mlrelease.wheels.evidence import SUFFIX as STATEMENT
 from mlrelease.wheels.project import Project, build_version, restamp
 
 BUILDERS = ("build", "sdist", "cibuildwheel")
@@ -215,7 +216,8 @@ def smoke_test(project: Project, wheel: Path) -> FileProblem | None:
 
 
 def _publish(project: Project, version: str, built: list[Path]) -> list[Path]:
-    """Move the artifacts into dist/, dropping this project's artifacts of other versions."""
+    """Move the artifacts into dist/, dropping this project's artifacts of other versions, and
+    the provenance statements of the files dropped or replaced."""
     dist = project.dist
     dist.mkdir(parents=True, exist_ok=True)
     for old in artifacts.collect(dist):
@@ -225,10 +227,13 @@ def _publish(project: Project, version: str, built: list[Path]) -> list[Path]:
             continue
         if stale.name == artifacts.identify(built[0]).name and str(stale.version) != version:
             old.unlink()
+            (dist / f"{old.name}{STATEMENT}").unlink(missing_ok=True)
     placed = []
     for path in built:
         target = dist / path.name
         shutil.copy2(path, target)
+        # the provenance of the build it replaced names other bytes: no longer true
+        (dist / f"{path.name}{STATEMENT}").unlink(missing_ok=True)
         placed.append(target)
     return placed
 

@@ -1,4 +1,5 @@
-"""``mlrelease wheels ...``: plan, build, smoke, collect, audit, sums, promote.
+"""``mlrelease wheels ...``: plan, build, smoke, collect, audit, sums, promote (and, from
+:mod:`~mlrelease.wheels.reference_cli`, source-digest and provenance).
 
 Each command turns its options into one :class:`~mlrelease.wheels.arguments.WheelsArguments`
 and the projects it names into their configurations, makes one call into
@@ -209,6 +210,7 @@ def register(subparsers: Any) -> None:
     _add_sums(sub)
     _add_promote(sub)
     reference_cli.add_source_digest(sub)
+    reference_cli.add_provenance(sub)
 
 
 def _add_plan(sub: Any) -> None:
@@ -305,8 +307,9 @@ def _add_collect(sub: Any) -> None:
         "collect",
         help="merge a CI run's artifacts per project, audited",
         description="Verify each folder of DOWNLOADS (one per CI job) against its SHA256SUMS, "
-        "merge the artifacts per project into OUTPUT/<name>/, audit them, check that every "
-        "required platform has a wheel, and write OUTPUT/<name>/SHA256SUMS.",
+        "merge the artifacts per project into OUTPUT/<name>/ with the provenance statements "
+        "of its wheels' builds (*.intoto.json, which `release bind` reads), audit them, check "
+        "that every required platform has a wheel, and write OUTPUT/<name>/SHA256SUMS.",
     )
     c.add_argument("downloads", type=Path, metavar="DOWNLOADS")
     c.add_argument("--output", type=Path, default=Path("dist"), help="default: dist")
@@ -325,8 +328,9 @@ def _add_sums(sub: Any) -> None:
     s = sub.add_parser(
         "sums",
         help="write or check DIR/SHA256SUMS",
-        description="Write DIR/SHA256SUMS over the artifacts in DIR, or with "
-        "--check verify every file against it (missing, extra, tampered).",
+        description="Write DIR/SHA256SUMS over the artifacts in DIR and the provenance "
+        "statements beside them (*.intoto.json), or with --check verify every file against it "
+        "(missing, extra, tampered).",
     )
     s.add_argument("folder", type=Path, metavar="DIR")
     s.add_argument("--check", action="store_true", help="verify instead of writing")

@@ -1,8 +1,8 @@
 """The provenance of a wheel's build: what vouches for members this machine cannot rebuild
 (pure but for reading the statements).
 
-A statement is an in-toto Statement (``*.intoto.json`` beside the wheels, as GitHub's
-``actions/attest-build-provenance`` step or the wheel workflow writes it) with an SLSA
+A statement is an in-toto Statement (``*.intoto.json`` beside the wheels, as the wheel
+workflow writes it with ``mlrelease wheels provenance``, :func:`statement`) with an SLSA
 provenance predicate; mlrelease reads:
 
 - ``subject[].name`` and ``subject[].digest.sha256``: the wheel, by name and SHA-256;
@@ -27,6 +27,8 @@ from pathlib import Path
 from typing import Any
 
 SUFFIX = ".intoto.json"
+BUILD_TYPE = "https://actions.github.io/buildtypes/workflow/v1"
+"""GitHub's build type for a workflow run (what ``actions/attest-build-provenance`` names)."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,32 @@ def parse(data: Any, name: str) -> list[Provenance]:
         )
         for subject in data["subject"]
     ]
+
+
+def statement(wheel: str, sha256: str, commit: str, source: str, run: str) -> dict[str, Any]:
+    """The in-toto statement that the workflow run ``run`` built ``wheel`` (its bytes'
+    SHA-256) from ``commit``, whose tree has the source digest ``source``: what :func:`parse`
+    reads back, and GitHub's provenance of a workflow run names (the repository's URI from the
+    run's URL)."""
+    repository, found, _ = run.partition("/actions/runs/")
+    commit_dependency: dict[str, Any] = {"digest": {"gitCommit": commit}}
+    if found:
+        commit_dependency = {"uri": f"git+{repository}", **commit_dependency}
+    return {
+        "_type": "https://in-toto.io/Statement/v1",
+        "subject": [{"name": wheel, "digest": {"sha256": sha256}}],
+        "predicateType": "https://slsa.dev/provenance/v1",
+        "predicate": {
+            "buildDefinition": {
+                "buildType": BUILD_TYPE,
+                "resolvedDependencies": [
+                    commit_dependency,
+                    {"name": "source", "digest": {"sha256": source.removeprefix("sha256:")}},
+                ],
+            },
+            "runDetails": {"metadata": {"invocationId": run}},
+        },
+    }
 
 
 @dataclass(frozen=True)

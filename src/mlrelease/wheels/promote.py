@@ -6,7 +6,8 @@ the RC's files, never a rebuild).
 workflow downloaded) and refuses unless:
 
 1. every file matches ``DIR/SHA256SUMS`` (a tampered, missing or extra file is named);
-2. every file is a wheel or sdist of this project carrying the final version;
+2. every file is a wheel or sdist of this project carrying the final version, or the
+   provenance statement of a wheel's build (``*.intoto.json``, which ``release bind`` reads);
 3. the set is complete: an sdist, and a wheel for every required platform and every CPython
    version of the classifiers (one ``py3-none-any`` wheel for a pure project);
 4. nothing the previous release shipped is missing (``previous-artifacts``): a dropped
@@ -128,8 +129,11 @@ def prepare(project: Project, folder: Path, *, version: str | None = None) -> Pr
     promotion = Promotion(final_version(project, version), project=project.name)
     promotion.findings += artifacts.verify_sums(folder)
     found: list[Artifact] = []
+    statements = set(artifacts.statements(folder))  # in SHA256SUMS; bind reads them
     for path in sorted(folder.iterdir()):
         if not path.is_file() or path.name == artifacts.SUMS or path.name.startswith("."):
+            continue
+        if path in statements:
             continue
         try:
             artifact = artifacts.identify(path)

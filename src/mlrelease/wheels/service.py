@@ -15,7 +15,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from mlrelease import versions
-from mlrelease.wheels import artifacts, audit, build, matrix, platforms, promote
+from mlrelease.wheels import artifacts, audit, build, evidence, matrix, platforms, promote
 from mlrelease.wheels.artifacts import Artifact, FileProblem
 from mlrelease.wheels.config import WheelsConfig
 from mlrelease.wheels.matrix import Identifier, Job
@@ -45,17 +45,36 @@ def verify_downloads(folders: Sequence[Path]) -> list[FileProblem]:
 def merge(
     project: Project, folders: Sequence[Path], target: Path, version: str
 ) -> list[FileProblem]:
-    """Copy ``project``'s artifacts out of the CI jobs' ``folders`` into ``target``; what the
-    audit and the required platforms find wrong with the set (nothing: it may be summed)."""
+    """Copy ``project``'s artifacts, and the provenance statements of its wheels' builds, out
+    of the CI jobs' ``folders`` into ``target``; what the statements, the audit and the
+    required platforms find wrong with the set (nothing: it may be summed)."""
     target.mkdir(parents=True, exist_ok=True)
+    problems: list[FileProblem] = []
     for folder in folders:
         for path in artifacts.collect(folder):
             if artifacts.identify(path).name == canonicalize_name(project.name):
                 shutil.copy2(path, target / path.name)
-    problems = build.check_folder(project, target, version)
+        for path in statements_of(project, folder, problems):
+            shutil.copy2(path, target / path.name)
+    problems += build.check_folder(project, target, version)
     return problems + promote.completeness(
         project, [artifacts.identify(p) for p in artifacts.collect(target)]
     )
+
+
+def statements_of(project: Project, folder: Path, problems: list[FileProblem]) -> list[Path]:
+    """The statements of ``folder`` that vouch for a wheel of ``project`` (one that cannot be
+    read is added to ``problems``, naming its job's folder)."""
+    found, unreadable = evidence.read(folder)
+    for why in unreadable:
+        name, _, message = why.partition(": ")
+        problems.append(FileProblem(f"{folder.name}/{name}", message))
+    names = set()
+    for provenance in found.values():
+        with contextlib.suppress(ValueError):  # a subject that is no wheel of any project
+            if artifacts.identify(Path(provenance.wheel)).name == canonicalize_name(project.name):
+                names.add(provenance.statement)
+    return [folder / name for name in sorted(names)]
 
 
 def built_version(project: Project, released: Version | None, found: Sequence[Artifact]) -> str:

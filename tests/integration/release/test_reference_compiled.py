@@ -32,6 +32,7 @@ from helpers.reference_builds import (
 )
 from helpers.release import Repo, run_mlrelease
 
+from mlrelease.wheels import artifacts
 from mlrelease.wheels.artifacts import write_sums
 
 NORMALISED = 'compiled-normalised = "gcc writes the build folder into debug info and the build-id"'
@@ -121,6 +122,14 @@ def _provenance(repo: Repo, wheel: str, commit: str, digest: str) -> None:
     path.write_text(json.dumps(statement, indent=1), encoding="utf-8")
 
 
+def _manylinux(files: dict[str, str]) -> None:
+    """The native demo whose release is a manylinux wheel (not built here) and its sdist."""
+    native(files, PROVENANCE)
+    files["pyproject.toml"] = files["pyproject.toml"].replace(
+        'platforms = ["linux_x86_64"]', 'platforms = ["manylinux_x86_64"]'
+    )
+
+
 def test_a_wheel_not_built_here_needs_the_provenance_of_its_build(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, index: tuple[str, Path]
 ) -> None:
@@ -128,15 +137,7 @@ def test_a_wheel_not_built_here_needs_the_provenance_of_its_build(
     build, shown as "provenance, not rebuilt"; then published and promoted from the store,
     the manifest's record standing for the statement (pypiserver on 127.0.0.1)."""
     git_env(monkeypatch)
-    manylinux = 'platforms = ["manylinux_x86_64"]'
-
-    def change(files: dict[str, str]) -> None:
-        native(files, PROVENANCE)
-        files["pyproject.toml"] = files["pyproject.toml"].replace(
-            'platforms = ["linux_x86_64"]', manylinux
-        )
-
-    repo = project(tmp_path / "n", change)
+    repo = project(tmp_path / "n", _manylinux)
     to_rc(repo, _fix)
     wheel = _repaired(repo)
     refused(repo, wheel, "demo/_speedups", "provenance")
@@ -159,6 +160,60 @@ def test_a_wheel_not_built_here_needs_the_provenance_of_its_build(
     assert code == 0, out
     assert sorted(p.name for p in packages.iterdir()) == sorted([SDIST, wheel])
     assert repo.origin_git("tag", "--list", "v1.4.0") == "v1.4.0"
+
+
+RUN = "https://github.com/example/demo/actions/runs/7/attempts/2"
+
+
+def _described(files: dict[str, str]) -> None:
+    """A long description, which the audit of `wheels collect` asks for (twine check --strict)."""
+    files["pyproject.toml"] = files["pyproject.toml"].replace(
+        'name = "demo"\n', 'name = "demo"\nreadme = "README.md"\n', 1
+    )
+
+
+def _ci_run(repo: Repo, downloads: Path) -> tuple[int, str]:
+    """The wheel workflow's steps after the build: `wheels provenance` in the build job's
+    checkout, its folder uploaded as a job's artifact, and `wheels collect` merging the jobs'
+    downloads into the dist/ that bind reads."""
+    code, out = run(repo, "wheels", "provenance", str(repo.path / "dist"), "--run-url", RUN)
+    assert code == 0, out
+    shutil.rmtree(downloads, ignore_errors=True)
+    shutil.copytree(repo.path / "dist", downloads / "dist-demo-manylinux")
+    merged = repo.path / "build/collected"
+    shutil.rmtree(merged, ignore_errors=True)
+    code, out = run(repo, "wheels", "collect", str(downloads), "--output", str(merged))
+    assert code == 0, out
+    shutil.rmtree(repo.path / "dist")
+    shutil.copytree(merged / "demo", repo.path / "dist")
+    return code, out
+
+
+def test_the_wheel_workflow_writes_the_provenance_bind_accepts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A manylinux wheel (not rebuildable here) through the workflow's own steps: the
+    statement `wheels provenance` writes in a checkout of the previous commit is carried by
+    `wheels collect` and refused at bind (another commit, another tree); written in the RC's
+    checkout, the wheel is bound on it, "provenance, not rebuilt", naming the run."""
+    git_env(monkeypatch)
+    repo = project(tmp_path / "n", _manylinux, _described)
+    to_rc(repo, _fix)
+    wheel = _repaired(repo)
+    commit = repo.git("rev-parse", f"{RC}^{{commit}}")
+    assert repo.git("rev-parse", "HEAD") == commit
+    branch = repo.git("rev-parse", "--abbrev-ref", "HEAD")
+    downloads = tmp_path / "downloads"
+    repo.git("checkout", "-q", f"{commit}~1")
+    _ci_run(repo, downloads)
+    repo.git("checkout", "-q", branch)
+    statement = repo.path / "dist" / f"{wheel}.intoto.json"
+    assert statement.is_file() and artifacts.verify_sums(repo.path / "dist") == []
+    refused(repo, wheel, "provenance", repo.git("rev-parse", f"{commit}~1")[:12])
+    _ci_run(repo, downloads)
+    out, manifest = bound(repo)
+    assert "provenance, not rebuilt" in out and "actions/runs/7/attempts/2" in out, out
+    assert any(a["class"] == "provenance" for a in manifest["accepted"]), manifest  # type: ignore[union-attr, index]
 
 
 def _hostile(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:

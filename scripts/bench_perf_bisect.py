@@ -1,0 +1,482 @@
+"""Acceptance benchmark of ``mlrelease perf bisect`` on generated histories (issue 51).
+
+Every scenario is a real git repository (``tests/helpers/bisect_history.py``): a small
+package whose perf row does real work (matrix products) and a regression planted at a hidden
+commit, bisected by the real command path (builds, environments, perf workers). The noise is
+the machine's own: the cpu profile's BERT rows are timed here first, in interleaved rounds, and
+each worker of a scenario scales its work by one of their rounds' relative medians, drawn at
+random (the workload's own variation comes on top).
+
+Scenarios (``--scenarios`` picks some by name):
+
+* ``c03-*``, ``c05-*``, ``c10-*``: a 3%, 5% or 10% slowdown at a random commit, some with an
+  unbuildable commit elsewhere;
+* ``unb-*``: the culprit and the commit before it do not build (the answer must be a range);
+* ``pair-*``: a commit that slows the row by 20% and a later one that undoes it, beside a 10%
+  culprit;
+* ``dep-*``: the lock moves ``slowlib`` from 1.0 to 1.3, and 1.2 (hidden) is 10% slower; its
+  four versions are wheels served by pypiserver on 127.0.0.1.
+
+    python scripts/bench_perf_bisect.py                         # everything (hours on 2 cores)
+    python scripts/bench_perf_bisect.py --scenarios c10-1,dep-1 # a subset
+    python scripts/bench_perf_bisect.py --single --profile gpu --slowdown device --fraction 1.0
+        # one bisect of the built-in BERT on the GPU profile, a device-time slowdown planted
+
+Writes ``build/bench/perf_bisect.json`` (every answer) and ``perf_bisect.md`` (the table quoted
+in docs/perf/bisect.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import math
+import os
+import random
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from helpers import bisect_history as histories  # type: ignore[import-not-found]  # noqa: E402
+
+from mlrelease.perf import runner  # noqa: E402
+from mlrelease.perf.bisect import service as bisect  # noqa: E402
+from mlrelease.perf.config import PerfConfig  # noqa: E402
+from mlrelease.perf.stats import round_medians  # noqa: E402
+from mlrelease.registry import load_config  # noqa: E402
+
+BENCH_PROFILE = """\
+[tool.mlrelease.perf.profiles.bench]
+models = ["bisectee.models:WORK"]
+frameworks = ["pytorch"]
+batch-sizes = [1]
+threads = 1
+clock = "cpu"
+iters = 200
+warmup-iters = 10
+warmup-s = 0.05
+threshold = 0.02
+rounds = 4
+"""
+"""The benchmark's row: about 0.2 s timed a round (200 iterations of about a millisecond), as
+long as a real row's, so the workload's own round-to-round variation stays small beside the
+real rows' it is given."""
+
+SINGLE_PROFILES = {
+    "gpu": """\
+[tool.mlrelease.perf.profiles.gpu]
+device = "cuda"
+models = ["bisectee.gpu:BERT"]
+layers = { bert = 2 }
+frameworks = ["pytorch"]
+batch-sizes = [1]
+threads = 0
+iters = 30
+min-time-s = 0.2
+warmup-iters = 5
+warmup-s = 0.1
+threshold = 0.05
+rounds = 4
+""",
+    "cpu": """\
+[tool.mlrelease.perf.profiles.cpu]
+models = ["bisectee.gpu:BERT"]
+layers = { bert = 2 }
+frameworks = ["pytorch"]
+batch-sizes = [1]
+threads = 1
+clock = "cpu"
+iters = 10
+warmup-iters = 3
+warmup-s = 0.05
+threshold = 0.05
+rounds = 4
+""",
+}
+
+LIBRARY_REPS = 30
+"""``slowlib``'s matrix products per call at 1.0 and 1.1 (1.2 and 1.3 add 10% of the row)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Scenario:
+    name: str
+    planted: histories.Planted
+    axis: str
+    truth: int | None
+    """The 1-based commit the answer must name (the culprit, or the lock's bump)."""
+    version: str = ""
+
+
+def scenarios(commits: int, seed: int) -> list[Scenario]:
+    """The benchmark's histories (positions drawn from ``seed``), the ones the goals count
+    most first: a long run that is stopped still has them."""
+    draw = random.Random(seed)
+    out: list[Scenario] = []
+    for size, count in ((0.10, 5), (0.05, 5)):
+        out += _planted(draw, commits, size, count)
+    for i in (1, 2):
+        bump = draw.randint(1, commits)
+        planted = histories.Planted(commits, lock_bump=(bump, "1.3"), lock_start="1.0")
+        out.append(Scenario(f"dep-{i}", planted, "dependency", bump, version="1.2"))
+    for i in (1, 2):
+        culprit = draw.randint(3, commits - 1)
+        broken = frozenset({culprit - 1, culprit})
+        planted = histories.Planted(commits, culprit, 0.10, unbuildable=broken)
+        out.append(Scenario(f"unb-{i}", planted, "commit", culprit))
+    for i in (1, 2):
+        culprit = draw.randint(1, commits)
+        first = draw.choice([p for p in range(1, commits - 1) if p != culprit])
+        second = draw.choice([p for p in range(first + 1, commits + 1) if p != culprit])
+        planted = histories.Planted(commits, culprit, 0.10, cancel=(first, second, 0.20))
+        out.append(Scenario(f"pair-{i}", planted, "commit", culprit))
+    return out + _planted(draw, commits, 0.03, 4)
+
+
+def _planted(draw: random.Random, commits: int, size: float, count: int) -> list[Scenario]:
+    """``count`` histories with a ``size`` slowdown at a drawn commit, every other one with an
+    unbuildable commit elsewhere."""
+    out = []
+    for i in range(1, count + 1):
+        culprit = draw.randint(1, commits)
+        others = [p for p in range(2, commits) if abs(p - culprit) > 1]
+        broken = frozenset({draw.choice(others)}) if i % 2 == 0 and others else frozenset()
+        planted = histories.Planted(commits, culprit, size, unbuildable=broken)
+        out.append(Scenario(f"c{round(size * 100):02d}-{i}", planted, "commit", culprit))
+    return out
+
+
+def measure_noise(rounds: int, path: Path, console: Console) -> dict[str, Any]:
+    """Round-to-round noise of real rows on this machine: the cpu profile's BERT at batch 1
+    (PyTorch eager and ONNX Runtime), two builds of this environment interleaved."""
+    config = load_config(ROOT)
+    profile = dataclasses.replace(
+        config.table(PerfConfig).profile("cpu"), models=["bert"], batch_sizes=[1], rounds=rounds
+    )
+    builds = (runner.Build("A"), runner.Build("B", model_from="A"))
+    with tempfile.TemporaryDirectory(prefix="bisect-noise-") as work:
+        out = runner.execute(
+            "cpu", profile, root=ROOT, work=Path(work), builds=builds, console=console
+        )
+    factors: list[float] = []
+    rows: dict[str, list[float]] = {}
+    for row in out["A"].rows:
+        other = out["B"].row(row.key)
+        medians = round_medians(row.samples_ns) + round_medians(other.samples_ns if other else [])
+        if len(medians) < 2:
+            continue
+        centre = sorted(medians)[len(medians) // 2]
+        rows[row.key] = [round(m / 1e6, 4) for m in medians]
+        factors += [m / centre for m in medians]
+    logs = [math.log(f) for f in factors]
+    spread = (sum(x * x for x in logs) / max(len(logs) - 1, 1)) ** 0.5
+    data = {"factors": factors, "rows_ms": rows, "rounds": rounds, "spread": spread}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    return data
+
+
+def slowlib_index(folder: Path) -> Path:
+    """Wheels of slowlib 1.0 to 1.3 in ``folder`` (from 1.2 on, 10% of the row slower)."""
+    from mlrelease.edges import proc
+
+    slow = LIBRARY_REPS + round(0.10 * (WORK_REPS + LIBRARY_REPS))
+    versions = (("1.0", LIBRARY_REPS), ("1.1", LIBRARY_REPS), ("1.2", slow), ("1.3", slow))
+    for version, reps in versions:
+        with tempfile.TemporaryDirectory() as tmp:
+            source = histories.slowlib_project(Path(tmp) / "slowlib", version, reps)
+            options = [
+                "--isolated",
+                "--no-deps",
+                "--no-build-isolation",
+                "--wheel-dir",
+                str(folder),
+            ]
+            done = proc.call(proc.python_module("pip", "wheel", *options, str(source)))
+            if done.returncode != 0:
+                raise SystemExit(f"building slowlib {version} failed: {done.stderr}")
+    return folder
+
+
+WORK_REPS = 150
+"""The workload's matrix products per iteration at the good side (about 1 ms here)."""
+
+
+def run_one(
+    scenario: Scenario, base: Path, index_url: str, args: argparse.Namespace
+) -> dict[str, Any]:
+    """Generate the scenario's history, bisect it, and judge the answer."""
+    table = ""
+    if scenario.axis == "dependency":
+        table = f'[tool.mlrelease.perf.bisect]\nlock = "perf.lock"\nindex-url = "{index_url}"\n'
+    made = histories.make(
+        base / scenario.name, scenario.planted, profiles=BENCH_PROFILE, bisect=table, reps=WORK_REPS
+    )
+    request = bisect.BisectRequest(
+        good=made.good,
+        bad=made.bad,
+        profile="bench",
+        confidence=args.confidence,
+        max_pairs=args.max_pairs,
+        looks=args.looks,
+        builder=args.build,
+    )
+    started = time.monotonic()
+    with open(base / f"{scenario.name}.log", "w", encoding="utf-8") as log:
+        outcome = bisect.run(load_config(made.root), request, console=Console(file=log, width=200))
+    return judge(scenario, made, outcome.document, time.monotonic() - started)
+
+
+def judge(
+    scenario: Scenario, made: histories.Generated, answer: dict[str, Any], seconds: float
+) -> dict[str, Any]:
+    """The answer against the truth: exact, a range holding it, wrong, or no answer."""
+    truth = made.commit(scenario.truth) if scenario.truth is not None else None
+    positions = {made.commit(p): p for p in range(len(made.commits) + 1)}
+    found = answer["verdict"] == "culprit"
+    exact = found and answer["culprit"] == truth
+    if scenario.axis == "dependency":
+        exact = exact and (answer["dependency"] or {}).get("version") == scenario.version
+    span = answer["range"] or {}
+    after, through = (
+        positions.get(span.get("after") or ""),
+        positions.get(span.get("through") or ""),
+    )
+    holds = (
+        answer["verdict"] == "range"
+        and after is not None
+        and through is not None
+        and scenario.truth is not None
+        and after < scenario.truth <= through
+    )
+    return {
+        "scenario": scenario.name,
+        "truth": scenario.truth,
+        "axis": scenario.axis,
+        "verdict": answer["verdict"],
+        "answered": positions.get(answer["culprit"] or ""),
+        "range": [after, through] if span else None,
+        "exact": exact,
+        "range_holds": holds,
+        "wrong": found and not exact,
+        "axis_right": answer["axis"] == scenario.axis,
+        "builds": answer["builds"],
+        "budget": answer["build_budget"],
+        "steps": len(answer["steps"]),
+        "pairs": sum(step["pairs"] or 0 for step in answer["steps"]),
+        "seconds": round(seconds, 1),
+        "reason": answer["reason"],
+        "commits": answer["commits"],
+        "regression": answer["regression"],
+        "trail": [
+            [s["axis"], s["verdict"], s["ratio"], s["low"], s["high"], s["pairs"]]
+            for s in answer["steps"]
+        ],
+    }
+
+
+def summary(entries: list[dict[str, Any]]) -> dict[str, Any]:
+    """The acceptance figures over every bisect run."""
+    big = [e for e in entries if e["scenario"].startswith(("c05", "c10"))]
+    seconds = sorted(e["seconds"] for e in entries)
+    return {
+        "bisects": len(entries),
+        "exact_of_planted_5_plus": [sum(e["exact"] for e in big), len(big)],
+        "wrong_culprits": sum(e["wrong"] for e in entries),
+        "over_budget": sum(e["builds"] > e["budget"] for e in entries),
+        "axis_right": [sum(e["axis_right"] for e in entries), len(entries)],
+        "median_seconds": seconds[len(seconds) // 2] if seconds else None,
+        "max_seconds": seconds[-1] if seconds else None,
+    }
+
+
+def table(entries: list[dict[str, Any]]) -> list[str]:
+    lines = [
+        "| scenario | planted at | answer | exact | builds / budget | steps | pairs | seconds |",
+        "|---|---:|---|:-:|---:|---:|---:|---:|",
+    ]
+    for e in entries:
+        if e["verdict"] == "culprit":
+            shown = f"culprit {e['answered']}"
+        elif e["verdict"] == "range" and e["range"]:
+            shown = f"range ({e['range'][0]}, {e['range'][1]}]" + (
+                " holds it" if e["range_holds"] else ""
+            )
+        else:
+            shown = "unknown"
+        lines.append(
+            f"| {e['scenario']} | {e['truth']} of {e['commits']} | {shown} | "
+            f"{'yes' if e['exact'] else 'WRONG' if e['wrong'] else 'no'} | "
+            f"{e['builds']} / {e['budget']} | {e['steps']} | {e['pairs']} | {e['seconds']:.0f} |"
+        )
+    return lines
+
+
+def single(args: argparse.Namespace) -> int:
+    """One bisect of the built-in BERT row on ``--profile``, a slowdown planted through the
+    perf worker's injection hook (``device``: GPU time after each forward)."""
+    if shutil.which("git") is None:
+        raise SystemExit("bench_perf_bisect --single: git is not on PATH; the histories need it.")
+    if args.profile == "gpu" and not _cuda():
+        print(  # exit 2: nothing was bisected (1 is an inexact answer)
+            "bench_perf_bisect --single --profile gpu: this interpreter's torch sees no CUDA "
+            "device, so a device-time slowdown cannot be planted. On a GPU machine run it with "
+            "a CUDA build of torch; here, the same bisect on the CPU is --profile cpu "
+            "--slowdown cpu.",
+            file=sys.stderr,
+        )
+        return 2
+    console = Console(stderr=True)
+    base = args.workdir or Path(tempfile.mkdtemp(prefix="bisect-single-"))
+    culprit = args.culprit or random.Random(args.seed).randint(1, args.commits)
+    planted = histories.Planted(args.commits, culprit)
+    injected = f"{args.fraction}:{args.slowdown}"
+    made = histories.make(
+        base / "history", planted, profiles=SINGLE_PROFILES[args.profile], injected=injected
+    )
+    request = bisect.BisectRequest(
+        good=made.good,
+        bad=made.bad,
+        profile=args.profile,
+        confidence=args.confidence,
+        max_pairs=args.max_pairs,
+        looks=args.looks,
+        builder=args.build,
+    )
+    started = time.monotonic()
+    outcome = bisect.run(load_config(made.root), request, console=console)
+    seconds = time.monotonic() - started
+    found = judge(Scenario("single", planted, "commit", culprit), made, outcome.document, seconds)
+    report = {
+        "injected": injected,
+        "profile": args.profile,
+        "judged": found,
+        "answer": outcome.document,
+    }
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    print(
+        f"planted {injected} at commit {culprit} of {args.commits}: {outcome.answer.verdict} "
+        f"{found['answered'] or ''} ({'exact' if found['exact'] else 'NOT exact'}), "
+        f"{found['builds']} builds of at most {found['budget']}, {found['steps']} steps, "
+        f"{seconds:.0f} s; {args.output}"
+    )
+    return 0 if found["exact"] else 1
+
+
+def _cuda() -> bool:
+    """Whether this interpreter's torch has a CUDA device (the GPU profile's workers use it)."""
+    try:
+        import torch
+    except ImportError:
+        return False
+    return bool(torch.cuda.is_available())
+
+
+def _write(args: argparse.Namespace, entries: list[dict[str, Any]], design: dict[str, Any]) -> None:
+    figures = summary(entries)
+    data = {"design": design, "summary": figures, "entries": entries}
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    lines = [
+        *table(entries),
+        "",
+        f"Exact culprit in {figures['exact_of_planted_5_plus'][0]} of "
+        f"{figures['exact_of_planted_5_plus'][1]} planted regressions of 5% or more; "
+        f"{figures['wrong_culprits']} wrong culprit(s) in {figures['bisects']}; "
+        f"{figures['over_budget']} bisect(s) over the build budget; right axis in "
+        f"{figures['axis_right'][0]} of {figures['axis_right'][1]}; wall time per bisect: "
+        f"median {figures['median_seconds']} s, at most {figures['max_seconds']} s.",
+    ]
+    args.output.with_suffix(".md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scenarios", default="", help="names to run (default: all)")
+    parser.add_argument("--commits", type=int, default=12, help="commits after the good side")
+    parser.add_argument("--seed", type=int, default=51)
+    parser.add_argument("--confidence", type=float, default=0.95)
+    parser.add_argument("--max-pairs", type=int, default=24)
+    parser.add_argument("--looks", type=int, default=3)
+    parser.add_argument("--build", choices=("reference", "pip"), default="reference")
+    parser.add_argument("--noise", type=Path, default=Path("build/bench/bisect_noise.json"))
+    parser.add_argument("--noise-rounds", type=int, default=5, help="real rounds a side")
+    parser.add_argument("--no-noise", action="store_true", help="the workload's own noise only")
+    parser.add_argument("--output", type=Path, default=Path("build/bench/perf_bisect.json"))
+    parser.add_argument("--resume", action="store_true", help="keep --output's finished ones")
+    parser.add_argument("--single", action="store_true", help="one BERT bisect (the GPU check)")
+    parser.add_argument("--profile", default="gpu", choices=sorted(SINGLE_PROFILES))
+    parser.add_argument("--slowdown", default="device", choices=("device", "cpu", "wait"))
+    parser.add_argument("--fraction", type=float, default=1.0)
+    parser.add_argument("--culprit", type=int, default=0, help="--single: where (default: drawn)")
+    parser.add_argument(
+        "--workdir",
+        type=Path,
+        help="--single: where the history goes (its journal and bisect.md stay there)",
+    )
+    args = parser.parse_args(argv)
+    if args.single:
+        return single(args)
+    console = Console(stderr=True)
+    noise = None
+    if not args.no_noise:
+        noise = (
+            json.loads(args.noise.read_text(encoding="utf-8"))
+            if args.noise.is_file()
+            else measure_noise(args.noise_rounds, args.noise, console)
+        )
+        os.environ["BISECTEE_NOISE"] = str(args.noise.resolve())
+        console.print(f"noise: {len(noise['factors'])} real rounds, spread {noise['spread']:.3f}")
+    chosen = [
+        s
+        for s in scenarios(args.commits, args.seed)
+        if not args.scenarios or s.name in args.scenarios.split(",")
+    ]
+    done: list[dict[str, Any]] = []
+    if args.resume and args.output.is_file():
+        done = json.loads(args.output.read_text(encoding="utf-8"))["entries"]
+    design = {
+        "commits": args.commits,
+        "confidence": args.confidence,
+        "max_pairs": args.max_pairs,
+        "looks": args.looks,
+        "build": args.build,
+        "noise_spread": noise["spread"] if noise else None,
+        "noise_rounds": len(noise["factors"]) if noise else 0,
+        "cores": os.cpu_count(),
+    }
+    base = Path(tempfile.mkdtemp(prefix="bisect-bench-"))
+    from helpers.index import serve  # type: ignore[import-not-found]
+
+    with serve(slowlib_index(base / "index")) as url:
+        for scenario in chosen:
+            if any(e["scenario"] == scenario.name for e in done):
+                continue
+            entry = run_one(scenario, base, url + "simple/", args)
+            logs = args.output.parent / "perf_bisect_logs"
+            logs.mkdir(parents=True, exist_ok=True)
+            shutil.copy(base / f"{scenario.name}.log", logs / f"{scenario.name}.log")
+            done.append(entry)
+            console.print(
+                f"{scenario.name}: {entry['verdict']} ({entry['reason'][:160]}), "
+                f"{entry['seconds']} s"
+            )
+            _write(args, done, design)
+    _write(args, done, design)
+    print(args.output.with_suffix(".md").read_text(encoding="utf-8"))
+    shutil.rmtree(base, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,230 @@
+"""The two axes of a bisect: the environment (which package, which version) and the
+project's own commits (pure; called by :mod:`.plan`)."""
+
+from collections.abc import Callable, Sequence
+
+from mlrelease.perf.bisect import lock
+from mlrelease.perf.bisect.judging import (
+    RowPick,
+    answer,
+    budget_of,
+    judge,
+    probe_cap,
+    recorded,
+    skip,
+)
+from mlrelease.perf.bisect.lock import PinChange
+from mlrelease.perf.bisect.paired import DIFFERENT, SAME
+from mlrelease.perf.bisect.search import Found, Judged, bisect
+from mlrelease.perf.bisect.state import (
+    COMMIT_AXIS,
+    CULPRIT,
+    DEPENDENCY_AXIS,
+    RANGE,
+    UNKNOWN_VERDICT,
+    BisectAnswer,
+    BisectSnapshot,
+    BisectStep,
+    Side,
+    Skipped,
+    Step,
+)
+
+
+def environment(
+    snap: BisectSnapshot, pick: RowPick, good: Side, bad: Side, records: list[BisectStep]
+) -> Step | BisectAnswer | None:
+    """The environment axis: None when the environment is not the cause."""
+    history = snap.history
+    label = "the good commit in the bad side's environment"
+    outcome = judge(
+        snap, pick, good, Side.of(history.good, history.locks[-1]), "environment", label
+    )
+    if not isinstance(outcome, Judged):
+        return outcome
+    records.append(outcome.record)
+    if outcome.word == SAME:
+        return None
+    if outcome.word != DIFFERENT:
+        why = outcome.record.error or f"{outcome.interval.text() if outcome.interval else ''}"
+        return answer(
+            snap,
+            pick,
+            records,
+            UNKNOWN_VERDICT,
+            f"the environment's share of the regression is undecided ({outcome.word}: {why}); "
+            "the commits were not bisected",
+        )
+    return _dependency(snap, pick, good, records)
+
+
+def _dependency(
+    snap: BisectSnapshot, pick: RowPick, good: Side, records: list[BisectStep]
+) -> Step | BisectAnswer:
+    """Which changed package, then which of its versions, first runs like the bad side."""
+    history = snap.history
+    base = history.locks[0]
+    changes = lock.changes(base, history.locks[-1])
+
+    def package(position: int) -> Step | Judged:
+        pins = lock.applied(base, changes[:position])
+        label = f"the good commit with {', '.join(c.text() for c in changes[:position])}"
+        return judge(snap, pick, good, Side.of(history.good, pins), "package", label)
+
+    found = _capped(len(changes), recorded(records, package))
+    if not isinstance(found, Found):
+        return found
+    if not found.exact or found.untested:
+
+        def applied(p: int) -> str:
+            return changes[p - 1].text() if p else "the good side's pins"
+
+        return _dependency_range(snap, pick, records, applied, found, "package")
+    guilty, before = changes[found.hi - 1], changes[: found.hi - 1]
+    versions = lock.between(guilty, history.versions.get(guilty.name, ()))
+    if not versions:  # the bad side no longer pins it: no version to walk
+        return _dependency_culprit(snap, pick, records, guilty, ["(removed)"], 1)
+
+    def version(position: int) -> Step | Judged:
+        pins = lock.applied(base, before, (guilty.name, versions[position - 1]))
+        label = f"{guilty.name}=={versions[position - 1]}"
+        return judge(snap, pick, good, Side.of(history.good, pins), "version", label)
+
+    found = _capped(len(versions), recorded(records, version))
+    if not isinstance(found, Found):
+        return found
+    names = [f"{guilty.name}=={guilty.old}", *(f"{guilty.name}=={v}" for v in versions)]
+    if not found.exact or found.untested:
+        return _dependency_range(snap, pick, records, names.__getitem__, found, "version")
+    return _dependency_culprit(snap, pick, records, guilty, versions, found.hi)
+
+
+def _capped(count: int, probe: Callable[[int], Step | Judged]) -> Step | Found:
+    probes: list[int] = []
+
+    def counted(position: int) -> Step | Judged:
+        probes.append(position)
+        return probe(position)
+
+    return bisect(count, counted, may_probe=lambda _: len(probes) < probe_cap(count))
+
+
+def _dependency_culprit(
+    snap: BisectSnapshot,
+    pick: RowPick,
+    records: list[BisectStep],
+    guilty: PinChange,
+    versions: Sequence[str],
+    at: int,
+) -> BisectAnswer:
+    history = snap.history
+    previous = guilty.old if at == 1 else versions[at - 2]
+    slow = versions[at - 1]
+    if guilty.new is None:  # the first lock without it
+        index = next((i for i, p in enumerate(history.locks[1:]) if guilty.name not in p), None)
+    else:
+        index = lock.first_pinning(history.locks[1:], guilty.name, slow, guilty.old)
+    commit = history.commits[index] if index is not None else None
+    brought = f"; commit {commit} brought it into the lock" if commit else ""
+    return answer(
+        snap,
+        pick,
+        records,
+        CULPRIT,
+        f"the environment: {guilty.name} {slow} is the first version that runs like the bad "
+        f"side ({guilty.name} {previous} runs like the good side){brought}",
+        axis=DEPENDENCY_AXIS,
+        culprit=commit,
+        dependency={"name": guilty.name, "version": slow, "previous": previous or ""},
+    )
+
+
+def _dependency_range(
+    snap: BisectSnapshot,
+    pick: RowPick,
+    records: list[BisectStep],
+    name: Callable[[int], str],
+    found: Found,
+    kind: str,
+) -> BisectAnswer:
+    """A range of packages or versions: the skipped ones between, each with its reason."""
+    skipped = [skip(name(p), found.judged[p]) for p in found.skipped()]
+    skipped += [Skipped(name(p), "not tested: the probe budget is spent") for p in found.untested]
+    return answer(
+        snap,
+        pick,
+        records,
+        RANGE,
+        f"the environment: the first {kind} that runs like the bad side is after "
+        f"{name(found.lo)} and at or before {name(found.hi)}; the {kind}s between could not "
+        "be placed",
+        axis=DEPENDENCY_AXIS,
+        after=name(found.lo),
+        through=name(found.hi),
+        skipped=tuple(skipped),
+    )
+
+
+def commits(
+    snap: BisectSnapshot, pick: RowPick, bad: Side, records: list[BisectStep]
+) -> Step | BisectAnswer:
+    """The project's own commits, in the bad side's environment."""
+    history = snap.history
+    reference = Side.of(history.good, history.locks[-1])
+    count = len(history.commits)
+    budget = snap.budget or budget_of(history)
+
+    def commit(position: int) -> Step | Judged:
+        sha = history.commits[position - 1]
+        label = f"commit {sha[:12]} ({position} of {count}): {history.titles.get(sha, '')}"
+        return judge(snap, pick, reference, Side(sha, bad.pins), COMMIT_AXIS, label.rstrip(": "))
+
+    def may_build(position: int) -> bool:
+        built = snap.facts.built
+        return history.commits[position - 1] in built or len(built) < budget
+
+    found = bisect(count, recorded(records, commit), may_probe=may_build)
+    if not isinstance(found, Found):
+        return found
+
+    def name(position: int) -> str:
+        return history.good if position == 0 else history.commits[position - 1]
+
+    if found.exact:
+        culprit = name(found.hi)
+        judged = found.judged.get(found.hi)
+        if judged is not None and judged.record.beyond:
+            return answer(
+                snap,
+                pick,
+                records,
+                UNKNOWN_VERDICT,
+                f"the first commit that runs slower, {culprit}, is {judged.record.beyond} "
+                f"({judged.interval.text() if judged.interval else ''} against the regression "
+                f"{pick.regression.text()}): more than one change lies between the two sides",
+                axis=COMMIT_AXIS,
+            )
+        return answer(
+            snap,
+            pick,
+            records,
+            CULPRIT,
+            f"commit {culprit} is the first that runs like the bad side; {name(found.lo)} runs "
+            "like the good side",
+            axis=COMMIT_AXIS,
+            culprit=culprit,
+        )
+    skipped = [skip(name(p), found.judged[p]) for p in found.skipped()]
+    skipped += [Skipped(name(p), "not tested: the build budget is spent") for p in found.untested]
+    return answer(
+        snap,
+        pick,
+        records,
+        RANGE,
+        f"the first commit that runs like the bad side is after {name(found.lo)} and at or "
+        f"before {name(found.hi)}; {len(skipped)} commit(s) between could not be placed",
+        axis=COMMIT_AXIS,
+        after=name(found.lo),
+        through=name(found.hi),
+        skipped=tuple(skipped),
+    )

@@ -1,0 +1,259 @@
+"""Carrying out one bisect step: build and install a side, time the endpoints, or add paired
+rounds of one row; each outcome appended to the journal (used by :mod:`.service`)."""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+import sys
+import time
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+
+from mlrelease.config import Config
+from mlrelease.edges.journal import append_entry
+from mlrelease.errors import UserError
+from mlrelease.perf import compare, runner
+from mlrelease.perf.bisect import envs, facts, plan
+from mlrelease.perf.bisect.judging import RowPick
+from mlrelease.perf.bisect.paired import StepDesign
+from mlrelease.perf.bisect.render import headline
+from mlrelease.perf.bisect.state import (
+    BisectSnapshot,
+    EndpointFacts,
+    EndpointRow,
+    Endpoints,
+    Measure,
+    PrepareSide,
+    RowTest,
+    Side,
+    Step,
+)
+from mlrelease.perf.config import BisectConfig, Profile
+from mlrelease.perf.launch import resolve_in
+from mlrelease.perf.results import RUNS, Results, Row
+from mlrelease.perf.stats import round_medians
+from mlrelease.perf.verdict import CLOCKS
+
+
+class Executor:
+    """Carries out the planner's steps for one bisect, journalling each outcome."""
+
+    def __init__(
+        self,
+        config: Config,
+        profile_name: str,
+        profile: Profile,
+        settings: BisectConfig,
+        design: StepDesign,
+        cache: Path,
+        journal: Path,
+        console: Console,
+        *,
+        row: str = "",
+    ) -> None:
+        self.root = config.root
+        self.profile_name = profile_name
+        self.profile = profile
+        self.settings = settings
+        self.design = design
+        self.cache = cache
+        self.journal = journal
+        self.console = console
+        self.index = envs.PinIndex(settings.index_url, tuple(settings.extra_index_urls))
+        self.row = row
+        """The row asked for (``--row``): the endpoints time it alone (else every row of the
+        profile); a malformed one, or one naming no model of the profile, is refused here,
+        before anything is built."""
+        if row:
+            self.one_row(row)
+
+    def carry_out(self, step: Step, snap: BisectSnapshot) -> None:
+        if isinstance(step, PrepareSide):
+            self.prepare(step.side, snap)
+        elif isinstance(step, Endpoints):
+            self.endpoints(step)
+        elif isinstance(step, Measure):
+            self.measure(step, snap)
+
+    def _say(self, text: str) -> None:
+        self.console.print(escape(text))
+
+    def prepare(self, side: Side, snap: BisectSnapshot) -> None:
+        """Build the side's commit (once per commit) and install its environment."""
+        started = time.monotonic()
+        built = envs.build(self.root, side.commit, self.settings.builder, self.cache)
+        if side.commit not in snap.facts.built:
+            append_entry(
+                self.journal, {"kind": facts.BUILD, "commit": side.commit, "error": built.error}
+            )
+        error = built.error
+        if built.wheel is not None:
+            error = self.install(side, built.wheel)[1]
+        append_entry(self.journal, {"kind": facts.PREPARED, "side": side.key, "error": error})
+        pins = ", ".join(f"{n}=={v}" for n, v in side.pins) or "no pins"
+        state = "ready" if not error else f"UNBUILDABLE: {headline(error)}"
+        self._say(
+            f"  prepared {side.commit[:12]} ({pins}) in {time.monotonic() - started:.1f} s: {state}"
+        )
+
+    def install(self, side: Side, wheel: Path) -> tuple[Path | None, str]:
+        return envs.install(side, wheel, self.index, self.cache)
+
+    def _build_of(self, name: str, side: Side) -> runner.Build:
+        built = envs.build(self.root, side.commit, self.settings.builder, self.cache)
+        folder = self.install(side, built.wheel)[0] if built.wheel else None
+        if folder is None:
+            raise UserError(
+                f"perf bisect: the environment of {side.commit[:12]} went missing; run again."
+            )
+        return runner.Build(
+            name, sys.executable, env=(("PYTHONPATH", envs.pythonpath(folder, self.root)),)
+        )
+
+    def endpoints(self, step: Endpoints) -> None:
+        """Every row of the profile on both sides, interleaved, compared as ``perf compare``."""
+        chosen = self.one_row(self.row) if self.row else self.profile
+        rounds = max(chosen.rounds, self.design.first)
+        profile = dataclasses.replace(chosen, rounds=rounds, max_rounds=None)
+        self._say(
+            f"endpoints: {step.good.commit[:12]} (good) against {step.bad.commit[:12]} (bad), "
+            f"{profile.rounds} rounds each"
+        )
+        both = self._time(
+            profile,
+            "endpoints",
+            [self._build_of("good", step.good), self._build_of("bad", step.bad)],
+        )
+        assert profile.threshold is not None
+        comparison = compare.compare(
+            both["bad"], both["good"], threshold=profile.threshold, alpha=profile.alpha
+        )
+        rows = []
+        for verdict in comparison.verdicts:
+            good, bad = both["good"].row(verdict.key), both["bad"].row(verdict.key)
+            tests = tuple(
+                RowTest(t.clock, t.verdict, t.estimate, t.low, t.high) for t in verdict.tests
+            )
+            message = verdict.message + _failures(good, bad)
+            clock = profile.clock
+            rows.append(
+                EndpointRow(
+                    verdict.key,
+                    verdict.kind,
+                    message,
+                    tests,
+                    _medians(good, clock),
+                    _medians(bad, clock),
+                )
+            )
+        found = EndpointFacts(tuple(rows), comparison.summary())
+        append_entry(self.journal, facts.endpoints_entry(found))
+        self._say(f"endpoints: {found.summary}")
+
+    def measure(self, step: Measure, snap: BisectSnapshot) -> None:
+        """Add paired rounds of the bisected row until ``step.pairs`` pairs are measured."""
+        pick = plan.pick_row(snap)
+        assert isinstance(pick, RowPick)
+        pair = (step.reference.key, step.subject.key)
+        have = len(snap.facts.rounds.get(pair, ([], []))[0])
+        profile = dataclasses.replace(
+            self.one_row(pick.row), rounds=step.pairs - have, max_rounds=None
+        )
+        self._say(f"  {step.label}: rounds {have + 1} to {step.pairs}")
+        both = self._time(
+            profile,
+            "step",
+            [self._build_of("good", step.reference), self._build_of("subject", step.subject)],
+        )
+        base, other = both["good"].row(pick.row), both["subject"].row(pick.row)
+        entry = {"reference": pair[0], "subject": pair[1]}
+        if base is None or other is None or base.status not in RUNS or other.status not in RUNS:
+            broken = other if other is not None and other.status not in RUNS else base
+            why = f"{broken.status}: {broken.error}" if broken else "the row did not run"
+            append_entry(self.journal, {**entry, "kind": facts.FAILED, "error": why})
+            return
+        good = _medians(base, self.profile.clock).get(pick.clock, [])
+        bad = _medians(other, self.profile.clock).get(pick.clock, [])
+        if not good or not bad:
+            why = f"no {pick.clock} clock timings of `{pick.row}` on both sides"
+            append_entry(self.journal, {**entry, "kind": facts.FAILED, "error": why})
+            return
+        append_entry(self.journal, {**entry, "kind": facts.ROUNDS, "good": good, "other": bad})
+
+    def one_row(self, key: str) -> Profile:
+        """The profile cut to the one row ``key`` (``model/shape/bN/framework``)."""
+        parts = key.split("/")
+        if len(parts) != 4 or not parts[2].startswith("b") or not parts[2][1:].isdigit():
+            raise UserError(
+                f"perf bisect --row {key}: a row is MODEL/SHAPE/bBATCH/FRAMEWORK, as the perf "
+                "results name it (bert/seq128/b1/pytorch)."
+            )
+        model, shape, batch, framework = parts
+        for ref in self.profile.models:
+            spec = resolve_in(self.root, ref, self.profile_name)
+            if spec.name != model:
+                continue
+            _check_row(key, shape, [s.key for s in spec.shapes], framework, self.profile)
+            p2 = any(s.key == shape and s.priority > 1 for s in spec.shapes)
+            return dataclasses.replace(
+                self.profile,
+                models=[ref],
+                batch_sizes=[int(batch[1:])],
+                frameworks=[framework],
+                p2_shapes=p2,
+            )
+        raise UserError(
+            f"perf bisect: row `{key}`: no model `{model}` in profile `{self.profile_name}`."
+        )
+
+    def _time(self, profile: Profile, label: str, builds: list[runner.Build]) -> dict[str, Results]:
+        work = self.cache / "work" / label
+        try:
+            return runner.execute(
+                self.profile_name,
+                profile,
+                root=self.root,
+                work=work,
+                builds=builds,
+                console=self.console,
+            )
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def _check_row(key: str, shape: str, shapes: list[str], framework: str, profile: Profile) -> None:
+    """``--row``'s shape must be one of its model's, its framework one of the profile's."""
+    if shape not in shapes:
+        raise UserError(
+            f"perf bisect --row {key}: no shape `{shape}` in its model (its shapes: "
+            f"{', '.join(shapes)})."
+        )
+    if framework not in profile.frameworks:
+        raise UserError(
+            f"perf bisect --row {key}: framework `{framework}` is not run by the profile (it "
+            f"runs {', '.join(profile.frameworks)})."
+        )
+
+
+def _failures(good: Row | None, bad: Row | None) -> str:
+    """What kept the row from running on either side: each side's last error line."""
+    said = []
+    for side, row in (("good", good), ("bad", bad)):
+        if row is not None and row.failing:
+            lines = [line.strip() for line in row.error.splitlines() if line.strip()]
+            said.append(f"{side} side: {row.status}: {lines[-1][:300] if lines else ''}")
+    return f" ({'; '.join(said)})" if said else ""
+
+
+def _medians(row: Row | None, sample_clock: str) -> dict[str, list[float]]:
+    """The rounds' medians of ``row`` per clock it has."""
+    if row is None:
+        return {}
+    out = {
+        clock: [float(m) for m in round_medians(row.rounds_of(clock, sample_clock))]
+        for clock in CLOCKS
+    }
+    return {clock: medians for clock, medians in out.items() if medians}

@@ -1,0 +1,166 @@
+"""The bisect's planner, driven to an answer over simulated measurements
+(:mod:`helpers.bisect_sim`): the rules of the search (an exact culprit within the build budget,
+unbuildable commits making a range, a blind row refused before any step, the environment
+first), each with its answer."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from helpers.bisect_sim import World, history, slowed_from
+
+from mlrelease.perf.bisect import plan
+from mlrelease.perf.bisect.state import (
+    CULPRIT,
+    RANGE,
+    UNBUILDABLE,
+    UNKNOWN_VERDICT,
+    BisectHistory,
+    Measure,
+    Side,
+)
+from mlrelease.perf.verdict import SAME
+
+
+def test_an_exact_culprit_within_the_build_budget() -> None:
+    h = history(16)
+    for position in (1, 7, 16):
+        world = World(h, slowed_from(h, position))
+        answer = world.run()
+        assert answer.verdict == CULPRIT, answer.reason
+        assert answer.culprit == h.commits[position - 1]
+        assert answer.axis == "commit"
+        assert answer.builds <= plan.budget_of(h) == math.ceil(math.log2(16)) + 3
+
+
+def test_unbuildable_commits_make_a_range_with_each_error() -> None:
+    """The culprit and the commit before it do not build: the answer is the range from the
+    last commit like the good side to the first like the bad side, each skipped commit named
+    with its error, never a guess."""
+    h = history(8)
+    world = World(h, slowed_from(h, 5), broken={h.commits[3], h.commits[4]})
+    answer = world.run()
+    assert answer.verdict == RANGE, answer.reason
+    assert (answer.after, answer.through) == (h.commits[2], h.commits[5])
+    assert {s.subject for s in answer.skipped} <= {h.commits[3], h.commits[4]}
+    assert all(s.reason == "setup.py exits" for s in answer.skipped)
+    assert any(r.word == UNBUILDABLE for r in answer.steps)
+
+
+def test_an_unbuildable_commit_elsewhere_is_stepped_over() -> None:
+    h = history(8)
+    world = World(h, slowed_from(h, 6), broken={h.commits[3]})
+    answer = world.run()
+    assert (answer.verdict, answer.culprit) == (CULPRIT, h.commits[5])
+
+
+def test_a_blind_row_is_refused_before_any_step() -> None:
+    h = history(8)
+    world = World(h, slowed_from(h, 3, by=1.03), spread=0.08)
+    answer = world.run()
+    assert answer.verdict == UNKNOWN_VERDICT and answer.refused
+    assert "minimum detectable effect" in answer.reason
+    assert not any(isinstance(s, Measure) for s in world.steps)
+    assert [r.axis for r in answer.steps] == ["endpoints"]
+
+
+def test_no_regressed_row_nothing_to_bisect() -> None:
+    h = history(4)
+    answer = World(h, slowed_from(h, 2), verdict=SAME).run()
+    assert answer.verdict == UNKNOWN_VERDICT
+    assert "nothing to bisect" in answer.reason
+
+
+def test_a_row_that_is_not_regressed_is_refused_by_name() -> None:
+    h = history(4)
+    answer = World(h, slowed_from(h, 2)).run(row="other/v1/b1/pytorch")
+    assert answer.verdict == UNKNOWN_VERDICT and "not a row of the profile" in answer.reason
+
+
+def test_the_build_budget_ends_in_a_range() -> None:
+    h = history(16)
+    world = World(h, slowed_from(h, 9))
+    answer = world.run(budget=4)
+    assert answer.verdict == RANGE and answer.builds <= 4
+    assert any("budget" in s.reason for s in answer.skipped)
+
+
+def _pair_and_culprit(
+    h: BisectHistory, pair: tuple[int, int], culprit: int
+) -> Callable[[Side], float]:
+    """25% slower from ``pair[0]`` until ``pair[1]`` undoes it; 10% slower from ``culprit``."""
+    order = {sha: i for i, sha in enumerate((h.good, *h.commits))}
+
+    def ratio(side: Side) -> float:
+        at = order[side.commit]
+        return (1.10 if at >= culprit else 1.0) * (1.25 if pair[0] <= at < pair[1] else 1.0)
+
+    return ratio
+
+
+def test_a_commit_beyond_the_bad_side_is_not_called_the_culprit() -> None:
+    """A cancelling pair (+25% from c5, undone at c9) and the 10% culprit at c11: the search
+    lands in the pair and finds its first commit, 25% slower where the regression is 10%: it
+    says more than one change lies between the sides instead of naming it."""
+    h = history(12)
+    answer = World(h, _pair_and_culprit(h, (5, 9), 11)).run()
+    assert answer.verdict == UNKNOWN_VERDICT, answer.reason
+    assert "more than one change" in answer.reason and h.commits[4] in answer.reason
+    assert answer.culprit is None
+
+
+def test_a_cancelling_pair_away_from_the_probes_leaves_the_culprit() -> None:
+    h = history(12)
+    answer = World(h, _pair_and_culprit(h, (1, 2), 9)).run()
+    assert (answer.verdict, answer.culprit) == (CULPRIT, h.commits[8])
+
+
+LOCKS = {0: {"slowlib": "1.0"}, 4: {"slowlib": "1.3"}}
+VERSIONS = {"slowlib": ("0.9", "1.0", "1.1", "1.2", "1.3", "2.0rc1")}
+
+
+def test_the_environment_first_then_the_version() -> None:
+    """The lock moves slowlib 1.0 -> 1.3 at c4 and 1.2 is the slow one: the answer is on the
+    dependency axis, names 1.2 (after 1.1) and the commit that brought it into the lock."""
+    h = history(8, LOCKS, VERSIONS)
+
+    def ratio(side: Side) -> float:
+        return 1.10 if dict(side.pins).get("slowlib", "1.0") >= "1.2" else 1.0
+
+    world = World(h, ratio)
+    answer = world.run()
+    assert answer.verdict == CULPRIT, answer.reason
+    assert answer.axis == "dependency"
+    assert answer.dependency == {"name": "slowlib", "version": "1.2", "previous": "1.1"}
+    assert answer.culprit == h.commits[3]
+    assert answer.builds == 2  # the good and the bad commit: dependency steps build nothing
+    assert [r.axis for r in answer.steps][:2] == ["endpoints", "environment"]
+
+
+def test_an_innocent_environment_goes_on_to_the_commits() -> None:
+    h = history(8, LOCKS, VERSIONS)
+    answer = World(h, slowed_from(h, 6)).run()
+    assert (answer.verdict, answer.axis, answer.culprit) == (CULPRIT, "commit", h.commits[5])
+    assert answer.steps[1].axis == "environment" and answer.steps[1].word == "SAME"
+
+
+def test_of_two_changed_packages_the_guilty_one() -> None:
+    """numpy and slowlib both moved at c3; only slowlib 1.3 is slow: the package step applies
+    the changes in order and finds slowlib, then its version."""
+    locks = {0: {"numpy": "2.0", "slowlib": "1.0"}, 3: {"numpy": "2.1", "slowlib": "1.3"}}
+    h = history(6, locks, {"numpy": ("2.0", "2.1"), "slowlib": ("1.0", "1.3")})
+    answer = World(h, lambda s: 1.1 if dict(s.pins)["slowlib"] == "1.3" else 1.0).run()
+    assert (answer.verdict, answer.axis) == (CULPRIT, "dependency")
+    assert answer.dependency == {"name": "slowlib", "version": "1.3", "previous": "1.0"}
+    assert [r.axis for r in answer.steps] == ["endpoints", "environment", "package"]
+    assert answer.steps[2].word == "SAME" and answer.steps[2].pins == {"numpy": "2.1"}
+    assert answer.culprit == h.commits[2]
+
+
+def test_a_removed_package_is_named() -> None:
+    """The lock drops ``fast`` at c2, and the row needs it: the culprit is the removal."""
+    h = history(4, {0: {"fast": "1.0"}, 2: {}})
+    answer = World(h, lambda s: 1.0 if "fast" in dict(s.pins) else 1.2).run()
+    assert answer.dependency == {"name": "fast", "version": "(removed)", "previous": "1.0"}
+    assert answer.culprit == h.commits[1]
