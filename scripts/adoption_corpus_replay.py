@@ -232,7 +232,10 @@ class BranchReplay(Corpus):
     def cut_branch(self) -> None:
         h, work = self.h, self.work
         adopted = git(work, "rev-parse", "HEAD")
-        args = ("release", "cut", "--version", h.series, "--execute", "--push", "--json")
+        args: tuple[str, ...] = ("release", "cut", "--version", h.series)
+        if self.project.shape.upstream and self.table().get("upstream"):
+            args += ("--upstream", self.project.shape.upstream)  # as the user pairs it
+        args += ("--execute", "--push", "--json")
         said = self.command(*args)
         history = (
             f"branch {h.branch} forks from {h.main} at {h.fork[:9]} ({version_in(h.fork_version)})"

@@ -44,6 +44,10 @@ class Shape:
     """The commit the release started from; "" for where the branch forks from main."""
     end: str = ""
     """The last commit of the release; "" for the final tag's commit (else the branch's head)."""
+    upstream: str = ""
+    """The series of the upstream project the release paired with (executorch 1.1 with torch
+    2.10, its `Update torch pins to 2.10`): what a user gives ``release cut --upstream`` when
+    the adopted release-only edits name ``{upstream_series}``; "" for none."""
     own_pr: bool = True
     """A branch commit ending with the number of a pull request merged on main is that pull
     request picked (a project that picks keeps the number). Torch-TensorRT's key, made before

@@ -176,9 +176,34 @@ class Names:
             return Version(f"{final['major']}.{final['minor']}.{final['patch']}"), None
         return None
 
+    def read_tag(self, name: str) -> tuple[Version, int | None] | None:
+        """The release a tag names, in any spelling the project has used: the configured
+        pattern (:meth:`parse_tag`), or the same prefix with or without its ``v`` and any RC
+        separator ``init`` reads (sklearn-onnx tags both ``v1.19.1`` and ``1.20.0``); None
+        for other names. A release is known by its version: new tags are still made, and
+        ``--tag`` arguments still read, in the configured spelling only."""
+        parsed = self.parse_tag(name)
+        if parsed is not None:
+            return parsed
+        match = RELEASE_TAG.match(name)
+        prefix = self.tag.template.partition("{")[0]
+        spellings = {prefix, prefix[:-1] if prefix.endswith("v") else prefix + "v"}
+        if match is None or match["prefix"] not in spellings:
+            return None
+        return Version(match["base"]), int(match["rc"]) if match["rc"] is not None else None
+
+    def release_tag(self, version: Version, tags: Iterable[str]) -> str | None:
+        """The final tag among ``tags`` that released ``version``, in any spelling the project
+        has used (the configured one first); None when none did."""
+        named = set(tags)
+        if self.final_tag(version) in named:
+            return self.final_tag(version)
+        return next((n for n in sorted(named) if self.read_tag(n) == (version, None)), None)
+
     def newest_final(self, tags: Iterable[str]) -> Version | None:
-        """The newest version of the final tags among ``tags`` (None: nothing released)."""
-        parsed = (self.parse_tag(name) for name in tags)
+        """The newest version of the final tags among ``tags``, in any spelling the project
+        has used (None: nothing released)."""
+        parsed = (self.read_tag(name) for name in tags)
         return max((p[0] for p in parsed if p is not None and p[1] is None), default=None)
 
 

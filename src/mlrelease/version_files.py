@@ -32,6 +32,33 @@ class Problem:
 
     file: str
     message: str
+    carried: str | None = None
+    """The version the line carries instead of the current one, when one was found."""
+
+
+SYNC = "mlrelease bump --sync --execute"
+"""The command that sets ``current_version`` to what the version files carry (a hand edit)."""
+
+
+def hand_edit(found: list[Occurrence], problems: list[Problem], current: str) -> str | None:
+    """The one version every listed file carries when it is not ``current``
+    (``[tool.bumpversion] current_version``): the files were edited by hand and the key stayed
+    behind (tensorflow-onnx set ``VERSION_NUMBER`` to ``1.17.0rc1`` and left ``1.16.1``).
+    None when the files do not agree on one other version."""
+    said = {p.carried for p in problems} | {o.value for o in found}
+    if not problems or None in said or len(said) != 1:
+        return None
+    (value,) = said
+    return value if value is not None and value != current else None
+
+
+def stale_current(current: str, carried: str) -> str:
+    """The sentence every command that refuses a stale ``current_version`` says."""
+    return (
+        f"[tool.bumpversion] current_version says {current}, but every version file says "
+        f"{carried} (edited by hand): the files are the truth. `{SYNC}` sets current_version "
+        f"to {carried}; then re-run"
+    )
 
 
 def bumpversion_table(pyproject: Mapping[str, Any], source: str) -> Mapping[str, Any]:
@@ -124,7 +151,8 @@ def scan(
         pattern, raw = change.get_search_pattern(context)
         matches = list(pattern.finditer(text))
         if not matches and not change.ignore_missing_version:
-            problems.append(Problem(rel, _nothing_found(change, context, text, value, raw)))
+            message, carried = _nothing_found(change, context, text, value, raw)
+            problems.append(Problem(rel, message, carried))
         for m in matches:
             inside = _embedded(text, m.start(), m.end(), raw[:1].isdigit(), raw[-1:].isdigit())
             if inside:
@@ -149,10 +177,13 @@ _ANY_VERSION = r"[0-9][0-9A-Za-z.+!-]*"
 _ANY_PART = r"[0-9A-Za-z]+"
 
 
-def _nothing_found(change: Any, context: Any, text: str, value: str, raw: str) -> str:
+def _nothing_found(
+    change: Any, context: Any, text: str, value: str, raw: str
+) -> tuple[str, str | None]:
     """Say what the line carries instead: bump-my-version's own rendering of the search, with
     any version-like text where the version goes, or any number where one of its parts goes
-    (``{current_minor}``): shown to the user, never a verdict."""
+    (``{current_minor}``): shown to the user, with the version it carries instead (never a
+    verdict)."""
     keys = [k for k in context if k == "current_version" or k.startswith("current_")]
     probe = dict(context, **{k: f"{_SENTINEL}{i}X" for i, k in enumerate(keys)})
     pattern, _ = change.get_search_pattern(probe)
@@ -169,7 +200,7 @@ def _nothing_found(change: Any, context: Any, text: str, value: str, raw: str) -
     except re.error:
         other = None
     if other is None:
-        return message
+        return message, None
     said = [
         (other[g], str(value if k == "current_version" else context[k]), k)
         for g, k in groups.items()
@@ -179,9 +210,10 @@ def _nothing_found(change: Any, context: Any, text: str, value: str, raw: str) -
         for got, want, key in said
         if got != want
     ]
+    carried = next((got for got, _, key in said if key == "current_version"), None)
     if not wrong:
-        return message
-    return f"line {_line(text, other.start())}: found {'; '.join(wrong)}: {message}"
+        return message, None
+    return f"line {_line(text, other.start())}: found {'; '.join(wrong)}: {message}", carried
 
 
 def _embedded(text: str, start: int, end: int, starts: bool, ends: bool) -> str | None:

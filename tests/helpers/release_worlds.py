@@ -11,6 +11,7 @@ import pytest
 
 from mlrelease.config import Config
 from mlrelease.errors import PreconditionError, UserError
+from mlrelease.release.publishers import WORKFLOWS
 from mlrelease.release.world import RC_MARKER, Refs, Remote, Tag, World
 
 ROOT = Path("/nowhere/demo")
@@ -36,11 +37,11 @@ def main_world(**changes: object) -> World:
 
 
 def without_pins(snap: World) -> World:
-    """``snap`` with the files ``release rc`` reads for pins at HEAD (none there), as the
-    reader gathers them."""
+    """``snap`` with the files ``release rc`` reads for pins and publishing workflows at HEAD
+    (none there), as the reader gathers them."""
     head = str(snap.head)
     files = {**snap.files, (head, "pyproject.toml"): None, (head, "setup.py"): None}
-    listings = {**snap.listings, (head, "*requirements*.txt"): ()}
+    listings = {**snap.listings, (head, "*requirements*.txt"): (), (head, WORKFLOWS): ()}
     return dataclasses.replace(snap, files=files, listings=listings)
 
 

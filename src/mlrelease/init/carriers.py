@@ -1,7 +1,9 @@
 """Every other file that carries the version: the repository searched for the current version
-string (Bazel's ``MODULE.bazel``, a C/C++ version macro, a Dockerfile, CMake, a conda recipe),
-each place proposed as an exact bump-my-version search, or left with the reason (a changelog's
-or the docs' history, a pin of another package); and the version split into C preprocessor
+string (Bazel's ``MODULE.bazel``, a C/C++ version macro, a Dockerfile, CMake, a conda recipe,
+Sphinx's ``conf.py``), each place proposed as an exact bump-my-version search only where the
+place says it is this project's version (a key naming a version, and no other project), or left
+with the reason (a changelog's or the docs' history, a pin of another package, a CI entry such
+as ``onnx_version``, a file git does not track); and the version split into C preprocessor
 macros, one per part (``#define X_MAJOR_VERSION 2``), each moved with bump-my-version's own part
 of the version (``{current_minor}`` -> ``{new_minor}``). Pure: the texts are read by
 :func:`mlrelease.init.snapshot.texts_containing`."""
@@ -9,7 +11,7 @@ of the version (``{current_minor}`` -> ``{new_minor}``). Pure: the texts are rea
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Set
 from dataclasses import dataclass, field
 
 from packaging.version import InvalidVersion, Version
@@ -35,8 +37,42 @@ class Carriers:
     """What each set of split part macros is, and how it moves (the findings' reason)."""
 
 
-def _why_left(path: str, before: str) -> str | None:
-    """Why an occurrence of the version is not the project's own version, or None."""
+_KEY = re.compile(r"(?P<key>[A-Za-z0-9_.-]+)[^A-Za-z0-9_.-]*$")
+"""The name just before the value (``onnx_version: '``, ``#define X_VERSION "``)."""
+_SAYS = re.compile(r"version", re.I)
+_GENERIC = frozenset(
+    {
+        *("", "the", "this", "my", "our", "package", "pkg", "project", "cmake_project"),
+        *("module", "lib", "library", "app", "current", "release", "build", "full", "short"),
+        *("long", "base"),
+    }
+)
+"""Words before ``version`` in a key that name no other project (``PACKAGE_VERSION``)."""
+
+
+def _normal(name: str) -> str:
+    return re.sub(r"[-_.]+", "_", name.lower()).strip("_")
+
+
+def _says_so(path: str, before: str, names: Set[str]) -> str | None:
+    """Why the place before a version does not say it is this project's (``names``: its
+    distribution and package names, normalised), or None when it does: a key naming a
+    version (Sphinx's ``release`` in a ``conf.py`` too), and no other project."""
+    found = _KEY.search(before)
+    key = found["key"] if found else ""
+    if path.rsplit("/", 1)[-1] == "conf.py" and key in ("release", "version"):
+        return None  # Sphinx: the documented project's version
+    words = _SAYS.split(key)
+    if len(words) < 2:
+        return "nothing before it says it is the version (no key naming a version)"
+    owner = _normal(words[0])
+    if owner in _GENERIC or owner in names or not names:
+        return None
+    return f"{key} names another project ({owner})"
+
+
+def _file_left(path: str) -> str | None:
+    """Why no version in the file ``path`` is the project's own to bump, or None."""
     name = path.rsplit("/", 1)[-1]
     if _HISTORY.match(name):
         return "changelog history: released versions stay as written"
@@ -44,9 +80,17 @@ def _why_left(path: str, before: str) -> str | None:
         return "documentation: it names versions as history or instructions; edit by hand"
     if name.lower().endswith(_LOCKS):
         return "a lock file: pins of other packages"
+    return None
+
+
+def _why_left(path: str, before: str, names: Set[str]) -> str | None:
+    """Why an occurrence of the version is not the project's own version, or None."""
+    found = _file_left(path)
+    if found is not None:
+        return found
     if _PIN.search(before):
         return "a pin of another package that happens to share the number"
-    return None
+    return _says_so(path, before, names)
 
 
 def _template(line: str, current: str, token: str) -> str:
@@ -55,11 +99,17 @@ def _template(line: str, current: str, token: str) -> str:
     return escaped.replace(current.replace("{", "{{"), token)
 
 
-def carriers(texts: Mapping[str, str], current: str, known: set[str]) -> Carriers:
+def carriers(
+    texts: Mapping[str, str], current: str, known: set[str], names: Set[str] = frozenset()
+) -> Carriers:
     """The occurrences of ``current`` (a whole version, not a prefix of a longer one) in
-    ``texts`` beyond the ``known`` version files: one exact search per line that carries it."""
+    ``texts`` beyond the ``known`` version files: one exact search per line that says it is
+    the version of the project ``names`` (its distribution and package names) names."""
     found = Carriers()
-    token = re.compile(r"(?<![\w.])" + re.escape(current) + r"(?![\w]|\.\d)")
+    owners = {_normal(n) for n in names}
+    # Not a prefix of a longer version: 1.16.1.dev0, 1.16.1.post1, 1.16.1.2.
+    longer = r"(?![\w]|\.(?:dev|post|rc|a|b)?\d)"
+    token = re.compile(r"(?<![\w.])" + re.escape(current) + longer)
     for path in sorted(texts):
         if path in known:
             continue
@@ -68,7 +118,7 @@ def carriers(texts: Mapping[str, str], current: str, known: set[str]) -> Carrier
             match = token.search(line)
             if match is None:
                 continue
-            why = _why_left(path, line[: match.start()])
+            why = _why_left(path, line[: match.start()], owners)
             if why is not None:
                 found.left.append(f"{path}:{number}: {why}")
                 continue
@@ -80,6 +130,42 @@ def carriers(texts: Mapping[str, str], current: str, known: set[str]) -> Carrier
                 VersionFile(path, search, _template(line, current, "{new_version}"), line=number)
             )
     return found
+
+
+def writer_of(path: str, writers: Mapping[str, str]) -> str | None:
+    """The build file that opens ``path``'s name for writing on one line (tf2onnx's setup.py:
+    ``with open(os.path.join(SRC_DIR, 'version.py'), 'w')``), if any."""
+    base = re.escape(path.rsplit("/", 1)[-1])
+    opened = re.compile(rf"""open\(.*['"/]{base}['"].*['"][wa]b?\+?['"]""")
+    return next((w for w, t in sorted(writers.items()) if opened.search(t)), None)
+
+
+def written(texts: Mapping[str, str], writers: Mapping[str, str]) -> tuple[set[str], list[str]]:
+    """The tracked files a build file writes (committed output, stale between builds: tf2onnx's
+    tf2onnx/version.py, left at 1.16.1 for 1.17.0), and why each is no version file."""
+    found, left = set(), []
+    for path in sorted(texts):
+        writer = writer_of(path, writers)
+        if writer:
+            found.add(path)
+            left.append(
+                f"{path}: never a version file: {writer} writes it at each build (the version "
+                f"comes from what {writer} reads)"
+            )
+    return found, left
+
+
+def untracked(texts: Mapping[str, str], ignored: Set[str], writers: Mapping[str, str]) -> list[str]:
+    """Why each file git does not track is no version file, whatever it says: the build
+    writes it (``writers``: a tracked build file that names it) or nobody committed it."""
+    left = []
+    for path in sorted(texts):
+        base = path.rsplit("/", 1)[-1]
+        writer = next((w for w, t in sorted(writers.items()) if base in t), None)
+        how = "git ignores it" if path in ignored else "git does not track it"
+        made = f", and {writer} writes it (the version comes from what {writer} reads)"
+        left.append(f"{path}: never a version file: {how}" + (made if writer else ""))
+    return left
 
 
 _PART_MACRO = re.compile(
@@ -132,7 +218,7 @@ def split_macros(texts: Mapping[str, str], current: str) -> Carriers:
             names = f"{head}{{MAJOR,MINOR,PATCH}}{tail}"
             values = tuple(int(macros[p]["value"]) for p in PARTS)
             first = _line(text, macros["major"].start())
-            why = _why_left(path, "")
+            why = _file_left(path)
             if why is not None:
                 found.left.append(f"{path}:{first}: {why}")
                 continue

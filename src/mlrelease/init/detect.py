@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
+from mlrelease.init import publishing
 from mlrelease.init.release_edits import ProposedEdit
 from mlrelease.init.shape import (
     _TAG,
@@ -76,7 +77,17 @@ class Detection:
     stale_changelog: str | None = None
     """A changelog file the project stopped keeping (no section for its newest releases)."""
     release_edits: list[ProposedEdit] = field(default_factory=list)
-    """The release-only edits the newest release branch's first commit made."""
+    """The release-only edits the newest release branch's release-only commits made."""
+    edits_notes: list[str] = field(default_factory=list)
+    """Which commits made them, the upstream series they pair with, the edits left out, or
+    that none was found (branch model)."""
+    upstream: str = ""
+    """The project the release-only edits pair the release with (``torch``), when they name
+    its series (``{upstream_series}``)."""
+    picks: Literal["trailer", "fixes"] = "trailer"
+    picks_why: str = ""
+    publish_notes: list[str] = field(default_factory=list)
+    """What the project's own workflows publish, and what that means for its RCs."""
 
     def findings(self) -> list[Finding]:
         v = self.version
@@ -90,7 +101,13 @@ class Detection:
                 "each has an exact search pattern; no other number is taken for a version",
             ),
             *(
-                [Finding("version left", "; ".join(v.left), "they spell it, but do not move")]
+                [
+                    Finding(
+                        "version left",
+                        f"{len(v.left)} place(s), each listed below the proposal",
+                        "they spell it, but do not move",
+                    )
+                ]
                 if v.left
                 else []
             ),
@@ -101,11 +118,12 @@ class Detection:
                 [
                     Finding(
                         "release-only edits",
-                        "; ".join(f"{e.file}: {e.search!r} -> {e.replace!r}" for e in edits),
-                        f"the first commit of {self.model.newest} made them",
-                    )
+                        f"{len(self.release_edits)} edit(s)" if self.release_edits else "none",
+                        f"the release-only commits of {self.model.newest}; listed below",
+                    ),
+                    Finding("fixes wanted (picks)", self.picks, self.picks_why),
                 ]
-                if (edits := self.release_edits)
+                if self.model.name == "branch" and self.picks_why
                 else []
             ),
             Finding("build", self.build.kind, self.build.why),
@@ -337,7 +355,7 @@ def _literal(node: ast.expr, bound: dict[str, str]) -> str | None:
 
 def detect(snap: Snapshot) -> Detection:
     tags = tag_scheme(snap)
-    rc = rc_model(snap, tags)
+    model = release_model(snap)
     latest_version = None
     if tags.latest:
         m = _TAG.match(tags.latest)
@@ -346,11 +364,15 @@ def detect(snap: Snapshot) -> Detection:
     tests, tests_why = test_command(snap)
     docs_dir, docs_why = docs(snap)
     onnx, onnx_why = onnx_use(snap)
+    version = version_source(snap, latest_version)
+    rc, published = publishing.rc_model(
+        snap, tags, rc_model(snap, tags), version, model.main_branch
+    )
     return Detection(
         name=distribution_name(snap),
-        version=version_source(snap, latest_version),
+        version=version,
         tags=tags,
-        model=release_model(snap),
+        model=model,
         build=build_kind(snap),
         changelog=log,
         changelog_why=log_why,
@@ -363,4 +385,5 @@ def detect(snap: Snapshot) -> Detection:
         onnx=onnx,
         onnx_why=onnx_why,
         rc=rc,
+        publish_notes=published,
     )

@@ -135,7 +135,7 @@ def propose(
     new_files.append("docs/release/exit-criteria.md (`mlrelease gates doc`)")
     main = _mlrelease_table(d, pyproject, gates, notes)
     wheels = _wheels_table(d, required_platforms)
-    release = {
+    release: dict[str, object] = {
         "model": d.model.name,
         "main-branch": d.model.main_branch,
         "branch": d.model.branch,
@@ -144,6 +144,13 @@ def propose(
     }
     if d.rc.name == "bump":
         release["rc-model"] = "bump"
+    if d.tags.rc_first == 0:
+        release["rc-first"] = 0
+    if d.picks != "trailer":
+        release["picks"] = d.picks
+    if d.upstream:
+        release["upstream"] = d.upstream
+    notes += d.edits_notes + d.publish_notes
     parts = [
         "# Added by `mlrelease init`; `mlrelease init` (dry run) says why.\n",
         section("[tool.mlrelease]", main),
@@ -163,6 +170,7 @@ def propose(
         parts += _bumpversion(d)
     else:
         notes.append("[tool.bumpversion] already exists: kept as it is.")
+    notes += [f"version left as it is: {place}" for place in d.version.left]
     if d.version.kind == "unknown":
         notes.append(
             "No version was found: set tool.bumpversion.current_version and list the files "

@@ -18,7 +18,8 @@ from mlrelease.config import Loader
 from mlrelease.edges import index as edge_index
 from mlrelease.edges import installed
 from mlrelease.errors import UserError
-from mlrelease.init import carriers, detect, propose, release_edits, snapshot
+from mlrelease.init import carriers, detect, propose, release_edits, shape, snapshot
+from mlrelease.init.version_source import package_dirs
 from mlrelease.terminal import make_console
 from mlrelease.wheels import fileset, matrix, platforms
 
@@ -96,37 +97,87 @@ def hard_coded_versions(conf: Path) -> list[str]:
     return notes
 
 
+BUILD_FILES = ("setup.py", "CMakeLists.txt", "pyproject.toml", "noxfile.py", "setup.cfg")
+"""Tracked files that may write a file during the build (torchvision's setup.py writes the
+git-ignored ``torchvision/version.py``)."""
+
+
 def _with_carriers(
     root: Path, snap: snapshot.Snapshot, found: detect.Detection
 ) -> detect.Detection:
-    """Every other file the repository spells the current version in, whole or split into
-    part macros: proposed, or left with the reason (pyproject.toml's own version is
-    bump-my-version's ``current_version``)."""
+    """Every other tracked file the repository spells the current version in, whole or split
+    into part macros, where the place says it is this project's: proposed, or left with the
+    reason (pyproject.toml's own version is bump-my-version's ``current_version``); a file
+    git does not track is left, naming the build file that writes it."""
     v = found.version
     if not v.current or v.from_tags:
         return found
     # One read of the repository: the version whole, or a C preprocessor ``#define`` of a part.
     texts = snapshot.texts_containing(root, snap.files, v.current, "define")
+    writers = {p: t for p, t in snap.texts.items() if p in BUILD_FILES and snap.is_tracked(p)}
+    tracked = {p: t for p, t in texts.items() if snap.is_tracked(p)}
+    built = {p: t for p, t in texts.items() if p not in tracked and v.current in t}
+    output, made = carriers.written({p: t for p, t in tracked.items() if v.current in t}, writers)
+    tracked = {p: t for p, t in tracked.items() if p not in output}
     known = {f.filename for f in v.files} | {"pyproject.toml"}
-    more = carriers.carriers(texts, v.current, known)
-    split = carriers.split_macros(texts, v.current)
+    names = {found.name or "", *(d.rsplit("/", 1)[-1] for d in package_dirs(snap, found.name))}
+    more = carriers.carriers(tracked, v.current, known, names - {""})
+    split = carriers.split_macros(tracked, v.current)
     why = "; ".join([v.why, *split.split]) if split.split else v.why
-    version = dataclasses.replace(
-        v, files=[*v.files, *more.files, *split.files], left=more.left + split.left, why=why
-    )
+    left = made + carriers.untracked(built, snap.ignored, writers) + more.left + split.left
+    files = [f for f in v.files if f.filename not in output]
+    files += [*more.files, *split.files]
+    version = dataclasses.replace(v, files=files, left=left, why=why)
     return dataclasses.replace(found, version=version)
 
 
-def _with_edits(root: Path, found: detect.Detection) -> detect.Detection:
-    """The release-only edits of the newest release branch's first commit (branch model)."""
+def _with_branch(root: Path, snap: snapshot.Snapshot, found: detect.Detection) -> detect.Detection:
+    """What the newest release branch's commits show (branch model): its release-only edits,
+    whichever commits made them, and how fixes reached it (the picks mode)."""
     model = found.model
     series = re.search(r"\d+\.\d+", model.newest) if model.name == "branch" else None
     if series is None:
         return found
-    diff = snapshot.first_commit_diff(root, model.main_branch, model.newest)
+    commits = snapshot.branch_commits(root, model.main_branch, model.newest)
     skip = {f.filename for f in found.version.files} | {"pyproject.toml"}
-    edits = release_edits.proposed_edits(diff, model.newest, series[0], skip)
-    return dataclasses.replace(found, release_edits=edits)
+    main = {p for p in snap.files if snap.is_tracked(p)}
+    edits = release_edits.proposed_edits(commits, model.newest, series[0], skip, main)
+    picks, picks_why = shape.picks_mode(commits, model.newest)
+    upstream = ""
+    if edits.upstream:
+        named = [e for e in edits.edits if release_edits.UPSTREAM in e.replace]
+        upstream = "torch" if any("pytorch" in e.search for e in named) else "upstream"
+    return dataclasses.replace(
+        found,
+        release_edits=edits.edits,
+        edits_notes=_edit_notes(edits, model, upstream),
+        upstream=upstream if upstream != "upstream" else "",
+        picks=picks,
+        picks_why=picks_why,
+    )
+
+
+def _edit_notes(edits: release_edits.Found, model: shape.Model, upstream: str) -> list[str]:
+    """What init says about the release-only edits it proposes, leaves out, or did not find."""
+    newest = model.newest
+    if not edits.edits and not edits.left:
+        return [
+            f"release-only edits: none found on {newest}: no commit of it since "
+            f"{model.main_branch} changes a line to name the release, so `release cut` makes "
+            "none; add [[tool.mlrelease.release.edits]] if a release branch needs some."
+        ]
+    notes = []
+    if edits.edits:
+        paired = (
+            f"; {newest} paired with {upstream} {edits.upstream}: `release cut --upstream "
+            f"X.Y` gives the {upstream} series a new branch pairs with (an existing branch "
+            "says its own)"
+            if edits.upstream
+            else ""
+        )
+        notes.append(f"release-only edits: made by {', '.join(edits.commits)} of {newest}{paired}.")
+    notes += [f"release-only edit left out: {why}." for why in edits.left]
+    return notes
 
 
 def run(
@@ -153,7 +204,7 @@ def run(
         console.print(f"{path} already has [tool.mlrelease]; nothing to propose or write.")
         return 0
     snap = snapshot.take(root)
-    found = _with_edits(root, _with_carriers(root, snap, detect.detect(snap)))
+    found = _with_branch(root, snap, _with_carriers(root, snap, detect.detect(snap)))
     required, platform_note = (None, "")
     if found.build.kind == "native" and found.build.builder == "cibuildwheel":
         required, platform_note = _native_platforms(root, current)

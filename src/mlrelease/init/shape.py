@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from packaging.version import Version
 
 from mlrelease import naming
-from mlrelease.init.snapshot import CHANGELOG_NAMES, Snapshot
+from mlrelease.init.snapshot import CHANGELOG_NAMES, CommitDiff, Snapshot
 
 
 @dataclass(frozen=True)
@@ -22,6 +23,8 @@ class TagScheme:
     why: str
     latest: str | None = None
     """The newest final release tag, if any."""
+    rc_first: int = 1
+    """The number the project's newest RC series starts at (torchdata's ``-rc0``)."""
 
 
 @dataclass(frozen=True)
@@ -88,9 +91,12 @@ def tag_scheme(snap: Snapshot) -> TagScheme:
     else:
         prefix = newest_convention(rcs)[0].split("\0")[0]
         latest, named, older = None, [], ""
+    first = 1
     if rcs:
         rc_prefix, sep = newest_convention(rcs)[0].split("\0")
         rc_why = f"{len(rcs)} RC tags, the newest spelled {rc_prefix}X.Y.Z{sep}N"
+        first = _rc_first(rcs)
+        rc_why += ", numbered from 0" if first == 0 else ""
     else:
         rc_prefix, sep = prefix, "rc"
         rc_why = "no RC tags: the PEP 440 spelling rcN is proposed"
@@ -100,17 +106,26 @@ def tag_scheme(snap: Snapshot) -> TagScheme:
         f"{rc_prefix}{{major}}.{{minor}}.{{patch}}{sep}{{rc}}",
         f"{len(finals)} release tags, the newest{newest} spelled {prefix}X.Y.Z{older}; {rc_why}",
         latest,
+        first,
     )
 
 
+def _rc_first(rcs: list[tuple[tuple[int, ...], str, str]]) -> int:
+    """0 when the newest version with RC tags numbered them from 0 (torchdata's
+    ``v0.10.0-rc0``), else 1."""
+    newest = max(rc[0][:-1] for rc in rcs)
+    return min(rc[0][-1] for rc in rcs if rc[0][:-1] == newest) and 1
+
+
 _BRANCH = re.compile(
-    r"^(?P<prefix>release/v?|releases/v?|release-v?|rel-v?|v)"
+    r"^(?P<prefix>release/v?|releases/v?|release-v?|rel-v?|r|v)"
     r"(?P<major>\d+)\.(?P<minor>\d+)(?:(?P<patch>\.\d+)|(?P<suffix>\.x))?$"
 )
 
 
 def release_model(snap: Snapshot) -> Model:
-    """``branch`` when release branches (release/X.Y, rel-X.Y, ...) exist, else ``trunk``."""
+    """``branch`` when release branches (release/X.Y, rel-X.Y.Z, rX.Y, ...) exist, else
+    ``trunk``."""
     main = snap.main_branch
     found: list[tuple[tuple[int, ...], str, str]] = []
     for name in snap.branches:
@@ -124,6 +139,9 @@ def release_model(snap: Snapshot) -> Model:
     if found:
         template, named = newest_convention(found)
         older = _older(found, template, "{}")
+        stopped = _branches_stopped(snap, found)
+        if stopped:
+            return Model("trunk", template, main, stopped, named[0])
         return Model(
             "branch",
             template,
@@ -137,6 +155,27 @@ def release_model(snap: Snapshot) -> Model:
         "release/{major}.{minor}",
         main,
         f"no release branches; releases are tagged on {main}",
+    )
+
+
+def _branches_stopped(snap: Snapshot, found: list[tuple[tuple[int, ...], str, str]]) -> str:
+    """Why the release branches are history, not practice ("" when they are practice): none
+    reaches the newest release's series (onnxmltools' r1.6 and r1.7 beside 1.14.0, tagged on
+    main)."""
+    newest = max(
+        (m for t in snap.tags if (m := _TAG.match(t)) and m["rc"] is None),
+        key=lambda m: Version(m["base"]),
+        default=None,
+    )
+    if newest is None:
+        return ""
+    released = Version(newest["base"]).release[:2]
+    if any(f[0][:2] >= released for f in found):
+        return ""
+    return (
+        f"{len(found)} release branch(es), but none reaches the newest release, "
+        f"{newest.group(0)} (the newest branch: {max(found)[2]}): releases are tagged on "
+        f"{snap.main_branch}"
     )
 
 
@@ -230,3 +269,30 @@ def rc_model(snap: Snapshot, tags: TagScheme) -> RcModel:
             f"and only the final release is tagged ({tags.tag})",
         )
     return RcModel("tag", "no release candidates yet: RCs are tagged " + tags.rc_tag)
+
+
+_PICK_SUBJECT = re.compile(r"^(\[release/|cherry[- ]?pick)", re.I)
+"""A pick's subject: PyTorch's ``[release/2.13] Fix ...``, ``Cherry-pick ...``."""
+
+
+def picks_mode(
+    commits: Sequence[CommitDiff], branch: str, trailer: str = "Release-Target"
+) -> tuple[Literal["trailer", "fixes"], str]:
+    """How fixes reached the newest release branch: ``fixes`` when they were picked by hand
+    (``(cherry picked from commit ...)``, a ``[release/X.Y]`` subject) and none carries the
+    release trailer (the PyTorch family); ``trailer`` (the default) otherwise."""
+    picked = [
+        c
+        for c in commits
+        if "(cherry picked from commit" in c.body or _PICK_SUBJECT.match(c.subject)
+    ]
+    marked = [c for c in commits if re.search(rf"^{re.escape(trailer)}:", c.body, re.M | re.I)]
+    if picked and not marked:
+        return "fixes", (
+            f"{len(picked)} fix(es) reached {branch} picked by hand (e.g. {picked[0].subject!r}), "
+            f"none marked with a {trailer} trailer: every fix on main since the fork is a "
+            "candidate (`release cherry-picks`)"
+        )
+    if marked:
+        return "trailer", f"{len(marked)} commit(s) of {branch} carry the {trailer} trailer"
+    return "trailer", f"no fix was picked onto {branch} yet: fixes on main carry {trailer}: X.Y"

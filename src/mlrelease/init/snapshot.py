@@ -3,7 +3,8 @@ its tags, branches and recent commit subjects (git through :mod:`mlrelease.edges
 
 The detectors (:mod:`~mlrelease.init.detect`, :mod:`~mlrelease.init.shape`,
 :mod:`~mlrelease.init.version_source`, :mod:`~mlrelease.init.carriers`,
-:mod:`~mlrelease.init.release_edits`, :mod:`~mlrelease.init.propose`) read only this snapshot:
+:mod:`~mlrelease.init.release_edits`, :mod:`~mlrelease.init.publishing`,
+:mod:`~mlrelease.init.propose`) read only this snapshot:
 they touch neither disk nor git (``tests/unit/init/test_init_reads_once.py`` keeps it so). The
 other readers of a repository are :mod:`~mlrelease.init.replay` (a past release's history,
 through the same git edge) and :mod:`~mlrelease.init.service` (``pyproject.toml``, the one
@@ -111,6 +112,11 @@ class Snapshot:
     """Release-like tag (the newest :data:`TAGS_READ`) -> the texts, at that tag, of the files
     that may carry the version (:func:`version_paths`): whether tags sit on commits whose files
     say another version (``version-source = "tag"``)."""
+    tracked: frozenset[str] | None = None
+    """The files git tracks (None: not a repository with a commit, nothing is known): a file
+    the build writes, or one git ignores, is never a version file."""
+    ignored: frozenset[str] = frozenset()
+    """The walked files git ignores."""
 
     @property
     def main_branch(self) -> str:
@@ -126,6 +132,10 @@ class Snapshot:
 
     def has(self, path: str) -> bool:
         return path in self.texts or path in self.files
+
+    def is_tracked(self, path: str) -> bool:
+        """Whether git tracks ``path`` (every file is, outside a repository)."""
+        return self.tracked is None or path in self.tracked
 
     def pyproject(self) -> dict[str, Any]:
         """The parsed pyproject.toml; empty when there is none or it is not valid TOML."""
@@ -208,17 +218,43 @@ def texts_containing(root: Path, files: list[str], *needles: str) -> dict[str, s
     return found
 
 
-def first_commit_diff(root: Path, main: str, branch: str) -> str:
-    """``git show -U0`` of the first commit of ``branch`` (here or on a remote) after it left
-    ``main``; "" when there is none."""
+@dataclass(frozen=True)
+class CommitDiff:
+    """A commit of a release branch since it left main, as ``git show -U0`` gives it."""
+
+    sha: str
+    subject: str
+    body: str
+    diff: str
+
+
+BRANCH_COMMITS = 200
+"""How many of a release branch's commits (oldest first) :func:`branch_commits` reads."""
+
+_MARK = "\x1e@@mlrelease-commit@@\x1f"
+
+
+def branch_commits(root: Path, main: str, branch: str) -> list[CommitDiff]:
+    """The commits of ``branch`` (here or on origin) since it left ``main``, oldest first,
+    each with its ``-U0`` diff: where the release-only edits were made (in PyTorch's
+    libraries the first commit, or a later one: torchaudio's second), and how fixes reached
+    the branch (picked by hand, or marked with a trailer)."""
     for ref in (f"refs/heads/{branch}", f"refs/remotes/origin/{branch}"):
         if not git.run(root, "rev-parse", "-q", "--verify", ref, check=False):
             continue
-        base = f"refs/heads/{main}"
-        listed = git.run(root, "rev-list", "--reverse", f"{base}..{ref}", check=False).split()
-        if listed:
-            return git.run(root, "show", "--format=", "-U0", "--no-color", listed[0], strip=False)
-    return ""
+        shown = git.run(
+            root,
+            *("log", "--reverse", f"--max-count={BRANCH_COMMITS}", "-p", "-U0", "--no-color"),
+            *(f"--format={_MARK}%H%x1f%s%x1f%b%x1f", "--no-merges", f"refs/heads/{main}..{ref}"),
+            check=False,
+            strip=False,
+        )
+        found = []
+        for chunk in shown.split(_MARK)[1:]:
+            sha, subject, body, diff = [*chunk.split("\x1f", 3), "", "", ""][:4]
+            found.append(CommitDiff(sha, subject, body, diff))
+        return found
+    return []
 
 
 TAGS_READ = 8
@@ -299,6 +335,13 @@ def take(root: Path) -> Snapshot:
     tags = [t for t in tags if t]
     released = [t for t in tags if _RELEASE_TAG.search(t)][:TAGS_READ]
     paths = version_paths(texts)
+    tracked = frozenset(git.run(root, "ls-files", "-z", check=False, strip=False).split("\0"))
+    untracked = [f for f in files if f not in tracked]
+    ignored = (
+        git.run(root, "check-ignore", "-z", "--stdin", input="\0".join(untracked), check=False)
+        if untracked
+        else ""
+    )
     return Snapshot(
         files,
         texts,
@@ -310,4 +353,6 @@ def take(root: Path) -> Snapshot:
         is_repo=True,
         rc_subjects=rc_subjects,
         tag_texts=_texts_at(root, released, paths),
+        tracked=tracked - {""},
+        ignored=frozenset(ignored.split("\0")) - {""},
     )

@@ -107,7 +107,7 @@ def _module_files(snap: Snapshot, dotted: str) -> list[str]:
     return [p for p in out if snap.has(p)]
 
 
-def _package_dirs(snap: Snapshot, name: str | None) -> list[str]:
+def package_dirs(snap: Snapshot, name: str | None) -> list[str]:
     """Top-level packages (folders with ``__init__.py`` at the top or under ``src/``), the one
     named like the distribution first."""
     tops = sorted(
@@ -124,7 +124,7 @@ def _package_dirs(snap: Snapshot, name: str | None) -> list[str]:
 
 
 def _version_in_package(snap: Snapshot, name: str | None) -> VersionFile | None:
-    for folder in _package_dirs(snap, name):
+    for folder in package_dirs(snap, name):
         for base in ("__init__.py", "version.py", "_version.py", "__about__.py"):
             found = _assignment(snap, f"{folder}/{base}")
             if found:
@@ -197,7 +197,12 @@ def version_source(snap: Snapshot, latest_tag_version: str | None) -> VersionSou
         _file_version(snap, p) for p in ("VERSION_NUMBER", "VERSION")
     ]
     for vf in extra:
-        if vf and vf.filename not in {f.filename for f in files} and _value(snap, vf) == current:
+        if (
+            vf
+            and vf.filename not in {f.filename for f in files}
+            and snap.is_tracked(vf.filename)  # one the build writes is never a version file
+            and _value(snap, vf) == current
+        ):
             files.append(vf)
     evidence = None
     if files:

@@ -72,11 +72,14 @@ def plan(config: Config, *, to: str | None = None, part: str | None = None) -> B
     if config.version_source == "scm":
         # Tag-derived versions (setuptools-scm, hatch-vcs): the release is the tag itself.
         return Bump(current, to or current, [], from_tags=True)
+    found, problems = version_files.scan(config.root, config.pyproject, source)
+    carried = version_files.hand_edit(found, problems, current)
+    if carried is not None:  # before a part is computed from the stale key
+        raise PreconditionError(f"bump: {version_files.stale_current(current, carried)}.")
     if part is not None:
         key = "tool.bumpversion.current_version"
         new = str(next_version(versions.parse(current, key=key, source=source), part))
     _expressible(config, current, new)
-    found, problems = version_files.scan(config.root, config.pyproject, source)
     stale = version_files.mismatches(found, current)
     if problems or stale:
         lines = [f"{p.file}: {p.message}" for p in problems]

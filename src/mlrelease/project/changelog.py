@@ -219,6 +219,37 @@ def _remote_env(url: str | None) -> dict[str, str] | None:
     return env
 
 
+def adopted(output: str, text: str) -> str:
+    """``text`` with git-changelog's marker where new versions go: a hand-written Markdown
+    changelog without it (onnxmltools' CHANGELOGS.md) gets it above its newest version
+    section, else under its title; its own sections are kept as they are."""
+    if MARKER in text:
+        return text
+    if output.endswith(".rst"):
+        raise UserError(f"{output}: the line '{MARKER}' is missing; add it where new versions go.")
+    first = next((m for m in HEADING.finditer(text) if _title(m)), None)
+    if first is not None:
+        return f"{text[: first.start()]}{MARKER}\n\n{text[first.start() :]}"
+    title = HEADING.search(text)
+    if title is None:
+        return f"{MARKER}\n\n{text}"
+    return f"{text[: title.end()]}\n\n{MARKER}\n{text[title.end() :]}"
+
+
+def _newest_only(start: str, written: str) -> str:
+    """``written`` with only the first section git-changelog inserted at the marker of
+    ``start``: a hand-written changelog's headings (``## 1.14.0``) are not its own, so it
+    renders every release again; the versions before the new one are already there."""
+    at = start.index(MARKER) + len(MARKER) + 1
+    rest = start[at:]
+    if not written.endswith(rest) or not written.startswith(start[:at]):
+        return written
+    inserted = written[at : len(written) - len(rest)]
+    heads = [m.start() for m in re.finditer(r"^## ", inserted, re.M)]
+    kept = inserted[: heads[1]] if len(heads) > 1 else inserted
+    return start[:at] + kept.rstrip("\n") + "\n\n" + rest.lstrip("\n")
+
+
 def generate(
     root: Path,
     output: str,
@@ -244,11 +275,10 @@ def generate(
             f"'{MARKER}' where new versions go."
         )
     before = path.read_text(encoding="utf-8")
-    if MARKER not in before:
-        raise UserError(f"{output}: the line '{MARKER}' is missing; add it where new versions go.")
+    start = adopted(output, before)
     with tempfile.TemporaryDirectory(prefix="mlrelease-changelog-") as tmp:
         work = Path(tmp) / path.name
-        work.write_text(before, encoding="utf-8")
+        work.write_text(start, encoding="utf-8")
         proc = call(
             generate_command(root, str(work), bump=bump, other_changes=other_changes),
             cwd=root,
@@ -258,7 +288,10 @@ def generate(
             return before  # the version's section exists: a second run changes nothing
         if proc.returncode != 0:
             raise UserError(f"git-changelog failed (exit {proc.returncode}): {proc.stderr.strip()}")
-        after = _edit_inserted(before, work.read_text(encoding="utf-8"))
+        written = work.read_text(encoding="utf-8")
+        if start != before:  # git-changelog reads no section of theirs: the newest one only
+            written = _newest_only(start, written)
+        after = _edit_inserted(start, written)
     if write and after != before:
         staged = path.with_name(path.name + ".mlrelease-tmp")
         staged.write_text(after, encoding="utf-8")

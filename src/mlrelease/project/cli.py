@@ -8,9 +8,9 @@ from pathlib import Path
 
 from rich.markup import escape
 
-from mlrelease.config import find_root, of_command
+from mlrelease.config import Config, find_root, of_command
 from mlrelease.edges import files
-from mlrelease.project import bump, service
+from mlrelease.project import bump, service, sync
 from mlrelease.terminal import make_console
 
 console = make_console()
@@ -30,6 +30,8 @@ def cmd_bump(args: argparse.Namespace) -> int:
     for note in bump.recover(args.root or find_root(Path.cwd()), execute=args.execute):
         console.print(note)
     config = of_command(args)
+    if args.sync:
+        return _sync(config, args.execute)
     bump_plan = bump.plan(config, to=args.to, part=args.part)
     if bump_plan.from_tags:
         console.print(
@@ -48,6 +50,27 @@ def cmd_bump(args: argparse.Namespace) -> int:
         return 0
     bump.execute(config, bump_plan, journalled=True)
     console.print(f"Version is now {bump_plan.new}. Review and commit the change.")
+    return 0
+
+
+def _sync(config: Config, execute: bool) -> int:
+    """``bump --sync``: current_version follows the version files after a hand edit."""
+    synced = sync.plan(config)
+    if synced.noop:
+        console.print(
+            f"current_version is {synced.new}, as every version file says; nothing to do."
+        )
+        return 0
+    console.print(
+        f"current_version {synced.current} -> {synced.new} (what every version file says) in:"
+    )
+    for file, line in synced.changes:
+        console.print(f"  {file}:{line}")
+    if not execute:
+        console.print("Dry run: nothing written. Re-run with --execute to apply.")
+        return 0
+    sync.execute(config, synced)
+    console.print(f"current_version is now {synced.new}. Review and commit pyproject.toml.")
     return 0
 
 
@@ -94,6 +117,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     group = p.add_mutually_exclusive_group(required=True)
     group.add_argument("--to", metavar="VERSION", help="the new version, e.g. 1.5.0 or 1.5.0rc1")
     group.add_argument("--part", choices=sorted(bump.PARTS), help="the part to increment")
+    group.add_argument(
+        "--sync",
+        action="store_true",
+        help="after a hand edit of the version files: set [tool.bumpversion] current_version "
+        "to the one version they all carry (the files are the truth; only pyproject.toml is "
+        "written)",
+    )
     p.add_argument("--execute", action="store_true", help="write the files")
     p.set_defaults(func=cmd_bump)
 

@@ -35,7 +35,7 @@ def check_versions(ctx: Context) -> GateResult:
     parsed = versions.parse(expected, key="tool.bumpversion.current_version", source=source)
     names, model = ctx.names, versions.VersionModel(ctx.config.version_source)
     tagged_here = [
-        (tag, names.parse_tag(tag)) for tag in (git.tags_at(ctx.root) if git.head(ctx.root) else [])
+        (tag, names.read_tag(tag)) for tag in (git.tags_at(ctx.root) if git.head(ctx.root) else [])
     ]
     if ctx.config.version_source == "scm":
         on_head = [t for t, p in tagged_here if p is not None]
@@ -44,7 +44,9 @@ def check_versions(ctx: Context) -> GateResult:
             + (f"; HEAD is tagged {', '.join(on_head)}" if on_head else "")
         )
     found, problems = version_files.scan(ctx.root, ctx.config.pyproject, source)
-    details = [f"`{p.file}`: {p.message}" for p in problems]
+    carried = version_files.hand_edit(found, problems, expected)
+    details = [version_files.stale_current(expected, carried)] if carried else []
+    details += [f"`{p.file}`: {p.message}" for p in problems]
     details += [
         f"`{o.file}` line {o.line}: found `{o.value}`, expected `{expected}` "
         "(tool.bumpversion.current_version)"
@@ -98,7 +100,7 @@ def check_changelog(ctx: Context) -> GateResult:
     model = versions.VersionModel(ctx.config.version_source)
     if model.from_tag:  # the files keep their marker: a release tag on HEAD names the release
         tags = git.tags_at(ctx.root) if git.is_repo(ctx.root) and git.head(ctx.root) else []
-        tagged = [p[0] for p in map(ctx.names.parse_tag, tags) if p is not None]
+        tagged = [p[0] for p in map(ctx.names.read_tag, tags) if p is not None]
         version = model.released_here(version, max(tagged, default=None))
     wanted = changelog.required_title(version)
     if changelog.has_section(text, version):

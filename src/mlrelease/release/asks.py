@@ -13,7 +13,7 @@ from packaging.version import InvalidVersion, Version
 
 from mlrelease import version_files
 from mlrelease.edges import git
-from mlrelease.release import pins, queries, rules, wanted
+from mlrelease.release import pins, publishers, queries, rules, wanted
 from mlrelease.release.config import ReleaseConfig, parse_release, parse_series, release_branch
 from mlrelease.release.promotion.manifest import Upstream
 from mlrelease.release.reader import Gatherer
@@ -66,22 +66,31 @@ class Prepare:
         g.current([branch])
 
 
+def worktree(g: Gatherer) -> WorkTree:
+    """The checked-out version files and changelog, gathered into the world."""
+    config = g.config
+    source = str(config.pyproject_path)
+    current = str(version_files.bumpversion_table(config.pyproject, source)["current_version"])
+    found, problems = version_files.scan(config.root, config.pyproject, source)
+    stale = [f"{p.file}: {p.message}" for p in problems]
+    stale += [
+        f"{o.file}:{o.line} carries {o.value}" for o in version_files.mismatches(found, current)
+    ]
+    path = config.path(config.changelog)
+    text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    carried = version_files.hand_edit(found, problems, current)
+    tree = WorkTree(current, tuple(stale), text, carried)
+    g.extra["worktree"] = tree
+    return tree
+
+
 @dataclass(frozen=True)
 class Candidate:
     """``release rc`` (tag model): the checked-out files and the RCs HEAD must contain."""
 
     def gather(self, g: Gatherer) -> None:
-        config, snap = g.config, g.world
-        source = str(config.pyproject_path)
-        current = str(version_files.bumpversion_table(config.pyproject, source)["current_version"])
-        found, problems = version_files.scan(config.root, config.pyproject, source)
-        stale = [f"{p.file}: {p.message}" for p in problems]
-        stale += [
-            f"{o.file}:{o.line} carries {o.value}" for o in version_files.mismatches(found, current)
-        ]
-        path = config.path(config.changelog)
-        text = path.read_text(encoding="utf-8") if path.is_file() else ""
-        g.extra["worktree"] = WorkTree(current, tuple(stale), text)
+        snap = g.world
+        current = worktree(g).current
         try:
             version: Version | None = Version(current)
         except InvalidVersion:
@@ -99,6 +108,7 @@ class Candidate:
         if snap.head:  # the files that declare dependencies, at the commit to be tagged
             for pattern in pins.PIN_FILES:
                 g.edited(snap.head, pattern)
+            g.edited(snap.head, publishers.WORKFLOWS)  # what the RC tag would publish
 
 
 @dataclass(frozen=True)
@@ -127,29 +137,43 @@ class Picks:
 @dataclass(frozen=True)
 class Bumped:
     """``release rc`` and ``release promote`` under ``rc-model = "bump"``: the checked-out
-    release branch, its version and version files, and whether a release candidate was made."""
+    release branch (main, under the trunk model), its version and version files, and whether a
+    release candidate was made (since main, or under the trunk model since the newest final
+    release)."""
 
     def gather(self, g: Gatherer) -> None:
-        snap, main = g.world, g.config.table(ReleaseConfig).main_branch
+        snap, rel = g.world, g.config.table(ReleaseConfig)
         branch = snap.branch
         parsed = g.names.branch.parse(branch) if branch else None
-        if branch is None or parsed is None:
+        trunk = rel.model == "trunk" and branch == rel.main_branch
+        if branch is None or (parsed is None and not trunk):
             return
+        worktree(g)
         g.version(branch)
         g.version_files(branch)
         g.current([branch])
         files = g.table("version_files").get(branch, ())
-        since_main = f"refs/heads/{main}..HEAD"
+        since = f"refs/heads/{rel.main_branch}..HEAD"
+        if trunk:
+            tags = {} if snap.remote_error else snap.tags()
+            newest = g.names.newest_final(tags)
+            last = g.names.release_tag(newest, tags) if newest else None
+            since = f"refs/tags/{last}..HEAD" if last else "HEAD"
         made = git.run(
-            g.root, "log", "--format=%H", "-G", r"rc[0-9]", since_main, "--", *files, check=False
+            g.root, "log", "--format=%H", "-G", r"rc[0-9]", since, "--", *files, check=False
         )
         g.extra["bumps"] = BumpFacts(rc_made=bool(made.strip()))
-        wanted = Version(f"{parsed['major']}.{parsed['minor']}.{parsed.get('patch', 0)}")
         try:
             carried = Version(Version(g.table("versions")[branch]).base_version)
         except (KeyError, InvalidVersion):
-            carried = wanted
-        version = max(wanted, carried)
+            carried = None
+        if parsed is not None:
+            wanted = Version(f"{parsed['major']}.{parsed['minor']}.{parsed.get('patch', 0)}")
+            version = max(wanted, carried or wanted)
+        elif carried is not None:  # trunk: main carries the release
+            version = carried
+        else:
+            return
         g.extra["target"] = Target(version, None, branch, g.names.final_tag(version))
         if snap.head:  # the files that declare dependencies, at the commit to be released
             for pattern in pins.PIN_FILES:

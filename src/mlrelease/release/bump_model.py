@@ -12,6 +12,7 @@ from typing import Literal
 
 from packaging.version import Version
 
+from mlrelease import version_files
 from mlrelease.config import Config
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release import edits as editing
@@ -86,6 +87,11 @@ def _on_branch(
             f"({TABLE}.branch = {rel.branch!r}); switch to it first."
         )
     rules.require_clean(world, verb, restored)
+    tree = world.worktree
+    if tree is not None and tree.hand_edit:
+        raise PreconditionError(
+            f"{verb}: {version_files.stale_current(tree.current, tree.hand_edit)}."
+        )
     rules.require_current(world, verb, [branch])
     return branch, parse_version(world.version_at(branch), branch), target.version
 

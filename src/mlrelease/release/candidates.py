@@ -6,16 +6,17 @@ from __future__ import annotations
 
 from packaging.version import Version
 
-from mlrelease import versions
+from mlrelease import version_files, versions
 from mlrelease.config import Config
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.naming import Names
 from mlrelease.project import changelog
-from mlrelease.release import cut, made, pins, rules
+from mlrelease.release import branch_edits, made, own_publishing, pins, rules
 from mlrelease.release import edits as editing
 from mlrelease.release.config import (
     TABLE,
     ReleaseConfig,
+    next_series,
     parse_release,
     series,
     series_text,
@@ -55,7 +56,8 @@ def plan_prepare(world: World, config: Config, version: str, push: bool = False)
         world, names, target
     ):  # invariant (i), refused first (j)
         raise PreconditionError(
-            f"prepare: {target} is released ({names.final_tag(target)} exists); prepare the "
+            f"prepare: {target} is released ({rules.released_tag(world, names, target)} "
+            "exists); prepare the "
             f"next patch version, e.g. --version {rules.next_release(world, names, target)}."
         )
     if log_text is None and gated:
@@ -69,12 +71,14 @@ def plan_prepare(world: World, config: Config, version: str, push: bool = False)
             f"{config.changelog} does not exist on {branch} and the changelog gate is not "
             "configured: no changelog section is written."
         )
-    if need_bump:
+    # onnxconverter-common: the branch was cut from a main already at 1.16.0; 1.15.0 is set.
+    ahead = rel.model != "trunk" and series(carried) in next_series(series(target))
+    if need_bump and not ahead:
         if carried > target:
             raise PreconditionError(
                 f"prepare: {branch} already carries {carried}, newer than {target}."
             )
-        if not versions.is_development(carried) and names.final_tag(carried) not in tags:
+        if not versions.is_development(carried) and names.release_tag(carried, tags) is None:
             raise PreconditionError(
                 f"prepare: {branch} carries {carried}, which was never released (no tag "
                 f"{names.final_tag(carried)}). Release it first, or bump by hand if you "
@@ -162,6 +166,10 @@ def _branch_version(
             "with `mlrelease release cut --version X.Y` if it does not exist)."
         )
     rules.require_clean(world, name)
+    if tree.hand_edit:
+        raise PreconditionError(
+            f"{name}: {version_files.stale_current(tree.current, tree.hand_edit)}."
+        )
     if tree.stale:
         raise PreconditionError(
             f"{name}: the version files disagree (current_version {tree.current}): "
@@ -176,7 +184,7 @@ def _branch_version(
             f"of the {series_text(wanted)} series. Run `mlrelease release prepare --version "
             f"{wanted[0]}.{wanted[1]}.0 --execute` (or the patch version you are releasing)."
         )
-    released = [v for v, rc in filter(None, map(names.parse_tag, world.tags())) if rc is None]
+    released = [v for v, rc in filter(None, map(names.read_tag, world.tags())) if rc is None]
     return branch, wanted, model.release_of(carried, released)
 
 
@@ -204,12 +212,13 @@ def _check_edits(world: World, config: Config, branch: str, wanted: tuple[int, i
     if rel.model == "trunk" or not rel.edits:
         return
     text = series_text(wanted)
-    missing = cut.missing_edits(world, config, text)
+    missing = branch_edits.missing_edits(world, config, text)
     if missing:
         raise PreconditionError(
             f"rc: {branch} lacks release-only edits ({TABLE}.edits): {'; '.join(missing)}. "
-            f"A candidate built now would ship them unmade. `mlrelease release cut --version "
-            f"{text} --execute --push` commits them on the existing branch; then re-run."
+            "A candidate built now would ship them unmade. "
+            f"`{branch_edits.cut_command(world, config, text)} --execute --push` commits them "
+            "on the existing branch; then re-run."
         )
 
 
@@ -259,11 +268,16 @@ def _asked_number(
 
 
 def _number(
-    rcs: dict[int, tuple[str, str]], asked: int | None, tag: str | None, notes: list[str]
+    rcs: dict[int, tuple[str, str]],
+    first: int,
+    asked: int | None,
+    tag: str | None,
+    notes: list[str],
 ) -> int:
-    """The new candidate's number: after origin's newest RC, or the one ``--tag`` asks for when
-    it is above the newest (the numbers skipped are named: a gap is the maintainer's call)."""
-    number = max(rcs, default=0) + 1
+    """The new candidate's number: after origin's newest RC (``first`` when there is none), or
+    the one ``--tag`` asks for when it is above (the numbers skipped are named: a gap is the
+    maintainer's call)."""
+    number = max(rcs, default=first - 1) + 1
     if asked is None or asked == number:
         return number
     if asked < number:
@@ -331,7 +345,7 @@ def plan_rc(
             f"`mlrelease release rc {how} --execute --push` (tags {again})."
         )
     else:
-        name = _new_tag(world, names, (version, branch, head), rcs, (asked, tag, rebuild), plan)
+        name = _new_tag(world, config, (version, branch, head), rcs, (asked, tag, rebuild), plan)
         changed.add(f"refs/tags/{name}")
     if push:
         action = rules.push_action(world, rel.remote, [branch, f"refs/tags/{name}"], changed)
@@ -342,13 +356,14 @@ def plan_rc(
 
 def _new_tag(
     world: World,
-    names: Names,
+    config: Config,
     where: tuple[Version, str, str],
     rcs: dict[int, tuple[str, str]],
     asked: tuple[int | None, str | None, bool],
     plan: Plan,
 ) -> str:
     """The new candidate's tag on HEAD: planned (or found made here, not pushed yet)."""
+    names = config.names
     version, branch, head = where
     number_asked, tag, rebuild = asked
     if rebuild and not _at_head(world, rcs, head):
@@ -357,8 +372,10 @@ def _new_tag(
             "there is nothing to rebuild. Omit --rebuild to tag it as a new candidate."
         )
     _refuse_released_head(world.tags(), names, head, version)
-    number = _number(rcs, number_asked, tag, plan.notes)
+    first = config.table(ReleaseConfig).rc_first
+    number = _number(rcs, first, number_asked, tag, plan.notes)
     name = names.rc_tag_for(version, number)
+    own_publishing.refuse(world, config, version, name)
     if rcs:
         last_name, last_commit = rcs[max(rcs)]
         if not world.is_ancestor(last_commit, head):

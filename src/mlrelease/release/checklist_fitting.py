@@ -6,9 +6,18 @@ from __future__ import annotations
 
 import dataclasses
 
+from packaging.version import Version
+
 from mlrelease.config import Config
-from mlrelease.release.checklist_steps import ChecklistStep, current_id, for_bump_model
-from mlrelease.release.config import ReleaseConfig
+from mlrelease.release import publishers
+from mlrelease.release.checklist_steps import (
+    ChecklistStep,
+    current_id,
+    for_bump_model,
+    for_own_publisher,
+    for_tag_model,
+)
+from mlrelease.release.config import ReleaseConfig, version_model
 from mlrelease.release.runners import Runners, ask
 
 STEP_GATES = {
@@ -65,6 +74,24 @@ def _renamed(steps: list[ChecklistStep], notes: list[str] | None) -> list[Checkl
     return found
 
 
+def own_publisher(config: Config) -> publishers.Publisher | None:
+    """The project's workflow that publishes a release to its index when a GitHub release is
+    published, or when the final tag is pushed (sklearn-onnx's upload on a GitHub release); one
+    that skips the files the index holds (``skip-existing``, this repository's release.yml)
+    publishes nothing twice after the checklist's own publish step."""
+    rel = config.table(ReleaseConfig)
+    final = config.names.final_tag(Version("1.4.0"))
+    for found in publishers.on_disk(config.root):
+        to_release = publishers.same_index(found.index, rel.index)
+        if (
+            (to_release or found.index == publishers.PYPI)
+            and not found.skip_existing
+            and (found.on_release or found.on_tag(final))
+        ):
+            return found
+    return None
+
+
 def steps_for(
     config: Config, notes: list[str] | None = None, runners: Runners | None = None
 ) -> list[ChecklistStep]:
@@ -72,7 +99,10 @@ def steps_for(
 
     A configured ``checklist`` is used as written. Otherwise the default steps are fitted to
     the project: no branch cut under the trunk model, release candidates as untagged version
-    bumps under ``rc-model = "bump"`` (:func:`~.checklist_steps.for_bump_model`),
+    bumps under ``rc-model = "bump"`` (:func:`~.checklist_steps.for_bump_model`), titles that
+    say what ``version-source = "tag"`` does (:func:`~.checklist_steps.for_tag_model`), no
+    publish step where the project's own workflow publishes the release
+    (:func:`own_publisher`, :func:`~.checklist_steps.for_own_publisher`),
     no step for a gate the project does not run (the RC channel is there when the project runs the
     ``downstream`` gate or sets ``rc-index``), and a step naming a nox session or invoke task
     the project does not have runs the mlrelease command behind it instead: nox and invoke are
@@ -89,6 +119,11 @@ def steps_for(
         defaults = list(rel.checklist)
         if rel.rc_model == "bump":  # no RC tag: the final is a bump, bound and published
             defaults = for_bump_model(defaults)
+        if version_model(config).from_tag:  # no release step edits a version file
+            defaults = for_tag_model(defaults)
+        own = own_publisher(config)
+        if own is not None:  # never publish where the project's workflow already does
+            defaults = for_own_publisher(defaults, own.said(), own.on_release)
         for step in defaults:
             if step.id == "cut" and rel.model == "trunk":
                 continue

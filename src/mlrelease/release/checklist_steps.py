@@ -81,7 +81,7 @@ def _step(
 DEFAULT_CHECKLIST: list[ChecklistStep] = [
     _step(
         "cut",
-        "Freeze main: cut the release branch; main moves to the next .dev version",
+        "Freeze main: cut the release branch; main moves to the next development version",
         ["mlrelease", "release", "cut", "--version", "{series}", "--execute", "--push"],
         details="Release-only edits are committed on the branch; fixes reach it as cherry-picks.",
     ),
@@ -276,3 +276,53 @@ def for_bump_model(steps: list[ChecklistStep]) -> list[ChecklistStep]:
 BUMP_MODEL_STEPS = _bump_model_steps()
 """Default steps as they read under ``rc-model = "bump"`` (release candidates are untagged
 version bumps, ONNX's practice)."""
+
+
+TAG_MODEL_STEPS = {
+    "cut": "Freeze main: cut the release branch; main moves to the next development version in "
+    "the marker style it carries (X.Y+1.0a0 after X.Y.0a0); the branch keeps X.Y.0a0",
+    "prepare": "Write the release's changelog section (one commit on the branch): the version "
+    "files keep their development marker, the tag gives the version",
+    "rc": "Tag the next release candidate vX.Y.Z-rcN on the branch head: the build takes X.Y.Z "
+    "from the tag, no file carries it",
+}
+"""Default steps' titles under ``version-source = "tag"`` (the PyTorch family): no release
+step edits a version file."""
+
+
+def for_tag_model(steps: list[ChecklistStep]) -> list[ChecklistStep]:
+    """The default steps as they read under ``version-source = "tag"``."""
+    return [
+        dataclasses.replace(s, title=TAG_MODEL_STEPS[s.id]) if s.id in TAG_MODEL_STEPS else s
+        for s in steps
+    ]
+
+
+def for_own_publisher(
+    steps: list[ChecklistStep], said: str, on_release: bool
+) -> list[ChecklistStep]:
+    """The default steps when the project's own workflow publishes the release (``said``: what
+    it does, and when; ``on_release``: a published GitHub release runs it, so the announce
+    step publishes): the checklist publishes nothing itself, and promote reads no index
+    before its tag (the workflow publishes after it, or after the GitHub release)."""
+    found = []
+    for step in steps:
+        if step.id == "publish":
+            continue
+        if step.id == "promote":
+            run = [a for a in step.run if a not in ("--repository-url", "{index}")]
+            if "--rc" in run:  # the tag model's promote reads an index unless told not to
+                run.insert(run.index("--execute"), "--published-elsewhere")
+            details = (
+                f"{said}: the checklist publishes nothing itself, and promote reads no index "
+                "before its tag (the project's workflow publishes the release)."
+            )
+            step = dataclasses.replace(step, run=run, details=details)
+        elif step.id == "announce" and on_release:
+            step = dataclasses.replace(
+                step,
+                details=f"{step.details} Publishing the GitHub "
+                f"release publishes the files: {said}.",
+            )
+        found.append(step)
+    return found

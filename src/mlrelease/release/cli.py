@@ -58,7 +58,9 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def cmd_cut(args: argparse.Namespace) -> int:
-    made = service.cut_plan(service.config_of(args), args.version, args.from_ref, args.push)
+    made = service.cut_plan(
+        service.config_of(args), args.version, args.from_ref, args.push, upstream=args.upstream
+    )
     _show(made, args)
     return 0
 
@@ -184,10 +186,13 @@ def _status(sub: Any) -> None:
 def _cut(sub: Any) -> None:
     s = sub.add_parser(
         "cut",
-        help="create release/X.Y and move main to the next .dev version",
-        description="Create the release branch from main (or --from REF), commit "
-        "the configured release-only edits on it, bump main to X.Y+1.0.dev0 and "
-        "commit. Ends on the release branch. " + SAFETY,
+        help="create release/X.Y and move main to the next development version",
+        description="Create the release branch from main (or --from REF), commit the "
+        "release-only edits on it ({upstream_series}: --upstream, or what the branch says) and "
+        'move main on. Under version-source = "files" main goes to X.Y+1.0.dev0 (a0, bare: '
+        "as it carries) and `release prepare` sets X.Y.Z, which the RCs carry; under "
+        'version-source = "tag" main keeps its marker (2.14.0a0 -> 2.15.0a0) and no file '
+        "carries X.Y.Z (the build takes it from the tag). Ends on the release branch. " + SAFETY,
     )
     s.add_argument("--version", required=True, metavar="X.Y", help="the release series")
     s.add_argument(
@@ -195,6 +200,11 @@ def _cut(sub: Any) -> None:
         dest="from_ref",
         metavar="REF",
         help="branch from this ref instead of main (e.g. a known-green commit)",
+    )
+    s.add_argument(
+        "--upstream",
+        metavar="X.Y",
+        help="the series of the project the release pairs with (fills {upstream_series})",
     )
     _act(s)
     s.set_defaults(func=cmd_cut)
@@ -204,9 +214,9 @@ def _prepare(sub: Any) -> None:
     s = sub.add_parser(
         "prepare",
         help="set the release version and write its changelog section",
-        description="On release/X.Y: bump the version files to X.Y.Z "
-        "(bump-my-version) and write the X.Y.Z changelog section (git-changelog), "
-        "as one commit. An interrupted run is undone and redone. " + SAFETY,
+        description="On release/X.Y: bump the version files to X.Y.Z (bump-my-version; "
+        'not under version-source = "tag") and write the X.Y.Z changelog section '
+        "(git-changelog), as one commit. An interrupted run is undone and redone. " + SAFETY,
     )
     s.add_argument("--version", required=True, metavar="X.Y.Z", help="the release version")
     _act(s)
@@ -217,10 +227,10 @@ def _rc(sub: Any) -> None:
     s = sub.add_parser(
         "rc",
         help="tag the next release candidate vX.Y.Z-rcN on HEAD",
-        description="On a release branch with a clean tree, consistent version "
-        "files carrying the final version, its changelog section and every release-only edit "
-        "([tool.mlrelease.release] edits; a branch lacking one is refused), and no pin of a "
-        "development (nightly) build in pyproject.toml, setup.py or a requirements*.txt: "
+        description="On a release branch with a clean tree, consistent version files "
+        'carrying the final version (version-source = "tag": their marker), its changelog '
+        "section and every release-only edit ([tool.mlrelease.release] edits), no pin of a "
+        "nightly build, and no project workflow that would publish the RC tag as final: "
         "create the annotated tag vX.Y.Z-rcN with N the number after origin's newest RC. "
         "Nothing to do when HEAD is already a release candidate, unless --rebuild: then HEAD "
         "is tagged again as the next number (a rebuild of the same commit). " + SAFETY,

@@ -48,7 +48,8 @@ class ReleaseEdit:
     search: str
     """Text to find (literal unless ``regex``)."""
     replace: str
-    """Replacement; may use ``{branch}``, ``{series}``, ``{major}`` and ``{minor}``."""
+    """Replacement; may use ``{branch}``, ``{series}``, ``{major}``, ``{minor}`` and
+    ``{upstream_series}`` (the series of the project the release pairs with, ``upstream``)."""
     regex: bool = False
 
 
@@ -74,6 +75,10 @@ class ReleaseConfig:
     """``tag``: a release candidate is a tag of the final version (``rc-tag``). ``bump``: it is
     a commit on the branch setting the version to ``X.Y.ZrcN``, with no tag (ONNX); the final
     release sets ``X.Y.Z`` and is tagged. Branch names may then carry ``{patch}`` (rel-X.Y.Z)."""
+    rc_first: Literal[0, 1] = 1
+    """The number of a version's first release candidate: 1 (``v1.4.0-rc1``), or 0 where the
+    project numbers them from 0 (torchdata's ``v0.10.0-rc0``); the next one is always the
+    newest's number + 1."""
     trailer: str = "Release-Target"
     """Commit trailer marking a fix on main for a release series (``Release-Target: 1.4``)."""
     picks: Literal["trailer", "milestone", "fixes"] = "trailer"
@@ -87,6 +92,11 @@ class ReleaseConfig:
     tree: one pull request (``#1234``) or commit a line."""
     edits: list[ReleaseEdit] = field(default_factory=list)
     """Release-only edits committed on a new release branch."""
+    upstream: str = ""
+    """The project each release pairs with (``torch`` for a PyTorch domain library), named in
+    messages: release-only edits name its series as ``{upstream_series}`` (torchvision's
+    ``release/0.18`` pins pytorch/test-infra at ``release/2.3``), given at ``release cut
+    --upstream X.Y`` for a new branch, read from an existing branch."""
     rc_report: str = "build/release-verify/report.json"
     """The release_verify report of the RC that ``release promote`` reads (``--report``)."""
     artifacts: str = "dist"
@@ -204,6 +214,12 @@ CHECKS = (check_loaded,)
 def series(version: Version) -> tuple[int, int]:
     major, minor, _ = release_triple(version)
     return major, minor
+
+
+def next_series(value: tuple[int, int]) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The series that may follow ``value`` (1.4 -> 1.5 or 2.0): a main already moved to one
+    of them may still cut ``value`` (onnxconverter-common's master at 1.16.0 cut 1.15)."""
+    return (value[0], value[1] + 1), (value[0] + 1, 0)
 
 
 def series_text(value: tuple[int, int]) -> str:

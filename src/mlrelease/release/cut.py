@@ -4,22 +4,20 @@
 
 from __future__ import annotations
 
-import dataclasses
-import re
 from collections.abc import Mapping
 
 from packaging.version import Version
 
 from mlrelease import versions
 from mlrelease.config import Config
-from mlrelease.errors import ConfigError, PreconditionError
+from mlrelease.errors import PreconditionError
+from mlrelease.release import branch_edits, rules
 from mlrelease.release import edits as editing
-from mlrelease.release import rules
 from mlrelease.release.config import (
     TABLE,
     ReleaseConfig,
     ReleaseEdit,
-    is_glob,
+    next_series,
     parse_series,
     series,
     series_text,
@@ -27,25 +25,6 @@ from mlrelease.release.config import (
 )
 from mlrelease.release.plan import Plan, git_action
 from mlrelease.release.world import World, parse_version, short
-
-
-def _check_edits(config: Config, params: Mapping[str, str]) -> None:
-    source = str(config.pyproject_path)
-    for i, edit in enumerate(config.table(ReleaseConfig).edits):
-        try:
-            edit.replace.format(
-                **dict.fromkeys(params, ""), branch="", series="", major="", minor=""
-            )
-            if edit.regex:
-                re.compile(edit.search)
-        except (KeyError, IndexError, ValueError, re.error) as exc:
-            raise ConfigError(
-                f"{TABLE}.edits[{i}]",
-                "a valid search/replace pair",
-                f"{edit!r} ({exc})",
-                source=source,
-                hint="A release train's series parameter is filled in by `mlrelease train cut`.",
-            ) from None
 
 
 def _branch(
@@ -74,7 +53,10 @@ def _branch(
     carried = parse_version(world.version_at(start), start)
     wanted = parse_series(version)
     behind = from_ref is None and series(carried) < wanted  # step 2 says how main starts it
-    if files_carry and series(carried) != wanted and not behind:
+    # onnxconverter-common: master set 1.16.0 ahead of the 1.15 release; the branch starts
+    # there and `release prepare --version 1.15.0` sets its version (main is left as it is).
+    ahead = from_ref is None and series(carried) in next_series(wanted)
+    if files_carry and series(carried) != wanted and not (behind or ahead):
         raise PreconditionError(
             f"cut: {start} carries {carried}, not a {version} version. Cut --version "
             f"{series_text(series(carried))}, or pass --from a commit of the {version} "
@@ -157,56 +139,6 @@ def _main(
     return main_version, None
 
 
-def _needed(world: World, config: Config, base: str, values: dict[str, str]) -> list[ReleaseEdit]:
-    """Step 3, the release-only edits still to make, checked against the branch (or what it
-    will be created from): one per file, a glob's matches each."""
-    source, needed = str(config.pyproject_path), []
-    for i, edit in enumerate(config.table(ReleaseConfig).edits):
-        paths = world.files_matching(base, edit.file) if is_glob(edit.file) else (edit.file,)
-        texts = {path: world.file_at(base, path) for path in paths}
-        if not paths or None in texts.values():
-            raise ConfigError(
-                f"{TABLE}.edits[{i}].file",
-                f"a file (or a glob matching files) on {base}",
-                repr(edit.file),
-                source=source,
-            )
-        for path, text in texts.items():
-            one = dataclasses.replace(edit, file=path)
-            if not editing.edit_needed(one, text or ""):
-                continue
-            if editing.edit_needed(one, editing.edit_text(one, text or "", values)):
-                raise ConfigError(
-                    f"{TABLE}.edits[{i}]",
-                    "an edit whose result no longer matches its search (so a second cut finds "
-                    "nothing to do)",
-                    repr(edit),
-                    source=source,
-                )
-            needed.append(one)
-    return needed
-
-
-def _values(branch: str, version: str, wanted: tuple[int, int]) -> dict[str, str]:
-    """The placeholders a release-only edit's ``replace`` may name."""
-    return {"branch": branch, "series": version, "major": str(wanted[0]), "minor": str(wanted[1])}
-
-
-def missing_edits(world: World, config: Config, version: str) -> list[str] | None:
-    """The release-only edits an existing ``release/X.Y`` of ``version`` still lacks, one line
-    each (``release status`` shows them); ``None`` when none are declared or the branch does
-    not exist yet (``cut`` will make them)."""
-    wanted = parse_series(version)
-    branch = config.names.branch_for(wanted)
-    if not config.table(ReleaseConfig).edits or branch not in world.local.heads:
-        return None
-    values = _values(branch, version, wanted)
-    return [
-        f"{e.file}: {e.search!r} -> {e.replace.format(**values)!r}"
-        for e in _needed(world, config, branch, values)
-    ]
-
-
 def _bump_main(
     world: World, plan: Plan, main: str, old: Version, new: str, purpose: str, branch: str
 ) -> None:
@@ -264,10 +196,15 @@ def plan_cut(
     from_ref: str | None = None,
     push: bool = False,
     params: Mapping[str, str] | None = None,
+    upstream: str | None = None,
 ) -> Plan:
     """``release cut --version X.Y``: branch, release-only edits, main to the next .dev;
-    ``params`` are more placeholders of the edits (a release train's series parameters)."""
+    ``params`` are more placeholders of the edits (a release train's series parameters),
+    ``upstream`` the ``{upstream_series}`` (the series of the project the release pairs with,
+    ``--upstream``)."""
     wanted = parse_series(version)
+    if upstream is not None:
+        parse_series(upstream, "--upstream")
     rel = config.table(ReleaseConfig)
     branch = config.names.branch_for(wanted)
     plan = Plan("cut", world.root)
@@ -286,15 +223,23 @@ def plan_cut(
         raise PreconditionError(
             f"cut: no local branch {main!r} ({TABLE}.main-branch); fetch it or set the key."
         )
-    _check_edits(config, params or {})
+    branch_edits.check_edits(config, params or {})
     if branch not in world.local.heads and from_ref is None:
         _refuse_released_series(world, config, wanted, branch)
     elif reason := rules.released_reason(world, config, Version(f"{wanted[0]}.{wanted[1]}.0")):
         plan.notes.append(reason)
     base = _branch(world, plan, rel, branch, version, from_ref, version_model(config).files_carry)
     main_version, next_dev = _main(world, config, wanted, version, plan)
-    values = {**(params or {}), **_values(branch, version, wanted)}
-    needed = _needed(world, config, base, values)
+    given = {**(params or {}), **branch_edits.values_for(branch, version, wanted, upstream)}
+    values = branch_edits.with_upstream(world, config, (branch, base), given)
+    needed = branch_edits.needed(world, config, base, values, plan.notes)
+    if any(branch_edits.uses_upstream(e) for e in needed) and branch_edits.UPSTREAM not in values:
+        name = rel.upstream or "upstream project"
+        raise PreconditionError(
+            f"cut: the release-only edits ({TABLE}.edits) name {{upstream_series}}, the {name} "
+            f"series {branch} pairs with, and nothing says it yet. Give it: `mlrelease release "
+            f"cut --version {version} --upstream X.Y --execute`. Nothing was changed."
+        )
     if rel.edits and not needed:
         plan.notes.append(f"the release-only edits are on {branch}.")
     _order(world, plan, rel, branch, (main_version, next_dev), needed, values, version, restored)

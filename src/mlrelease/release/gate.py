@@ -65,7 +65,7 @@ def check_git_state(ctx: Context) -> GateResult:
     tags = queries.tags(root)
     head = git.head(root)
     for name in sorted(t for t, commit in tags.items() if commit == head):
-        parsed = names.parse_tag(name)
+        parsed = names.read_tag(name)
         if parsed is None:
             continue
         facts.append(f"tag {name}")

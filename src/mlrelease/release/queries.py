@@ -74,6 +74,13 @@ def show(root: Path, ref: str, path: str) -> str | None:
     return text + "\n" if text else text
 
 
+def ever_had(root: Path, path: str) -> bool:
+    """Whether a commit of any branch or tag here ever had ``path`` (a file a later commit
+    deleted, not a name nothing ever had)."""
+    shown = git.run(root, "log", "-1", "--all", "--format=%H", "--", path, check=False)
+    return bool(shown.strip())
+
+
 def pyproject_at(root: Path, ref: str) -> Mapping[str, Any]:
     text = show(root, ref, "pyproject.toml")
     if text is None:

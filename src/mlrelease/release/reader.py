@@ -79,9 +79,13 @@ class Gatherer:
             files[(ref, path)] = queries.show(self.root, ref, path)
 
     def edited(self, ref: str, pattern: str) -> None:
-        """The file (or each file a glob matches) a release-only edit reads at ``ref``."""
+        """The file (or each file a glob matches) a release-only edit reads at ``ref``, and
+        whether a file it lacks was ever in the history (deleted, or never there)."""
         if not is_glob(pattern):
             self.file(ref, pattern)
+            existed = self.table("existed")
+            if self.table("files")[(ref, pattern)] is None and pattern not in existed:
+                existed[pattern] = queries.ever_had(self.root, pattern)
             return
         listings = self.table("listings")
         if (ref, pattern) not in listings:

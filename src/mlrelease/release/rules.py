@@ -108,26 +108,34 @@ def check_tags(world: World, names: Names, verb: str, version: Version) -> None:
     found = {
         n
         for n in {*world.local.tags, *(remote.refs.tags if remote else {})}
-        if (parsed := names.parse_tag(n)) and parsed[0] == version
+        if (parsed := names.read_tag(n)) and parsed[0] == version
     }
     conflicts = tag_conflicts(world.local, remote, found)
     if conflicts:
         raise PreconditionError(f"{verb}: {'; '.join(conflicts)}.")
 
 
+def released_tag(world: World, names: Names, version: Version) -> str | None:
+    """Invariant (i): the final tag that released ``version``, in any spelling the project has
+    used (:meth:`~mlrelease.naming.Names.release_tag`), or None.
+
+    Origin is the truth: with a remote configured only its tags count (a final tag only this
+    clone has was not released, and promote pushes its own); without one, this clone's."""
+    remote = world.remote
+    tags = remote.refs.tags if remote is not None else world.local.tags
+    return names.release_tag(version, tags)
+
+
 def released(world: World, names: Names, version: Version) -> str | None:
     """Invariant (i): where the final tag of ``version`` is (``on origin``), or None.
 
     A version with a final tag is released: no command plans, offers or tags a release
-    candidate or a final tag of it. Origin is the truth: with a remote configured only its
-    final tag counts (a final tag only this clone has was not released, and promote pushes its
-    own); without one, this clone's. The one predicate status, cut, prepare, rc and promote
+    candidate or a final tag of it. The one predicate status, cut, prepare, rc and promote
     ask."""
-    final = names.final_tag(version)
+    if released_tag(world, names, version) is None:
+        return None
     remote = world.remote
-    if remote is not None:
-        return f"on {remote.name}" if final in remote.refs.tags else None
-    return "here (no remote is configured)" if final in world.local.tags else None
+    return f"on {remote.name}" if remote is not None else "here (no remote is configured)"
 
 
 def own_unpushed(world: World, name: str, head: str, marker: str, verb: str) -> bool:
@@ -179,8 +187,9 @@ def released_reason(world: World, config: Config, version: Version) -> str | Non
     """``0.18.0 is already released (...); the next release ... is 0.18.1: how to make it``, or
     None when ``version`` is not released. Under ``version-source = "tag"`` the next patch
     comes from the tag of its candidate; otherwise ``release prepare`` sets it in the files."""
+    tag = released_tag(world, config.names, version)
     where = released(world, config.names, version)
-    if where is None:
+    if tag is None or where is None:
         return None
     upcoming = next_release(world, config.names, version)
     if version_model(config).from_tag:
@@ -194,7 +203,7 @@ def released_reason(world: World, config: Config, version: Version) -> str | Non
             "its release candidate with `mlrelease release rc`"
         )
     return (
-        f"{version} is already released ({config.names.final_tag(version)}): its final tag is "
+        f"{version} is already released ({tag}): its final tag is "
         f"{where}. The next release of the {series_text(series(version))} series is "
         f"{upcoming}: {how}."
     )
@@ -246,10 +255,11 @@ def rc_problem(
 
 
 def rc_tags(world: World, names: Names, version: Version) -> dict[int, tuple[str, str]]:
-    """RC number -> (tag, commit) for the release candidates of ``version``."""
+    """RC number -> (tag, commit) for the release candidates of ``version``, in any spelling
+    the project has used (a number is never taken twice)."""
     found: dict[int, tuple[str, str]] = {}
-    for name, commit in world.tags().items():
-        parsed = names.parse_tag(name)
+    for name, commit in sorted(world.tags().items()):
+        parsed = names.read_tag(name)
         if parsed and parsed[0] == version and parsed[1] is not None:
             found[parsed[1]] = (name, commit)
     return found

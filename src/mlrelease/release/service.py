@@ -74,11 +74,13 @@ def cut_plan(
     from_ref: str | None,
     push: bool,
     params: Mapping[str, str] | None = None,
+    upstream: str | None = None,
 ) -> Plan:
     """``release cut``; ``params`` fill the release-only edits' other placeholders (a train's
-    series parameters: ``mlrelease train cut``)."""
+    series parameters: ``mlrelease train cut``), ``upstream`` the ``{upstream_series}``
+    (``--upstream``)."""
     world = reader.read(config, asks.Cut(version, from_ref))
-    return cut.plan_cut(world, config, version, from_ref, push, params)
+    return cut.plan_cut(world, config, version, from_ref, push, params, upstream=upstream)
 
 
 def prepare_plan(config: Config, version: str, push: bool) -> Plan:

@@ -15,7 +15,16 @@ from mlrelease.config import Config
 from mlrelease.docs import published
 from mlrelease.errors import UserError
 from mlrelease.project import changelog
-from mlrelease.release import asks, bump_model, candidates, cut, queries, reader, rules
+from mlrelease.release import (
+    asks,
+    branch_edits,
+    bump_model,
+    candidates,
+    cut,
+    queries,
+    reader,
+    rules,
+)
 from mlrelease.release.checklist_fitting import OWN_COMMANDS, steps_for
 from mlrelease.release.checklist_steps import command_line
 from mlrelease.release.config import (
@@ -112,10 +121,13 @@ def _edits(world: World, config: Config, version: str) -> dict[str, Any] | None:
     if config.table(ReleaseConfig).model == "trunk":
         return None
     try:
-        missing = cut.missing_edits(world, config, version)
+        missing = branch_edits.missing_edits(world, config, version)
+        command = branch_edits.cut_command(world, config, version)
     except UserError as exc:
         return {"version": version, "missing": None, "error": str(exc)}
-    return None if missing is None else {"version": version, "missing": missing, "error": None}
+    if missing is None:
+        return None
+    return {"version": version, "missing": missing, "error": None, "command": command}
 
 
 def _release_of(config: Config, carried: Version) -> Version:
@@ -124,7 +136,7 @@ def _release_of(config: Config, carried: Version) -> Version:
     model = version_model(config)
     if not model.from_tag:
         return Version(carried.base_version)
-    parsed = filter(None, map(config.names.parse_tag, queries.tags(config.root)))
+    parsed = filter(None, map(config.names.read_tag, queries.tags(config.root)))
     return model.release_of(carried, [v for v, rc in parsed if rc is None])
 
 
@@ -152,7 +164,7 @@ def status(config: Config, version: str | None = None) -> dict[str, Any]:
     remote_error = world.remote_error
     world = dataclasses.replace(world, remote_error=None)
     rcs = rules.rc_tags(world, names, target)
-    final_tag = names.final_tag(target)
+    final_tag = names.release_tag(target, world.tags()) or names.final_tag(target)
     released = rules.released_reason(world, config, target)
     report_path = config.path(rel.rc_report)
     verdict: dict[str, Any] = {"report": str(report_path), "verdict": None, "for_head": False}
@@ -187,7 +199,7 @@ def status(config: Config, version: str | None = None) -> dict[str, Any]:
             "rebuilds": _rebuilds(rcs),
             "final": final_tag if final_tag in world.tags() else None,
             "local_only": [
-                n for n in world.local_only_tags() if (names.parse_tag(n) or (None,))[0] == target
+                n for n in world.local_only_tags() if (names.read_tag(n) or (None,))[0] == target
             ],
         },
         # Invariant (i): a released version is offered no release candidate.
@@ -317,8 +329,8 @@ def _edits_line(data: dict[str, Any]) -> str:
     if not edits["missing"]:
         return f"all on {branch}"
     return (
-        f"MISSING on {branch}: {'; '.join(edits['missing'])}. `mlrelease release cut --version "
-        f"{edits['version']} --execute` commits them on the branch."
+        f"MISSING on {branch}: {'; '.join(edits['missing'])}. `{edits['command']} --execute` "
+        "commits them on the branch."
     )
 
 

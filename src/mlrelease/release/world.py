@@ -20,7 +20,7 @@ from packaging.version import InvalidVersion, Version
 from mlrelease.edges.index import IndexFile
 from mlrelease.errors import PreconditionError
 from mlrelease.release.promotion.manifest import Entry
-from mlrelease.report import Report
+from mlrelease.release.promotion.verdict import RcVerdict
 from mlrelease.wheels.differences import Difference
 
 RC_MARKER = "Made-by: mlrelease release rc"
@@ -153,6 +153,8 @@ class WorkTree:
     stale: tuple[str, ...] = ()
     """``file:line carries X`` for each occurrence not carrying ``current``; problems too."""
     changelog: str = ""
+    hand_edit: str | None = None
+    """The one other version every version file carries (``current`` is stale: a hand edit)."""
 
 
 @dataclass(frozen=True)
@@ -208,22 +210,6 @@ class Index:
     the configured ``index``."""
     others: tuple[IndexFile, ...] = ()
     """The page's other entries (other versions, other names, no distribution at all)."""
-
-
-@dataclass(frozen=True)
-class RcVerdict:
-    """The RC's release_verify report and what it must be bound to (invariant (b))."""
-
-    path: str
-    report: Report | None = None
-    error: str | None = None
-    """Why the report file could not be read."""
-    tree: str | None = None
-    """The tree of the RC's commit."""
-    config_sha256: str | None = None
-    """SHA-256 of ``pyproject.toml`` at the RC's commit (through the checkout filters)."""
-    gates: tuple[str, ...] = ()
-    """The gates configured at the RC's commit."""
 
 
 @dataclass(frozen=True)
@@ -306,6 +292,8 @@ class World:
     """(ref, path) -> the file's text there; None when it does not exist."""
     listings: Mapping[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
     """(ref, glob) -> the files of ``ref``'s tree the pattern matches (release-only edits)."""
+    existed: Mapping[str, bool] = field(default_factory=dict)
+    """path -> a commit of the history had it (a release-only edit's file that was deleted)."""
     version_files: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """ref -> pyproject.toml and the ``[[tool.bumpversion.files]]`` there (links resolved)."""
     links: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
@@ -337,6 +325,10 @@ class World:
 
     def file_at(self, ref: str, path: str) -> str | None:
         found: str | None = self._get(self.files, (ref, path), "file")
+        return found
+
+    def ever_had(self, path: str) -> bool:
+        found: bool = self._get(self.existed, path, "history of the file")
         return found
 
     def files_matching(self, ref: str, pattern: str) -> tuple[str, ...]:

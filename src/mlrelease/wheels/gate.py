@@ -92,7 +92,7 @@ def _audit_external(ctx: Context, wheels: WheelsConfig) -> GateResult:
     project = from_config(ctx.config)
     by = wheels.built_by or "the project's own build"
     tags = git.tags_at(ctx.root) if git.is_repo(ctx.root) and git.head(ctx.root) else []
-    released = [p[0] for p in map(ctx.names.parse_tag, tags) if p is not None]
+    released = [p[0] for p in map(ctx.names.read_tag, tags) if p is not None]
     files, version, problems = service.audit_built(project, max(released, default=None))
     if not files:
         return GateResult.skipped(

@@ -79,7 +79,9 @@ def build_version(project: Project, release_tag: str | None) -> str:
     asks too): ``vX.Y.Z`` needs ``X.Y.Z``; ``vX.Y.Z-rcN`` needs ``X.Y.Z`` (what ``release rc``
     tags: the final tag lands on the same commit) or ``X.Y.ZrcN``; under ``version-source =
     "tag"`` any version of the series up to it (the build restamps a copy). The artifacts are
-    built as ``X.Y.Z``, so that promotion can publish them unchanged.
+    built as ``X.Y.Z``, so that promotion can publish them unchanged; a tree that carries the
+    RC's own version ``X.Y.ZrcN`` (release candidates as version bumps, tensorflow-onnx's
+    ``v1.17.0rc1`` on ``1.17.0rc1``, ``rc-model = "bump"``) is built as it says.
     """
     if not release_tag:
         return project.version
@@ -94,7 +96,17 @@ def build_version(project: Project, release_tag: str | None) -> str:
             f"{project.name}: the tag {release_tag} says {tagged}, but the files carry "
             f"{project.version}. Check out the tagged commit (or fix the tag) and re-run."
         )
+    if tagged.is_prerelease and Version(project.version) == tagged and _bumped_rcs(project):
+        return project.version  # the RC's own version, in the files: built as it is
     return tagged.base_version
+
+
+def _bumped_rcs(project: Project) -> bool:
+    """``[tool.mlrelease.release] rc-model = "bump"``: each release candidate is its own
+    version, published as it is; the release feature owns the table, so its one key is read
+    from the parsed file."""
+    table = project.config.pyproject.get("tool", {}).get("mlrelease", {}).get("release", {})
+    return isinstance(table, dict) and table.get("rc-model") == "bump"
 
 
 def restamp(project: Project, root: Path, version: str) -> None:

@@ -224,6 +224,24 @@ def test_release_model(tmp_path: Path) -> None:
     assert proposed(root)["mlrelease"]["release"]["branch"] == "rel-{major}.{minor}"
 
 
+def test_release_branches_the_releases_stopped_being_made_on(tmp_path: Path) -> None:
+    """onnxmltools: r1.6 and r1.7 hold commits of their own (2020), and every release since,
+    up to 1.14.0, is tagged on main: 1.15.0 was released on main, as init now proposes
+    (``r`` branches were not read, then read as the branch model). A branch of the newest
+    series keeps the branch model."""
+    root = make(tmp_path, {"pyproject.toml": '[project]\nname = "pkg"\nversion = "1.14.0"\n'})
+    for name in ("r1.6", "r1.7"):
+        git(root, "switch", "-q", "-c", name)
+        git(root, "commit", "-q", "--allow-empty", "-m", f"Set version number to {name[1:]}")
+        git(root, "switch", "-q", "main")
+    git(root, "commit", "-q", "--allow-empty", "-m", "Update version to 1.14.0")
+    git(root, "tag", "1.14.0")
+    release = proposed(root)["mlrelease"]["release"]
+    assert (release["model"], release["branch"]) == ("trunk", "r{major}.{minor}")
+    git(root, "branch", "r1.14")
+    assert proposed(root)["mlrelease"]["release"]["model"] == "branch"
+
+
 @pytest.mark.parametrize(
     ("files", "kind"),
     [

@@ -153,3 +153,28 @@ def test_a_subject_is_shown_as_text_never_as_markdown(make_repo: MakeRepo) -> No
     text = (root / "CHANGELOG.md").read_text()
     assert r"- read # \[0.2.0\](link) (date) titles, \<br\> and \*stars\* in `[a](b)` ([" in text
     assert r"- keep \_\_init\_\_ intact ([" in text
+
+
+def test_a_hand_written_changelog_without_the_marker_is_adopted(make_repo: MakeRepo) -> None:
+    """onnxmltools writes CHANGELOGS.md by hand (``## 1.14.0`` then its entries), with no
+    git-changelog marker: prepare refused ("the line ... is missing"), so no version could be
+    prepared. The new section goes above its newest one; what the maintainers wrote stays."""
+    root = make_repo()
+    hand = (
+        "# Change Logs\n\n## 1.3.0\n\n* Add tweedie objective\n  [#722](https://x/722)\n\n"
+        "## 1.2.0\n\n* Handle binary classifiers\n"
+    )
+    (root / "CHANGELOG.md").write_text(hand)
+    commit_all(root, "docs: the changelog as the maintainers write it")
+    git(root, "tag", "v1.2.0", "HEAD~1")
+    git(root, "tag", "v1.3.0")
+    git(root, "commit", "-q", "--allow-empty", "-m", "fix(models): keep external data inside")
+    assert main(["--root", str(root), "changelog", "--bump", "1.4.0", "--execute"]) == 0
+    text = (root / "CHANGELOG.md").read_text()
+    assert text.endswith(hand[hand.index("## 1.3.0") :])  # their sections, byte for byte
+    assert text.startswith("# Change Logs\n\n")
+    assert text.count("## [v") == 1 and "## [v1.4.0]" in text  # one new section, no history
+    assert text.index("[v1.4.0]") < text.index("## 1.3.0")
+    assert "- keep external data inside" in text
+    assert main(["--root", str(root), "changelog", "--bump", "1.4.0", "--execute"]) == 0
+    assert (root / "CHANGELOG.md").read_text() == text  # a second run changes nothing

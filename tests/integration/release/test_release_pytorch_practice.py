@@ -359,7 +359,8 @@ def test_init_proposes_the_release_only_edits_of_the_newest_branch(
     tensorrt: Repo, run: Run
 ) -> None:
     """release/2.14's first commit pins the reusable workflows to the branch, as
-    Torch-TensorRT's every release branch does: init proposes that edit, with {branch}."""
+    Torch-TensorRT's every release branch does: init proposes that edit, with {branch}, and
+    names the commit that made it."""
     repo = tensorrt
     repo.git("switch", "-q", "-c", "release/2.14")
     for name in ("linux", "windows"):
@@ -372,7 +373,8 @@ def test_init_proposes_the_release_only_edits_of_the_newest_branch(
     assert "[[tool.mlrelease.release.edits]]" in out, out
     assert 'file = ".github/workflows/build-tensorrt-linux.yml"' in out
     assert "build_wheels_linux.yml@{branch}" in out, out
-    assert "the first commit of release/2.14" in _said(out, err)
+    assert "release-only edits: made by" in _said(out, err), _said(out, err)
+    assert "'chore: release-only edits for 2.14' of release/2.14" in _said(out, err)
     code, out, err = run(repo.path, "init", "--execute")
     assert code == 0, err
     repo.git("commit", "-q", "-am", "chore: adopt mlrelease")

@@ -1,4 +1,5 @@
-"""The version split into C preprocessor part macros (:func:`carriers.split_macros`)."""
+"""Where the version is written besides the version files (:func:`carriers.carriers`), and
+the version split into C preprocessor part macros (:func:`carriers.split_macros`)."""
 
 from __future__ import annotations
 
@@ -64,4 +65,39 @@ def test_a_documentation_copy_of_the_macros_is_left() -> None:
     assert found.left == [
         "docs/_sources/listing_demo.h.rst.txt:2: documentation: it names versions as history or "
         "instructions; edit by hand"
+    ]
+
+
+def test_a_version_counts_only_where_the_place_says_it_is_the_projects() -> None:
+    """tensorflow-onnx's CI tests ``onnx_version: '1.16.1'``, its own version too (issue 53)."""
+    texts = {
+        ".github/workflows/unit_test_ci.yml": "    with:\n      onnx_version: '1.16.1'\n",
+        "tf2onnx/constants.py": 'TF2ONNX_VERSION = "1.16.1"\nDOWNLOAD = "x/tf2onnx-1.16.1.tgz"\n',
+        "docs/conf.py": 'release = "1.16.1"\n',
+        "MODULE.bazel": 'module(name = "tf2onnx", version = "1.16.1")\n',
+        "notes.py": 'PREVIEW = "1.16.1.dev0"\n',
+    }
+    found = carriers.carriers(texts, "1.16.1", set(), {"tf2onnx"})
+    assert [(f.filename, f.line) for f in found.files] == [
+        ("MODULE.bazel", 1),
+        ("docs/conf.py", 1),
+        ("tf2onnx/constants.py", 1),
+    ]
+    assert found.left == [
+        ".github/workflows/unit_test_ci.yml:2: onnx_version names another project (onnx)",
+        "tf2onnx/constants.py:2: nothing before it says it is the version (no key naming a "
+        "version)",
+    ]  # notes.py: 1.16.1.dev0 is another version, not 1.16.1 followed by text
+
+
+def test_a_file_git_does_not_track_names_the_build_file_that_writes_it() -> None:
+    left = carriers.untracked(
+        {"torchvision/version.py": "__version__ = '0.18.0a0+1a2b3c4'\n", "scratch.txt": "0.18"},
+        {"torchvision/version.py"},
+        {"setup.py": 'open(os.path.join(cwd, "torchvision", "version.py"), "w")'},
+    )
+    assert left == [
+        "scratch.txt: never a version file: git does not track it",
+        "torchvision/version.py: never a version file: git ignores it, and setup.py writes it "
+        "(the version comes from what setup.py reads)",
     ]

@@ -57,12 +57,26 @@ def test_latest_release_tag_is_by_version_not_by_listing_order() -> None:
         (["main", "release/2.5", "release/2.6"], "branch", "release/{major}.{minor}"),
         (["master", "rel-1.16"], "branch", "rel-{major}.{minor}"),
         (["main", "v1.4.x"], "branch", "v{major}.{minor}.x"),
+        # onnxconverter-common before rel-1.15.0: r1.6, r1.6.9, r1.7, r1.9.0 (was "trunk").
+        (["master", "r1.6", "r1.6.9", "r1.7", "r1.9.0"], "branch", "r{major}.{minor}.{patch}"),
+        (["master", "rel-1.15.0"], "branch", "rel-{major}.{minor}.{patch}"),
+        (["main", "rework", "r2d2", "remove-1.2"], "trunk", "release/{major}.{minor}"),
     ],
 )
 def test_release_model(branches: list[str], model: str, template: str) -> None:
     found = detect.release_model(snap({}, branches=branches))
     assert (found.name, found.branch) == (model, template)
     assert found.main_branch in ("main", "master")
+
+
+def test_release_branches_behind_the_newest_release_are_history() -> None:
+    # onnxmltools: r1.6 and r1.7 (2020), releases tagged on main since, up to 1.14.0.
+    old = Snapshot(files=[], branches=["main", "r1.6", "r1.7"], tags=["1.14.0", "v1.7.0"])
+    found = detect.release_model(old)
+    assert (found.name, found.branch) == ("trunk", "r{major}.{minor}")
+    assert "none reaches the newest release, 1.14.0 (the newest branch: r1.7)" in found.why
+    kept = Snapshot(files=[], branches=["main", "r1.7", "r1.14"], tags=["1.14.0"])
+    assert detect.release_model(kept).name == "branch"
 
 
 def test_version_sources() -> None:

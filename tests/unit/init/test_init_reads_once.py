@@ -13,7 +13,15 @@ from pathlib import Path
 import mlrelease.init
 
 INIT = Path(mlrelease.init.__file__).parent
-DETECTORS = ("detect", "shape", "version_source", "carriers", "release_edits", "propose")
+DETECTORS = (
+    "detect",
+    "shape",
+    "version_source",
+    "carriers",
+    "release_edits",
+    "publishing",
+    "propose",
+)
 OUTSIDE = {"os", "pathlib", "shutil", "subprocess", "io", "glob", "tempfile"}
 
 

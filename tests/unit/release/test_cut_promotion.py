@@ -27,10 +27,10 @@ from mlrelease.release.promotion.bind import plan_bind
 from mlrelease.release.promotion.final import plan_promote
 from mlrelease.release.promotion.manifest import Entry, Manifest
 from mlrelease.release.promotion.provenance import blob_id
+from mlrelease.release.promotion.verdict import RcVerdict
 from mlrelease.release.world import (
     Index,
     PromoteFacts,
-    RcVerdict,
     Refs,
     Remote,
     Target,

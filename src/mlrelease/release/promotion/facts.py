@@ -21,10 +21,10 @@ from mlrelease.release import refs
 from mlrelease.release.config import TABLE, ReleaseConfig
 from mlrelease.release.promotion import channels, index, provenance, record, store
 from mlrelease.release.promotion.manifest import Entry, Manifest, Upstream
+from mlrelease.release.promotion.verdict import RcVerdict
 from mlrelease.release.world import (
     BOUND_PREFIX,
     PromoteFacts,
-    RcVerdict,
     Target,
     UpstreamOrigin,
     World,

@@ -18,6 +18,7 @@ from mlrelease.gates import GateResult, Status
 from mlrelease.release import rules
 from mlrelease.release.edits import keep_newlines
 from mlrelease.release.promotion import gatekeeper, manifest
+from mlrelease.release.promotion.verdict import RcVerdict
 from mlrelease.release.queries import in_progress
 from mlrelease.release.world import (
     FINAL_MARKER,
@@ -25,7 +26,6 @@ from mlrelease.release.world import (
     Index,
     Journal,
     PromoteFacts,
-    RcVerdict,
     Refs,
     Remote,
     Tag,

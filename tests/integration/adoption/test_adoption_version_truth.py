@@ -1,0 +1,111 @@
+"""Version files by meaning, and the version files as the truth (issue 53): a string equal to
+the version is the project's only where the place says so (not a CI entry naming another
+project, not a file the build writes and git ignores); a hand edit of the version is named,
+with the command that repairs ``current_version``, by every command that refuses for it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from helpers.replayed import TF2ONNX_SETUP, adopt, proposal, push_tf2onnx, push_vision
+from helpers.repo import mlrelease
+
+
+def _said(proc: Any) -> str:
+    return " ".join((proc.stdout + proc.stderr).split())
+
+
+def test_a_ci_entry_naming_another_project_is_no_version_file(tmp_path: Path) -> None:
+    """tensorflow-onnx tests against ``onnx_version: '1.16.1'``, its own version too: the
+    workflows were proposed, and `release prepare --version 1.17.0` rewrote them."""
+    repo = push_tf2onnx(tmp_path)
+    tool, said = proposal(repo)
+    assert [f["filename"] for f in tool["bumpversion"]["files"]] == ["VERSION_NUMBER"]
+    assert "unit_test_ci.yml:18: onnx_version names another project" in said, said
+    adopt(repo)
+    prepare = mlrelease(repo.path, "release", "prepare", "--version", "1.17.0", "--execute")
+    assert prepare.returncode == 0, _said(prepare)
+    assert repo.git("show", "HEAD:VERSION_NUMBER") == "1.17.0"
+    assert "onnx_version: '1.16.1'" in repo.git("show", "HEAD:.github/workflows/unit_test_ci.yml")
+
+
+def test_a_committed_module_the_build_rewrites_is_no_version_file(tmp_path: Path) -> None:
+    """tensorflow-onnx commits tf2onnx/version.py, which its setup.py rewrites at each build
+    (``version = '1.16.1'`` and the commit): proposed as a version file, and the maintainers'
+    1.17.0 left it at 1.16.1, so every command refused their hand edit as a disagreement."""
+    repo = push_tf2onnx(tmp_path)
+    writes = (
+        "\nwith open(os.path.join(TOP_DIR, 'tf2onnx', 'version.py'), 'w') as f:\n"
+        "    f.write(f\"version = '{version}'\\ngit_version = 'abc'\\n\")\n"
+    )
+    repo.path.joinpath("setup.py").write_text(TF2ONNX_SETUP + writes, encoding="utf-8")
+    repo.path.joinpath("tf2onnx/version.py").write_text(
+        "version = '1.16.1'\ngit_version = 'abc'\n", encoding="utf-8"
+    )
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "-m", "Prepare updates for release 1.16.1.")
+    tool, said = proposal(repo)
+    assert [f["filename"] for f in tool["bumpversion"]["files"]] == ["VERSION_NUMBER"]
+    assert "tf2onnx/version.py: never a version file: setup.py writes it" in said, said
+
+
+def test_a_version_module_the_build_writes_is_no_version_file(tmp_path: Path) -> None:
+    """torchvision's setup.py writes the git-ignored torchvision/version.py: on a built tree
+    it was proposed, and on a clean clone the `versions` gate failed."""
+    repo = push_vision(tmp_path)
+    built = "__version__ = '0.18.0a0+1a2b3c4'\ngit_version = '1a2b3c4d5e6f'\n"
+    (repo.path / "torchvision/version.py").write_text(built, encoding="utf-8")
+    tool, said = proposal(repo)
+    assert [f["filename"] for f in tool["bumpversion"]["files"]] == ["version.txt"]
+    assert "torchvision/version.py" in said and "setup.py writes it" in said, said
+    adopt(repo)
+    repo.git("clean", "-q", "-f", "-d", "-X")  # a clean clone's tree
+    verify = mlrelease(repo.path, "verify", "--only", "versions")
+    assert verify.returncode == 0, _said(verify)
+
+
+def test_a_sphinx_conf_saying_the_version_is_proposed_and_bumped(tmp_path: Path) -> None:
+    """``release = "1.16.1"`` in docs/conf.py says the project's version: the release bumps
+    it, or the release's docs site says the old one."""
+    repo = push_tf2onnx(tmp_path)
+    conf = 'project = "tf2onnx"\nrelease = "1.16.1"\nextensions = []\n'
+    repo.commit_file("docs/conf.py", conf, "docs: a site")
+    repo.commit_file("docs/index.rst", "tf2onnx\n=======\n", "docs: an index")
+    repo.git("push", "-q", "origin", "main")
+    tool, _ = proposal(repo)
+    assert "docs/conf.py" in [f["filename"] for f in tool["bumpversion"]["files"]]
+    adopt(repo)
+    prepare = mlrelease(repo.path, "release", "prepare", "--version", "1.17.0", "--execute")
+    assert prepare.returncode == 0, _said(prepare)
+    assert 'release = "1.17.0"' in repo.git("show", "HEAD:docs/conf.py")
+
+
+REPAIR = "mlrelease bump --sync --execute"
+
+
+def test_a_hand_edit_of_the_version_is_named_with_its_repair(tmp_path: Path) -> None:
+    """The maintainers set VERSION_NUMBER to 1.17.0rc1 by hand; [tool.bumpversion]
+    current_version stayed 1.16.1. The files are the truth: verify, rc and bump each name
+    the stale key and the command that repairs it, which makes every command work again."""
+    repo = push_tf2onnx(tmp_path)
+    adopt(repo)
+    repo.commit_file("VERSION_NUMBER", "1.17.0rc1\n", "Prepare updates for release 1.17.0rc1.")
+    for command in (
+        ("verify", "--only", "versions"),
+        ("release", "rc"),
+        ("bump", "--part", "pre"),
+    ):
+        proc = mlrelease(repo.path, *command)
+        said = _said(proc)
+        assert proc.returncode != 0, (command, said)
+        assert "current_version" in said and "1.16.1" in said and "1.17.0rc1" in said, said
+        assert REPAIR in said, (command, said)
+    dry = mlrelease(repo.path, "bump", "--sync")
+    assert dry.returncode == 0 and "1.16.1 -> 1.17.0rc1" in _said(dry), _said(dry)
+    assert 'current_version = "1.16.1"' in (repo.path / "pyproject.toml").read_text()
+    repaired = mlrelease(repo.path, *REPAIR.split()[1:])
+    assert repaired.returncode == 0, _said(repaired)
+    assert repo.git("status", "--porcelain") == "M pyproject.toml"
+    verify = mlrelease(repo.path, "verify", "--only", "versions")
+    assert verify.returncode == 0, _said(verify)
