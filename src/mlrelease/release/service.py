@@ -1,10 +1,10 @@
-"""What the release commands do, for the CLI (and scripts) to call: the configuration as the
-command must read it, then, per verb, the one world read (:mod:`.reader`) and its pure planner.
-The RC and the version are resolved once, by the reader, and passed down in the world.
+"""What the release commands do, for the CLI (and scripts) to call: the configuration as the command
+must read it, then, per verb, the one world read (:mod:`~mlrelease.release.reader`) and its pure
+planner. The RC and the version are resolved once, by the reader, and passed down in the world.
 
-A planner is chosen by the release's model: ``rc-model = "tag"`` (RCs are tags of the final
-version) or ``"bump"`` (RCs are version bumps, :mod:`.bump_model`). A third model plugs in here.
-"""
+A planner is chosen by the release's model: ``rc-model = "tag"`` (RCs are tags of the final version)
+or ``"bump"`` (RCs are version bumps, :mod:`~mlrelease.release.bump_model`). A third model plugs in
+here."""
 
 from __future__ import annotations
 
