@@ -62,7 +62,7 @@ class Prepare:
         if branch in g.world.local.heads:
             g.version(branch)
             g.file(branch, g.config.changelog)
-            g.version_files(branch)
+            g.hand_edit(branch)
         g.current([branch])
 
 
