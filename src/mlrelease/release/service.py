@@ -19,7 +19,7 @@ from mlrelease.config import PYPROJECT, TABLE, Config, find_root, of_command
 from mlrelease.edges import git
 from mlrelease.edges.journal import read_journal
 from mlrelease.errors import UserError
-from mlrelease.release import asks, bump_model, candidates, cut, picks, queries, reader
+from mlrelease.release import asks, bump_model, candidates, cut, picks, prepare, queries, reader
 from mlrelease.release.config import ReleaseConfig, series_text
 from mlrelease.release.plan import Plan
 from mlrelease.release.promotion import bind, channels, final, promoted, publish
@@ -85,7 +85,7 @@ def cut_plan(
 
 def prepare_plan(config: Config, version: str, push: bool) -> Plan:
     world = reader.read(config, asks.Prepare(version))
-    return candidates.plan_prepare(world, config, version, push)
+    return prepare.plan_prepare(world, config, version, push)
 
 
 def rc_plan(config: Config, tag: str | None, push: bool, rebuild: bool = False) -> Plan:

@@ -297,6 +297,9 @@ class World:
     """ref -> pyproject.toml and the ``[[tool.bumpversion.files]]`` there (links resolved)."""
     links: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     """ref -> {a version file that is a symbolic link: the file it points at}."""
+    hand_edits: Mapping[str, str | None] = field(default_factory=dict)
+    """ref -> the one version every version file carries there when ``current_version``
+    says another (edited by hand; :func:`mlrelease.version_files.hand_edit`), else None."""
     link_problems: Mapping[str, str] = field(default_factory=dict)
     """ref -> why a version file's link cannot be followed (it leaves the repository)."""
     ancestry: Mapping[tuple[str, str], bool] = field(default_factory=dict)
