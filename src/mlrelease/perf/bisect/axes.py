@@ -15,7 +15,7 @@ from mlrelease.perf.bisect.judging import (
 )
 from mlrelease.perf.bisect.lock import PinChange
 from mlrelease.perf.bisect.paired import DIFFERENT, SAME
-from mlrelease.perf.bisect.search import Found, Judged, bisect
+from mlrelease.perf.bisect.search import FoundSpan, JudgedPoint, bisect
 from mlrelease.perf.bisect.state import (
     COMMIT_AXIS,
     CULPRIT,
@@ -40,7 +40,7 @@ def environment(
     outcome = judge(
         snap, pick, good, Side.of(history.good, history.locks[-1]), "environment", label
     )
-    if not isinstance(outcome, Judged):
+    if not isinstance(outcome, JudgedPoint):
         return outcome
     records.append(outcome.record)
     if outcome.word == SAME:
@@ -66,13 +66,13 @@ def _dependency(
     base = history.locks[0]
     changes = lock.changes(base, history.locks[-1])
 
-    def package(position: int) -> Step | Judged:
+    def package(position: int) -> Step | JudgedPoint:
         pins = lock.applied(base, changes[:position])
         label = f"the good commit with {', '.join(c.text() for c in changes[:position])}"
         return judge(snap, pick, good, Side.of(history.good, pins), "package", label)
 
     found = _capped(len(changes), recorded(records, package))
-    if not isinstance(found, Found):
+    if not isinstance(found, FoundSpan):
         return found
     if not found.exact or found.untested:
 
@@ -85,13 +85,13 @@ def _dependency(
     if not versions:  # the bad side no longer pins it: no version to walk
         return _dependency_culprit(snap, pick, records, guilty, ["(removed)"], 1)
 
-    def version(position: int) -> Step | Judged:
+    def version(position: int) -> Step | JudgedPoint:
         pins = lock.applied(base, before, (guilty.name, versions[position - 1]))
         label = f"{guilty.name}=={versions[position - 1]}"
         return judge(snap, pick, good, Side.of(history.good, pins), "version", label)
 
     found = _capped(len(versions), recorded(records, version))
-    if not isinstance(found, Found):
+    if not isinstance(found, FoundSpan):
         return found
     names = [f"{guilty.name}=={guilty.old}", *(f"{guilty.name}=={v}" for v in versions)]
     if not found.exact or found.untested:
@@ -99,10 +99,10 @@ def _dependency(
     return _dependency_culprit(snap, pick, records, guilty, versions, found.hi)
 
 
-def _capped(count: int, probe: Callable[[int], Step | Judged]) -> Step | Found:
+def _capped(count: int, probe: Callable[[int], Step | JudgedPoint]) -> Step | FoundSpan:
     probes: list[int] = []
 
-    def counted(position: int) -> Step | Judged:
+    def counted(position: int) -> Step | JudgedPoint:
         probes.append(position)
         return probe(position)
 
@@ -144,7 +144,7 @@ def _dependency_range(
     pick: RowPick,
     records: list[BisectStep],
     name: Callable[[int], str],
-    found: Found,
+    found: FoundSpan,
     kind: str,
 ) -> BisectAnswer:
     """A range of packages or versions: the skipped ones between, each with its reason."""
@@ -174,7 +174,7 @@ def commits(
     count = len(history.commits)
     budget = snap.budget or budget_of(history)
 
-    def commit(position: int) -> Step | Judged:
+    def commit(position: int) -> Step | JudgedPoint:
         sha = history.commits[position - 1]
         label = f"commit {sha[:12]} ({position} of {count}): {history.titles.get(sha, '')}"
         return judge(snap, pick, reference, Side(sha, bad.pins), COMMIT_AXIS, label.rstrip(": "))
@@ -184,7 +184,7 @@ def commits(
         return history.commits[position - 1] in built or len(built) < budget
 
     found = bisect(count, recorded(records, commit), may_probe=may_build)
-    if not isinstance(found, Found):
+    if not isinstance(found, FoundSpan):
         return found
 
     def name(position: int) -> str:

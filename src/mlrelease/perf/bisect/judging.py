@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from mlrelease.perf.bisect.paired import UNKNOWN, Interval, decide, log_ratios
-from mlrelease.perf.bisect.search import Judged
+from mlrelease.perf.bisect.search import JudgedPoint
 from mlrelease.perf.bisect.state import (
     UNBUILDABLE,
     BisectAnswer,
@@ -46,7 +46,7 @@ class RowPick:
 
 def judge(
     snap: BisectSnapshot, pick: RowPick, reference: Side, subject: Side, axis: str, label: str
-) -> Step | Judged:
+) -> Step | JudgedPoint:
     """What the facts say of ``subject`` against ``reference``, or the step that says it."""
     facts = snap.facts
     for side in (reference, subject):
@@ -59,12 +59,12 @@ def judge(
     pair = (reference.key, subject.key)
     if broken or pair in facts.failed:
         error = broken or facts.failed[pair]
-        return Judged(dataclasses.replace(shown, word=UNBUILDABLE, error=error))
+        return JudgedPoint(dataclasses.replace(shown, word=UNBUILDABLE, error=error))
     base, other = facts.rounds.get(pair, ([], []))
     decision = decide(log_ratios(base, other), pick.regression.estimate, snap.design)
     if decision.more:
         return Measure(reference, subject, decision.more, label)
-    return Judged(
+    return JudgedPoint(
         dataclasses.replace(
             shown, word=decision.word, interval=decision.interval, beyond=decision.beyond
         )
@@ -72,18 +72,18 @@ def judge(
 
 
 def recorded(
-    records: list[BisectStep], probe: Callable[[int], Step | Judged]
-) -> Callable[[int], Step | Judged]:
-    def wrapped(position: int) -> Step | Judged:
+    records: list[BisectStep], probe: Callable[[int], Step | JudgedPoint]
+) -> Callable[[int], Step | JudgedPoint]:
+    def wrapped(position: int) -> Step | JudgedPoint:
         outcome = probe(position)
-        if isinstance(outcome, Judged):
+        if isinstance(outcome, JudgedPoint):
             records.append(outcome.record)
         return outcome
 
     return wrapped
 
 
-def skip(name: str, judged: Judged) -> Skipped:
+def skip(name: str, judged: JudgedPoint) -> Skipped:
     record = judged.record
     if record.word == UNBUILDABLE:
         return Skipped(name, record.error)

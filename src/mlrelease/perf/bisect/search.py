@@ -17,7 +17,7 @@ from mlrelease.perf.bisect.state import BisectStep, Step
 
 
 @dataclass(frozen=True)
-class Judged:
+class JudgedPoint:
     """What the facts say of one subject: a word (SAME, DIFFERENT, UNKNOWN, UNBUILDABLE)."""
 
     record: BisectStep
@@ -31,17 +31,17 @@ class Judged:
         return self.record.interval
 
 
-Probe = Callable[[int], "Step | Judged"]
+Probe = Callable[[int], "Step | JudgedPoint"]
 """Position -> the step that would decide it, or what the facts decide."""
 
 
 @dataclass
-class Found:
+class FoundSpan:
     """Where the first change lies: after position ``lo``, at or before ``hi``."""
 
     lo: int
     hi: int
-    judged: dict[int, Judged] = field(default_factory=dict)
+    judged: dict[int, JudgedPoint] = field(default_factory=dict)
     """Every probed position (in probing order), skipped ones included."""
     untested: list[int] = field(default_factory=list)
     """Open positions left when the budget ran out."""
@@ -57,23 +57,23 @@ class Found:
 
 def bisect(
     count: int, probe: Probe, *, may_probe: Callable[[int], bool] | None = None
-) -> Step | Found:
+) -> Step | FoundSpan:
     """The next step, or the first change between 0 (good) and ``count`` (bad).
 
     ``may_probe(position)`` says whether a position may still be probed (a budget of builds);
     when the nearest open one may not, the search ends with the open positions untested."""
     lo, hi = 0, count
-    found = Found(lo, hi)
+    found = FoundSpan(lo, hi)
     while True:
         open_ = [p for p in range(lo + 1, hi) if p not in found.judged]
         if not open_:
-            return Found(lo, hi, found.judged)
+            return FoundSpan(lo, hi, found.judged)
         middle = (lo + hi) / 2
         position = min(open_, key=lambda p: (abs(p - middle), p))
         if may_probe is not None and not may_probe(position):
-            return Found(lo, hi, found.judged, untested=open_)
+            return FoundSpan(lo, hi, found.judged, untested=open_)
         outcome = probe(position)
-        if not isinstance(outcome, Judged):
+        if not isinstance(outcome, JudgedPoint):
             return outcome
         found.judged[position] = outcome
         if outcome.word == SAME:
