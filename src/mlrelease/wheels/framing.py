@@ -58,7 +58,7 @@ def problems(name: str, path: Path) -> list[str]:
             sdist(path)
     except Broken as exc:
         return [f"{name}: {exc}; installers disagree on what it holds. Rebuild it"]
-    except (OSError, ValueError, zlib.error, tarfile.TarError, EOFError) as exc:
+    except (OSError, ValueError, struct.error, zlib.error, tarfile.TarError, EOFError) as exc:
         return [f"{name}: cannot be read as an archive ({exc})"]
     return []
 

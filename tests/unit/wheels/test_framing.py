@@ -157,3 +157,12 @@ def test_an_sdist_read_otherwise_by_tar_is_refused(tmp_path: Path, data: bytes, 
     the next stream."""
     found = check(tmp_path, SDIST, data)
     assert found and words in found[0], found
+
+
+def test_a_cut_central_directory_is_named_never_a_traceback(tmp_path: Path) -> None:
+    data = bytearray(zipped())
+    at = data.rfind(b"PK\x05\x06")
+    struct.pack_into("<I", data, at + 12, 10_000)  # a central directory longer than the file
+    struct.pack_into("<I", data, at + 16, 0)
+    (found,) = check(tmp_path, WHEEL, bytes(data))
+    assert found.startswith(f"{WHEEL}: ")

@@ -100,7 +100,7 @@ def _digest(path: Path, algorithm: str, length: int) -> str:
     """The hex digest of ``path`` by ``algorithm`` ("" when hashlib lacks it); a SHAKE
     digest as long as the stated one (``length`` bytes)."""
     try:
-        found = hashlib.new(algorithm)
+        found = hashlib.new(algorithm, usedforsecurity=False)  # a check, not a secret
     except ValueError:
         return ""
     with path.open("rb") as handle:
