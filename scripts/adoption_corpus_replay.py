@@ -194,6 +194,8 @@ class Corpus(Replay):
         planned = tags_of(said.data, 3)
         if said.code == 0 and planned:
             spelled, on, rule = planned[0], tags_of(said.data, 4)[0], ""
+            if on.startswith("-"):  # no commit named (rc-model bump): the tag is made on HEAD
+                on = rev(self.work, "HEAD")
         elif unbound:
             spelled, on = self.final_tag_name(), rev(self.work, f"refs/tags/{unbound[1]}")
             rule = "dry run stops at the binding (the corpus builds no files); by promote's rule: "

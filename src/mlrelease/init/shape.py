@@ -14,6 +14,7 @@ from packaging.version import Version
 
 from mlrelease import naming
 from mlrelease.init.snapshot import CHANGELOG_NAMES, CommitDiff, Snapshot
+from mlrelease.release import publishers
 
 
 @dataclass(frozen=True)
@@ -98,8 +99,7 @@ def tag_scheme(snap: Snapshot) -> TagScheme:
         first = _rc_first(rcs)
         rc_why += ", numbered from 0" if first == 0 else ""
     else:
-        rc_prefix, sep = prefix, "rc"
-        rc_why = "no RC tags: the PEP 440 spelling rcN is proposed"
+        rc_prefix, sep, rc_why = _rc_of_workflows(snap, prefix)
     newest = f" ({', '.join(named)})" if named else ""
     return TagScheme(
         f"{prefix}{{major}}.{{minor}}.{{patch}}",
@@ -108,6 +108,19 @@ def tag_scheme(snap: Snapshot) -> TagScheme:
         latest,
         first,
     )
+
+
+def _rc_of_workflows(snap: Snapshot, prefix: str) -> tuple[str, str, str]:
+    """(prefix, separator, why) of the RC tags the project's workflows build, with no RC tag
+    yet (tensordict's wheel workflows run on ``v[0-9]+.[0-9]+.[0-9]+-rc[0-9]+``); PEP 440's
+    ``rcN`` when none names one."""
+    texts = {p: t for p, t in snap.texts.items() if p.startswith(".github/workflows/")}
+    for pattern, sample in publishers.tag_samples(texts).items():
+        m = _TAG.match(sample)
+        if m and m["rc"] is not None:
+            why = f"no RC tags, but the workflows build RC tags {pattern}"
+            return m["prefix"], m["sep"], why
+    return prefix, "rc", "no RC tags: the PEP 440 spelling rcN is proposed"
 
 
 def _rc_first(rcs: list[tuple[tuple[int, ...], str, str]]) -> int:

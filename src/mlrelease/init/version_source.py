@@ -307,7 +307,13 @@ def _build_files(
         )
         if primary is None:  # e.g. `from .version import __version__`
             primary = _version_in_package(snap, module.split(".")[0])
-        return "attr", primary, f"[tool.setuptools.dynamic] version = {{attr = {attr!r}}}"
+        why = f"[tool.setuptools.dynamic] version = {{attr = {attr!r}}}"
+        if primary is None:  # torchtune: `__version__ = ""`, written by the build
+            file = next(filter(None, map(lambda p: _file_version(snap, p), VERSION_FILES)), None)
+            if file is not None:
+                why += f", empty in the tree (the build writes it); the {file.filename} file"
+                return "file", file, why + " holds the version"
+        return "attr", primary, why
     if isinstance(file, (str, list)):
         path = file if isinstance(file, str) else file[0]
         why = f"[tool.setuptools.dynamic] version = {{file = {path!r}}}"

@@ -62,7 +62,7 @@ class Prepare:
         if branch in g.world.local.heads:
             g.version(branch)
             g.file(branch, g.config.changelog)
-            g.version_files(branch)
+            g.hand_edit(branch)
         g.current([branch])
 
 
@@ -226,7 +226,7 @@ class Release:
             if g.config.table(ReleaseConfig).rc_model == "bump":  # the final tag is bound
                 final = names.final_tag(wanted)
                 rc = final if final in g.world.tags() else None
-        parsed = names.parse_tag(rc) if rc else None
+        parsed = rules.rc_named(g.world, names, rc) if rc else None
         if parsed is None:
             version = parse_release(self.version) if self.version else Version("0")
         else:

@@ -1,143 +1,25 @@
-"""``release prepare`` (the version-bump commit with its changelog section) and ``release rc``
-(the annotated, mlrelease-made release-candidate tag): pure planners over a
+"""``release rc`` (the annotated, mlrelease-made release-candidate tag): a pure planner over a
 :class:`~.world.World`."""
 
 from __future__ import annotations
 
 from packaging.version import Version
 
-from mlrelease import version_files, versions
+from mlrelease import version_files
 from mlrelease.config import Config
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.naming import Names
 from mlrelease.project import changelog
 from mlrelease.release import branch_edits, made, own_publishing, pins, rules
-from mlrelease.release import edits as editing
 from mlrelease.release.config import (
     TABLE,
     ReleaseConfig,
-    next_series,
-    parse_release,
     series,
     series_text,
     version_model,
 )
-from mlrelease.release.plan import Plan, git_action
+from mlrelease.release.plan import Plan
 from mlrelease.release.world import RC_MARKER, NotGathered, World, parse_version, short
-
-# --- prepare (the version-bump commit with its changelog section) ---------------------------
-
-
-def plan_prepare(world: World, config: Config, version: str, push: bool = False) -> Plan:
-    """``release prepare --version X.Y.Z``: set the release version and write its changelog."""
-    target = parse_release(version)
-    root, rel = world.root, config.table(ReleaseConfig)
-    names = config.names
-    # Trunk model: a release is prepared, tagged and promoted on main itself.
-    branch = rel.main_branch if rel.model == "trunk" else names.branch_for(series(target))
-    plan = Plan("prepare", root)
-    rules.preflight(world, "prepare")
-    restore, restored = rules.recovery(world, "prepare")
-    plan.actions += restore
-    if branch not in world.local.heads:
-        raise PreconditionError(
-            f"prepare: there is no branch {branch}; cut it first: "
-            f"`mlrelease release cut --version {series_text(series(target))} --execute`."
-        )
-    carried = parse_version(world.version_at(branch), branch)
-    rules.check_tags(world, names, "prepare", target)
-    tags = world.tags()
-    log_text = world.file_at(branch, config.changelog)
-    gated = "changelog" in config.gates  # invariant (k): the section is the changelog gate's
-    # Under version-source = "tag" the files keep their marker: the tag gives the version.
-    need_bump = str(carried) != str(target) and not version_model(config).agrees(target, carried)
-    need_log = log_text is not None and not changelog.has_section(log_text, target)
-    if (need_bump or need_log or (log_text is None and gated)) and rules.released(
-        world, names, target
-    ):  # invariant (i), refused first (j)
-        raise PreconditionError(
-            f"prepare: {target} is released ({rules.released_tag(world, names, target)} "
-            "exists); prepare the "
-            f"next patch version, e.g. --version {rules.next_release(world, names, target)}."
-        )
-    if log_text is None and gated:
-        raise PreconditionError(
-            f"prepare: {config.changelog} does not exist on {branch} "
-            "([tool.mlrelease] changelog); create it with a '# Changelog' title and the line "
-            f"'{changelog.MARKER}'."
-        )
-    if log_text is None:
-        plan.notes.append(
-            f"{config.changelog} does not exist on {branch} and the changelog gate is not "
-            "configured: no changelog section is written."
-        )
-    # onnxconverter-common: the branch was cut from a main already at 1.16.0; 1.15.0 is set.
-    ahead = rel.model != "trunk" and series(carried) in next_series(series(target))
-    if need_bump and not ahead:
-        if carried > target:
-            raise PreconditionError(
-                f"prepare: {branch} already carries {carried}, newer than {target}."
-            )
-        if not versions.is_development(carried) and names.release_tag(carried, tags) is None:
-            raise PreconditionError(
-                f"prepare: {branch} carries {carried}, which was never released (no tag "
-                f"{names.final_tag(carried)}). Release it first, or bump by hand if you "
-                "mean to skip it."
-            )
-    else:
-        plan.notes.append(f"{branch} carries {target}.")
-    if log_text is not None and not need_log:
-        plan.notes.append(f"{config.changelog} has a {target} section.")
-    changed: set[str] = set()
-    if need_bump or need_log:
-        if world.branch != branch:
-            plan.actions.append(git_action("switch", "switch", branch))
-        rules.require_clean(world, "prepare", restored)
-        rules.require_current(world, "prepare", [branch])
-        _edit(world, plan, config, branch, version, (carried, target, need_bump, need_log))
-        changed.add(branch)
-    if push:
-        action = rules.push_action(world, rel.remote, [branch], changed)
-        if action:
-            plan.actions.append(action)
-    return plan
-
-
-def _edit(
-    world: World,
-    plan: Plan,
-    config: Config,
-    branch: str,
-    version: str,
-    what: tuple[Version, Version, bool, bool],
-) -> None:
-    """The prepare commit's edits: computed and journalled, then installed, then committed."""
-    carried, target, need_bump, need_log = what
-    files = world.files_to_bump(branch) if need_bump else []
-    links = world.links_at(branch)
-    listed = sorted({*(f for f in files if f not in links.values()), *links})
-    purpose = f"mlrelease release prepare --version {version} --execute"
-    edit = editing.EditSet(world.root, purpose)
-    computes = []
-    if need_bump:
-        computes.append(editing.bumped(str(target), listed, links))
-    if need_log:
-        tag = config.names.final_tag(target)
-        computes.append(editing.changelog_section(config, str(target), tag))
-    journalled = sorted(set(files) | ({config.changelog} if need_log else set()))
-    plan.actions.append(edit.journal(computes, journalled))
-    if need_bump:
-        plan.actions.append(edit.install("bump", f"bump-my-version: {carried} -> {target}", files))
-    if need_log:
-        line = f"git-changelog: write the {target} section of {config.changelog}"
-        plan.actions.append(edit.install("changelog", line, [config.changelog]))
-    plan.actions += [
-        git_action(
-            "commit", "commit", "-m", f"chore(release): prepare {target}", "--", *journalled
-        ),
-        edit.end(),
-    ]
-
 
 # --- rc -------------------------------------------------------------------------------------
 

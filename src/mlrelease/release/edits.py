@@ -26,7 +26,7 @@ from mlrelease import version_files
 from mlrelease.config import PYPROJECT, Config, read_toml
 from mlrelease.edges.journal import drop_journal, write_journal
 from mlrelease.errors import UserError
-from mlrelease.project import bump, changelog
+from mlrelease.project import bump, changelog, sync
 from mlrelease.release.config import ReleaseEdit
 from mlrelease.release.plan import Action, call_action
 
@@ -103,9 +103,13 @@ def replace(path: Path, data: bytes) -> None:
         raise
 
 
-def bumped(new: str, listed: list[str], links: Mapping[str, str]) -> Compute:
+def bumped(
+    new: str, listed: list[str], links: Mapping[str, str], hand: str | None = None
+) -> Compute:
     """bump-my-version to ``new`` on a scratch copy of ``listed`` (pyproject.toml and the
-    version files as the configuration names them; ``links``: link -> the file it points at)."""
+    version files as the configuration names them; ``links``: link -> the file it points at);
+    ``hand``: the files were edited by hand to this version, so current_version follows them
+    first (``mlrelease bump --sync``)."""
 
     def compute(edits: EditSet) -> None:
         with tempfile.TemporaryDirectory(prefix="mlrelease-bump-") as tmp:
@@ -113,6 +117,10 @@ def bumped(new: str, listed: list[str], links: Mapping[str, str]) -> Compute:
             for name in listed:
                 (scratch / name).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(edits.root / links.get(name, name), scratch / name)
+            if hand is not None:
+                synced = dataclasses.replace(Config(), root=scratch)
+                synced = dataclasses.replace(synced, pyproject=read_toml(scratch / PYPROJECT))
+                sync.execute(synced, sync.plan(synced))
             rewrite(scratch, new)
             for name in listed:
                 edits.set(links.get(name, name), (scratch / name).read_bytes())

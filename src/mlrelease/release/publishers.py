@@ -191,6 +191,22 @@ def _conditions(
     return found
 
 
+def tag_samples(texts: Mapping[str, str]) -> dict[str, str]:
+    """Each tag filter the workflows ``texts`` hold (path -> YAML text) name in their
+    ``on: push: tags``, with a tag name it matches (``v[0-9]+.[0-9]+.[0-9]+-rc[0-9]+`` ->
+    ``v0.0.0-rc0``): which tags the project's own workflows build."""
+    found: dict[str, str] = {}
+    for path in sorted(texts):
+        try:
+            doc = yaml.safe_load(texts[path])
+        except yaml.YAMLError:
+            continue
+        tags = _triggers(doc).get("tags", ()) if isinstance(doc, Mapping) else ()
+        for pattern in tags if isinstance(tags, tuple) else ():
+            found.setdefault(pattern, _sample(pattern))
+    return found
+
+
 def read(texts: Mapping[str, str]) -> list[Publisher]:
     """Every publishing job of the workflows ``texts`` holds (path -> YAML text); a workflow
     that does not parse publishes nothing known."""

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import re
 import sys
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from mlrelease import version_files
 from mlrelease.edges import git
-from mlrelease.errors import PreconditionError
+from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release.world import BranchCommit, PickFacts
 
 if sys.version_info >= (3, 11):
@@ -87,6 +89,27 @@ def pyproject_at(root: Path, ref: str) -> Mapping[str, Any]:
         raise PreconditionError(f"{ref} has no pyproject.toml; is it a commit of this project?")
     data: dict[str, Any] = tomllib.loads(text)
     return data
+
+
+def hand_edit_at(root: Path, ref: str, files: Mapping[str, str]) -> str | None:
+    """The one version the version files committed at ``ref`` carry when ``current_version``
+    says another (a hand edit), read by bump-my-version's own search on a scratch copy;
+    ``files``: each path as configured -> the file it is (a link followed). None otherwise."""
+    with tempfile.TemporaryDirectory(prefix="mlrelease-versions-") as tmp:
+        scratch = Path(tmp)
+        for name, actual in files.items():
+            text = show(root, ref, actual)
+            if text is not None:
+                (scratch / name).parent.mkdir(parents=True, exist_ok=True)
+                (scratch / name).write_text(text, encoding="utf-8")
+        try:
+            data = tomllib.loads((scratch / "pyproject.toml").read_text(encoding="utf-8"))
+            source = f"{ref}:pyproject.toml"
+            current = str(version_files.bumpversion_table(data, source)["current_version"])
+            found, problems = version_files.scan(scratch, data, source)
+        except (OSError, tomllib.TOMLDecodeError, UserError):
+            return None  # refused where the version is read, naming the problem
+    return version_files.hand_edit(found, problems, current)
 
 
 def version_at(root: Path, ref: str) -> str:

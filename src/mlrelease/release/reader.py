@@ -140,6 +140,15 @@ class Gatherer:
         known[ref] = tuple(sorted(actual))
         self.table("links")[ref] = links
 
+    def hand_edit(self, ref: str) -> None:
+        """Whether the version files committed at ``ref`` were edited by hand, the key left
+        behind (:attr:`~.world.World.hand_edits`)."""
+        self.version_files(ref)
+        known, files = self.table("hand_edits"), self.table("version_files").get(ref)
+        if ref not in known and files is not None:
+            links = self.table("links").get(ref, {})
+            known[ref] = queries.hand_edit_at(self.root, ref, {**{f: f for f in files}, **links})
+
     def _follow(self, ref: str, path: str, entries: dict[str, tuple[str, str]]) -> str | None:
         """The file ``path`` is, following symbolic links inside the tree at ``ref``."""
         seen = [path]

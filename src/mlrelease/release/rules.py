@@ -254,6 +254,16 @@ def rc_problem(
     return None
 
 
+def rc_named(world: World, names: Names, rc: str) -> tuple[Version, int | None] | None:
+    """What the tag ``rc`` names: in the configured spelling, or in another spelling the
+    project has used, for a tag that exists (onnxmltools' ``v1.15.0rc1`` beside its
+    ``1.14.0``); None for other names (a new tag is spelled as configured)."""
+    parsed = names.parse_tag(rc)
+    if parsed is None and world.remote_error is None and rc in world.tags():
+        return names.read_tag(rc)
+    return parsed
+
+
 def rc_tags(world: World, names: Names, version: Version) -> dict[int, tuple[str, str]]:
     """RC number -> (tag, commit) for the release candidates of ``version``, in any spelling
     the project has used (a number is never taken twice)."""

@@ -1,10 +1,10 @@
-"""What the release commands do, for the CLI (and scripts) to call: the configuration as the
-command must read it, then, per verb, the one world read (:mod:`.reader`) and its pure planner.
-The RC and the version are resolved once, by the reader, and passed down in the world.
+"""What the release commands do, for the CLI (and scripts) to call: the configuration as the command
+must read it, then, per verb, the one world read (:mod:`~mlrelease.release.reader`) and its pure
+planner. The RC and the version are resolved once, by the reader, and passed down in the world.
 
-A planner is chosen by the release's model: ``rc-model = "tag"`` (RCs are tags of the final
-version) or ``"bump"`` (RCs are version bumps, :mod:`.bump_model`). A third model plugs in here.
-"""
+A planner is chosen by the release's model: ``rc-model = "tag"`` (RCs are tags of the final version)
+or ``"bump"`` (RCs are version bumps, :mod:`~mlrelease.release.bump_model`). A third model plugs in
+here."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from mlrelease.config import PYPROJECT, TABLE, Config, find_root, of_command
 from mlrelease.edges import git
 from mlrelease.edges.journal import read_journal
 from mlrelease.errors import UserError
-from mlrelease.release import asks, bump_model, candidates, cut, picks, queries, reader
+from mlrelease.release import asks, bump_model, candidates, cut, picks, prepare, queries, reader
 from mlrelease.release.config import ReleaseConfig, series_text
 from mlrelease.release.plan import Plan
 from mlrelease.release.promotion import bind, channels, final, promoted, publish
@@ -85,7 +85,7 @@ def cut_plan(
 
 def prepare_plan(config: Config, version: str, push: bool) -> Plan:
     world = reader.read(config, asks.Prepare(version))
-    return candidates.plan_prepare(world, config, version, push)
+    return prepare.plan_prepare(world, config, version, push)
 
 
 def rc_plan(config: Config, tag: str | None, push: bool, rebuild: bool = False) -> Plan:

@@ -21,6 +21,7 @@ from mlrelease.release import (
     bump_model,
     candidates,
     cut,
+    prepare,
     queries,
     reader,
     rules,
@@ -49,7 +50,7 @@ def _previews(world: World, config: Config, target: Version, at_rc: str | None) 
     cut_version = series_text(series(target))
     checks: list[tuple[str, Callable[[], Plan]]] = [
         ("cut", lambda: cut.plan_cut(world, config, cut_version)),
-        ("prepare", lambda: candidates.plan_prepare(world, config, str(target))),
+        ("prepare", lambda: prepare.plan_prepare(world, config, str(target))),
         (
             "rc",
             (lambda: bump_model.plan_rc_bump(world, config))

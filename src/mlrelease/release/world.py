@@ -1,12 +1,11 @@
 """The release world: one immutable snapshot of everything a release command decides on (pure:
 no git, no files, no network).
 
-:mod:`.reader` reads it once per command, before any decision; every planner (cut, prepare, rc
-under either RC model, cherry-picks, bind, publish, promote) looks facts up in it and never asks
-git. Tests build one by hand. A planner asking for a fact the reader did not gather is a bug of
-the reader, said as such (:class:`NotGathered`). The release a command is about (its version,
-its RC, its branch and final tag) is resolved once, into :attr:`World.target`.
-"""
+:mod:`~mlrelease.release.reader` reads it once per command, before any decision; every planner (cut,
+prepare, rc under either RC model, cherry-picks, bind, publish, promote) looks facts up in it and
+never asks git. Tests build one by hand. A planner asking for a fact the reader did not gather is a
+bug of the reader, said as such (:class:`NotGathered`). The release a command is about (its version,
+its RC, its branch and final tag) is resolved once, into :attr:`World.target`."""
 
 from __future__ import annotations
 
@@ -298,6 +297,9 @@ class World:
     """ref -> pyproject.toml and the ``[[tool.bumpversion.files]]`` there (links resolved)."""
     links: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     """ref -> {a version file that is a symbolic link: the file it points at}."""
+    hand_edits: Mapping[str, str | None] = field(default_factory=dict)
+    """ref -> the one version every version file carries there when ``current_version``
+    says another (edited by hand; :func:`mlrelease.version_files.hand_edit`), else None."""
     link_problems: Mapping[str, str] = field(default_factory=dict)
     """ref -> why a version file's link cannot be followed (it leaves the repository)."""
     ancestry: Mapping[tuple[str, str], bool] = field(default_factory=dict)

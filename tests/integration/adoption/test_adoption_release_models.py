@@ -55,7 +55,9 @@ def test_trunk_checklist_names_only_what_the_project_has(tmp_path: Path) -> None
 
 
 def test_branch_model_keeps_the_cut(tmp_path: Path) -> None:
-    root = adopted(tmp_path, branch="release/1.3")
+    # A branch of the newest release's series (1.4.0); an older one alone, beside releases
+    # tagged on main, is history and proposes trunk (onnxmltools' r1.7 beside 1.14.0).
+    root = adopted(tmp_path, branch="release/1.4")
     data = (root / "pyproject.toml").read_text()
     assert 'model = "branch"' in data
     proc = mlrelease(root, "release", "checklist", "--version", "1.5.0")

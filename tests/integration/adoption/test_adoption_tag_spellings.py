@@ -49,3 +49,27 @@ def test_prepare_follows_a_release_tagged_in_another_spelling(adopted: Repo) -> 
     rc = mlrelease(adopted.path, "release", "rc")
     assert rc.returncode == 0, rc.stdout + rc.stderr
     assert "git tag -a 1.20.0rc1" in rc.stdout, rc.stdout  # the configured spelling
+
+
+def test_promote_takes_an_rc_tagged_in_another_spelling(adopted: Repo) -> None:
+    """onnxmltools tags finals ``1.14.0`` and its RC ``v1.15.0rc1``: promote found that RC,
+    then refused it as not of the configured RC spelling. Here the RC is tagged ``1.20.0rc1``
+    and the project then spells its tags with a ``v``: promote goes on to the RC's files."""
+    prepare = mlrelease(adopted.path, "release", "prepare", "--version", "1.20.0", "--execute")
+    assert prepare.returncode == 0, prepare.stdout + prepare.stderr
+    rc = mlrelease(adopted.path, "release", "rc", "--execute", "--push")
+    assert rc.returncode == 0, rc.stdout + rc.stderr
+    path = adopted.path / "pyproject.toml"
+    text = path.read_text(encoding="utf-8")
+    text = text.replace('tag = "{major}', 'tag = "v{major}').replace(
+        'rc-tag = "{major}', 'rc-tag = "v{major}'
+    )
+    path.write_text(text, encoding="utf-8")
+    adopted.git("commit", "-q", "-am", "chore: tags spelled with a v")
+    adopted.git("push", "-q", "origin", "main")
+    proc = mlrelease(
+        adopted.path, "release", "promote", "--version", "1.20.0", "--published-elsewhere"
+    )
+    said = " ".join((proc.stdout + proc.stderr).split())
+    assert "not a release-candidate tag" not in said, said
+    assert "1.20.0rc1" in said and "no artifact manifest is bound to 1.20.0rc1" in said, said

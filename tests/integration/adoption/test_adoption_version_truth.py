@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from helpers.replayed import TF2ONNX_SETUP, adopt, proposal, push_tf2onnx, push_vision
 from helpers.repo import mlrelease
 
@@ -107,5 +108,31 @@ def test_a_hand_edit_of_the_version_is_named_with_its_repair(tmp_path: Path) -> 
     repaired = mlrelease(repo.path, *REPAIR.split()[1:])
     assert repaired.returncode == 0, _said(repaired)
     assert repo.git("status", "--porcelain") == "M pyproject.toml"
+    verify = mlrelease(repo.path, "verify", "--only", "versions")
+    assert verify.returncode == 0, _said(verify)
+
+
+@pytest.mark.parametrize("prepared_first", [True, False], ids=["key-at-release", "key-behind"])
+def test_prepare_starts_from_the_version_files_after_a_hand_edit(
+    tmp_path: Path, prepared_first: bool
+) -> None:
+    """tensorflow-onnx: the maintainers set VERSION_NUMBER to 1.17.0rc1 by hand, and
+    current_version stayed (1.17.0 after an earlier prepare, or 1.16.1). `release prepare
+    --version 1.17.0` compared with current_version: it said there was nothing to do, or
+    bump-my-version found no 1.16.1 to rewrite. The files are the truth: prepare names the
+    hand edit and sets the files and current_version to 1.17.0."""
+    repo = push_tf2onnx(tmp_path)
+    adopt(repo)
+    if prepared_first:
+        first = mlrelease(repo.path, "release", "prepare", "--version", "1.17.0", "--execute")
+        assert first.returncode == 0, _said(first)
+    repo.commit_file("VERSION_NUMBER", "1.17.0rc1\n", "Prepare updates for release 1.17.0rc1.")
+    repo.git("push", "-q", "origin", "main")
+    prepare = mlrelease(repo.path, "release", "prepare", "--version", "1.17.0", "--execute")
+    said = _said(prepare)
+    assert prepare.returncode == 0, said
+    assert "1.17.0rc1 (edited by hand)" in said, said
+    assert repo.git("show", "HEAD:VERSION_NUMBER") == "1.17.0"
+    assert 'current_version = "1.17.0"' in repo.git("show", "HEAD:pyproject.toml")
     verify = mlrelease(repo.path, "verify", "--only", "versions")
     assert verify.returncode == 0, _said(verify)

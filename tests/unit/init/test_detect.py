@@ -303,3 +303,29 @@ def test_init_says_when_it_cannot_read_the_name() -> None:
     proposal = propose.propose(found, {})
     assert "distribution" not in tomllib.loads(proposal.text)["tool"]["mlrelease"]
     assert any('[tool.mlrelease] distribution = "<name>"' in n for n in proposal.notes)
+
+
+WHEELS_ON_RC_TAGS = """\
+on:
+  push:
+    branches: [main]
+    tags:
+      # Release candidate tags look like: v1.11.0-rc1
+      - v[0-9]+.[0-9]+.[0-9]+-rc[0-9]+
+jobs:
+  build:
+    runs-on: ubuntu-latest
+    steps: [{run: make}]
+"""
+
+
+def test_with_no_rc_tag_the_rc_spelling_is_the_one_the_workflows_build() -> None:
+    """tensordict had no RC tag before 0.13.0, but its wheel workflows build tags
+    ``v[0-9]+.[0-9]+.[0-9]+-rc[0-9]+``: init proposed ``v0.13.0rc1``, which none builds."""
+    texts = {".github/workflows/build-wheels-linux.yml": WHEELS_ON_RC_TAGS}
+    found = detect.tag_scheme(snap(texts, tags=["v0.12.0", "v0.11.0"]))
+    assert (found.tag, found.rc_tag) == (
+        "v{major}.{minor}.{patch}",
+        "v{major}.{minor}.{patch}-rc{rc}",
+    )
+    assert "v[0-9]+.[0-9]+.[0-9]+-rc[0-9]+" in found.why, found.why

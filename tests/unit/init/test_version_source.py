@@ -126,3 +126,31 @@ def test_setuptools_scm_alone_still_takes_the_version_from_tags() -> None:
     found = version_source.version_source(snapshot, "0.14.0")
     assert (found.kind, found.files) == ("scm", [])
     assert source_of(snapshot) == "scm"
+
+
+TUNE_PYPROJECT = (
+    '[project]\nname = "torchtune"\ndynamic = ["version"]\n'
+    '[tool.setuptools.dynamic]\nversion = {attr = "torchtune.__version__"}\n'
+)
+
+
+def test_an_empty_version_attribute_the_build_fills_leaves_the_version_file() -> None:
+    """torchtune: ``version = {attr = "torchtune.__version__"}``, whose ``__version__ = ""``
+    the wheel build writes (from version.txt, through BUILD_VERSION); version.txt holds the
+    version. init found no version file, took 0.4.0 from the newest tag, and cut refused."""
+    texts = {
+        "pyproject.toml": TUNE_PYPROJECT,
+        "torchtune/__init__.py": '__version__ = ""\n',
+        "version.txt": "0.5.0\n",
+    }
+    snapshot = Snapshot(
+        files=sorted(texts),
+        texts=texts,
+        tags=["v0.4.0"],
+        branches=["main", "release/0.4.0"],
+        tag_texts={"v0.4.0": {"version.txt": "0.4.0\n"}},
+    )
+    found = version_source.version_source(snapshot, "0.4.0")
+    assert (found.kind, found.current) == ("file", "0.5.0"), found.why
+    assert [f.filename for f in found.files] == ["version.txt"]
+    assert "torchtune.__version__" in found.why and "empty" in found.why, found.why

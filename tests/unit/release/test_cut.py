@@ -25,10 +25,11 @@ from helpers.release_worlds import (
 )
 
 from mlrelease.config import Config
-from mlrelease.release.candidates import plan_prepare, plan_rc
+from mlrelease.release.candidates import plan_rc
 from mlrelease.release.config import ReleaseConfig, ReleaseEdit
 from mlrelease.release.cut import plan_cut
 from mlrelease.release.picks import plan_picks
+from mlrelease.release.prepare import plan_prepare
 from mlrelease.release.world import (
     RC_MARKER,
     BranchCommit,

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from helpers.release_worlds import CONFIG, M, branch_world, main_world, refused
 
-from mlrelease.release.candidates import plan_prepare
 from mlrelease.release.cut import plan_cut
+from mlrelease.release.prepare import plan_prepare
 from mlrelease.release.world import Refs, Remote, Tag
 
 RELEASED = Tag("v1.4.0", M, M, False, "")

@@ -21,8 +21,9 @@ from packaging.version import Version
 from mlrelease.config import Config
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release import rules
-from mlrelease.release.candidates import plan_prepare, plan_rc
+from mlrelease.release.candidates import plan_rc
 from mlrelease.release.cut import plan_cut
+from mlrelease.release.prepare import plan_prepare
 from mlrelease.release.promotion.final import plan_promote
 from mlrelease.release.world import (
     RC_MARKER,

@@ -1,5 +1,5 @@
 """The two axes of a bisect: the environment (which package, which version) and the
-project's own commits (pure; called by :mod:`.plan`)."""
+project's own commits (pure; called by :mod:`~mlrelease.perf.bisect.plan`)."""
 
 from collections.abc import Callable, Sequence
 

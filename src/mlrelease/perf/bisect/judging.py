@@ -1,5 +1,5 @@
-"""What one step's facts decide, and how an answer is put together (pure; for :mod:`.plan`
-and :mod:`.axes`)."""
+"""What one step's facts decide, and how an answer is put together (pure; for
+:mod:`~mlrelease.perf.bisect.plan` and :mod:`~mlrelease.perf.bisect.axes`)."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ lock``): a requirements file of exact pins (``name==version``, as ``pip-compile`
 compile`` write them: continuation lines, ``--hash`` options and comments allowed) or a PEP 751
 ``pylock.toml`` (its ``[[packages]]`` names and versions). Every other kind of requirement in a
 lock is an error naming its line: a range is no environment. The pins are installed from the
-configured index as prebuilt wheels only, never built (:mod:`.envs`).
+configured index as prebuilt wheels only, never built (:mod:`~mlrelease.perf.bisect.envs`).
 
 The texts are read from git by the caller; everything here is plain data.
 """

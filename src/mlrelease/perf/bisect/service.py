@@ -1,12 +1,11 @@
 """``mlrelease perf bisect``: the executor of a bisect, over its pure planner.
 
-Each turn reads the journal into the facts (:mod:`.facts`), asks the planner (:mod:`.plan`) for
-the next step, carries it out and journals what it found: a build and an install
-(:mod:`.envs`), the endpoints' comparison, or more paired rounds of one row, timed by the perf
-runner with the two sides interleaved (:func:`mlrelease.perf.runner.execute`). A killed run
-resumes from its journal; the answer is written as ``bisect.json`` and ``bisect.md`` under the
-perf results folder.
-"""
+Each turn reads the journal into the facts (:mod:`~mlrelease.perf.bisect.facts`), asks the planner
+(:mod:`~mlrelease.perf.bisect.plan`) for the next step, carries it out and journals what it found: a
+build and an install (:mod:`~mlrelease.perf.bisect.envs`), the endpoints' comparison, or more paired
+rounds of one row, timed by the perf runner with the two sides interleaved
+(:func:`mlrelease.perf.runner.execute`). A killed run resumes from its journal; the answer is
+written as ``bisect.json`` and ``bisect.md`` under the perf results folder."""
 
 from __future__ import annotations
 

@@ -3,9 +3,9 @@
 The snapshot (:class:`BisectSnapshot`) is the history read once from git and the index
 (:class:`BisectHistory`) plus every fact the journal holds (:class:`Facts`): which sides were
 prepared and how, what the endpoints' comparison said, the pairs measured so far. The planner
-(:mod:`.plan`) turns it into the next :data:`Step` or an :class:`BisectAnswer`; the executor
-(:mod:`.service`) carries the step out and journals what it found.
-"""
+(:mod:`~mlrelease.perf.bisect.plan`) turns it into the next :data:`Step` or an
+:class:`BisectAnswer`; the executor (:mod:`~mlrelease.perf.bisect.service`) carries the step out and
+journals what it found."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Carrying out one bisect step: build and install a side, time the endpoints, or add paired
-rounds of one row; each outcome appended to the journal (used by :mod:`.service`)."""
+"""Carrying out one bisect step: build and install a side, time the endpoints, or add paired rounds
+of one row; each outcome appended to the journal (used by :mod:`~mlrelease.perf.bisect.service`)."""
 
 from __future__ import annotations
 

@@ -46,7 +46,7 @@ def _newest(world: World, names: Names, target: Target) -> None:
             f"promote: {target.version} has no release candidate; tag one with `mlrelease "
             "release rc --execute` on its release branch."
         )
-    parsed = names.parse_tag(rc)
+    parsed = rules.rc_named(world, names, rc)
     if parsed and parsed[1] is not None:
         rcs = rules.rc_tags(world, names, parsed[0])
         newer = sorted(n for n in rcs if n > parsed[1])

@@ -56,7 +56,7 @@ def candidate(world: World, config: Config, names: Names, verb: str) -> tuple[Ta
     target = world.aimed()
     rc, rel = target.rc, config.table(ReleaseConfig)
     bump = rel.rc_model == "bump"
-    parsed = names.parse_tag(rc) if rc else None
+    parsed = rules.rc_named(world, names, rc) if rc else None
     if rc is None:
         raise PreconditionError(
             f"{verb}: {target.version} has no release candidate; tag one with `mlrelease "
@@ -67,7 +67,8 @@ def candidate(world: World, config: Config, names: Names, verb: str) -> tuple[Ta
         example = names.final_tag(target.version) if bump else names.rc_tag_for(target.version, 2)
         raise UserError(
             f"{verb} --rc {rc!r}: not a {'final' if bump else 'release-candidate'} tag of the "
-            f"configured pattern {pattern!r} ({TABLE}.{key}), e.g. {example!r}."
+            f"configured pattern {pattern!r} ({TABLE}.{key}) or another spelling the project "
+            f"has used, e.g. {example!r}."
         )
     remote = world.origin()
     side = remote.refs if remote else world.local
