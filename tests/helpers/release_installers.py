@@ -8,6 +8,11 @@ read it, and a fork's tags in this clone. The rules do not run mlrelease; :func:
   on foreign bytes stating the bound SHA-256, a ``payload.tar.gz#egg=demo-1.4.0``, or the bound
   wheel's PEP 658 metadata file requiring another package; or it stops. pypiserver cannot
   serve these: the proxy of :mod:`helpers.error_index` does (``"pep691"`` mode).
+- ``index_states``: from now on the index (the same proxy, PEP 691 JSON) states something of
+  the bound wheel that its bytes or its metadata contradict (the fifth adversary): a wrong
+  ``#sha512=`` in its URL (pip refuses the file), a wrong MD5 beside the right SHA-256 in its
+  ``hashes`` (an installer checking every hash it knows refuses it), or a ``requires-python``
+  of ``<3`` (pip skips it); or it stops. Installers then get no bound wheel from it.
 - ``fork_rc_tag``: an RC tag of a fork (annotated as ``release rc`` writes it, ``Made-by``
   line and all), on the fork's own commit or on origin's release branch tip, pushed to the
   fork and fetched into this clone; ``drop_fork_tags``: the maintainer deletes them, as
@@ -39,6 +44,7 @@ TAGGED = "demo-1.4.0-1-py3-none-any.whl"
 EGG = "payload.tar.gz#egg=demo-1.4.0"
 EVIL_METADATA = b"Metadata-Version: 2.1\nName: demo\nVersion: 1.4.0\nRequires-Dist: evil-dep\n"
 HOSTILE = ("asc", "lying-hash", "egg", "metadata")
+STATEMENTS = ("sha512", "md5", "requires-python")
 RC_TAGS = ("v1.4.0-rc1", "v1.4.0-rc2")
 BINARY = "application/octet-stream"
 
@@ -56,6 +62,7 @@ def _sha(data: bytes) -> str:
 def reset(self: Any) -> None:
     """A new example: an honest index, no fork tags."""
     self.hostile = None
+    self.statement = None
     self.fork_objects = set()
     self.foreign = {}
 
@@ -64,6 +71,31 @@ def reset(self: Any) -> None:
 def index_entry_url(self: Any, kind: str | None) -> None:
     """The index serves an entry installers read otherwise than it is named, or stops."""
     self.hostile = kind
+
+
+@rule(kind=st.sampled_from([None, *STATEMENTS]))
+def index_states(self: Any, kind: str | None) -> None:
+    """The index states a hash or a Python for the bound wheel that it does not have, or
+    stops."""
+    self.statement = kind
+
+
+def _state(self: Any, folder: dict[str, str], served: set[tuple[str, str]]) -> set[tuple[str, str]]:
+    """Amend the bound wheel's entry with the statement of :func:`index_states` (the proxy in
+    ``"pep691"`` mode); what installers get then: no bound wheel."""
+    kind, proxy = self.statement, self.harness.proxy
+    if kind is None or WHEEL not in folder:
+        return served
+    proxy.mode = "pep691"
+    entry = proxy.amend.setdefault(WHEEL, {})
+    if kind == "sha512":
+        url = str(entry.get("url", f"/packages/{WHEEL}")).partition("#")[0]
+        entry["url"] = f"{url}#sha512={'0' * 128}"
+    elif kind == "md5":
+        entry["hashes"] = {"sha256": folder[WHEEL], "md5": "0" * 32}
+    else:
+        entry["requires-python"] = "<3"
+    return {p for p in served if p[0] != WHEEL}
 
 
 @rule(own_commit=st.booleans())
@@ -125,10 +157,20 @@ def serve(self: Any) -> set[tuple[str, str]]:
     proxy = self.harness.proxy
     folder = oracle.index_files(Path(self.harness.index))
     served = set(folder.items())
-    kind = self.hostile if proxy is not None and not self.error_pages else None
     if proxy is not None:
         proxy.files, proxy.amend, proxy.extra = {}, {}, []
-    if kind is None or proxy is None:
+    if proxy is None or self.error_pages:
+        return served
+    served = _served(self, self.hostile, folder, served)
+    return _state(self, folder, served)
+
+
+def _served(
+    self: Any, kind: str | None, folder: dict[str, str], served: set[tuple[str, str]]
+) -> set[tuple[str, str]]:
+    """Set the proxy for the hostile entry of :func:`index_entry_url`; what installers get."""
+    proxy = self.harness.proxy
+    if kind is None:
         return served
     proxy.mode = "pep691"
     theirs = _foreign(self)

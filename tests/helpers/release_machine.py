@@ -349,7 +349,12 @@ class ReleaseMachine(RuleBasedStateMachine):
     )
 
     # --- #48: the index as installers read it, a fork's tags (helpers.release_installers) ---
-    from helpers.release_installers import drop_fork_tags, fork_rc_tag, index_entry_url
+    from helpers.release_installers import (
+        drop_fork_tags,
+        fork_rc_tag,
+        index_entry_url,
+        index_states,
+    )
 
     # --- #48: what bind compares (helpers.release_reference_rules): doctored dist/, the
     # clone's configuration, writes to the reference cache ---

@@ -6,9 +6,13 @@ An entry is what an installer makes of it: its name is the last segment of its U
 percent-decoded, resolved against where the page was found (after redirects) or an HTML page's
 ``<base href>``, as pip does; beside it, what the entry states of itself (the PEP 691
 ``filename``, the link's text: uv reads that name), every SHA-256 it states (``hashes``, and a
-``#sha256=`` anywhere in the URL, which pip prefers), a fragment or query pip would read as
-the file's identity (``#egg=``), the PEP 658/714 metadata file it advertises, and whether it is
-yanked. Deciding what is acceptable is the caller's (the release gatekeeper).
+``#sha256=`` anywhere in the URL, which pip prefers), every other hash it states (any other key
+of ``hashes``, a URL's ``#<algorithm>=``: installers check each they know), the Python it says
+the file requires (``data-requires-python``, ``requires-python``: pip chooses files by it), a
+fragment or query pip would read as the file's identity (``#egg=``), the PEP 658/714 metadata
+file it advertises, and whether it is yanked. A link whose name is a distribution file's only
+when lower-cased (``DEMO-1.4.0.TAR.GZ``) is an entry, for the caller to name. Deciding what is
+acceptable is the caller's (the release gatekeeper).
 
 What a valid page is (docs/release/invariants.md, "What mlrelease assumes of the index"):
 
@@ -78,6 +82,19 @@ class IndexFile:
     metadata_inside: str = ""
     """The SHA-256 of the file's own ``METADATA`` (``PKG-INFO``), read from its downloaded
     bytes ("" when not read, or absent)."""
+    hashes: tuple[tuple[str, str], ...] = ()
+    """Every other hash the entry states, (algorithm, hex digest) in lower case: PEP 691
+    ``hashes`` but its ``sha256``, a URL's ``#<algorithm>=`` (pip reads md5 to sha512 anywhere
+    in the URL); an algorithm unknown here is kept, for the caller to refuse."""
+    requires_python: str | None = None
+    """The ``Requires-Python`` the index states for the file (PEP 503
+    ``data-requires-python``, PEP 691 ``requires-python``); None when it states none."""
+    digests: tuple[tuple[str, str], ...] = ()
+    """The downloaded bytes' digest by each algorithm of :attr:`hashes` ("" for an algorithm
+    unknown here); () when not downloaded."""
+    requires_python_inside: str | None = None
+    """The file's own metadata ``Requires-Python``, read from its downloaded bytes (None when
+    absent or not downloaded)."""
 
     @property
     def version(self) -> Any:
@@ -101,7 +118,10 @@ class IndexFile:
 
 _SHA256 = re.compile(r"[#&]sha256=([^&#]*)")
 """A SHA-256 pip reads from a URL (its fragment, or its query: pip searches the whole URL)."""
-_ONE_HASH = re.compile(r"(?:md5|sha1|sha224|sha256|sha384|sha512)=[0-9a-fA-F]*")
+_ONE_HASH = re.compile(r"([A-Za-z0-9_]+)=([0-9a-fA-F]*)")
+"""A fragment that states one hash (by any algorithm: one unknown here is refused later)."""
+_PIP_HASHES = re.compile(r"[#&](md5|sha1|sha224|sha384|sha512)=([^&#]*)")
+"""The other hashes pip reads from anywhere in a URL."""
 _IDENTITY = re.compile(r"[#&](?:egg|subdirectory)=")
 """What pip reads beside a URL's path as what the file is (``#egg=name-version``)."""
 
@@ -115,18 +135,47 @@ def _odd(url: str, fragment: str) -> str:
     return f"?{query}" if _IDENTITY.search(f"?{query}") else ""
 
 
-def _entry(
-    base: str, href: str, listed: str, stated: tuple[str, ...], yanked: bool, metadata: str | None
-) -> IndexFile:
+@dataclass(frozen=True)
+class _Stated:
+    """What an entry states of its file beside its URL."""
+
+    listed: str
+    sha256: tuple[str, ...] = ()
+    hashes: tuple[tuple[str, str], ...] = ()
+    yanked: bool = False
+    metadata: str | None = None
+    requires_python: str | None = None
+
+
+def _other_hashes(full: str, fragment: str, stated: _Stated) -> tuple[tuple[str, str], ...]:
+    """Every hash but SHA-256 stated for the file: by the entry, anywhere in its URL (pip's),
+    and by its fragment (any algorithm)."""
+    found = [*stated.hashes, *((a, d.lower()) for a, d in _PIP_HASHES.findall(full))]
+    one = _ONE_HASH.fullmatch(fragment)
+    if one:
+        found.append((one[1].lower(), one[2].lower()))
+    return tuple(dict.fromkeys(h for h in found if h[0] != "sha256"))
+
+
+def _entry(base: str, href: str, stated: _Stated) -> IndexFile:
     """An entry as installers read it: ``href`` resolved against ``base``, its name from the
-    URL's path (percent-decoded, as pip does), every SHA-256 stated for it."""
+    URL's path (percent-decoded, as pip does), every hash stated for it."""
     full = urljoin(base, href)
     url, _, fragment = full.partition("#")
     name = unquote(urlparse(url).path.rstrip("/").rsplit("/", 1)[-1])
-    claims = tuple(dict.fromkeys([*stated, *(c.lower() for c in _SHA256.findall(full))]))
-    sha = claims[0] if len(claims) == 1 else ""
-    odd = _odd(url, fragment)
-    return IndexFile(name, url, sha, yanked, False, listed, claims, odd, metadata)
+    claims = tuple(dict.fromkeys([*stated.sha256, *(c.lower() for c in _SHA256.findall(full))]))
+    return IndexFile(
+        name,
+        url,
+        claims[0] if len(claims) == 1 else "",
+        stated.yanked,
+        listed=stated.listed,
+        claims=claims,
+        fragment=_odd(url, fragment),
+        metadata=stated.metadata,
+        hashes=_other_hashes(full, fragment, stated),
+        requires_python=stated.requires_python or None,
+    )
 
 
 class _Page(HTMLParser):
@@ -215,10 +264,14 @@ def from_html(url: str, base: str, text: str) -> list[IndexFile]:
     """Links that are no distribution file."""
     for attrs, listed in page.anchors:
         href = attrs.get("href")
-        found = href and _entry(
-            base, href, listed, (), "data-yanked" in attrs, _html_metadata(attrs)
+        stated = _Stated(
+            listed,
+            yanked="data-yanked" in attrs,
+            metadata=_html_metadata(attrs),
+            requires_python=attrs.get("data-requires-python"),
         )
-        if not found or not is_distribution(found.filename):
+        found = href and _entry(base, href, stated)
+        if not found or not is_distribution(found.filename.lower()):
             others.append(href or "(a link without href)")
         else:
             files.append(found)
@@ -242,10 +295,18 @@ def _json_file(url: str, base: str, item: object) -> IndexFile:
     ):
         shown = str(item)[:120]
         raise not_index(url, f"PEP 691 JSON whose file entry {shown!r} lacks filename/url/hashes")
-    stated = item["hashes"].get("sha256")
-    claims = (str(stated).lower(),) if stated else ()
-    yanked = bool(item.get("yanked", False))
-    return _entry(base, item["url"], item["filename"], claims, yanked, _json_metadata(item))
+    hashes = {str(k).lower(): str(v).lower() for k, v in item["hashes"].items()}
+    sha = hashes.pop("sha256", "")
+    python = item.get("requires-python")
+    stated = _Stated(
+        item["filename"],
+        (sha,) if sha else (),
+        tuple(hashes.items()),
+        bool(item.get("yanked", False)),
+        _json_metadata(item),
+        None if python is None else str(python),
+    )
+    return _entry(base, item["url"], stated)
 
 
 def from_json(url: str, base: str, body: bytes, project: str) -> list[IndexFile]:

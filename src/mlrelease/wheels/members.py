@@ -2,7 +2,8 @@
 reading the archive).
 
 Every entry is read: files, folders, links and anything else, each name once (a name twice is
-named, never read past); a wheel's folder entries, which installers skip, are not members.
+named, never read past); a wheel's folder entries are members like its files (uv creates them;
+:mod:`mlrelease.wheels.framing` refuses one that carries data).
 Whether a member is compiled code is decided from the real thing, never from a substring of its
 name: its bytes start with the object format of the wheel's platform
 (ELF, Mach-O, PE), the wheel is not pure (``py3-none-any`` carries no extension), and its name is
@@ -85,9 +86,9 @@ def read(name: str, path: Path) -> Archive:
         with zipfile.ZipFile(path) as archive:
             for info in archive.infolist():
                 mode = info.external_attr >> 16
-                if info.is_dir():  # installers skip folder entries: nothing is installed
-                    continue
-                if stat.S_ISLNK(mode):
+                if info.is_dir():  # compared like any entry: uv creates the folder
+                    put(info.filename, ArchiveEntry("dir"))
+                elif stat.S_ISLNK(mode):
                     put(info.filename, ArchiveEntry("link", archive.read(info)))
                 else:
                     put(info.filename, ArchiveEntry("file", archive.read(info)))

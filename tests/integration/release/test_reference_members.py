@@ -9,19 +9,17 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers.dist import build_dist
 from helpers.reference_builds import (
     CP,
     SDIST,
     WHEEL,
     Members,
+    built_rc,
     git_env,
-    project,
     refused,
     rewrite_sdist,
     rewrite_wheel,
     shared_object,
-    to_rc,
 )
 from helpers.release import Repo
 
@@ -32,10 +30,7 @@ INFO = "demo-1.4.0.dist-info"
 def built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Repo:
     """The demo (a pure project) at its RC, its files built from the RC's commit into dist/."""
     git_env(monkeypatch)
-    repo = project(tmp_path / "p")
-    to_rc(repo)
-    build_dist(repo.path, repo.path / "dist")
-    return repo
+    return built_rc(tmp_path / "p")
 
 
 def test_an_import_hook_named_like_a_library_is_refused(built: Repo) -> None:

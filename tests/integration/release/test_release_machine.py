@@ -9,9 +9,11 @@ import os
 from collections.abc import Iterator
 
 import pytest
+from helpers import release_oracle as oracle
 from helpers.error_index import proxied
 from helpers.index import start, stop
 from helpers.release import GIT_ENV
+from helpers.release_installers import STATEMENTS
 from helpers.release_machine import Harness, ReleaseMachine, make_template
 from hypothesis import HealthCheck, settings
 from hypothesis.stateful import run_state_machine_as_test
@@ -92,6 +94,22 @@ def test_the_machine_catches_a_broken_gatekeeper(harness: Harness, monkeypatch) 
 # --- #48: the index as installers read it, a fork's tags (helpers.release_installers) ------
 
 
+def _published(harness: Harness) -> ReleaseMachine:
+    """A fresh machine whose maintainer has cut, bound, verified and published 1.4.0's RC,
+    breaking nothing."""
+    ReleaseMachine.harness = harness
+    machine = ReleaseMachine()
+    machine.fresh_world()
+    for step in (machine.cut, machine.prepare, machine.rc):
+        step(kill=None)
+    machine.build()
+    machine.bind(kill=None)
+    machine.verify()
+    machine.publish(kill=None)
+    assert not machine.found, machine.found
+    return machine
+
+
 def test_the_machine_sees_the_index_as_installers_do(harness: Harness, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """The installers' view is not vacuous: with the index check off, a foreign wheel that the
     index lists as ``demo-1.4.0.asc`` (its folder holding only the bound files) and a
@@ -99,17 +117,8 @@ def test_the_machine_sees_the_index_as_installers_do(harness: Harness, monkeypat
     from mlrelease.release.promotion import gatekeeper
 
     monkeypatch.setattr(gatekeeper, "index_problem", lambda *a, **k: None)
-    ReleaseMachine.harness = harness
-    machine = ReleaseMachine()
-    machine.fresh_world()
+    machine = _published(harness)
     try:
-        for step in (machine.cut, machine.prepare, machine.rc):
-            step(kill=None)
-        machine.build()
-        machine.bind(kill=None)
-        machine.verify()
-        machine.publish(kill=None)
-        assert not machine.found, machine.found
         machine.index_entry_url("asc")
         machine.promote(kill=None, publish=False)
         assert any("was pushed while installers got" in v for v in machine.found), machine.found
@@ -136,5 +145,22 @@ def test_the_machine_sees_a_forks_tag_pushed_or_advised(
         machine.rc(kill=None)
         said = "was advised" if own_commit else "was pushed to origin"
         assert any(said in v for v in machine.found), machine.found
+    finally:
+        machine.teardown()
+
+
+@pytest.mark.parametrize("kind", STATEMENTS)
+def test_the_machine_sees_what_the_index_states(harness: Harness, kind: str) -> None:
+    """#48, the fifth adversary: the index states a wrong ``#sha512=`` or MD5, or a
+    ``requires-python`` of ``<3``, for the bound wheel. promote said the index "holds exactly
+    the bound files" and pushed the tag, a violation of the installers' view (they get no
+    bound wheel); now it refuses, and the tag stays unpushed."""
+    machine = _published(harness)
+    try:
+        machine.index_states(kind)
+        machine.promote(kill=None, publish=False)
+        assert not machine.found, machine.found
+        assert "refs/tags/v1.4.0" not in oracle.refs(machine.origin, "refs/tags")
+        assert "v1.4.0 was not tagged" in machine.harness.log[-1], machine.harness.log[-1]
     finally:
         machine.teardown()

@@ -52,6 +52,7 @@ def test_every_sha256_stated_is_a_claim_and_two_leave_none_taken() -> None:
     ("href", "odd"),
     [
         (f"/f/{WHEEL}#md5=abc", ""),
+        (f"/f/{WHEEL}#blake9=abc", ""),
         ("/f/payload.tar.gz#egg=demo-1.4.0", "#egg=demo-1.4.0"),
         ("/f/payload.tar.gz?x=1&egg=demo-1.4.0", "?x=1&egg=demo-1.4.0"),
         (f"/f/{WHEEL}#sha256={SHA}&subdirectory=evil", f"#sha256={SHA}&subdirectory=evil"),
@@ -117,3 +118,32 @@ def test_json_metadata_is_read_as_pip_reads_it(
 def test_html_pages_linking_to_anything_but_distributions_are_no_index() -> None:
     with pytest.raises(NotAnIndex, match=re.escape("linking to 'demo-1.4.0.asc'")):
         from_html(PAGE, PAGE, f'<a href="/p/{WHEEL}">{WHEEL}</a><a href="demo-1.4.0.asc">s</a>')
+
+
+def test_every_other_hash_and_the_requires_python_stated_are_kept() -> None:
+    """#48: a ``#sha512=`` (pip checks it) and PEP 691's other ``hashes`` keys, any algorithm,
+    and the Python each entry says its file requires (pip chooses files by it)."""
+    html = (
+        f'<a href="/p/{WHEEL}#sha512=ABC" data-requires-python="&lt;3">{WHEEL}</a>'
+        f'<a href="/p/demo-1.4.0.tar.gz#blake9=0f">demo-1.4.0.tar.gz</a>'
+    )
+    wheel, sdist = from_html(PAGE, PAGE, html)
+    assert wheel.hashes == (("sha512", "abc"),) and wheel.requires_python == "<3"
+    assert sdist.hashes == (("blake9", "0f"),) and sdist.requires_python is None
+    assert wheel.fragment == sdist.fragment == ""
+    entry = {
+        "filename": WHEEL,
+        "url": WHEEL,
+        "hashes": {"sha256": SHA, "MD5": "AB"},
+        "requires-python": ">=3.9",
+    }
+    (found,) = from_json(PAGE, PAGE, _json(entry), "demo")
+    assert found.claims == (SHA,) and found.hashes == (("md5", "ab"),)
+    assert found.requires_python == ">=3.9"
+
+
+def test_a_distribution_name_in_upper_case_is_an_entry_to_name() -> None:
+    """pypiserver lists ``DEMO-1.4.0.TAR.GZ``: an entry (the gatekeeper names it), not a page
+    that is no index."""
+    (found,) = from_html(PAGE, PAGE, '<a href="/p/DEMO-1.4.0.TAR.GZ">DEMO-1.4.0.TAR.GZ</a>')
+    assert found.filename == "DEMO-1.4.0.TAR.GZ"

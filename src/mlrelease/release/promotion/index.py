@@ -12,20 +12,22 @@ gatekeeper looks for entries installers would read otherwise than they are named
 
 The index's word about a file's bytes is a claim. The files named in ``download`` (the bound
 ones, when publish or promote decides) are downloaded from the URL installers use, following
-redirects, and hashed here; so is the PEP 658 metadata file an entry advertises, with the
-file's own METADATA beside it. Other files are taken at the SHA-256 the index states, or
-downloaded and hashed when it states none (invariant (a)). A page that is not a simple index
-is an error, never "no files".
+redirects, and hashed here, by SHA-256 and by every other algorithm the entry states a hash in;
+so is the PEP 658 metadata file an entry advertises, with the file's own METADATA beside it,
+whose ``Requires-Python`` is read beside the one the index states. Other files are taken at the
+SHA-256 the index states, or downloaded and hashed when it states none (invariant (a)). A page
+that is not a simple index is an error, never "no files".
 """
 
 from __future__ import annotations
 
+import email.parser
 import hashlib
 import tarfile
 import tempfile
 import zipfile
 from collections.abc import Collection
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from packaging.version import Version
@@ -49,7 +51,7 @@ def read(
     try:
         listed = index.project_page(url, project) or []
         mine = [f for f in listed if f.names_release(project, version)]
-        proofs: dict[str, tuple[str, str]] = {}
+        proofs: dict[tuple[str, tuple[str, ...]], Proof] = {}
         files = [_proven(f, proofs) if f.filename in download else index.hashed(f) for f in mine]
     except UserError as exc:
         return Index(url, error=str(exc).rstrip("."), repository=repository_url)
@@ -58,27 +60,65 @@ def read(
     return Index(url, ordered, repository=repository_url, others=others)
 
 
-def _proven(file: IndexFile, proofs: dict[str, tuple[str, str]]) -> IndexFile:
-    """``file`` with the SHA-256 of the bytes at its URL (each URL downloaded once per read),
-    and, when it advertises a metadata file, the SHA-256 of that file and of its own
-    METADATA."""
-    if file.url not in proofs:
+@dataclass(frozen=True)
+class Proof:
+    """What the bytes at a URL are: their SHA-256, their digest by each other algorithm
+    asked, and their own metadata's SHA-256 and ``Requires-Python``."""
+
+    sha256: str
+    digests: tuple[tuple[str, str], ...]
+    metadata: str
+    requires_python: str | None
+
+
+def _proven(file: IndexFile, proofs: dict[tuple[str, tuple[str, ...]], Proof]) -> IndexFile:
+    """``file`` with the SHA-256 of the bytes at its URL (each URL downloaded once per read
+    and set of algorithms), their digest by each algorithm the entry states another hash in,
+    their own ``Requires-Python``, and, when it advertises a metadata file, the SHA-256 of that
+    file and of its own METADATA."""
+    key = (file.url, tuple(f"{a}={len(d)}" for a, d in file.hashes))
+    if key not in proofs:
         with tempfile.TemporaryDirectory(prefix="mlrelease-proof-") as tmp:
             got = index.download(replace(file, sha256=""), Path(tmp))
-            proofs[file.url] = (sha256(got), _own_metadata(got))
-    digest, inside = proofs[file.url]
-    proven = replace(file, sha256=digest, downloaded=True)
+            digests = tuple((a, _digest(got, a, len(d) // 2)) for a, d in file.hashes)
+            proofs[key] = Proof(sha256(got), digests, *_own_metadata(got))
+    proof = proofs[key]
+    proven = replace(
+        file,
+        sha256=proof.sha256,
+        downloaded=True,
+        digests=proof.digests,
+        requires_python_inside=proof.requires_python,
+    )
     if file.metadata is None:
         return proven
     served = hashlib.sha256(index.metadata_file(file)).hexdigest()
-    return replace(proven, metadata_served=served, metadata_inside=inside)
+    return replace(proven, metadata_served=served, metadata_inside=proof.metadata)
 
 
-def _own_metadata(path: Path) -> str:
-    """The SHA-256 of the downloaded file's own METADATA ("" when it has none, or is no
-    archive: its bytes are then not the bound ones anyway)."""
+def _digest(path: Path, algorithm: str, length: int) -> str:
+    """The hex digest of ``path`` by ``algorithm`` ("" when hashlib lacks it); a SHAKE
+    digest as long as the stated one (``length`` bytes)."""
+    try:
+        found = hashlib.new(algorithm, usedforsecurity=False)  # a check, not a secret
+    except ValueError:
+        return ""
+    with path.open("rb") as handle:
+        while chunk := handle.read(1 << 20):
+            found.update(chunk)
+    if algorithm.startswith("shake_"):  # an extendable output: as long as the stated one
+        return str(found.hexdigest(length))  # type: ignore[call-arg]
+    return found.hexdigest()
+
+
+def _own_metadata(path: Path) -> tuple[str, str | None]:
+    """The SHA-256 of the downloaded file's own METADATA and its ``Requires-Python`` ("" and
+    None when it has none, or is no archive: its bytes are then not the bound ones anyway)."""
     try:
         found = metadata_bytes(path)
     except (OSError, zipfile.BadZipFile, tarfile.TarError, EOFError):
-        return ""
-    return hashlib.sha256(found).hexdigest() if found is not None else ""
+        return "", None
+    if found is None:
+        return "", None
+    python = email.parser.BytesHeaderParser().parsebytes(found).get("Requires-Python")
+    return hashlib.sha256(found).hexdigest(), None if python is None else str(python)

@@ -21,7 +21,7 @@ from packaging.version import Version
 from mlrelease.config import Config
 from mlrelease.edges.digests import sha256
 from mlrelease.release import queries
-from mlrelease.wheels import artifacts, compare, compiled, members, reference
+from mlrelease.wheels import artifacts, compare, compiled, framing, members, reference
 from mlrelease.wheels.compare import Acceptance
 from mlrelease.wheels.config import WheelsConfig
 from mlrelease.wheels.differences import CLASSES, Difference, ReferenceVerdict, accepted
@@ -75,6 +75,10 @@ def built_from(reference: Reference, files: Named, policy: Acceptance) -> Refere
     ]
     verdict = ReferenceVerdict()
     for file, path in files:
+        framed = framing.problems(file, path)
+        if framed:  # every reader must read what is compared
+            verdict.problems += framed
+            continue
         try:
             ours = members.read(file, path)
         except (OSError, zipfile.BadZipFile, tarfile.TarError, EOFError) as exc:

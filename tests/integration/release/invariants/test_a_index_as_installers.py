@@ -52,6 +52,8 @@ class Scene:
     real for an installer), or None when pip is not asked."""
     said: list[str] = field(default_factory=list)
     """What promote's refusal must name."""
+    pip_refuses: bool = False
+    """``pip download demo==1.4.0`` gets nothing (the release cannot be installed)."""
 
     def elsewhere(self, name: str, data: bytes) -> str:
         """``data`` served as ``name`` by the other host; its URL."""
@@ -186,6 +188,43 @@ def _yanked_spelling(s: Scene) -> None:
     s.said = [name]
 
 
+def _sha512_fragment(s: Scene) -> None:
+    """The fifth adversary: every bound file linked with a wrong ``#sha512=`` (pip checks the
+    strongest hash a link states, and refuses the file)."""
+    anchors = [f'<a href="../../packages/{n}#sha512={"0" * 128}">{n}</a>' for n in s.bound]
+    s.index.mode, s.index.html_page = "html", s.html(anchors)
+    s.pip_refuses, s.said = True, [WHEEL, "sha512 0000000000000000"]
+
+
+def _md5_hashes(s: Scene) -> None:
+    """PEP 691 ``hashes`` state the right SHA-256 and a wrong MD5 (an installer checking every
+    hash it knows refuses the file)."""
+    s.json([{**f, "hashes": {**f["hashes"], "md5": "0" * 32}} for f in s.honest()])  # type: ignore[dict-item]
+    s.said = [WHEEL, "md5 0000000000000000"]
+
+
+def _unknown_hash(s: Scene) -> None:
+    """A hash by an algorithm hashlib lacks: it cannot be checked here."""
+    s.json([{**f, "hashes": {**f["hashes"], "blake9": "ab"}} for f in s.honest()])  # type: ignore[dict-item]
+    s.said = [WHEEL, "blake9", "algorithm unknown here"]
+
+
+def _requires_python_html(s: Scene) -> None:
+    """PEP 503 ``data-requires-python="<3"`` on the bound files: pip skips them."""
+    anchors = [
+        f'<a href="../../packages/{n}#sha256={sha(d)}" data-requires-python="&lt;3">{n}</a>'
+        for n, d in s.bound.items()
+    ]
+    s.index.mode, s.index.html_page = "html", s.html(anchors)
+    s.pip_refuses, s.said = True, [WHEEL, "requires-python <3"]
+
+
+def _requires_python_json(s: Scene) -> None:
+    """PEP 691 ``requires-python`` on the bound wheel other than its own metadata's."""
+    s.json([{**f, "requires-python": "<3"} if f["filename"] == WHEEL else f for f in s.honest()])
+    s.said = [WHEEL, "requires-python <3"]
+
+
 ATTACKS: dict[str, Callable[[Scene], None]] = {
     "asc-name": _asc_name,
     "fragment-lies": _fragment_lies,
@@ -198,6 +237,11 @@ ATTACKS: dict[str, Callable[[Scene], None]] = {
     "lzma-sdist": _lzma_sdist,
     "core-metadata": _core_metadata,
     "yanked-spelling": _yanked_spelling,
+    "sha512-fragment": _sha512_fragment,
+    "md5-hashes": _md5_hashes,
+    "unknown-hash": _unknown_hash,
+    "requires-python-html": _requires_python_html,
+    "requires-python-json": _requires_python_json,
 }
 
 
@@ -256,6 +300,8 @@ def test_promote_reads_the_index_as_installers_do(
     if scene.pip_gets is not None:  # the attack is real: a real installer gets foreign bytes
         got = pip_download(f"{scene.index.url}simple/", tmp_path / "pip")
         assert got == {scene.pip_gets: sha(scene.theirs[WHEEL])}, got
+    if scene.pip_refuses:  # the attack is real: the release cannot be installed
+        assert pip_download(f"{scene.index.url}simple/", tmp_path / "pip") == {}
     code, _, err = mlr(*PROMOTE, scene.index.url)
     assert code == 1, err
     for words in scene.said:
@@ -287,6 +333,20 @@ def test_an_honest_index_as_pypi_serves_it_passes(candidate: Repo, mlr, scene: S
     code, _, err = mlr(*PROMOTE, scene.index.url)
     assert code == 0, err
     assert candidate.tag_everywhere("v1.4.0")[1] == "v1.4.0"
+
+
+def test_a_file_name_in_upper_case_is_named(candidate: Repo, mlr, index) -> None:  # type: ignore[no-untyped-def]
+    """pypiserver lists ``DEMO-1.4.0.TAR.GZ`` beside the bound files: refused, naming the
+    file and why (it was refused as "not a simple index page ... Check the index URL")."""
+    url, packages = index
+    code, _, err = mlr("release", "publish", "--rc", RC, "--repository-url", url, "--execute")
+    assert code == 0, err
+    (packages / "DEMO-1.4.0.TAR.GZ").write_bytes((packages / SDIST).read_bytes())
+    code, _, err = mlr(*PROMOTE, url)
+    assert code == 1, err
+    assert "DEMO-1.4.0.TAR.GZ (its extension is a distribution file's only once lower" in err
+    assert "Check the index URL" not in err and "Traceback" not in err
+    assert candidate.tag_everywhere("v1.4.0") == ("", "")
 
 
 def test_publish_proves_a_bound_name_the_index_already_lists(

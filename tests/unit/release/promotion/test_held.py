@@ -38,6 +38,10 @@ def test_the_honest_index_passes() -> None:
     assert _problem() is None
     assert _problem(metadata=META, metadata_served=META, metadata_inside=META) is None
     assert _problem(metadata="", metadata_served=META, metadata_inside=META) is None
+    assert _problem(hashes=(("md5", "ab"),), digests=(("md5", "ab"),)) is None
+    python = {"requires_python": ">= 3.9, <4", "requires_python_inside": "<4,>=3.9"}
+    assert _problem(**python) is None  # equal as a SpecifierSet
+    assert _problem(requires_python_inside=">=3.9") is None  # none stated: the file's own read
 
 
 @pytest.mark.parametrize(
@@ -60,6 +64,21 @@ def test_the_honest_index_passes() -> None:
             "stated 2222222222222222...",
         ),
         ({"downloaded": False}, f"{WHEEL} not downloaded from {URL} and hashed here"),
+        (
+            {"hashes": (("sha512", "0" * 128),), "digests": (("sha512", "5" * 128),)},
+            f"{WHEEL} (the index states sha512 0000000000000000... for it, its downloaded bytes "
+            "hash to 5555555555555555...",
+        ),
+        (
+            {"hashes": (("blake9", "0f"),), "digests": (("blake9", ""),)},
+            "the index states a blake9 hash for it, an algorithm unknown here",
+        ),
+        (
+            {"requires_python": "<3", "requires_python_inside": ">=3.9"},
+            f"{WHEEL} (the index states requires-python <3, its own metadata Requires-Python >=3.9",
+        ),
+        ({"requires_python": ">=3.9"}, "its own metadata Requires-Python (none)"),
+        ({"requires_python": "3.9", "requires_python_inside": ">=3.9"}, "requires-python 3.9,"),
     ],
 )
 def test_the_bound_wheel_as_installers_read_it(changes: dict[str, object], said: str) -> None:
