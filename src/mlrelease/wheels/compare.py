@@ -3,7 +3,8 @@
 An sdist: every entry (files, folders, links, under its top folder), none missing, none extra,
 the same bytes; ``PKG-INFO`` field by field. A wheel: every entry the same bytes as the
 reference wheel's, none missing, none extra (an import hook, ``.pth``, and a module Python
-imports ahead of the committed one are entries like any other); METADATA, WHEEL and
+imports ahead of the committed one are entries like any other; a folder entry counts where it
+makes a folder the reference's entries do not); METADATA, WHEEL and
 ``entry_points.txt`` field by field; RECORD true of every member. Compiled code is compared
 as :mod:`mlrelease.wheels.compiled` says. Anything that is not equal is refused, unless it
 falls in a class of :mod:`mlrelease.wheels.differences` the project accepts.
@@ -21,6 +22,7 @@ import hashlib
 import io
 import re
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from packaging.tags import Tag
@@ -196,9 +198,12 @@ def wheel(
     code |= {
         m for m, e in theirs.items() if e.kind == "file" and is_compiled(m, e.data, reference.tags)
     }
+    implied = folders_of(theirs)
     for name in sorted((set(mine) | set(theirs)) - code):
         a, b = mine.get(name), theirs.get(name)
         if is_record(name) and a is not None and b is not None:
+            continue
+        if _folder_alike(a, b, name in implied):
             continue
         if b is None:
             verdict.problems.append(f"{file}: {name} is not in the reference wheel of the commit")
@@ -207,6 +212,28 @@ def wheel(
         else:
             verdict.add(dist_info_member(file, name, a, b, tags, policy))
     return verdict
+
+
+def folders_of(members: Mapping[str, ArchiveEntry]) -> set[str]:
+    """The folders the reference wheel's entries make on install: its folder entries and every
+    parent folder of an entry."""
+    found = {n for n, e in members.items() if e.kind == "dir"}
+    for name in members:
+        parts = name.split("/")[:-1]
+        found.update("/".join(parts[: i + 1]) for i in range(len(parts)))
+    return found
+
+
+def _folder_alike(ours: ArchiveEntry | None, ref: ArchiveEntry | None, implied: bool) -> bool:
+    """Folder entries (which carry no data: :mod:`mlrelease.wheels.framing` refuses one that
+    does) make the same install where the reference's entries make that folder anyway:
+    auditwheel writes an entry for every folder, setuptools none. A folder the reference
+    does not make is an extra member, refused like any other."""
+    if ours is not None and ours.kind != "dir":
+        return False
+    if ref is not None and ref.kind != "dir":
+        return False
+    return ours is None or implied
 
 
 def tags_agree(file: str, member: str, tags: frozenset[Tag]) -> list[str]:

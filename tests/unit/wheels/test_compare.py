@@ -14,7 +14,7 @@ from mlrelease.wheels import compare, fields, fileset
 from mlrelease.wheels.artifacts import identify
 from mlrelease.wheels.config import Accept, FileSet
 from mlrelease.wheels.differences import CLASSES, accepted, table
-from mlrelease.wheels.members import Archive, ArchiveEntry, is_compiled, module_of
+from mlrelease.wheels.members import Archive, ArchiveEntry, WheelContents, is_compiled, module_of
 
 ELF = b"\x7fELF\x02\x01\x01" + b"\0" * 57
 LINUX = frozenset(parse_tag("cp312-cp312-manylinux_2_28_x86_64"))
@@ -125,3 +125,28 @@ def test_the_docs_page_lists_every_class_as_the_code_says() -> None:
     )
     for cls in CLASSES.values():
         assert cls.key in text
+
+
+def test_folder_entries_count_only_where_they_make_a_folder_the_reference_does_not() -> None:
+    """auditwheel writes an entry for every folder of a repaired wheel, setuptools none: the
+    same install (CI's manylinux wheel was refused before). A folder no reference entry makes
+    is an extra member."""
+    files = {"demo/__init__.py": b"x = 1\n", "demo-1.0.dist-info/METADATA": b"Name: demo\n"}
+    reference = Archive({n: ArchiveEntry("file", d) for n, d in files.items()}, ())
+    folders = {"demo": ArchiveEntry("dir"), "demo-1.0.dist-info": ArchiveEntry("dir")}
+    repaired = Archive({**reference.members, **folders}, ())
+    extra = Archive({**repaired.members, "demo/evil": ArchiveEntry("dir")}, ())
+
+    def members_problems(ours: Archive) -> list[str]:
+        verdict = compare.wheel(
+            WheelContents("demo-1.0-py3-none-any.whl", PURE, ours),
+            WheelContents("demo-1.0-py3-none-any.whl", PURE, reference),
+            compare.Acceptance(),
+        )
+        return [p for p in verdict.problems if "reference wheel" in p]
+
+    assert members_problems(repaired) == []
+    assert members_problems(extra) == [
+        "demo-1.0-py3-none-any.whl: demo/evil is not in the reference wheel of the commit"
+    ]
+    assert compare.folders_of(reference.members) == {"demo", "demo-1.0.dist-info"}
