@@ -41,6 +41,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from packaging.version import InvalidVersion, Version
 from rich.console import Console
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -251,9 +252,11 @@ def judge(
         positions.get(span.get("after") or ""),
         positions.get(span.get("through") or ""),
     )
-    holds = (
-        answer["verdict"] == "range"
-        and after is not None
+    versions = version_range(span)
+    holds = answer["verdict"] == "range" and (
+        _holds_version(versions, scenario.version)
+        if versions
+        else after is not None
         and through is not None
         and scenario.truth is not None
         and after < scenario.truth <= through
@@ -262,9 +265,12 @@ def judge(
         "scenario": scenario.name,
         "truth": scenario.truth,
         "axis": scenario.axis,
+        "version": scenario.version,
         "verdict": answer["verdict"],
         "answered": positions.get(answer["culprit"] or ""),
-        "range": [after, through] if span else None,
+        "range": [after, through] if span and not versions else None,
+        "versions": versions,
+        "dependency": answer.get("dependency"),
         "exact": exact,
         "range_holds": holds,
         "wrong": found and not exact,
@@ -282,6 +288,45 @@ def judge(
             for s in answer["steps"]
         ],
     }
+
+
+def version_range(span: dict[str, Any]) -> dict[str, str] | None:
+    """A dependency answer's range of one package's versions (both ends ``name==version``)
+    as ``{"name", "after", "through"}``; None for a range of commits or of packages."""
+    name, pinned, low = (span.get("after") or "").partition("==")
+    other, pinned_too, high = (span.get("through") or "").partition("==")
+    if not (pinned and pinned_too) or name != other:
+        return None
+    return {"name": name, "after": low, "through": high}
+
+
+def _holds_version(versions: dict[str, str] | None, planted: str) -> bool:
+    """Whether the planted version is after the range's first end and at or before its last."""
+    if not versions or not planted:
+        return False
+    try:
+        return Version(versions["after"]) < Version(planted) <= Version(versions["through"])
+    except InvalidVersion:
+        return False
+
+
+def shown(entry: dict[str, Any]) -> str:
+    """The table's answer cell: the culprit commit (and the dependency version it brought), the
+    range of commits or of a package's versions (and whether it holds the truth), or unknown."""
+    if entry["verdict"] == "culprit":
+        dependency = entry.get("dependency") or {}
+        found = f"culprit {entry['answered']}"
+        return found + (f" ({dependency['name']} {dependency['version']})" if dependency else "")
+    if entry["verdict"] != "range":
+        return "unknown"
+    holds = " holds it" if entry["range_holds"] else ""
+    versions = entry.get("versions")
+    if versions:
+        holds = f" holds {entry['version']}" if entry["range_holds"] else ""
+        return f"range {versions['name']} ({versions['after']}, {versions['through']}]{holds}"
+    if entry["range"]:
+        return f"range ({entry['range'][0]}, {entry['range'][1]}]{holds}"
+    return "range"
 
 
 def summary(entries: list[dict[str, Any]]) -> dict[str, Any]:
@@ -305,16 +350,8 @@ def table(entries: list[dict[str, Any]]) -> list[str]:
         "|---|---:|---|:-:|---:|---:|---:|---:|",
     ]
     for e in entries:
-        if e["verdict"] == "culprit":
-            shown = f"culprit {e['answered']}"
-        elif e["verdict"] == "range" and e["range"]:
-            shown = f"range ({e['range'][0]}, {e['range'][1]}]" + (
-                " holds it" if e["range_holds"] else ""
-            )
-        else:
-            shown = "unknown"
         lines.append(
-            f"| {e['scenario']} | {e['truth']} of {e['commits']} | {shown} | "
+            f"| {e['scenario']} | {e['truth']} of {e['commits']} | {shown(e)} | "
             f"{'yes' if e['exact'] else 'WRONG' if e['wrong'] else 'no'} | "
             f"{e['builds']} / {e['budget']} | {e['steps']} | {e['pairs']} | {e['seconds']:.0f} |"
         )
@@ -402,7 +439,9 @@ def _write(args: argparse.Namespace, entries: list[dict[str, Any]], design: dict
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--scenarios", default="", help="names to run (default: all)")
+    parser.add_argument(
+        "--scenarios", default="", help="names to run, in this order (default: all)"
+    )
     parser.add_argument("--commits", type=int, default=12, help="commits after the good side")
     parser.add_argument("--seed", type=int, default=51)
     parser.add_argument("--confidence", type=float, default=0.95)
@@ -437,11 +476,15 @@ def main(argv: list[str] | None = None) -> int:
         )
         os.environ["BISECTEE_NOISE"] = str(args.noise.resolve())
         console.print(f"noise: {len(noise['factors'])} real rounds, spread {noise['spread']:.3f}")
-    chosen = [
-        s
-        for s in scenarios(args.commits, args.seed)
-        if not args.scenarios or s.name in args.scenarios.split(",")
-    ]
+    every = {s.name: s for s in scenarios(args.commits, args.seed)}
+    names = [n for n in args.scenarios.split(",") if n] or list(every)
+    unknown = [n for n in names if n not in every]
+    if unknown:
+        raise SystemExit(
+            f"bench_perf_bisect --scenarios: no scenario {', '.join(unknown)}; "
+            f"the names are {', '.join(every)}."
+        )
+    chosen = [every[n] for n in names]  # in the order given: a stopped run has the first ones
     done: list[dict[str, Any]] = []
     if args.resume and args.output.is_file():
         done = json.loads(args.output.read_text(encoding="utf-8"))["entries"]
