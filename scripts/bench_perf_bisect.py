@@ -284,7 +284,7 @@ def judge(
         "commits": answer["commits"],
         "regression": answer["regression"],
         "trail": [
-            [s["axis"], s["verdict"], s["ratio"], s["low"], s["high"], s["pairs"]]
+            [s["axis"], s["verdict"], s["ratio"], s["low"], s["high"], s["pairs"], s["label"]]
             for s in answer["steps"]
         ],
     }
@@ -358,6 +358,38 @@ def table(entries: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def steps_table(entries: list[dict[str, Any]]) -> list[str]:
+    """Each bisect's steps: the endpoints' interval, then each step's verdict, ratio, interval
+    and pairs (a step of the environment axis named by what it tested)."""
+    width = max((len(e["trail"]) for e in entries), default=1)
+    lines = [
+        "| scenario | endpoints | " + " | ".join(f"step {n}" for n in range(1, width)) + " |",
+        "|---" * (width + 1) + "|",
+    ]
+    for e in entries:
+        cells = [_step_cell(step, at == 0) for at, step in enumerate(e["trail"])]
+        cells += [""] * (width - len(cells))
+        lines.append(f"| {e['scenario']} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _step_cell(step: list[Any], endpoints: bool) -> str:
+    """``[axis, verdict, ratio, low, high, pairs, label]`` (runs before the label was kept
+    have six) as ``DIFFERENT x1.106 [1.065, 1.151] (24)``."""
+    axis, verdict, ratio, low, high, pairs = step[:6]
+    label = step[6] if len(step) > 6 else ""
+    if ratio is None:
+        return verdict
+    interval = f"x{ratio:.3f} [{0 if low is None else low:.3f}, "
+    interval += "inf]" if high is None else f"{high:.3f}]"
+    if endpoints:
+        return interval
+    subject = {"commit": "", "environment": "environment "}.get(axis)
+    if subject is None:  # a package or a version: what it installed
+        subject = (label.replace("==", " ") if label else axis) + " "
+    return f"{subject}{verdict} {interval} ({pairs})"
+
+
 def single(args: argparse.Namespace) -> int:
     """One bisect of the built-in BERT row on ``--profile``, a slowdown planted through the
     perf worker's injection hook (``device``: GPU time after each forward)."""
@@ -426,6 +458,8 @@ def _write(args: argparse.Namespace, entries: list[dict[str, Any]], design: dict
     args.output.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     lines = [
         *table(entries),
+        "",
+        *steps_table(entries),
         "",
         f"Exact culprit in {figures['exact_of_planted_5_plus'][0]} of "
         f"{figures['exact_of_planted_5_plus'][1]} planted regressions of 5% or more; "

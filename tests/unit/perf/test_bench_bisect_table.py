@@ -98,3 +98,15 @@ def test_an_unknown_scenario_is_refused_with_the_names() -> None:
     else:
         raise AssertionError("an unknown scenario was accepted")
     assert "no scenario c99-1" in message and "c05-1, c05-2" in message
+
+
+def test_the_steps_table_names_what_each_environment_step_installed() -> None:
+    world = World(_dependency_history(), _slowlib({"1.2": 1.10**0.5, "1.3": 1.10}))
+    entry = _entry(world, "dependency", 4, version="1.2")
+    header, _, row = _script().steps_table([entry])
+    assert header.startswith("| scenario | endpoints | step 1 |")
+    cells = row.split(" | ")
+    assert cells[1].startswith("x1.1")  # the endpoints: their interval only
+    assert cells[2].startswith("environment DIFFERENT x")
+    assert any(c.startswith("slowlib 1.2 UNKNOWN x") for c in cells)
+    assert cells[-1].rstrip(" |").endswith(f"({entry['trail'][-1][5]})")  # the pairs
