@@ -47,6 +47,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 from bench_perf_bisect_judge import Scenario, judge, steps_table, summary, table  # noqa: E402
+from bench_perf_bisect_single import SINGLE_PROFILES, single  # noqa: E402
 from helpers import bisect_history as histories  # type: ignore[import-not-found]  # noqa: E402
 
 from mlrelease.perf import runner  # noqa: E402
@@ -71,38 +72,6 @@ rounds = 4
 """The benchmark's row: about 0.2 s timed a round (200 iterations of about a millisecond), as
 long as a real row's, so the workload's own round-to-round variation stays small beside the
 real rows' it is given."""
-
-SINGLE_PROFILES = {
-    "gpu": """\
-[tool.mlrelease.perf.profiles.gpu]
-device = "cuda"
-models = ["bisectee.gpu:BERT"]
-layers = { bert = 2 }
-frameworks = ["pytorch"]
-batch-sizes = [1]
-threads = 0
-iters = 30
-min-time-s = 0.2
-warmup-iters = 5
-warmup-s = 0.1
-threshold = 0.05
-rounds = 4
-""",
-    "cpu": """\
-[tool.mlrelease.perf.profiles.cpu]
-models = ["bisectee.gpu:BERT"]
-layers = { bert = 2 }
-frameworks = ["pytorch"]
-batch-sizes = [1]
-threads = 1
-clock = "cpu"
-iters = 10
-warmup-iters = 3
-warmup-s = 0.05
-threshold = 0.05
-rounds = 4
-""",
-}
 
 LIBRARY_REPS = 30
 """``slowlib``'s matrix products per call at 1.0 and 1.1 (1.2 and 1.3 add 10% of the row)."""
@@ -227,67 +196,6 @@ def run_one(
     return judge(scenario, made, outcome.document, time.monotonic() - started)
 
 
-def single(args: argparse.Namespace) -> int:
-    """One bisect of the built-in BERT row on ``--profile``, a slowdown planted through the
-    perf worker's injection hook (``device``: GPU time after each forward)."""
-    if shutil.which("git") is None:
-        raise SystemExit("bench_perf_bisect --single: git is not on PATH; the histories need it.")
-    if args.profile == "gpu" and not _cuda():
-        print(  # exit 2: nothing was bisected (1 is an inexact answer)
-            "bench_perf_bisect --single --profile gpu: this interpreter's torch sees no CUDA "
-            "device, so a device-time slowdown cannot be planted. On a GPU machine run it with "
-            "a CUDA build of torch; here, the same bisect on the CPU is --profile cpu "
-            "--slowdown cpu.",
-            file=sys.stderr,
-        )
-        return 2
-    console = Console(stderr=True)
-    base = args.workdir or Path(tempfile.mkdtemp(prefix="bisect-single-"))
-    culprit = args.culprit or random.Random(args.seed).randint(1, args.commits)
-    planted = histories.Planted(args.commits, culprit)
-    injected = f"{args.fraction}:{args.slowdown}"
-    made = histories.make(
-        base / "history", planted, profiles=SINGLE_PROFILES[args.profile], injected=injected
-    )
-    request = bisect.BisectRequest(
-        good=made.good,
-        bad=made.bad,
-        profile=args.profile,
-        confidence=args.confidence,
-        max_pairs=args.max_pairs,
-        looks=args.looks,
-        builder=args.build,
-    )
-    started = time.monotonic()
-    outcome = bisect.run(load_config(made.root), request, console=console)
-    seconds = time.monotonic() - started
-    found = judge(Scenario("single", planted, "commit", culprit), made, outcome.document, seconds)
-    report = {
-        "injected": injected,
-        "profile": args.profile,
-        "judged": found,
-        "answer": outcome.document,
-    }
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
-    print(
-        f"planted {injected} at commit {culprit} of {args.commits}: {outcome.answer.verdict} "
-        f"{found['answered'] or ''} ({'exact' if found['exact'] else 'NOT exact'}), "
-        f"{found['builds']} builds of at most {found['budget']}, {found['steps']} steps, "
-        f"{seconds:.0f} s; {args.output}"
-    )
-    return 0 if found["exact"] else 1
-
-
-def _cuda() -> bool:
-    """Whether this interpreter's torch has a CUDA device (the GPU profile's workers use it)."""
-    try:
-        import torch
-    except ImportError:
-        return False
-    return bool(torch.cuda.is_available())
-
-
 def _write(args: argparse.Namespace, entries: list[dict[str, Any]], design: dict[str, Any]) -> None:
     figures = summary(entries)
     data = {"design": design, "summary": figures, "entries": entries}
@@ -337,25 +245,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.single:
         return single(args)
+    chosen = _chosen(args)
     console = Console(stderr=True)
-    noise = None
-    if not args.no_noise:
-        noise = (
-            json.loads(args.noise.read_text(encoding="utf-8"))
-            if args.noise.is_file()
-            else measure_noise(args.noise_rounds, args.noise, console)
-        )
-        os.environ["BISECTEE_NOISE"] = str(args.noise.resolve())
-        console.print(f"noise: {len(noise['factors'])} real rounds, spread {noise['spread']:.3f}")
-    every = {s.name: s for s in scenarios(args.commits, args.seed)}
-    names = [n for n in args.scenarios.split(",") if n] or list(every)
-    unknown = [n for n in names if n not in every]
-    if unknown:
-        raise SystemExit(
-            f"bench_perf_bisect --scenarios: no scenario {', '.join(unknown)}; "
-            f"the names are {', '.join(every)}."
-        )
-    chosen = [every[n] for n in names]  # in the order given: a stopped run has the first ones
+    noise = None if args.no_noise else _noise(args, console)
     done: list[dict[str, Any]] = []
     if args.resume and args.output.is_file():
         done = json.loads(args.output.read_text(encoding="utf-8"))["entries"]
@@ -369,13 +261,54 @@ def main(argv: list[str] | None = None) -> int:
         "noise_rounds": len(noise["factors"]) if noise else 0,
         "cores": os.cpu_count(),
     }
+    todo = [s for s in chosen if not any(e["scenario"] == s.name for e in done)]
+    if todo:  # else every one is kept: the tables are written again, nothing is run
+        _run_all(args, todo, done, design, console)
+    _write(args, done, design)
+    print(args.output.with_suffix(".md").read_text(encoding="utf-8"))
+    return 0
+
+
+def _chosen(args: argparse.Namespace) -> list[Scenario]:
+    """``--scenarios`` in the order given (a stopped run has the first ones), or every one."""
+    every = {s.name: s for s in scenarios(args.commits, args.seed)}
+    names = [n for n in args.scenarios.split(",") if n] or list(every)
+    unknown = [n for n in names if n not in every]
+    if unknown:
+        raise SystemExit(
+            f"bench_perf_bisect --scenarios: no scenario {', '.join(unknown)}; "
+            f"the names are {', '.join(every)}."
+        )
+    return [every[n] for n in names]
+
+
+def _noise(args: argparse.Namespace, console: Console) -> dict[str, Any]:
+    """This machine's measured rounds (``--noise``, measured first when it is missing), named
+    to the workers through ``BISECTEE_NOISE``."""
+    noise: dict[str, Any] = (
+        json.loads(args.noise.read_text(encoding="utf-8"))
+        if args.noise.is_file()
+        else measure_noise(args.noise_rounds, args.noise, console)
+    )
+    os.environ["BISECTEE_NOISE"] = str(args.noise.resolve())
+    console.print(f"noise: {len(noise['factors'])} real rounds, spread {noise['spread']:.3f}")
+    return noise
+
+
+def _run_all(
+    args: argparse.Namespace,
+    todo: list[Scenario],
+    done: list[dict[str, Any]],
+    design: dict[str, Any],
+    console: Console,
+) -> None:
+    """Bisect each scenario of ``todo``, slowlib's wheels served on 127.0.0.1; each answer is
+    written as soon as it is judged (``--resume`` keeps it)."""
     base = Path(tempfile.mkdtemp(prefix="bisect-bench-"))
     from helpers.index import serve  # type: ignore[import-not-found]
 
     with serve(slowlib_index(base / "index")) as url:
-        for scenario in chosen:
-            if any(e["scenario"] == scenario.name for e in done):
-                continue
+        for scenario in todo:
             entry = run_one(scenario, base, url + "simple/", args)
             logs = args.output.parent / "perf_bisect_logs"
             logs.mkdir(parents=True, exist_ok=True)
@@ -386,10 +319,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"{entry['seconds']} s"
             )
             _write(args, done, design)
-    _write(args, done, design)
-    print(args.output.with_suffix(".md").read_text(encoding="utf-8"))
     shutil.rmtree(base, ignore_errors=True)
-    return 0
 
 
 if __name__ == "__main__":
