@@ -47,7 +47,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 from bench_perf_bisect_judge import Scenario, judge, steps_table, summary, table  # noqa: E402
-from bench_perf_bisect_single import SINGLE_PROFILES, single  # noqa: E402
+from bench_perf_bisect_single import SINGLE_PROFILES, request_for, single  # noqa: E402
 from helpers import bisect_history as histories  # type: ignore[import-not-found]  # noqa: E402
 
 from mlrelease.perf import runner  # noqa: E402
@@ -181,15 +181,7 @@ def run_one(
     made = histories.make(
         base / scenario.name, scenario.planted, profiles=BENCH_PROFILE, bisect=table, reps=WORK_REPS
     )
-    request = bisect.BisectRequest(
-        good=made.good,
-        bad=made.bad,
-        profile="bench",
-        confidence=args.confidence,
-        max_pairs=args.max_pairs,
-        looks=args.looks,
-        builder=args.build,
-    )
+    request = request_for(made, "bench", args)
     started = time.monotonic()
     with open(base / f"{scenario.name}.log", "w", encoding="utf-8") as log:
         outcome = bisect.run(load_config(made.root), request, console=Console(file=log, width=200))

@@ -75,15 +75,7 @@ def single(args: argparse.Namespace) -> int:
     made = histories.make(
         base / "history", planted, profiles=SINGLE_PROFILES[args.profile], injected=injected
     )
-    request = bisect.BisectRequest(
-        good=made.good,
-        bad=made.bad,
-        profile=args.profile,
-        confidence=args.confidence,
-        max_pairs=args.max_pairs,
-        looks=args.looks,
-        builder=args.build,
-    )
+    request = request_for(made, args.profile, args)
     started = time.monotonic()
     outcome = bisect.run(load_config(made.root), request, console=console)
     seconds = time.monotonic() - started
@@ -103,6 +95,21 @@ def single(args: argparse.Namespace) -> int:
         f"{seconds:.0f} s; {args.output}"
     )
     return 0 if found["exact"] else 1
+
+
+def request_for(
+    made: histories.Generated, profile: str, args: argparse.Namespace
+) -> bisect.BisectRequest:
+    """The bisect of a generated history's two ends, with the command line's design."""
+    return bisect.BisectRequest(
+        good=made.good,
+        bad=made.bad,
+        profile=profile,
+        confidence=args.confidence,
+        max_pairs=args.max_pairs,
+        looks=args.looks,
+        builder=args.build,
+    )
 
 
 def _cuda() -> bool:
