@@ -17,7 +17,6 @@ publish as final), :mod:`.branch_edits` (the release-only edits a branch lacks),
 :mod:`.candidates`, :mod:`.bump_model` and :mod:`.picks` (planners), :mod:`.edits`
 (journalled, atomic file edits), :mod:`.promotion` (manifest, store, index, gatekeeper, bind,
 publish, promote), :mod:`.plan` (actions, dry run, execution), :mod:`.checklist` (the
-resumable runner) with :mod:`.checklist_steps`, :mod:`.ledger`, :mod:`.checklist_doc` (the
-generated page) and :mod:`.checklist_cli`, :mod:`.status`, :mod:`.service` (what the CLI
-calls), :mod:`.gate` (gate ``git_state``) and :mod:`.cli`.
+resumable checklist: its steps, ledger, runner and generated page), :mod:`.status`,
+:mod:`.service` (what the CLI calls), :mod:`.gate` (gate ``git_state``) and :mod:`.cli`.
 """

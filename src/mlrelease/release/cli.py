@@ -1,5 +1,5 @@
 """``mlrelease release ...``: status, cut, prepare, rc, cherry-picks, bind, publish, promote;
-the checklist's two commands come from :mod:`.checklist_cli`, ``promoted-rc`` from
+the checklist's two commands come from :mod:`.checklist.cli`, ``promoted-rc`` from
 :mod:`.promoted_cli`."""
 
 from __future__ import annotations
@@ -9,8 +9,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from mlrelease.release import checklist_cli, picks, promoted_cli, service
+from mlrelease.release import picks, promoted_cli, service
 from mlrelease.release import status as release_status
+from mlrelease.release.checklist import cli as checklist_cli
 from mlrelease.release.plan import Plan
 from mlrelease.release.promotion import publish
 from mlrelease.terminal import message_console
@@ -394,7 +395,6 @@ def register(subparsers: Any) -> None:
         _bind,
         _cherry_picks,
         promoted_cli.add_promoted_rc,
-        checklist_cli.add_checklist,
-        checklist_cli.add_checklist_doc,
+        checklist_cli.register,
     ):
         add(sub)

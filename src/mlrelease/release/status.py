@@ -26,8 +26,8 @@ from mlrelease.release import (
     reader,
     rules,
 )
-from mlrelease.release.checklist_fitting import OWN_COMMANDS, steps_for
-from mlrelease.release.checklist_steps import command_line
+from mlrelease.release.checklist.fitting import OWN_COMMANDS, steps_for
+from mlrelease.release.checklist.steps import command_line
 from mlrelease.release.config import (
     ReleaseConfig,
     parse_release,

@@ -7,7 +7,8 @@ import argparse
 from typing import Any
 
 from mlrelease.edges import files
-from mlrelease.release import checklist, checklist_doc, service
+from mlrelease.release import service
+from mlrelease.release.checklist import doc, walker
 from mlrelease.release.config import ReleaseConfig
 from mlrelease.terminal import message_console
 
@@ -20,7 +21,7 @@ def _say(text: str) -> None:
 
 
 def cmd_checklist(args: argparse.Namespace) -> int:
-    return checklist.run_checklist(
+    return walker.run_checklist(
         service.config_of(args),
         args.version,
         execute=args.execute,
@@ -34,7 +35,7 @@ def cmd_checklist(args: argparse.Namespace) -> int:
 def cmd_checklist_doc(args: argparse.Namespace) -> int:
     config = service.config_of(args)
     page = config.table(ReleaseConfig).checklist_doc
-    generated = files.Generated(config.path(page), checklist_doc.render(config), page)
+    generated = files.Generated(config.path(page), doc.render(config), page)
     return files.run(args, [generated], command="mlrelease release checklist-doc", say=_say)
 
 
@@ -79,3 +80,9 @@ def add_checklist_doc(sub: Any) -> None:
     )
     files.add_arguments(s, what="the page", wrote_by_default=True)
     s.set_defaults(func=cmd_checklist_doc)
+
+
+def register(sub: Any) -> None:
+    """Add ``mlrelease release checklist`` and ``checklist-doc``."""
+    add_checklist(sub)
+    add_checklist_doc(sub)
