@@ -1,6 +1,6 @@
 """What the release commands do, for the CLI (and scripts) to call: the configuration as the command
-must read it, then, per verb, the one world read (:mod:`~mlrelease.release.reader`) and its pure
-planner. The RC and the version are resolved once, by the reader, and passed down in the world.
+must read it, then, per verb, the one world read (:mod:`~mlrelease.release.world.reader`) and its
+pure planner. The RC and the version are resolved once, by the reader, and passed down in the world.
 
 A planner is chosen by the release's model: ``rc-model = "tag"`` (RCs are tags of the final version)
 or ``"bump"`` (RCs are version bumps, :mod:`~mlrelease.release.bump_model`). A third model plugs in
@@ -19,11 +19,12 @@ from mlrelease.config import PYPROJECT, TABLE, Config, find_root, of_command
 from mlrelease.edges import git
 from mlrelease.edges.journal import read_journal
 from mlrelease.errors import UserError
-from mlrelease.release import asks, bump_model, candidates, cut, picks, prepare, queries, reader
+from mlrelease.release import asks, bump_model, candidates, cut, picks, prepare
 from mlrelease.release.config import ReleaseConfig, series_text
 from mlrelease.release.plan import Plan
 from mlrelease.release.promotion import bind, channels, final, promoted, publish
 from mlrelease.release.promotion.manifest import Upstream
+from mlrelease.release.world import queries, reader
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -25,7 +25,7 @@ from mlrelease.edges import git
 from mlrelease.edges import proc as processes
 from mlrelease.edges.faults import fault_env, fault_point
 from mlrelease.errors import PreconditionError, UserError
-from mlrelease.release import reader, rules
+from mlrelease.release import rules
 from mlrelease.release.checklist.fitting import steps_for
 from mlrelease.release.checklist.ledger import Ledger, StepRecord, now
 from mlrelease.release.checklist.steps import (
@@ -40,6 +40,7 @@ from mlrelease.release.config import (
     series,
     series_text,
 )
+from mlrelease.release.world import reader
 
 
 def _check_ids(steps: list[ChecklistStep], source: str) -> None:
