@@ -8,14 +8,13 @@ here."""
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from mlrelease.config import PYPROJECT, TABLE, Config, find_root, of_command
+from mlrelease.config import PYPROJECT, TABLE, Config, Loader, find_root
 from mlrelease.edges import git
 from mlrelease.edges.journal import read_journal
 from mlrelease.errors import UserError
@@ -32,23 +31,19 @@ else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
 
-Loader = Callable[..., Config]
-"""``registry.load_config``, handed down by the composition root."""
-
-
-def config_of(args: argparse.Namespace) -> Config:
-    """The configuration a release command reads (:func:`mlrelease.config.of_command`), as
+def resuming(load_config: Loader) -> Loader:
+    """The loader a release command reads its configuration with (the command line hands it to
+    :func:`mlrelease.config.of_command`): ``load_config`` (the composition root's), as
     :func:`config_at` reads it: after an interrupted edit of pyproject.toml, HEAD's."""
-    load_config: Loader = args.load_config
 
-    def resuming(
+    def load(
         root: Path | None = None, *, data: Mapping[str, Any] | None = None, source: str = ""
     ) -> Config:
         if data is not None:  # a given text is read as given
             return load_config(root, data=data, source=source)
         return config_at((root or find_root(Path.cwd())).resolve(), load_config)
 
-    return of_command(args, loader=resuming)
+    return load
 
 
 def config_at(root: Path, load_config: Loader) -> Config:

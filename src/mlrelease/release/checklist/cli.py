@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from mlrelease.config import of_command
 from mlrelease.edges import files
 from mlrelease.release import service
 from mlrelease.release.checklist import doc, walker
@@ -22,7 +23,7 @@ def _say(text: str) -> None:
 
 def cmd_checklist(args: argparse.Namespace) -> int:
     return walker.run_checklist(
-        service.config_of(args),
+        of_command(args, loader=service.resuming(args.load_config)),
         args.version,
         execute=args.execute,
         confirm=args.confirm,
@@ -33,7 +34,7 @@ def cmd_checklist(args: argparse.Namespace) -> int:
 
 
 def cmd_checklist_doc(args: argparse.Namespace) -> int:
-    config = service.config_of(args)
+    config = of_command(args, loader=service.resuming(args.load_config))
     page = config.table(ReleaseConfig).checklist_doc
     generated = files.Generated(config.path(page), doc.render(config), page)
     return files.run(args, [generated], command="mlrelease release checklist-doc", say=_say)
