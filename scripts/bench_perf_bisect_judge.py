@@ -157,6 +157,7 @@ def steps_table(entries: list[dict[str, Any]]) -> list[str]:
     ]
     for e in entries:
         cells = [_step_cell(step, at == 0) for at, step in enumerate(e["trail"])]
+        cells = cells or ["not regressed: nothing bisected"]  # the comparison's own verdict
         cells += [""] * (width - len(cells))
         lines.append(f"| {e['scenario']} | " + " | ".join(cells) + " |")
     return lines

@@ -108,3 +108,12 @@ def test_the_steps_table_names_what_each_environment_step_installed() -> None:
     assert cells[2].startswith("environment DIFFERENT x")
     assert any(c.startswith("slowlib 1.2 UNKNOWN x") for c in cells)
     assert cells[-1].rstrip(" |").endswith(f"({entry['trail'][-1][5]})")  # the pairs
+
+
+def test_a_bisect_that_found_no_regression_says_so_in_the_steps_table() -> None:
+    h = history(8)
+    world = World(h, slowed_from(h, 5, by=1.03), verdict="inconclusive")
+    entry = _entry(world, "commit", 5)
+    assert entry["verdict"] == "unknown" and entry["trail"] == []
+    row = _script().steps_table([entry])[2]
+    assert row.startswith("| case | not regressed: nothing bisected |")
