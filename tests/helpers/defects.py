@@ -8,8 +8,6 @@ message asserted is the message a maintainer sees.
 from __future__ import annotations
 
 import json
-import re
-import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +15,7 @@ import numpy as np
 import onnx
 
 from helpers.models import add_model, write_test_data
+from helpers.projects import single_gate, write
 from mlrelease.cli import main
 
 
@@ -32,15 +31,6 @@ def verify(root: Path, gate: str) -> dict[str, Any]:
 def text(result: dict[str, Any]) -> str:
     """The summary and the details, as one string (what the report shows)."""
     return "\n".join([result["summary"], *result["details"]])
-
-
-def write(root: Path, files: dict[str, str]) -> Path:
-    """Write ``files`` (path -> text, dedented) under ``root``."""
-    for name, body in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(body), encoding="utf-8")
-    return root
 
 
 PLANTED_BACKENDS = '''
@@ -77,88 +67,9 @@ class Planted(Backend):
 def ops_project(root: Path, select: list[str], version: str = "1.0.0") -> Path:
     """A project whose ``ops_index`` gate runs ``select`` on onnxruntime (``rt``) and on a
     backend with planted wrong kernels (``planted``)."""
-    return write(
-        root,
-        {
-            "backends/planted.py": PLANTED_BACKENDS,
-            "pyproject.toml": f"""\
-                [project]
-                name = "demo"
-                version = "{version}"
-
-                [tool.mlrelease]
-                gates = ["ops_index"]
-
-                [tool.mlrelease.ops]
-                select = {json.dumps(select)}
-                previous-index = "auto"
-                timeout-s = 30
-
-                [[tool.mlrelease.ops.backends]]
-                name = "rt"
-                kind = "onnxruntime"
-
-                [[tool.mlrelease.ops.backends]]
-                name = "planted"
-                kind = "backend"
-                module = "planted:Planted"
-                python-path = ["backends"]
-                """,
-        },
-    )
-
-
-def wheels_project(
-    root: Path,
-    *,
-    pythons: list[str],
-    build: list[str],
-    skip: list[str] | None = None,
-    required: list[str] | None = None,
-    extra: str = "",
-) -> Path:
-    """A native project: classifiers for ``pythons``, ``[tool.cibuildwheel]`` selecting
-    ``build`` minus ``skip``, the oldest Python of either as its ``requires-python`` (the
-    release promises no older one, which no wheel would serve), and ``required`` platforms
-    (extra TOML appended)."""
-    classifiers = [f"Programming Language :: Python :: {p}" for p in pythons]
-    minors = [int(p.split(".")[1]) for p in pythons]
-    minors += [int(m) for m in re.findall(r"cp3(\d+)", " ".join(build))]
-    oldest = f"3.{min(minors)}"
-    platforms = required or ["manylinux_x86_64", "win_amd64", "macosx_arm64"]
-    return write(
-        root,
-        {
-            "pyproject.toml": f"""\
-                [project]
-                name = "demo-native"
-                version = "1.1.0"
-                requires-python = ">={oldest}"
-                classifiers = {json.dumps(classifiers)}
-
-                [tool.mlrelease]
-                gates = ["wheels"]
-
-                [tool.mlrelease.wheels]
-                kind = "native"
-                required-platforms = {json.dumps(platforms)}
-
-                [tool.cibuildwheel]
-                build = {json.dumps(build)}
-                skip = {json.dumps(skip or [])}
-
-                [tool.cibuildwheel.linux]
-                archs = ["x86_64"]
-
-                [tool.cibuildwheel.windows]
-                archs = ["AMD64"]
-
-                [tool.cibuildwheel.macos]
-                archs = ["arm64"]
-                """
-            + textwrap.dedent(extra),
-        },
-    )
+    backends = single_gate.RT + single_gate.PLANTED
+    pyproject = single_gate.ops_index(select, backends, version=version, timeout_s=30)
+    return write(root, {"backends/planted.py": PLANTED_BACKENDS, "pyproject.toml": pyproject})
 
 
 def artifact_names(name: str, version: str, keys: list[str]) -> list[str]:

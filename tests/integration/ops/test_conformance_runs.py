@@ -11,12 +11,12 @@ import json
 import shutil
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 from typing import Any
 
 import pytest
 from helpers import REPO_ROOT
+from helpers.projects import single_gate
 
 from mlrelease.cli import main
 from mlrelease.ops import policy, service
@@ -83,39 +83,13 @@ def project(
     """A project whose [tool.mlrelease.ops] runs ``select`` on ``backends``."""
     (root / "backends").mkdir(parents=True, exist_ok=True)
     (root / "backends" / "planted.py").write_text(PLANTED, encoding="utf-8")
-    (root / "pyproject.toml").write_text(
-        textwrap.dedent(f"""\
-        [project]
-        name = "demo"
-        version = "1.0.0"
-
-        [tool.mlrelease]
-        gates = ["ops_index"]
-
-        [tool.mlrelease.ops]
-        select = {json.dumps(select)}
-        previous-index = "auto"
-        timeout-s = {timeout_s}
-        {extra}
-        """)
-        + textwrap.dedent(backends),
-        encoding="utf-8",
-    )
+    pyproject = single_gate.ops_index(select, backends, timeout_s=timeout_s, extra=extra)
+    (root / "pyproject.toml").write_text(pyproject, encoding="utf-8")
     return root
 
 
-PLANTED_BACKEND = """
-[[tool.mlrelease.ops.backends]]
-name = "planted"
-kind = "backend"
-module = "planted:Planted"
-python-path = ["backends"]
-"""
-ORT = """
-[[tool.mlrelease.ops.backends]]
-name = "rt"
-kind = "onnxruntime"
-"""
+PLANTED_BACKEND = single_gate.PLANTED
+ORT = single_gate.RT
 REFERENCE = """
 [[tool.mlrelease.ops.backends]]
 name = "reference"
