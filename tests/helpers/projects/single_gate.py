@@ -57,3 +57,18 @@ def ops_index(
         keys += ['previous-index = "auto"', f"timeout-s = {timeout_s}"]
     ops = "\n[tool.mlrelease.ops]\n" + "".join(f"{key}\n" for key in [*keys, extra] if key)
     return pyproject(["ops_index"], ops, version=version) + textwrap.dedent(backends)
+
+
+DOCS_CONF = 'project = "demo"\nexclude_patterns = ["_build"]\n'
+"""A Sphinx ``conf.py`` that declares no release."""
+
+
+def docs(*, version: str = "0.1.0", conf: str = DOCS_CONF) -> dict[str, str]:
+    """The files of a project whose ``docs`` gate builds ``docs/`` (one page, ``conf``) with
+    Sphinx into ``build/``, which git ignores."""
+    return {
+        ".gitignore": "build/\n",
+        "pyproject.toml": pyproject(["docs"], version=version),
+        "docs/conf.py": conf,
+        "docs/index.rst": "Demo\n====\n\nThe demo documentation.\n",
+    }
