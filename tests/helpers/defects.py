@@ -67,7 +67,7 @@ class Planted(Backend):
 def ops_project(root: Path, select: list[str], version: str = "1.0.0") -> Path:
     """A project whose ``ops_index`` gate runs ``select`` on onnxruntime (``rt``) and on a
     backend with planted wrong kernels (``planted``)."""
-    backends = single_gate.RT + single_gate.PLANTED
+    backends = [single_gate.RT, single_gate.PLANTED]
     pyproject = single_gate.ops_index(select, backends, version=version, timeout_s=30)
     return write(root, {"backends/planted.py": PLANTED_BACKENDS, "pyproject.toml": pyproject})
 

@@ -19,9 +19,18 @@ A test whose TOML is the point (hostile, broken or misspelt tables) writes it in
 
 from __future__ import annotations
 
+import json
+import re
 import textwrap
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import TypeAlias
+
+Value: TypeAlias = str | int | float | bool | Sequence["Value"] | Mapping[str, "Value"]
+"""A TOML value as Python data: strings, numbers, booleans, arrays and (inline) tables."""
+
+Tables: TypeAlias = Mapping[str, Mapping[str, Value]]
+"""TOML tables by dotted name (``"ops"``, ``"gate-options.tests"``), each its keys' values."""
 
 
 def write(root: Path, files: dict[str, str]) -> Path:
@@ -36,3 +45,32 @@ def write(root: Path, files: dict[str, str]) -> Path:
 def toml_strings(items: Iterable[str]) -> str:
     """``["a", "b"]``: a TOML array of the strings ``items``."""
     return "[" + ", ".join(f'"{item}"' for item in items) + "]"
+
+
+def toml_value(value: Value) -> str:
+    """``value`` in TOML: a basic string (JSON's escapes are TOML's), a number, a boolean, an
+    array, or an inline table (on one line, as TOML requires)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, Mapping):
+        pairs = ", ".join(f"{toml_key(k)} = {toml_value(v)}" for k, v in value.items())
+        return "{ " + pairs + " }" if pairs else "{}"
+    return "[" + ", ".join(toml_value(item) for item in value) + "]"
+
+
+def toml_key(key: str) -> str:
+    """``key`` bare when TOML allows it, quoted otherwise (``"ai.onnx"``)."""
+    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key)
+
+
+def toml_tables(prefix: str, tables: Tables) -> str:
+    """Each of ``tables`` as ``[PREFIX.NAME]`` and its keys, a blank line before each."""
+    return "".join(
+        f"\n[{prefix}.{name}]\n"
+        + "".join(f"{toml_key(k)} = {toml_value(v)}\n" for k, v in keys.items())
+        for name, keys in tables.items()
+    )
