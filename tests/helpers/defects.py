@@ -13,10 +13,13 @@ from typing import Any
 
 import numpy as np
 import onnx
+import pytest
 
 from helpers.models import add_model, write_test_data
 from helpers.projects import single_gate, write
+from helpers.projects.native import wheels_project
 from mlrelease.cli import main
+from mlrelease.wheels import artifacts
 
 
 def verify(root: Path, gate: str) -> dict[str, Any]:
@@ -86,6 +89,28 @@ def artifact_names(name: str, version: str, keys: list[str]) -> list[str]:
         python, _, platform = key.partition("-")
         wheels.append(f"{dist}-{version}-{python}-{python}-{tags[platform]}.whl")
     return [*wheels, f"{dist}-{version}.tar.gz"]
+
+
+def promote_wheels(
+    tmp_path: Path, keys: list[str], platforms: list[str], capsys: pytest.CaptureFixture[str]
+) -> tuple[int, str]:
+    """``wheels promote`` of a native project (CPython 3.11 and 3.12, ``platforms`` required)
+    over an RC folder holding the wheels ``keys`` and the sdist: the exit code and the output,
+    on one line."""
+    root = wheels_project(
+        tmp_path / "demo",
+        pythons=["3.11", "3.12"],
+        build=["cp311-*", "cp312-*"],
+        required=platforms,
+    )
+    folder = tmp_path / "rc-assets"
+    folder.mkdir()
+    for name in artifact_names("demo-native", "1.1.0", keys):
+        (folder / name).write_bytes(name.encode())
+    artifacts.write_sums(folder)
+    code = main(["--root", str(root), "wheels", "promote", "--artifacts", str(folder)])
+    captured = capsys.readouterr()
+    return code, " ".join((captured.out + captured.err).split())
 
 
 ZOO_README = """\
