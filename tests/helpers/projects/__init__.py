@@ -26,6 +26,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TypeAlias
 
+from helpers.repo import git
+
 Value: TypeAlias = str | int | float | bool | Sequence["Value"] | Mapping[str, "Value"]
 """A TOML value as Python data: strings, numbers, booleans, arrays and (inline) tables."""
 
@@ -39,6 +41,22 @@ def write(root: Path, files: dict[str, str]) -> Path:
         path = root / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(textwrap.dedent(body), encoding="utf-8")
+    return root
+
+
+def committed(root: Path, files: Mapping[str, str], *, tags: Sequence[str] = ()) -> Path:
+    """A new repository at ``root`` on ``main`` holding ``files`` (path -> text, as given) in
+    one commit, "Initial import"; then each of ``tags`` on an empty commit of its own, oldest
+    first."""
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "Initial import")
+    for tag in tags:
+        git(root, "commit", "-q", "--allow-empty", "-m", f"Release {tag}")
+        git(root, "tag", tag)
     return root
 
 
