@@ -219,12 +219,8 @@ def test_unavailable_backend_is_skipped_and_keeps_its_committed_column(tmp_path:
     root = project(tmp_path, [ORT, REFERENCE], ["test_abs", "test_relu"])
     assert main(["--root", str(root), "ops", "index", "--execute", "--jobs", "1"]) == 0
     committed = json.loads((root / "docs/indices/supported_ops.json").read_text())
-    pyproject = root / "pyproject.toml"
-    pyproject.write_text(
-        pyproject.read_text().replace(
-            'kind = "onnxruntime"', 'kind = "onnxruntime"\nprovider = "CUDAExecutionProvider"'
-        )
-    )
+    cuda = {**ORT, "provider": "CUDAExecutionProvider"}
+    project(tmp_path, [cuda, REFERENCE], ["test_abs", "test_relu"])  # rt now asks for CUDA
     outcome = run(root)
     assert outcome.measured == ["reference"]
     assert "CUDAExecutionProvider is not in this onnxruntime build" in outcome.skipped["rt"]
