@@ -111,37 +111,25 @@ edits = [
 """The demo's release-only edits: its links pinned to the release branch."""
 
 
-def pyproject(
-    *,
-    name: str = "demo",
-    version: str = VERSION,
-    gates: Sequence[str] = ("git_state", "changelog"),
-    dependencies: Sequence[str] | None = None,
-    release: Mapping[str, str] | None = None,
-    last_steps: str = PROMOTE,
-    tables: str = "",
-) -> str:
-    """The release-flow project's ``pyproject.toml``: ``dependencies`` (none: no key),
-    ``release`` (string keys of ``[tool.mlrelease.release]`` besides its edits), the
-    checklist's steps after ``rc-verify`` (``last_steps``) and further ``tables``."""
-    deps = "" if dependencies is None else f"dependencies = {toml_strings(dependencies)}\n"
-    keys = "".join(f'{key} = "{value}"\n' for key, value in (release or {}).items())
+def pyproject(*, name: str = "demo") -> str:
+    """The release-flow project's ``pyproject.toml`` (the package ``src/NAME``, version
+    :data:`VERSION`): the ``git_state`` and ``changelog`` gates, a pure wheel, the release-only
+    edits and the checklist through promotion."""
     return (
         '[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n\n'
-        f'[project]\nname = "{name}"\nversion = "{version}"\nrequires-python = ">=3.9"\n{deps}\n'
-        f"[tool.mlrelease]\ngates = {toml_strings(gates)}\n\n"
+        f'[project]\nname = "{name}"\nversion = "{VERSION}"\nrequires-python = ">=3.9"\n\n'
+        '[tool.mlrelease]\ngates = ["git_state", "changelog"]\n\n'
         '[tool.mlrelease.wheels]\nkind = "pure"\n\n'
-        f"[tool.mlrelease.release]\n{keys}{EDITS}\n{CHECKLIST}\n{last_steps}\n\n"
-        f"{bumpversion(version, name)}{tables}"
+        f"[tool.mlrelease.release]\n{EDITS}\n{CHECKLIST}\n{PROMOTE}\n\n"
+        f"{bumpversion(VERSION, name)}"
     )
 
 
-def files(*, name: str = "demo", pyproject_toml: str | None = None) -> dict[str, str]:
-    """The release-flow project's files (its ``pyproject.toml``: :func:`pyproject`'s
-    default unless given): the package ``src/NAME``, a README and a docs page whose links the
-    release-only edits pin, an empty Unreleased section."""
+def files(*, name: str = "demo") -> dict[str, str]:
+    """The release-flow project's files: :func:`pyproject`, the package ``src/NAME``, a README
+    and a docs page whose links the release-only edits pin, an empty Unreleased section."""
     return {
-        "pyproject.toml": pyproject(name=name) if pyproject_toml is None else pyproject_toml,
+        "pyproject.toml": pyproject(name=name),
         "README.md": f"# {name}\n\nDocs: https://github.com/example/{name}/blob/main/docs/index.md\n",
         "docs/links.md": f"Source: https://example.com/{name}?ref=main\n",
         "CHANGELOG.md": "# Changelog\n\n<!-- insertion marker -->\n## Unreleased\n\n",
