@@ -6,15 +6,18 @@ what differs (as python-semantic-release's ``tests/fixtures/repos/``).
 - :mod:`helpers.projects.pure`: ``demo``, a pure src-layout project (hatchling,
   ``src/demo/__init__.py`` carrying ``__version__``), with the release checklist or with the
   ``tests`` gate.
-- :mod:`helpers.projects.native`: ``demo-native``, a C extension built by cibuildwheel.
+- :mod:`helpers.projects.native`: ``demo-native``, the configuration of a C extension whose
+  wheels cibuildwheel builds (classifiers, selection, required platforms).
 - :mod:`helpers.projects.tag_model`: the PyTorch family (``version.txt`` with a development
   marker, the version taken from the tag, RCs as tags on a release branch).
 - :mod:`helpers.projects.bump_model`: ONNX's practice (RCs as version bumps on a trunk).
 - :mod:`helpers.projects.train_member`: a member of a release train pinning its upstream.
 - :mod:`helpers.projects.single_gate`: a ``[project]`` table and one gate's tables, for a test
-  of that gate alone (the ``ops_index`` conformance project).
+  of that gate alone (a conformance run, a docs site, the models' compatibility).
 
-A test whose TOML is the point (hostile, broken or misspelt tables) writes it inline.
+Tables are given as Python data and rendered here (:func:`toml_tables`); a test whose TOML is
+the point (hostile, broken or misspelt tables) writes it inline. :func:`committed` makes the
+one-commit repository of a project's files.
 """
 
 from __future__ import annotations
