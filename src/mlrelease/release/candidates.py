@@ -174,6 +174,19 @@ def _number(
     return asked
 
 
+def require_after_newest(
+    world: World, rcs: dict[int, tuple[str, str]], head: str, branch: str
+) -> None:
+    """Refuse a new candidate on a HEAD that does not contain the newest RC tag."""
+    if rcs:
+        last_name, last_commit = rcs[max(rcs)]
+        if not world.is_ancestor(last_commit, head):
+            raise PreconditionError(
+                f"rc: HEAD does not contain {last_name} ({short(last_commit)}); a new "
+                f"release candidate must build on the previous one. Was {branch} reset?"
+            )
+
+
 def _at_head(world: World, rcs: dict[int, tuple[str, str]], head: str) -> list[int]:
     """The numbers of the RCs of the version tagged on HEAD, oldest first."""
     return sorted(n for n, (_, commit) in rcs.items() if commit == head)
@@ -258,13 +271,7 @@ def _new_tag(
     number = _number(rcs, first, number_asked, tag, plan.notes)
     name = names.rc_tag_for(version, number)
     own_publishing.refuse(world, config, version, name)
-    if rcs:
-        last_name, last_commit = rcs[max(rcs)]
-        if not world.is_ancestor(last_commit, head):
-            raise PreconditionError(
-                f"rc: HEAD does not contain {last_name} ({short(last_commit)}); a new "
-                f"release candidate must build on the previous one. Was {branch} reset?"
-            )
+    require_after_newest(world, rcs, head, branch)
     if rules.own_unpushed(world, name, head, RC_MARKER, "rc"):
         plan.notes.append(f"HEAD ({short(head)}) is already {name} here, not pushed yet.")
         return name

@@ -233,7 +233,11 @@ def _rc(sub: Any) -> None:
         "nightly build, and no project workflow that would publish the RC tag as final: "
         "create the annotated tag vX.Y.Z-rcN with N the number after origin's newest RC. "
         "Nothing to do when HEAD is already a release candidate, unless --rebuild: then HEAD "
-        "is tagged again as the next number (a rebuild of the same commit). " + SAFETY,
+        "is tagged again as the next number (a rebuild of the same commit). Under "
+        '[tool.mlrelease.release] rc-model = "bump": commit the next version X.Y.ZrcN on the '
+        "branch instead, untagged; with rc-tagged = true, tag vX.Y.ZrcN on HEAD while the "
+        "files carry an rcN with no tag yet, and bump only once it has one (or the files carry "
+        "X.Y.Z). " + SAFETY,
     )
     s.add_argument(
         "--tag",
