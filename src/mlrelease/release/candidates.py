@@ -59,6 +59,17 @@ def _branch_version(
         )
     carried = parse_version(tree.current, "pyproject.toml")
     model = version_model(config)
+    pre = carried.pre
+    if not model.from_tag and pre and pre[0] == "rc" and series(carried) == wanted:
+        tag = names.rc_tag_for(Version(carried.base_version), pre[1])
+        raise PreconditionError(
+            f"{name}: {branch} carries {carried}, a release candidate's own version (the "
+            f'version files name it: version-bump RCs). Under {TABLE}.rc-model = "tag" a '
+            "candidate's files carry the final version, and promote tags that commit final. "
+            f'To keep {carried}: set {TABLE}.rc-model = "bump" and rc-tagged = true, then '
+            f"re-run (release rc tags {tag} on HEAD, and promote sets and tags the final "
+            "version)."
+        )
     if not model.releasable(carried) or series(carried) != wanted:
         promise = "a version" if model.from_tag else "the final version"
         raise PreconditionError(

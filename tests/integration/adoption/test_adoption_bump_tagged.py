@@ -96,3 +96,35 @@ def test_rc_refuses_a_candidate_numbered_below_the_newest_tag(tmp_path: Path) ->
     assert "v1.17.0rc2 is tagged already" in said, said
     assert repo.git("rev-parse", "HEAD") == head
     assert repo.origin_git("tag", "--list", "v1.17.0*") == "v1.17.0rc2"
+
+
+def test_a_hand_set_rc_under_tag_rcs_names_the_model_that_keeps_it(tmp_path: Path) -> None:
+    """tensorflow-onnx and onnxmltools under tag RCs: the maintainers set 1.17.0rc1 by hand;
+    after the repair of current_version that rc names, rc names the model that tags the
+    version as the files carry it, never a command that sets 1.17.0 back over their edit."""
+    repo = push_tf2onnx(tmp_path / "project")
+    adopt(repo, drop='rc-model = "bump"\nrc-tagged = true\n')
+    _ok(repo, "release", "prepare", "--version", "1.17.0", "--execute", "--push")
+    repo.commit_file("VERSION_NUMBER", "1.17.0rc1\n", "Update VERSION_NUMBER, use rc")
+    stale = mlrelease(repo.path, "release", "rc", "--execute", "--push")
+    assert stale.returncode == 1 and "bump --sync --execute" in stale.stderr, stale.stderr
+    _ok(repo, "bump", "--sync", "--execute")
+    repo.git("commit", "-q", "-am", "chore: current_version follows VERSION_NUMBER")
+    repo.git("push", "-q", "origin", "main")
+    refused = mlrelease(repo.path, "release", "rc", "--execute", "--push")
+    said = " ".join(refused.stderr.split())
+    assert refused.returncode == 1, refused.stdout + said
+    assert 'rc-model = "bump" and rc-tagged = true' in said and "v1.17.0rc1" in said, said
+    assert "release prepare" not in said, said
+    assert repo.origin_git("tag", "--list", "v1.17.0*") == ""
+    path = repo.path / "pyproject.toml"
+    text = path.read_text(encoding="utf-8")
+    table = "[tool.mlrelease.release]\n"
+    path.write_text(
+        text.replace(table, table + 'rc-model = "bump"\nrc-tagged = true\n'), encoding="utf-8"
+    )
+    repo.git("commit", "-q", "-am", "chore: version-bump RCs, tagged")
+    repo.git("push", "-q", "origin", "main")
+    said = _ok(repo, "release", "rc", "--execute", "--push")
+    head = repo.git("rev-parse", "HEAD")
+    assert _origin_tag(repo, "v1.17.0rc1") == (head, "1.17.0rc1"), said
