@@ -128,3 +128,29 @@ def test_a_hand_set_rc_under_tag_rcs_names_the_model_that_keeps_it(tmp_path: Pat
     said = _ok(repo, "release", "rc", "--execute", "--push")
     head = repo.git("rev-parse", "HEAD")
     assert _origin_tag(repo, "v1.17.0rc1") == (head, "1.17.0rc1"), said
+
+
+def test_a_tag_made_but_not_pushed_is_pushed_by_the_next_run_and_a_hand_made_one_refused(
+    tmp_path: Path,
+) -> None:
+    """Invariant (l) for bumped candidates: a run without --push (or killed before it) leaves
+    its tag, which the next run pushes rather than bumping past it; a tag of that name that
+    this clone has but did not make is refused and never pushed."""
+    repo = push_tf2onnx(tmp_path / "project")
+    adopt(repo)
+    _ok(repo, "release", "prepare", "--version", "1.17.0", "--execute", "--push")
+    _ok(repo, "release", "rc", "--execute", "--push")
+    head = repo.git("rev-parse", "HEAD")
+    _ok(repo, "release", "rc", "--execute")  # tagged here, not pushed
+    assert repo.git("rev-parse", "v1.17.0rc1^{commit}") == head
+    assert repo.origin_git("tag", "--list", "v1.17.0*") == ""
+    said = _ok(repo, "release", "rc", "--execute", "--push")
+    assert _origin_tag(repo, "v1.17.0rc1") == (head, "1.17.0rc1"), said
+    assert repo.git("rev-parse", "HEAD") == head  # pushed, not bumped past
+    _ok(repo, "release", "rc", "--execute", "--push")  # rc1 is tagged: bump to rc2
+    bumped = repo.git("rev-parse", "HEAD")
+    repo.git("tag", "-a", "v1.17.0rc2", "-m", "by hand", bumped)
+    refused = mlrelease(repo.path, "release", "rc", "--execute", "--push")
+    said = " ".join(refused.stderr.split())
+    assert refused.returncode == 1 and "v1.17.0rc2" in said, refused.stdout + said
+    assert repo.origin_git("tag", "--list", "v1.17.0rc2") == ""
