@@ -16,7 +16,9 @@ as they were, and each command run as a subprocess where the maintainers did the
   version-bump RCs for a pre-release), then their commit; ``release rc`` where they tagged an RC
   (where they made none, once before the final tag: mlrelease's flow promotes an RC).
 
-A refused command is recorded and the history's own act made by hand (the branch, the tag),
+A refusal that names its repair (``mlrelease bump --sync --execute``) is followed: the repair
+run, committed and pushed, and the command again (:meth:`Corpus.command`). Another refused
+command is recorded and the history's own act made by hand (the branch, the tag),
 so that the replay goes on as history did.
 """
 
