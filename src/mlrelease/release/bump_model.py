@@ -18,11 +18,12 @@ from packaging.version import Version
 from mlrelease import version_files
 from mlrelease.config import Config
 from mlrelease.errors import PreconditionError, UserError
-from mlrelease.release import candidates, made, pins, rules
+from mlrelease.release import candidates, pins, rules
 from mlrelease.release import edits as editing
 from mlrelease.release.config import TABLE, ReleaseConfig, parse_release
 from mlrelease.release.plan import Plan, git_action
-from mlrelease.release.world import (
+from mlrelease.release.world import made
+from mlrelease.release.world.snapshot import (
     FINAL_MARKER,
     RC_MARKER,
     NotGathered,
