@@ -34,6 +34,14 @@ from mlrelease.release.world.snapshot import (
 
 Step = Literal["rc", "final"]
 
+RC_HELP = (
+    'Under [tool.mlrelease.release] rc-model = "bump": commit the next version X.Y.ZrcN on '
+    "the branch instead, untagged; with rc-tagged = true, tag vX.Y.ZrcN on HEAD while the "
+    "files carry an rcN with no tag yet, and bump only once it has one (or the files carry "
+    "X.Y.Z). "
+)
+"""What ``release rc --help`` says of this model."""
+
 
 def base(version: Version) -> Version:
     """``1.22.0rc2`` -> ``1.22.0``."""
