@@ -19,6 +19,7 @@ from mlrelease.errors import UserError
 from mlrelease.perf import compare, page, plots, runner
 from mlrelease.perf import history as store
 from mlrelease.perf.config import PerfConfig, Profile
+from mlrelease.perf.progress import ProfileBar
 from mlrelease.perf.results import Results, read, to_json
 from mlrelease.perf.tables import to_csv, to_markdown
 
@@ -122,7 +123,7 @@ def run(
         profile,
         root=config.root,
         work=folder / "work",
-        console=console,
+        progress=ProfileBar(console),
         keep_work=keep_work,
     )["current"]
     paths = write_results(results, folder)
@@ -229,7 +230,7 @@ def interleaved(
         root=config.root,
         work=folder / "work",
         builds=builds,
-        console=console,
+        progress=ProfileBar(console),
     )
     for name, results in both.items():
         write_results(results, folder / name, with_plots=False)
