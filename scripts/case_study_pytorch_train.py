@@ -40,7 +40,7 @@ from helpers.train_rig import Rig, files, git, push_project, train_toml  # type:
 from packaging.utils import parse_wheel_filename  # noqa: E402
 
 from mlrelease.release.promotion.manifest import TRAILER, Entry, Manifest, Upstream  # noqa: E402
-from mlrelease.release.world import FINAL_MARKER  # noqa: E402
+from mlrelease.release.world.snapshot import FINAL_MARKER  # noqa: E402
 from mlrelease.train import declaration, gatekeeper, gather, metadata, record  # noqa: E402
 
 DATA = ROOT / "docs" / "case-studies" / "pytorch-2.5-train-pypi.json"

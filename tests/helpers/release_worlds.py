@@ -1,5 +1,5 @@
-"""Hand-built snapshots of a release flow (:class:`mlrelease.release.world.World`) for the tests
-of the pure planners (cut, prepare, rc, cherry-picks, bind, promote): no git, no files."""
+"""Hand-built snapshots of a release flow (:class:`mlrelease.release.world.snapshot.World`) for the
+tests of the pure planners (cut, prepare, rc, cherry-picks, bind, promote): no git, no files."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from mlrelease.config import Config
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release.publishers import WORKFLOWS
-from mlrelease.release.world import RC_MARKER, Refs, Remote, Tag, World
+from mlrelease.release.world.snapshot import RC_MARKER, Refs, Remote, Tag, World
 
 ROOT = Path("/nowhere/demo")
 CONFIG = Config(root=ROOT)

@@ -22,6 +22,10 @@ argument on counts as the caller doing it):
 4. **Services never see argparse.** Below its command-line modules, no module of a feature
    imports :mod:`argparse` (a CLI turns ``args`` into one frozen value first, as cibuildwheel's
    ``CommandLineArguments``), but for :data:`OWN_COMMAND_LINES`.
+5. **A CLI knows its options.** No command-line module reads an option by name
+   (``getattr(args, "version", None)``): each command reads the options its parser gave it as
+   attributes, into the typed value it hands on, so that a renamed or missing option is an
+   error rather than a silent None.
 
 So a bot, a gate or a script gets every decision a command prints from one service call,
 without argparse. :data:`PENDING` lists the modules another branch is rewriting: warned about
@@ -68,11 +72,14 @@ OWN_COMMAND_LINES: dict[str, str] = {
 }
 """Feature modules that parse a command line of their own."""
 
-PENDING: dict[str, str] = {
-    "mlrelease.release.service": "release/ by noun (issue 49): `config_of` takes the "
-    "argparse.Namespace",
-}
+PENDING: dict[str, str] = {}
 """Modules another branch is rewriting, with what they still do."""
+
+READ_BY_NAME_PENDING: dict[str, str] = {
+    "mlrelease.models.cli": "a typed boundary (issue 49): `_with_limits` reads the limit options "
+    "of whichever command calls it by name",
+}
+"""Command-line modules that still read options by name (rule 5), with where."""
 
 
 def _imports(tree: ast.Module, package: str) -> dict[str, str]:
@@ -372,6 +379,43 @@ def test_services_never_see_argparse() -> None:
     assert set(OWN_COMMAND_LINES) <= set(users), "an own command line listed that is gone"
 
 
+def options_read_by_name(source: str, module: str) -> list[str]:
+    """Where the command-line module ``module`` (its ``source``) reads an option of ``args`` by
+    name."""
+    return [
+        f"{module}:{node.lineno} reads an option of args by name"
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "getattr"
+        and node.args
+        and isinstance(node.args[0], ast.Name)
+        and node.args[0].id == "args"
+    ]
+
+
+def test_no_cli_reads_its_options_by_name() -> None:
+    found = {
+        _dotted(p): options_read_by_name(p.read_text(encoding="utf-8"), _dotted(p))
+        for p in cli_modules()
+    }
+    stale = [m for m in READ_BY_NAME_PENDING if not found.get(m)]
+    assert not stale, f"remove from READ_BY_NAME_PENDING, the rule holds there now: {stale}"
+    for module in READ_BY_NAME_PENDING:
+        warnings.warn(f"{module}: {READ_BY_NAME_PENDING[module]}", stacklevel=2)
+    left = [v for m, vs in found.items() if m not in READ_BY_NAME_PENDING for v in vs]
+    assert left == [], "read the options the parser gave the command as attributes: " + "; ".join(
+        left
+    )
+
+
+def test_a_cli_that_reads_an_option_by_name_is_found() -> None:
+    source = "def _candidate(args):\n    return getattr(args, 'version', None), args.rc\n"
+    assert options_read_by_name(source, "mlrelease.release.cli") == [
+        "mlrelease.release.cli:2 reads an option of args by name"
+    ]
+
+
 def test_a_cli_that_judges_or_builds_a_verdict_is_found() -> None:
     # The shape models/cli.py had: the Zoo decision and the compat judgement made in the CLI.
     source = (
@@ -459,7 +503,7 @@ def test_a_plan_to_its_executor_a_decision_to_its_presenter_are_no_conducting() 
         "    plan = bump.plan(config, to=args.to, part=None)\n"
         "    bump.execute(config, plan, journalled=True)\n"
         "def cmd_status(args):\n"
-        "    config = service.config_of(args)\n"
+        "    config = of_command(args, loader=service.resuming(args.load_config))\n"
         "    found = status.status(config, Request(candidate=args.candidate))\n"
         "    print(status.table(found))\n"
     )

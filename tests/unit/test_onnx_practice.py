@@ -216,7 +216,7 @@ def test_the_checklist_under_the_bump_model_has_no_rc_tag_steps() -> None:
     from pathlib import Path
 
     from mlrelease.config import Config
-    from mlrelease.release.checklist_fitting import steps_for
+    from mlrelease.release.checklist.fitting import steps_for
 
     root = Config(root=Path("/nowhere/onnx-like"))
     tagged = {s.id: s for s in steps_for(root)}

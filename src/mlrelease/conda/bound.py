@@ -25,12 +25,12 @@ from mlrelease.config import Config
 from mlrelease.edges import git
 from mlrelease.edges.proc import call_bytes
 from mlrelease.errors import PreconditionError, UserError
-from mlrelease.release import reader
 from mlrelease.release.config import ReleaseConfig
 from mlrelease.release.promotion import store
 from mlrelease.release.promotion.manifest import Manifest
 from mlrelease.release.promotion.promoted import candidate_promoted_by
-from mlrelease.release.world import BOUND_PREFIX, World
+from mlrelease.release.world import reader
+from mlrelease.release.world.snapshot import BOUND_PREFIX, World
 
 
 def candidate(config: Config, world: World, version: Version) -> tuple[str, str]:

@@ -1,4 +1,4 @@
-"""What each release verb asks the reader to gather (:class:`~.reader.Ask`): one class per
+"""What each release verb asks the reader to gather (:class:`~.world.reader.Ask`): one class per
 verb, naming the refs, files and facts its planner will look up. ``release status`` reads one
 world with every verb's ask."""
 
@@ -13,11 +13,12 @@ from packaging.version import InvalidVersion, Version
 
 from mlrelease import version_files
 from mlrelease.edges import git
-from mlrelease.release import pins, publishers, queries, rules, wanted
+from mlrelease.release import pins, publishers, rules, wanted
 from mlrelease.release.config import ReleaseConfig, parse_release, parse_series, release_branch
 from mlrelease.release.promotion.manifest import Upstream
-from mlrelease.release.reader import Gatherer
-from mlrelease.release.world import BumpFacts, Target, WorkTree
+from mlrelease.release.world import queries
+from mlrelease.release.world.reader import Gatherer
+from mlrelease.release.world.snapshot import BumpFacts, Target, WorkTree
 
 
 @dataclass(frozen=True)
@@ -80,7 +81,7 @@ def worktree(g: Gatherer) -> WorkTree:
     text = path.read_text(encoding="utf-8") if path.is_file() else ""
     carried = version_files.hand_edit(found, problems, current)
     tree = WorkTree(current, tuple(stale), text, carried)
-    g.extra["worktree"] = tree
+    g.found.worktree = tree
     return tree
 
 
@@ -130,7 +131,7 @@ class Picks:
         main = theirs or f"refs/heads/{rel.main_branch}"
         facts = queries.pick_facts(g.root, f"refs/heads/{branch}", main, rel.trailer, OVERRIDE)
         listed = wanted.read_milestone(g.config, branch) if rel.picks == "milestone" else None
-        g.extra["picks"] = dataclasses.replace(facts, milestone=listed)
+        g.found.picks = dataclasses.replace(facts, milestone=listed)
         g.current([branch])
 
 
@@ -152,7 +153,7 @@ class Bumped:
         g.version(branch)
         g.version_files(branch)
         g.current([branch])
-        files = g.table("version_files").get(branch, ())
+        files = g.found.version_files.get(branch, ())
         since = f"refs/heads/{rel.main_branch}..HEAD"
         if trunk:
             tags = {} if snap.remote_error else snap.tags()
@@ -162,9 +163,9 @@ class Bumped:
         made = git.run(
             g.root, "log", "--format=%H", "-G", r"rc[0-9]", since, "--", *files, check=False
         )
-        g.extra["bumps"] = BumpFacts(rc_made=bool(made.strip()))
+        g.found.bumps = BumpFacts(rc_made=bool(made.strip()))
         try:
-            carried = Version(Version(g.table("versions")[branch]).base_version)
+            carried = Version(Version(g.found.versions[branch]).base_version)
         except (KeyError, InvalidVersion):
             carried = None
         if parsed is not None:
@@ -174,7 +175,7 @@ class Bumped:
             version = carried
         else:
             return
-        g.extra["target"] = Target(version, None, branch, g.names.final_tag(version))
+        g.found.target = Target(version, None, branch, g.names.final_tag(version))
         if snap.head:  # the files that declare dependencies, at the commit to be released
             for pattern in pins.PIN_FILES:
                 g.edited(snap.head, pattern)
@@ -204,7 +205,7 @@ class Release:
         from mlrelease.release.promotion import facts
 
         target = self.resolve(g)
-        g.extra["target"] = target
+        g.found.target = target
         if target.rc is None:
             return
         tag = _rc_tag(g, target.rc)
@@ -213,7 +214,7 @@ class Release:
         if commit:
             g.ancestry(commit, side.heads.get(target.branch))
             g.version(commit)
-        g.extra["promote"] = facts.read(g.config, g.world, target, commit, self)
+        g.found.promote = facts.read(g.config, g.world, target, commit, self)
 
     def resolve(self, g: Gatherer) -> Target:
         """The RC named, or the newest RC of ``version``; its version, branch and final tag."""

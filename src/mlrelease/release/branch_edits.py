@@ -1,4 +1,4 @@
-"""The release-only edits of a release branch (pure: decided on a :class:`~.world.World`):
+"""The release-only edits of a release branch (pure: decided on a :class:`~.world.snapshot.World`):
 which edits a branch still lacks, one per file; the placeholders they fill in (the branch's
 name and series, and ``{upstream_series}``, the series of the project the release pairs with:
 given to ``release cut --upstream``, or read back from what an existing branch already says, so
@@ -16,7 +16,7 @@ from mlrelease.config import Config
 from mlrelease.errors import ConfigError
 from mlrelease.release import edits as editing
 from mlrelease.release.config import TABLE, ReleaseConfig, ReleaseEdit, is_glob, parse_series
-from mlrelease.release.world import World
+from mlrelease.release.world.snapshot import World
 
 UPSTREAM = "upstream_series"
 """The placeholder of the upstream project's series (``{upstream_series}``)."""

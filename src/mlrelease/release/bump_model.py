@@ -16,10 +16,11 @@ from mlrelease import version_files
 from mlrelease.config import Config
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release import edits as editing
-from mlrelease.release import made, pins, rules
+from mlrelease.release import pins, rules
 from mlrelease.release.config import TABLE, ReleaseConfig, parse_release
 from mlrelease.release.plan import Plan, git_action
-from mlrelease.release.world import FINAL_MARKER, NotGathered, World, parse_version, short
+from mlrelease.release.world import made
+from mlrelease.release.world.snapshot import FINAL_MARKER, NotGathered, World, parse_version, short
 
 Step = Literal["rc", "final"]
 

@@ -1,5 +1,5 @@
 """``release rc`` (the annotated, mlrelease-made release-candidate tag): a pure planner over a
-:class:`~.world.World`."""
+:class:`~.world.snapshot.World`."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from mlrelease.config import Config
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.naming import Names
 from mlrelease.project import changelog
-from mlrelease.release import branch_edits, made, own_publishing, pins, rules
+from mlrelease.release import branch_edits, own_publishing, pins, rules
 from mlrelease.release.config import (
     TABLE,
     ReleaseConfig,
@@ -19,7 +19,8 @@ from mlrelease.release.config import (
     version_model,
 )
 from mlrelease.release.plan import Plan
-from mlrelease.release.world import RC_MARKER, NotGathered, World, parse_version, short
+from mlrelease.release.world import made
+from mlrelease.release.world.snapshot import RC_MARKER, NotGathered, World, parse_version, short
 
 # --- rc -------------------------------------------------------------------------------------
 

@@ -1,5 +1,5 @@
 """``mlrelease release ...``: status, cut, prepare, rc, cherry-picks, bind, publish, promote;
-the checklist's two commands come from :mod:`.checklist_cli`, ``promoted-rc`` from
+the checklist's two commands come from :mod:`.checklist.cli`, ``promoted-rc`` from
 :mod:`.promoted_cli`."""
 
 from __future__ import annotations
@@ -9,8 +9,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from mlrelease.release import checklist_cli, picks, promoted_cli, service
+from mlrelease.config import Config, of_command
+from mlrelease.release import picks, promoted_cli, service
 from mlrelease.release import status as release_status
+from mlrelease.release.checklist import cli as checklist_cli
 from mlrelease.release.plan import Plan
 from mlrelease.release.promotion import publish
 from mlrelease.terminal import message_console
@@ -39,17 +41,19 @@ def _show(made: Plan, args: argparse.Namespace, extra: dict[str, Any] | None = N
     print(json.dumps({**(extra or {}), **made.data(executed=args.execute)}, indent=2), flush=True)
 
 
+def _config(args: argparse.Namespace) -> Config:
+    """The configuration, as a release command reads it (:func:`.service.resuming`)."""
+    return of_command(args, loader=service.resuming(args.load_config))
+
+
 def _candidate(args: argparse.Namespace) -> service.RcChoice:
     return service.RcChoice(
-        rc=args.rc,
-        version=getattr(args, "version", None),
-        report=getattr(args, "report", None),
-        artifacts=getattr(args, "artifacts", None),
+        rc=args.rc, version=args.version, report=args.report, artifacts=args.artifacts
     )
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    data = release_status.status(service.config_of(args), args.version)
+    data = release_status.status(_config(args), args.version)
     if args.json:
         print(json.dumps(data, indent=2))
         return 0
@@ -59,27 +63,27 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 def cmd_cut(args: argparse.Namespace) -> int:
     made = service.cut_plan(
-        service.config_of(args), args.version, args.from_ref, args.push, upstream=args.upstream
+        _config(args), args.version, args.from_ref, args.push, upstream=args.upstream
     )
     _show(made, args)
     return 0
 
 
 def cmd_prepare(args: argparse.Namespace) -> int:
-    made = service.prepare_plan(service.config_of(args), args.version, args.push)
+    made = service.prepare_plan(_config(args), args.version, args.push)
     _show(made, args)
     return 0
 
 
 def cmd_rc(args: argparse.Namespace) -> int:
-    made = service.rc_plan(service.config_of(args), args.tag, args.push, args.rebuild)
+    made = service.rc_plan(_config(args), args.tag, args.push, args.rebuild)
     _show(made, args)
     return 0
 
 
 def cmd_promote(args: argparse.Namespace) -> int:
     made = service.promote_plan(
-        service.config_of(args),
+        _config(args),
         _candidate(args),
         push=args.push,
         publish=args.publish,
@@ -91,23 +95,20 @@ def cmd_promote(args: argparse.Namespace) -> int:
 
 
 def cmd_publish(args: argparse.Namespace) -> int:
-    made = service.publish_plan(
-        service.config_of(args), _candidate(args), args.channel, args.repository_url
-    )
+    made = service.publish_plan(_config(args), _candidate(args), args.channel, args.repository_url)
     _show(made, args)
     return 0
 
 
 def cmd_bind(args: argparse.Namespace) -> int:
-    made = service.bind_plan(service.config_of(args), _candidate(args), args.push)
+    asked = service.RcChoice(rc=args.rc, artifacts=args.artifacts)
+    made = service.bind_plan(_config(args), asked, args.push)
     _show(made, args)
     return 0
 
 
 def cmd_cherry_picks(args: argparse.Namespace) -> int:
-    found = service.picks_plan(
-        service.config_of(args), args.branch, args.push, args.mark, args.reason
-    )
+    found = service.picks_plan(_config(args), args.branch, args.push, args.mark, args.reason)
     assert found.plan is not None
     if args.json:
         _show(found.plan, args, _picks_data(found))
@@ -394,7 +395,6 @@ def register(subparsers: Any) -> None:
         _bind,
         _cherry_picks,
         promoted_cli.add_promoted_rc,
-        checklist_cli.add_checklist,
-        checklist_cli.add_checklist_doc,
+        checklist_cli.register,
     ):
         add(sub)

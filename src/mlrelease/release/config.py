@@ -28,7 +28,7 @@ from mlrelease.naming import (
 from mlrelease.naming import (
     TABLE as TABLE,
 )
-from mlrelease.release.checklist_steps import (
+from mlrelease.release.checklist.steps import (
     DEFAULT_CHECKLIST,
     DEFAULT_CHERRY_PICK_RULES,
     DEFAULT_PATCH_CRITERIA,
@@ -116,7 +116,7 @@ class ReleaseConfig:
     """The generated checklist page (``mlrelease release checklist-doc``)."""
     checklist: list[ChecklistStep] = field(default_factory=lambda: list(DEFAULT_CHECKLIST))
     """The release checklist, in order. Unset, it is derived from the defaults for this
-    project (see :func:`mlrelease.release.checklist_fitting.steps_for`)."""
+    project (see :func:`mlrelease.release.checklist.fitting.steps_for`)."""
     checklist_extra: list[ChecklistStep] = field(default_factory=list)
     """Steps added to the checklist, before its last (manual) step."""
     patch_criteria: list[str] = field(default_factory=lambda: list(DEFAULT_PATCH_CRITERIA))

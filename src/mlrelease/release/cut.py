@@ -1,6 +1,6 @@
 """``release cut``: the release branch, its release-only edits, main to the next .dev.
 
-:func:`plan_cut` is pure: it decides on a :class:`~.world.World` only."""
+:func:`plan_cut` is pure: it decides on a :class:`~.world.snapshot.World` only."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from mlrelease.release.config import (
     version_model,
 )
 from mlrelease.release.plan import Plan, git_action
-from mlrelease.release.world import World, parse_version, short
+from mlrelease.release.world.snapshot import World, parse_version, short
 
 
 def _branch(

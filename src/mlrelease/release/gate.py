@@ -7,8 +7,8 @@ from packaging.version import InvalidVersion, Version
 from mlrelease import version_files, versions
 from mlrelease.edges import git
 from mlrelease.gates import Context, GateResult, gate
-from mlrelease.release import queries
 from mlrelease.release.config import ReleaseConfig, series, series_text, version_model
+from mlrelease.release.world import queries
 
 
 @gate(

@@ -1,5 +1,5 @@
 """The project's own workflows against a release candidate (pure: decided on a
-:class:`~.world.World`): ``release rc`` refuses a tag that one of them would publish to the
+:class:`~.world.snapshot.World`): ``release rc`` refuses a tag that one of them would publish to the
 release index as a final release (tensorflow-onnx publishes every ``v*`` tag to PyPI, so
 ``v1.17.0rc1`` on a commit carrying ``1.17.0`` would ship ``1.17.0``)."""
 
@@ -11,7 +11,7 @@ from mlrelease.config import Config
 from mlrelease.errors import PreconditionError
 from mlrelease.release import publishers
 from mlrelease.release.config import TABLE, ReleaseConfig, version_model
-from mlrelease.release.world import World
+from mlrelease.release.world.snapshot import World
 
 
 def refuse(world: World, config: Config, version: Version, name: str) -> None:

@@ -9,7 +9,7 @@ from commit ...)`` line (in full or abbreviated), or names the same pull request
 pick; a fix the release does not want and the branch lacks is **not wanted**; a commit of main
 that is no fix but reached the branch is listed as picked. Only a missing
 (wanted) fix is picked by ``--execute``. :func:`plan_picks` is pure: it decides on
-a :class:`~.world.World` only."""
+a :class:`~.world.snapshot.World` only."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from mlrelease.release import rules, wanted
 from mlrelease.release.commit_subjects import named_prs, normalised, pr_number
 from mlrelease.release.config import TABLE, ReleaseConfig, series_text
 from mlrelease.release.plan import Plan, git_action
-from mlrelease.release.world import BranchCommit, NotGathered, PickFacts, World, short
+from mlrelease.release.world.snapshot import BranchCommit, NotGathered, PickFacts, World, short
 
 OVERRIDE = "Release-Pick-Override"
 """The trailer of an empty commit on the release branch: ``<sha> picked|not-needed``."""

@@ -22,7 +22,7 @@ from packaging.version import InvalidVersion, Version
 
 from mlrelease.errors import PreconditionError
 from mlrelease.release.config import is_glob
-from mlrelease.release.world import World, short
+from mlrelease.release.world.snapshot import World, short
 
 if sys.version_info >= (3, 11):
     import tomllib

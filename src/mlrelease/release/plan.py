@@ -49,7 +49,7 @@ class Action:
     """Run after ``check``, right before the git command: records what it is about to make."""
     made: Callable[[], None] | None = None
     """Run right after the git command succeeded, before the fault point: records what it
-    made (:mod:`mlrelease.release.made`)."""
+    made (:mod:`mlrelease.release.world.made`)."""
 
     @property
     def is_git(self) -> bool:

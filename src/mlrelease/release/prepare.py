@@ -1,5 +1,5 @@
 """``release prepare``: the version-bump commit with its changelog section, a pure planner over
-a :class:`~.world.World`. The version files are the truth: after a hand edit (the key
+a :class:`~.world.snapshot.World`. The version files are the truth: after a hand edit (the key
 ``current_version`` left behind), prepare starts from what the files say."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from mlrelease.release.config import (
     version_model,
 )
 from mlrelease.release.plan import Plan, git_action
-from mlrelease.release.world import World, parse_version
+from mlrelease.release.world.snapshot import World, parse_version
 
 
 def plan_prepare(world: World, config: Config, version: str, push: bool = False) -> Plan:

@@ -6,11 +6,13 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from mlrelease.config import of_command
 from mlrelease.release import service
 
 
 def cmd_promoted_rc(args: argparse.Namespace) -> int:
-    print(service.promoted_rc(service.config_of(args), args.tag))
+    config = of_command(args, loader=service.resuming(args.load_config))
+    print(service.promoted_rc(config, args.tag))
     return 0
 
 

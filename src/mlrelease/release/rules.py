@@ -1,4 +1,4 @@
-"""Checks every release planner shares, over a :class:`~.world.World` (pure).
+"""Checks every release planner shares, over a :class:`~.world.snapshot.World` (pure).
 
 Each either returns what is still to do or raises the refusal (a
 :class:`~mlrelease.errors.PreconditionError` saying what to do), before the first change.
@@ -16,7 +16,15 @@ from mlrelease.errors import PreconditionError
 from mlrelease.naming import Names
 from mlrelease.release.config import TABLE, series, series_text, version_model
 from mlrelease.release.plan import Action, call_action, git_action
-from mlrelease.release.world import FINAL_MARKER, RC_MARKER, Refs, Remote, Tag, World, short
+from mlrelease.release.world.snapshot import (
+    FINAL_MARKER,
+    RC_MARKER,
+    Refs,
+    Remote,
+    Tag,
+    World,
+    short,
+)
 
 
 def preflight(world: World, verb: str) -> None:
@@ -142,7 +150,7 @@ def own_unpushed(world: World, name: str, head: str, marker: str, verb: str) -> 
     """Whether tag ``name``, which origin lacks, is already made here by this very command on
     HEAD: a run killed before its push, or run without --push, whose tag is pushed now rather
     than made again. "Made here" is this clone's record of the tags it made
-    (:mod:`~mlrelease.release.made`), never the annotation: a tag of that name that only this
+    (:mod:`~mlrelease.release.world.made`), never the annotation: a tag of that name that only this
     clone has otherwise (made by hand, fetched from a fork, whatever its ``Made-by`` line) is
     refused and never pushed, nor advised to be; it decides nothing."""
     mine = world.local.tags.get(name)

@@ -1,6 +1,6 @@
 """What the release commands do, for the CLI (and scripts) to call: the configuration as the command
-must read it, then, per verb, the one world read (:mod:`~mlrelease.release.reader`) and its pure
-planner. The RC and the version are resolved once, by the reader, and passed down in the world.
+must read it, then, per verb, the one world read (:mod:`~mlrelease.release.world.reader`) and its
+pure planner. The RC and the version are resolved once, by the reader, and passed down in the world.
 
 A planner is chosen by the release's model: ``rc-model = "tag"`` (RCs are tags of the final version)
 or ``"bump"`` (RCs are version bumps, :mod:`~mlrelease.release.bump_model`). A third model plugs in
@@ -8,22 +8,22 @@ here."""
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from mlrelease.config import PYPROJECT, TABLE, Config, find_root, of_command
+from mlrelease.config import PYPROJECT, TABLE, Config, Loader, find_root
 from mlrelease.edges import git
 from mlrelease.edges.journal import read_journal
 from mlrelease.errors import UserError
-from mlrelease.release import asks, bump_model, candidates, cut, picks, prepare, queries, reader
+from mlrelease.release import asks, bump_model, candidates, cut, picks, prepare
 from mlrelease.release.config import ReleaseConfig, series_text
 from mlrelease.release.plan import Plan
 from mlrelease.release.promotion import bind, channels, final, promoted, publish
 from mlrelease.release.promotion.manifest import Upstream
+from mlrelease.release.world import queries, reader
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -31,23 +31,19 @@ else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
 
-Loader = Callable[..., Config]
-"""``registry.load_config``, handed down by the composition root."""
-
-
-def config_of(args: argparse.Namespace) -> Config:
-    """The configuration a release command reads (:func:`mlrelease.config.of_command`), as
+def resuming(load_config: Loader) -> Loader:
+    """The loader a release command reads its configuration with (the command line hands it to
+    :func:`mlrelease.config.of_command`): ``load_config`` (the composition root's), as
     :func:`config_at` reads it: after an interrupted edit of pyproject.toml, HEAD's."""
-    load_config: Loader = args.load_config
 
-    def resuming(
+    def load(
         root: Path | None = None, *, data: Mapping[str, Any] | None = None, source: str = ""
     ) -> Config:
         if data is not None:  # a given text is read as given
             return load_config(root, data=data, source=source)
         return config_at((root or find_root(Path.cwd())).resolve(), load_config)
 
-    return of_command(args, loader=resuming)
+    return load
 
 
 def config_at(root: Path, load_config: Loader) -> Config:

@@ -15,19 +15,9 @@ from mlrelease.config import Config
 from mlrelease.docs import published
 from mlrelease.errors import UserError
 from mlrelease.project import changelog
-from mlrelease.release import (
-    asks,
-    branch_edits,
-    bump_model,
-    candidates,
-    cut,
-    prepare,
-    queries,
-    reader,
-    rules,
-)
-from mlrelease.release.checklist_fitting import OWN_COMMANDS, steps_for
-from mlrelease.release.checklist_steps import command_line
+from mlrelease.release import asks, branch_edits, bump_model, candidates, cut, prepare, rules
+from mlrelease.release.checklist.fitting import OWN_COMMANDS, steps_for
+from mlrelease.release.checklist.steps import command_line
 from mlrelease.release.config import (
     ReleaseConfig,
     parse_release,
@@ -37,7 +27,8 @@ from mlrelease.release.config import (
 )
 from mlrelease.release.plan import Plan
 from mlrelease.release.promotion import final, gatekeeper
-from mlrelease.release.world import World, parse_version
+from mlrelease.release.world import queries, reader
+from mlrelease.release.world.snapshot import World, parse_version
 
 # --- status ---------------------------------------------------------------------------------
 

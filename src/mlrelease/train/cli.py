@@ -32,6 +32,12 @@ def _config(args: argparse.Namespace) -> Config:
     return of_command(args, outside_project=True)
 
 
+def _release_config(args: argparse.Namespace) -> Config:
+    """The configuration, as a release command reads it
+    (:func:`mlrelease.release.service.resuming`)."""
+    return of_command(args, loader=release_service.resuming(args.load_config))
+
+
 def _show(made: Plan, args: argparse.Namespace) -> None:
     """Show the plan or run it (``--execute``); ``--json``: one JSON object on stdout."""
     if not args.json:
@@ -52,15 +58,13 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def cmd_cut(args: argparse.Namespace) -> int:
-    _show(service.cut_plan(release_service.config_of(args), args.train, args.push), args)
+    _show(service.cut_plan(_release_config(args), args.train, args.push), args)
     return 0
 
 
 def cmd_bind(args: argparse.Namespace) -> int:
     asked = release_service.RcChoice(rc=args.rc, artifacts=args.artifacts)
-    made = service.bind_plan(
-        release_service.config_of(args), args.train, asked, args.push, say=_say
-    )
+    made = service.bind_plan(_release_config(args), args.train, asked, args.push, say=_say)
     _show(made, args)
     return 0
 

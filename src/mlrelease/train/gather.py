@@ -23,10 +23,10 @@ from mlrelease.edges import git
 from mlrelease.edges import index as edge_index
 from mlrelease.errors import UserError
 from mlrelease.naming import Names
-from mlrelease.release import refs
 from mlrelease.release.config import TABLE, ReleaseConfig
 from mlrelease.release.promotion import facts, index
-from mlrelease.release.world import BOUND_PREFIX, Index, Refs
+from mlrelease.release.world import refs
+from mlrelease.release.world.snapshot import BOUND_PREFIX, Index, Refs
 from mlrelease.train import metadata
 from mlrelease.train.declaration import Member, Train
 from mlrelease.train.metadata import DistMetadata

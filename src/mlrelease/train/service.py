@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from mlrelease.config import Config
+from mlrelease.config import Config, Loader
 from mlrelease.edges import journal
 from mlrelease.edges.digests import sha256
 from mlrelease.edges.files import Generated
@@ -38,8 +38,6 @@ from mlrelease.train import (
 from mlrelease.train.config import TrainConfig
 from mlrelease.train.declaration import Member, Train
 from mlrelease.train.world import TrainWorld
-
-Loader = release_service.Loader
 
 
 def train_of(config: Config, given: Path | None) -> Train:

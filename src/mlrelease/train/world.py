@@ -14,7 +14,7 @@ from packaging.version import Version
 from mlrelease.errors import UserError
 from mlrelease.naming import Names
 from mlrelease.release.promotion.manifest import Manifest, named_digest
-from mlrelease.release.world import FINAL_MARKER, Index, Refs, Tag, UpstreamOrigin
+from mlrelease.release.world.snapshot import FINAL_MARKER, Index, Refs, Tag, UpstreamOrigin
 from mlrelease.train.declaration import Member, Train
 
 

@@ -104,7 +104,7 @@ def test_trunk_prepare_and_rc_happen_on_main(tmp_path: Path) -> None:
 def test_every_derived_step_runs_a_real_command(tmp_path: Path) -> None:
     from mlrelease.cli import build_parser
     from mlrelease.registry import load_config
-    from mlrelease.release.checklist_fitting import steps_for
+    from mlrelease.release.checklist.fitting import steps_for
 
     root = adopted(tmp_path)
     values = {

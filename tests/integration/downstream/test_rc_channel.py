@@ -26,7 +26,7 @@ from helpers.invariants import bound_files, hashes
 from helpers.release import FILES, GIT_ENV, Repo
 
 from mlrelease.cli import main
-from mlrelease.release.checklist_steps import DEFAULT_CHECKLIST
+from mlrelease.release.checklist.steps import DEFAULT_CHECKLIST
 
 NAME = "mlrdsx_demo"
 RC = "v1.4.0-rc1"

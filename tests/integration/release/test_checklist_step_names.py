@@ -11,8 +11,8 @@ import re
 from helpers.release import Repo
 
 from mlrelease.registry import load_config
-from mlrelease.release.checklist_doc import render
-from mlrelease.release.checklist_steps import DEFAULT_CHECKLIST
+from mlrelease.release.checklist.doc import render
+from mlrelease.release.checklist.steps import DEFAULT_CHECKLIST
 
 
 def _use_old_names(repo: Repo) -> None:

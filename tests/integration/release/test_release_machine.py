@@ -132,7 +132,7 @@ def test_the_machine_sees_a_forks_tag_pushed_or_advised(
 ) -> None:
     """With "made here" read from the annotation again, a fork's RC tag fetched here is
     pushed (at HEAD) or its push advised (on the fork's commit): both are violations."""
-    from mlrelease.release.world import World
+    from mlrelease.release.world.snapshot import World
 
     monkeypatch.setattr(World, "made_here", lambda self, name, marker: True)
     ReleaseMachine.harness = harness

@@ -19,7 +19,7 @@ from helpers.release import GIT_ENV, Repo
 from helpers.repo import Run, in_process
 from helpers.torch_family import FILES, STOPPED_CHANGELOG, adopt, push_torch_family
 
-from mlrelease.release import refs
+from mlrelease.release.world import refs
 
 
 @pytest.fixture

@@ -14,8 +14,8 @@ from mlrelease.errors import ConfigError, UserError
 from mlrelease.gates import Context, Status
 from mlrelease.naming import Names
 from mlrelease.registry import load_config, load_gates
-from mlrelease.release import checklist_doc
-from mlrelease.release.checklist_fitting import steps_for
+from mlrelease.release.checklist import doc as checklist_doc
+from mlrelease.release.checklist.fitting import steps_for
 from mlrelease.release.config import ReleaseConfig, parse_release, parse_series
 from mlrelease.toml_tables import parse_section
 

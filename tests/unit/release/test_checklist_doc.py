@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from mlrelease import registry
-from mlrelease.release.checklist_doc import render
+from mlrelease.release.checklist.doc import render
 
 
 @pytest.mark.parametrize(

@@ -30,7 +30,7 @@ from mlrelease.release.config import ReleaseConfig, ReleaseEdit
 from mlrelease.release.cut import plan_cut
 from mlrelease.release.picks import plan_picks
 from mlrelease.release.prepare import plan_prepare
-from mlrelease.release.world import (
+from mlrelease.release.world.snapshot import (
     RC_MARKER,
     BranchCommit,
     Journal,

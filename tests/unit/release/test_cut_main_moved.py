@@ -8,7 +8,7 @@ from helpers.release_worlds import CONFIG, M, branch_world, main_world, refused
 
 from mlrelease.release.cut import plan_cut
 from mlrelease.release.prepare import plan_prepare
-from mlrelease.release.world import Refs, Remote, Tag
+from mlrelease.release.world.snapshot import Refs, Remote, Tag
 
 RELEASED = Tag("v1.4.0", M, M, False, "")
 """v1.4.0, lightweight, on main's commit M."""

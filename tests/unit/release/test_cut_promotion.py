@@ -28,7 +28,7 @@ from mlrelease.release.promotion.final import plan_promote
 from mlrelease.release.promotion.manifest import Entry, Manifest
 from mlrelease.release.promotion.provenance import blob_id
 from mlrelease.release.promotion.verdict import RcVerdict
-from mlrelease.release.world import (
+from mlrelease.release.world.snapshot import (
     Index,
     PromoteFacts,
     Refs,

@@ -1,5 +1,5 @@
 """Whether a tag origin lacks is this clone's own is read from its record of the tags it made
-(:mod:`mlrelease.release.made`), never from the annotation (#48): a fork's tag made by
+(:mod:`mlrelease.release.world.made`), never from the annotation (#48): a fork's tag made by
 mlrelease carries the same ``Made-by`` line."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 from helpers.release_worlds import B2, ROOT, B, X, rc, refused
 
 from mlrelease.release.rules import own_unpushed
-from mlrelease.release.world import RC_MARKER, MadeTag, Refs, Remote, World
+from mlrelease.release.world.snapshot import RC_MARKER, MadeTag, Refs, Remote, World
 
 RC1 = "v1.4.0-rc1"
 FORK = "f" * 40

@@ -10,7 +10,7 @@ from mlrelease.init import shape
 from mlrelease.init.snapshot import Snapshot
 from mlrelease.release.candidates import plan_rc
 from mlrelease.release.config import ReleaseConfig
-from mlrelease.release.world import Refs, Remote, WorkTree, World
+from mlrelease.release.world.snapshot import Refs, Remote, WorkTree, World
 
 
 def snap(tags: list[str]) -> Snapshot:

@@ -25,7 +25,7 @@ from mlrelease.release.candidates import plan_rc
 from mlrelease.release.cut import plan_cut
 from mlrelease.release.prepare import plan_prepare
 from mlrelease.release.promotion.final import plan_promote
-from mlrelease.release.world import (
+from mlrelease.release.world.snapshot import (
     RC_MARKER,
     PromoteFacts,
     Refs,

@@ -12,7 +12,7 @@ from mlrelease.edges.index import IndexFile
 from mlrelease.errors import PreconditionError
 from mlrelease.naming import Names
 from mlrelease.release.promotion.manifest import TRAILER, Entry, Manifest, Upstream, Verdict
-from mlrelease.release.world import FINAL_MARKER, Index, Refs, Tag
+from mlrelease.release.world.snapshot import FINAL_MARKER, Index, Refs, Tag
 from mlrelease.train import gatekeeper, matrix, promote, record, status
 from mlrelease.train.declaration import Gap, Member, Train
 from mlrelease.train.metadata import DistMetadata

@@ -21,7 +21,7 @@ from mlrelease.release.config import ReleaseConfig
 from mlrelease.release.plan import Action, Plan, call_action, git_action
 from mlrelease.release.promotion import gatekeeper, provenance, store
 from mlrelease.release.promotion.manifest import Entry, Manifest, Upstream, compare
-from mlrelease.release.world import BOUND_PREFIX, World, short
+from mlrelease.release.world.snapshot import BOUND_PREFIX, World, short
 
 
 def plan_bind(

@@ -17,12 +17,12 @@ from mlrelease.config import Config
 from mlrelease.edges import git
 from mlrelease.edges.digests import sha256
 from mlrelease.errors import UserError
-from mlrelease.release import refs
 from mlrelease.release.config import TABLE, ReleaseConfig
 from mlrelease.release.promotion import channels, index, provenance, record, store
 from mlrelease.release.promotion.manifest import Entry, Manifest, Upstream
 from mlrelease.release.promotion.verdict import RcVerdict
-from mlrelease.release.world import (
+from mlrelease.release.world import refs
+from mlrelease.release.world.snapshot import (
     BOUND_PREFIX,
     PromoteFacts,
     Target,

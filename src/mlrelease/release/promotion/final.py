@@ -20,13 +20,14 @@ from mlrelease.config import Config
 from mlrelease.edges import git
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.naming import Names
-from mlrelease.release import made, rules
+from mlrelease.release import rules
 from mlrelease.release.config import TABLE, ReleaseConfig, version_model
 from mlrelease.release.plan import Action, Plan, git_action
 from mlrelease.release.promotion import gatekeeper, index
 from mlrelease.release.promotion.manifest import TRAILER, Manifest
 from mlrelease.release.promotion.publish import plan_publish
-from mlrelease.release.world import FINAL_MARKER, Tag, Target, World, parse_version
+from mlrelease.release.world import made
+from mlrelease.release.world.snapshot import FINAL_MARKER, Tag, Target, World, parse_version
 
 
 @dataclass

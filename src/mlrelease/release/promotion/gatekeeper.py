@@ -33,7 +33,7 @@ from mlrelease.release.promotion.held import compare as compare
 from mlrelease.release.promotion.held import index_problem as index_problem
 from mlrelease.release.promotion.manifest import TRAILER, Entry, Manifest, named_digest
 from mlrelease.release.promotion.verdict import RcVerdict
-from mlrelease.release.world import (
+from mlrelease.release.world.snapshot import (
     BOUND_PREFIX,
     FINAL_MARKER,
     RC_MARKER,

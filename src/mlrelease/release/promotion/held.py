@@ -35,7 +35,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from mlrelease.edges.distnames import is_distribution
 from mlrelease.edges.index import IndexFile
 from mlrelease.release.promotion.manifest import Manifest
-from mlrelease.release.world import Index
+from mlrelease.release.world.snapshot import Index
 
 
 @dataclass(frozen=True)

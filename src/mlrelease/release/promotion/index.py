@@ -6,9 +6,9 @@ Every entry of the project page counts as installers read it: by the name its UR
 HTML an older pip asks for). A file of the project at the version, whatever its spelling
 (:func:`~mlrelease.edges.index.of_release`: a local label, a build tag, another spelling of the
 name or of the version), yanked or not, is in
-:attr:`~mlrelease.release.world.Index.files`: an installer pinning the version picks it; every
-other entry of the page is in :attr:`~mlrelease.release.world.Index.others`, where the
-gatekeeper looks for entries installers would read otherwise than they are named.
+:attr:`~mlrelease.release.world.snapshot.Index.files`: an installer pinning the version picks it;
+every other entry of the page is in :attr:`~mlrelease.release.world.snapshot.Index.others`, where
+the gatekeeper looks for entries installers would read otherwise than they are named.
 
 The index's word about a file's bytes is a claim. The files named in ``download`` (the bound
 ones, when publish or promote decides) are downloaded from the URL installers use, following
@@ -36,7 +36,7 @@ from mlrelease.edges import index
 from mlrelease.edges.digests import sha256
 from mlrelease.edges.index import IndexFile
 from mlrelease.errors import UserError
-from mlrelease.release.world import Index
+from mlrelease.release.world.snapshot import Index
 from mlrelease.wheels.artifacts import metadata_bytes
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.naming import Names
 from mlrelease.release.promotion.manifest import TRAILER, named_digest
-from mlrelease.release.world import BOUND_PREFIX, FINAL_MARKER, World, short
+from mlrelease.release.world.snapshot import BOUND_PREFIX, FINAL_MARKER, World, short
 
 
 def candidate_promoted_by(world: World, names: Names, final: str, *, bump: bool = False) -> str:

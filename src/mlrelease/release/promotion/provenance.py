@@ -20,7 +20,7 @@ from packaging.version import Version
 
 from mlrelease.config import Config
 from mlrelease.edges.digests import sha256
-from mlrelease.release import queries
+from mlrelease.release.world import queries
 from mlrelease.wheels import artifacts, compare, compiled, framing, members, reference
 from mlrelease.wheels.compare import Acceptance
 from mlrelease.wheels.config import WheelsConfig

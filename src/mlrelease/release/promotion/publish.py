@@ -26,7 +26,7 @@ from mlrelease.errors import PreconditionError, UserError
 from mlrelease.release.plan import Plan, call_action
 from mlrelease.release.promotion import gatekeeper, index, provenance, record, store
 from mlrelease.release.promotion.manifest import Entry, Manifest
-from mlrelease.release.world import World
+from mlrelease.release.world.snapshot import World
 from mlrelease.wheels.evidence import Evidence
 
 CHANNELS = ("release", "rc")

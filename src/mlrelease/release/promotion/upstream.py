@@ -1,7 +1,7 @@
 """Whether a train member's upstream record is current (pure; train invariant T3): the one
 judgment ``release bind``, ``publish`` and ``promote`` apply to a manifest that records an upstream
 (:class:`~.manifest.Upstream`, written by ``mlrelease train bind``), over the upstream's origin
-as read for the command (:class:`~mlrelease.release.world.UpstreamOrigin`).
+as read for the command (:class:`~mlrelease.release.world.snapshot.UpstreamOrigin`).
 
 A record is current while its RC is bound on the upstream's origin to exactly the recorded
 manifest, that manifest lists exactly the recorded files and the commit the RC tag points at,
@@ -16,7 +16,7 @@ from __future__ import annotations
 from mlrelease.errors import UserError
 from mlrelease.naming import Names
 from mlrelease.release.promotion.manifest import Manifest, Upstream, named_digest
-from mlrelease.release.world import FINAL_MARKER, Refs, UpstreamOrigin
+from mlrelease.release.world.snapshot import FINAL_MARKER, Refs, UpstreamOrigin
 
 
 def _names(record: Upstream) -> Names | None:

@@ -102,8 +102,8 @@ def test_a_forks_final_tag_naming_the_manifest_is_not_adopted(candidate: Repo, m
 def test_a_tag_killed_while_git_made_it_is_resumed(repo: Repo, mlr) -> None:  # type: ignore[no-untyped-def]
     """Killed while `git tag` ran: the record holds the intent (name and commit) only, and the
     tag is there. The re-run takes it as this clone's and pushes it, rather than refusing."""
-    from mlrelease.release import made
-    from mlrelease.release.world import MadeTag
+    from mlrelease.release.world import made
+    from mlrelease.release.world.snapshot import MadeTag
 
     _prepared(repo, mlr)
     head = repo.git("rev-parse", "HEAD")

@@ -281,7 +281,7 @@ def test_attribute_filters_do_not_change_what_is_read(repo: Repo) -> None:
     writes, never what mlrelease reads of a commit: committed blobs are read as stored; only
     :func:`git.blob_bytes` with ``filters=True`` asks what a checkout would write."""
     from mlrelease.edges import git
-    from mlrelease.release import queries
+    from mlrelease.release.world import queries
 
     repo.git("config", "filter.evil.smudge", "sed s/1.4.0.dev0/9.9.9/")
     repo.git("config", "filter.evil.clean", "cat")

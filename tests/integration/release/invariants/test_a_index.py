@@ -13,7 +13,7 @@ from helpers.dist import make_dist
 from helpers.invariants import RC, bound_files, hashes, other_build
 from helpers.release import Repo
 
-from mlrelease.release.checklist_steps import DEFAULT_CHECKLIST
+from mlrelease.release.checklist.steps import DEFAULT_CHECKLIST
 
 PROMOTE = ("release", "promote", "--rc", RC, "--publish")
 

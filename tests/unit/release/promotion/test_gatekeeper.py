@@ -19,8 +19,8 @@ from mlrelease.release import rules
 from mlrelease.release.edits import keep_newlines
 from mlrelease.release.promotion import gatekeeper, manifest
 from mlrelease.release.promotion.verdict import RcVerdict
-from mlrelease.release.queries import in_progress
-from mlrelease.release.world import (
+from mlrelease.release.world.queries import in_progress
+from mlrelease.release.world.snapshot import (
     FINAL_MARKER,
     RC_MARKER,
     Index,

@@ -10,7 +10,7 @@ import pytest
 
 from mlrelease.edges.index import IndexFile
 from mlrelease.release.promotion import held, manifest
-from mlrelease.release.world import Index
+from mlrelease.release.world.snapshot import Index
 
 WHEEL, SDIST = "demo-1.4.0-py3-none-any.whl", "demo-1.4.0.tar.gz"
 BOUND = {WHEEL: "c" * 64, SDIST: "d" * 64}

@@ -10,7 +10,7 @@ import pytest
 
 from mlrelease.release.promotion import upstream
 from mlrelease.release.promotion.manifest import TRAILER, Entry, Manifest, Upstream, Verdict
-from mlrelease.release.world import FINAL_MARKER, Refs, Tag, UpstreamOrigin
+from mlrelease.release.world.snapshot import FINAL_MARKER, Refs, Tag, UpstreamOrigin
 
 ORIGIN = "/origins/torch.git"
 FILES = (

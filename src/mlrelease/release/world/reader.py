@@ -1,9 +1,9 @@
 """The one reader of the release world (the edge: git, files, the index): :func:`read`.
 
 Read once per command, before any planner runs: local and origin refs, the checkout, and the
-facts at the refs the command's arguments name (an *ask* per verb, in :mod:`.asks`). The
-release a command is about is resolved while reading, once (:attr:`~.world.World.target`).
-``release status`` reads one world with every verb's ask.
+facts at the refs the command's arguments name (an *ask* per verb, in
+:mod:`mlrelease.release.asks`). The release a command is about is resolved while reading, once
+(:attr:`~.snapshot.World.target`). ``release status`` reads one world with every verb's ask.
 """
 
 from __future__ import annotations
@@ -15,21 +15,26 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Protocol
+from typing import Protocol
 
 from mlrelease.config import Config
 from mlrelease.edges import git
 from mlrelease.edges.journal import digest_if_present, journal_path, read_journal
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.naming import Names
-from mlrelease.release import made, queries, refs
 from mlrelease.release.config import (
     ReleaseConfig,
     is_glob,
     matching,
 )
-from mlrelease.release.world import (
+from mlrelease.release.world import made, queries, refs
+from mlrelease.release.world.snapshot import (
+    BumpFacts,
     Journal,
+    PickFacts,
+    PromoteFacts,
+    Target,
+    WorkTree,
     World,
 )
 
@@ -41,31 +46,49 @@ class Ask(Protocol):
 
 
 @dataclass
+class Gathered:
+    """The facts gathered so far (mutable), each in a typed field named as the :class:`World`'s,
+    so that every question a verb asks is typed."""
+
+    commits: dict[str, str | None] = field(default_factory=dict)
+    versions: dict[str, str] = field(default_factory=dict)
+    unreadable: dict[str, str] = field(default_factory=dict)
+    files: dict[tuple[str, str], str | None] = field(default_factory=dict)
+    listings: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
+    existed: dict[str, bool] = field(default_factory=dict)
+    version_files: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    links: dict[str, Mapping[str, str]] = field(default_factory=dict)
+    hand_edits: dict[str, str | None] = field(default_factory=dict)
+    link_problems: dict[str, str] = field(default_factory=dict)
+    ancestry: dict[tuple[str, str], bool] = field(default_factory=dict)
+    worktree: WorkTree | None = None
+    picks: PickFacts | None = None
+    promote: PromoteFacts | None = None
+    bumps: BumpFacts | None = None
+    target: Target | None = None
+
+
+@dataclass
 class Gatherer:
-    """The world while it is read (mutable); :meth:`freeze` makes the :class:`World`."""
+    """The world while it is read: :attr:`world` is the base (refs, checkout, journal),
+    :attr:`found` what the asks gathered; :meth:`freeze` makes the :class:`World`."""
 
     config: Config
     names: Names
     world: World
-    tables: dict[str, dict[Any, Any]] = field(default_factory=dict)
-    extra: dict[str, Any] = field(default_factory=dict)
+    found: Gathered = field(default_factory=Gathered)
 
     @property
     def root(self) -> Path:
         return self.world.root
 
-    def table(self, name: str) -> dict[Any, Any]:
-        return self.tables.setdefault(name, dict(getattr(self.world, name)))
-
     def commit(self, ref: str) -> str | None:
-        commits = self.table("commits")
-        if ref not in commits:
-            commits[ref] = queries.commit_of(self.root, ref)
-        found: str | None = commits[ref]
-        return found
+        if ref not in self.found.commits:
+            self.found.commits[ref] = queries.commit_of(self.root, ref)
+        return self.found.commits[ref]
 
     def version(self, ref: str) -> None:
-        known, unreadable = self.table("versions"), self.table("unreadable")
+        known, unreadable = self.found.versions, self.found.unreadable
         if ref in known or ref in unreadable:
             return
         try:
@@ -74,20 +97,18 @@ class Gatherer:
             unreadable[ref] = str(exc)
 
     def file(self, ref: str, path: str) -> None:
-        files = self.table("files")
-        if (ref, path) not in files:
-            files[(ref, path)] = queries.show(self.root, ref, path)
+        if (ref, path) not in self.found.files:
+            self.found.files[(ref, path)] = queries.show(self.root, ref, path)
 
     def edited(self, ref: str, pattern: str) -> None:
         """The file (or each file a glob matches) a release-only edit reads at ``ref``, and
         whether a file it lacks was ever in the history (deleted, or never there)."""
         if not is_glob(pattern):
             self.file(ref, pattern)
-            existed = self.table("existed")
-            if self.table("files")[(ref, pattern)] is None and pattern not in existed:
-                existed[pattern] = queries.ever_had(self.root, pattern)
+            if self.found.files[(ref, pattern)] is None and pattern not in self.found.existed:
+                self.found.existed[pattern] = queries.ever_had(self.root, pattern)
             return
-        listings = self.table("listings")
+        listings = self.found.listings
         if (ref, pattern) not in listings:
             tree = queries.tree_entries(self.root, ref) if self.commit(ref) else {}
             listings[(ref, pattern)] = matching(pattern, tree)
@@ -95,7 +116,7 @@ class Gatherer:
             self.file(ref, path)
 
     def ancestry(self, a: str | None, b: str | None) -> None:
-        known = self.table("ancestry")
+        known = self.found.ancestry
         if a and b and a != b and (a, b) not in known:
             if not known:  # once: a shallow clone answers "not an ancestor" wrongly
                 remote = self.config.table(ReleaseConfig).remote
@@ -115,7 +136,7 @@ class Gatherer:
     def version_files(self, ref: str) -> None:
         """pyproject.toml and every ``[[tool.bumpversion.files]]`` file at ``ref``, symbolic
         links followed to the file they point at inside the repository."""
-        known = self.table("version_files")
+        known = self.found.version_files
         if ref in known or self.commit(ref) is None:
             return
         try:
@@ -138,15 +159,15 @@ class Gatherer:
             if target != path:
                 links[path] = target
         known[ref] = tuple(sorted(actual))
-        self.table("links")[ref] = links
+        self.found.links[ref] = links
 
     def hand_edit(self, ref: str) -> None:
         """Whether the version files committed at ``ref`` were edited by hand, the key left
-        behind (:attr:`~.world.World.hand_edits`)."""
+        behind (:attr:`~.snapshot.World.hand_edits`)."""
         self.version_files(ref)
-        known, files = self.table("hand_edits"), self.table("version_files").get(ref)
+        known, files = self.found.hand_edits, self.found.version_files.get(ref)
         if ref not in known and files is not None:
-            links = self.table("links").get(ref, {})
+            links = self.found.links.get(ref, {})
             known[ref] = queries.hand_edit_at(self.root, ref, {**{f: f for f in files}, **links})
 
     def _follow(self, ref: str, path: str, entries: dict[str, tuple[str, str]]) -> str | None:
@@ -156,7 +177,7 @@ class Gatherer:
             data = git.blob_bytes(self.root, entries[path][1]) or b""
             path = posixpath.normpath(posixpath.join(posixpath.dirname(path), data.decode()))
             if path.startswith("../") or path in seen or len(seen) > 8:
-                self.table("link_problems")[ref] = (
+                self.found.link_problems[ref] = (
                     f"the version file {seen[0]} at {ref} is a symbolic link leading to "
                     f"{' -> '.join([*seen[1:], path])}, outside the repository or in a loop: "
                     "a bump could not commit what it writes. Make it a file of the repository "
@@ -168,8 +189,26 @@ class Gatherer:
 
     def freeze(self) -> World:
         """The world, immutable."""
-        changes: dict[str, Any] = {k: MappingProxyType(v) for k, v in self.tables.items()}
-        return dataclasses.replace(self.world, **changes, **self.extra)
+        found = self.found
+        return dataclasses.replace(
+            self.world,
+            commits=MappingProxyType(found.commits),
+            versions=MappingProxyType(found.versions),
+            unreadable=MappingProxyType(found.unreadable),
+            files=MappingProxyType(found.files),
+            listings=MappingProxyType(found.listings),
+            existed=MappingProxyType(found.existed),
+            version_files=MappingProxyType(found.version_files),
+            links=MappingProxyType(found.links),
+            hand_edits=MappingProxyType(found.hand_edits),
+            link_problems=MappingProxyType(found.link_problems),
+            ancestry=MappingProxyType(found.ancestry),
+            worktree=found.worktree,
+            picks=found.picks,
+            promote=found.promote,
+            bumps=found.bumps,
+            target=found.target,
+        )
 
 
 def read(config: Config, *asks: Ask) -> World:

@@ -1,5 +1,5 @@
 """The release checklist's runner: resumable, with a ledger; the steps come from
-:func:`~.checklist_fitting.steps_for`.
+:func:`~.fitting.steps_for`.
 
 ``release checklist --version X.Y.Z --execute`` walks the configured steps in order. Before a
 step runs, the ledger (``build/release/X.Y.Z/ledger.json``, written atomically) marks it
@@ -25,9 +25,10 @@ from mlrelease.edges import git
 from mlrelease.edges import proc as processes
 from mlrelease.edges.faults import fault_env, fault_point
 from mlrelease.errors import PreconditionError, UserError
-from mlrelease.release import reader, rules
-from mlrelease.release.checklist_fitting import steps_for
-from mlrelease.release.checklist_steps import (
+from mlrelease.release import rules
+from mlrelease.release.checklist.fitting import steps_for
+from mlrelease.release.checklist.ledger import Ledger, StepRecord, now
+from mlrelease.release.checklist.steps import (
     ChecklistStep,
     command_line,
     current_id,
@@ -39,7 +40,7 @@ from mlrelease.release.config import (
     series,
     series_text,
 )
-from mlrelease.release.ledger import Ledger, StepRecord, now
+from mlrelease.release.world import reader
 
 
 def _check_ids(steps: list[ChecklistStep], source: str) -> None:

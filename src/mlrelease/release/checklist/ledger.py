@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from mlrelease.errors import UserError
-from mlrelease.release.checklist_steps import ChecklistStep, current_id
+from mlrelease.release.checklist.steps import ChecklistStep, current_id
 
 LEDGER_SCHEMA = 1
 STATUSES = ("pending", "running", "done", "failed")

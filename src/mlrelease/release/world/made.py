@@ -20,7 +20,7 @@ from urllib.parse import quote
 
 from mlrelease.edges import git
 from mlrelease.release.plan import Action, git_action
-from mlrelease.release.world import MadeTag
+from mlrelease.release.world.snapshot import MadeTag
 
 
 def folder(root: Path) -> Path:

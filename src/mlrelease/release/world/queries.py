@@ -18,7 +18,7 @@ from typing import Any
 from mlrelease import version_files
 from mlrelease.edges import git
 from mlrelease.errors import PreconditionError, UserError
-from mlrelease.release.world import BranchCommit, PickFacts
+from mlrelease.release.world.snapshot import BranchCommit, PickFacts
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -1,6 +1,6 @@
 """The project's own release checklist: the configured steps as written, or the default steps
 fitted to the project (its release model, RC model, gates, nox sessions and invoke tasks).
-Read by the runner (:mod:`.checklist`) and the generated page (:mod:`.checklist_doc`) alike."""
+Read by the runner (:mod:`.walker`) and the generated page (:mod:`.doc`) alike."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from packaging.version import Version
 
 from mlrelease.config import Config
 from mlrelease.release import publishers
-from mlrelease.release.checklist_steps import (
+from mlrelease.release.checklist.runners import Runners, ask
+from mlrelease.release.checklist.steps import (
     ChecklistStep,
     current_id,
     for_bump_model,
@@ -18,7 +19,6 @@ from mlrelease.release.checklist_steps import (
     for_tag_model,
 )
 from mlrelease.release.config import ReleaseConfig, version_model
-from mlrelease.release.runners import Runners, ask
 
 STEP_GATES = {
     "ops-index": "ops_index",
@@ -99,10 +99,10 @@ def steps_for(
 
     A configured ``checklist`` is used as written. Otherwise the default steps are fitted to
     the project: no branch cut under the trunk model, release candidates as untagged version
-    bumps under ``rc-model = "bump"`` (:func:`~.checklist_steps.for_bump_model`), titles that
-    say what ``version-source = "tag"`` does (:func:`~.checklist_steps.for_tag_model`), no
+    bumps under ``rc-model = "bump"`` (:func:`~.steps.for_bump_model`), titles that
+    say what ``version-source = "tag"`` does (:func:`~.steps.for_tag_model`), no
     publish step where the project's own workflow publishes the release
-    (:func:`own_publisher`, :func:`~.checklist_steps.for_own_publisher`),
+    (:func:`own_publisher`, :func:`~.steps.for_own_publisher`),
     no step for a gate the project does not run (the RC channel is there when the project runs the
     ``downstream`` gate or sets ``rc-index``), and a step naming a nox session or invoke task
     the project does not have runs the mlrelease command behind it instead: nox and invoke are

@@ -1,11 +1,12 @@
 """The release world: one immutable snapshot of everything a release command decides on (pure:
 no git, no files, no network).
 
-:mod:`~mlrelease.release.reader` reads it once per command, before any decision; every planner (cut,
-prepare, rc under either RC model, cherry-picks, bind, publish, promote) looks facts up in it and
-never asks git. Tests build one by hand. A planner asking for a fact the reader did not gather is a
-bug of the reader, said as such (:class:`NotGathered`). The release a command is about (its version,
-its RC, its branch and final tag) is resolved once, into :attr:`World.target`."""
+:mod:`~mlrelease.release.world.reader` reads it once per command, before any decision;
+every planner (cut, prepare, rc under either RC model, cherry-picks, bind, publish, promote)
+looks facts up in it and never asks git. Tests build one by hand. A planner asking for a fact the
+reader did not gather is a bug of the reader, said as such (:class:`NotGathered`). The release a
+command is about (its version, its RC, its branch and final tag) is resolved once, into
+:attr:`World.target`."""
 
 from __future__ import annotations
 
@@ -69,7 +70,7 @@ class Tag:
 @dataclass(frozen=True)
 class MadeTag:
     """A tag a release command made in this clone, as its record says
-    (:mod:`mlrelease.release.made`)."""
+    (:mod:`mlrelease.release.world.made`)."""
 
     name: str
     commit: str

@@ -6,8 +6,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from mlrelease.config import of_command
 from mlrelease.edges import files
-from mlrelease.release import checklist, checklist_doc, service
+from mlrelease.release import service
+from mlrelease.release.checklist import doc, walker
 from mlrelease.release.config import ReleaseConfig
 from mlrelease.terminal import message_console
 
@@ -20,8 +22,8 @@ def _say(text: str) -> None:
 
 
 def cmd_checklist(args: argparse.Namespace) -> int:
-    return checklist.run_checklist(
-        service.config_of(args),
+    return walker.run_checklist(
+        of_command(args, loader=service.resuming(args.load_config)),
         args.version,
         execute=args.execute,
         confirm=args.confirm,
@@ -32,9 +34,9 @@ def cmd_checklist(args: argparse.Namespace) -> int:
 
 
 def cmd_checklist_doc(args: argparse.Namespace) -> int:
-    config = service.config_of(args)
+    config = of_command(args, loader=service.resuming(args.load_config))
     page = config.table(ReleaseConfig).checklist_doc
-    generated = files.Generated(config.path(page), checklist_doc.render(config), page)
+    generated = files.Generated(config.path(page), doc.render(config), page)
     return files.run(args, [generated], command="mlrelease release checklist-doc", say=_say)
 
 
@@ -79,3 +81,9 @@ def add_checklist_doc(sub: Any) -> None:
     )
     files.add_arguments(s, what="the page", wrote_by_default=True)
     s.set_defaults(func=cmd_checklist_doc)
+
+
+def register(sub: Any) -> None:
+    """Add ``mlrelease release checklist`` and ``checklist-doc``."""
+    add_checklist(sub)
+    add_checklist_doc(sub)

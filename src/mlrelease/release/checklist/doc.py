@@ -1,5 +1,5 @@
 """The generated checklist page (``mlrelease release checklist-doc``): the steps as
-:func:`~mlrelease.release.checklist_fitting.steps_for` fits them to the project, the names and
+:func:`~mlrelease.release.checklist.fitting.steps_for` fits them to the project, the names and
 guards, the patch-release criteria and the cherry-pick rules."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 from packaging.version import Version
 
 from mlrelease.config import Config
-from mlrelease.release.checklist_fitting import steps_for
+from mlrelease.release.checklist.fitting import steps_for
 from mlrelease.release.config import ReleaseConfig, series, version_model
 
 HEADER = """\

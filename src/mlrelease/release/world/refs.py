@@ -12,7 +12,7 @@ from pathlib import Path
 
 from mlrelease.edges import git
 from mlrelease.errors import PreconditionError
-from mlrelease.release.world import BOUND_PREFIX, Refs, Remote, Tag
+from mlrelease.release.world.snapshot import BOUND_PREFIX, Refs, Remote, Tag
 
 _LISTED = ("refs/heads/", "refs/tags/", BOUND_PREFIX)
 
