@@ -75,10 +75,7 @@ OWN_COMMAND_LINES: dict[str, str] = {
 PENDING: dict[str, str] = {}
 """Modules another branch is rewriting, with what they still do."""
 
-READ_BY_NAME_PENDING: dict[str, str] = {
-    "mlrelease.models.cli": "a typed boundary (issue 49): `_with_limits` reads the limit options "
-    "of whichever command calls it by name",
-}
+READ_BY_NAME_PENDING: dict[str, str] = {}
 """Command-line modules that still read options by name (rule 5), with where."""
 
 
