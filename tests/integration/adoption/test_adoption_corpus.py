@@ -12,8 +12,9 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from helpers.projects.tag_model import FILES
 from helpers.release import GIT_ENV, Repo
-from helpers.torch_family import FILES, push_torch_family
+from helpers.torch_family import push_torch_family
 
 ROOT = Path(__file__).resolve().parents[3]
 
