@@ -62,6 +62,9 @@ def intro(projects: Sequence[Project]) -> list[str]:
         "binding of the RC's files, which the corpus does not build (ten projects' wheels, three "
         "of them native, do not build in ten minutes on two cores), and the final tag is scored "
         "by promote's rule, the configured final tag on exactly the newest RC's commit. A "
+        "refusal that names its repair (`mlrelease bump --sync --execute`, after a hand edit of "
+        "the version) is followed as a user would: the repair is run, committed and pushed, the "
+        "command runs again, and the step shows both. A "
         "refused command is recorded and the history's own act is made by hand (the branch, the "
         "tag), so the replay goes on as history did; a refusal is right only where the history "
         "shows the step was wrong.",

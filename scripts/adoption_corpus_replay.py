@@ -16,12 +16,15 @@ as they were, and each command run as a subprocess where the maintainers did the
   version-bump RCs for a pre-release), then their commit; ``release rc`` where they tagged an RC
   (where they made none, once before the final tag: mlrelease's flow promotes an RC).
 
-A refused command is recorded and the history's own act made by hand (the branch, the tag),
+A refusal that names its repair (``mlrelease bump --sync --execute``) is followed: the repair
+run, committed and pushed, and the command again (:meth:`Corpus.command`). Another refused
+command is recorded and the history's own act made by hand (the branch, the tag),
 so that the replay goes on as history did.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import sys
 import tempfile
@@ -52,10 +55,25 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
+SYNC = "mlrelease bump --sync --execute"
+"""The repair a refusal of a stale current_version names (``mlrelease.version_files.SYNC``)."""
 ADAPTED = "chore: leave the tests gate out (adoption corpus: the project's suite is not run)"
 MODELLED = "chore: the release model the project uses (adoption corpus)"
 UNBOUND = "no artifact manifest is bound"
 """promote's refusal when no files were bound: the corpus builds none (not a verdict)."""
+
+
+class _Steps(list[Step]):
+    """The steps recorded; the next one after a repair the replay ran says the refusal and the
+    repair before what the command then did."""
+
+    repaired = ""
+
+    def append(self, step: Step) -> None:
+        if self.repaired:
+            step = dataclasses.replace(step, did=self.repaired + step.did)
+            self.repaired = ""
+        super().append(step)
 
 
 def _added(repo: Path, a: str, b: str, text: str) -> set[str]:
@@ -89,11 +107,32 @@ class Corpus(Replay):
         key: dict[str, Any],
     ) -> None:
         super().__init__(mirror, h, *scene)
+        self.steps: _Steps = _Steps()
         self.project, self.key = project, key
         self.kinds = {c["sha"]: c["kind"] for c in key["commits"]}
         self.adoption = ""
         self.based = h.fork
         """The project's commit whose ``pyproject.toml`` the adoption is appended to."""
+
+    def command(self, *args: str) -> Any:
+        """A command run as a user runs it: where it refuses a stale current_version and names
+        its repair (``mlrelease bump --sync --execute``), the repair is run, committed and
+        pushed, and the command again; the next step recorded says both (:class:`_Steps`)."""
+        said = super().command(*args)
+        if not said.code or f"`{SYNC}`" not in said.message:
+            return said
+        synced = super().command(*SYNC.split()[1:])
+        if synced.code:
+            return said
+        branch = git(self.work, "branch", "--show-current")
+        git(self.work, "commit", "-q", "-am", f"chore: {SYNC} (replay)", env=IDENTITY)
+        git(self.work, "push", "-q", "origin", f"HEAD:refs/heads/{branch}")
+        self.refresh()
+        self.steps.repaired = (
+            f"refused: {refusal(said.message)} Then `{SYNC}` (the repair it names), "
+            "committed, and again: "
+        )
+        return super().command(*args)
 
     def table(self) -> dict[str, Any]:
         """``[tool.mlrelease.release]`` as the clone's ``pyproject.toml`` has it now."""

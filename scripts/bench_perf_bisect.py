@@ -53,6 +53,7 @@ from helpers import bisect_history as histories  # type: ignore[import-not-found
 from mlrelease.perf import runner  # noqa: E402
 from mlrelease.perf.bisect import service as bisect  # noqa: E402
 from mlrelease.perf.config import PerfConfig  # noqa: E402
+from mlrelease.perf.progress import ProfileBar  # noqa: E402
 from mlrelease.perf.stats import round_medians  # noqa: E402
 from mlrelease.registry import load_config  # noqa: E402
 
@@ -125,7 +126,7 @@ def measure_noise(rounds: int, path: Path, console: Console) -> dict[str, Any]:
     builds = (runner.Build("A"), runner.Build("B", model_from="A"))
     with tempfile.TemporaryDirectory(prefix="bisect-noise-") as work:
         out = runner.execute(
-            "cpu", profile, root=ROOT, work=Path(work), builds=builds, console=console
+            "cpu", profile, root=ROOT, work=Path(work), builds=builds, progress=ProfileBar(console)
         )
     factors: list[float] = []
     rows: dict[str, list[float]] = {}

@@ -42,6 +42,7 @@ from rich.console import Console
 
 from mlrelease.perf import compare, runner
 from mlrelease.perf.config import PerfConfig
+from mlrelease.perf.progress import ProfileBar
 from mlrelease.perf.verdict import REGRESSED
 from mlrelease.perf.worker import INJECT_ENV
 from mlrelease.registry import load_config
@@ -222,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
                     root=config.root,
                     work=args.output.parent / "regression-gate-work",
                     builds=builds,
-                    console=console,
+                    progress=ProfileBar(console),
                 )
             entry = {
                 "condition": condition,

@@ -35,6 +35,7 @@ from rich.console import Console
 from mlrelease.perf import compare, runner
 from mlrelease.perf.config import PerfConfig, Profile
 from mlrelease.perf.launch import resolve_in
+from mlrelease.perf.progress import ProfileBar
 from mlrelease.perf.results import Results
 from mlrelease.perf.verdict import REGRESSED
 from mlrelease.perf.worker import INJECT_ENV
@@ -46,7 +47,9 @@ def profile_step(
 ) -> dict[str, Any]:
     """Run the whole profile once: statuses, eager parity, its time."""
     started = time.perf_counter()
-    results = runner.execute(name, profile, root=root, work=work / "profile", console=console)
+    results = runner.execute(
+        name, profile, root=root, work=work / "profile", progress=ProfileBar(console)
+    )
     current = results["current"]
     eager = {
         r.key: {"status": r.status, "parity": r.parity}
@@ -96,7 +99,12 @@ def slowdown_step(
     )
     started = time.perf_counter()
     out = runner.execute(
-        "gpu-check", one, root=root, work=work / "pair", builds=builds, console=console
+        "gpu-check",
+        one,
+        root=root,
+        work=work / "pair",
+        builds=builds,
+        progress=ProfileBar(console),
     )
     seconds = time.perf_counter() - started
     row = out["A"].rows[0]

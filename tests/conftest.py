@@ -8,7 +8,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from helpers.repo import git, write_project
+from helpers.projects.pure import write_gated
+from helpers.repo import git
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test",
@@ -90,7 +91,7 @@ def make_repo(tmp_path: Path) -> Callable[..., Path]:
         root.mkdir()
         git(tmp_path, "init", "-q", "--bare", "-b", "main", str(origin))
         git(root, "init", "-q", "-b", "main")
-        write_project(root, **kwargs)  # type: ignore[arg-type]
+        write_gated(root, **kwargs)  # type: ignore[arg-type]
         from mlrelease.cli import main
 
         assert main(["--root", str(root), "gates", "doc", "--execute"]) == 0

@@ -57,7 +57,7 @@ def stale_current(current: str, carried: str) -> str:
     return (
         f"[tool.bumpversion] current_version says {current}, but every version file says "
         f"{carried} (edited by hand): the files are the truth. `{SYNC}` sets current_version "
-        f"to {carried}; then re-run"
+        f"to {carried}; commit pyproject.toml (and push it), then re-run"
     )
 
 

@@ -8,7 +8,8 @@ import threading
 from pathlib import Path
 
 import pytest
-from helpers.defects import text, verify, write
+from helpers.defects import text, verify
+from helpers.projects import single_gate, write
 from helpers.repo import git
 
 from mlrelease.cli import main
@@ -40,22 +41,7 @@ def _project(tmp_path: Path, frozen: list[str]) -> Path:
     """Tags v0.0.3 and v0.1.0, and an origin whose gh-pages holds ``frozen``."""
     origin, root = tmp_path / "origin.git", tmp_path / "demo"
     git(tmp_path, "init", "-q", "--bare", "-b", "main", str(origin))
-    write(
-        root,
-        {
-            ".gitignore": "build/\n",
-            "pyproject.toml": """\
-                [project]
-                name = "demo"
-                version = "0.1.0"
-
-                [tool.mlrelease]
-                gates = ["docs"]
-                """,
-            "docs/conf.py": 'project = "demo"\nexclude_patterns = ["_build"]\n',
-            "docs/index.rst": "Demo\n====\n\nThe demo documentation.\n",
-        },
-    )
+    write(root, single_gate.docs())
     git(root, "init", "-q", "-b", "main")
     git(root, "add", "-A")
     git(root, "commit", "-qm", "feat: demo")

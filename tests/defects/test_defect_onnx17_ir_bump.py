@@ -8,6 +8,7 @@ import onnx
 import onnxruntime
 from helpers.defects import text, verify
 from helpers.models import write_project
+from helpers.projects import Tables
 
 INCIDENT = {
     "title": "The IR version or opset a release stamps is newer than runtimes load",
@@ -29,12 +30,12 @@ INCIDENT = {
 }
 
 
-def _project(tmp_path: Path, targets: str) -> Path:
-    return write_project(tmp_path / "adopter", '[tool.mlrelease]\ngates = ["compat"]\n' + targets)
+def _project(tmp_path: Path, targets: Tables) -> Path:
+    return write_project(tmp_path / "adopter", ["compat"], targets)
 
 
 def test_caught(tmp_path: Path) -> None:
-    result = verify(_project(tmp_path, ""), "compat")
+    result = verify(_project(tmp_path, {}), "compat")
     assert result["status"] == "fail"
     expected = INCIDENT["message"]
     if (onnx.__version__, onnxruntime.__version__) != ("1.23.2", "1.31.1"):  # other pins
@@ -46,6 +47,6 @@ def test_caught(tmp_path: Path) -> None:
 
 
 def test_clean_twin(tmp_path: Path) -> None:
-    targets = '[tool.mlrelease.compat]\nir-version = 10\nopsets = { "ai.onnx" = 21 }\n'
+    targets = {"compat": {"ir-version": 10, "opsets": {"ai.onnx": 21}}}
     result = verify(_project(tmp_path, targets), "compat")
     assert result["status"] == "pass", result

@@ -26,14 +26,7 @@ INCIDENT = {
     "message": "Inferred shape and existing shape differ in dimension 0: (2) vs (3)",
 }
 
-PROJECT = """
-[tool.mlrelease]
-gates = ["models"]
-
-[tool.mlrelease.compat]
-ir-version = 10
-opsets = { "ai.onnx" = 21 }
-"""
+TARGETS = {"compat": {"ir-version": 10, "opsets": {"ai.onnx": 21}}}
 MANIFEST = """
 [[models]]
 path = "reshape.onnx"
@@ -42,7 +35,7 @@ steps = ["integrity", "checker", "shape_inference", "opset_imports"]
 
 
 def _project(tmp_path: Path, declared: list[int]) -> Path:
-    root = write_project(tmp_path / "adopter", PROJECT, manifest=MANIFEST)
+    root = write_project(tmp_path / "adopter", ["models"], TARGETS, manifest=MANIFEST)
     model = make_model(
         [
             helper.make_node("Shape", ["x"], ["s"], name="shape"),

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from helpers.defects import text, verify, wheels_project
+from helpers.defects import text, verify
+from helpers.projects.native import wheels_project
 
 INCIDENT = {
     "title": "A required platform is missing from the build plan",

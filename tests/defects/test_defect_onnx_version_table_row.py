@@ -28,14 +28,7 @@ INCIDENT = {
     "message": "onnx.helper.VERSION_TABLE has no row for onnx",
 }
 
-TARGETS = """
-[tool.mlrelease]
-gates = ["compat"]
-
-[tool.mlrelease.compat]
-ir-version = 10
-opsets = { "ai.onnx" = 21 }
-"""
+TARGETS = {"compat": {"ir-version": 10, "opsets": {"ai.onnx": 21}}}
 
 
 def test_caught(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -46,7 +39,7 @@ def test_caught(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         for row in helper.VERSION_TABLE
     ]
     monkeypatch.setattr(helper, "VERSION_TABLE", table)
-    result = verify(write_project(tmp_path / "adopter", TARGETS), "compat")
+    result = verify(write_project(tmp_path / "adopter", ["compat"], TARGETS), "compat")
     assert result["status"] == "fail"
     assert (
         f"{INCIDENT['message']} {release[0]}.{release[1]} (the installed {onnx.__version__})"
@@ -55,5 +48,5 @@ def test_caught(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_clean_twin(tmp_path: Path) -> None:
-    result = verify(write_project(tmp_path / "adopter", TARGETS), "compat")
+    result = verify(write_project(tmp_path / "adopter", ["compat"], TARGETS), "compat")
     assert result["status"] == "pass", result

@@ -5,10 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers.defects import artifact_names, wheels_project
-
-from mlrelease.cli import main
-from mlrelease.wheels import artifacts
+from helpers.defects import promote_wheels
 
 INCIDENT = {
     "title": "A release is published with the wheels of one platform only",
@@ -26,27 +23,10 @@ INCIDENT = {
 PLATFORMS = ["manylinux_x86_64", "win_amd64", "macosx_x86_64"]
 
 
-def _promote(
-    tmp_path: Path, keys: list[str], capsys: pytest.CaptureFixture[str]
-) -> tuple[int, str]:
-    root = wheels_project(
-        tmp_path / "demo",
-        pythons=["3.11", "3.12"],
-        build=["cp311-*", "cp312-*"],
-        required=PLATFORMS,
-    )
-    folder = tmp_path / "rc-assets"
-    folder.mkdir()
-    for name in artifact_names("demo-native", "1.1.0", keys):
-        (folder / name).write_bytes(name.encode())
-    artifacts.write_sums(folder)
-    code = main(["--root", str(root), "wheels", "promote", "--artifacts", str(folder)])
-    captured = capsys.readouterr()
-    return code, " ".join((captured.out + captured.err).split())
-
-
 def test_caught(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out = _promote(tmp_path, ["cp311-macosx_x86_64", "cp312-macosx_x86_64"], capsys)
+    code, out = promote_wheels(
+        tmp_path, ["cp311-macosx_x86_64", "cp312-macosx_x86_64"], PLATFORMS, capsys
+    )
     assert code == 1
     assert INCIDENT["message"] in out
     assert "no wheel for the required platform win_amd64" in out
@@ -55,6 +35,6 @@ def test_caught(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_clean_twin(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     keys = [f"{p}-{t}" for p in ("cp311", "cp312") for t in PLATFORMS]
-    code, out = _promote(tmp_path, keys, capsys)
+    code, out = promote_wheels(tmp_path, keys, PLATFORMS, capsys)
     assert code == 0, out
     assert "7 artifacts of demo-native 1.1.0 verified" in out

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from helpers.defects import artifact_names, text, verify, wheels_project
+from helpers.defects import artifact_names, text, verify
+from helpers.projects.native import wheels_project
 
 INCIDENT = {
     "title": "A patch release silently drops a Python version on one platform",

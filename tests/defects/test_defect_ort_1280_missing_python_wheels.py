@@ -5,10 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers.defects import artifact_names, wheels_project
-
-from mlrelease.cli import main
-from mlrelease.wheels import artifacts
+from helpers.defects import promote_wheels
 
 INCIDENT = {
     "title": "Some Python versions of a platform are missing from the published wheels",
@@ -30,33 +27,14 @@ INCIDENT = {
 PLATFORMS = ["manylinux_x86_64", "win_amd64"]
 
 
-def _promote(
-    tmp_path: Path, keys: list[str], capsys: pytest.CaptureFixture[str]
-) -> tuple[int, str]:
-    root = wheels_project(
-        tmp_path / "demo",
-        pythons=["3.11", "3.12"],
-        build=["cp311-*", "cp312-*"],
-        required=PLATFORMS,
-    )
-    folder = tmp_path / "rc-assets"
-    folder.mkdir()
-    for name in artifact_names("demo-native", "1.1.0", keys):
-        (folder / name).write_bytes(name.encode())
-    artifacts.write_sums(folder)
-    code = main(["--root", str(root), "wheels", "promote", "--artifacts", str(folder)])
-    captured = capsys.readouterr()
-    return code, " ".join((captured.out + captured.err).split())
-
-
 def test_caught(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     keys = ["cp311-manylinux_x86_64", "cp311-win_amd64", "cp312-win_amd64"]
-    code, out = _promote(tmp_path, keys, capsys)
+    code, out = promote_wheels(tmp_path, keys, PLATFORMS, capsys)
     assert code == 1
     assert INCIDENT["message"] in out
 
 
 def test_clean_twin(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     keys = [f"{p}-{t}" for p in ("cp311", "cp312") for t in PLATFORMS]
-    code, out = _promote(tmp_path, keys, capsys)
+    code, out = promote_wheels(tmp_path, keys, PLATFORMS, capsys)
     assert code == 0, out

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers.defects import artifact_names, wheels_project
+from helpers.defects import artifact_names
+from helpers.projects.native import wheels_project
 
 from mlrelease.cli import main
 from mlrelease.wheels import artifacts

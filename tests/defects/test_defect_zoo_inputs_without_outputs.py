@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from helpers.defects import zoo_submission
+from helpers.projects import single_gate
 
 from mlrelease.cli import main
 
@@ -53,11 +54,9 @@ def test_allowed_by_config_names_the_weaker_check(
     """A zoo that accepts such sets says so in its config; the verdict names the weaker check."""
     zoo = tmp_path / "zoo"
     zoo.mkdir()
-    (zoo / "pyproject.toml").write_text(
-        '[project]\nname = "zoo"\nversion = "1.0.0"\n\n[tool.mlrelease.models]\n'
-        "allow-missing-expected-outputs = true\n",
-        encoding="utf-8",
-    )
+    tables = {"models": {"allow-missing-expected-outputs": True}}
+    pyproject = single_gate.pyproject(None, tables, name="zoo")
+    (zoo / "pyproject.toml").write_text(pyproject, encoding="utf-8")
     folder = zoo_submission(zoo / "tiny-add", outputs=False)
     code, out = _verify(folder, capsys, "--root", str(zoo))
     assert code == 0, out

@@ -8,16 +8,18 @@ message asserted is the message a maintainer sees.
 from __future__ import annotations
 
 import json
-import re
-import textwrap
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import onnx
+import pytest
 
 from helpers.models import add_model, write_test_data
+from helpers.projects import single_gate, write
+from helpers.projects.native import wheels_project
 from mlrelease.cli import main
+from mlrelease.wheels import artifacts
 
 
 def verify(root: Path, gate: str) -> dict[str, Any]:
@@ -32,15 +34,6 @@ def verify(root: Path, gate: str) -> dict[str, Any]:
 def text(result: dict[str, Any]) -> str:
     """The summary and the details, as one string (what the report shows)."""
     return "\n".join([result["summary"], *result["details"]])
-
-
-def write(root: Path, files: dict[str, str]) -> Path:
-    """Write ``files`` (path -> text, dedented) under ``root``."""
-    for name, body in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(body), encoding="utf-8")
-    return root
 
 
 PLANTED_BACKENDS = '''
@@ -77,88 +70,9 @@ class Planted(Backend):
 def ops_project(root: Path, select: list[str], version: str = "1.0.0") -> Path:
     """A project whose ``ops_index`` gate runs ``select`` on onnxruntime (``rt``) and on a
     backend with planted wrong kernels (``planted``)."""
-    return write(
-        root,
-        {
-            "backends/planted.py": PLANTED_BACKENDS,
-            "pyproject.toml": f"""\
-                [project]
-                name = "demo"
-                version = "{version}"
-
-                [tool.mlrelease]
-                gates = ["ops_index"]
-
-                [tool.mlrelease.ops]
-                select = {json.dumps(select)}
-                previous-index = "auto"
-                timeout-s = 30
-
-                [[tool.mlrelease.ops.backends]]
-                name = "rt"
-                kind = "onnxruntime"
-
-                [[tool.mlrelease.ops.backends]]
-                name = "planted"
-                kind = "backend"
-                module = "planted:Planted"
-                python-path = ["backends"]
-                """,
-        },
-    )
-
-
-def wheels_project(
-    root: Path,
-    *,
-    pythons: list[str],
-    build: list[str],
-    skip: list[str] | None = None,
-    required: list[str] | None = None,
-    extra: str = "",
-) -> Path:
-    """A native project: classifiers for ``pythons``, ``[tool.cibuildwheel]`` selecting
-    ``build`` minus ``skip``, the oldest Python of either as its ``requires-python`` (the
-    release promises no older one, which no wheel would serve), and ``required`` platforms
-    (extra TOML appended)."""
-    classifiers = [f"Programming Language :: Python :: {p}" for p in pythons]
-    minors = [int(p.split(".")[1]) for p in pythons]
-    minors += [int(m) for m in re.findall(r"cp3(\d+)", " ".join(build))]
-    oldest = f"3.{min(minors)}"
-    platforms = required or ["manylinux_x86_64", "win_amd64", "macosx_arm64"]
-    return write(
-        root,
-        {
-            "pyproject.toml": f"""\
-                [project]
-                name = "demo-native"
-                version = "1.1.0"
-                requires-python = ">={oldest}"
-                classifiers = {json.dumps(classifiers)}
-
-                [tool.mlrelease]
-                gates = ["wheels"]
-
-                [tool.mlrelease.wheels]
-                kind = "native"
-                required-platforms = {json.dumps(platforms)}
-
-                [tool.cibuildwheel]
-                build = {json.dumps(build)}
-                skip = {json.dumps(skip or [])}
-
-                [tool.cibuildwheel.linux]
-                archs = ["x86_64"]
-
-                [tool.cibuildwheel.windows]
-                archs = ["AMD64"]
-
-                [tool.cibuildwheel.macos]
-                archs = ["arm64"]
-                """
-            + textwrap.dedent(extra),
-        },
-    )
+    backends = [single_gate.RT, single_gate.PLANTED]
+    pyproject = single_gate.ops_index(select, backends, version=version, timeout_s=30)
+    return write(root, {"backends/planted.py": PLANTED_BACKENDS, "pyproject.toml": pyproject})
 
 
 def artifact_names(name: str, version: str, keys: list[str]) -> list[str]:
@@ -175,6 +89,28 @@ def artifact_names(name: str, version: str, keys: list[str]) -> list[str]:
         python, _, platform = key.partition("-")
         wheels.append(f"{dist}-{version}-{python}-{python}-{tags[platform]}.whl")
     return [*wheels, f"{dist}-{version}.tar.gz"]
+
+
+def promote_wheels(
+    tmp_path: Path, keys: list[str], platforms: list[str], capsys: pytest.CaptureFixture[str]
+) -> tuple[int, str]:
+    """``wheels promote`` of a native project (CPython 3.11 and 3.12, ``platforms`` required)
+    over an RC folder holding the wheels ``keys`` and the sdist: the exit code and the output,
+    on one line."""
+    root = wheels_project(
+        tmp_path / "demo",
+        pythons=["3.11", "3.12"],
+        build=["cp311-*", "cp312-*"],
+        required=platforms,
+    )
+    folder = tmp_path / "rc-assets"
+    folder.mkdir()
+    for name in artifact_names("demo-native", "1.1.0", keys):
+        (folder / name).write_bytes(name.encode())
+    artifacts.write_sums(folder)
+    code = main(["--root", str(root), "wheels", "promote", "--artifacts", str(folder)])
+    captured = capsys.readouterr()
+    return code, " ".join((captured.out + captured.err).split())
 
 
 ZOO_README = """\

@@ -21,6 +21,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from helpers.projects import single_gate
 from mlrelease.downstream.config import Consumer, DownstreamConfig
 from mlrelease.downstream.envs import uv_binary
 
@@ -253,33 +254,24 @@ def project(world: World, name: str) -> Path:
     """A project folder whose pyproject.toml runs the ``downstream`` gate on the world."""
     root = world.root.parent / name
     root.mkdir(exist_ok=True)
-    (root / "pyproject.toml").write_text(
-        f"""
-[project]
-name = "{LIB}"
-version = "1.1.0"
-
-[tool.mlrelease]
-gates = ["downstream"]
-
-[tool.mlrelease.downstream]
-candidate = "{world.candidate}"
-baseline = "1.0.0"
-find-links = ["{world.links}"]
-cache-dir = "{world.cache}"
-
-[[tool.mlrelease.downstream.consumers]]
-name = "consumer"
-requirement = "{CONSUMER}"
-owner = "@consumer-dev"
-repository = "https://example.invalid/consumer"
-time-budget-s = 300
-
-[[tool.mlrelease.downstream.consumers]]
-name = "pinned"
-requirement = "{PINNED}"
-time-budget-s = 300
-""",
-        encoding="utf-8",
+    downstream = {
+        "candidate": str(world.candidate),
+        "baseline": "1.0.0",
+        "find-links": [str(world.links)],
+        "cache-dir": str(world.cache),
+        "consumers": [
+            {
+                "name": "consumer",
+                "requirement": CONSUMER,
+                "owner": "@consumer-dev",
+                "repository": "https://example.invalid/consumer",
+                "time-budget-s": 300,
+            },
+            {"name": "pinned", "requirement": PINNED, "time-budget-s": 300},
+        ],
+    }
+    pyproject = single_gate.pyproject(
+        ["downstream"], {"downstream": downstream}, name=LIB, version="1.1.0"
     )
+    (root / "pyproject.toml").write_text(pyproject, encoding="utf-8")
     return root

@@ -12,6 +12,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from helpers import REPO_ROOT
+from helpers.projects import Tables, single_gate
 from mlrelease.models.config import CompatConfig
 from mlrelease.registry import load_config
 
@@ -66,13 +67,20 @@ def write_test_data(
     return data
 
 
-def write_project(root: Path, tool_mlrelease: str, manifest: str | None = None) -> Path:
-    """A minimal adopter project: pyproject.toml with the given [tool.mlrelease] body."""
+def write_project(
+    root: Path,
+    gates: Sequence[str],
+    tables: Tables | None = None,
+    *,
+    manifest: str | None = None,
+    text: str = "",
+) -> Path:
+    """A minimal adopter, ``adopter`` 1.0.0 running ``gates`` with ``tables`` under
+    ``tool.mlrelease`` and other TOML ``text`` (:func:`helpers.projects.single_gate.pyproject`),
+    and its models' ``manifest`` (TOML, dedented) when given."""
     root.mkdir(parents=True, exist_ok=True)
-    (root / "pyproject.toml").write_text(
-        '[project]\nname = "adopter"\nversion = "1.0.0"\n\n' + textwrap.dedent(tool_mlrelease),
-        encoding="utf-8",
-    )
+    pyproject = single_gate.pyproject(gates, tables, name="adopter", text=text)
+    (root / "pyproject.toml").write_text(pyproject, encoding="utf-8")
     if manifest is not None:
         (root / "models").mkdir(exist_ok=True)
         (root / "models" / "manifest.toml").write_text(textwrap.dedent(manifest), encoding="utf-8")

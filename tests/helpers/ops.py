@@ -3,11 +3,11 @@ pyproject.toml whose only gate is ops_index over the selected cases."""
 
 from __future__ import annotations
 
-import json
 import shutil
-import textwrap
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from helpers.projects import Value, single_gate
 from mlrelease.ops import cases
 
 
@@ -20,23 +20,12 @@ def private_cache(cache: Path) -> Path:
     return cache
 
 
-def ops_project(root: Path, select: list[str], backends: str, cache: Path) -> Path:
-    """A project at ``root`` whose ops_index gate runs ``select`` on ``backends`` (TOML)."""
+def ops_project(
+    root: Path, select: list[str], backends: Sequence[Mapping[str, Value]], cache: Path
+) -> Path:
+    """A project at ``root`` whose ops_index gate runs ``select`` on ``backends``, its node
+    cases in ``cache``."""
     root.mkdir(parents=True, exist_ok=True)
-    (root / "pyproject.toml").write_text(
-        textwrap.dedent(f"""\
-        [project]
-        name = "demo"
-        version = "1.0.0"
-
-        [tool.mlrelease]
-        gates = ["ops_index"]
-
-        [tool.mlrelease.ops]
-        select = {json.dumps(select)}
-        cache-dir = {json.dumps(str(cache))}
-        """)
-        + textwrap.dedent(backends),
-        encoding="utf-8",
-    )
+    pyproject = single_gate.ops_index(select, backends, cache=cache)
+    (root / "pyproject.toml").write_text(pyproject, encoding="utf-8")
     return root

@@ -9,116 +9,12 @@ import sys
 from pathlib import Path
 
 from helpers.dist import build_dist
+from helpers.projects import pure
 
-PYPROJECT = '''\
-[build-system]
-requires = ["hatchling"]
-build-backend = "hatchling.build"
+PYPROJECT = pure.pyproject()
+"""The release-flow demo's pyproject (:mod:`helpers.projects.pure`)."""
 
-[project]
-name = "demo"
-version = "1.4.0.dev0"
-requires-python = ">=3.9"
-
-[tool.mlrelease]
-gates = ["git_state", "changelog"]
-
-[tool.mlrelease.wheels]
-kind = "pure"
-
-[tool.mlrelease.release]
-edits = [
-  { file = "README.md", search = "/blob/main/", replace = "/blob/{branch}/" },
-  { file = "docs/links.md", search = "?ref=main", replace = "?ref={branch}" },
-]
-
-[[tool.mlrelease.release.checklist]]
-id = "cut"
-title = "Cut the branch"
-run = ["mlrelease", "release", "cut", "--version", "{series}", "--execute", "--push"]
-
-[[tool.mlrelease.release.checklist]]
-id = "verify"
-title = "Verify the branch"
-run = ["mlrelease", "verify"]
-evidence = ["build/release-verify/report.json"]
-mutating = false
-
-[[tool.mlrelease.release.checklist]]
-id = "prepare"
-title = "Bump and changelog"
-run = ["mlrelease", "release", "prepare", "--version", "{version}", "--execute", "--push"]
-
-[[tool.mlrelease.release.checklist]]
-id = "rc"
-title = "Tag the RC"
-run = ["mlrelease", "release", "rc", "--execute", "--push"]
-
-[[tool.mlrelease.release.checklist]]
-id = "build"
-title = "Build the RC's artifacts"
-run = ["python3", "@DIST@", ".", "dist", "{version}"]
-evidence = ["dist/SHA256SUMS"]
-mutating = false
-
-[[tool.mlrelease.release.checklist]]
-id = "bind"
-title = "Bind the artifacts to the RC"
-run = ["mlrelease", "release", "bind", "--rc", "{rc_tag}", "--execute", "--push"]
-
-[[tool.mlrelease.release.checklist]]
-id = "rc-verify"
-title = "Verify the RC"
-run = ["mlrelease", "verify"]
-evidence = ["build/release-verify/report.json"]
-mutating = false
-
-[[tool.mlrelease.release.checklist]]
-id = "promote"
-title = "Promote"
-run = ["mlrelease", "release", "promote", "--rc", "{rc_tag}", "--published-elsewhere",
-       "--execute", "--push"]
-
-
-[tool.bumpversion]
-current_version = "1.4.0.dev0"
-parse = """(?x)
-    (?P<major>\\\\d+)\\\\.(?P<minor>\\\\d+)\\\\.(?P<patch>\\\\d+)
-    (?:(?P<pre_l>rc|\\\\.dev)(?P<pre_n>\\\\d+))?
-"""
-serialize = ["{major}.{minor}.{patch}{pre_l}{pre_n}", "{major}.{minor}.{patch}"]
-commit = false
-tag = false
-allow_dirty = false
-
-[tool.bumpversion.parts.pre_l]
-values = [".dev", "rc", "final"]
-optional_value = "final"
-
-[[tool.bumpversion.files]]
-filename = "pyproject.toml"
-search = '^version = "{current_version}"'
-replace = 'version = "{new_version}"'
-regex = true
-
-[[tool.bumpversion.files]]
-filename = "src/demo/__init__.py"
-search = '__version__ = "{current_version}"'
-replace = '__version__ = "{new_version}"'
-'''
-
-DIST_SCRIPT = Path(__file__).with_name("dist.py")
-PYPROJECT = PYPROJECT.replace("@DIST@", DIST_SCRIPT.as_posix())
-
-FILES = {
-    "pyproject.toml": PYPROJECT,
-    "README.md": "# demo\n\nDocs: https://github.com/example/demo/blob/main/docs/index.md\n",
-    "docs/links.md": "Source: https://example.com/demo?ref=main\n",
-    "CHANGELOG.md": "# Changelog\n\n<!-- insertion marker -->\n## Unreleased\n\n",
-    "src/demo/__init__.py": '"""demo."""\n\n__version__ = "1.4.0.dev0"\n',
-    "src/demo/core.py": "def answer() -> int:\n    return 42\n",
-    ".gitignore": "build/\ndist/\n__pycache__/\n",
-}
+FILES = pure.files()
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Release Tester",

@@ -10,62 +10,9 @@ import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 
+from helpers.projects.tag_model import AO, FILES
 from helpers.release import GIT_ENV, Repo
 from helpers.repo import Run
-
-FILES = {
-    "pyproject.toml": '[build-system]\nrequires = ["setuptools>=64"]\n'
-    'build-backend = "setuptools.build_meta"\n\n'
-    '[project]\nname = "demo"\ndynamic = ["version"]\n\n'
-    '[tool.setuptools.dynamic]\nversion = {file = "version.txt"}\n',
-    "version.txt": "2.13.0a0\n",
-    "src/demo/__init__.py": '"""demo."""\n',
-    "src/demo/core.py": "def answer() -> int:\n    return 42\n",
-    "CHANGELOG.md": "# Changelog\n\n<!-- insertion marker -->\n## Unreleased\n\n",
-    ".gitignore": "build/\ndist/\n__pycache__/\n*.egg-info/\n",
-}
-
-TENSORRT_SETUP = """\
-from setuptools import Extension, setup
-
-with open("version.txt") as handle:
-    __version__ = handle.read().strip()
-
-setup(
-    name="torch_tensorrt",
-    version=__version__,
-    ext_modules=[Extension("torch_tensorrt._C", ["core/compiler.cpp"])],
-)
-"""
-
-TENSORRT_WORKFLOW = """\
-name: Build and test Linux wheels
-on: [pull_request, push]
-jobs:
-  build:
-    uses: pytorch/test-infra/.github/workflows/build_wheels_linux.yml@main
-    with:
-      repository: pytorch/tensorrt
-      package-name: torch_tensorrt
-      pre-script: packaging/pre_build_script.sh
-"""
-
-TENSORRT = {
-    "pyproject.toml": '[build-system]\nrequires = ["setuptools>=64"]\n'
-    'build-backend = "setuptools.build_meta"\n',
-    "setup.py": TENSORRT_SETUP,
-    "version.txt": "2.13.0a0\n",
-    "core/compiler.cpp": "int answer() { return 42; }\n",
-    "src/torch_tensorrt/__init__.py": '"""torch_tensorrt."""\n',
-    "CHANGELOG.md": FILES["CHANGELOG.md"],
-    ".gitignore": FILES[".gitignore"],
-    ".github/workflows/build-tensorrt-linux.yml": TENSORRT_WORKFLOW,
-    ".github/workflows/build-tensorrt-windows.yml": TENSORRT_WORKFLOW.replace("linux", "windows"),
-    "packaging/pre_build_script.sh": "#!/bin/bash\npython setup.py bdist_wheel\n",
-}
-"""Torch-TensorRT's shape (pytorch/TensorRT): the name only in ``setup.py`` (no ``[project]``
-table), a native build, and wheels built by pytorch/test-infra's reusable workflows and a
-build script, never by cibuildwheel."""
 
 
 def _git(cwd: Path, *args: str) -> str:
@@ -81,13 +28,6 @@ def _commit(work: Path, path: str, text: str, message: str) -> None:
     (work / path).write_text(text, encoding="utf-8")
     _git(work, "add", path)
     _git(work, "commit", "-q", "-m", message)
-
-
-STOPPED_CHANGELOG = (
-    "# Changelog\n\n\n# 0.2.0 (2021-02-25)\n\n\n### Features\n\n* **//core:** a feature\n"
-)
-"""Torch-TensorRT's CHANGELOG.md: conventional-changelog sections that stopped at an old
-release (its release notes are on GitHub releases since)."""
 
 
 def push_torch_family(base: Path, files: Mapping[str, str] = FILES, prepared: bool = False) -> Repo:
@@ -113,26 +53,6 @@ def push_torch_family(base: Path, files: Mapping[str, str] = FILES, prepared: bo
     _git(work, "remote", "add", "origin", str(origin))
     _git(work, "push", "-q", "origin", "main", "release/2.13", "--tags")
     return Repo(work, origin)
-
-
-AO_SETUP = """\
-from setuptools import setup
-
-with open("version.txt") as handle:  # nightlies append .dev<date> themselves
-    version = handle.read().strip()
-
-setup(name="demo", version=version, packages=["demo"])
-"""
-"""torchao's and executorch's setup.py: the build reads version.txt."""
-
-AO = {
-    "pyproject.toml": '[build-system]\nrequires = ["setuptools>=64"]\n'
-    'build-backend = "setuptools.build_meta"\n',
-    "setup.py": AO_SETUP,
-    "version.txt": "0.18.0\n",
-    "demo/__init__.py": '"""demo."""\n',
-    ".gitignore": FILES[".gitignore"],
-}
 
 
 def _start(base: Path, files: Mapping[str, str]) -> tuple[Path, Path]:

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 
 from helpers.dist import build_dist
 from helpers.error_index import Proxy
+from helpers.projects.train_member import files
 from helpers.release import GIT_ENV
-from helpers.release import PYPROJECT as DEMO
 from mlrelease.cli import main
 from mlrelease.release.promotion.manifest import Entry, Manifest, named_digest
 
@@ -30,81 +30,6 @@ if TYPE_CHECKING:
 UPSTREAM, VISION, AUDIO = "torchlet", "visionlet", "audiolet"
 SERIES = {UPSTREAM: "2.5", VISION: "0.20", AUDIO: "2.5"}
 VERSIONS = {UPSTREAM: "2.5.0", VISION: "0.20.0", AUDIO: "2.5.0"}
-
-PYPROJECT = """\
-[build-system]
-requires = ["hatchling"]
-build-backend = "hatchling.build"
-
-[project]
-name = "{name}"
-version = "{dev}"
-requires-python = ">=3.9"
-dependencies = [{requires}]
-
-[tool.hatch.build.targets.wheel]
-packages = ["src/{module}"]
-
-[tool.mlrelease]
-gates = ["git_state", "changelog"]
-
-[tool.mlrelease.wheels]
-kind = "pure"
-
-[tool.mlrelease.release]
-index = "{release}"
-rc-index = "{staging}"
-edits = [{edits}]
-
-"""
-
-EDIT = '{ file = "README.md", search = "@release/main", replace = "@release/{upstream_series}" }'
-BUMP = DEMO[DEMO.index("[tool.bumpversion]") :]
-"""The demo project's ``[tool.bumpversion]`` (helpers.release), for any project and version."""
-
-
-MEMBER_TESTS = """\
-\"\"\"{name}'s own tests: its code, and the {upstream} API it uses.\"\"\"
-
-import {upstream}.core
-
-from {module} import core
-
-
-def test_its_answer() -> None:
-    assert isinstance(core.answer(), int)
-
-
-def test_the_upstream_api_it_uses() -> None:
-    assert isinstance({upstream}.core.answer(), int)
-"""
-"""A member's tests (``train bind`` runs them against the upstream candidate)."""
-
-
-def files(name: str, dev: str, requires: str, staging: str, release: str) -> dict[str, str]:
-    """The files of one member at its first commit (a member: with its tests)."""
-    module = name.replace("-", "_")
-    text = PYPROJECT.format(
-        name=name,
-        dev=dev,
-        module=module,
-        requires=f'"{requires}"' if requires else "",
-        release=release,
-        staging=staging,
-        edits=EDIT if requires else "",
-    )
-    text += "\n" + BUMP.replace("1.4.0.dev0", dev).replace("src/demo/", f"src/{module}/")
-    readme = f"# {name}\n\nBuilt against https://example.com/{UPSTREAM}@release/main\n"
-    tests = MEMBER_TESTS.format(name=name, upstream=UPSTREAM, module=module) if requires else ""
-    return {
-        **({"tests/test_core.py": tests} if tests else {}),
-        "pyproject.toml": text,
-        "README.md": readme,
-        "CHANGELOG.md": "# Changelog\n\n<!-- insertion marker -->\n## Unreleased\n\n",
-        f"src/{module}/__init__.py": f'"""{name}."""\n\n__version__ = "{dev}"\n',
-        f"src/{module}/core.py": "def answer() -> int:\n    return 42\n",
-        ".gitignore": "build/\ndist/\n__pycache__/\n",
-    }
 
 
 def git(cwd: Path, *args: str, check: bool = True) -> str:
@@ -283,7 +208,7 @@ def make_rig(
         pinned = (pins or {}).get(member, versions[UPSTREAM])
         requires = "" if member == UPSTREAM else f"{UPSTREAM}=={pinned}"
         dev = ".".join(version.split(".")[:2]) + ".0.dev0"
-        texts = files(member, dev, requires, staging, release)
+        texts = files(member, dev, requires, staging, release, upstream=UPSTREAM)
         push_project(base / member, base / "origins" / f"{member}.git", texts)
     (base / "pyproject.toml").write_text(
         '[project]\nname = "pytorch-train"\n\n[tool.mlrelease.train]\nfile = "train.toml"\n',

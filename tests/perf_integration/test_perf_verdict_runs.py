@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 from helpers.repo import commit_all, git
-from rich.console import Console
 
 from mlrelease.cli import main
 from mlrelease.perf import compare, runner
@@ -133,7 +132,6 @@ def test_a_slowdown_that_waits_is_caught_by_wall_time_only(project: Path) -> Non
         root=project,
         work=project / "work",
         builds=builds,
-        console=Console(quiet=True),
     )
     comparison = compare.compare(out["W"], out["A"], threshold=0.07, alpha=0.05)
     assert comparison.family is not None

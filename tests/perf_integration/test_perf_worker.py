@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from mlrelease.perf.harness import measure
+from mlrelease.perf.replies import RunReply
 from mlrelease.perf.runner import Build, Worker
 
 
@@ -25,9 +26,39 @@ def call(tmp_path: Path, body: str, timeout: int = 30) -> tuple[str, str]:
     worker = Worker(
         Build("x", interpreter(tmp_path, body)), tmp_path / "work", tmp_path, timeout, threads=1
     )
-    outcome = worker.call("run-m/s/b1/f", {"kind": "run"})
+    outcome = worker.call("run-m/s/b1/f", {"kind": "run"}, RunReply.parse)
     assert outcome.result is None
     return outcome.status, outcome.error
+
+
+def replying(batch: str) -> str:
+    """A worker that writes ``{"rows": {"4": batch}}`` as its reply and exits 0 (the result file
+    is its last argument)."""
+    return f'for a; do result="$a"; done; echo \'{{"rows": {{"4": {batch}}}}}\' > "$result"'
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX shell scripts")
+def test_a_malformed_reply_is_a_runtime_error_naming_the_field(tmp_path: Path) -> None:
+    status, error = call(tmp_path, replying('{"samples_ns": [1, 2]}'))
+    assert status == "runtime_error"
+    assert "`rows.4.status`: missing (a required field)" in error
+    assert "run-m_s_b1_f.result.json" in error and "Traceback" not in error
+    status, error = call(tmp_path, replying('{"status": "ok", "samples_ns": ["1"]}'))
+    assert "`rows.4.samples_ns`: expected a list of integers, found ['1']" in error
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX shell scripts")
+def test_a_well_formed_reply_is_read_typed(tmp_path: Path) -> None:
+    worker = Worker(
+        Build("x", interpreter(tmp_path, replying('{"status": "ok", "samples_ns": [5, 6]}'))),
+        tmp_path / "work",
+        tmp_path,
+        30,
+        threads=1,
+    )
+    outcome = worker.call("run-m", {"kind": "run"}, RunReply.parse)
+    assert outcome.result is not None and outcome.seconds > 0
+    assert outcome.result.rows["4"].samples_ns == (5, 6)
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX shell scripts and signals")

@@ -61,6 +61,7 @@ PRESENTERS: dict[str, str] = {
     "mlrelease.release.status.table": "the table of a release's status",
     "mlrelease.train.status.table": "the table of a train's status",
     "mlrelease.conda.service.summary": "a conda outcome as JSON (`mlrelease conda --json`)",
+    "mlrelease.perf.bisect.render.lines": "the lines of a bisect's answer document",
 }
 """Functions (or whole modules) that turn a decision into text: the reason each decides
 nothing."""
@@ -71,16 +72,10 @@ OWN_COMMAND_LINES: dict[str, str] = {
 }
 """Feature modules that parse a command line of their own."""
 
-PENDING: dict[str, str] = {
-    "mlrelease.perf.cli": "the perf run context (issue 49): `perf compare` reads the candidate, "
-    "its profile and the baseline, then compares them",
-}
+PENDING: dict[str, str] = {}
 """Modules another branch is rewriting, with what they still do."""
 
-READ_BY_NAME_PENDING: dict[str, str] = {
-    "mlrelease.models.cli": "a typed boundary (issue 49): `_with_limits` reads the limit options "
-    "of whichever command calls it by name",
-}
+READ_BY_NAME_PENDING: dict[str, str] = {}
 """Command-line modules that still read options by name (rule 5), with where."""
 
 

@@ -144,6 +144,8 @@ def propose(
     }
     if d.rc.name == "bump":
         release["rc-model"] = "bump"
+        if d.rc.tagged:
+            release["rc-tagged"] = True
     if d.tags.rc_first == 0:
         release["rc-first"] = 0
     if d.picks != "trailer":

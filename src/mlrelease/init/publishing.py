@@ -37,6 +37,7 @@ def rc_model(
     why = (
         f"{tagged.said()}: an RC tag such as {sample} on a commit carrying the final version "
         "1.2.3 would publish 1.2.3 as a final release, so release candidates are version "
-        "bumps (1.2.3rc1, untagged) and only the final release is tagged"
+        "bumps (1.2.3rc1), each tagged on a commit that says it (rc-tagged: the workflow "
+        f"builds and publishes {sample} as 1.2.3rc1)"
     )
-    return RcModel("bump", why), [*notes, f"release candidates: {why}."]
+    return RcModel("bump", why, tagged=True), [*notes, f"release candidates: {why}."]

@@ -261,6 +261,9 @@ class RcModel:
 
     name: Literal["tag", "bump"]
     why: str
+    tagged: bool = False
+    """Under ``bump``: each candidate's bump is also tagged (``rc-tagged``), as a project whose
+    workflow builds and publishes on tags needs (onnxoptimizer's ``v0.4.2rc1``)."""
 
 
 # "Set version number to 1.22.0rc1", "Bump to rc2", "Update VERSION_NUMBER to rc4".

@@ -25,21 +25,24 @@ from mlrelease.terminal import make_console
 console = make_console()
 
 
-def _with_limits(args: argparse.Namespace, *, required: bool = True) -> Config:
-    """The configuration (:func:`~mlrelease.config.of_command`; ``required`` False: the
-    defaults outside any project, for a submission), with the command line's limits."""
-    config = of_command(args, outside_project=not required)
-    models = config.table(ModelsConfig)
+def _with_limits(args: argparse.Namespace) -> Config:
+    """The configuration of ``models verify`` (:func:`~mlrelease.config.of_command`; without PATH
+    inside a project, with PATH the defaults outside any project too), with the command line's
+    limits: they win, inside a project or not."""
+    config = of_command(args, outside_project=args.path is not None)
+    limits = {
+        "time_limit_s": args.time_limit_s,
+        "memory_limit_mb": args.memory_limit_mb,
+        "total_time_limit_s": args.total_time_limit_s,
+    }
     overrides: dict[str, Any] = {}
-    # Command-line limits win, inside a project or not.
-    for name in ("time_limit_s", "memory_limit_mb", "total_time_limit_s"):
-        value = getattr(args, name, None)
+    for name, value in limits.items():
         if value is not None:
             if value < 0:
                 raise UserError(f"--{name.replace('_', '-')}: expected a number >= 0, got {value}")
             overrides[name] = value
     if overrides:
-        config = config.with_table(dataclasses.replace(models, **overrides))
+        config = config.with_table(dataclasses.replace(config.table(ModelsConfig), **overrides))
     return config
 
 
@@ -59,7 +62,7 @@ def _steps(text: str | None) -> list[str] | None:
 def cmd_models_verify(args: argparse.Namespace) -> int:
     started = time.monotonic()  # the total budget counts the artifact inspection too
     steps = _steps(args.steps)
-    config = _with_limits(args, required=args.path is None)
+    config = _with_limits(args)
     verification = verification_mod.verify_path(
         args.path,
         config,
@@ -88,7 +91,7 @@ def cmd_models_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_compat_probe(args: argparse.Namespace) -> int:
-    report = service.judge_compat(_with_limits(args), refresh=args.refresh)
+    report = service.judge_compat(of_command(args), refresh=args.refresh)
     if args.json:
         print(
             json.dumps(

@@ -35,7 +35,6 @@ def _report(comparison: Comparison) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     config = of_command(args)
-    baseline = read(args.baseline) if args.baseline else None
     outcome = service.run(
         config,
         args.profile,
@@ -43,7 +42,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         output=args.output,
         docs=not args.no_docs,
         keep_work=args.keep_work,
-        baseline=baseline,
+        baseline=args.baseline,
         history=not args.no_history,
     )
     results = outcome.results
@@ -82,17 +81,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
             "perf compare: give the CANDIDATE results.json to compare (e.g. "
             "build/perf/cpu/results.json), or --python OLD_PYTHON to run both builds."
         )
-    candidate = read(args.candidate)
-    profile = service.profile_of(config, candidate.profile)
-    if args.baseline and args.against:
-        raise UserError("perf compare: give --baseline FILE or --against REF, not both.")
-    if args.baseline:
-        baseline = read(args.baseline)
-    elif args.against:
-        baseline = service.baseline_at(config, args.against, candidate.device_key)
-    else:
-        baseline = None
-    comparison = service.compare_with(config, profile, candidate, baseline=baseline)
+    comparison = service.compare_files(
+        config, args.candidate, baseline=args.baseline, against=args.against
+    )
     return _report(comparison)
 
 

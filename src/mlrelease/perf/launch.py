@@ -1,9 +1,10 @@
 """The parent side of perf workers: start ``python -m mlrelease.perf.worker`` for one build.
 
 This is the edge of the perf package: each worker runs in its own session through
-:mod:`mlrelease.edges.proc` (killed as a group on timeout), its JSON result is read back, and
-its exit is mapped to a status: a timeout is ``timeout``, a SIGKILL (the kernel's out-of-memory
-killer) is ``oom``, any other crash ``runtime_error`` with the end of its log.
+:mod:`mlrelease.edges.proc` (killed as a group on timeout), its JSON result is read back once,
+into the task's typed reply (:mod:`.replies`), and its exit is mapped to a status: a timeout is
+``timeout``, a SIGKILL (the kernel's out-of-memory killer) is ``oom``, any other crash (or a
+reply of the wrong shape) ``runtime_error`` with the end of its log (or the field).
 """
 
 from __future__ import annotations
@@ -13,17 +14,17 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
-from rich.console import Console
-
-from mlrelease import requirements
+from mlrelease import __version__, requirements
 from mlrelease.edges import proc as isolation
 from mlrelease.errors import UserError
 from mlrelease.perf import catalog
 from mlrelease.perf.config import Profile
+from mlrelease.perf.replies import CheckReply, MalformedReply, PrepareReply, ProbeReply, RunReply
 from mlrelease.perf.results import OOM, RUNTIME_ERROR, TIMEOUT, excerpt
 
 
@@ -41,16 +42,19 @@ class Build:
     copies of one environment)."""
 
 
-@dataclass
-class WorkerReply:
-    """What one worker call gave: its result, or the status and error of its failure."""
+Reply = TypeVar("Reply", ProbeReply, PrepareReply, RunReply, CheckReply)
 
-    result: dict[str, Any] | None
+
+@dataclass(frozen=True)
+class WorkerReply(Generic[Reply]):
+    """What one worker call gave: its typed result, or the status and error of its failure."""
+
+    result: Reply | None
     status: str = ""
     error: str = ""
     seconds: float = 0.0
     """Wall time of the whole subprocess (start-up, imports, the task)."""
-    partial: dict[str, Any] | None = None
+    partial: Reply | None = None
     """What a task that died had written of its result (a ``run``'s finished batches)."""
 
 
@@ -86,9 +90,17 @@ class Worker:
                 self.env[name] = str(threads)
         (work / "logs").mkdir(parents=True, exist_ok=True)
 
-    def call(self, label: str, task: dict[str, Any], *, rows: int = 1) -> WorkerReply:
-        """Run one task (of ``rows`` combinations: the time limit is per combination); never
-        raises for what the task does."""
+    def call(
+        self,
+        label: str,
+        task: dict[str, Any],
+        parse: Callable[[object], Reply],
+        *,
+        rows: int = 1,
+    ) -> WorkerReply[Reply]:
+        """Run one task (of ``rows`` combinations: the time limit is per combination) and read
+        its reply with ``parse`` (a reply class's ``parse``); never raises for what the task
+        does, nor for a reply of the wrong shape (a ``runtime_error`` naming the field)."""
         safe = label.replace("/", "_")
         task_path = self.work / "logs" / f"{safe}.task.json"
         result_path = self.work / "logs" / f"{safe}.result.json"
@@ -99,13 +111,17 @@ class Worker:
             "mlrelease.perf.worker", str(task_path), str(result_path), interpreter=self.build.python
         )
         started = time.perf_counter()
-        outcome = self._call(command, log_path, result_path, self.timeout_s * rows)
-        outcome.seconds = time.perf_counter() - started
-        return outcome
+        outcome = self._call(command, (log_path, result_path), self.timeout_s * rows, parse)
+        return dataclasses.replace(outcome, seconds=time.perf_counter() - started)
 
     def _call(
-        self, command: list[str], log_path: Path, result_path: Path, timeout_s: int
-    ) -> WorkerReply:
+        self,
+        command: list[str],
+        paths: tuple[Path, Path],
+        timeout_s: int,
+        parse: Callable[[object], Reply],
+    ) -> WorkerReply[Reply]:
+        log_path, result_path = paths
         with log_path.open("w", encoding="utf-8") as log:
             try:
                 proc = isolation.start(
@@ -127,12 +143,12 @@ class Worker:
                     TIMEOUT,
                     f"ran past the {timeout_s} s limit (profile timeout-s per combination); "
                     f"log: {log_path}",
-                    partial=_partial(result_path),
+                    partial=_partial(result_path, parse),
                 )
         if code == 0 and result_path.is_file():
-            return WorkerReply(json.loads(result_path.read_text(encoding="utf-8")))
+            return self._read(result_path, parse)
         tail = excerpt(log_path.read_text(encoding="utf-8", errors="replace"))
-        partial = _partial(result_path)
+        partial = _partial(result_path, parse)
         if isolation.classify(code, killed=False)[0] is isolation.ChildStatus.OUT_OF_MEMORY:
             return WorkerReply(
                 None,
@@ -144,14 +160,27 @@ class Worker:
             None, RUNTIME_ERROR, f"worker exited with {code}\n{tail}", partial=partial
         )
 
+    def _read(self, result_path: Path, parse: Callable[[object], Reply]) -> WorkerReply[Reply]:
+        """The reply of a worker that finished, or a ``runtime_error`` naming what is wrong in it
+        (a worker of another mlrelease than this one, most likely)."""
+        try:
+            return WorkerReply(parse(json.loads(result_path.read_text(encoding="utf-8"))))
+        except (ValueError, MalformedReply) as exc:  # JSONDecodeError is a ValueError
+            return WorkerReply(
+                None,
+                RUNTIME_ERROR,
+                f"the worker's reply {result_path} cannot be read: {exc}. Is the mlrelease "
+                f"installed for {self.build.python} the same version as this one "
+                f"({__version__})?",
+            )
 
-def _partial(result_path: Path) -> dict[str, Any] | None:
+
+def _partial(result_path: Path, parse: Callable[[object], Reply]) -> Reply | None:
     """The result a dead worker had written (complete JSON or nothing: it rewrites the file)."""
     try:
-        data = json.loads(result_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        return parse(json.loads(result_path.read_text(encoding="utf-8")))
+    except (OSError, ValueError):  # MalformedReply is a ValueError
         return None
-    return data if isinstance(data, dict) else None
 
 
 def resolve_in(root: Path, ref: str, profile_name: str) -> catalog.ModelSpec:
@@ -171,13 +200,8 @@ def _kill_group(proc: isolation.Popen[bytes]) -> None:
     isolation.kill_group(proc)
 
 
-def probe_build(
-    worker: Worker, profile_name: str, profile: Profile, console: Console
-) -> dict[str, Any]:
+def probe_build(worker: Worker, profile_name: str, profile: Profile) -> ProbeReply:
     """What the build can run here (and its device key), or a clear error."""
-    name = worker.build.name
-    # `[name]` is not markup: rich would swallow `[current]` as a style tag.
-    console.print(f"[{name}] probing {worker.build.python} ...", markup=False)
     outcome = worker.call(
         "probe",
         {
@@ -186,6 +210,7 @@ def probe_build(
             "frameworks": profile.frameworks,
             "threads": profile.threads,
         },
+        ProbeReply.parse,
     )
     if outcome.result is None:
         missing = requirements.missing_module(outcome.error or "")
@@ -197,15 +222,15 @@ def probe_build(
             f'({worker.build.python} -m pip install "mlrelease[perf]"; torch\'s CPU build: add '
             f"--extra-index-url {requirements.TORCH_CPU_INDEX})."
         )
-    if profile.device == "cuda" and outcome.result["device_key"] == "cuda-none":
+    if profile.device == "cuda" and outcome.result.device_key == "cuda-none":
         from mlrelease.errors import PreconditionError
 
-        reason = outcome.result["unavailable"].get("pytorch", "no CUDA device")
+        reason = outcome.result.unavailable.get("pytorch", "no CUDA device")
         raise PreconditionError(
             f"profile `{profile_name}` runs on a CUDA device, and {worker.build.python} "
             f"sees none ({reason}). Run it on a GPU machine (`nox -s perf_gpu`)."
         )
-    return dict(outcome.result)
+    return outcome.result
 
 
 def settings_of(profile: Profile) -> dict[str, Any]:

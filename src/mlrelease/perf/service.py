@@ -19,6 +19,7 @@ from mlrelease.errors import UserError
 from mlrelease.perf import compare, page, plots, runner
 from mlrelease.perf import history as store
 from mlrelease.perf.config import PerfConfig, Profile
+from mlrelease.perf.progress import ProfileBar
 from mlrelease.perf.results import Results, read, to_json
 from mlrelease.perf.tables import to_csv, to_markdown
 
@@ -59,6 +60,24 @@ def baseline_at(config: Config, ref: str, device_key: str) -> Results:
         )
     data = json.loads(text)
     return Results.from_dict(data, source=f"{ref}:{relative}")
+
+
+def compare_files(
+    config: Config, candidate: Path, *, baseline: Path | None = None, against: str | None = None
+) -> compare.Comparison:
+    """``perf compare CANDIDATE``: a results.json against the ``baseline`` results.json, the
+    device's baseline committed at git ref ``against``, or (neither) the best committed one."""
+    results = read(candidate)
+    profile = profile_of(config, results.profile)
+    if baseline and against:
+        raise UserError("perf compare: give --baseline FILE or --against REF, not both.")
+    if baseline:
+        chosen: Results | None = read(baseline)
+    elif against:
+        chosen = baseline_at(config, against, results.device_key)
+    else:
+        chosen = None
+    return compare_with(config, profile, results, baseline=chosen)
 
 
 def compare_with(
@@ -110,11 +129,12 @@ def run(
     output: Path | None = None,
     docs: bool = True,
     keep_work: bool = False,
-    baseline: Results | None = None,
+    baseline: Path | None = None,
     history: bool = True,
 ) -> ProfileRun:
-    """Run a profile, write results (and the docs page), compare with the baseline, and append
-    the run to the device class's history (``history``)."""
+    """Run a profile, write results (and the docs page), compare with the ``baseline``
+    results.json (default: the best committed baseline), and append the run to the device
+    class's history (``history``)."""
     profile = profile_of(config, profile_name)
     folder = output or config.path(config.table(PerfConfig).results_dir) / profile_name
     results = runner.execute(
@@ -122,7 +142,7 @@ def run(
         profile,
         root=config.root,
         work=folder / "work",
-        console=console,
+        progress=ProfileBar(console),
         keep_work=keep_work,
     )["current"]
     paths = write_results(results, folder)
@@ -134,7 +154,9 @@ def run(
             plots_from={results.device_key: folder},
             gpu_note=GPU_NOTE,
         )
-    comparison = compare_with(config, profile, results, baseline=baseline)
+    comparison = compare_with(
+        config, profile, results, baseline=read(baseline) if baseline else None
+    )
     (folder / "comparison.md").write_text(comparison.to_markdown(), encoding="utf-8")
     paths["comparison"] = folder / "comparison.md"
     if comparison.family and comparison.family.measured and comparison.baseline is not None:
@@ -229,7 +251,7 @@ def interleaved(
         root=config.root,
         work=folder / "work",
         builds=builds,
-        console=console,
+        progress=ProfileBar(console),
     )
     for name, results in both.items():
         write_results(results, folder / name, with_plots=False)

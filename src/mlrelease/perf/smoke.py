@@ -14,6 +14,7 @@ from rich.console import Console
 from mlrelease.perf import catalog
 from mlrelease.perf.config import ONNX_FRAMEWORKS, Profile
 from mlrelease.perf.launch import Build, Worker, WorkerReply, probe_build, resolve_in, settings_of
+from mlrelease.perf.replies import CheckReply
 from mlrelease.perf.results import (
     BUILD_FAILED,
     EXPORT_FAILED,
@@ -45,14 +46,16 @@ def check(
     console = console or make_console()
     started = time.perf_counter()
     worker = Worker(Build("current"), work / "current", root, profile.timeout_s, profile.threads)
-    probe = probe_build(worker, profile_name, profile, console)
+    # `[current]` is not markup: rich would swallow it as a style tag.
+    console.print(f"[{worker.build.name}] probing {worker.build.python} ...", markup=False)
+    probe = probe_build(worker, profile_name, profile)
     specs = [(ref, resolve_in(root, ref, profile_name)) for ref in profile.models]
     plan = catalog.plan(
         specs,
         p2_shapes=profile.p2_shapes,
         batch_sizes=profile.batch_sizes,
         frameworks=profile.frameworks,
-        unavailable=probe["unavailable"],
+        unavailable=dict(probe.unavailable),
     )
     groups = list(
         dict.fromkeys(
@@ -60,7 +63,7 @@ def check(
         )
     )
 
-    def one(group: tuple[str, str, str]) -> WorkerReply:
+    def one(group: tuple[str, str, str]) -> WorkerReply[CheckReply]:
         return _check_group(worker, profile, plan, group, console)
 
     # Nothing is timed: the checks of two models may share the machine (one per core).
@@ -74,14 +77,14 @@ def check(
         if planned.status is None:
             _checked(row, outcomes[(c.model, c.shape)])
         rows.append(row)
-    environment = dict(probe["environment"])
+    environment = dict(probe.environment)
     environment["python_executable"] = worker.build.python
     settings = settings_of(profile)
     settings.update({"status_only": True, "iters": CHECK_ITERS, "warmup_iters": 0, "rounds": 0})
     return Results(
         profile=profile_name,
-        device_key=probe["device_key"],
-        device_name=probe["device_name"],
+        device_key=probe.device_key,
+        device_name=probe.device_name,
         settings=settings,
         environment=environment,
         rows=rows,
@@ -95,7 +98,7 @@ def _check_group(
     plan: Sequence[catalog.Planned],
     group: tuple[str, str, str],
     console: Console,
-) -> WorkerReply:
+) -> WorkerReply[CheckReply]:
     """One worker call: build (and export) a model and shape, then run each of its rows once."""
     model, shape, ref = group
     mine = [p for p in plan if (p.combination.model, p.combination.shape) == (model, shape)]
@@ -123,30 +126,31 @@ def _check_group(
             "parity_tolerance": profile.parity_tolerance,
             "clock": profile.clock,
         },
+        CheckReply.parse,
     )
     shutil.rmtree(worker.work / f"{model}-{shape}", ignore_errors=True)
     return outcome
 
 
-def _checked(row: Row, outcome: WorkerReply) -> None:
+def _checked(row: Row, outcome: WorkerReply[CheckReply]) -> None:
     """Set ``row``'s status from its model's ``check`` worker (a crash fails every row)."""
     if outcome.result is None:
         row.status = BUILD_FAILED if outcome.status == RUNTIME_ERROR else outcome.status
         row.error = f"the check worker of {row.model} {row.shape} failed: {outcome.error}"
         return
-    prepared = outcome.result["prepared"]
+    prepared = outcome.result.prepared
     if row.framework in ONNX_FRAMEWORKS:
-        row.export_s = prepared.get("export_s")
-        row.extra["onnx"] = prepared.get("onnx")
-        if prepared.get("export_error"):
-            row.status, row.error = EXPORT_FAILED, prepared["export_error"]
+        row.export_s = prepared.export_s
+        row.extra["onnx"] = prepared.onnx
+        if prepared.export_error:
+            row.status, row.error = EXPORT_FAILED, prepared.export_error
             return
-    result = outcome.result["runs"].get(f"{row.batch}/{row.framework}")
+    result = outcome.result.runs.get(f"{row.batch}/{row.framework}")
     if result is None:
         row.status, row.error = RUNTIME_ERROR, "the check worker gave no result for this row"
         return
-    row.build_s, row.first_s = result.get("build_s"), result.get("first_s")
-    row.parity = result.get("parity")
-    row.extra["checked_iters"] = len(result.get("samples_ns", []))
-    if result["status"] != OK:
-        row.status, row.error = result["status"], result.get("error", "")
+    row.build_s, row.first_s = result.build_s, result.first_s
+    row.parity = result.parity
+    row.extra["checked_iters"] = len(result.samples_ns)
+    if result.status != OK:
+        row.status, row.error = result.status, result.error

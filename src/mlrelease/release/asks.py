@@ -13,12 +13,13 @@ from packaging.version import InvalidVersion, Version
 
 from mlrelease import version_files
 from mlrelease.edges import git
+from mlrelease.naming import Names
 from mlrelease.release import pins, publishers, rules, wanted
 from mlrelease.release.config import ReleaseConfig, parse_release, parse_series, release_branch
 from mlrelease.release.promotion.manifest import Upstream
 from mlrelease.release.world import queries
 from mlrelease.release.world.reader import Gatherer
-from mlrelease.release.world.snapshot import BumpFacts, Target, WorkTree
+from mlrelease.release.world.snapshot import BumpFacts, Target, WorkTree, World
 
 
 @dataclass(frozen=True)
@@ -176,9 +177,24 @@ class Bumped:
         else:
             return
         g.found.target = Target(version, None, branch, g.names.final_tag(version))
+        if rel.rc_tagged:  # its RC tags, to tag the next candidate on a commit after them
+            for commit in _rc_commits(snap, g.names, version):
+                g.ancestry(commit, snap.head)
         if snap.head:  # the files that declare dependencies, at the commit to be released
             for pattern in pins.PIN_FILES:
                 g.edited(snap.head, pattern)
+
+
+def _rc_commits(snap: World, names: Names, version: Version) -> list[str]:
+    """The commits of ``version``'s RC tags, here and on origin."""
+    tags = {n: t.commit or t.tag_object for n, t in snap.local.tags.items()}
+    if snap.remote:
+        tags.update(snap.remote.tags)
+    return [
+        commit
+        for name, commit in tags.items()
+        if (parsed := names.read_tag(name)) and parsed[0] == version and parsed[1] is not None
+    ]
 
 
 @dataclass(frozen=True)

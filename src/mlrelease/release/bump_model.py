@@ -1,9 +1,12 @@
-"""Release candidates as version bumps without tags (``rc-model = "bump"``, ONNX's practice).
+"""Release candidates as version bumps (``rc-model = "bump"``), untagged or tagged.
 
 A release branch (``rel-1.22.0``) is cut carrying the final version; each release candidate is
-a commit setting ``1.22.0rc1``, ``1.22.0rc2``, ... (built and published to TestPyPI from that
-commit); the final release is a commit setting ``1.22.0`` again, tagged ``v1.22.0``. The rules
-are pure (:func:`next_version`); :func:`plan_rc_bump` turns them into ``release rc``'s plan.
+a commit setting ``1.22.0rc1``, ``1.22.0rc2``, ... (ONNX builds it and publishes it to TestPyPI
+from that commit, untagged); the final release is a commit setting ``1.22.0`` again, tagged
+``v1.22.0``. With ``rc-tagged`` each candidate is also tagged (``v0.4.2rc1``) on a commit whose
+files say it, as onnxoptimizer, whose workflow publishes every ``v*`` tag, makes them. The
+rules are pure (:func:`next_version`); :func:`plan_rc_bump` turns them into ``release rc``'s
+plan.
 """
 
 from __future__ import annotations
@@ -15,14 +18,29 @@ from packaging.version import Version
 from mlrelease import version_files
 from mlrelease.config import Config
 from mlrelease.errors import PreconditionError, UserError
+from mlrelease.release import candidates, pins, rules
 from mlrelease.release import edits as editing
-from mlrelease.release import pins, rules
 from mlrelease.release.config import TABLE, ReleaseConfig, parse_release
 from mlrelease.release.plan import Plan, git_action
 from mlrelease.release.world import made
-from mlrelease.release.world.snapshot import FINAL_MARKER, NotGathered, World, parse_version, short
+from mlrelease.release.world.snapshot import (
+    FINAL_MARKER,
+    RC_MARKER,
+    NotGathered,
+    World,
+    parse_version,
+    short,
+)
 
 Step = Literal["rc", "final"]
+
+RC_HELP = (
+    'Under [tool.mlrelease.release] rc-model = "bump": commit the next version X.Y.ZrcN on '
+    "the branch instead, untagged; with rc-tagged = true, tag vX.Y.ZrcN on HEAD while the "
+    "files carry an rcN with no tag yet, and bump only once it has one (or the files carry "
+    "X.Y.Z). "
+)
+"""What ``release rc --help`` says of this model."""
 
 
 def base(version: Version) -> Version:
@@ -111,12 +129,14 @@ def _bump(world: World, plan: Plan, branch: str, old: Version, new: Version, pur
 
 
 def plan_rc_bump(world: World, config: Config, tag: str | None = None, push: bool = False) -> Plan:
-    """``release rc`` under ``rc-model = "bump"``: commit the next ``X.Y.ZrcN`` on the branch."""
+    """``release rc`` under ``rc-model = "bump"``: commit the next ``X.Y.ZrcN`` on the branch;
+    with ``rc-tagged``, first tag the candidate the files carry (:func:`_untagged_rc`)."""
     plan = Plan("rc", world.root)
+    rel = config.table(ReleaseConfig)
     if tag is not None:
+        how = "tagged as the files say" if rel.rc_tagged else "version bumps without tags"
         raise PreconditionError(
-            f"rc --tag {tag}: {TABLE}.rc-model is 'bump': release candidates are version "
-            "bumps without tags. Omit --tag."
+            f"rc --tag {tag}: {TABLE}.rc-model is 'bump': release candidates are {how}. Omit --tag."
         )
     rules.preflight(world, "rc")
     restore, restored = rules.recovery(world, "rc")
@@ -124,16 +144,55 @@ def plan_rc_bump(world: World, config: Config, tag: str | None = None, push: boo
     branch, carried, release = _on_branch(world, config, "rc", restored)
     pins.refuse(world, "rc", branch)
     released = rules.released(world, config.names, release) is not None  # invariant (i)
-    try:
-        target = next_version(carried, "rc", released, release)
-    except PreconditionError as exc:
-        raise PreconditionError(f"rc: {branch}: {exc}") from None
-    _bump(world, plan, branch, carried, target, "mlrelease release rc --execute")
+    name = _untagged_rc(world, config, carried, branch, plan) if rel.rc_tagged else None
+    changed = {f"refs/tags/{name}"} if name else {branch}
+    if name is None:
+        try:
+            target = next_version(carried, "rc", released, release)
+        except PreconditionError as exc:
+            raise PreconditionError(f"rc: {branch}: {exc}") from None
+        _bump(world, plan, branch, carried, target, "mlrelease release rc --execute")
     if push:
-        action = rules.push_action(world, config.table(ReleaseConfig).remote, [branch], {branch})
+        refs = [branch, f"refs/tags/{name}"] if name else [branch]
+        action = rules.push_action(world, rel.remote, refs, changed)
         if action:
             plan.actions.append(action)
     return plan
+
+
+def _untagged_rc(
+    world: World, config: Config, carried: Version, branch: str, plan: Plan
+) -> str | None:
+    """Under ``rc-tagged``: the RC tag of the ``X.Y.ZrcN`` the files carry, planned on HEAD
+    (or found made here, not pushed yet), while it has none; None when the files carry no
+    candidate (the final version) or its tag exists (the next one is a bump)."""
+    pre = carried.pre
+    if pre is None or pre[0] != "rc" or carried.is_devrelease or carried.is_postrelease:
+        return None
+    names, head, version = config.names, str(world.head), base(carried)
+    if rules.released(world, names, version) is not None:  # invariant (i): before the rest
+        return None  # next_version names the release
+    rcs = rules.rc_tags(world, names, version)
+    if pre[1] in rcs:
+        return None
+    newer = sorted(n for n in rcs if n > pre[1])
+    if newer:
+        raise PreconditionError(
+            f"rc: {branch} carries {carried}, but {rcs[newer[-1]][0]} is tagged already; a "
+            f"candidate is never numbered below the newest. Set the next number by hand "
+            f"(rc{newer[-1] + 1}) and run `mlrelease bump --sync --execute`, then re-run."
+        )
+    rules.check_tags(world, names, "rc", version)
+    candidates.require_after_newest(world, rcs, head, branch)
+    name = names.rc_tag_for(version, pre[1])
+    if rules.own_unpushed(world, name, head, RC_MARKER, "rc"):
+        plan.notes.append(f"HEAD ({short(head)}) is already {name} here, not pushed yet.")
+        return name
+    subject = f"{version} release candidate {pre[1]} ({branch} says {carried})"
+    plan.actions.append(
+        made.tag_action(world.root, name, head, "rc", "-a", name, "-m", subject, "-m", RC_MARKER)
+    )
+    return name
 
 
 def plan_final(

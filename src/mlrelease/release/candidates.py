@@ -60,6 +60,17 @@ def _branch_version(
         )
     carried = parse_version(tree.current, "pyproject.toml")
     model = version_model(config)
+    pre = carried.pre
+    if not model.from_tag and pre and pre[0] == "rc" and series(carried) == wanted:
+        tag = names.rc_tag_for(Version(carried.base_version), pre[1])
+        raise PreconditionError(
+            f"{name}: {branch} carries {carried}, a release candidate's own version (the "
+            f'version files name it: version-bump RCs). Under {TABLE}.rc-model = "tag" a '
+            "candidate's files carry the final version, and promote tags that commit final. "
+            f'To keep {carried}: set {TABLE}.rc-model = "bump" and rc-tagged = true, then '
+            f"re-run (release rc tags {tag} on HEAD, and promote sets and tags the final "
+            "version)."
+        )
     if not model.releasable(carried) or series(carried) != wanted:
         promise = "a version" if model.from_tag else "the final version"
         raise PreconditionError(
@@ -175,6 +186,19 @@ def _number(
     return asked
 
 
+def require_after_newest(
+    world: World, rcs: dict[int, tuple[str, str]], head: str, branch: str
+) -> None:
+    """Refuse a new candidate on a HEAD that does not contain the newest RC tag."""
+    if rcs:
+        last_name, last_commit = rcs[max(rcs)]
+        if not world.is_ancestor(last_commit, head):
+            raise PreconditionError(
+                f"rc: HEAD does not contain {last_name} ({short(last_commit)}); a new "
+                f"release candidate must build on the previous one. Was {branch} reset?"
+            )
+
+
 def _at_head(world: World, rcs: dict[int, tuple[str, str]], head: str) -> list[int]:
     """The numbers of the RCs of the version tagged on HEAD, oldest first."""
     return sorted(n for n, (_, commit) in rcs.items() if commit == head)
@@ -259,13 +283,7 @@ def _new_tag(
     number = _number(rcs, first, number_asked, tag, plan.notes)
     name = names.rc_tag_for(version, number)
     own_publishing.refuse(world, config, version, name)
-    if rcs:
-        last_name, last_commit = rcs[max(rcs)]
-        if not world.is_ancestor(last_commit, head):
-            raise PreconditionError(
-                f"rc: HEAD does not contain {last_name} ({short(last_commit)}); a new "
-                f"release candidate must build on the previous one. Was {branch} reset?"
-            )
+    require_after_newest(world, rcs, head, branch)
     if rules.own_unpushed(world, name, head, RC_MARKER, "rc"):
         plan.notes.append(f"HEAD ({short(head)}) is already {name} here, not pushed yet.")
         return name

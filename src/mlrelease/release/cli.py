@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from mlrelease.config import Config, of_command
-from mlrelease.release import picks, promoted_cli, service
+from mlrelease.release import bump_model, picks, promoted_cli, service
 from mlrelease.release import status as release_status
 from mlrelease.release.checklist import cli as checklist_cli
 from mlrelease.release.plan import Plan
@@ -233,8 +233,8 @@ def _rc(sub: Any) -> None:
         "section and every release-only edit ([tool.mlrelease.release] edits), no pin of a "
         "nightly build, and no project workflow that would publish the RC tag as final: "
         "create the annotated tag vX.Y.Z-rcN with N the number after origin's newest RC. "
-        "Nothing to do when HEAD is already a release candidate, unless --rebuild: then HEAD "
-        "is tagged again as the next number (a rebuild of the same commit). " + SAFETY,
+        "Nothing to do when HEAD is already a release candidate, unless --rebuild: then "
+        f"HEAD is tagged again as the next number (a rebuild). {bump_model.RC_HELP}{SAFETY}",
     )
     s.add_argument(
         "--tag",

@@ -75,6 +75,12 @@ class ReleaseConfig:
     """``tag``: a release candidate is a tag of the final version (``rc-tag``). ``bump``: it is
     a commit on the branch setting the version to ``X.Y.ZrcN``, with no tag (ONNX); the final
     release sets ``X.Y.Z`` and is tagged. Branch names may then carry ``{patch}`` (rel-X.Y.Z)."""
+    rc_tagged: bool = False
+    """Under ``rc-model = "bump"``: each candidate is also tagged (``rc-tag``) on a commit whose
+    files say its ``X.Y.ZrcN``, as projects whose workflows build and publish on tags do
+    (onnxoptimizer's ``v0.4.2rc1``). ``release rc`` then tags the candidate the files carry
+    while it has no tag, and bumps to the next ``rcN`` once it has one (or when the files say
+    the final version)."""
     rc_first: Literal[0, 1] = 1
     """The number of a version's first release candidate: 1 (``v1.4.0-rc1``), or 0 where the
     project numbers them from 0 (torchdata's ``v0.10.0-rc0``); the next one is always the
@@ -187,7 +193,8 @@ def version_model(config: Config) -> VersionModel:
 
 def check_version_model(config: Config) -> None:
     """Refuse ``version-source = "tag"`` with ``rc-model = "bump"``: under the tag model the
-    tag gives the RC's version, so a release candidate is never a version bump."""
+    tag gives the RC's version, so a release candidate is never a version bump; and
+    ``rc-tagged`` without ``rc-model = "bump"``."""
     if config.version_source == "tag" and config.table(ReleaseConfig).rc_model == "bump":
         raise ConfigError(
             f"{TABLE}.rc-model",
@@ -197,6 +204,16 @@ def check_version_model(config: Config) -> None:
             source=str(config.pyproject_path),
             hint='Remove rc-model (or set it to "tag"), or set tool.mlrelease.version-source '
             'to "files" if release candidates are version bumps.',
+        )
+    rel = config.table(ReleaseConfig)
+    if rel.rc_tagged and rel.rc_model != "bump":
+        raise ConfigError(
+            f"{TABLE}.rc-tagged",
+            'false under rc-model = "tag" (a candidate is a tag there already)',
+            "true",
+            source=str(config.pyproject_path),
+            hint='Remove rc-tagged, or set rc-model = "bump" if release candidates are '
+            "version bumps that are also tagged.",
         )
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import tomllib
 from helpers.dist import make_dist
+from helpers.projects import bump_model, write
 from helpers.release import Repo
 from helpers.replayed import push_audio, push_vision
 from helpers.repo import mlrelease
@@ -55,43 +56,9 @@ def test_the_checklist_page_of_a_tag_model_project_says_what_it_does(tmp_path: P
 def test_wheels_collect_accepts_the_pep440_rc_spelling(tmp_path: Path) -> None:
     """init proposes ``v{major}.{minor}.{patch}rc{rc}`` to a project with no RC tags; the RC's
     CI collect job passes that tag."""
-    root = tmp_path / "demo"
-    (root / "src/demo").mkdir(parents=True)
-    (root / "src/demo/__init__.py").write_text('__version__ = "0.1.0rc1"\n', encoding="utf-8")
-    (root / "pyproject.toml").write_text(_PYPROJECT, encoding="utf-8")
+    root = write(tmp_path / "demo", bump_model.files(version="0.1.0rc1"))
     make_dist(root, tmp_path / "downloads" / "job", "0.1.0rc1", readme="# demo")
     downloads, dist = str(tmp_path / "downloads"), str(tmp_path / "dist")
     collect = ("wheels", "collect", downloads, "--output", dist, "--release-tag", "v0.1.0rc1")
     proc = mlrelease(root, *collect)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-
-
-_PYPROJECT = """\
-[project]
-name = "demo"
-dynamic = ["version"]
-
-[tool.setuptools.dynamic]
-version = {attr = "demo.__version__"}
-
-[tool.mlrelease]
-gates = ["versions"]
-
-[tool.mlrelease.wheels]
-kind = "pure"
-required-platforms = []
-
-[tool.mlrelease.release]
-model = "trunk"
-tag = "v{major}.{minor}.{patch}"
-rc-tag = "v{major}.{minor}.{patch}rc{rc}"
-rc-model = "bump"
-
-[tool.bumpversion]
-current_version = "0.1.0rc1"
-parse = '(?P<major>\\d+)\\.(?P<minor>\\d+)\\.(?P<patch>\\d+)(?:(?P<pre_l>rc)(?P<pre_n>\\d+))?'
-serialize = ["{major}.{minor}.{patch}{pre_l}{pre_n}", "{major}.{minor}.{patch}"]
-
-[[tool.bumpversion.files]]
-filename = "src/demo/__init__.py"
-"""

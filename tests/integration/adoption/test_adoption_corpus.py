@@ -12,8 +12,9 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from helpers.projects.tag_model import FILES
 from helpers.release import GIT_ENV, Repo
-from helpers.torch_family import FILES, push_torch_family
+from helpers.torch_family import push_torch_family
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -108,6 +109,11 @@ def test_a_release_on_main_is_replayed_and_scored(tmp_path: Path, corpus: Any) -
     assert [c["kind"] for c in found["key"]["commits"]] == ["version", "main", "version"]
     rc = found["steps"][2]
     assert rc["match"] == (rc["did"] == "tagged v1.1.0rc1"), rc
+    # The maintainers' hand-set 1.1.0rc1 leaves current_version stale; the replay runs the
+    # repair rc names, committed, and rc again, and the step says both.
+    assert rc["did"].startswith("refused: error: rc: [tool.bumpversion] current_version"), rc
+    assert "Then `mlrelease bump --sync --execute` (the repair it names)" in rc["did"], rc
+    assert "a release candidate's own version" in rc["did"], rc
 
 
 def _push_trunk(base: Path) -> Repo:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import tomllib
+from helpers.projects import committed
 from helpers.repo import git
 
 PYPROJECT = """\
@@ -45,14 +46,7 @@ jobs:
 
 
 def make(tmp_path: Path, files: dict[str, str]) -> Path:
-    root = tmp_path / "nativepkg"
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text, encoding="utf-8")
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "Initial import")
-    return root
+    return committed(tmp_path / "nativepkg", files)
 
 
 def proposed_wheels(root: Path) -> tuple[dict[str, Any], str]:

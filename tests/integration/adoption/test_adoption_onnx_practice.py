@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from helpers.projects import bump_model, write
 from helpers.repo import git, mlrelease
 from packaging.version import Version
 
@@ -23,16 +24,7 @@ def onnx_shaped(tmp_path: Path) -> Path:
     main carries 1.4.0; everything pushed to a bare origin."""
     base = tmp_path / "project"
     root = base / "work"
-    root.mkdir(parents=True)
-    (root / "pyproject.toml").write_text(
-        '[project]\nname = "demo"\ndynamic = ["version"]\n\n'
-        '[tool.scikit-build.metadata.version]\nprovider = "scikit_build_core.metadata.regex"\n'
-        'input = "VERSION_NUMBER"\nregex = "(?P<value>.+)"\n',
-        encoding="utf-8",
-    )
-    (root / "VERSION_NUMBER").write_text("1.3.0\n", encoding="utf-8")
-    (root / "fix.txt").write_text("bug\n", encoding="utf-8")
-    (root / ".gitignore").write_text("build/\n__pycache__/\n", encoding="utf-8")
+    write(root, bump_model.onnx_files("1.3.0"))
     git(base, "init", "-q", "--bare", "-b", "main", "origin.git")
     git(root, "init", "-q", "-b", "main")
     git(root, "add", "-A")

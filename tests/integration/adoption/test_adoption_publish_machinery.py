@@ -45,7 +45,7 @@ def test_init_says_why_no_rc_model_can_keep_a_final_version_off_the_index(
 
 def test_rc_refuses_a_tag_the_projects_workflow_publishes_as_final(tmp_path: Path) -> None:
     repo = push_tf2onnx(tmp_path)
-    adopt(repo, drop='rc-model = "bump"\n')
+    adopt(repo, drop='rc-model = "bump"\nrc-tagged = true\n')
     prepare = mlrelease(repo.path, "release", "prepare", "--version", "1.17.0", "--execute")
     assert prepare.returncode == 0, prepare.stdout + prepare.stderr
     rc = mlrelease(repo.path, "release", "rc", "--execute")

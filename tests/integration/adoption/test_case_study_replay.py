@@ -8,8 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers.projects.tag_model import TENSORRT
 from helpers.release import GIT_ENV
-from helpers.torch_family import TENSORRT, push_torch_family
+from helpers.torch_family import push_torch_family
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 import tomllib
 from helpers import REPO_ROOT
+from helpers.projects import committed
 from helpers.repo import git
 
 SETUPTOOLS = (
@@ -20,18 +21,8 @@ SETUPTOOLS = (
 
 def make(tmp_path: Path, files: dict[str, str], *, tags: tuple[str, ...] = ()) -> Path:
     """A committed repository holding ``files``; each tag on its own commit, oldest first."""
-    root = tmp_path / "project"
-    root.mkdir(parents=True)
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text, encoding="utf-8")
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "Initial import")
-    for tag in tags:
-        git(root, "commit", "-q", "--allow-empty", "-m", f"Release {tag}")
-        git(root, "tag", tag)
-    return root
+    (tmp_path / "project").mkdir(parents=True)
+    return committed(tmp_path / "project", files, tags=tags)
 
 
 def init(root: Path, *args: str) -> tuple[int, str, str]:

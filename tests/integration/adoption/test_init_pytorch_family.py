@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 import tomllib
+from helpers.projects.tag_model import AO
 from helpers.release import GIT_ENV
 from helpers.repo import mlrelease
-from helpers.torch_family import AO, push_bare_next
+from helpers.torch_family import push_bare_next
 
 
 @pytest.fixture(autouse=True)

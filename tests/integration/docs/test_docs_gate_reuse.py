@@ -5,30 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from helpers.defects import text, verify, write
+from helpers.defects import text, verify
+from helpers.projects import single_gate, write
 from helpers.repo import commit_all, git
-
-PYPROJECT = """\
-    [project]
-    name = "demo"
-    version = "0.1.0"
-
-    [tool.mlrelease]
-    gates = ["docs"]
-    """
 
 
 def _project(tmp_path: Path) -> Path:
     root = tmp_path / "demo"
-    write(
-        root,
-        {
-            ".gitignore": "build/\n",
-            "pyproject.toml": PYPROJECT,
-            "docs/conf.py": 'project = "demo"\nexclude_patterns = ["_build"]\n',
-            "docs/index.rst": "Demo\n====\n\nThe demo documentation.\n",
-        },
-    )
+    write(root, single_gate.docs())
     git(root, "init", "-q", "-b", "main")
     commit_all(root, "docs: demo")
     return root

@@ -7,33 +7,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers.defects import text, verify, write
+from helpers.defects import text, verify
+from helpers.projects import single_gate, write
 from helpers.repo import commit_all, git
 
 from mlrelease.cli import main
 
-PYPROJECT = """\
-    [project]
-    name = "demo"
-    version = "0.1.0"
-
-    [tool.mlrelease]
-    gates = ["docs"]
-    """
 CONF = 'project = "demo"\nrelease = "{release}"\nexclude_patterns = ["_build"]\n'
 
 
 def _project(tmp_path: Path, release: str) -> Path:
     root = tmp_path / "demo"
-    write(
-        root,
-        {
-            ".gitignore": "build/\n",
-            "pyproject.toml": PYPROJECT,
-            "docs/conf.py": CONF.format(release=release),
-            "docs/index.rst": "Demo\n====\n\nThe demo documentation.\n",
-        },
-    )
+    write(root, single_gate.docs(conf=CONF.format(release=release)))
     git(root, "init", "-q", "-b", "main")
     commit_all(root, "docs: demo")
     return root

@@ -101,10 +101,7 @@ def test_compat_gate_names_what_onnx_defaults_produce_and_the_runtime_refuses(
     """Acceptance 2: a project that ships onnx's defaults fails, naming IR 14 and opset 28."""
     root = write_project(
         tmp_path / "adopter",
-        """
-        [tool.mlrelease]
-        gates = ["compat"]
-        """,
+        ["compat"],
         manifest="""
         [[models]]
         path = "defaults.onnx"
@@ -148,15 +145,7 @@ def test_compat_gate_names_what_onnx_defaults_produce_and_the_runtime_refuses(
 
 def test_compat_gate_passes_for_declared_targets_the_runtime_loads(tmp_path: Path) -> None:
     root = write_project(
-        tmp_path / "adopter",
-        """
-        [tool.mlrelease]
-        gates = ["compat"]
-
-        [tool.mlrelease.compat]
-        ir-version = 10
-        opsets = { "ai.onnx" = 21 }
-        """,
+        tmp_path / "adopter", ["compat"], {"compat": {"ir-version": 10, "opsets": {"ai.onnx": 21}}}
     )
     status, summary, details = _gate(root)
     assert status is Status.PASS, (summary, details)
@@ -167,17 +156,9 @@ def test_compat_gate_passes_for_declared_targets_the_runtime_loads(tmp_path: Pat
 def test_compat_gate_fails_when_installed_onnx_is_not_the_pinned_one(tmp_path: Path) -> None:
     root = write_project(
         tmp_path / "adopter",
-        """
-        [dependency-groups]
-        models = ["onnx==1.0.1"]
-
-        [tool.mlrelease]
-        gates = ["compat"]
-
-        [tool.mlrelease.compat]
-        ir-version = 10
-        opsets = { "ai.onnx" = 21 }
-        """,
+        ["compat"],
+        {"compat": {"ir-version": 10, "opsets": {"ai.onnx": 21}}},
+        text='[dependency-groups]\nmodels = ["onnx==1.0.1"]\n',
     )
     status, summary, _ = _gate(root)
     assert status is Status.FAIL
@@ -267,14 +248,13 @@ def test_runtime_plugins_are_probed_judged_and_run(
     monkeypatch.setenv("PYTHONPATH", str(plugins))  # the sandboxed worker imports it too
     root = write_project(
         tmp_path / "adopter",
-        """
-        [tool.mlrelease]
-        gates = ["compat"]
-
-        [tool.mlrelease.compat]
-        runtime-plugins = ["checked_reference"]
-        runtimes = [{ name = "onnxruntime" }, { name = "checked-reference" }]
-        """,
+        ["compat"],
+        {
+            "compat": {
+                "runtime-plugins": ["checked_reference"],
+                "runtimes": [{"name": "onnxruntime"}, {"name": "checked-reference"}],
+            }
+        },
     )
     status, _, details = _gate(root)
     assert status is Status.FAIL  # onnxruntime refuses onnx's defaults; the plug-in does not

@@ -185,13 +185,8 @@ def test_models_gate_on_one_real_zoo_model(tmp_path: Path) -> None:
     squeezenet = next(block for block in rest.split("[[models]]") if '"squeezenet"' in block)
     root = write_project(
         tmp_path / "adopter",
-        """
-        [tool.mlrelease]
-        gates = ["models"]
-        [tool.mlrelease.compat]
-        ir-version = 10
-        opsets = { "ai.onnx" = 21 }
-        """,
+        ["models"],
+        {"compat": {"ir-version": 10, "opsets": {"ai.onnx": 21}}},
         manifest=head + "[[models]]" + textwrap.dedent(squeezenet),
     )
     config = load_config(root)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from helpers.ops import ops_project, private_cache
+from helpers.projects import single_gate
 
 from mlrelease.cli import main
 from mlrelease.ops import cases, policy, service
@@ -31,11 +32,7 @@ def fresh_machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     empty.mkdir()
     monkeypatch.setenv("LOCPATH", str(empty))
     cache = private_cache(tmp_path / "cache")
-    backends = """
-        [[tool.mlrelease.ops.backends]]
-        name = "rt"
-        kind = "onnxruntime"
-        """
+    backends = [single_gate.RT]
     root = ops_project(tmp_path / "project", ["test_strnormalizer*"], backends, cache)
     return root
 

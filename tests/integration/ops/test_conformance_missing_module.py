@@ -18,6 +18,7 @@ import onnxruntime
 import pytest
 from helpers.installed import Venv, run
 from helpers.ops import ops_project, private_cache
+from helpers.projects import single_gate
 
 from mlrelease.cli import main
 
@@ -27,11 +28,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture
 def measured(tmp_path: Path) -> Path:
     """A project whose index was measured with Pillow: ImageDecoder passes on the reference."""
-    backends = """
-        [[tool.mlrelease.ops.backends]]
-        name = "reference"
-        kind = "reference"
-        """
+    backends = [single_gate.REFERENCE]
     cache = private_cache(tmp_path / "cache")
     root = ops_project(tmp_path / "project", ["test_image_decoder*"], backends, cache)
     assert main(["--root", str(root), "ops", "index", "--execute"]) == 0

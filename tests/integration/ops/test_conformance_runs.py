@@ -11,12 +11,13 @@ import json
 import shutil
 import subprocess
 import sys
-import textwrap
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 from helpers import REPO_ROOT
+from helpers.projects import Value, single_gate
 
 from mlrelease.cli import main
 from mlrelease.ops import policy, service
@@ -78,49 +79,23 @@ class OldRuntime(Backend):
 
 
 def project(
-    root: Path, backends: str, select: list[str], extra: str = "", timeout_s: int = 30
+    root: Path,
+    backends: Sequence[Mapping[str, Value]],
+    select: list[str],
+    extra: Mapping[str, Value] | None = None,
+    timeout_s: int = 30,
 ) -> Path:
     """A project whose [tool.mlrelease.ops] runs ``select`` on ``backends``."""
     (root / "backends").mkdir(parents=True, exist_ok=True)
     (root / "backends" / "planted.py").write_text(PLANTED, encoding="utf-8")
-    (root / "pyproject.toml").write_text(
-        textwrap.dedent(f"""\
-        [project]
-        name = "demo"
-        version = "1.0.0"
-
-        [tool.mlrelease]
-        gates = ["ops_index"]
-
-        [tool.mlrelease.ops]
-        select = {json.dumps(select)}
-        previous-index = "auto"
-        timeout-s = {timeout_s}
-        {extra}
-        """)
-        + textwrap.dedent(backends),
-        encoding="utf-8",
-    )
+    pyproject = single_gate.ops_index(select, backends, timeout_s=timeout_s, extra=extra)
+    (root / "pyproject.toml").write_text(pyproject, encoding="utf-8")
     return root
 
 
-PLANTED_BACKEND = """
-[[tool.mlrelease.ops.backends]]
-name = "planted"
-kind = "backend"
-module = "planted:Planted"
-python-path = ["backends"]
-"""
-ORT = """
-[[tool.mlrelease.ops.backends]]
-name = "rt"
-kind = "onnxruntime"
-"""
-REFERENCE = """
-[[tool.mlrelease.ops.backends]]
-name = "reference"
-kind = "reference"
-"""
+PLANTED_BACKEND = single_gate.PLANTED
+ORT = single_gate.RT
+REFERENCE = single_gate.REFERENCE
 
 
 def run(root: Path, jobs: int = 2) -> service.ConformanceRun:
@@ -141,7 +116,7 @@ def test_wrong_kernel_and_crashing_kernel_hit_exactly_their_op(
     monkeypatch.setenv("PLANTED", "wrong-relu,abort-neg")
     root = project(
         tmp_path,
-        PLANTED_BACKEND + REFERENCE,
+        [PLANTED_BACKEND, REFERENCE],
         [
             "test_relu*",
             "test_leakyrelu*",
@@ -191,7 +166,7 @@ def test_a_hanging_kernel_times_out_and_the_run_goes_on(
 ) -> None:
     monkeypatch.setenv("PLANTED", "hang-abs")
     root = project(
-        tmp_path, PLANTED_BACKEND, ["test_abs", "test_sign", "test_sigmoid"], timeout_s=2
+        tmp_path, [PLANTED_BACKEND], ["test_abs", "test_sign", "test_sigmoid"], timeout_s=2
     )
     outcome = run(root, jobs=1)
     assert verdicts(outcome, "planted") == {
@@ -206,14 +181,12 @@ def test_a_hanging_kernel_times_out_and_the_run_goes_on(
 def test_ir_limit_is_measured_apart_from_op_support(tmp_path: Path) -> None:
     """Models stamped newer than their opsets need are re-stamped; an opset whose minimum IR
     the runtime refuses is unsupported; the IR limit is reported on its own."""
-    backends = PLANTED_BACKEND.replace("planted:Planted", "planted:OldRuntime").replace(
-        '"planted"', '"old"'
-    )
+    backends = [{**PLANTED_BACKEND, "name": "old", "module": "planted:OldRuntime"}]
     root = project(
         tmp_path,
         backends,
         ["test_abs", "test_gelu_default_1", "test_example_*"],
-        extra='case-sets = ["cases"]',
+        extra={"case-sets": ["cases"]},
     )
     shutil.copytree(
         REPO / "examples" / "custom-ops" / "cases" / "test_swish",
@@ -243,15 +216,11 @@ def test_ir_limit_is_measured_apart_from_op_support(tmp_path: Path) -> None:
 
 
 def test_unavailable_backend_is_skipped_and_keeps_its_committed_column(tmp_path: Path) -> None:
-    root = project(tmp_path, ORT + REFERENCE, ["test_abs", "test_relu"])
+    root = project(tmp_path, [ORT, REFERENCE], ["test_abs", "test_relu"])
     assert main(["--root", str(root), "ops", "index", "--execute", "--jobs", "1"]) == 0
     committed = json.loads((root / "docs/indices/supported_ops.json").read_text())
-    pyproject = root / "pyproject.toml"
-    pyproject.write_text(
-        pyproject.read_text().replace(
-            'kind = "onnxruntime"', 'kind = "onnxruntime"\nprovider = "CUDAExecutionProvider"'
-        )
-    )
+    cuda = {**ORT, "provider": "CUDAExecutionProvider"}
+    project(tmp_path, [cuda, REFERENCE], ["test_abs", "test_relu"])  # rt now asks for CUDA
     outcome = run(root)
     assert outcome.measured == ["reference"]
     assert "CUDAExecutionProvider is not in this onnxruntime build" in outcome.skipped["rt"]
@@ -263,7 +232,7 @@ def test_unavailable_backend_is_skipped_and_keeps_its_committed_column(tmp_path:
 def test_index_check_fails_after_a_hand_edit(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    root = project(tmp_path, ORT + REFERENCE, ["test_abs", "test_relu"])
+    root = project(tmp_path, [ORT, REFERENCE], ["test_abs", "test_relu"])
     assert main(["--root", str(root), "ops", "index", "--execute"]) == 0
     assert main(["--root", str(root), "ops", "index", "--check"]) == 0
     path = root / "docs/indices/supported_ops.json"
@@ -298,7 +267,7 @@ def test_release_verify_fails_on_regressions_stale_index_and_expired_entries(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    root = project(tmp_path, PLANTED_BACKEND, ["test_relu", "test_abs"])
+    root = project(tmp_path, [PLANTED_BACKEND], ["test_relu", "test_abs"])
     assert main(["--root", str(root), "ops", "index", "--execute"]) == 0
     result = _verify(root)
     assert result["status"] == "pass", result
@@ -386,7 +355,7 @@ def test_committed_index_matches_a_full_run() -> None:
 
 def test_shards_merge_into_the_same_index(tmp_path: Path) -> None:
     """CI matrices: `ops run --shard i/n` per job, `ops index --from-results` merges them."""
-    root = project(tmp_path, ORT + REFERENCE, ["test_abs", "test_relu", "test_neg*", "test_sign"])
+    root = project(tmp_path, [ORT, REFERENCE], ["test_abs", "test_relu", "test_neg*", "test_sign"])
     assert main(["--root", str(root), "ops", "index", "--execute", "--jobs", "1"]) == 0
     whole = (root / "docs/indices/supported_ops.json").read_text()
     shards = [str(root / f"shard-{i}.json") for i in (1, 2)]

@@ -9,9 +9,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers.projects.tag_model import TENSORRT, TENSORRT_SETUP
 from helpers.release import Repo
 from helpers.repo import Run, in_process
-from helpers.torch_family import TENSORRT, TENSORRT_SETUP
 from test_release_pytorch_practice import _on_branch, _said, _unreleased
 
 REQUIREMENTS = """\

@@ -10,9 +10,10 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
+from helpers.projects.tag_model import FILES, TENSORRT
 from helpers.release import GIT_ENV, Repo, run_mlrelease
 from helpers.repo import Run, in_process
-from helpers.torch_family import FILES, TENSORRT, adopt, push_torch_family
+from helpers.torch_family import adopt, push_torch_family
 
 
 @pytest.fixture

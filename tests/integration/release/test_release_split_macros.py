@@ -9,9 +9,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers.projects.tag_model import TENSORRT
 from helpers.release import GIT_ENV, Repo, run_mlrelease
 from helpers.repo import Run, in_process
-from helpers.torch_family import TENSORRT, adopt, push_torch_family
+from helpers.torch_family import adopt, push_torch_family
 
 MACROS = "cpp/include/torch_tensorrt/macros.h"
 

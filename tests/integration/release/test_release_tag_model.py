@@ -15,9 +15,10 @@ from pathlib import Path
 
 import pytest
 from helpers.dist import build_dist
+from helpers.projects.tag_model import FILES, STOPPED_CHANGELOG
 from helpers.release import GIT_ENV, Repo
 from helpers.repo import Run, in_process
-from helpers.torch_family import FILES, STOPPED_CHANGELOG, adopt, push_torch_family
+from helpers.torch_family import adopt, push_torch_family
 
 from mlrelease.release.world import refs
 

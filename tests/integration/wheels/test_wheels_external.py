@@ -14,9 +14,10 @@ from typing import Any
 import pytest
 import tomllib
 from helpers.dist import make_dist
+from helpers.projects.tag_model import TENSORRT
 from helpers.release import GIT_ENV
 from helpers.repo import git
-from helpers.torch_family import TENSORRT, push_torch_family
+from helpers.torch_family import push_torch_family
 
 from mlrelease.cli import main
 

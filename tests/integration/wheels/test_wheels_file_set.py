@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 from helpers.dist import make_dist
 from helpers.index import serve
+from helpers.projects.tag_model import AO, TENSORRT
 from helpers.release import GIT_ENV
-from helpers.torch_family import AO, TENSORRT, _start
+from helpers.torch_family import _start
 
 from mlrelease.cli import main
 from mlrelease.wheels.artifacts import write_sums

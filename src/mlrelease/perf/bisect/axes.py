@@ -51,9 +51,11 @@ def environment(
             snap,
             pick,
             records,
-            UNKNOWN_VERDICT,
-            f"the environment's share of the regression is undecided ({outcome.word}: {why}); "
-            "the commits were not bisected",
+            BisectAnswer(
+                UNKNOWN_VERDICT,
+                f"the environment's share of the regression is undecided ({outcome.word}: {why}); "
+                "the commits were not bisected",
+            ),
         )
     return _dependency(snap, pick, good, records)
 
@@ -130,12 +132,14 @@ def _dependency_culprit(
         snap,
         pick,
         records,
-        CULPRIT,
-        f"the environment: {guilty.name} {slow} is the first version that runs like the bad "
-        f"side ({guilty.name} {previous} runs like the good side){brought}",
-        axis=DEPENDENCY_AXIS,
-        culprit=commit,
-        dependency={"name": guilty.name, "version": slow, "previous": previous or ""},
+        BisectAnswer(
+            CULPRIT,
+            f"the environment: {guilty.name} {slow} is the first version that runs like the bad "
+            f"side ({guilty.name} {previous} runs like the good side){brought}",
+            axis=DEPENDENCY_AXIS,
+            culprit=commit,
+            dependency={"name": guilty.name, "version": slow, "previous": previous or ""},
+        ),
     )
 
 
@@ -154,14 +158,16 @@ def _dependency_range(
         snap,
         pick,
         records,
-        RANGE,
-        f"the environment: the first {kind} that runs like the bad side is after "
-        f"{name(found.lo)} and at or before {name(found.hi)}; the {kind}s between could not "
-        "be placed",
-        axis=DEPENDENCY_AXIS,
-        after=name(found.lo),
-        through=name(found.hi),
-        skipped=tuple(skipped),
+        BisectAnswer(
+            RANGE,
+            f"the environment: the first {kind} that runs like the bad side is after "
+            f"{name(found.lo)} and at or before {name(found.hi)}; the {kind}s between could not "
+            "be placed",
+            axis=DEPENDENCY_AXIS,
+            after=name(found.lo),
+            through=name(found.hi),
+            skipped=tuple(skipped),
+        ),
     )
 
 
@@ -198,21 +204,25 @@ def commits(
                 snap,
                 pick,
                 records,
-                UNKNOWN_VERDICT,
-                f"the first commit that runs slower, {culprit}, is {judged.record.beyond} "
-                f"({judged.interval.text() if judged.interval else ''} against the regression "
-                f"{pick.regression.text()}): more than one change lies between the two sides",
-                axis=COMMIT_AXIS,
+                BisectAnswer(
+                    UNKNOWN_VERDICT,
+                    f"the first commit that runs slower, {culprit}, is {judged.record.beyond} "
+                    f"({judged.interval.text() if judged.interval else ''} against the regression "
+                    f"{pick.regression.text()}): more than one change lies between the two sides",
+                    axis=COMMIT_AXIS,
+                ),
             )
         return answer(
             snap,
             pick,
             records,
-            CULPRIT,
-            f"commit {culprit} is the first that runs like the bad side; {name(found.lo)} runs "
-            "like the good side",
-            axis=COMMIT_AXIS,
-            culprit=culprit,
+            BisectAnswer(
+                CULPRIT,
+                f"commit {culprit} is the first that runs like the bad side; {name(found.lo)} runs "
+                "like the good side",
+                axis=COMMIT_AXIS,
+                culprit=culprit,
+            ),
         )
     skipped = [skip(name(p), found.judged[p]) for p in found.skipped()]
     skipped += [Skipped(name(p), "not tested: the build budget is spent") for p in found.untested]
@@ -220,11 +230,13 @@ def commits(
         snap,
         pick,
         records,
-        RANGE,
-        f"the first commit that runs like the bad side is after {name(found.lo)} and at or "
-        f"before {name(found.hi)}; {len(skipped)} commit(s) between could not be placed",
-        axis=COMMIT_AXIS,
-        after=name(found.lo),
-        through=name(found.hi),
-        skipped=tuple(skipped),
+        BisectAnswer(
+            RANGE,
+            f"the first commit that runs like the bad side is after {name(found.lo)} and at or "
+            f"before {name(found.hi)}; {len(skipped)} commit(s) between could not be placed",
+            axis=COMMIT_AXIS,
+            after=name(found.lo),
+            through=name(found.hi),
+            skipped=tuple(skipped),
+        ),
     )

@@ -94,35 +94,16 @@ def skip(name: str, judged: JudgedPoint) -> Skipped:
 
 
 def answer(
-    snap: BisectSnapshot,
-    pick: RowPick,
-    records: Sequence[BisectStep],
-    verdict: str,
-    reason: str,
-    *,
-    axis: str | None = None,
-    culprit: str | None = None,
-    dependency: dict[str, str] | None = None,
-    after: str | None = None,
-    through: str | None = None,
-    skipped: tuple[Skipped, ...] = (),
-    refused: bool = False,
+    snap: BisectSnapshot, pick: RowPick, records: Sequence[BisectStep], found: BisectAnswer
 ) -> BisectAnswer:
-    """An answer about ``pick``'s row, with the steps so far and the builds it took."""
-    return BisectAnswer(
-        verdict,
-        reason,
-        tuple(records),
-        axis=axis,
-        culprit=culprit,
-        dependency=dependency,
-        after=after,
-        through=through,
-        skipped=skipped,
+    """``found`` (the verdict, its reason and where it points) about ``pick``'s row, with the
+    steps so far and the builds it took."""
+    return dataclasses.replace(
+        found,
+        steps=tuple(records),
         row=pick.row,
         clock=pick.clock,
         regression=pick.regression,
-        refused=refused,
         builds=len(snap.facts.built),
         budget=snap.budget or budget_of(snap.history),
     )

@@ -89,12 +89,15 @@ def next_step(snap: BisectSnapshot) -> Step | BisectAnswer:
             snap,
             pick,
             [start],
-            UNKNOWN_VERDICT,
-            f"refused before bisecting: row `{pick.row}` ({pick.clock} clock) regressed by "
-            f"{noise.regression:.1%}, and at this noise a step of {snap.design.max_pairs} pairs "
-            f"can place a regression of {noise.mde:.1%} at least (minimum detectable effect); "
-            + (f"about {needed} pairs a step would do (--max-pairs)." if needed else ""),
-            refused=True,
+            BisectAnswer(
+                UNKNOWN_VERDICT,
+                f"refused before bisecting: row `{pick.row}` ({pick.clock} clock) regressed by "
+                f"{noise.regression:.1%}, and at this noise a step of {snap.design.max_pairs} "
+                f"pairs can place a regression of {noise.mde:.1%} at least (minimum detectable "
+                "effect); "
+                + (f"about {needed} pairs a step would do (--max-pairs)." if needed else ""),
+                refused=True,
+            ),
         )
     records = [start]
     if lock.changes(history.locks[0], history.locks[-1]):

@@ -33,6 +33,7 @@ from mlrelease.perf.bisect.state import (
 )
 from mlrelease.perf.config import BisectConfig, Profile
 from mlrelease.perf.launch import resolve_in
+from mlrelease.perf.progress import ProfileBar
 from mlrelease.perf.results import RUNS, Results, Row
 from mlrelease.perf.stats import round_medians
 from mlrelease.perf.verdict import CLOCKS
@@ -218,7 +219,7 @@ class Executor:
                 root=self.root,
                 work=work,
                 builds=builds,
-                console=self.console,
+                progress=ProfileBar(self.console),
             )
         finally:
             shutil.rmtree(work, ignore_errors=True)

@@ -118,7 +118,7 @@ def steps_for(
         steps = []
         defaults = list(rel.checklist)
         if rel.rc_model == "bump":  # no RC tag: the final is a bump, bound and published
-            defaults = for_bump_model(defaults)
+            defaults = for_bump_model(defaults, tagged=rel.rc_tagged)
         if version_model(config).from_tag:  # no release step edits a version file
             defaults = for_tag_model(defaults)
         own = own_publisher(config)

@@ -256,14 +256,18 @@ def _bump_model_steps() -> dict[str, ChecklistStep]:
     }
 
 
-def for_bump_model(steps: list[ChecklistStep]) -> list[ChecklistStep]:
+def for_bump_model(steps: list[ChecklistStep], tagged: bool = False) -> list[ChecklistStep]:
     """The default steps under ``rc-model = "bump"``: no RC to bind or to put on the RC channel;
     after the final bump and tag (promote), the final release's files are built, bound to the
-    final tag and verified there, then published."""
+    final tag and verified there, then published. ``tagged`` (``rc-tagged``): each candidate's
+    bump is also tagged."""
     found = []
     ids = {s.id for s in steps}
     for step in steps:
         if step.id in ("bind", "rc-channel", "publish"):
+            continue
+        if step.id == "rc" and tagged:
+            found.append(TAGGED_BUMP_RC)
             continue
         found.append(BUMP_MODEL_STEPS.get(step.id, step))
         if step.id == "promote":
@@ -276,6 +280,15 @@ def for_bump_model(steps: list[ChecklistStep]) -> list[ChecklistStep]:
 BUMP_MODEL_STEPS = _bump_model_steps()
 """Default steps as they read under ``rc-model = "bump"`` (release candidates are untagged
 version bumps, ONNX's practice)."""
+
+
+TAGGED_BUMP_RC = dataclasses.replace(
+    BUMP_MODEL_STEPS["rc"],
+    title="Tag the release candidate X.Y.ZrcN the version files carry (vX.Y.ZrcN on the branch "
+    "head); where it is tagged already, or the files carry X.Y.Z, commit the next rcN first and "
+    "run the step again to tag it",
+)
+"""The ``rc`` step under ``rc-model = "bump"`` with ``rc-tagged`` (onnxoptimizer's practice)."""
 
 
 TAG_MODEL_STEPS = {

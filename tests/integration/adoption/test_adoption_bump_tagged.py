@@ -1,0 +1,156 @@
+"""Bumped release candidates that the project also tags (issue 53, onnxoptimizer's 0.4.2):
+VERSION_NUMBER is set to ``X.Y.ZrcN`` by a commit, and ``vX.Y.ZrcN`` is tagged later on a
+commit whose files say ``X.Y.ZrcN``; the release workflow publishes every ``v*`` tag to PyPI,
+so an untagged bump is never built. ``release rc`` tags the candidate the files carry while it
+has no tag, and bumps to the next ``rcN`` once it has one (or when the files say the final
+version)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from helpers.release import Repo
+from helpers.replayed import adopt, proposal, push_tf2onnx
+from helpers.repo import mlrelease
+
+
+def _ok(repo: Repo, *args: str) -> str:
+    proc = mlrelease(repo.path, *args)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc.stdout + proc.stderr
+
+
+def _colleague(repo: Repo, base: Path) -> Repo:
+    """A second clone of origin, playing a colleague who pushes to main."""
+    path = base / "colleague"
+    subprocess.run(["git", "clone", "-q", str(repo.origin), str(path)], check=True)
+    colleague = Repo(path, repo.origin)
+    colleague.git("config", "user.email", "colleague@example.com")
+    colleague.git("config", "user.name", "Colleague")
+    return colleague
+
+
+def _origin_tag(repo: Repo, name: str) -> tuple[str, str]:
+    """(the commit origin's tag ``name`` names, its VERSION_NUMBER there)."""
+    commit = repo.origin_git("rev-parse", f"refs/tags/{name}^{{commit}}")
+    return commit, repo.origin_git("show", f"{commit}:VERSION_NUMBER")
+
+
+def test_init_proposes_tagged_bumps_where_the_workflow_publishes_tags(tmp_path: Path) -> None:
+    tool, said = proposal(push_tf2onnx(tmp_path))
+    release = tool["mlrelease"]["release"]
+    assert release["rc-model"] == "bump", said
+    assert release.get("rc-tagged") is True, said
+    assert "each tagged on a commit that says it" in said, said
+
+
+def test_rc_tags_the_candidate_the_files_carry_then_bumps_the_next(tmp_path: Path) -> None:
+    repo = push_tf2onnx(tmp_path / "project")
+    adopt(repo)
+    page = " ".join(mlrelease(repo.path, "release", "checklist-doc").stdout.split())
+    assert "Tag the release candidate X.Y.ZrcN the version files carry" in page, page
+    colleague = _colleague(repo, tmp_path)
+    _ok(repo, "release", "prepare", "--version", "1.17.0", "--execute", "--push")
+    # VERSION_NUMBER says the final version: the first candidate is a bump, untagged yet.
+    said = _ok(repo, "release", "rc", "--execute", "--push")
+    assert repo.git("show", "HEAD:VERSION_NUMBER") == "1.17.0rc1", said
+    assert repo.origin_git("tag", "--list", "v1.17.0*") == ""
+    # A colleague lands a fix on main; rc refuses until this clone has it (origin is ahead).
+    colleague.git("pull", "-q", "origin", "main")
+    fix = colleague.commit_file("tf2onnx/fix.py", "FIXED = True\n", "Fix the converter")
+    colleague.git("push", "-q", "origin", "main")
+    behind = mlrelease(repo.path, "release", "rc", "--execute", "--push")
+    assert behind.returncode == 1, behind.stdout + behind.stderr
+    assert repo.origin_git("tag", "--list", "v1.17.0*") == ""
+    repo.git("pull", "-q", "--ff-only", "origin", "main")
+    # The files say 1.17.0rc1 and v1.17.0rc1 does not exist: HEAD is tagged, nothing bumped.
+    said = _ok(repo, "release", "rc", "--execute", "--push")
+    assert _origin_tag(repo, "v1.17.0rc1") == (fix, "1.17.0rc1"), said
+    annotation = repo.origin_git("cat-file", "-p", "refs/tags/v1.17.0rc1")
+    assert "Made-by: mlrelease release rc" in annotation, annotation
+    assert repo.git("rev-parse", "HEAD") == fix
+    # rc1 is tagged: the next run bumps to rc2 (untagged), the one after tags it.
+    _ok(repo, "release", "rc", "--execute", "--push")
+    bumped = repo.git("rev-parse", "HEAD")
+    assert repo.origin_git("show", "main:VERSION_NUMBER") == "1.17.0rc2"
+    assert repo.origin_git("tag", "--list", "v1.17.0rc2") == ""
+    _ok(repo, "release", "rc", "--execute", "--push")
+    assert _origin_tag(repo, "v1.17.0rc2") == (bumped, "1.17.0rc2")
+
+
+def test_rc_refuses_a_candidate_numbered_below_the_newest_tag(tmp_path: Path) -> None:
+    """A colleague tagged rc2 by hand while the files still say rc1: rc says so and changes
+    nothing (no bump back to an rc2 that exists, no tag of rc1 after rc2)."""
+    repo = push_tf2onnx(tmp_path / "project")
+    adopt(repo)
+    _ok(repo, "release", "prepare", "--version", "1.17.0", "--execute", "--push")
+    _ok(repo, "release", "rc", "--execute", "--push")
+    head = repo.git("rev-parse", "HEAD")
+    colleague = _colleague(repo, tmp_path)
+    colleague.git("tag", "-a", "v1.17.0rc2", "-m", "rc2", head)
+    colleague.git("push", "-q", "origin", "refs/tags/v1.17.0rc2")
+    refused = mlrelease(repo.path, "release", "rc", "--execute", "--push")
+    said = " ".join(refused.stderr.split())
+    assert refused.returncode == 1, refused.stdout + said
+    assert "v1.17.0rc2 is tagged already" in said, said
+    assert repo.git("rev-parse", "HEAD") == head
+    assert repo.origin_git("tag", "--list", "v1.17.0*") == "v1.17.0rc2"
+
+
+def test_a_hand_set_rc_under_tag_rcs_names_the_model_that_keeps_it(tmp_path: Path) -> None:
+    """tensorflow-onnx and onnxmltools under tag RCs: the maintainers set 1.17.0rc1 by hand;
+    after the repair of current_version that rc names, rc names the model that tags the
+    version as the files carry it, never a command that sets 1.17.0 back over their edit."""
+    repo = push_tf2onnx(tmp_path / "project")
+    adopt(repo, drop='rc-model = "bump"\nrc-tagged = true\n')
+    _ok(repo, "release", "prepare", "--version", "1.17.0", "--execute", "--push")
+    repo.commit_file("VERSION_NUMBER", "1.17.0rc1\n", "Update VERSION_NUMBER, use rc")
+    stale = mlrelease(repo.path, "release", "rc", "--execute", "--push")
+    assert stale.returncode == 1 and "bump --sync --execute" in stale.stderr, stale.stderr
+    _ok(repo, "bump", "--sync", "--execute")
+    repo.git("commit", "-q", "-am", "chore: current_version follows VERSION_NUMBER")
+    repo.git("push", "-q", "origin", "main")
+    refused = mlrelease(repo.path, "release", "rc", "--execute", "--push")
+    said = " ".join(refused.stderr.split())
+    assert refused.returncode == 1, refused.stdout + said
+    assert 'rc-model = "bump" and rc-tagged = true' in said and "v1.17.0rc1" in said, said
+    assert "release prepare" not in said, said
+    assert repo.origin_git("tag", "--list", "v1.17.0*") == ""
+    path = repo.path / "pyproject.toml"
+    text = path.read_text(encoding="utf-8")
+    table = "[tool.mlrelease.release]\n"
+    path.write_text(
+        text.replace(table, table + 'rc-model = "bump"\nrc-tagged = true\n'), encoding="utf-8"
+    )
+    repo.git("commit", "-q", "-am", "chore: version-bump RCs, tagged")
+    repo.git("push", "-q", "origin", "main")
+    said = _ok(repo, "release", "rc", "--execute", "--push")
+    head = repo.git("rev-parse", "HEAD")
+    assert _origin_tag(repo, "v1.17.0rc1") == (head, "1.17.0rc1"), said
+
+
+def test_a_tag_made_but_not_pushed_is_pushed_by_the_next_run_and_a_hand_made_one_refused(
+    tmp_path: Path,
+) -> None:
+    """Invariant (l) for bumped candidates: a run without --push (or killed before it) leaves
+    its tag, which the next run pushes rather than bumping past it; a tag of that name that
+    this clone has but did not make is refused and never pushed."""
+    repo = push_tf2onnx(tmp_path / "project")
+    adopt(repo)
+    _ok(repo, "release", "prepare", "--version", "1.17.0", "--execute", "--push")
+    _ok(repo, "release", "rc", "--execute", "--push")
+    head = repo.git("rev-parse", "HEAD")
+    _ok(repo, "release", "rc", "--execute")  # tagged here, not pushed
+    assert repo.git("rev-parse", "v1.17.0rc1^{commit}") == head
+    assert repo.origin_git("tag", "--list", "v1.17.0*") == ""
+    said = _ok(repo, "release", "rc", "--execute", "--push")
+    assert _origin_tag(repo, "v1.17.0rc1") == (head, "1.17.0rc1"), said
+    assert repo.git("rev-parse", "HEAD") == head  # pushed, not bumped past
+    _ok(repo, "release", "rc", "--execute", "--push")  # rc1 is tagged: bump to rc2
+    bumped = repo.git("rev-parse", "HEAD")
+    repo.git("tag", "-a", "v1.17.0rc2", "-m", "by hand", bumped)
+    refused = mlrelease(repo.path, "release", "rc", "--execute", "--push")
+    said = " ".join(refused.stderr.split())
+    assert refused.returncode == 1 and "v1.17.0rc2" in said, refused.stdout + said
+    assert repo.origin_git("tag", "--list", "v1.17.0rc2") == ""
