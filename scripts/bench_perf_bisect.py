@@ -46,6 +46,8 @@ from rich.console import Console
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
+from bench_perf_bisect_judge import Scenario, judge, steps_table, summary, table  # noqa: E402
+from bench_perf_bisect_single import SINGLE_PROFILES, request_for, single  # noqa: E402
 from helpers import bisect_history as histories  # type: ignore[import-not-found]  # noqa: E402
 
 from mlrelease.perf import runner  # noqa: E402
@@ -72,50 +74,8 @@ rounds = 4
 long as a real row's, so the workload's own round-to-round variation stays small beside the
 real rows' it is given."""
 
-SINGLE_PROFILES = {
-    "gpu": """\
-[tool.mlrelease.perf.profiles.gpu]
-device = "cuda"
-models = ["bisectee.gpu:BERT"]
-layers = { bert = 2 }
-frameworks = ["pytorch"]
-batch-sizes = [1]
-threads = 0
-iters = 30
-min-time-s = 0.2
-warmup-iters = 5
-warmup-s = 0.1
-threshold = 0.05
-rounds = 4
-""",
-    "cpu": """\
-[tool.mlrelease.perf.profiles.cpu]
-models = ["bisectee.gpu:BERT"]
-layers = { bert = 2 }
-frameworks = ["pytorch"]
-batch-sizes = [1]
-threads = 1
-clock = "cpu"
-iters = 10
-warmup-iters = 3
-warmup-s = 0.05
-threshold = 0.05
-rounds = 4
-""",
-}
-
 LIBRARY_REPS = 30
 """``slowlib``'s matrix products per call at 1.0 and 1.1 (1.2 and 1.3 add 10% of the row)."""
-
-
-@dataclasses.dataclass(frozen=True)
-class Scenario:
-    name: str
-    planted: histories.Planted
-    axis: str
-    truth: int | None
-    """The 1-based commit the answer must name (the culprit, or the lock's bump)."""
-    version: str = ""
 
 
 def scenarios(commits: int, seed: int) -> list[Scenario]:
@@ -222,165 +182,11 @@ def run_one(
     made = histories.make(
         base / scenario.name, scenario.planted, profiles=BENCH_PROFILE, bisect=table, reps=WORK_REPS
     )
-    request = bisect.BisectRequest(
-        good=made.good,
-        bad=made.bad,
-        profile="bench",
-        confidence=args.confidence,
-        max_pairs=args.max_pairs,
-        looks=args.looks,
-        builder=args.build,
-    )
+    request = request_for(made, "bench", args)
     started = time.monotonic()
     with open(base / f"{scenario.name}.log", "w", encoding="utf-8") as log:
         outcome = bisect.run(load_config(made.root), request, console=Console(file=log, width=200))
     return judge(scenario, made, outcome.document, time.monotonic() - started)
-
-
-def judge(
-    scenario: Scenario, made: histories.Generated, answer: dict[str, Any], seconds: float
-) -> dict[str, Any]:
-    """The answer against the truth: exact, a range holding it, wrong, or no answer."""
-    truth = made.commit(scenario.truth) if scenario.truth is not None else None
-    positions = {made.commit(p): p for p in range(len(made.commits) + 1)}
-    found = answer["verdict"] == "culprit"
-    exact = found and answer["culprit"] == truth
-    if scenario.axis == "dependency":
-        exact = exact and (answer["dependency"] or {}).get("version") == scenario.version
-    span = answer["range"] or {}
-    after, through = (
-        positions.get(span.get("after") or ""),
-        positions.get(span.get("through") or ""),
-    )
-    holds = (
-        answer["verdict"] == "range"
-        and after is not None
-        and through is not None
-        and scenario.truth is not None
-        and after < scenario.truth <= through
-    )
-    return {
-        "scenario": scenario.name,
-        "truth": scenario.truth,
-        "axis": scenario.axis,
-        "verdict": answer["verdict"],
-        "answered": positions.get(answer["culprit"] or ""),
-        "range": [after, through] if span else None,
-        "exact": exact,
-        "range_holds": holds,
-        "wrong": found and not exact,
-        "axis_right": answer["axis"] == scenario.axis,
-        "builds": answer["builds"],
-        "budget": answer["build_budget"],
-        "steps": len(answer["steps"]),
-        "pairs": sum(step["pairs"] or 0 for step in answer["steps"]),
-        "seconds": round(seconds, 1),
-        "reason": answer["reason"],
-        "commits": answer["commits"],
-        "regression": answer["regression"],
-        "trail": [
-            [s["axis"], s["verdict"], s["ratio"], s["low"], s["high"], s["pairs"]]
-            for s in answer["steps"]
-        ],
-    }
-
-
-def summary(entries: list[dict[str, Any]]) -> dict[str, Any]:
-    """The acceptance figures over every bisect run."""
-    big = [e for e in entries if e["scenario"].startswith(("c05", "c10"))]
-    seconds = sorted(e["seconds"] for e in entries)
-    return {
-        "bisects": len(entries),
-        "exact_of_planted_5_plus": [sum(e["exact"] for e in big), len(big)],
-        "wrong_culprits": sum(e["wrong"] for e in entries),
-        "over_budget": sum(e["builds"] > e["budget"] for e in entries),
-        "axis_right": [sum(e["axis_right"] for e in entries), len(entries)],
-        "median_seconds": seconds[len(seconds) // 2] if seconds else None,
-        "max_seconds": seconds[-1] if seconds else None,
-    }
-
-
-def table(entries: list[dict[str, Any]]) -> list[str]:
-    lines = [
-        "| scenario | planted at | answer | exact | builds / budget | steps | pairs | seconds |",
-        "|---|---:|---|:-:|---:|---:|---:|---:|",
-    ]
-    for e in entries:
-        if e["verdict"] == "culprit":
-            shown = f"culprit {e['answered']}"
-        elif e["verdict"] == "range" and e["range"]:
-            shown = f"range ({e['range'][0]}, {e['range'][1]}]" + (
-                " holds it" if e["range_holds"] else ""
-            )
-        else:
-            shown = "unknown"
-        lines.append(
-            f"| {e['scenario']} | {e['truth']} of {e['commits']} | {shown} | "
-            f"{'yes' if e['exact'] else 'WRONG' if e['wrong'] else 'no'} | "
-            f"{e['builds']} / {e['budget']} | {e['steps']} | {e['pairs']} | {e['seconds']:.0f} |"
-        )
-    return lines
-
-
-def single(args: argparse.Namespace) -> int:
-    """One bisect of the built-in BERT row on ``--profile``, a slowdown planted through the
-    perf worker's injection hook (``device``: GPU time after each forward)."""
-    if shutil.which("git") is None:
-        raise SystemExit("bench_perf_bisect --single: git is not on PATH; the histories need it.")
-    if args.profile == "gpu" and not _cuda():
-        print(  # exit 2: nothing was bisected (1 is an inexact answer)
-            "bench_perf_bisect --single --profile gpu: this interpreter's torch sees no CUDA "
-            "device, so a device-time slowdown cannot be planted. On a GPU machine run it with "
-            "a CUDA build of torch; here, the same bisect on the CPU is --profile cpu "
-            "--slowdown cpu.",
-            file=sys.stderr,
-        )
-        return 2
-    console = Console(stderr=True)
-    base = args.workdir or Path(tempfile.mkdtemp(prefix="bisect-single-"))
-    culprit = args.culprit or random.Random(args.seed).randint(1, args.commits)
-    planted = histories.Planted(args.commits, culprit)
-    injected = f"{args.fraction}:{args.slowdown}"
-    made = histories.make(
-        base / "history", planted, profiles=SINGLE_PROFILES[args.profile], injected=injected
-    )
-    request = bisect.BisectRequest(
-        good=made.good,
-        bad=made.bad,
-        profile=args.profile,
-        confidence=args.confidence,
-        max_pairs=args.max_pairs,
-        looks=args.looks,
-        builder=args.build,
-    )
-    started = time.monotonic()
-    outcome = bisect.run(load_config(made.root), request, console=console)
-    seconds = time.monotonic() - started
-    found = judge(Scenario("single", planted, "commit", culprit), made, outcome.document, seconds)
-    report = {
-        "injected": injected,
-        "profile": args.profile,
-        "judged": found,
-        "answer": outcome.document,
-    }
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
-    print(
-        f"planted {injected} at commit {culprit} of {args.commits}: {outcome.answer.verdict} "
-        f"{found['answered'] or ''} ({'exact' if found['exact'] else 'NOT exact'}), "
-        f"{found['builds']} builds of at most {found['budget']}, {found['steps']} steps, "
-        f"{seconds:.0f} s; {args.output}"
-    )
-    return 0 if found["exact"] else 1
-
-
-def _cuda() -> bool:
-    """Whether this interpreter's torch has a CUDA device (the GPU profile's workers use it)."""
-    try:
-        import torch
-    except ImportError:
-        return False
-    return bool(torch.cuda.is_available())
 
 
 def _write(args: argparse.Namespace, entries: list[dict[str, Any]], design: dict[str, Any]) -> None:
@@ -390,6 +196,8 @@ def _write(args: argparse.Namespace, entries: list[dict[str, Any]], design: dict
     args.output.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     lines = [
         *table(entries),
+        "",
+        *steps_table(entries),
         "",
         f"Exact culprit in {figures['exact_of_planted_5_plus'][0]} of "
         f"{figures['exact_of_planted_5_plus'][1]} planted regressions of 5% or more; "
@@ -403,7 +211,9 @@ def _write(args: argparse.Namespace, entries: list[dict[str, Any]], design: dict
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--scenarios", default="", help="names to run (default: all)")
+    parser.add_argument(
+        "--scenarios", default="", help="names to run, in this order (default: all)"
+    )
     parser.add_argument("--commits", type=int, default=12, help="commits after the good side")
     parser.add_argument("--seed", type=int, default=51)
     parser.add_argument("--confidence", type=float, default=0.95)
@@ -428,21 +238,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.single:
         return single(args)
+    chosen = _chosen(args)
     console = Console(stderr=True)
-    noise = None
-    if not args.no_noise:
-        noise = (
-            json.loads(args.noise.read_text(encoding="utf-8"))
-            if args.noise.is_file()
-            else measure_noise(args.noise_rounds, args.noise, console)
-        )
-        os.environ["BISECTEE_NOISE"] = str(args.noise.resolve())
-        console.print(f"noise: {len(noise['factors'])} real rounds, spread {noise['spread']:.3f}")
-    chosen = [
-        s
-        for s in scenarios(args.commits, args.seed)
-        if not args.scenarios or s.name in args.scenarios.split(",")
-    ]
+    noise = None if args.no_noise else _noise(args, console)
     done: list[dict[str, Any]] = []
     if args.resume and args.output.is_file():
         done = json.loads(args.output.read_text(encoding="utf-8"))["entries"]
@@ -456,13 +254,54 @@ def main(argv: list[str] | None = None) -> int:
         "noise_rounds": len(noise["factors"]) if noise else 0,
         "cores": os.cpu_count(),
     }
+    todo = [s for s in chosen if not any(e["scenario"] == s.name for e in done)]
+    if todo:  # else every one is kept: the tables are written again, nothing is run
+        _run_all(args, todo, done, design, console)
+    _write(args, done, design)
+    print(args.output.with_suffix(".md").read_text(encoding="utf-8"))
+    return 0
+
+
+def _chosen(args: argparse.Namespace) -> list[Scenario]:
+    """``--scenarios`` in the order given (a stopped run has the first ones), or every one."""
+    every = {s.name: s for s in scenarios(args.commits, args.seed)}
+    names = [n for n in args.scenarios.split(",") if n] or list(every)
+    unknown = [n for n in names if n not in every]
+    if unknown:
+        raise SystemExit(
+            f"bench_perf_bisect --scenarios: no scenario {', '.join(unknown)}; "
+            f"the names are {', '.join(every)}."
+        )
+    return [every[n] for n in names]
+
+
+def _noise(args: argparse.Namespace, console: Console) -> dict[str, Any]:
+    """This machine's measured rounds (``--noise``, measured first when it is missing), named
+    to the workers through ``BISECTEE_NOISE``."""
+    noise: dict[str, Any] = (
+        json.loads(args.noise.read_text(encoding="utf-8"))
+        if args.noise.is_file()
+        else measure_noise(args.noise_rounds, args.noise, console)
+    )
+    os.environ["BISECTEE_NOISE"] = str(args.noise.resolve())
+    console.print(f"noise: {len(noise['factors'])} real rounds, spread {noise['spread']:.3f}")
+    return noise
+
+
+def _run_all(
+    args: argparse.Namespace,
+    todo: list[Scenario],
+    done: list[dict[str, Any]],
+    design: dict[str, Any],
+    console: Console,
+) -> None:
+    """Bisect each scenario of ``todo``, slowlib's wheels served on 127.0.0.1; each answer is
+    written as soon as it is judged (``--resume`` keeps it)."""
     base = Path(tempfile.mkdtemp(prefix="bisect-bench-"))
     from helpers.index import serve  # type: ignore[import-not-found]
 
     with serve(slowlib_index(base / "index")) as url:
-        for scenario in chosen:
-            if any(e["scenario"] == scenario.name for e in done):
-                continue
+        for scenario in todo:
             entry = run_one(scenario, base, url + "simple/", args)
             logs = args.output.parent / "perf_bisect_logs"
             logs.mkdir(parents=True, exist_ok=True)
@@ -473,10 +312,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"{entry['seconds']} s"
             )
             _write(args, done, design)
-    _write(args, done, design)
-    print(args.output.with_suffix(".md").read_text(encoding="utf-8"))
     shutil.rmtree(base, ignore_errors=True)
-    return 0
 
 
 if __name__ == "__main__":
