@@ -346,7 +346,7 @@ def earlier_release(indexes: Indexes, base: Path, version: str) -> Path:
     from the upstream's first files at ``version``, ``answer()`` in its API) and put on the
     release index; returns its wheel."""
     work = base / f"{UPSTREAM}-{version}"
-    for name, text in files(UPSTREAM, version, "", "", "").items():
+    for name, text in files(UPSTREAM, version, "", "", "", upstream=UPSTREAM).items():
         (work / name).parent.mkdir(parents=True, exist_ok=True)
         (work / name).write_text(text, encoding="utf-8")
     built = build_dist(work, base / f"{UPSTREAM}-{version}-dist")
