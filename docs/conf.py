@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -40,16 +41,21 @@ autosummary_generate = True
 
 
 def _prune_generated(folder: Path) -> None:
-    """Delete the API pages of modules that no longer exist. autosummary writes them beside the
-    sources (api/generated/, ignored by git) and never prunes them, so a module removed since
-    the last local build would leave a page that fails -W. Pages still current are kept as
-    they are: rewriting them would make every build after the first re-read the whole API."""
+    """Start the API pages afresh when the set of modules changed. autosummary writes them
+    beside the sources (api/generated/, ignored by git) and never prunes them, so a module
+    removed or moved since the last local build would leave its page, and a package's page
+    would still list it: either fails -W. The set of modules the pages were made from is kept
+    in ``.modules`` beside them; while it holds, the pages are kept as they are (rewriting them
+    would make every build after the first re-read the whole API)."""
     package = Path(mlrelease.__file__).parent
     dotted = (path.relative_to(package).with_suffix("").parts for path in package.rglob("*.py"))
     modules = {".".join(("mlrelease", *parts)).removesuffix(".__init__") for parts in dotted}
-    for page in folder.glob("*.rst") if folder.is_dir() else ():
-        if page.stem not in modules:
-            page.unlink()
+    listed = "\n".join(sorted(modules)) + "\n"
+    stamp = folder / ".modules"
+    if folder.is_dir() and not (stamp.is_file() and stamp.read_text(encoding="utf-8") == listed):
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    stamp.write_text(listed, encoding="utf-8")
 
 
 _prune_generated(HERE / "api" / "generated")
