@@ -5,7 +5,6 @@ tag invariants checked against origin after every step."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 
 import pytest
@@ -22,17 +21,11 @@ STEPS = 12
 def harness(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Harness]:
     """One adopted, prepared template world for every example."""
     base = tmp_path_factory.mktemp("bump-tagged")
-    saved = {k: os.environ.get(k) for k in GIT_ENV}
-    os.environ.update(GIT_ENV)
     (base / "scratch").mkdir()
-    try:
+    with pytest.MonkeyPatch.context() as patch:
+        for key, value in GIT_ENV.items():
+            patch.setenv(key, value)
         yield Harness(make_template(base / "template"), base / "scratch")
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
 
 
 def test_no_interleaving_breaks_a_tag_invariant(harness: Harness) -> None:
