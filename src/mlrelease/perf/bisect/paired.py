@@ -179,8 +179,10 @@ def decide(diffs: Sequence[float], regression: float | Interval, design: StepDes
         return Decision(UNKNOWN, None, more=looks[0])
     n = reached[-1]
     interval = walsh_interval(diffs[:n], design.tail)
-    measured = regression if isinstance(regression, Interval) else None
-    ratio = measured.estimate if measured else float(regression)
+    if isinstance(regression, Interval):
+        ratio, bad_low = regression.estimate, regression.low
+    else:
+        ratio = bad_low = regression
     half = math.sqrt(ratio)
     word = UNKNOWN
     if interval.low is not None and interval.low > half:
@@ -188,7 +190,7 @@ def decide(diffs: Sequence[float], regression: float | Interval, design: StepDes
     elif interval.high is not None and interval.high < half:
         word = SAME
     elif n == looks[-1]:
-        word = _one_side_excluded(interval, measured.low if measured else ratio)
+        word = _one_side_excluded(interval, bad_low)
     beyond = ""
     if interval.low is not None and interval.low > ratio * half:
         beyond = "slower than the bad side"
