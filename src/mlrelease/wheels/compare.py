@@ -31,7 +31,7 @@ from mlrelease.wheels import fields
 from mlrelease.wheels.config import Accept
 from mlrelease.wheels.differences import Difference, ReferenceVerdict, accepted, not_accepted
 from mlrelease.wheels.evidence import Evidence
-from mlrelease.wheels.members import Archive, ArchiveEntry, WheelContents, is_compiled
+from mlrelease.wheels.members import Archive, ArchiveEntry, WheelContents, compiled, is_record
 
 SIGNATURES = (".dist-info/RECORD.jws", ".dist-info/RECORD.p7s")
 """RECORD's signatures: the members RECORD cannot list with a hash."""
@@ -98,10 +98,6 @@ def sdist(file: str, ours: Archive, ref: Archive) -> ReferenceVerdict:
         elif a.data != b.data:
             verdict.problems.append(bytes_differ(file, name, a.data, b.data))
     return verdict
-
-
-def is_record(member: str) -> bool:
-    return member.endswith(".dist-info/RECORD") and member.count("/") == 1
 
 
 def record(file: str, ours: Archive) -> list[str]:
@@ -194,10 +190,7 @@ def wheel(
     file, tags, ours = candidate.file, candidate.tags, candidate.archive
     verdict = ReferenceVerdict(structure(file, ours) + record(file, ours))
     mine, theirs = ours.members, reference.archive.members
-    code = {m for m, e in mine.items() if e.kind == "file" and is_compiled(m, e.data, tags)}
-    code |= {
-        m for m, e in theirs.items() if e.kind == "file" and is_compiled(m, e.data, reference.tags)
-    }
+    code = compiled(ours, tags) | compiled(reference.archive, reference.tags)
     implied = folders_of(theirs)
     for name in sorted((set(mine) | set(theirs)) - code):
         a, b = mine.get(name), theirs.get(name)

@@ -22,6 +22,8 @@ from pathlib import Path
 
 from packaging.tags import Tag
 
+from mlrelease.wheels.elf import image_digests
+
 MAGIC = {
     "elf": (b"\x7fELF",),
     "mach-o": (
@@ -137,6 +139,29 @@ def is_compiled(member: str, data: bytes, tags: frozenset[Tag]) -> bool:
         return False
     extension = name.endswith(".pyd") if fmt == "pe" else name.endswith(".so")
     return extension or (bool(LIBRARY_FOLDER.search(member)) and bool(LIBRARY.search(name)))
+
+
+def compiled(archive: Archive, tags: frozenset[Tag]) -> set[str]:
+    """The members of ``archive`` (a wheel tagged ``tags``) that are compiled code
+    (:func:`is_compiled`), asked in one call."""
+    files = archive.members.items()
+    return {m for m, e in files if e.kind == "file" and is_compiled(m, e.data, tags)}
+
+
+def is_record(member: str) -> bool:
+    """Whether ``member`` is a wheel's RECORD (``NAME.dist-info/RECORD``, at the top)."""
+    return member.endswith(".dist-info/RECORD") and member.count("/") == 1
+
+
+def view(path: Path) -> dict[str, str]:
+    """An archive's entries: name -> kind and the digest of what a rebuild reproduces (a
+    wheel's RECORD by its presence: it lists the hashes of extensions whose build-id moves)."""
+    found = read(path.name, path).members
+    digests = image_digests({n: e.data for n, e in found.items() if not is_record(n)})
+    return {
+        name: entry.kind if is_record(name) else f"{entry.kind}:{digests[name]}"
+        for name, entry in sorted(found.items())
+    }
 
 
 def module_of(member: str) -> str | None:
