@@ -28,7 +28,7 @@ from typing import Any, Literal, Protocol, TypeVar
 
 from mlrelease.errors import ConfigError
 from mlrelease.naming import Names, Templates
-from mlrelease.toml_tables import describe, parse_dataclass, parse_section
+from mlrelease.toml_tables import describe, parse_dataclass, parse_sections
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -259,8 +259,5 @@ def _parse_config(
         raise ConfigError(prefix, "a table", describe(table), source=source)
     core = {k: v for k, v in table.items() if k not in registered}
     config = parse_dataclass(Config, core, prefix=prefix, source=source, known=registered)
-    tables: dict[str, Any] = {
-        key: parse_section(cls, table.get(key, {}), prefix=f"{prefix}.{key}", source=source)
-        for key, cls in registered.items()
-    }
+    tables = parse_sections(registered, table, prefix=prefix, source=source)
     return dataclasses.replace(config, tables=tables)
