@@ -31,7 +31,7 @@ from mlrelease.wheels import fields
 from mlrelease.wheels.config import Accept
 from mlrelease.wheels.differences import Difference, ReferenceVerdict, accepted, not_accepted
 from mlrelease.wheels.evidence import Evidence
-from mlrelease.wheels.members import Archive, ArchiveEntry, WheelContents, compiled, is_record
+from mlrelease.wheels.members import Archive, ArchiveEntry, WheelContents, compiled, records
 
 SIGNATURES = (".dist-info/RECORD.jws", ".dist-info/RECORD.p7s")
 """RECORD's signatures: the members RECORD cannot list with a hash."""
@@ -103,7 +103,7 @@ def sdist(file: str, ours: Archive, ref: Archive) -> ReferenceVerdict:
 def record(file: str, ours: Archive) -> list[str]:
     """The wheel's RECORD against its own members: each file listed once with a true hash,
     no row for anything else."""
-    names = [m for m in ours.members if is_record(m)]
+    names = records(ours)
     if len(names) != 1:
         return [f"{file}: {len(names)} .dist-info/RECORD files (a wheel has one)"]
     rows = [r for r in csv.reader(io.StringIO(_text(ours.members[names[0]].data))) if r]
@@ -192,9 +192,10 @@ def wheel(
     mine, theirs = ours.members, reference.archive.members
     code = compiled(ours, tags) | compiled(reference.archive, reference.tags)
     implied = folders_of(theirs)
+    both_records = set(records(ours)) & set(records(reference.archive))
     for name in sorted((set(mine) | set(theirs)) - code):
         a, b = mine.get(name), theirs.get(name)
-        if is_record(name) and a is not None and b is not None:
+        if name in both_records:  # the RECORDs: `record` above checks ours against our members
             continue
         if _folder_alike(a, b, name in implied):
             continue

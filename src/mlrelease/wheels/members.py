@@ -153,6 +153,11 @@ def is_record(member: str) -> bool:
     return member.endswith(".dist-info/RECORD") and member.count("/") == 1
 
 
+def records(archive: Archive) -> list[str]:
+    """The archive's RECORD members (:func:`is_record`; a wheel has one), in archive order."""
+    return [m for m in archive.members if is_record(m)]
+
+
 def view(path: Path) -> dict[str, str]:
     """An archive's entries: name -> kind and the digest of what a rebuild reproduces (a
     wheel's RECORD by its presence: it lists the hashes of extensions whose build-id moves)."""
