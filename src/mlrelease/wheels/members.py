@@ -1,5 +1,5 @@
-"""The members of a wheel or an sdist as they are, and what each one is to Python (pure but for
-reading the archive).
+"""The members of a wheel or an sdist as they are, what each one is to Python, and the view of
+them a rebuild must reproduce (pure but for reading the archive).
 
 Every entry is read: files, folders, links and anything else, each name once (a name twice is
 named, never read past); a wheel's folder entries are members like its files (uv creates them;
@@ -9,6 +9,9 @@ name: its bytes start with the object format of the wheel's platform
 (ELF, Mach-O, PE), the wheel is not pure (``py3-none-any`` carries no extension), and its name is
 one the import system loads as an extension there (``.so``, ``.pyd``) or a shared library in a
 repair tool's library folder (``pkg.libs/libx.so.1``). An import hook (``.pth``) never is.
+
+Questions about a whole archive (its compiled members, its RECORD, its :func:`view`) are
+answered here in one call, so a comparison asks once per archive, not once per member.
 """
 
 from __future__ import annotations
