@@ -62,9 +62,14 @@ def intro(projects: Sequence[Project]) -> list[str]:
         "binding of the RC's files, which the corpus does not build (ten projects' wheels, three "
         "of them native, do not build in ten minutes on two cores), and the final tag is scored "
         "by promote's rule, the configured final tag on exactly the newest RC's commit. A "
-        "refusal that names its repair (`mlrelease bump --sync --execute`, after a hand edit of "
-        "the version) is followed as a user would: the repair is run, committed and pushed, the "
-        "command runs again, and the step shows both. A "
+        "refusal that names its repair is followed as a user would, from the `repair` object "
+        "its `--json` output carries: a command (`mlrelease bump --sync --execute`, after a hand "
+        'edit of the version) is run, keys of a table (`rc-model = "bump"` and `rc-tagged = '
+        "true` in `[tool.mlrelease.release]`, when the files carry a candidate's own version "
+        "under tag RCs) are set; the repair is committed and pushed, the command runs again, as "
+        "long as each attempt names a new repair, and the step shows every attempt; the steps "
+        "after it run under the configuration so repaired, and the step is right only if its "
+        "final outcome is what the maintainers did. A "
         "refused command is recorded and the history's own act is made by hand (the branch, the "
         "tag), so the replay goes on as history did; a refusal is right only where the history "
         "shows the step was wrong.",

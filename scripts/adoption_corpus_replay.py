@@ -16,10 +16,13 @@ as they were, and each command run as a subprocess where the maintainers did the
   version-bump RCs for a pre-release), then their commit; ``release rc`` where they tagged an RC
   (where they made none, once before the final tag: mlrelease's flow promotes an RC).
 
-A refusal that names its repair (``mlrelease bump --sync --execute``) is followed: the repair
-run, committed and pushed, and the command again (:meth:`Corpus.command`). Another refused
-command is recorded and the history's own act made by hand (the branch, the tag),
-so that the replay goes on as history did.
+A refusal that names its repair is followed as a user would: its ``--json`` refusal carries the
+repair (``repair``: a command such as ``mlrelease bump --sync --execute``, or keys of
+``[tool.mlrelease.release]`` to set, such as ``rc-model = "bump"``), which is made, committed
+and pushed, and the command run again, as often as each attempt names a new repair; the step
+shows every attempt (:meth:`Corpus.command`), and the steps after it run under the
+configuration so repaired. Another refused command is recorded and the history's own act made
+by hand (the branch, the tag), so that the replay goes on as history did.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from adoption_corpus_key import Project, key, text_at, version_in, version_of
+from adoption_corpus_repair import carried, make
 from case_study_history import Commit, History
 from case_study_judge import refusal as shorten
 from case_study_judge import tags_of
@@ -55,8 +59,6 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
-SYNC = "mlrelease bump --sync --execute"
-"""The repair a refusal of a stale current_version names (``mlrelease.version_files.SYNC``)."""
 ADAPTED = "chore: leave the tests gate out (adoption corpus: the project's suite is not run)"
 MODELLED = "chore: the release model the project uses (adoption corpus)"
 UNBOUND = "no artifact manifest is bound"
@@ -115,24 +117,38 @@ class Corpus(Replay):
         """The project's commit whose ``pyproject.toml`` the adoption is appended to."""
 
     def command(self, *args: str) -> Any:
-        """A command run as a user runs it: where it refuses a stale current_version and names
-        its repair (``mlrelease bump --sync --execute``), the repair is run, committed and
-        pushed, and the command again; the next step recorded says both (:class:`_Steps`)."""
+        """A command run as a user runs it: where it refuses and its ``--json`` refusal carries
+        the repair (``repair``: a command such as ``mlrelease bump --sync --execute``, or keys
+        of ``[tool.mlrelease.release]`` to set), the repair is made, committed and pushed, and
+        the command run again, as long as each attempt names a new repair; the next step
+        recorded says every refusal and repair before what the command then did
+        (:class:`_Steps`)."""
         said = super().command(*args)
-        if not said.code or f"`{SYNC}`" not in said.message:
-            return said
-        synced = super().command(*SYNC.split()[1:])
-        if synced.code:
-            return said
+        done: list[dict[str, Any]] = []
+        told = ""
+        while said.code and (repair := carried(said.data)) and repair not in done:
+            named = self._repair(repair)
+            if named is None:
+                break
+            done.append(repair)
+            told += f"refused: {refusal(said.message)} Then {named} (the repair it names), "
+            told += "committed, and again: "
+            said = super().command(*args)
+        if told:
+            self.steps.repaired = told
+        return said
+
+    def _repair(self, repair: dict[str, Any]) -> str | None:
+        """Make ``repair`` (:func:`adoption_corpus_repair.make`), commit and push it."""
+        named = make(self.work, repair, lambda *a: super(Corpus, self).command(*a).code)
+        if named is None:
+            return None
         branch = git(self.work, "branch", "--show-current")
-        git(self.work, "commit", "-q", "-am", f"chore: {SYNC} (replay)", env=IDENTITY)
+        subject = f"chore: {named.strip('`')} (the repair a refusal named; replay)"
+        git(self.work, "commit", "-q", "-am", subject, env=IDENTITY)
         git(self.work, "push", "-q", "origin", f"HEAD:refs/heads/{branch}")
         self.refresh()
-        self.steps.repaired = (
-            f"refused: {refusal(said.message)} Then `{SYNC}` (the repair it names), "
-            "committed, and again: "
-        )
-        return super().command(*args)
+        return named
 
     def table(self) -> dict[str, Any]:
         """``[tool.mlrelease.release]`` as the clone's ``pyproject.toml`` has it now."""

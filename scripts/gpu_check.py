@@ -70,7 +70,14 @@ def profile_step(
 
 def _verdict(results: Results, base: Results, profile: Profile, key: str) -> dict[str, Any]:
     assert profile.threshold is not None
-    comparison = compare.compare(results, base, threshold=profile.threshold, alpha=profile.alpha)
+    adaptive = (profile.max_rounds or 0) > profile.rounds
+    comparison = compare.compare(
+        results,
+        base,
+        threshold=profile.threshold,
+        alpha=profile.alpha,
+        looks=profile.looks if adaptive else 1,
+    )
     verdict = next(v for v in comparison.verdicts if v.key == key)
     return {"word": comparison.word, "row": verdict.kind, "detail": verdict.message}
 
@@ -89,7 +96,9 @@ def slowdown_step(
         batch_sizes=[args.batch],
         frameworks=[args.framework],
         rounds=args.rounds,
-        max_rounds=None,
+        # Rounds are added (up to --max-rounds, the error rate split over the looks) until both
+        # comparisons are conclusive: a noisy machine widens the interval, more rounds narrow it.
+        max_rounds=max(args.max_rounds, args.rounds),
     )
     injected = f"{args.framework}={args.fraction}:{args.slowdown}"
     builds = (
@@ -112,7 +121,7 @@ def slowdown_step(
     slowed = out["slowed"].row(key)
     return {
         "row": key,
-        "rounds": args.rounds,
+        "rounds": len(row.samples_ns),
         "injected": injected,
         "injection": slowed.extra.get("injected_slowdown") if slowed else None,
         "seconds": round(seconds, 1),
@@ -188,9 +197,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--framework", default="pytorch")
     parser.add_argument("--slowdown", default="device", choices=("device", "cpu", "wait"))
     parser.add_argument("--fraction", type=float, default=0.05)
-    parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds a side")
+    parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds a side, first")
+    parser.add_argument(
+        "--max-rounds",
+        type=int,
+        default=15,
+        help="add rounds (up to this many a side) while a comparison is inconclusive",
+    )
     parser.add_argument("--output", type=Path, default=Path("build/bench/gpu_check.json"))
     args = parser.parse_args(argv)
+    args.root = args.root.resolve()  # the workers run elsewhere: a relative root would miss
     console = Console(stderr=True)
     config = load_config(args.root)
     profile = config.table(PerfConfig).profile(args.profile)

@@ -11,6 +11,7 @@ down as ``args.load_config`` (:func:`mlrelease.registry.load_config`).
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -187,8 +188,11 @@ def _actions(args: argparse.Namespace) -> list[str]:
     ]
 
 
-def _fail(exc: UserError) -> int:
+def _fail(exc: UserError, args: argparse.Namespace | None = None) -> int:
     console.print(f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True)
+    if exc.repair is not None and getattr(args, "json", False):
+        # The repair a program follows: stdout holds one JSON object, as on success.
+        print(json.dumps({"error": str(exc), "repair": exc.repair.data()}, indent=2), flush=True)
     return exc.exit_code
 
 
@@ -213,7 +217,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         )
     except UserError as exc:
-        return _fail(exc)
+        return _fail(exc, args)
     except OSError as exc:  # a missing folder, a permission: the user's to fix, no traceback
         where = f"{exc.filename}: " if exc.filename else ""
         return _fail(UserError(f"{where}{exc.strerror or exc}"))

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mlrelease.errors import ConfigError
+from mlrelease.errors import ConfigError, Repair
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,8 @@ class Problem:
 
 
 SYNC = "mlrelease bump --sync --execute"
+SYNC_REPAIR = Repair("command", command=tuple(SYNC.split()))
+"""The repair of a stale current_version, as a ``--json`` refusal carries it."""
 """The command that sets ``current_version`` to what the version files carry (a hand edit)."""
 
 

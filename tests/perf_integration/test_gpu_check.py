@@ -49,7 +49,18 @@ def test_gpu_check_catches_an_injected_slowdown_and_not_a_null_one(
         shutil.copy(HERE / name, tmp_path / name)
     output = tmp_path / "gpu_check.json"
     args = ["--root", str(tmp_path), "--profile", "check", "--model", "wide", "--batch", "1"]
-    args += ["--slowdown", "cpu", "--fraction", "0.5", "--rounds", "5", "--output", str(output)]
+    args += [
+        "--slowdown",
+        "cpu",
+        "--fraction",
+        "0.5",
+        "--rounds",
+        "5",
+        "--max-rounds",
+        "20",
+        "--output",
+        str(output),
+    ]
     code = _script().main(args)
     printed = capsys.readouterr().out
     report = json.loads(output.read_text())

@@ -152,7 +152,7 @@ def release_model(snap: Snapshot) -> Model:
     if found:
         template, named = newest_convention(found)
         older = _older(found, template, "{}")
-        stopped = _branches_stopped(snap, found)
+        stopped = _branches_stopped(snap, found) or _branches_kept(snap, found)
         if stopped:
             return Model("trunk", template, main, stopped, named[0])
         return Model(
@@ -171,15 +171,45 @@ def release_model(snap: Snapshot) -> Model:
     )
 
 
+def _finals(snap: Snapshot) -> list[re.Match[str]]:
+    """The final release tags, newest first, by version."""
+    finals = (m for t in snap.tags if (m := _TAG.match(t)) and m["rc"] is None)
+    return sorted(finals, key=lambda m: Version(m["base"]), reverse=True)
+
+
+def _newest_release(snap: Snapshot) -> re.Match[str] | None:
+    """The newest final release tag, by version."""
+    return next(iter(_finals(snap)), None)
+
+
+def _branches_kept(snap: Snapshot, found: list[tuple[tuple[int, ...], str, str]]) -> str:
+    """Why the release branches that reach the newest release are markers, not practice (""
+    when they are practice): main's history holds the two newest releases' tags and every
+    branch that reaches the newest, so the releases were tagged on main and a branch kept
+    beside each (tensorflow-onnx's r1.16 and r1.16.1 at v1.16.1, on main like v1.16.0). A
+    release branch carries commits main lacks (its version, its picks), and its release tag
+    one of them; one release alone on main is no practice (a branch cut at its tag)."""
+    releases = _finals(snap)[:2]
+    if len(releases) < 2 or any(m.group(0) not in snap.merged for m in releases):
+        return ""
+    newest = releases[0]
+    released = Version(newest["base"]).release[:2]
+    reaching = sorted(f[2] for f in found if f[0][:2] >= released)
+    if not reaching or any(name not in snap.merged for name in reaching):
+        return ""
+    return (
+        f"{len(found)} release branch(es), and those that reach the newest release, "
+        f"{newest.group(0)} ({', '.join(reaching)}), hold no commit {snap.main_branch} lacks, "
+        f"nor do the tags of it and {releases[1].group(0)}: releases are tagged on "
+        f"{snap.main_branch}, a branch kept beside each"
+    )
+
+
 def _branches_stopped(snap: Snapshot, found: list[tuple[tuple[int, ...], str, str]]) -> str:
     """Why the release branches are history, not practice ("" when they are practice): none
     reaches the newest release's series (onnxmltools' r1.6 and r1.7 beside 1.14.0, tagged on
     main)."""
-    newest = max(
-        (m for t in snap.tags if (m := _TAG.match(t)) and m["rc"] is None),
-        key=lambda m: Version(m["base"]),
-        default=None,
-    )
+    newest = _newest_release(snap)
     if newest is None:
         return ""
     released = Version(newest["base"]).release[:2]

@@ -87,6 +87,10 @@ MAX_DEPTH = 4
 """Texts are read this many folders deep at most (packages sit near the top)."""
 
 
+MAIN_NAMES = ("main", "master", "trunk", "develop")
+"""The names of the branch releases are cut from, in order of preference."""
+
+
 @dataclass(frozen=True)
 class Snapshot:
     """What ``init`` knows about a repository; detectors read only this."""
@@ -117,13 +121,16 @@ class Snapshot:
     the build writes, or one git ignores, is never a version file."""
     ignored: frozenset[str] = frozenset()
     """The walked files git ignores."""
+    merged: frozenset[str] = frozenset()
+    """Tags and branches (short names) whose commit the main branch's history holds: a release
+    tagged on main, a branch kept beside it (tensorflow-onnx's r1.16.1 at v1.16.1)."""
 
     @property
     def main_branch(self) -> str:
         """The branch releases are cut from: ``main``, ``master``, ``trunk`` or ``develop``,
         else the checked-out one."""
         return next(
-            (b for b in ("main", "master", "trunk", "develop") if b in self.branches),
+            (b for b in MAIN_NAMES if b in self.branches),
             self.current_branch or "main",
         )
 
@@ -355,4 +362,28 @@ def take(root: Path) -> Snapshot:
         tag_texts=_texts_at(root, released, paths),
         tracked=tracked - {""},
         ignored=frozenset(ignored.split("\0")) - {""},
+        merged=_merged(root, refs),
     )
+
+
+def _merged(root: Path, refs: list[str]) -> frozenset[str]:
+    """The short names of the tags and branches that main's history holds (one git call)."""
+    main = next(
+        (r for name in MAIN_NAMES for r in refs if r.split("/", 3)[-1] == name),
+        None,
+    )
+    if main is None:
+        return frozenset()
+    listed = git.run(
+        root,
+        *("for-each-ref", f"--merged={main}", "--format=%(refname)"),
+        *("refs/tags", "refs/heads", "refs/remotes"),
+        check=False,
+    ).splitlines()
+    return frozenset(_short(ref) for ref in listed if ref)
+
+
+def _short(ref: str) -> str:
+    if ref.startswith(("refs/tags/", "refs/heads/")):
+        return ref.split("/", 2)[2]
+    return ref.removeprefix("refs/remotes/").split("/", 1)[-1]

@@ -50,3 +50,9 @@ class ProfileBar:
     def advance(self, steps: int = 1) -> None:
         if self._bar is not None:
             self._bar[0].advance(self._bar[1], steps)
+
+    def extend(self, steps: int) -> None:
+        if self._bar is not None:
+            progress, task = self._bar
+            total = next(t.total for t in progress.tasks if t.id == task) or 0
+            progress.update(task, total=total + steps)

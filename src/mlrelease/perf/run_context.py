@@ -34,6 +34,9 @@ class ProfileProgress(Protocol):
     def advance(self, steps: int = 1) -> None:
         """``steps`` more steps are done."""
 
+    def extend(self, steps: int) -> None:
+        """``steps`` more steps than ``running`` announced (an adaptive run's added round)."""
+
 
 class UnwatchedRun:
     """A profile run nobody watches."""
@@ -48,6 +51,9 @@ class UnwatchedRun:
         pass
 
     def advance(self, steps: int = 1) -> None:
+        pass
+
+    def extend(self, steps: int) -> None:
         pass
 
 

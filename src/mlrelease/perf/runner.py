@@ -183,6 +183,8 @@ def _run_group(
                     for p in mine[name]
                     if p.combination.framework == framework and p.combination.key not in settled
                 ]
+                if round_index >= profile.rounds:  # an added round: the bar announced fewer
+                    run.progress.extend(len(batch))
                 run.progress.step(
                     f"[{name}] {group.model} {group.shape} {framework} round {round_index + 1}"
                 )

@@ -75,7 +75,10 @@ def plan(config: Config, *, to: str | None = None, part: str | None = None) -> B
     found, problems = version_files.scan(config.root, config.pyproject, source)
     carried = version_files.hand_edit(found, problems, current)
     if carried is not None:  # before a part is computed from the stale key
-        raise PreconditionError(f"bump: {version_files.stale_current(current, carried)}.")
+        raise PreconditionError(
+            f"bump: {version_files.stale_current(current, carried)}.",
+            repair=version_files.SYNC_REPAIR,
+        )
     if part is not None:
         key = "tool.bumpversion.current_version"
         new = str(next_version(versions.parse(current, key=key, source=source), part))

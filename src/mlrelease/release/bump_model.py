@@ -109,7 +109,8 @@ def _on_branch(
     tree = world.worktree
     if tree is not None and tree.hand_edit:
         raise PreconditionError(
-            f"{verb}: {version_files.stale_current(tree.current, tree.hand_edit)}."
+            f"{verb}: {version_files.stale_current(tree.current, tree.hand_edit)}.",
+            repair=version_files.SYNC_REPAIR,
         )
     rules.require_current(world, verb, [branch])
     return branch, parse_version(world.version_at(branch), branch), target.version

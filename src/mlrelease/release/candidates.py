@@ -7,7 +7,7 @@ from packaging.version import Version
 
 from mlrelease import version_files
 from mlrelease.config import Config
-from mlrelease.errors import PreconditionError, UserError
+from mlrelease.errors import PreconditionError, Repair, UserError
 from mlrelease.naming import Names
 from mlrelease.project import changelog
 from mlrelease.release import branch_edits, own_publishing, pins, rules
@@ -23,6 +23,15 @@ from mlrelease.release.world import made
 from mlrelease.release.world.snapshot import RC_MARKER, NotGathered, World, parse_version, short
 
 # --- rc -------------------------------------------------------------------------------------
+
+KEEP_BUMPED = Repair(
+    "config",
+    file="pyproject.toml",
+    table=TABLE,
+    values=(("rc-model", "bump"), ("rc-tagged", True)),
+)
+"""The repair of rc's refusal of files that carry a candidate's own version under
+``rc-model = "tag"``: the model under which they do (version-bump RCs, each tagged)."""
 
 
 def _branch_version(
@@ -51,7 +60,8 @@ def _branch_version(
     rules.require_clean(world, name)
     if tree.hand_edit:
         raise PreconditionError(
-            f"{name}: {version_files.stale_current(tree.current, tree.hand_edit)}."
+            f"{name}: {version_files.stale_current(tree.current, tree.hand_edit)}.",
+            repair=version_files.SYNC_REPAIR,
         )
     if tree.stale:
         raise PreconditionError(
@@ -69,7 +79,8 @@ def _branch_version(
             "candidate's files carry the final version, and promote tags that commit final. "
             f'To keep {carried}: set {TABLE}.rc-model = "bump" and rc-tagged = true, then '
             f"re-run (release rc tags {tag} on HEAD, and promote sets and tags the final "
-            "version)."
+            "version).",
+            repair=KEEP_BUMPED,
         )
     if not model.releasable(carried) or series(carried) != wanted:
         promise = "a version" if model.from_tag else "the final version"

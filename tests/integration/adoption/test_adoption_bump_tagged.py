@@ -7,9 +7,12 @@ version)."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
+from typing import Any
 
+import tomlkit
 from helpers.release import Repo
 from helpers.replayed import adopt, proposal, push_tf2onnx
 from helpers.repo import mlrelease
@@ -128,6 +131,82 @@ def test_a_hand_set_rc_under_tag_rcs_names_the_model_that_keeps_it(tmp_path: Pat
     said = _ok(repo, "release", "rc", "--execute", "--push")
     head = repo.git("rev-parse", "HEAD")
     assert _origin_tag(repo, "v1.17.0rc1") == (head, "1.17.0rc1"), said
+
+
+def _follow(repo: Repo, repair: dict[str, Any]) -> None:
+    """A refusal's ``repair`` made as a program makes it, from the JSON alone: the command run
+    or the keys set (tomlkit), then committed and pushed."""
+    if repair["kind"] == "command":
+        assert repair["command"][0] == "mlrelease", repair
+        _ok(repo, *repair["command"][1:])
+    else:
+        path = repo.path / repair["file"]
+        doc = tomlkit.parse(path.read_text(encoding="utf-8"))
+        node: Any = doc
+        for part in repair["table"].split("."):
+            node = node[part]
+        node.update(repair["set"])
+        path.write_text(tomlkit.dumps(doc), encoding="utf-8")
+    assert repair["commit"] == ["pyproject.toml"] and repair["then"] == "re-run", repair
+    repo.git("commit", "-q", "-am", f"chore: the repair rc named ({repair['kind']})")
+    repo.git("push", "-q", "origin", "main")
+
+
+def test_a_hand_set_rc_refusal_carries_each_repair_in_its_json(tmp_path: Path) -> None:
+    """onnxmltools and tensorflow-onnx under tag RCs, the maintainers' 1.17.0rc1 set by hand:
+    each of rc's refusals carries its repair in its ``--json`` output (stdout one object:
+    ``error`` and ``repair``), first the command that syncs current_version, then the keys of
+    [tool.mlrelease.release] that keep the candidate; followed as given, rc tags v1.17.0rc1."""
+    repo = push_tf2onnx(tmp_path / "project")
+    adopt(repo, drop='rc-model = "bump"\nrc-tagged = true\n')
+    _ok(repo, "release", "prepare", "--version", "1.17.0", "--execute", "--push")
+    repo.commit_file("VERSION_NUMBER", "1.17.0rc1\n", "Update VERSION_NUMBER, use rc")
+    repo.git("push", "-q", "origin", "main")
+    repairs = []
+    for _ in range(3):
+        said = mlrelease(repo.path, "release", "rc", "--execute", "--push", "--json")
+        if said.returncode == 0:
+            break
+        assert said.returncode == 1, said.stdout + said.stderr
+        refused = json.loads(said.stdout)
+        assert refused["error"].startswith("rc: "), refused
+        assert " ".join(refused["error"].split()) in " ".join(said.stderr.split()), said.stderr
+        assert repo.origin_git("tag", "--list", "v1.17.0*") == ""
+        repairs.append(refused["repair"])
+        _follow(repo, refused["repair"])
+    assert repairs == [
+        {
+            "kind": "command",
+            "command": ["mlrelease", "bump", "--sync", "--execute"],
+            "commit": ["pyproject.toml"],
+            "then": "re-run",
+        },
+        {
+            "kind": "config",
+            "file": "pyproject.toml",
+            "table": "tool.mlrelease.release",
+            "set": {"rc-model": "bump", "rc-tagged": True},
+            "commit": ["pyproject.toml"],
+            "then": "re-run",
+        },
+    ], repairs
+    assert said.returncode == 0, said.stdout + said.stderr
+    head = repo.git("rev-parse", "HEAD")
+    assert _origin_tag(repo, "v1.17.0rc1") == (head, "1.17.0rc1")
+
+
+def test_a_refusal_without_a_program_repair_leaves_json_stdout_empty(tmp_path: Path) -> None:
+    """A refusal whose repair is a judgement (here: a tag of a newer candidate exists) prints
+    no JSON object: stdout stays empty, as before, and the message goes to stderr."""
+    repo = push_tf2onnx(tmp_path / "project")
+    adopt(repo)
+    _ok(repo, "release", "prepare", "--version", "1.17.0", "--execute", "--push")
+    _ok(repo, "release", "rc", "--execute", "--push")
+    repo.git("tag", "-a", "v1.17.0rc2", "-m", "by hand", "HEAD")
+    repo.git("push", "-q", "origin", "refs/tags/v1.17.0rc2")
+    refused = mlrelease(repo.path, "release", "rc", "--execute", "--push", "--json")
+    assert refused.returncode == 1 and refused.stdout == "", refused.stdout + refused.stderr
+    assert "v1.17.0rc2 is tagged already" in " ".join(refused.stderr.split()), refused.stderr
 
 
 def test_a_tag_made_but_not_pushed_is_pushed_by_the_next_run_and_a_hand_made_one_refused(

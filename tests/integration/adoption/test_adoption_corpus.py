@@ -108,12 +108,19 @@ def test_a_release_on_main_is_replayed_and_scored(tmp_path: Path, corpus: Any) -
     assert found["steps"][0]["match"], found["steps"][0]  # a release on main, as the project's
     assert [c["kind"] for c in found["key"]["commits"]] == ["version", "main", "version"]
     rc = found["steps"][2]
-    assert rc["match"] == (rc["did"] == "tagged v1.1.0rc1"), rc
     # The maintainers' hand-set 1.1.0rc1 leaves current_version stale; the replay runs the
-    # repair rc names, committed, and rc again, and the step says both.
+    # repair rc's --json refusal carries, committed, and rc again; that refuses the candidate's
+    # own version under tag RCs and carries the model that keeps it, which the replay sets in
+    # [tool.mlrelease.release], committed; then rc tags v1.1.0rc1. The step says every attempt.
     assert rc["did"].startswith("refused: error: rc: [tool.bumpversion] current_version"), rc
     assert "Then `mlrelease bump --sync --execute` (the repair it names)" in rc["did"], rc
     assert "a release candidate's own version" in rc["did"], rc
+    assert 'Then `rc-model = "bump", rc-tagged = true` in [tool.mlrelease.release]' in rc["did"]
+    assert rc["match"] and rc["did"].endswith("again: tagged v1.1.0rc1"), rc
+    # Promote runs under the model so repaired: the final tag on the maintainers' 1.1.0 commit.
+    last = repo.git("rev-parse", "v1.1.0^{commit}")
+    final = found["steps"][4]
+    assert final["match"] and final["did"] == f"v1.1.0 on {last[:9]}", final
 
 
 def _push_trunk(base: Path) -> Repo:

@@ -233,6 +233,26 @@ def test_release_branches_the_releases_stopped_being_made_on(tmp_path: Path) -> 
     assert proposed(root)["mlrelease"]["release"]["model"] == "branch"
 
 
+def test_release_branches_kept_beside_tags_on_main_are_no_branch_model(tmp_path: Path) -> None:
+    """tensorflow-onnx: v1.16.0 and v1.16.1 tagged on main, r1.16 and r1.16.1 made at them
+    (markers, no commit main lacks): 1.17.0 was released on main, as init now proposes (it
+    proposed the branch model). A branch of the newest series with a commit of its own, and
+    its release tagged there, keeps the branch model."""
+    root = make(tmp_path, {"pyproject.toml": '[project]\nname = "pkg"\nversion = "1.16.0"\n'})
+    for version, branch in (("1.16.0", "r1.16"), ("1.16.1", "r1.16.1")):
+        git(root, "commit", "-q", "--allow-empty", "-m", f"Update VERSION_NUMBER to {version}")
+        git(root, "tag", f"v{version}")
+        git(root, "branch", branch)
+        git(root, "commit", "-q", "--allow-empty", "-m", "Fix the converter")
+    release = proposed(root)["mlrelease"]["release"]
+    assert release["model"] == "trunk", release
+    git(root, "switch", "-q", "r1.16.1")
+    git(root, "commit", "-q", "--allow-empty", "-m", "Set version number to 1.16.2")
+    git(root, "tag", "v1.16.2")
+    git(root, "switch", "-q", "main")
+    assert proposed(root)["mlrelease"]["release"]["model"] == "branch"
+
+
 @pytest.mark.parametrize(
     ("files", "kind"),
     [

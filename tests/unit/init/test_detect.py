@@ -79,6 +79,29 @@ def test_release_branches_behind_the_newest_release_are_history() -> None:
     assert detect.release_model(kept).name == "branch"
 
 
+def test_release_branches_main_holds_with_its_tag_are_markers_of_releases_on_main() -> None:
+    # tensorflow-onnx: r1.16 and r1.16.1 reach v1.16.1, but main's history holds both branches
+    # and the tag (releases tagged on main, a branch kept beside each): trunk, not branch.
+    marked = Snapshot(
+        files=[],
+        branches=["main", "r1.15", "r1.16", "r1.16.1"],
+        tags=["v1.16.1", "v1.16.0", "v1.15.0"],
+        merged=frozenset({"main", "r1.15", "r1.16", "r1.16.1", "v1.16.1", "v1.16.0", "v1.15.0"}),
+    )
+    found = detect.release_model(marked)
+    assert found.name == "trunk", found
+    assert "(r1.16, r1.16.1), hold no commit main lacks" in found.why, found.why
+    # A release tagged on its branch (a commit main lacks): the branch model, as before.
+    branched = dataclasses.replace(marked, merged=frozenset({"main", "r1.15", "r1.16"}))
+    assert detect.release_model(branched).name == "branch"
+    # One release alone on main, a branch at its tag (cut there): no practice, a branch.
+    once = dataclasses.replace(marked, merged=marked.merged - {"v1.16.0"})
+    assert detect.release_model(once).name == "branch"
+    # The tag on main, but a branch of its series with commits of its own: still a branch.
+    picked = dataclasses.replace(marked, merged=marked.merged - {"r1.16.1"})
+    assert detect.release_model(picked).name == "branch"
+
+
 def test_version_sources() -> None:
     static = version_source.version_source(
         snap({"pyproject.toml": '[project]\nversion = "1.0.0"\n'}), None

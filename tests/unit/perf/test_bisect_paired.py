@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
+from statistics import NormalDist
 
 import pytest
 
@@ -13,6 +14,7 @@ from mlrelease.perf.bisect.paired import (
     DIFFERENT,
     SAME,
     UNKNOWN,
+    Interval,
     StepDesign,
     bound_rank,
     decide,
@@ -100,6 +102,65 @@ def test_a_subject_beyond_the_bad_side_is_flagged() -> None:
     decision = decide(_pairs(1.25, 12, 0.005), 1.10, DESIGN)
     assert decision.word == DIFFERENT
     assert decision.beyond == "slower than the bad side"
+
+
+def _spread(ratio: float, n: int, spread: float) -> list[float]:
+    """``n`` pairs around ``ratio`` at the normal quantiles of ``spread`` (no draw)."""
+    return [math.log(ratio) + spread * NormalDist().inv_cdf((i + 0.5) / n) for i in range(n)]
+
+
+C05_1 = Interval(1.066, 0.979, 1.139, 8)
+"""The endpoints of the benchmark's ``c05-1`` (a planted 5%), as the bisect measured them."""
+MEASURED_12 = Interval(1.12, 1.08, 1.18, 8)
+
+
+def test_at_the_last_look_a_step_on_the_halfway_point_takes_the_side_it_cannot_be() -> None:
+    """``c05-1``'s steps after the culprit, x1.045 against a regression measured x1.066: the
+    interval holds sqrt(1.066) but not 1, so DIFFERENT; the mirror, an interval that holds the
+    halfway point of a x1.12 regression but is below its lower bound 1.08 and holds 1, SAME."""
+    slower = decide(_spread(1.045, 24, 0.05), C05_1, DESIGN)
+    assert slower.interval is not None and slower.interval.low is not None
+    assert 1 < slower.interval.low < math.sqrt(C05_1.estimate) < (slower.interval.high or 0)
+    assert slower.word == DIFFERENT
+    like_good = decide(_spread(1.025, 24, 0.07), MEASURED_12, DESIGN)
+    assert like_good.interval is not None and like_good.interval.high is not None
+    assert math.sqrt(MEASURED_12.estimate) < like_good.interval.high < 1.08
+    assert like_good.word == SAME
+
+
+def test_a_step_that_excludes_both_sides_stays_unknown() -> None:
+    """x1.05 against a x1.10 regression measured tightly: unlike the good side and unlike the
+    bad one (two changes in the range), so no side."""
+    between = decide(_spread(1.05, 24, 0.01), Interval(1.10, 1.09, 1.11, 8), DESIGN)
+    assert between.word == UNKNOWN and between.more == 0
+
+
+def test_before_the_last_look_only_the_halfway_point_decides() -> None:
+    first = DESIGN.schedule()[0]
+    decision = decide(_spread(1.045, first, 0.03), C05_1, DESIGN)
+    assert decision.word == UNKNOWN and decision.more == DESIGN.schedule()[1]
+
+
+def test_the_last_look_errs_at_most_at_the_tail() -> None:
+    """Subjects like the good side (x1.0) are called DIFFERENT, and subjects like the bad side
+    (x1.066) SAME, at most at the bound's tail (simulated, ``c05-1``'s endpoints)."""
+    trials = 1000
+    for ratio, wrong in ((1.0, DIFFERENT), (C05_1.estimate, SAME)):
+        words = [
+            decide(_pairs(ratio, 24, 0.03, seed), C05_1, DESIGN).word for seed in range(trials)
+        ]
+        assert words.count(wrong) / trials <= DESIGN.tail * 1.5
+
+
+def test_one_noisy_pair_at_the_last_look_never_decides_a_half() -> None:
+    n = DESIGN.schedule()[-1]
+    for at in range(n):
+        diffs = _pairs(1.0, n, 0.02, seed=at)
+        diffs[at] = 0.47
+        assert decide(diffs, C05_1, DESIGN).word != DIFFERENT
+        diffs = _pairs(C05_1.estimate, n, 0.02, seed=at)
+        diffs[at] = -0.47
+        assert decide(diffs, C05_1, DESIGN).word != SAME
 
 
 def test_blind_when_the_noise_cannot_place_the_regression() -> None:

@@ -61,7 +61,7 @@ def judge(
         error = broken or facts.failed[pair]
         return JudgedPoint(dataclasses.replace(shown, word=UNBUILDABLE, error=error))
     base, other = facts.rounds.get(pair, ([], []))
-    decision = decide(log_ratios(base, other), pick.regression.estimate, snap.design)
+    decision = decide(log_ratios(base, other), pick.regression, snap.design)
     if decision.more:
         return Measure(reference, subject, decision.more, label)
     return JudgedPoint(

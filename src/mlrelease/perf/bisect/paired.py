@@ -14,10 +14,19 @@ side (ratio 1) or like the bad side (ratio ``r``, the regression). The boundary 
 
 * ``DIFFERENT``: the lower bound is above the halfway point;
 * ``SAME``: the upper bound is below it;
-* ``UNKNOWN``: neither, after the last look (before it: more pairs).
+* at the last look, when the interval still holds the halfway point, the side it excludes:
+  ``DIFFERENT`` when its lower bound is above 1 and its upper bound is not below the bad side's
+  lower bound (the endpoints' interval: ``r`` is measured, and a bisect only starts when the
+  endpoints differed, so ``r`` tends to be measured high and ``sqrt(r)`` to sit above a bad
+  subject's ratio); ``SAME`` in the mirror case;
+* ``UNKNOWN``: otherwise after the last look (the interval excludes both sides, or neither),
+  and before it: more pairs.
 
-A subject whose true ratio is 1 is called ``DIFFERENT`` only when its lower bound exceeds
-``sqrt(r) > 1``, which has probability at most the bound's tail; the mirror for ``SAME``. The
+A subject whose true ratio is 1 is called ``DIFFERENT`` only when its lower bound exceeds 1
+(``sqrt(r) > 1`` before the last look), which has probability at most the bound's tail; a
+subject whose true ratio is the bad side's is called ``SAME`` only when its upper bound is below
+that ratio, or below the endpoints' lower bound for it, at most the tail (plus that bound's
+own). The
 looks (pair counts at which a step decides) split the step's error evenly (Bonferroni), and the
 bisect splits its own error over its steps (:class:`StepDesign`). One noisy pair cannot decide a
 half: a bound is the k-th Walsh average from the end and a step never decides below
@@ -161,20 +170,27 @@ class Decision:
     the good side, by more than half the regression (more than one change in the range)."""
 
 
-def decide(diffs: Sequence[float], ratio: float, design: StepDesign) -> Decision:
-    """The step's decision at the last look its pairs reach (``ratio``: the regression)."""
+def decide(diffs: Sequence[float], regression: float | Interval, design: StepDesign) -> Decision:
+    """The step's decision at the last look its pairs reach (``regression``: the endpoints'
+    ratio, as measured with its bounds, or a ratio known exactly)."""
     looks = design.schedule()
     reached = [n for n in looks if n <= len(diffs)]
     if not reached:
         return Decision(UNKNOWN, None, more=looks[0])
     n = reached[-1]
     interval = walsh_interval(diffs[:n], design.tail)
+    if isinstance(regression, Interval):
+        ratio, bad_low = regression.estimate, regression.low
+    else:
+        ratio = bad_low = regression
     half = math.sqrt(ratio)
     word = UNKNOWN
     if interval.low is not None and interval.low > half:
         word = DIFFERENT
     elif interval.high is not None and interval.high < half:
         word = SAME
+    elif n == looks[-1]:
+        word = _one_side_excluded(interval, bad_low)
     beyond = ""
     if interval.low is not None and interval.low > ratio * half:
         beyond = "slower than the bad side"
@@ -184,6 +200,20 @@ def decide(diffs: Sequence[float], ratio: float, design: StepDesign) -> Decision
     if word == UNKNOWN and later:
         return Decision(UNKNOWN, interval, more=later[0], beyond=beyond)
     return Decision(word, interval, beyond=beyond)
+
+
+def _one_side_excluded(interval: Interval, bad_low: float | None) -> str:
+    """At the last look, a subject whose interval holds the halfway point: ``DIFFERENT`` when
+    its lower bound is above 1 (it does not run like the good side) and its upper bound is not
+    below the bad side's lower bound ``bad_low`` (it may run like the bad side); ``SAME`` in the
+    mirror case; ``UNKNOWN`` when it excludes both sides (between them) or neither."""
+    unlike_good = interval.low is not None and interval.low > 1
+    unlike_bad = interval.high is not None and bad_low is not None and interval.high < bad_low
+    if unlike_good and not unlike_bad:
+        return DIFFERENT
+    if unlike_bad and not unlike_good:
+        return SAME
+    return UNKNOWN
 
 
 @dataclass(frozen=True)
