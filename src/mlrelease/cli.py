@@ -127,7 +127,10 @@ def build_parser() -> argparse.ArgumentParser:
         "Configuration: [tool.mlrelease] in pyproject.toml.",
     )
     parser.add_argument("--version", action="version", version=f"mlrelease {__version__}")
-    parser.set_defaults(load_config=registry.load_config, gate_extras=registry.gate_extras)
+    # `json`: a command without `--json` prints no JSON, not even for a refusal's repair.
+    parser.set_defaults(
+        load_config=registry.load_config, gate_extras=registry.gate_extras, json=False
+    )
     parser.add_argument(
         "--root",
         type=Path,
@@ -188,9 +191,9 @@ def _actions(args: argparse.Namespace) -> list[str]:
     ]
 
 
-def _fail(exc: UserError, args: argparse.Namespace | None = None) -> int:
+def _fail(exc: UserError, *, as_json: bool = False) -> int:
     console.print(f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True)
-    if exc.repair is not None and getattr(args, "json", False):
+    if exc.repair is not None and as_json:
         # The repair a program follows: stdout holds one JSON object, as on success.
         print(json.dumps({"error": str(exc), "repair": exc.repair.data()}, indent=2), flush=True)
     return exc.exit_code
@@ -217,7 +220,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         )
     except UserError as exc:
-        return _fail(exc, args)
+        return _fail(exc, as_json=args.json)
     except OSError as exc:  # a missing folder, a permission: the user's to fix, no traceback
         where = f"{exc.filename}: " if exc.filename else ""
         return _fail(UserError(f"{where}{exc.strerror or exc}"))

@@ -28,7 +28,7 @@ from typing import Any, Literal, Protocol, TypeVar
 
 from mlrelease.errors import ConfigError
 from mlrelease.naming import Names, Templates
-from mlrelease.toml_tables import describe, parse_dataclass, parse_section
+from mlrelease.toml_tables import describe, parse_dataclass, parse_sections
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -84,8 +84,9 @@ class Config:
     """How this configuration was loaded (the composition root's loader): :meth:`reload` loads
     a project again the same way, with the same tables and checks."""
 
-    @property
+    @functools.cached_property
     def pyproject_path(self) -> Path:
+        """``root``'s pyproject.toml; worked out once, as every table check and error names it."""
         return self.root / PYPROJECT
 
     def path(self, relative: str) -> Path:
@@ -102,11 +103,12 @@ class Config:
         found = tool.get("bumpversion", {}).get("current_version") or project.get("version")
         return str(found) if found else ""
 
-    @property
+    @functools.cached_property
     def project_name(self) -> str:
         """The distribution name: ``[project] name``, else ``[tool.mlrelease] distribution``;
         ``""`` when the project states neither. The one place mlrelease reads it (the index
-        pages the gatekeeper reads, the wheels' names, the report)."""
+        pages the gatekeeper reads, the wheels' names, the report); worked out once per loaded
+        configuration (a frozen value: a changed project is a new one, :meth:`reload`)."""
         found = self.pyproject.get("project", {}).get("name") or self.distribution
         return str(found) if found else ""
 
@@ -257,8 +259,5 @@ def _parse_config(
         raise ConfigError(prefix, "a table", describe(table), source=source)
     core = {k: v for k, v in table.items() if k not in registered}
     config = parse_dataclass(Config, core, prefix=prefix, source=source, known=registered)
-    tables: dict[str, Any] = {
-        key: parse_section(cls, table.get(key, {}), prefix=f"{prefix}.{key}", source=source)
-        for key, cls in registered.items()
-    }
+    tables = parse_sections(registered, table, prefix=prefix, source=source)
     return dataclasses.replace(config, tables=tables)

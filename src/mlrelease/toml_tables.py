@@ -26,6 +26,17 @@ def parse_section(cls: type[T], table: Any, *, prefix: str, source: str) -> T:
     return parse_dataclass(cls, table, prefix=prefix, source=source)
 
 
+def parse_sections(
+    registered: Mapping[str, type], table: Mapping[str, Any], *, prefix: str, source: str
+) -> dict[str, Any]:
+    """Each of ``registered``'s tables (key -> dataclass) read from ``table`` and built with
+    :func:`parse_section`, in ``registered``'s order (an absent one: its defaults)."""
+    return {
+        key: parse_section(cls, table.get(key, {}), prefix=f"{prefix}.{key}", source=source)
+        for key, cls in registered.items()
+    }
+
+
 def parse_dataclass(
     cls: type[T], table: Any, *, prefix: str, source: str, known: Iterable[str] = ()
 ) -> T:

@@ -69,6 +69,23 @@ def test_missing_required_key() -> None:
         toml_tables.parse_section(Needs, {}, prefix="t", source="s")
 
 
+def test_the_feature_tables_are_parsed_in_the_registered_order_each_error_named() -> None:
+    @dataclass(frozen=True)
+    class One:
+        jobs: int = 1
+
+    @dataclass(frozen=True)
+    class Two:
+        name: str = "two"
+
+    registered = {"two": Two, "one": One}
+    parsed = toml_tables.parse_sections(registered, {"one": {"jobs": 3}}, prefix="t", source="s")
+    assert list(parsed) == ["two", "one"]  # the registry's order; an absent table: its defaults
+    assert parsed == {"two": Two(), "one": One(jobs=3)}
+    with pytest.raises(ConfigError, match=r"t\.one\.jobs: expected an integer"):
+        toml_tables.parse_sections(registered, {"one": {"jobs": "x"}}, prefix="t", source="s")
+
+
 def test_toml_syntax_error_names_the_file(tmp_path: Path) -> None:
     write(tmp_path, "[tool.mlrelease\n")
     with pytest.raises(ConfigError, match="valid TOML"):

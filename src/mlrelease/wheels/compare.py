@@ -31,7 +31,7 @@ from mlrelease.wheels import fields
 from mlrelease.wheels.config import Accept
 from mlrelease.wheels.differences import Difference, ReferenceVerdict, accepted, not_accepted
 from mlrelease.wheels.evidence import Evidence
-from mlrelease.wheels.members import Archive, ArchiveEntry, WheelContents, is_compiled
+from mlrelease.wheels.members import Archive, ArchiveEntry, WheelContents, compiled, records
 
 SIGNATURES = (".dist-info/RECORD.jws", ".dist-info/RECORD.p7s")
 """RECORD's signatures: the members RECORD cannot list with a hash."""
@@ -100,14 +100,10 @@ def sdist(file: str, ours: Archive, ref: Archive) -> ReferenceVerdict:
     return verdict
 
 
-def is_record(member: str) -> bool:
-    return member.endswith(".dist-info/RECORD") and member.count("/") == 1
-
-
 def record(file: str, ours: Archive) -> list[str]:
     """The wheel's RECORD against its own members: each file listed once with a true hash,
     no row for anything else."""
-    names = [m for m in ours.members if is_record(m)]
+    names = records(ours)
     if len(names) != 1:
         return [f"{file}: {len(names)} .dist-info/RECORD files (a wheel has one)"]
     rows = [r for r in csv.reader(io.StringIO(_text(ours.members[names[0]].data))) if r]
@@ -194,14 +190,12 @@ def wheel(
     file, tags, ours = candidate.file, candidate.tags, candidate.archive
     verdict = ReferenceVerdict(structure(file, ours) + record(file, ours))
     mine, theirs = ours.members, reference.archive.members
-    code = {m for m, e in mine.items() if e.kind == "file" and is_compiled(m, e.data, tags)}
-    code |= {
-        m for m, e in theirs.items() if e.kind == "file" and is_compiled(m, e.data, reference.tags)
-    }
+    code = compiled(ours, tags) | compiled(reference.archive, reference.tags)
     implied = folders_of(theirs)
+    both_records = set(records(ours)) & set(records(reference.archive))
     for name in sorted((set(mine) | set(theirs)) - code):
         a, b = mine.get(name), theirs.get(name)
-        if is_record(name) and a is not None and b is not None:
+        if name in both_records:  # the RECORDs: `record` above checks ours against our members
             continue
         if _folder_alike(a, b, name in implied):
             continue

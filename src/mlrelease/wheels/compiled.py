@@ -21,26 +21,17 @@ provenance, like compiled code.
 
 from __future__ import annotations
 
-from packaging.tags import Tag
-
 from mlrelease.wheels import fields
 from mlrelease.wheels.compare import (
     Acceptance,
     bytes_differ,
-    is_record,
     record,
     structure,
     tags_agree,
 )
 from mlrelease.wheels.differences import Difference, ReferenceVerdict, accepted, not_accepted
 from mlrelease.wheels.elf import same_image
-from mlrelease.wheels.members import Archive, WheelContents, is_compiled, module_of
-
-
-def _code(archive: Archive, tags: frozenset[Tag]) -> set[str]:
-    return {
-        m for m, e in archive.members.items() if e.kind == "file" and is_compiled(m, e.data, tags)
-    }
+from mlrelease.wheels.members import Archive, WheelContents, compiled, is_record, module_of
 
 
 def _python(archive: Archive, code: set[str]) -> set[str]:
@@ -54,7 +45,7 @@ def against_reference(
     """The compiled members of a wheel against the reference wheel's (see the module)."""
     file, tags, ours = candidate.file, candidate.tags, candidate.archive
     ref, ref_tags = reference.archive, reference.tags
-    mine, theirs = _code(ours, tags), _code(ref, ref_tags)
+    mine, theirs = compiled(ours, tags), compiled(ref, ref_tags)
     verdict = ReferenceVerdict([p for m in sorted(mine) for p in tags_agree(file, m, tags)])
     if tags == ref_tags:
         return verdict.add(_rebuilt(file, ours, ref, mine, theirs, policy))
@@ -135,7 +126,7 @@ def against_sdist(
     """A wheel where no wheel builds here: the metadata-only path (see the module)."""
     file, tags, ours = candidate.file, candidate.tags, candidate.archive
     verdict = ReferenceVerdict(structure(file, ours) + record(file, ours))
-    code = _code(ours, tags)
+    code = compiled(ours, tags)
     files = {n.split("/", 1)[1]: d for n, d in sdist.files().items() if "/" in n}
     python = (
         _python(ours, code)

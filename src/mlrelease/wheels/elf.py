@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+from collections.abc import Mapping
 from typing import Any
 
 from mlrelease.edges import installed
@@ -71,3 +72,8 @@ def image_digest(data: bytes) -> str:
     if found is None:
         return hashlib.sha256(data).hexdigest()
     return "elf:" + hashlib.sha256(repr(found).encode()).hexdigest()
+
+
+def image_digests(data: Mapping[str, bytes]) -> dict[str, str]:
+    """:func:`image_digest` of each value of ``data``, by key (an archive's members at once)."""
+    return {name: image_digest(found) for name, found in data.items()}

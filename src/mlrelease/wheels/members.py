@@ -1,5 +1,5 @@
-"""The members of a wheel or an sdist as they are, and what each one is to Python (pure but for
-reading the archive).
+"""The members of a wheel or an sdist as they are, what each one is to Python, and the view of
+them a rebuild must reproduce (pure but for reading the archive).
 
 Every entry is read: files, folders, links and anything else, each name once (a name twice is
 named, never read past); a wheel's folder entries are members like its files (uv creates them;
@@ -9,6 +9,9 @@ name: its bytes start with the object format of the wheel's platform
 (ELF, Mach-O, PE), the wheel is not pure (``py3-none-any`` carries no extension), and its name is
 one the import system loads as an extension there (``.so``, ``.pyd``) or a shared library in a
 repair tool's library folder (``pkg.libs/libx.so.1``). An import hook (``.pth``) never is.
+
+Questions about a whole archive (its compiled members, its RECORD, its :func:`view`) are
+answered here in one call, so a comparison asks once per archive, not once per member.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from packaging.tags import Tag
+
+from mlrelease.wheels.elf import image_digests
 
 MAGIC = {
     "elf": (b"\x7fELF",),
@@ -137,6 +142,34 @@ def is_compiled(member: str, data: bytes, tags: frozenset[Tag]) -> bool:
         return False
     extension = name.endswith(".pyd") if fmt == "pe" else name.endswith(".so")
     return extension or (bool(LIBRARY_FOLDER.search(member)) and bool(LIBRARY.search(name)))
+
+
+def compiled(archive: Archive, tags: frozenset[Tag]) -> set[str]:
+    """The members of ``archive`` (a wheel tagged ``tags``) that are compiled code
+    (:func:`is_compiled`), asked in one call."""
+    files = archive.members.items()
+    return {m for m, e in files if e.kind == "file" and is_compiled(m, e.data, tags)}
+
+
+def is_record(member: str) -> bool:
+    """Whether ``member`` is a wheel's RECORD (``NAME.dist-info/RECORD``, at the top)."""
+    return member.endswith(".dist-info/RECORD") and member.count("/") == 1
+
+
+def records(archive: Archive) -> list[str]:
+    """The archive's RECORD members (:func:`is_record`; a wheel has one), in archive order."""
+    return [m for m in archive.members if is_record(m)]
+
+
+def view(path: Path) -> dict[str, str]:
+    """An archive's entries: name -> kind and the digest of what a rebuild reproduces (a
+    wheel's RECORD by its presence: it lists the hashes of extensions whose build-id moves)."""
+    found = read(path.name, path).members
+    digests = image_digests({n: e.data for n, e in found.items() if not is_record(n)})
+    return {
+        name: entry.kind if is_record(name) else f"{entry.kind}:{digests[name]}"
+        for name, entry in sorted(found.items())
+    }
 
 
 def module_of(member: str) -> str | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,8 +31,9 @@ class Project:
     def root(self) -> Path:
         return self.config.root
 
-    @property
+    @functools.cached_property
     def wheels(self) -> WheelsConfig:
+        """The ``[tool.mlrelease.wheels]`` table, looked up once (the configuration is frozen)."""
         return self.config.table(WheelsConfig)
 
     @property

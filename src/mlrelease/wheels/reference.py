@@ -41,8 +41,6 @@ from mlrelease.edges import checkout, git
 from mlrelease.errors import UserError
 from mlrelease.wheels import members
 from mlrelease.wheels.build import pypa_build
-from mlrelease.wheels.compare import is_record
-from mlrelease.wheels.elf import image_digest
 
 CACHE = "mlrelease/reference"
 """Below the clone's git folder: one folder per commit."""
@@ -196,7 +194,7 @@ def _judge(
     if "wheel" in wheels:
         state["wheel"] = wheels["wheel"].relative_to(out).as_posix()
         tree = wheels.get("tree_wheel")
-        if tree is not None and view(tree) != view(wheels["wheel"]):
+        if tree is not None and members.view(tree) != members.view(wheels["wheel"]):
             state["tree_wheel"] = tree.relative_to(out).as_posix()
         return state
     if "tree_wheel" in wheels:
@@ -248,15 +246,5 @@ def _digest(state: dict[str, Any], paths: dict[str, Path | None]) -> str:
         if path is not None:
             if not path.is_file():
                 return ""
-            said[key] = view(path)
+            said[key] = members.view(path)
     return hashlib.sha256(json.dumps(said, sort_keys=True).encode()).hexdigest()
-
-
-def view(path: Path) -> dict[str, str]:
-    """An archive's entries: name -> kind and the digest of what a rebuild reproduces (a
-    wheel's RECORD by its presence: it lists the hashes of extensions whose build-id moves)."""
-    found = members.read(path.name, path)
-    return {
-        name: entry.kind if is_record(name) else f"{entry.kind}:{image_digest(entry.data)}"
-        for name, entry in sorted(found.members.items())
-    }

@@ -14,7 +14,15 @@ from mlrelease.wheels import compare, fields, fileset
 from mlrelease.wheels.artifacts import identify
 from mlrelease.wheels.config import Accept, FileSet
 from mlrelease.wheels.differences import CLASSES, accepted, table
-from mlrelease.wheels.members import Archive, ArchiveEntry, WheelContents, is_compiled, module_of
+from mlrelease.wheels.members import (
+    Archive,
+    ArchiveEntry,
+    WheelContents,
+    compiled,
+    is_compiled,
+    module_of,
+    records,
+)
 
 ELF = b"\x7fELF\x02\x01\x01" + b"\0" * 57
 LINUX = frozenset(parse_tag("cp312-cp312-manylinux_2_28_x86_64"))
@@ -33,6 +41,22 @@ def test_compiled_code_is_decided_from_the_bytes_and_the_tags_not_the_name() -> 
     assert not is_compiled("demo/core.so", ELF, PURE)  # a pure wheel carries no extension
     assert not is_compiled("demo/core.so", ELF, WINDOWS)  # Windows loads .pyd, and PE
     assert is_compiled("demo/core.pyd", b"MZ\x90\0", WINDOWS)
+
+
+def test_an_archive_is_asked_once_for_its_compiled_members_and_its_record() -> None:
+    archive = Archive(
+        {
+            "demo/": ArchiveEntry("dir"),
+            "demo/core.so": ArchiveEntry("file", ELF),
+            "demo/link.so": ArchiveEntry("link", b"core.so"),  # a link is no compiled file
+            "demo/core.py": ArchiveEntry("file", b"import os\n"),
+            "demo/data/RECORD": ArchiveEntry("file"),  # not at the top: no wheel's RECORD
+            "demo-1.0.dist-info/RECORD": ArchiveEntry("file"),
+        }
+    )
+    assert compiled(archive, LINUX) == {"demo/core.so"}
+    assert compiled(archive, PURE) == set()
+    assert records(archive) == ["demo-1.0.dist-info/RECORD"]
 
 
 def test_a_compiled_module_and_the_committed_source_share_one_import_path() -> None:

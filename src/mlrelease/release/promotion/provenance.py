@@ -23,11 +23,10 @@ from mlrelease.edges.digests import sha256
 from mlrelease.release.world import queries
 from mlrelease.wheels import artifacts, compare, compiled, framing, members, reference
 from mlrelease.wheels.compare import Acceptance
-from mlrelease.wheels.config import WheelsConfig
 from mlrelease.wheels.differences import CLASSES, Difference, ReferenceVerdict, accepted
 from mlrelease.wheels.evidence import Evidence
 from mlrelease.wheels.members import Archive, WheelContents
-from mlrelease.wheels.project import from_config, restamp
+from mlrelease.wheels.project import Project, from_config, restamp
 from mlrelease.wheels.promote import completeness
 from mlrelease.wheels.reference import Reference
 
@@ -41,10 +40,9 @@ Named = list[tuple[str, Path]]
 """(file name, where its bytes are): a file of dist/, or a store object named by its hash."""
 
 
-def identity(config: Config, version: Version, files: Named, *, whole: bool = True) -> list[str]:
+def identity(project: Project, version: Version, files: Named, *, whole: bool = True) -> list[str]:
     """Files that are not a wheel or ``.tar.gz`` sdist of the project at ``version``, and (a
     ``whole`` set) what the set lacks; one line each, naming the file."""
-    project = from_config(config)
     problems, found = [], []
     for name, path in files:
         if name.endswith(".zip"):
@@ -145,22 +143,23 @@ def findings(
     are), and the differences of an accepted class. ``evidence``: the provenance offered
     with the files, or recorded in the bound manifest; ``trusted``: the reference digest the
     bound manifest records (the cache is read only when it holds that)."""
-    problems = identity(config, version, files, whole=whole)
+    project = from_config(config)
+    problems = identity(project, version, files, whole=whole)
     if problems:
         return ReferenceVerdict(problems)
-    ref = reference_of(config, commit, version, trusted)
+    ref = reference_of(project, commit, version, trusted)
     digests = {name: sha256(path) for name, path in files}
     offered = replace(evidence or Evidence(), commit=commit, source=ref.source, sha256=digests)
-    accept = config.table(WheelsConfig).accept
+    accept = project.wheels.accept
     verdict = built_from(ref, files, Acceptance(accept, offered))
     verdict.reference = ref.digest
     return verdict
 
 
-def reference_of(config: Config, commit: str, version: Version, trusted: str = "") -> Reference:
+def reference_of(project: Project, commit: str, version: Version, trusted: str = "") -> Reference:
     """The reference build of ``commit`` at ``version`` (written into the export first where
     the commit's files carry another: the version comes from the tag)."""
-    project = from_config(config)
+    config = project.config
     if Version(queries.version_at(config.root, commit)) == version:
         return reference.build(config.root, commit, trusted=trusted)
     return reference.build(

@@ -19,7 +19,7 @@ from typing import Protocol
 
 from mlrelease.config import Config
 from mlrelease.edges import git
-from mlrelease.edges.journal import digest_if_present, journal_path, read_journal
+from mlrelease.edges.journal import JOURNAL, digest_if_present, read_journal
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.naming import Names
 from mlrelease.release.config import (
@@ -241,14 +241,15 @@ def _base(config: Config) -> World:
         dirty=tuple(git.dirty_files(root)),
         busy=queries.in_progress(git_dir),
         lock=str(lock) if lock.exists() else None,
-        journal=journal(root),
+        journal=journal(root, git_dir),
         made=made.read(root),
     )
 
 
-def journal(root: Path) -> Journal | None:
-    """The edit journal and the SHA-256 of each file it names, as they are now."""
-    path = journal_path(root)
+def journal(root: Path, git_dir: Path) -> Journal | None:
+    """The edit journal and the SHA-256 of each file it names, as they are now (``git_dir``:
+    the repository's git folder, asked of git once for the whole snapshot)."""
+    path = git_dir / JOURNAL
     if not path.exists():
         return None
     data = read_journal(root)
