@@ -24,6 +24,8 @@ SHARED_BUILDS = {
     "frozen": "docs-frozen",  # tests/integration/docs/conftest.py: a site frozen at two tags
     "own_site": "docs-own-site",  # test_docs_browser.py: this repository's docs, built
     "staged_train": "train",  # tests/integration/train/conftest.py: three repositories, staged
+    "_released": "conda",  # tests/integration/conda/conftest.py: two releases, built and bound
+    "downstream_world": "downstream",  # tests/integration/downstream/conftest.py: planted, built
 }
 """Fixtures that build something expensive once per process, and the xdist group of the tests
 that use them: under `--dist loadgroup` (nox -s tests, the tests gate) one worker runs a

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from helpers.dist import build_dist
@@ -95,6 +96,28 @@ class Repo:
     def build(self, folder: str = "dist") -> list[Path]:
         """The real build of the checked-out tree into ``folder`` (with SHA256SUMS)."""
         return build_dist(self.path, self.path / folder)
+
+
+def tag_rc(mlr: Callable[..., tuple[int, str, str]]) -> None:
+    """release/1.4 cut, prepared and pushed, v1.4.0-rc1 tagged and pushed; ``mlr(*args)`` runs
+    ``mlrelease --root REPO ARGS`` and returns (exit code, stdout, stderr)."""
+    for args in (
+        ("cut", "--version", "1.4", "--execute", "--push"),
+        ("prepare", "--version", "1.4.0", "--execute", "--push"),
+        ("rc", "--execute", "--push"),
+    ):
+        code, _, err = mlr("release", *args)
+        assert code == 0, err
+
+
+def make_candidate(repo: Repo, mlr: Callable[..., tuple[int, str, str]]) -> None:
+    """:func:`tag_rc`, then the RC's files built into dist/ and bound (manifest on origin), and
+    its release_verify report written."""
+    tag_rc(mlr)
+    repo.build()
+    code, _, err = mlr("release", "bind", "--rc", "v1.4.0-rc1", "--execute", "--push")
+    assert code == 0, err
+    assert mlr("verify")[0] == 0
 
 
 CHECKLIST_STEPS = ("cut", "verify", "prepare", "rc", "build", "bind", "rc-verify", "promote")

@@ -13,7 +13,8 @@ from mlrelease.downstream.results import RunResults
 
 
 @pytest.fixture(scope="session")
-def world(tmp_path_factory: pytest.TempPathFactory) -> World:
+def downstream_world(tmp_path_factory: pytest.TempPathFactory) -> World:
+    """The planted packages built once (tests/conftest.py SHARED_BUILDS: one worker)."""
     base = tmp_path_factory.mktemp("downstream")
     links, candidate, src = base / "links", base / "dist", base / "src"
     state = base / "flaky-ran-once"
@@ -24,6 +25,12 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> World:
     root = base / "project"
     root.mkdir()
     return World(root, links, candidate, base / "cache", state)
+
+
+@pytest.fixture(scope="session")
+def world(downstream_world: World) -> World:
+    """The planted world, under the name the tests take."""
+    return downstream_world
 
 
 @pytest.fixture(scope="session")

@@ -4,6 +4,8 @@ indexes on 127.0.0.1."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import shutil
 import subprocess
 import sys
@@ -12,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from helpers.index import serve, start, stop
-from helpers.release import GIT_ENV, Repo, push_demo
+from helpers.release import GIT_ENV, Repo, make_candidate, push_demo
 
 from mlrelease.cli import main
 
@@ -79,21 +81,41 @@ def indexes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callabl
         stop(server)
 
 
+@pytest.fixture(scope="session")
+def _candidate_template(_template: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The candidate made once per process, on a copy of the template: its four commands and
+    its real build take five seconds, and about sixty tests start from it (``candidate``
+    copies it)."""
+    base = tmp_path_factory.mktemp("release-candidate") / "r"
+    shutil.copytree(_template, base, symlinks=True)
+    work, origin = base / "work", base / "origin.git"
+    subprocess.run(["git", "remote", "set-url", "origin", str(origin)], cwd=work, check=True)
+
+    def run(*args: str) -> tuple[int, str, str]:
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(["--root", str(work), *args])
+        return code, out.getvalue(), " ".join(err.getvalue().split())
+
+    with pytest.MonkeyPatch.context() as patch:
+        for key, value in GIT_ENV.items():
+            patch.setenv(key, value)
+        patch.delenv("MLRELEASE_FAULT", raising=False)
+        patch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+        make_candidate(Repo(work, origin), run)
+    return base
+
+
 @pytest.fixture
-def candidate(repo: Repo, mlr) -> Repo:  # type: ignore[no-untyped-def]
+def candidate(repo: Repo, _candidate_template: Path) -> Repo:
     """release/1.4 prepared and pushed, v1.4.0-rc1 tagged and pushed, its files built into
-    dist/ and bound (manifest on origin), its release_verify report written."""
-    for args in (
-        ("cut", "--version", "1.4", "--execute", "--push"),
-        ("prepare", "--version", "1.4.0", "--execute", "--push"),
-        ("rc", "--execute", "--push"),
-    ):
-        code, _, err = mlr("release", *args)
-        assert code == 0, err
-    repo.build()
-    code, _, err = mlr("release", "bind", "--rc", "v1.4.0-rc1", "--execute", "--push")
-    assert code == 0, err
-    assert mlr("verify")[0] == 0
+    dist/ and bound (manifest on origin), its release_verify report written: a fresh copy of
+    ``_candidate_template`` in place of ``repo``'s work tree and origin. A test that must see
+    the candidate's own commands run (the fault points they pass) calls
+    :func:`helpers.release.make_candidate` on ``repo`` instead."""
+    shutil.rmtree(repo.path.parent)
+    shutil.copytree(_candidate_template, repo.path.parent, symlinks=True)
+    repo.git("remote", "set-url", "origin", str(repo.origin))
     return repo
 
 

@@ -16,6 +16,7 @@ from helpers.release import (
     CHECKLIST_KILL_POINTS,
     PROMOTE_KILL_POINTS,
     Repo,
+    make_candidate,
 )
 
 
@@ -27,8 +28,9 @@ def recorded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_every_fault_point_of_a_release_is_killed_by_a_test(
-    recorded: Path, candidate: Repo, index
+    recorded: Path, repo: Repo, mlr, index
 ) -> None:  # type: ignore[no-untyped-def]
+    make_candidate(repo, mlr)  # not the shared ``candidate``: its points are recorded here
     url, _ = index
     for args in (
         ["release", "promote", "--rc", "v1.4.0-rc1", "--publish", "--repository-url", url,
@@ -36,17 +38,17 @@ def test_every_fault_point_of_a_release_is_killed_by_a_test(
         ["release", "checklist", "--version", "1.4.0", "--execute"],
     ):  # fmt: skip
         done = subprocess.run(
-            [sys.executable, "-m", "mlrelease", "--root", str(candidate.path), *args],
+            [sys.executable, "-m", "mlrelease", "--root", str(repo.path), *args],
             env=os.environ,
             capture_output=True,
             text=True,
             check=False,
         )
         assert done.returncode == 0, done.stdout + done.stderr
-    candidate.git("switch", "-q", "main")
+    repo.git("switch", "-q", "main")
     bump = ["bump", "--to", "1.5.0", "--execute"]
     done = subprocess.run(
-        [sys.executable, "-m", "mlrelease", "--root", str(candidate.path), *bump],
+        [sys.executable, "-m", "mlrelease", "--root", str(repo.path), *bump],
         capture_output=True,
         text=True,
         check=False,

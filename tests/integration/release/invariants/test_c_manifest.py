@@ -8,19 +8,9 @@ from pathlib import Path
 
 from helpers.dist import make_dist
 from helpers.invariants import RC, binding_refs
-from helpers.release import Repo
+from helpers.release import Repo, tag_rc
 
 from mlrelease.wheels.artifacts import write_sums
-
-
-def tag_rc(mlr) -> None:  # type: ignore[no-untyped-def]
-    for args in (
-        ("cut", "--version", "1.4", "--execute", "--push"),
-        ("prepare", "--version", "1.4.0", "--execute", "--push"),
-        ("rc", "--execute", "--push"),
-    ):
-        code, _, err = mlr("release", *args)
-        assert code == 0, err
 
 
 def test_files_built_at_a_later_commit_are_not_bound(repo: Repo, colleague: Repo, mlr) -> None:  # type: ignore[no-untyped-def]
