@@ -174,38 +174,40 @@ def _mark(match: bool | None) -> str:
     return "-" if match is None else "yes" if match else "**no**"
 
 
-def replay_section(replayed: list[dict[str, Any]]) -> list[str]:
-    out = [
-        "## 2. Replay of 2.12 and 2.13, with the commands",
+REPLAY_HOW = [
+    "Each release is replayed from its fork point by running mlrelease's commands as "
+    "subprocesses, as a maintainer types them, in a temporary bare `origin` holding what "
+    "the project had that day (main at the fork point, the older release branches and "
+    "tags) and a clone that adopts mlrelease there (`mlrelease init --execute`, the tests "
+    "gate left out: no CUDA here). `release cut --execute --push` cuts the branch; the "
+    "project's own commits then reach it one by one, as they did (their trees, the "
+    "adoption kept in `pyproject.toml`), while origin's `main` follows the project's real "
+    "main to each commit's date. Before each RC tag of the project, `release cherry-picks "
+    "--json` says which branch commits carry a fix of main, and `release rc --execute "
+    "--push --json` tags (with `--rebuild` where the project tagged the same commit "
+    "again). When `rc` refuses a development pin, the replay makes the fix the refusal asks "
+    "for (one commit, kept in the project's later versions of the file) and runs it again, "
+    "so that the numbering goes on as the project's; any other refusal leaves the "
+    "project's tag made by hand. At the end `release bind` is tried on stand-in files of "
+    "the last RC: it rebuilds the RC's sdist for reference first, which needs torch and "
+    "CUDA here, so the final tag is not compared but reasoned from promote's rule.",
+    "",
+    "Every step is judged from the command's JSON output (and the refs it left on "
+    "origin) against what the project did, read from the repository with plain git: a "
+    "branch commit is a *pick* when main has the same patch or its message names a pull "
+    "request merged on main since the fork, other than its own. Where the two differ, the "
+    "last column says which was right and why.",
+    "",
+]
+"""How the replay is made and judged: the section's opening paragraphs."""
+
+
+def _release_table(r: dict[str, Any]) -> list[str]:
+    """One replayed release's steps, each with its verdict and who was right."""
+    return [
+        f"### {r['release']} (`{r['branch']}`)",
         "",
-        "Each release is replayed from its fork point by running mlrelease's commands as "
-        "subprocesses, as a maintainer types them, in a temporary bare `origin` holding what "
-        "the project had that day (main at the fork point, the older release branches and "
-        "tags) and a clone that adopts mlrelease there (`mlrelease init --execute`, the tests "
-        "gate left out: no CUDA here). `release cut --execute --push` cuts the branch; the "
-        "project's own commits then reach it one by one, as they did (their trees, the "
-        "adoption kept in `pyproject.toml`), while origin's `main` follows the project's real "
-        "main to each commit's date. Before each RC tag of the project, `release cherry-picks "
-        "--json` says which branch commits carry a fix of main, and `release rc --execute "
-        "--push --json` tags (with `--rebuild` where the project tagged the same commit "
-        "again). When `rc` refuses a development pin, the replay makes the fix the refusal asks "
-        "for (one commit, kept in the project's later versions of the file) and runs it again, "
-        "so that the numbering goes on as the project's; any other refusal leaves the "
-        "project's tag made by hand. At the end `release bind` is tried on stand-in files of "
-        "the last RC: it rebuilds the RC's sdist for reference first, which needs torch and "
-        "CUDA here, so the final tag is not compared but reasoned from promote's rule.",
-        "",
-        "Every step is judged from the command's JSON output (and the refs it left on "
-        "origin) against what the project did, read from the repository with plain git: a "
-        "branch commit is a *pick* when main has the same patch or its message names a pull "
-        "request merged on main since the fork, other than its own. Where the two differ, the "
-        "last column says which was right and why.",
-        "",
-    ]
-    summary, total = [], [0, 0]
-    for r in replayed:
-        out += [f"### {r['release']} (`{r['branch']}`)", ""]
-        out += table(
+        *table(
             ["step", "the project", "command", "what it did", "match", "who was right, why"],
             [
                 (
@@ -218,20 +220,28 @@ def replay_section(replayed: list[dict[str, Any]]) -> list[str]:
                 )
                 for s in r["steps"]
             ],
-        )
-        total[0] += r["matched"]
-        total[1] += r["counted"]
-        differ = [s["why"] for s in r["steps"] if s["match"] is False]
-        summary.append(
-            (
-                r["release"],
-                _rate(r["matched"], r["counted"]),
-                sum(w.startswith("mlrelease right") for w in differ),
-                sum(w.startswith(("mlrelease wrong", "mlrelease partly")) for w in differ),
-                sum(not w.startswith("mlrelease") for w in differ),
-                r["commands"],
-            )
-        )
+        ),
+    ]
+
+
+def _summary_row(r: dict[str, Any]) -> tuple[Any, ...]:
+    """One replayed release's match rate and its differences, by who was right."""
+    differ = [s["why"] for s in r["steps"] if s["match"] is False]
+    return (
+        r["release"],
+        _rate(r["matched"], r["counted"]),
+        sum(w.startswith("mlrelease right") for w in differ),
+        sum(w.startswith(("mlrelease wrong", "mlrelease partly")) for w in differ),
+        sum(not w.startswith("mlrelease") for w in differ),
+        r["commands"],
+    )
+
+
+def replay_section(replayed: list[dict[str, Any]]) -> list[str]:
+    out = ["## 2. Replay of 2.12 and 2.13, with the commands", "", *REPLAY_HOW]
+    for r in replayed:
+        out += _release_table(r)
+    total = [sum(r["matched"] for r in replayed), sum(r["counted"] for r in replayed)]
     out += [
         "### Match rate",
         "",
@@ -244,7 +254,7 @@ def replay_section(replayed: list[dict[str, Any]]) -> list[str]:
                 "unjudged",
                 "commands run",
             ],
-            summary,
+            [_summary_row(r) for r in replayed],
         ),
         f"Overall: **{_rate(*total)}** of the steps, computed from the commands' outputs "
         "(a step not reached is listed, not counted).",
