@@ -118,10 +118,15 @@ class Executor:
         """Every row of the profile on both sides, interleaved, compared as ``perf compare``."""
         chosen = self.one_row(self.row) if self.row else self.profile
         rounds = max(chosen.rounds, self.design.first)
-        profile = dataclasses.replace(chosen, rounds=rounds, max_rounds=None)
+        # Rounds are added, up to a step's most pairs, while a row is inconclusive: a 5%
+        # regression on a busy machine needs more than the first look's rounds to be called,
+        # and the more pairs, the nearer its measured ratio (the steps' halfway point) to the
+        # truth. The comparison splits its error over the looks, as `perf compare` does.
+        last = max(rounds, self.design.max_pairs)
+        profile = dataclasses.replace(chosen, rounds=rounds, max_rounds=last)
         self._say(
             f"endpoints: {step.good.commit[:12]} (good) against {step.bad.commit[:12]} (bad), "
-            f"{profile.rounds} rounds each"
+            f"{rounds} to {last} rounds each (more while a row is inconclusive)"
         )
         both = self._time(
             profile,
@@ -130,7 +135,11 @@ class Executor:
         )
         assert profile.threshold is not None
         comparison = compare.compare(
-            both["bad"], both["good"], threshold=profile.threshold, alpha=profile.alpha
+            both["bad"],
+            both["good"],
+            threshold=profile.threshold,
+            alpha=profile.alpha,
+            looks=profile.looks if last > rounds else 1,
         )
         rows = []
         for verdict in comparison.verdicts:
