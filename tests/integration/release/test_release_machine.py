@@ -15,7 +15,7 @@ from helpers.index import start, stop
 from helpers.release import GIT_ENV
 from helpers.release_installers import STATEMENTS
 from helpers.release_machine import Harness, ReleaseMachine, make_template
-from hypothesis import HealthCheck, settings
+from helpers.stateful import machine_settings
 from hypothesis.stateful import run_state_machine_as_test
 
 EXAMPLES = 6
@@ -49,14 +49,7 @@ def test_no_interleaving_breaks_an_invariant(harness: Harness) -> None:
     ReleaseMachine.harness = harness
     run_state_machine_as_test(
         ReleaseMachine,
-        settings=settings(
-            max_examples=EXAMPLES,
-            stateful_step_count=STEPS,
-            deadline=None,
-            database=None,
-            derandomize=False,
-            suppress_health_check=list(HealthCheck),
-        ),
+        settings=machine_settings(EXAMPLES, STEPS),
     )
     assert harness.examples >= 1 and harness.steps >= 1
     print(

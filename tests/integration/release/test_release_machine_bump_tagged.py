@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 from helpers.bump_tagged_machine import BumpTaggedMachine, Harness, make_template
 from helpers.release import GIT_ENV
-from hypothesis import HealthCheck, settings
+from helpers.stateful import machine_settings
 from hypothesis.stateful import run_state_machine_as_test
 
 EXAMPLES = 6
@@ -32,14 +32,7 @@ def test_no_interleaving_breaks_a_tag_invariant(harness: Harness) -> None:
     BumpTaggedMachine.harness = harness
     run_state_machine_as_test(
         BumpTaggedMachine,
-        settings=settings(
-            max_examples=EXAMPLES,
-            stateful_step_count=STEPS,
-            deadline=None,
-            database=None,
-            derandomize=False,
-            suppress_health_check=list(HealthCheck),
-        ),
+        settings=machine_settings(EXAMPLES, STEPS),
     )
     assert harness.examples >= 1 and harness.steps >= 1
     print(

@@ -6,9 +6,9 @@ again, interleaved over the staged train, the train's invariants checked after e
 
 from __future__ import annotations
 
+from helpers.stateful import machine_settings
 from helpers.train_machine import TrainHarness, TrainMachine
 from helpers.train_rig import Indexes, Staged
-from hypothesis import HealthCheck, settings
 from hypothesis.stateful import run_state_machine_as_test
 
 EXAMPLES = 3
@@ -19,13 +19,7 @@ def test_no_interleaving_breaks_a_train_invariant(staged_train: Staged, indexes:
     TrainMachine.harness = harness = TrainHarness(staged_train.restore, indexes)
     run_state_machine_as_test(
         TrainMachine,
-        settings=settings(
-            max_examples=EXAMPLES,
-            stateful_step_count=STEPS,
-            deadline=None,
-            database=None,
-            suppress_health_check=list(HealthCheck),
-        ),
+        settings=machine_settings(EXAMPLES, STEPS),
     )
     assert harness.examples >= 1 and harness.steps >= 1
     print(
