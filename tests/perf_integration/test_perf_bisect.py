@@ -107,12 +107,12 @@ def test_unbuildable_commits_make_a_range(tmp_path: Path) -> None:
 
 
 def test_a_blind_row_is_refused_before_any_step(tmp_path: Path) -> None:
-    """One bad round of the endpoints ran 5x slow: the row still regressed, but its noise is
+    """One bad round of the endpoints ran 20x slow: the row still regressed, but its noise is
     too high for a step of 6 pairs to place the regression. The command says so after the
     endpoints and bisects nothing. (One look: at confidence 0.95 over 3 steps, 6 pairs is the
     fewest whose bounds exist, so the design itself is accepted.)"""
     noise = tmp_path / "noise.json"
-    noise.write_text(json.dumps({"by_round": {"bad": {"5": 5.0}}}))
+    noise.write_text(json.dumps({"by_round": {"bad": {"5": 20.0}}}))
     made = histories.make(
         tmp_path / "h", histories.Planted(4, culprit=2, slowdown=1.0), profiles=PROFILE
     )
