@@ -217,7 +217,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 installed.environment(),
                 needed_by=f"`mlrelease {' '.join(words)}`",
                 extra=registry.command_extra(words),
-            )
+            ),
+            as_json=args.json,
         )
     except UserError as exc:
         return _fail(exc, as_json=args.json)

@@ -98,6 +98,7 @@ def test_a_shadowing_distribution_is_named_with_the_command_that_removes_it() ->
     message = str(error.within(shadowed))
     assert "comes from bumpversion 0.6.0, bump2version 1.0.1" in message
     assert "`uv pip uninstall --python /v/bin/python bumpversion bump2version`" in message
+    assert error.repair is None  # removing the shadow comes first: no command to follow blindly
     assert 'uv pip install --python /v/bin/python "mlrelease[release]"' in message
 
 
@@ -163,3 +164,15 @@ def test_inside_the_checkout_the_nox_sessions_are_named() -> None:
 )
 def test_the_longest_command_prefix_names_the_extra(words: list[str], extra: str | None) -> None:
     assert command_extra(words) == extra
+
+
+def test_a_missing_extra_is_a_repair_a_json_caller_can_run() -> None:
+    """Under ``--json`` the install line is the refusal's repair: a command, nothing to commit."""
+    error = MissingDependency("bumpversion", needed_by="`mlrelease bump`", extra="release")
+    assert error.within(env()).repair is not None
+    assert error.repair.data() == {
+        "kind": "command",
+        "command": ["python", "-m", "pip", "install", "mlrelease[release]"],
+        "commit": [],
+        "then": "re-run",
+    }

@@ -14,8 +14,9 @@ install line fits pip, uv, ``uv tool``, pipx or mlrelease's own checkout.
 from __future__ import annotations
 
 import re
+import shlex
 
-from mlrelease.errors import UserError
+from mlrelease.errors import Repair, UserError
 from mlrelease.requirements.environment import (
     Distribution,
     Environment,
@@ -98,7 +99,17 @@ class MissingDependency(UserError):
         self.needed_by = self.needed_by or needed_by
         self.extra = self.extra or extra
         self.args = (self.render(environment),)
+        self.repair = self._repair(environment)
         return self
+
+    def _repair(self, env: Environment) -> Repair | None:
+        """The install line as a repair a ``--json`` caller can run, where installing the
+        extra is the whole fix (not where another distribution shadows the module first)."""
+        extra = self._extra(env)
+        info = MODULES.get(top_level(self.module))
+        if not extra or (info and any(d in env.distributions for d in info.shadows)):
+            return None
+        return Repair("command", command=tuple(shlex.split(install_line(env, [extra]))), commit=())
 
     def render(self, env: Environment) -> str:
         top = top_level(self.module)
