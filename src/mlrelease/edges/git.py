@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from mlrelease.edges.proc import CompletedProcess, call, call_bytes
@@ -154,6 +155,25 @@ def is_repo(root: Path) -> bool:
     return run(root, "rev-parse", "--is-inside-work-tree", check=False) == "true"
 
 
+@dataclass(frozen=True)
+class Folders:
+    """A work tree's git folders, asked of git in one ``rev-parse``: what :func:`git_dir` and
+    :func:`common_dir` answer."""
+
+    git_dir: Path
+    common_dir: Path
+
+
+def folders(root: Path) -> Folders | None:
+    """The git folders of the work tree ``root``, or None where :func:`is_repo` is False (not
+    inside a work tree): one command where a reader would ask three."""
+    proc = call_git(root, "rev-parse", "--is-inside-work-tree", "--git-dir", "--git-common-dir")
+    lines = [line.strip() for line in proc.stdout.strip().split("\n")]
+    if proc.returncode != 0 or len(lines) != 3 or lines[0] != "true":
+        return None
+    return Folders((root / lines[1]).resolve(), (root / lines[2]).resolve())
+
+
 def git_dir(root: Path) -> Path:
     """The worktree's own git folder (``.git``, or ``.git/worktrees/<name>`` for a linked
     worktree): where its index, HEAD and in-progress operations live."""
@@ -201,10 +221,16 @@ TRANSPORT_KEYS = ("uploadpack", "receivepack", "mirror")
 
 def remote_overrides(root: Path, name: str) -> list[str]:
     """``remote.NAME.KEY = value`` for each :data:`TRANSPORT_KEYS` setting of the remote (from
-    any configuration file or the environment)."""
+    any configuration file or the environment; the last value where a key has several, as
+    ``git config --get`` reads it), read in one ``git config --get-regexp``."""
+    out = run(root, "config", "-z", "--get-regexp", r"^remote\.", check=False, strip=False)
+    values: dict[str, str] = {}
+    for entry in out.split("\0"):
+        key, _, value = entry.partition("\n")
+        values[key] = value.strip()  # git lowers the section and key, keeps the remote's name
     found = []
     for key in TRANSPORT_KEYS:
-        value = run(root, "config", "--get", f"remote.{name}.{key}", check=False)
+        value = values.get(f"remote.{name}.{key}", "")
         if value and not (key == "mirror" and value.lower() in ("false", "no", "off", "0")):
             found.append(f"remote.{name}.{key} = {value}")
     return found
@@ -214,6 +240,12 @@ def head(root: Path) -> str | None:
     """The commit SHA of HEAD, or None outside a repository or before the first commit."""
     if not is_repo(root):
         return None
+    return head_commit(root)
+
+
+def head_commit(root: Path) -> str | None:
+    """The commit SHA of HEAD in a repository (:func:`is_repo` known), or None before the
+    first commit."""
     return run(root, "rev-parse", "--verify", "--quiet", "HEAD", check=False) or None
 
 

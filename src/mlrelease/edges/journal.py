@@ -36,8 +36,10 @@ def journal_path(root: Path) -> Path:
     return git.git_dir(root) / JOURNAL
 
 
-def read_journal(root: Path) -> dict[str, Any] | None:
-    path = journal_path(root)
+def read_journal(root: Path, git_dir: Path | None = None) -> dict[str, Any] | None:
+    """The journal left in ``root``'s git folder (``git_dir`` where the caller asked git for
+    it already), or None."""
+    path = journal_path(root) if git_dir is None else git_dir / JOURNAL
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:

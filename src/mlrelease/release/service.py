@@ -49,9 +49,11 @@ def resuming(load_config: Loader) -> Loader:
 def config_at(root: Path, load_config: Loader) -> Config:
     """The configuration; after an interrupted edit of pyproject.toml, the one the edit started
     with (HEAD's), never a file the edit left (an empty one would read as the defaults)."""
-    journal = read_journal(root) if git.is_repo(root) else None
+    folders = git.folders(root)
+    journal = read_journal(root, folders.git_dir) if folders else None
     text = queries.show(root, "HEAD", PYPROJECT) if journal else None
-    listed = journal.get("files", []) if journal and journal.get("head") == git.head(root) else []
+    at_head = git.head_commit(root) if journal else None
+    listed = journal.get("files", []) if journal and journal.get("head") == at_head else []
     if text is not None and PYPROJECT in listed:
         head: Config = load_config(root, data=tomllib.loads(text), source=f"HEAD:{PYPROJECT}")
         return head

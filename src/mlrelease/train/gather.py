@@ -58,8 +58,8 @@ def member(train: Train, one: Member, store: Path, indexes: bool) -> MemberWorld
     except UserError as exc:
         return MemberWorld(one, error=str(exc), **_indexes(train, one, indexes, frozenset()))
     kept = {r: o for r, o in listed.items() if _of_version(r, names, Version(one.version))}
-    refs.fetch_objects(store, one.origin, sorted(set(kept.values())), "--depth=1")
-    tags = refs.from_listing(store, kept, peeled)
+    present = refs.fetch_objects(store, one.origin, sorted(set(kept.values())), "--depth=1")
+    tags = refs.from_listing(store, kept, peeled, present)
     heads = {r[len("refs/heads/") :]: o for r, o in listed.items() if r.startswith("refs/heads/")}
     seen = Refs(heads, tags.tags, tags.bindings)
     shas = {b for by_rc in seen.bindings.values() for b in by_rc.values()}

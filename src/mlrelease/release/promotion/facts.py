@@ -62,8 +62,8 @@ def read(
     folder = config.path(ask.artifacts or rel.artifacts)
     bound = blobs(root, world, str(target.rc))
     found, others, verdict = offered(config, target, commit, folder, trusted(world, target, bound))
-    held = None
-    published = record.read(root, target.rc) if target.rc else {}
+    held, home = None, store.home(world.common_dir or git.common_dir(root))
+    published = record.read(home, target.rc) if target.rc else {}
     url, source = which_index(config, published, ask)
     if url:
         download = bound_names(bound) if ask.proven else frozenset()
@@ -78,10 +78,10 @@ def read(
         findings=tuple(verdict.problems),
         accepted=tuple(verdict.accepted),
         reference=verdict.reference,
-        stored=store.objects(root),
+        stored=store.objects(home),
         index=held,
         published=published,
-        upstreams=upstreams(root, [*ask.upstream, *recorded(bound)]),
+        upstreams=upstreams(root, home, [*ask.upstream, *recorded(bound)]),
     )
 
 
@@ -231,12 +231,13 @@ def recorded(bound: dict[str, tuple[str, str]]) -> list[Upstream]:
     return found
 
 
-def upstreams(root: Path, records: list[Upstream]) -> dict[str, UpstreamOrigin]:
+def upstreams(root: Path, home: Path, records: list[Upstream]) -> dict[str, UpstreamOrigin]:
     """Each origin the records name: its RC and final tags and its bindings, with the manifests
-    they bind, fetched shallow into this clone's upstream store."""
+    they bind, fetched shallow into this clone's upstream store (in ``home``, this clone's
+    mlrelease folder)."""
     found: dict[str, UpstreamOrigin] = {}
     urls = sorted({r.origin for r in records})
-    kept = refs.store_for(git.common_dir(root) / "mlrelease" / "upstream.git") if urls else root
+    kept = refs.store_for(home / "upstream.git") if urls else root
     for url in urls:
         try:
             seen = refs.read_url(kept, url, ("refs/tags/", BOUND_PREFIX))

@@ -27,7 +27,14 @@ from mlrelease.release.promotion import gatekeeper, index
 from mlrelease.release.promotion.manifest import TRAILER, Manifest
 from mlrelease.release.promotion.publish import plan_publish
 from mlrelease.release.world import made
-from mlrelease.release.world.snapshot import FINAL_MARKER, Tag, Target, World, parse_version
+from mlrelease.release.world.snapshot import (
+    FINAL_MARKER,
+    PromoteFacts,
+    Tag,
+    Target,
+    World,
+    parse_version,
+)
 
 
 @dataclass
@@ -38,6 +45,16 @@ class PromotionPlan:
     rc_tag: str
     final_tag: str
     commit: str
+
+
+@dataclass(frozen=True)
+class _Chosen:
+    """What :func:`plan_promote` settled before it plans the index and the push, read from the
+    snapshot once: the target, the RC's manifest and the promotion facts."""
+
+    target: Target
+    manifest: Manifest
+    facts: PromoteFacts
 
 
 def _newest(world: World, names: Names, target: Target) -> None:
@@ -113,7 +130,8 @@ def plan_promote(
     if problem:
         raise gatekeeper.Violation(f"promote: {problem}; nothing was published or tagged.")
     plan.notes.append(f"{rc}'s report passes for its commit, tree and configuration.")
-    _index(plan, world, config, manifest, publish, repository_url, elsewhere)
+    chosen = _Chosen(target, manifest, facts)
+    _index(plan, world, config, chosen, publish, repository_url, elsewhere)
     if existing is None:
         plan.actions.append(
             made.tag_action(
@@ -139,7 +157,7 @@ def plan_promote(
         name = rules.require_remote(world, "promote", rel.remote).name
         held = facts.index
         url = repository_url or (held.repository if held else None)
-        plan.actions.append(_push(world, manifest, name, url, config))
+        plan.actions.append(_push(world, chosen, name, url, config))
     return PromotionPlan(plan, rc, final, commit)
 
 
@@ -147,14 +165,14 @@ def _index(
     plan: Plan,
     world: World,
     config: Config,
-    manifest: Manifest,
+    chosen: _Chosen,
     publish: bool,
     repository_url: str | None,
     elsewhere: bool,
 ) -> None:
     """Publish first (``publish``), or check that the known index holds exactly the bound
     files (a); refused when no index is known, unless ``elsewhere``."""
-    target, held = world.aimed(), world.facts().index
+    target, held, manifest = chosen.target, chosen.facts.index, chosen.manifest
     if publish:
         if repository_url is None:
             raise UserError("promote --publish: give --repository-url (the index to publish to).")
@@ -180,11 +198,11 @@ def _index(
 
 
 def _push(
-    world: World, manifest: Manifest, remote: str, repository_url: str | None, config: Config
+    world: World, chosen: _Chosen, remote: str, repository_url: str | None, config: Config
 ) -> Action:
     """The push of the final tag, behind :func:`~.gatekeeper.before_tag_push`: the tag object
     is read and checked right before ``git push`` sends it."""
-    final = world.aimed().final
+    final, version, manifest = chosen.target.final, chosen.target.version, chosen.manifest
     project = config.project_name
 
     def check() -> None:
@@ -193,7 +211,7 @@ def _push(
         held = None
         if repository_url is not None:
             names = {e.name for e in manifest.files}
-            held = index.read(repository_url, project, world.aimed().version, download=names)
+            held = index.read(repository_url, project, version, download=names)
         gatekeeper.before_tag_push(world, manifest, text, held)
 
     return git_action(

@@ -16,14 +16,15 @@ from pathlib import Path
 from mlrelease.release.promotion import store
 
 
-def path(root: Path, rc: str) -> Path:
-    return store.folder(root).parent / "published" / f"{rc}.json"
+def path(home: Path, rc: str) -> Path:
+    return home / "published" / f"{rc}.json"
 
 
-def read(root: Path, rc: str) -> dict[str, str]:
-    """channel -> the index URL ``release publish`` sent ``rc``'s files to from this clone."""
+def read(home: Path, rc: str) -> dict[str, str]:
+    """channel -> the index URL ``release publish`` sent ``rc``'s files to from this clone
+    (``home``: its mlrelease folder, :func:`.store.home`)."""
     try:
-        data = json.loads(path(root, rc).read_text(encoding="utf-8"))
+        data = json.loads(path(home, rc).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     if not isinstance(data, dict):
@@ -33,9 +34,10 @@ def read(root: Path, rc: str) -> dict[str, str]:
 
 def write(root: Path, rc: str, channel: str, url: str) -> None:
     """Record that ``rc``'s files are published to ``url`` on ``channel`` (atomically)."""
-    target = path(root, rc)
+    home = store.folder(root).parent
+    target = path(home, rc)
     target.parent.mkdir(parents=True, exist_ok=True)
-    data = {**read(root, rc), channel: url}
+    data = {**read(home, rc), channel: url}
     tmp = target.with_suffix(".tmp")
     tmp.write_text(json.dumps(data, sort_keys=True), encoding="utf-8")
     os.replace(tmp, target)

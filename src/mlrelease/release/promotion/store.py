@@ -22,12 +22,19 @@ BLOCK = 1 << 20
 
 
 def folder(root: Path) -> Path:
-    return git.common_dir(root) / "mlrelease" / "store"
+    return home(git.common_dir(root)) / "store"
 
 
-def objects(root: Path) -> dict[str, int]:
-    """SHA-256 -> size of every object in the store."""
-    here = folder(root)
+def home(common_dir: Path) -> Path:
+    """This clone's mlrelease folder in the repository's common git folder ``common_dir``
+    (:func:`mlrelease.edges.git.folders`): the store, the publish records."""
+    return common_dir / "mlrelease"
+
+
+def objects(home: Path) -> dict[str, int]:
+    """SHA-256 -> size of every object in the store of ``home`` (this clone's mlrelease folder,
+    :func:`home`)."""
+    here = home / "store"
     if not here.is_dir():
         return {}
     return {p.name: p.stat().st_size for p in here.iterdir() if len(p.name) == 64}

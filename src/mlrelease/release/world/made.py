@@ -24,17 +24,22 @@ from mlrelease.release.world.snapshot import MadeTag
 
 
 def folder(root: Path) -> Path:
-    return git.common_dir(root) / "mlrelease" / "made" / "tags"
+    return _in(git.common_dir(root))
+
+
+def _in(common_dir: Path) -> Path:
+    return common_dir / "mlrelease" / "made" / "tags"
 
 
 def _path(root: Path, name: str) -> Path:
     return folder(root) / f"{quote(name, safe='')}.json"
 
 
-def read(root: Path) -> dict[str, MadeTag]:
+def read(common_dir: Path) -> dict[str, MadeTag]:
     """Tag name -> what this clone recorded making under it (an unreadable record is no
-    record: the tag is then not this clone's, and is refused, never pushed)."""
-    here = folder(root)
+    record: the tag is then not this clone's, and is refused, never pushed); ``common_dir``:
+    the repository's common git folder (:func:`mlrelease.edges.git.folders`)."""
+    here = _in(common_dir)
     found: dict[str, MadeTag] = {}
     for path in sorted(here.glob("*.json")) if here.is_dir() else []:
         try:

@@ -215,34 +215,36 @@ def read(config: Config, *asks: Ask) -> World:
     """The world the command's planners decide on: the base (refs, checkout, journal), then
     what each ask needs."""
     root = config.root
-    if not git.is_repo(root):
+    folders = git.folders(root)
+    if folders is None:
         raise UserError(f"{root} is not a git repository; the release flow needs one.")
-    g = Gatherer(config, config.names, _base(config))
+    g = Gatherer(config, config.names, _base(config, folders))
     for ask in asks:
         ask.gather(g)
     return g.freeze()
 
 
-def _base(config: Config) -> World:
-    root = config.root
-    git_dir = git.git_dir(root)
+def _base(config: Config, folders: git.Folders) -> World:
+    root, git_dir = config.root, folders.git_dir
     lock = git_dir / "index.lock"
+    seen: refs.Seen = {}  # the objects of both sides' tags, read once
     try:
-        remote, error = refs.read_origin(root, config.table(ReleaseConfig).remote), None
+        remote, error = refs.read_origin(root, config.table(ReleaseConfig).remote, seen), None
     except PreconditionError as exc:
         remote, error = None, str(exc)
     return World(
         root=root,
-        local=refs.read_local(root),
+        local=refs.read_local(root, seen),
         remote=remote,
         remote_error=error,
         branch=git.current_branch(root),
-        head=git.head(root),
+        head=git.head_commit(root),
         dirty=tuple(git.dirty_files(root)),
         busy=queries.in_progress(git_dir),
         lock=str(lock) if lock.exists() else None,
         journal=journal(root, git_dir),
-        made=made.read(root),
+        made=made.read(folders.common_dir),
+        common_dir=folders.common_dir,
     )
 
 
@@ -252,7 +254,7 @@ def journal(root: Path, git_dir: Path) -> Journal | None:
     path = git_dir / JOURNAL
     if not path.exists():
         return None
-    data = read_journal(root)
+    data = read_journal(root, git_dir)
     listed = data.get("files") if data else None
     names = list(listed) if isinstance(listed, (list, dict)) else []
     hashes = {}

@@ -48,9 +48,16 @@ def _tag_from(name: str, obj: str, peeled: str | None, seen: tuple[str, str] | N
     return Tag(name, obj, peeled or target, True, message.split("-----BEGIN PGP")[0])
 
 
-def _refs(root: Path, listed: dict[str, str], peeled: dict[str, str]) -> Refs:
-    """Refs from ref -> object and ref -> peeled commit (tags' objects read in one batch)."""
-    seen = objects(root, sorted({o for r, o in listed.items() if r.startswith("refs/tags/")}))
+Seen = dict[str, tuple[str, str]]
+"""sha -> (type, raw content) of the objects read so far (:func:`objects`): an object's
+content is its SHA's, so one read serves both sides."""
+
+
+def _refs(root: Path, listed: dict[str, str], peeled: dict[str, str], seen: Seen) -> Refs:
+    """Refs from ref -> object and ref -> peeled commit (tags' objects not in ``seen`` read in
+    one batch, and added to it)."""
+    tagged = {o for r, o in listed.items() if r.startswith("refs/tags/")}
+    seen.update(objects(root, sorted(tagged - seen.keys())))
     heads: dict[str, str] = {}
     tags: dict[str, Tag] = {}
     bindings: dict[str, dict[str, str]] = {}
@@ -67,8 +74,9 @@ def _refs(root: Path, listed: dict[str, str], peeled: dict[str, str]) -> Refs:
     return Refs(heads, tags, bindings)
 
 
-def read_local(root: Path) -> Refs:
-    """The local branches, tags (with type and annotation) and bindings."""
+def read_local(root: Path, seen: Seen | None = None) -> Refs:
+    """The local branches, tags (with type and annotation) and bindings (``seen``: the objects
+    already read, :func:`read_origin`'s)."""
     out = git.run(
         root,
         "for-each-ref",
@@ -82,12 +90,13 @@ def read_local(root: Path) -> Refs:
         listed[ref] = obj
         if rest and rest[0]:
             peeled[ref] = rest[0]
-    return _refs(root, listed, peeled)
+    return _refs(root, listed, peeled, {} if seen is None else seen)
 
 
-def read_origin(root: Path, name: str) -> Remote | None:
+def read_origin(root: Path, name: str, seen: Seen | None = None) -> Remote | None:
     """Origin's refs, with their objects fetched (by SHA; no local ref moves); None when no
-    remote is configured. An unreachable remote is refused: its tags must count."""
+    remote is configured. An unreachable remote is refused: its tags must count. The objects
+    read on the way are added to ``seen``."""
     if not name or name not in git.run(root, "remote").split():
         return None
     overrides = git.remote_overrides(root, name)
@@ -105,9 +114,10 @@ def read_origin(root: Path, name: str) -> Remote | None:
             'or set [tool.mlrelease.release] remote = "" to work on local refs only.'
         )
     listed, peeled = _listing(proc.stdout, _LISTED)
-    fetch_objects(root, name, sorted(set(listed.values())))
+    seen = {} if seen is None else seen
+    seen.update(fetch_objects(root, name, sorted(set(listed.values()))))
     fetch_url, push_urls = git.remote_urls(root, name)
-    return Remote(name, _refs(root, listed, peeled), fetch_url, push_urls)
+    return Remote(name, _refs(root, listed, peeled, seen), fetch_url, push_urls)
 
 
 def _listing(out: str, prefixes: tuple[str, ...]) -> tuple[dict[str, str], dict[str, str]]:
@@ -124,13 +134,13 @@ def _listing(out: str, prefixes: tuple[str, ...]) -> tuple[dict[str, str], dict[
     return listed, peeled
 
 
-def fetch_objects(root: Path, source: str, wanted: list[str], *options: str) -> None:
+def fetch_objects(root: Path, source: str, wanted: list[str], *options: str) -> Seen:
     """Fetch the objects ``wanted`` this repository lacks from ``source``, by SHA (no ref
-    moves)."""
+    moves); the objects that were present (read to know which lack)."""
     present = objects(root, wanted)  # once: per sha it was one batch per ref (25 s on 1000 refs)
     lacking = [s for s in wanted if s not in present]
     if not lacking:
-        return
+        return present
     fetched = git.call_git(
         root, "fetch", "-q", "--no-tags", "--no-write-fetch-head", *options, source, *lacking
     )
@@ -139,6 +149,7 @@ def fetch_objects(root: Path, source: str, wanted: list[str], *options: str) -> 
             f"cannot fetch the objects of {source}'s refs ({fetched.stderr.strip()}); did "
             f"someone move them while this command read them? Re-run it."
         )
+    return present
 
 
 def ls_remote(
@@ -153,9 +164,11 @@ def ls_remote(
     return _listing(proc.stdout, prefixes)
 
 
-def from_listing(store: Path, listed: dict[str, str], peeled: dict[str, str]) -> Refs:
-    """The refs of a listing, the objects of its tags read from ``store``."""
-    return _refs(store, listed, peeled)
+def from_listing(
+    store: Path, listed: dict[str, str], peeled: dict[str, str], seen: Seen | None = None
+) -> Refs:
+    """The refs of a listing, the objects of its tags not in ``seen`` read from ``store``."""
+    return _refs(store, listed, peeled, {} if seen is None else seen)
 
 
 def read_url(store: Path, url: str, prefixes: tuple[str, ...] = _LISTED) -> Refs:
@@ -163,8 +176,8 @@ def read_url(store: Path, url: str, prefixes: tuple[str, ...] = _LISTED) -> Refs
     their objects fetched into ``store`` by SHA, one commit deep (:func:`store_for`: never a
     clone's own history); a :class:`PreconditionError` naming ``url`` when it cannot be read."""
     listed, peeled = ls_remote(store, url, prefixes)
-    fetch_objects(store, url, sorted(set(listed.values())), "--depth=1")
-    return _refs(store, listed, peeled)
+    seen = fetch_objects(store, url, sorted(set(listed.values())), "--depth=1")
+    return _refs(store, listed, peeled, seen)
 
 
 def store_for(folder: Path) -> Path:

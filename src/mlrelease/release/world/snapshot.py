@@ -282,6 +282,8 @@ class World:
     journal: Journal | None = None
     made: Mapping[str, MadeTag] = field(default_factory=dict)
     """Tag name -> the record of the tag a release command made here under that name."""
+    common_dir: Path | None = None
+    """The git folder every worktree shares, where this clone's records live (None: by hand)."""
     commits: Mapping[str, str | None] = field(default_factory=dict)
     """ref as named (``refs/heads/main``, a --from argument) -> its commit, None when absent."""
     versions: Mapping[str, str] = field(default_factory=dict)
