@@ -58,14 +58,6 @@ def commit(repo: Repo, message: str) -> None:
     repo.git("commit", "-q", "--allow-empty", "-m", message)
 
 
-def built_rc(base: Path) -> Repo:
-    """The demo (a pure project) at its RC, its files built from the RC's commit into dist/."""
-    repo = project(base)
-    to_rc(repo)
-    build_dist(repo.path, repo.path / "dist")
-    return repo
-
-
 def to_rc(
     repo: Repo,
     fix: Callable[[Path], None] | None = None,

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -98,6 +99,17 @@ class Repo:
         return build_dist(self.path, self.path / folder)
 
 
+def copy_repo(template: Path, base: Path) -> Repo:
+    """A fresh copy at ``base`` of the repository ``template`` (its ``work`` tree and bare
+    ``origin.git``, as :func:`push_demo` lays them out), origin pointed at the copy's own: the
+    only path into the template a repository holds is its remote's URL, so nothing a test does
+    to the copy reaches the template or another test's copy."""
+    shutil.copytree(template, base, symlinks=True)
+    repo = Repo(base / "work", base / "origin.git")
+    repo.git("remote", "set-url", "origin", str(repo.origin))
+    return repo
+
+
 def tag_rc(mlr: Callable[..., tuple[int, str, str]]) -> None:
     """release/1.4 cut, prepared and pushed, v1.4.0-rc1 tagged and pushed; ``mlr(*args)`` runs
     ``mlrelease --root REPO ARGS`` and returns (exit code, stdout, stderr)."""
@@ -118,6 +130,25 @@ def make_candidate(repo: Repo, mlr: Callable[..., tuple[int, str, str]]) -> None
     code, _, err = mlr("release", "bind", "--rc", "v1.4.0-rc1", "--execute", "--push")
     assert code == 0, err
     assert mlr("verify")[0] == 0
+
+
+def tag_rc2(repo: Repo, mlr: Callable[..., tuple[int, str, str]]) -> None:
+    """release/1.4 prepared, rc1 and rc2 tagged (rc2 on a later commit, after origin refused
+    it while rc1 was not pushed), rc2's files built into dist/ and bound."""
+    assert mlr("release", "cut", "--version", "1.4", "--execute")[0] == 0
+    assert mlr("release", "prepare", "--version", "1.4.0", "--execute")[0] == 0
+    assert mlr("release", "rc", "--execute")[0] == 0
+    code, _, err = mlr("release", "rc", "--execute")  # again: its own tag, not pushed yet
+    assert code == 0 and "not pushed yet" in err, err
+    repo.commit_file("src/demo/core.py", "def answer() -> int:\n    return 43\n", "fix: 43")
+    # Origin numbers the candidates: rc2 waits for rc1 to be on origin.
+    code, _, err = mlr("release", "rc", "--execute", "--push")
+    assert code == 1 and "never pushed" in err, err
+    assert "git push origin refs/tags/v1.4.0-rc1:refs/tags/v1.4.0-rc1" in err
+    repo.git("push", "-q", "origin", "refs/tags/v1.4.0-rc1:refs/tags/v1.4.0-rc1")
+    assert mlr("release", "rc", "--execute", "--push")[0] == 0
+    repo.build()
+    assert mlr("release", "bind", "--rc", "v1.4.0-rc2", "--execute", "--push")[0] == 0
 
 
 CHECKLIST_STEPS = ("cut", "verify", "prepare", "rc", "build", "bind", "rc-verify", "promote")

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import tomlkit
 import tomllib
 
 from helpers.release import Repo
@@ -72,6 +73,26 @@ def adopt(repo: Repo, drop: str = "") -> None:
     path = repo.path / "pyproject.toml"
     path.write_text(path.read_text(encoding="utf-8").replace(drop, ""), encoding="utf-8")
     repo.git("commit", "-q", "-am", "chore: adopt mlrelease")
+    repo.git("push", "-q", "origin", "main")
+
+
+def follow_repair(repo: Repo, repair: Mapping[str, Any]) -> None:
+    """A refusal's ``--json`` ``repair`` made as a program makes it, from the JSON alone: the
+    command run or the keys set (tomlkit), then committed and pushed."""
+    if repair["kind"] == "command":
+        assert repair["command"][0] == "mlrelease", repair
+        proc = mlrelease(repo.path, *repair["command"][1:])
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+    else:
+        path = repo.path / repair["file"]
+        doc = tomlkit.parse(path.read_text(encoding="utf-8"))
+        node: Any = doc
+        for part in repair["table"].split("."):
+            node = node[part]
+        node.update(repair["set"])
+        path.write_text(tomlkit.dumps(doc), encoding="utf-8")
+    assert repair["commit"] == ["pyproject.toml"] and repair["then"] == "re-run", repair
+    repo.git("commit", "-q", "-am", f"chore: the repair the refusal named ({repair['kind']})")
     repo.git("push", "-q", "origin", "main")
 
 

@@ -8,16 +8,21 @@ bare word (``test-infra-ref: main``: ``main`` alone matches ``branches: [main]``
 that is one word even so is left. The branch's name and series become ``{branch}`` and
 ``{series}``, and the series of the upstream project the release pairs with (PyTorch's
 ``release/2.2`` on torchvision's ``release/0.17``) becomes ``{upstream_series}``, asked at
-``release cut`` or read from the branch. An edit of a file main no longer has is left, with the
-reason. Pure: the commits are read by :func:`mlrelease.init.snapshot.branch_commits`."""
+``release cut`` or read from the branch. A pin of the upstream's series in a workflow is also
+made in each workflow main added since the branch that holds its search: a release pins the
+upstream's infrastructure wherever its workflows use it (executorch pinned test-infra in the
+workflows main added since release/1.0 as release/1.0 pinned its own); an edit naming the branch
+itself stays where the branch made it. An edit of a file main no longer has is left, with the
+reason. Pure: the commits and the branch's workflows are read by
+:mod:`mlrelease.init.branch_history`."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence, Set
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass, field
 
-from mlrelease.init.snapshot import CommitDiff
+from mlrelease.init.branch_history import CommitDiff
 from mlrelease.init.version_source import is_version
 
 _BOUNDARY = " \t\"'=,()[]{}<>"
@@ -48,6 +53,8 @@ class Found:
     """The upstream series the branch paired with (``2.2``), when an edit names one."""
     left: list[str] = field(default_factory=list)
     """Edits not proposed, each with the reason (a file main no longer has)."""
+    also: list[str] = field(default_factory=list)
+    """Workflows main added since the branch that use the upstream it pinned: pinned too."""
 
 
 def _widen(old: str, new: str) -> tuple[str, str]:
@@ -190,4 +197,29 @@ def proposed_edits(
                 found.left.append(note)
             elif not why and edit not in found.edits:
                 found.edits.append(edit)
+    return found
+
+
+WORKFLOWS = ".github/workflows/"
+
+
+def widened(
+    edits: Sequence[ProposedEdit], texts: Mapping[str, str], had: Set[str]
+) -> list[ProposedEdit]:
+    """``edits``, and each pin of the upstream's series in a workflow (its ``replace`` names
+    ``{upstream_series}``) made in every workflow of ``texts`` (main's files) that the branch
+    never ``had`` and that holds its search: main added it since the branch was cut, and a
+    release pins the upstream's infrastructure wherever it is used (executorch's cuda.yml
+    beside release/1.0's pinned ``linux_job_v2.yml@main``). An edit naming the branch itself
+    (``refs/heads/main`` -> ``refs/heads/{branch}``) is one workflow's choice, never spread; a
+    workflow the branch had and left alone stays as it left it."""
+    found = list(edits)
+    for edit in edits:
+        if not edit.file.startswith(WORKFLOWS) or UPSTREAM not in edit.replace:
+            continue
+        for path, text in sorted(texts.items()):
+            other = ProposedEdit(path, edit.search, edit.replace)
+            new = path.startswith(WORKFLOWS) and path not in had
+            if new and edit.search in text and other not in found:
+                found.append(other)
     return found

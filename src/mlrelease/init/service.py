@@ -18,7 +18,15 @@ from mlrelease.config import Loader
 from mlrelease.edges import index as edge_index
 from mlrelease.edges import installed
 from mlrelease.errors import UserError
-from mlrelease.init import carriers, detect, propose, release_edits, shape, snapshot
+from mlrelease.init import (
+    branch_history,
+    carriers,
+    detect,
+    propose,
+    release_edits,
+    shape,
+    snapshot,
+)
 from mlrelease.init.version_source import package_dirs
 from mlrelease.terminal import make_console
 from mlrelease.wheels import fileset, matrix, platforms
@@ -138,10 +146,14 @@ def _with_branch(root: Path, snap: snapshot.Snapshot, found: detect.Detection) -
     series = re.search(r"\d+\.\d+", model.newest) if model.name == "branch" else None
     if series is None:
         return found
-    commits = snapshot.branch_commits(root, model.main_branch, model.newest)
+    commits = branch_history.branch_commits(root, model.main_branch, model.newest)
     skip = {f.filename for f in found.version.files} | {"pyproject.toml"}
     main = {p for p in snap.files if snap.is_tracked(p)}
     edits = release_edits.proposed_edits(commits, model.newest, series[0], skip, main)
+    made = {e.file for e in edits.edits}
+    had = branch_history.branch_files(root, model.newest, release_edits.WORKFLOWS)
+    edits.edits = release_edits.widened(edits.edits, snap.texts, had)
+    edits.also = sorted({e.file for e in edits.edits} - made)
     picks, picks_why = shape.picks_mode(commits, model.newest)
     upstream = ""
     if edits.upstream:
@@ -176,6 +188,11 @@ def _edit_notes(edits: release_edits.Found, model: shape.Model, upstream: str) -
             else ""
         )
         notes.append(f"release-only edits: made by {', '.join(edits.commits)} of {newest}{paired}.")
+    if edits.also:
+        notes.append(
+            f"release-only edits: the upstream pins also made in {', '.join(edits.also)}, "
+            f"workflows {model.main_branch} added since {newest} that use what it pinned."
+        )
     notes += [f"release-only edit left out: {why}." for why in edits.left]
     return notes
 

@@ -13,7 +13,8 @@ from typing import Literal
 from packaging.version import Version
 
 from mlrelease import naming
-from mlrelease.init.snapshot import CHANGELOG_NAMES, CommitDiff, Snapshot
+from mlrelease.init.branch_history import CommitDiff
+from mlrelease.init.snapshot import CHANGELOG_NAMES, Snapshot
 from mlrelease.release import publishers
 
 

@@ -225,45 +225,6 @@ def texts_containing(root: Path, files: list[str], *needles: str) -> dict[str, s
     return found
 
 
-@dataclass(frozen=True)
-class CommitDiff:
-    """A commit of a release branch since it left main, as ``git show -U0`` gives it."""
-
-    sha: str
-    subject: str
-    body: str
-    diff: str
-
-
-BRANCH_COMMITS = 200
-"""How many of a release branch's commits (oldest first) :func:`branch_commits` reads."""
-
-_MARK = "\x1e@@mlrelease-commit@@\x1f"
-
-
-def branch_commits(root: Path, main: str, branch: str) -> list[CommitDiff]:
-    """The commits of ``branch`` (here or on origin) since it left ``main``, oldest first,
-    each with its ``-U0`` diff: where the release-only edits were made (in PyTorch's
-    libraries the first commit, or a later one: torchaudio's second), and how fixes reached
-    the branch (picked by hand, or marked with a trailer)."""
-    for ref in (f"refs/heads/{branch}", f"refs/remotes/origin/{branch}"):
-        if not git.run(root, "rev-parse", "-q", "--verify", ref, check=False):
-            continue
-        shown = git.run(
-            root,
-            *("log", "--reverse", f"--max-count={BRANCH_COMMITS}", "-p", "-U0", "--no-color"),
-            *(f"--format={_MARK}%H%x1f%s%x1f%b%x1f", "--no-merges", f"refs/heads/{main}..{ref}"),
-            check=False,
-            strip=False,
-        )
-        found = []
-        for chunk in shown.split(_MARK)[1:]:
-            sha, subject, body, diff = [*chunk.split("\x1f", 3), "", "", ""][:4]
-            found.append(CommitDiff(sha, subject, body, diff))
-        return found
-    return []
-
-
 TAGS_READ = 8
 """How many of the newest release-like tags :func:`take` reads version files at."""
 

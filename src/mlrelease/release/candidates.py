@@ -7,11 +7,12 @@ from packaging.version import Version
 
 from mlrelease import version_files
 from mlrelease.config import Config
-from mlrelease.errors import PreconditionError, Repair, UserError
+from mlrelease.errors import PreconditionError, UserError
 from mlrelease.naming import Names
 from mlrelease.project import changelog
 from mlrelease.release import branch_edits, own_publishing, pins, rules
 from mlrelease.release.config import (
+    KEEP_BUMPED,
     TABLE,
     ReleaseConfig,
     series,
@@ -23,15 +24,6 @@ from mlrelease.release.world import made
 from mlrelease.release.world.snapshot import RC_MARKER, NotGathered, World, parse_version, short
 
 # --- rc -------------------------------------------------------------------------------------
-
-KEEP_BUMPED = Repair(
-    "config",
-    file="pyproject.toml",
-    table=TABLE,
-    values=(("rc-model", "bump"), ("rc-tagged", True)),
-)
-"""The repair of rc's refusal of files that carry a candidate's own version under
-``rc-model = "tag"``: the model under which they do (version-bump RCs, each tagged)."""
 
 
 def _branch_version(

@@ -17,7 +17,7 @@ from typing import Literal
 from packaging.version import InvalidVersion, Version
 
 from mlrelease.config import Config
-from mlrelease.errors import ConfigError, UserError
+from mlrelease.errors import ConfigError, Repair, UserError
 from mlrelease.naming import (
     DEFAULT_BRANCH,
     DEFAULT_RC_TAG,
@@ -181,6 +181,16 @@ def check_placeholders(config: ReleaseConfig, source: str) -> None:
 
 TABLES: dict[str, type] = {"release": ReleaseConfig}
 """The ``[tool.mlrelease.<key>]`` tables this feature owns (see :mod:`mlrelease.registry`)."""
+
+KEEP_BUMPED = Repair(
+    "config",
+    file="pyproject.toml",
+    table=TABLE,
+    values=(("rc-model", "bump"), ("rc-tagged", True)),
+)
+"""The repair of a refusal under ``rc-model = "tag"`` that only version-bump RCs, each tagged,
+mend: files that carry a candidate's own version (a hand edit, ``1.17.0rc1``), or a workflow
+that publishes every RC tag as the version its commit carries (tensorflow-onnx's ``v*``)."""
 
 
 def version_model(config: Config) -> VersionModel:

@@ -10,12 +10,10 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
-from typing import Any
 
-import tomlkit
 from helpers.projects import configure
 from helpers.release import Repo
-from helpers.replayed import adopt, proposal, push_tf2onnx
+from helpers.replayed import adopt, follow_repair, proposal, push_tf2onnx
 from helpers.repo import mlrelease
 
 
@@ -129,25 +127,6 @@ def test_a_hand_set_rc_under_tag_rcs_names_the_model_that_keeps_it(tmp_path: Pat
     assert _origin_tag(repo, "v1.17.0rc1") == (head, "1.17.0rc1"), said
 
 
-def _follow(repo: Repo, repair: dict[str, Any]) -> None:
-    """A refusal's ``repair`` made as a program makes it, from the JSON alone: the command run
-    or the keys set (tomlkit), then committed and pushed."""
-    if repair["kind"] == "command":
-        assert repair["command"][0] == "mlrelease", repair
-        _ok(repo, *repair["command"][1:])
-    else:
-        path = repo.path / repair["file"]
-        doc = tomlkit.parse(path.read_text(encoding="utf-8"))
-        node: Any = doc
-        for part in repair["table"].split("."):
-            node = node[part]
-        node.update(repair["set"])
-        path.write_text(tomlkit.dumps(doc), encoding="utf-8")
-    assert repair["commit"] == ["pyproject.toml"] and repair["then"] == "re-run", repair
-    repo.git("commit", "-q", "-am", f"chore: the repair rc named ({repair['kind']})")
-    repo.git("push", "-q", "origin", "main")
-
-
 def test_a_hand_set_rc_refusal_carries_each_repair_in_its_json(tmp_path: Path) -> None:
     """onnxmltools and tensorflow-onnx under tag RCs, the maintainers' 1.17.0rc1 set by hand:
     each of rc's refusals carries its repair in its ``--json`` output (stdout one object:
@@ -169,7 +148,7 @@ def test_a_hand_set_rc_refusal_carries_each_repair_in_its_json(tmp_path: Path) -
         assert " ".join(refused["error"].split()) in " ".join(said.stderr.split()), said.stderr
         assert repo.origin_git("tag", "--list", "v1.17.0*") == ""
         repairs.append(refused["repair"])
-        _follow(repo, refused["repair"])
+        follow_repair(repo, refused["repair"])
     assert repairs == [
         {
             "kind": "command",

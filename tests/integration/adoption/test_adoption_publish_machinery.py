@@ -6,9 +6,18 @@ project's workflow already does."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-from helpers.replayed import PYPI_ON_V_TAGS, History, adopt, proposal, push_skl2onnx, push_tf2onnx
+from helpers.replayed import (
+    PYPI_ON_V_TAGS,
+    History,
+    adopt,
+    follow_repair,
+    proposal,
+    push_skl2onnx,
+    push_tf2onnx,
+)
 from helpers.repo import mlrelease
 
 
@@ -59,6 +68,43 @@ def test_rc_refuses_a_tag_the_projects_workflow_publishes_as_final(tmp_path: Pat
     repo.git("commit", "-q", "-am", "ci: publish final tags only")
     rc = mlrelease(repo.path, "release", "rc")
     assert rc.returncode == 0 and "git tag -a v1.17.0rc1" in rc.stdout, rc.stdout + rc.stderr
+
+
+def test_a_publish_workflow_added_after_adoption_names_the_tagged_bump_model(
+    tmp_path: Path,
+) -> None:
+    """tensorflow-onnx 1.17.0: adopted under tag RCs while release.yml only built (76f54662d),
+    then its publish job (PyPI on every ``v*`` tag) landed during the release (2e4f0716f).
+    rc, reading the workflow at RC time, refuses ``v1.17.0rc1`` on a commit carrying 1.17.0
+    and carries its repair in ``--json``: the model under which the workflow publishes the
+    candidate as the pre-release 1.17.0rc1 (version bumps, each tagged), never an untagged
+    bump the workflow would not build. Followed as given, rc sets 1.17.0rc1, then tags
+    v1.17.0rc1 on the commit that says it."""
+    repo = push_tf2onnx(tmp_path)
+    workflow = repo.path / ".github/workflows/release.yml"
+    workflow.write_text(PYPI_ON_V_TAGS.split("  publish:")[0], encoding="utf-8")
+    repo.git("commit", "-q", "-am", "ci: build the distribution (no publishing yet)")
+    repo.git("push", "-q", "origin", "main")
+    adopt(repo)
+    assert "rc-model" not in (repo.path / "pyproject.toml").read_text(encoding="utf-8")  # tag
+    prepare = mlrelease(repo.path, "release", "prepare", "--version", "1.17.0", "--execute")
+    assert prepare.returncode == 0, prepare.stdout + prepare.stderr
+    workflow.write_text(PYPI_ON_V_TAGS, encoding="utf-8")
+    repo.git("commit", "-q", "-am", "ci: publish to PyPI on v* tags")
+    repo.git("push", "-q", "origin", "main")
+    rc = mlrelease(repo.path, "release", "rc", "--execute", "--push", "--json")
+    assert rc.returncode == 1, rc.stdout + rc.stderr
+    refused = json.loads(rc.stdout)
+    assert "publish 1.17.0" in " ".join(refused["error"].split()), refused
+    assert refused["repair"]["set"] == {"rc-model": "bump", "rc-tagged": True}, refused
+    assert repo.origin_git("tag", "--list", "v1.17.0*") == ""
+    follow_repair(repo, refused["repair"])
+    for _ in ("the bump to 1.17.0rc1", "its tag"):
+        rc = mlrelease(repo.path, "release", "rc", "--execute", "--push")
+        assert rc.returncode == 0, rc.stdout + rc.stderr
+    assert repo.origin_git("tag", "--list", "v1.17.0*") == "v1.17.0rc1", rc.stdout
+    tagged = repo.origin_git("rev-parse", "refs/tags/v1.17.0rc1^{commit}")
+    assert repo.origin_git("show", f"{tagged}:VERSION_NUMBER") == "1.17.0rc1"
 
 
 def test_the_checklist_never_publishes_where_the_projects_workflow_does(tmp_path: Path) -> None:

@@ -83,6 +83,42 @@ def test_edits_made_by_a_later_commit_of_the_branch_are_found(tmp_path: Path) ->
     assert "[RELEASE-ONLY CHANGES] Pin test-infra to release/2.2" in said, said
 
 
+CUDA = """\
+name: CUDA
+on:
+  push:
+    branches: [main]
+jobs:
+  test-cuda:
+    uses: pytorch/test-infra/.github/workflows/linux_job.yml@main
+    with:
+      test-infra-ref: main
+      script: python -m pytest test/cuda
+"""
+"""A workflow main added after the newest release branch was cut (executorch's cuda.yml, new
+since release/1.0): the same test-infra job at ``@main`` as the workflows the branch pinned."""
+
+
+def test_an_edit_is_made_in_the_workflows_main_added_since_the_branch(tmp_path: Path) -> None:
+    """executorch 1.1: release/1.0 pinned test-infra's jobs in the workflows it had; main
+    added cuda.yml (and four more) since, with the same ``linux_job_v2.yml@main`` lines, and
+    the maintainers pinned those at release/2.10 too. init proposes each pin of the upstream's
+    series in every workflow main added since that holds its text, and the cut pins cuda.yml
+    as the others."""
+    repo = push_vision(tmp_path)
+    repo.commit_file(".github/workflows/cuda.yml", CUDA, "Add CUDA CI (#8250)")
+    repo.git("push", "-q", "origin", "main")
+    tool, said = proposal(repo)
+    assert ".github/workflows/cuda.yml" in {e["file"] for e in _edits(tool)}, _edits(tool)
+    assert "upstream pins also made in .github/workflows/cuda.yml" in said, said
+    adopt(repo)
+    cut = mlrelease(repo.path, *CUT_018)
+    assert cut.returncode == 0, cut.stdout + cut.stderr
+    on_branch = repo.git("show", "release/0.18:.github/workflows/cuda.yml")
+    assert on_branch == pinned(CUDA, "2.3").strip(), on_branch
+    assert "branches: [main]" in on_branch
+
+
 def test_init_says_when_the_newest_branch_made_no_release_only_edit(tmp_path: Path) -> None:
     history = History(tmp_path)
     history.commit({"version.txt": "2.2.0a0\n", "setup.py": _SETUP, LINT: "on: push\n"}, "init")

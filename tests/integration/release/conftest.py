@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 from helpers.index import serve, start, stop
-from helpers.release import GIT_ENV, Repo, make_candidate, push_demo
+from helpers.reference_builds import git_env, to_rc
+from helpers.release import GIT_ENV, Repo, copy_repo, make_candidate, push_demo, tag_rc2
 
 from mlrelease.cli import main
 
@@ -33,10 +34,7 @@ def repo(_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> It
         monkeypatch.setenv(key, value)
     monkeypatch.delenv("MLRELEASE_FAULT", raising=False)
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
-    shutil.copytree(_template, tmp_path / "r", symlinks=True)
-    work, origin = tmp_path / "r" / "work", tmp_path / "r" / "origin.git"
-    subprocess.run(["git", "remote", "set-url", "origin", str(origin)], cwd=work, check=True)
-    yield Repo(work, origin)
+    yield copy_repo(_template, tmp_path / "r")
 
 
 @pytest.fixture
@@ -81,20 +79,20 @@ def indexes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callabl
         stop(server)
 
 
-@pytest.fixture(scope="session")
-def _candidate_template(_template: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The candidate made once per process, on a copy of the template: its four commands and
-    its real build take five seconds, and about sixty tests start from it (``candidate``
-    copies it)."""
-    base = tmp_path_factory.mktemp("release-candidate") / "r"
-    shutil.copytree(_template, base, symlinks=True)
-    work, origin = base / "work", base / "origin.git"
-    subprocess.run(["git", "remote", "set-url", "origin", str(origin)], cwd=work, check=True)
+Mlr = Callable[..., tuple[int, str, str]]
+
+
+def _made(source: Path, base: Path, steps: Callable[[Repo, Mlr], None]) -> Path:
+    """A copy of the repository ``source`` at ``base``, taken through ``steps`` (given the
+    copy and ``mlrelease --root COPY ARGS...`` in-process, its output captured) in the release
+    tests' environment: a template made once per process, which function fixtures copy for
+    each test (:func:`helpers.release.copy_repo`), so no test sees another's changes."""
+    repo = copy_repo(source, base)
 
     def run(*args: str) -> tuple[int, str, str]:
         out, err = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = main(["--root", str(work), *args])
+            code = main(["--root", str(repo.path), *args])
         return code, out.getvalue(), " ".join(err.getvalue().split())
 
     with pytest.MonkeyPatch.context() as patch:
@@ -102,8 +100,23 @@ def _candidate_template(_template: Path, tmp_path_factory: pytest.TempPathFactor
             patch.setenv(key, value)
         patch.delenv("MLRELEASE_FAULT", raising=False)
         patch.delenv("GITHUB_STEP_SUMMARY", raising=False)
-        make_candidate(Repo(work, origin), run)
+        steps(repo, run)
     return base
+
+
+@pytest.fixture(scope="session")
+def _candidate_template(_template: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The candidate made once per process, on a copy of the template: its four commands and
+    its real build take five seconds, and about sixty tests start from it (``candidate``
+    copies it)."""
+    return _made(_template, tmp_path_factory.mktemp("release-candidate") / "r", make_candidate)
+
+
+@pytest.fixture(scope="session")
+def _at_rc2_template(_template: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """:func:`helpers.release.tag_rc2` once per process, on a copy of the template: nine
+    commands and a real build (``at_rc2`` in test_release_guards.py copies it)."""
+    return _made(_template, tmp_path_factory.mktemp("release-at-rc2") / "r", tag_rc2)
 
 
 @pytest.fixture
@@ -114,9 +127,39 @@ def candidate(repo: Repo, _candidate_template: Path) -> Repo:
     the candidate's own commands run (the fault points they pass) calls
     :func:`helpers.release.make_candidate` on ``repo`` instead."""
     shutil.rmtree(repo.path.parent)
-    shutil.copytree(_candidate_template, repo.path.parent, symlinks=True)
-    repo.git("remote", "set-url", "origin", str(repo.origin))
-    return repo
+    return copy_repo(_candidate_template, repo.path.parent)
+
+
+@pytest.fixture(scope="session")
+def _reference_rc(_template: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo cut, prepared and tagged v1.4.0-rc1 by ``mlrelease`` in child processes
+    (:func:`helpers.reference_builds.to_rc`), once per process: ``demo_at_rc`` copies it."""
+    return _made(_template, tmp_path_factory.mktemp("reference-rc") / "p", lambda r, _: to_rc(r))
+
+
+@pytest.fixture(scope="session")
+def _reference_built(_reference_rc: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``_reference_rc`` with its files built from the RC's commit into dist/ (pypa/build),
+    once per process: ``demo_built`` copies it."""
+    return _made(
+        _reference_rc, tmp_path_factory.mktemp("reference-built") / "p", lambda r, _: r.build()
+    )
+
+
+@pytest.fixture
+def demo_at_rc(_reference_rc: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Repo:
+    """The demo at its RC (release/1.4 cut and prepared, v1.4.0-rc1 tagged, all pushed), in
+    ``tmp_path / "p"``: the test's own copy of ``_reference_rc``."""
+    git_env(monkeypatch)
+    return copy_repo(_reference_rc, tmp_path / "p")
+
+
+@pytest.fixture
+def demo_built(_reference_built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Repo:
+    """``demo_at_rc`` with the RC's files built into dist/: the test's own copy of
+    ``_reference_built``."""
+    git_env(monkeypatch)
+    return copy_repo(_reference_built, tmp_path / "p")
 
 
 @pytest.fixture

@@ -22,13 +22,12 @@ from helpers.reference_builds import (
     bound,
     commit,
     git_env,
-    project,
     refused,
     run,
     to_rc,
     write,
 )
-from helpers.release import Repo
+from helpers.release import Repo, copy_repo
 
 from mlrelease.wheels.artifacts import write_sums
 
@@ -36,9 +35,10 @@ SEVEN = "def answer() -> int:\n    return 7\n"
 
 
 @pytest.fixture
-def demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Repo:
+def demo(_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Repo:
+    """The demo project on main, pushed: the test's own copy of the release tests' template."""
     git_env(monkeypatch)
-    return project(tmp_path / "p")
+    return copy_repo(_template, tmp_path / "p")
 
 
 def _tampered(repo: Repo) -> None:
@@ -50,12 +50,12 @@ def _tampered(repo: Repo) -> None:
 
 
 def test_a_smudge_filter_from_the_environment_does_not_make_the_reference(
-    demo: Repo, monkeypatch: pytest.MonkeyPatch
+    demo_at_rc: Repo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A smudge filter set through ``GIT_CONFIG_COUNT`` (which the git edge keeps, as CI passes
     credentials) and an attribute in ``.git/info/attributes``: ``git archive`` wrote the
     tampered ``answer`` into the reference, which then matched the tampered files."""
-    to_rc(demo)
+    demo = demo_at_rc
     _tampered(demo)
     write(demo.path / ".git/info/attributes", "src/demo/core.py filter=fix\n")
     for key, value in {
@@ -75,10 +75,10 @@ def test_an_export_ignore_outside_the_commit_does_not_hide_a_file(demo: Repo) ->
     refused(demo, WHEEL, "demo/guard.py", "missing")
 
 
-def test_a_clone_with_autocrlf_binds_a_correct_release(demo: Repo, tmp_path: Path) -> None:
+def test_a_clone_with_autocrlf_binds_a_correct_release(demo_at_rc: Repo, tmp_path: Path) -> None:
     """Git for Windows' default, ``core.autocrlf=true``: the clone's checkout has CRLF lines,
     CI's build (a colleague's clean clone here) LF; the files are the commit's."""
-    to_rc(demo)
+    demo = demo_at_rc
     ci = tmp_path / "ci"
     subprocess.run(["git", "clone", "-q", "--branch", RC, str(demo.origin), str(ci)], check=True)
     build_dist(ci, demo.path / "dist")
@@ -164,10 +164,10 @@ def test_a_committed_export_ignore_for_tests_binds(demo: Repo) -> None:
     bound(demo)
 
 
-def test_a_reference_written_into_the_cache_by_a_build_is_not_trusted(demo: Repo) -> None:
+def test_a_reference_written_into_the_cache_by_a_build_is_not_trusted(demo_at_rc: Repo) -> None:
     """A build step (the project's own, run in the clone before bind) writes
     ``.git/mlrelease/reference/<commit>``: the tampered files as "what the commit builds"."""
-    to_rc(demo)
+    demo = demo_at_rc
     _tampered(demo)
     sha = demo.git("rev-parse", f"{RC}^{{commit}}")
     cache = demo.path / ".git/mlrelease/reference" / sha
@@ -181,15 +181,14 @@ def test_a_reference_written_into_the_cache_by_a_build_is_not_trusted(demo: Repo
 
 
 def test_publish_reads_the_cache_only_when_the_bound_manifest_vouches_for_it(
-    demo: Repo, index: tuple[str, Path]
+    demo_built: Repo, index: tuple[str, Path]
 ) -> None:
     """After bind, a build step rewrites the cached reference of the RC's commit (another
     tree's files): publish read it and refused the bound files. The cache's digest is not the
     one the manifest on origin records, so publish builds the reference again, and the bound
     files reach the index (pypiserver on 127.0.0.1)."""
     url, packages = index
-    to_rc(demo)
-    build_dist(demo.path, demo.path / "dist")
+    demo = demo_built
     _, manifest = bound(demo)
     assert run(demo, "verify")[0] == 0
     sha = demo.git("rev-parse", f"{RC}^{{commit}}")

@@ -8,14 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from helpers.reference_builds import (
     CP,
     SDIST,
     WHEEL,
     Members,
-    built_rc,
-    git_env,
     refused,
     rewrite_sdist,
     rewrite_wheel,
@@ -26,14 +23,7 @@ from helpers.release import Repo
 INFO = "demo-1.4.0.dist-info"
 
 
-@pytest.fixture
-def built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Repo:
-    """The demo (a pure project) at its RC, its files built from the RC's commit into dist/."""
-    git_env(monkeypatch)
-    return built_rc(tmp_path / "p")
-
-
-def test_an_import_hook_named_like_a_library_is_refused(built: Repo) -> None:
+def test_an_import_hook_named_like_a_library_is_refused(demo_built: Repo) -> None:
     """``demo_speedups.so.pth`` rode in an otherwise exact pure wheel: a name holding ``.so.``
     counted as compiled code. It runs at every interpreter start."""
     hook = b"import os; os.environ.setdefault('PWNED', '1')\n"
@@ -41,12 +31,12 @@ def test_an_import_hook_named_like_a_library_is_refused(built: Repo) -> None:
     def add(members: Members) -> None:
         members["demo_speedups.so.pth"] = hook
 
-    rewrite_wheel(built.path / "dist" / WHEEL, add)
-    refused(built, WHEEL, "demo_speedups.so.pth", "not in the reference wheel")
+    rewrite_wheel(demo_built.path / "dist" / WHEEL, add)
+    refused(demo_built, WHEEL, "demo_speedups.so.pth", "not in the reference wheel")
 
 
 def test_a_bare_extension_beside_the_committed_module_is_refused(
-    built: Repo, tmp_path: Path
+    demo_built: Repo, tmp_path: Path
 ) -> None:
     """A real shared object ``demo/core.so`` in the pure wheel: Python imports it ahead of the
     committed ``demo/core.py``."""
@@ -55,8 +45,8 @@ def test_a_bare_extension_beside_the_committed_module_is_refused(
     def add(members: Members) -> None:
         members["demo/core.so"] = compiled
 
-    rewrite_wheel(built.path / "dist" / WHEEL, add)
-    refused(built, WHEEL, "demo/core.so", "not in the reference wheel")
+    rewrite_wheel(demo_built.path / "dist" / WHEEL, add)
+    refused(demo_built, WHEEL, "demo/core.so", "not in the reference wheel")
 
 
 def _pointer(text: str) -> str:
@@ -69,7 +59,7 @@ def _pointer(text: str) -> str:
     )
 
 
-def test_metadata_fields_beyond_the_five_are_compared(built: Repo) -> None:
+def test_metadata_fields_beyond_the_five_are_compared(demo_built: Repo) -> None:
     """METADATA's and PKG-INFO's Summary, Project-URL and description replaced with a pointer
     to another package: the five compared fields unchanged."""
 
@@ -77,17 +67,17 @@ def test_metadata_fields_beyond_the_five_are_compared(built: Repo) -> None:
         member = f"{INFO}/METADATA"
         members[member] = _pointer(members[member].decode()).encode()
 
-    rewrite_wheel(built.path / "dist" / WHEEL, point)
-    out = refused(built, WHEEL, "METADATA", "Summary", "Project-URL")
+    rewrite_wheel(demo_built.path / "dist" / WHEEL, point)
+    out = refused(demo_built, WHEEL, "METADATA", "Summary", "Project-URL")
     assert "description" in out, out
 
 
-def test_a_pkg_info_pointing_elsewhere_is_refused(built: Repo) -> None:
-    rewrite_sdist(built.path / "dist" / SDIST, "demo-1.4.0/PKG-INFO", _pointer)
-    refused(built, SDIST, "PKG-INFO", "Summary", "Project-URL")
+def test_a_pkg_info_pointing_elsewhere_is_refused(demo_built: Repo) -> None:
+    rewrite_sdist(demo_built.path / "dist" / SDIST, "demo-1.4.0/PKG-INFO", _pointer)
+    refused(demo_built, SDIST, "PKG-INFO", "Summary", "Project-URL")
 
 
-def test_a_wheel_that_no_installer_reads_is_refused(built: Repo) -> None:
+def test_a_wheel_that_no_installer_reads_is_refused(demo_built: Repo) -> None:
     """``.dist-info/WHEEL`` says ``Wheel-Version: 9.0``: the published wheel cannot be
     installed."""
 
@@ -95,15 +85,17 @@ def test_a_wheel_that_no_installer_reads_is_refused(built: Repo) -> None:
         member = f"{INFO}/WHEEL"
         members[member] = members[member].replace(b"Wheel-Version: 1.0", b"Wheel-Version: 9.0")
 
-    rewrite_wheel(built.path / "dist" / WHEEL, future)
-    refused(built, WHEEL, "WHEEL", "Wheel-Version", '"9.0"', '"1.0"')
+    rewrite_wheel(demo_built.path / "dist" / WHEEL, future)
+    refused(demo_built, WHEEL, "WHEEL", "Wheel-Version", '"9.0"', '"1.0"')
 
 
-def test_an_extra_native_wheel_in_a_pure_release_is_refused(built: Repo, tmp_path: Path) -> None:
+def test_an_extra_native_wheel_in_a_pure_release_is_refused(
+    demo_built: Repo, tmp_path: Path
+) -> None:
     """A pure project's CI adds a ``cp311-manylinux`` wheel: the pure wheel plus a native
     module. pip prefers it over the pure wheel."""
     compiled = shared_object(tmp_path / "cc", "_fast", "int PyInit__fast(void) { return 0; }")
-    dist = built.path / "dist"
+    dist = demo_built.path / "dist"
     extra = dist / "extra.whl"
     extra.write_bytes((dist / WHEEL).read_bytes())
     tag = f"{CP}-{CP}-manylinux_2_17_x86_64"
@@ -115,16 +107,16 @@ def test_an_extra_native_wheel_in_a_pure_release_is_refused(built: Repo, tmp_pat
         members[f"{INFO}/WHEEL"] = wheel.replace("Tag: py3-none-any", f"Tag: {tag}").encode()
 
     rewrite_wheel(extra, native, f"demo-1.4.0-{tag}.whl")
-    refused(built, f"demo-1.4.0-{tag}.whl", "not in the release's file set")
+    refused(demo_built, f"demo-1.4.0-{tag}.whl", "not in the release's file set")
 
 
-def test_an_extra_sdist_member_and_a_symbolic_link_are_refused(built: Repo) -> None:
+def test_an_extra_sdist_member_and_a_symbolic_link_are_refused(demo_built: Repo) -> None:
     """An sdist member that is a symbolic link was passed over (only regular files were
     read)."""
     import io
     import tarfile
 
-    sdist = built.path / "dist" / SDIST
+    sdist = demo_built.path / "dist" / SDIST
     raw = io.BytesIO()
     with tarfile.open(sdist) as source, tarfile.open(fileobj=raw, mode="w:gz") as target:
         for info in source.getmembers():
@@ -136,4 +128,4 @@ def test_an_extra_sdist_member_and_a_symbolic_link_are_refused(built: Repo) -> N
     from mlrelease.wheels.artifacts import write_sums
 
     write_sums(sdist.parent)
-    refused(built, SDIST, "src/demo/settings.py")
+    refused(demo_built, SDIST, "src/demo/settings.py")

@@ -3,29 +3,20 @@
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 
 import pytest
-from helpers.release import Repo
+from helpers.release import Repo, copy_repo
 
 
 @pytest.fixture
-def at_rc2(repo: Repo, mlr) -> Repo:  # type: ignore[no-untyped-def]
-    """release/1.4 prepared, rc1 and rc2 tagged (rc2 on a later commit), rc2 verified."""
-    assert mlr("release", "cut", "--version", "1.4", "--execute")[0] == 0
-    assert mlr("release", "prepare", "--version", "1.4.0", "--execute")[0] == 0
-    assert mlr("release", "rc", "--execute")[0] == 0
-    code, _, err = mlr("release", "rc", "--execute")  # again: its own tag, not pushed yet
-    assert code == 0 and "not pushed yet" in err, err
-    repo.commit_file("src/demo/core.py", "def answer() -> int:\n    return 43\n", "fix: 43")
-    # Origin numbers the candidates: rc2 waits for rc1 to be on origin.
-    code, _, err = mlr("release", "rc", "--execute", "--push")
-    assert code == 1 and "never pushed" in err, err
-    assert "git push origin refs/tags/v1.4.0-rc1:refs/tags/v1.4.0-rc1" in err
-    repo.git("push", "-q", "origin", "refs/tags/v1.4.0-rc1:refs/tags/v1.4.0-rc1")
-    assert mlr("release", "rc", "--execute", "--push")[0] == 0
-    repo.build()
-    assert mlr("release", "bind", "--rc", "v1.4.0-rc2", "--execute", "--push")[0] == 0
-    return repo
+def at_rc2(repo: Repo, _at_rc2_template: Path) -> Repo:
+    """release/1.4 prepared, rc1 and rc2 tagged (rc2 on a later commit), rc2 verified
+    (:func:`helpers.release.tag_rc2`): a fresh copy of ``_at_rc2_template`` in place of
+    ``repo``'s work tree and origin."""
+    shutil.rmtree(repo.path.parent)
+    return copy_repo(_at_rc2_template, repo.path.parent)
 
 
 def _unchanged(repo: Repo):  # type: ignore[no-untyped-def]

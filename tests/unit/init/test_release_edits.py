@@ -5,8 +5,8 @@ never a fix picked from main, and an edit of a file main lacks left with the rea
 from __future__ import annotations
 
 from mlrelease.init import shape
-from mlrelease.init.release_edits import ProposedEdit, proposed_edits
-from mlrelease.init.snapshot import CommitDiff
+from mlrelease.init.branch_history import CommitDiff
+from mlrelease.init.release_edits import ProposedEdit, proposed_edits, widened
 
 WHEELS = ".github/workflows/build.yml"
 PIN = f"""\
@@ -83,3 +83,22 @@ def test_docs_pointing_at_viable_strict_move_to_the_release_branch() -> None:
 """
     found = proposed_edits([_commit(docs)], "release/1.0", "1.0", set(), {"docs/README.md"})
     assert found.edits == [ProposedEdit("docs/README.md", "viable/strict", "{branch}")]
+
+
+def test_only_an_upstream_pin_is_spread_to_a_workflow_main_added_since() -> None:
+    """executorch 1.1: release/1.0 pinned test-infra (the upstream's series) and moved a
+    scheduled job's ``refs/heads/main`` to its own branch; of the workflows main added since,
+    the maintainers pinned every test-infra use and kept each ``refs/heads/main``. A workflow
+    the branch had and left alone (docs.yml) stays too."""
+    pin = ProposedEdit(
+        WHEELS, "linux_job_v2.yml@main", "linux_job_v2.yml@release/{upstream_series}"
+    )
+    own = ProposedEdit(WHEELS, "'refs/heads/main'", "'refs/heads/{branch}'")
+    both = "    uses: x/linux_job_v2.yml@main\n    if: github.ref == 'refs/heads/main'\n"
+    texts = {WHEELS: both, CUDA: both, DOCS: both, "README.md": both}
+    found = widened([pin, own], texts, had={WHEELS, DOCS})
+    assert found == [pin, own, ProposedEdit(CUDA, pin.search, pin.replace)]
+
+
+CUDA = ".github/workflows/cuda.yml"
+DOCS = ".github/workflows/docs.yml"
