@@ -163,10 +163,13 @@ def clean(
     baseline_shares: Sequence[float | None],
     candidate_shares: Sequence[float | None],
 ) -> tuple[list[float], list[float], tuple[int, int]]:
-    """Drop disturbed rounds (run-queue share over :data:`DISTURBED_SHARE`) when each side
-    keeps :data:`MIN_ROUNDS` undisturbed ones; otherwise keep every round (the rank test gives a
-    disturbed round the weight of one round, whatever its size). :func:`judge` restores every
-    round when those left cannot reach the design's level."""
+    """Drop disturbed rounds (run-queue share over :data:`DISTURBED_SHARE`) when they are a
+    few outliers: each side keeps :data:`MIN_ROUNDS` undisturbed ones, and at least half its
+    rounds. Otherwise keep every round (the rank test gives a disturbed round the weight of one
+    round, whatever its size): when most rounds are disturbed, the disturbance is the machine's
+    state, the few quiet rounds are no cleaner, and dropping the rest only widens the interval
+    (a 50% slowdown left `inconclusive`). :func:`judge` restores every round when those left
+    cannot reach the design's level."""
 
     def keep(values: Sequence[float], shares: Sequence[float | None]) -> list[float]:
         return [
@@ -176,7 +179,8 @@ def clean(
         ]
 
     base, cand = keep(baseline, baseline_shares), keep(candidate, candidate_shares)
-    if min(len(base), len(cand)) < MIN_ROUNDS:
+    few = min(len(base), len(cand)) < MIN_ROUNDS
+    if few or 2 * len(base) < len(baseline) or 2 * len(cand) < len(candidate):
         return list(baseline), list(candidate), (0, 0)
     return base, cand, (len(baseline) - len(base), len(candidate) - len(cand))
 
