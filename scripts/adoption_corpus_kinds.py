@@ -136,7 +136,7 @@ class BranchReplay(Corpus):
             "the branch already had this content"
             if made is None
             else f"release cut had not made it: {', '.join(left)}"
-        )
+        ) + self.landed_whole(c)
         history = f"{c.subject} ({c.sha[:9]})"
         command = "(the same `release cut`: the edits init proposed)"
         self.steps.append(

@@ -162,7 +162,10 @@ class Corpus(Replay):
             self.adoption = text[len(base) :]
 
     def land_one(self, c: Commit) -> str | None:
-        made = land(self.work, self.mirror, c.sha, self.adoption, self.fixes, self.based)
+        whole: list[str] = []
+        made = land(self.work, self.mirror, c.sha, self.adoption, self.fixes, self.based, whole)
+        if whole:
+            self.whole[c.sha] = whole
         self.ours[c.sha] = made or git(self.work, "rev-parse", "HEAD")
         self.based = c.sha
         return made

@@ -35,6 +35,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from case_study_change import blob, fix_merged, index, land_change
 from case_study_history import History
 from case_study_lib import git, mlrelease
 from case_study_torch_tensorrt_page import ADAPTED
@@ -243,19 +244,28 @@ def land(
     adoption: str,
     fixes: list[tuple[str, str, str]],
     keep_from: str = "",
+    whole: list[str] | None = None,
 ) -> str | None:
-    """The project's branch commit ``sha`` made on the branch as it was (its tree and message,
-    its author and date), the adoption kept in ``pyproject.toml`` and the replay's ``fixes``
-    (file, text, replacement) kept in their files, and pushed; None when the branch already has
-    that content (a release-only edit ``release cut`` made). With ``keep_from`` (the project's
-    commit the branch stands on), every file the branch changed since (the commands' edits)
-    that the commit does not change is kept as the branch has it: the commit lands as its
-    change, not as its whole tree."""
+    """The project's branch commit ``sha`` made on the branch (its message, its author and
+    date), the adoption kept in ``pyproject.toml`` and the replay's ``fixes`` (file, text,
+    replacement) kept in their files, and pushed; None when the branch already has that content
+    (a release-only edit ``release cut`` made). Without ``keep_from``, the commit lands as its
+    whole tree. With ``keep_from`` (the project's commit the branch stands on), it lands as its
+    change: the project's diff from ``keep_from`` to ``sha`` merged file by file into the
+    branch (:func:`case_study_change.land_change`), so that lines it leaves alone keep what the
+    commands made of them; the files whose change did not merge, landed whole instead, are
+    added to ``whole``."""
     env = {**os.environ, "GIT_INDEX_FILE": str(work / ".git" / "replay-index")}
-    subprocess.run(["git", "read-tree", sha], cwd=work, env=env, check=True)
+    fell: list[str] = []
     if keep_from:
-        _keep_ours(work, mirror, sha, keep_from, env)
+        fell = land_change(work, keep_from, sha, env)
+        (whole if whole is not None else []).extend(fell)
+    else:
+        subprocess.run(["git", "read-tree", sha], cwd=work, env=env, check=True)
     for name in sorted({"pyproject.toml", *(f for f, _, _ in fixes)}):
+        if keep_from and name not in fell:
+            fix_merged(work, name, fixes, env)
+            continue
         listed = git(mirror, "ls-tree", sha, name).split()
         if not listed and name != "pyproject.toml":
             continue  # the project's commit has no such file
@@ -266,20 +276,14 @@ def land(
         if name == "pyproject.toml":  # the adoption, which init wrote whole where none was
             theirs = theirs + "\n" + adoption if listed else adoption
             listed = listed or ["100644"]
-        blob = subprocess.run(
-            ["git", "hash-object", "-w", "--stdin"],
-            cwd=work,
-            input=theirs if name == "pyproject.toml" else theirs + "\n",
-            text=True,
-            capture_output=True,
-            check=True,
-        ).stdout.strip()
-        subprocess.run(
-            ["git", "update-index", "--cacheinfo", f"{listed[0]},{blob},{name}"],
-            cwd=work,
-            env=env,
-            check=True,
-        )
+        data = (theirs if name == "pyproject.toml" else theirs + "\n").encode()
+        index(work, env, name, (listed[0], blob(work, data)))
+    return _commit_index(work, mirror, sha, env)
+
+
+def _commit_index(work: Path, mirror: Path, sha: str, env: dict[str, str]) -> str | None:
+    """The index ``env`` names committed on HEAD with ``sha``'s message, author and dates,
+    and pushed; None when its tree is HEAD's."""
     tree = subprocess.run(
         ["git", "write-tree", "--missing-ok"],
         cwd=work,
@@ -306,19 +310,6 @@ def land(
     git(work, "reset", "-q", "--hard", made)
     git(work, "push", "-q", "origin", "HEAD")
     return made
-
-
-def _keep_ours(work: Path, mirror: Path, sha: str, base: str, env: dict[str, str]) -> None:
-    """In the index ``env`` names (``sha``'s tree): the branch's own version of each file it
-    changed since the project's ``base`` that ``sha`` leaves alone (``pyproject.toml`` aside:
-    the adoption is appended to the project's own)."""
-    ours = set(git(work, "diff", "--name-only", "--no-renames", base, "HEAD").splitlines())
-    theirs = set(git(mirror, "diff", "--name-only", "--no-renames", base, sha).splitlines())
-    for name in sorted(ours - theirs - {"pyproject.toml"}):
-        listed = git(work, "ls-tree", "HEAD", "--", name).split()
-        update = ["--cacheinfo", f"{listed[0]},{listed[2]},{name}"] if listed else []
-        update = update or ["--force-remove", "--", name]
-        subprocess.run(["git", "update-index", *update], cwd=work, env=env, check=True)
 
 
 def as_dict(steps: list[Step]) -> list[dict[str, Any]]:

@@ -36,6 +36,8 @@ class Replay:
         """(file, text, replacement) of the pins fixed as ``release rc`` asked."""
         self.carrying: dict[str, list[dict[str, Any]]] = {}
         """The project's commit -> the fixes ``cherry-picks`` found it carrying."""
+        self.whole: dict[str, list[str]] = {}
+        """The project's commit -> its files landed whole, their change not merging."""
         self.runs = 0
         self.main_date = 0
         self.rcs_made = 0
@@ -49,6 +51,11 @@ class Replay:
         prs = [o[1:] for o in c.origins if o.startswith("#")]
         later = [p for p in prs if self.h.pr_dates.get(p, 0) > self.main_date]
         return c.pick and len(later) == len(c.origins) > 0
+
+    def landed_whole(self, c: Commit) -> str:
+        """What the step's record says of ``c``'s files landed whole (none: nothing)."""
+        files = self.whole.get(c.sha, [])
+        return f" (landed whole: {', '.join(files)}; their change did not merge)" if files else ""
 
     def judge_picks(self, last: bool = False) -> None:
         """``release cherry-picks --json`` on the branch: each pending commit judged (a pick of
@@ -84,7 +91,7 @@ class Replay:
             "revert",
             f"{c.subject} ({c.sha[:9]}): reverts {(c.reverts or '')[:9]}",
             "mlrelease release cherry-picks --json",
-            did or "no fix of main shown reverted",
+            (did or "no fix of main shown reverted") + self.landed_whole(c),
             bool(shown) == bool(undone),
             ""
             if undone
@@ -102,7 +109,7 @@ class Replay:
                 for p in found
             )
             or "carries no commit of main"
-        )
+        ) + self.landed_whole(c)
         history = f"{c.subject} ({c.sha[:9]})" + (
             f": picks {', '.join(c.origins)}" if c.pick else ": made on the branch"
         )
