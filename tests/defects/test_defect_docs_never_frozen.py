@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from helpers.defects import text, verify
-from helpers.projects import single_gate, write
+from helpers.projects import configure, single_gate, write
 from helpers.repo import git
 
 from mlrelease.cli import main
@@ -120,10 +120,7 @@ def test_the_published_switcher_is_read_from_base_url(tmp_path: Path) -> None:
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         url = f"http://127.0.0.1:{server.server_address[1]}/"
-        pyproject = root / "pyproject.toml"
-        pyproject.write_text(
-            pyproject.read_text() + f'\n[tool.mlrelease.docs]\nbase-url = "{url}"\n'
-        )
+        configure(root, "tool.mlrelease.docs", {"base-url": url})
         state = published.state(load_config(root))
     finally:
         server.shutdown()
@@ -139,9 +136,6 @@ def test_the_published_switcher_is_read_from_base_url(tmp_path: Path) -> None:
 def test_releases_before_frozen_since_need_no_frozen_docs(tmp_path: Path) -> None:
     root = _project(tmp_path, ["0.1.0"])
     assert published.state(load_config(root)).problems[0].startswith("release v0.0.3 is not frozen")
-    pyproject = root / "pyproject.toml"
-    pyproject.write_text(
-        pyproject.read_text() + '\n[tool.mlrelease.docs]\nfrozen-since = "0.1.0"\n'
-    )
+    configure(root, "tool.mlrelease.docs", {"frozen-since": "0.1.0"})
     state = published.state(load_config(root))
     assert state.released == ["0.1.0"] and state.problems == []

@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import subprocess
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,7 +27,7 @@ from hypothesis.stateful import (
     rule,
 )
 
-from helpers.release_machine import run, sh
+from helpers.release_machine import copy_world, run, sh
 from helpers.release_oracle import git, refs
 from helpers.replayed import adopt, push_tf2onnx
 from helpers.repo import mlrelease
@@ -132,12 +130,7 @@ class BumpTaggedMachine(RuleBasedStateMachine):
         super().__init__()
         h = self.harness
         h.examples += 1
-        self.base = Path(tempfile.mkdtemp(dir=h.scratch))
-        shutil.copytree(h.template, self.base / "w", symlinks=True)
-        self.work, self.origin = self.base / "w/work", self.base / "w/origin.git"
-        sh(self.work, "remote", "set-url", "origin", str(self.origin))
-        self.colleague = self.base / "colleague"
-        subprocess.run(["git", "clone", "-q", str(self.origin), str(self.colleague)], check=True)
+        self.base, self.work, self.origin, self.colleague = copy_world(h.template, h.scratch)
         self.made: dict[str, str] = {}
         """Tag object -> name of every RC tag this clone's mlrelease made."""
         self.killed = False

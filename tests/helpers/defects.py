@@ -36,34 +36,20 @@ def text(result: dict[str, Any]) -> str:
     return "\n".join([result["summary"], *result["details"]])
 
 
-PLANTED_BACKENDS = '''
+PLANTED_BACKENDS = (
+    '''
 """onnxruntime with planted wrong kernels, chosen by $PLANTED (op types, comma-separated)."""
 import os
-
-import numpy as np
-import onnxruntime.backend as ort
-from onnx.backend.base import Backend, BackendRep
-
-
-class Rep(BackendRep):
-    def __init__(self, rep, ops):
-        self.rep, self.ops = rep, ops
-
+'''
+    + single_gate.PLANTED_REP
+    + """
     def run(self, inputs, **kwargs):
         outputs = list(self.rep.run(inputs))
         wrong = set(os.environ.get("PLANTED", "").split(",")) & self.ops
         return [o + np.ones_like(o) for o in outputs] if wrong else outputs
-
-
-class Planted(Backend):
-    @classmethod
-    def supports_device(cls, device):
-        return device == "CPU"
-
-    @classmethod
-    def prepare(cls, model, device="CPU", **kwargs):
-        return Rep(ort.prepare(model, device), {n.op_type for n in model.graph.node})
-'''
+"""
+    + single_gate.PLANTED_CLASS
+)
 """A backend module whose kernels for the op types in ``$PLANTED`` are off by one."""
 
 

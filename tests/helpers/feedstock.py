@@ -15,7 +15,21 @@ from pathlib import Path
 
 from helpers.release import GIT_ENV, Repo
 
-RECIPE_V1 = """\
+REQUIREMENTS = """\
+requirements:
+  host:
+    - python >=3.9
+    - pip
+    - hatchling
+  run:
+    - python >=3.9
+{run}
+"""
+"""The demo's build and run requirements, as both recipe shapes spell them (``{run}``: the run
+requirements of the release packaged)."""
+
+RECIPE_V1 = (
+    """\
 schema_version: 1
 
 context:
@@ -37,14 +51,9 @@ build:
   noarch: python
   script: ${{{{ PYTHON }}}} -m pip install . -vv --no-deps --no-build-isolation
 
-requirements:
-  host:
-    - python >=3.9
-    - pip
-    - hatchling
-  run:
-    - python >=3.9
-{run}
+"""
+    + REQUIREMENTS
+    + """\
 tests:
   - python:
       imports:
@@ -54,8 +63,10 @@ about:
   license: Apache-2.0
   summary: The demo project
 """
+)
 
-META = """\
+META = (
+    """\
 {{% set name = "demo" %}}
 {{% set version = "{version}" %}}
 
@@ -74,14 +85,9 @@ build:
   noarch: python
   script: {{{{ PYTHON }}}} -m pip install . -vv --no-deps --no-build-isolation
 
-requirements:
-  host:
-    - python >=3.9
-    - pip
-    - hatchling
-  run:
-    - python >=3.9
-{run}
+"""
+    + REQUIREMENTS
+    + """\
 test:
   imports:
     - demo
@@ -90,6 +96,7 @@ about:
   license: Apache-2.0
   summary: The demo project
 """
+)
 
 PATCH = """\
 --- a/src/demo/core.py

@@ -21,7 +21,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from helpers.hostile_leaks import LEAK_PLACES, POINTERS, leak
-from helpers.models import OPSET, make_model, tensor_info
+from helpers.models import OPSET, endless_loop_model, make_model, tensor_info
 from helpers.submission import (
     CANARY,
     CANARY_FLOATS,
@@ -212,28 +212,7 @@ def huge_shape(folder: Path, canary: Path) -> None:
 
 
 def endless_loop(folder: Path, canary: Path) -> None:
-    body = helper.make_graph(
-        [
-            helper.make_node("Identity", ["cond_in"], ["cond_out"]),
-            helper.make_node("Identity", ["v_in"], ["v_out"]),
-        ],
-        "body",
-        [
-            tensor_info("i", [], TensorProto.INT64),
-            tensor_info("cond_in", [], TensorProto.BOOL),
-            tensor_info("v_in", [2, 3]),
-        ],
-        [tensor_info("cond_out", [], TensorProto.BOOL), tensor_info("v_out", [2, 3])],
-    )
-    trip = numpy_helper.from_array(np.array(2**62, np.int64), "trip")
-    cond = numpy_helper.from_array(np.array(True), "cond")
-    model = make_model(
-        [helper.make_node("Loop", ["trip", "cond", "x"], ["y"], body=body)],
-        [tensor_info("x", [2, 3])],
-        [tensor_info("y", [2, 3])],
-        initializers=[trip, cond],
-    )
-    _save(model, folder / "model.onnx")
+    _save(endless_loop_model([2, 3]), folder / "model.onnx")
 
 
 def deep_subgraphs(folder: Path, canary: Path) -> None:

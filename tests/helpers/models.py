@@ -54,6 +54,32 @@ def add_model(k: float = 2.0) -> onnx.ModelProto:
     )
 
 
+def endless_loop_model(shape: Sequence[int]) -> onnx.ModelProto:
+    """A Loop that never ends (trip count 2^62, its condition always true), carrying ``x`` of
+    ``shape`` through each iteration unchanged."""
+    body = helper.make_graph(
+        [
+            helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+            helper.make_node("Identity", ["v_in"], ["v_out"]),
+        ],
+        "body",
+        [
+            tensor_info("i", [], TensorProto.INT64),
+            tensor_info("cond_in", [], TensorProto.BOOL),
+            tensor_info("v_in", shape),
+        ],
+        [tensor_info("cond_out", [], TensorProto.BOOL), tensor_info("v_out", shape)],
+    )
+    trip = numpy_helper.from_array(np.array(2**62, np.int64), "trip")
+    cond = numpy_helper.from_array(np.array(True), "cond")
+    return make_model(
+        [helper.make_node("Loop", ["trip", "cond", "x"], ["y"], body=body)],
+        [tensor_info("x", shape)],
+        [tensor_info("y", shape)],
+        initializers=[trip, cond],
+    )
+
+
 def write_test_data(
     folder: Path, inputs: Sequence[np.ndarray], outputs: Sequence[np.ndarray]
 ) -> Path:

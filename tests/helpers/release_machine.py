@@ -125,6 +125,19 @@ def sh(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=False)
 
 
+def copy_world(template: Path, scratch: Path) -> tuple[Path, Path, Path, Path]:
+    """A new world for one example: ``template`` copied into a new folder under ``scratch``,
+    its maintainer's clone pointed at the copy's bare origin, and a colleague's clone of that
+    origin; as (folder, maintainer's clone, origin, colleague's clone)."""
+    base = Path(tempfile.mkdtemp(dir=scratch))
+    shutil.copytree(template, base / "w", symlinks=True)
+    work, origin = base / "w/work", base / "w/origin.git"
+    sh(work, "remote", "set-url", "origin", str(origin))
+    colleague = base / "colleague"
+    subprocess.run(["git", "clone", "-q", str(origin), str(colleague)], check=True)
+    return base, work, origin, colleague
+
+
 class ReleaseMachine(RuleBasedStateMachine):
     """One release of the demo project, 1.4.0, played by the maintainer against the others."""
 
@@ -141,12 +154,7 @@ class ReleaseMachine(RuleBasedStateMachine):
     def _fresh(self) -> None:
         h = self.harness
         h.examples += 1
-        self.base = Path(tempfile.mkdtemp(dir=h.scratch))
-        shutil.copytree(h.template, self.base / "w", symlinks=True)
-        self.work, self.origin = self.base / "w/work", self.base / "w/origin.git"
-        sh(self.work, "remote", "set-url", "origin", str(self.origin))
-        self.colleague = self.base / "colleague"
-        subprocess.run(["git", "clone", "-q", str(self.origin), str(self.colleague)], check=True)
+        self.base, self.work, self.origin, self.colleague = copy_world(h.template, h.scratch)
         for path in h.index.iterdir():
             path.unlink()
         self.view = "sha256"

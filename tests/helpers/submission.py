@@ -8,9 +8,9 @@ from pathlib import Path
 
 import numpy as np
 import onnx
-from onnx import helper, numpy_helper
+from onnx import numpy_helper
 
-from helpers.models import make_model, tensor_info
+from helpers.models import add_model
 
 CANARY_FLOATS = np.array([31337.25, -4242.125, 27182.818, 16180.339] * 4, np.float32)
 CANARY = CANARY_FLOATS.tobytes()
@@ -63,17 +63,6 @@ def write_canary(root: Path) -> Path:
     path = root / "canary.bin"
     path.write_bytes(CANARY)
     return path
-
-
-def add_model(k: float = 2.0, **kwargs: object) -> onnx.ModelProto:
-    const = numpy_helper.from_array(np.full((2, 3), k, np.float32), "k")
-    return make_model(
-        [helper.make_node("Add", ["x", "k"], ["y"], name="add")],
-        [tensor_info("x", [2, 3])],
-        [tensor_info("y", [2, 3])],
-        initializers=[const],
-        **kwargs,  # type: ignore[arg-type]
-    )
 
 
 def write(path: Path, data: bytes | str) -> None:

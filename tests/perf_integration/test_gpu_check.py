@@ -6,30 +6,26 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import shutil
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from helpers.projects import perf_adopter
 
 HERE = Path(__file__).parent
 SCRIPT = HERE.parents[1] / "scripts" / "gpu_check.py"
 
-PYPROJECT = """\
-[project]
-name = "adopter"
-version = "1.0.0"
-
-[tool.mlrelease.perf.profiles.check]
-models = ["tiny_models:WIDE"]
-frameworks = ["pytorch"]
-batch-sizes = [1]
-threads = 1
-clock = "cpu"
-iters = 30
-warmup-iters = 5
-warmup-s = 0.0
-"""
+CHECK = {
+    "models": ["tiny_models:WIDE"],
+    "frameworks": ["pytorch"],
+    "batch-sizes": [1],
+    "threads": 1,
+    "clock": "cpu",
+    "iters": 30,
+    "warmup-iters": 5,
+    "warmup-s": 0.0,
+}
+"""The profile ``check``: the wide model, PyTorch alone."""
 
 
 def _script() -> ModuleType:
@@ -44,9 +40,7 @@ def _script() -> ModuleType:
 def test_gpu_check_catches_an_injected_slowdown_and_not_a_null_one(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (tmp_path / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
-    for name in ("tiny_models.py", "tiny_builders.py"):
-        shutil.copy(HERE / name, tmp_path / name)
+    perf_adopter.write(tmp_path, {"check": CHECK})
     output = tmp_path / "gpu_check.json"
     args = ["--root", str(tmp_path), "--profile", "check", "--model", "wide", "--batch", "1"]
     args += [

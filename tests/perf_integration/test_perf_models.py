@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from helpers.projects import single_gate
 
 from mlrelease.gates import Context
 from mlrelease.perf.catalog import BUILTIN_MODELS
@@ -33,9 +34,8 @@ def test_cuda_gate_profile_skips_without_a_device(tmp_path: object) -> None:
     from mlrelease.perf.gate import check_perf
 
     root = Path(str(tmp_path))
-    (root / "pyproject.toml").write_text(
-        '[project]\nname = "x"\n[tool.mlrelease.perf]\ngate-profile = "gpu"\n', encoding="utf-8"
-    )
+    gpu_gate = single_gate.pyproject(None, {"perf": {"gate-profile": "gpu"}}, name="x")
+    (root / "pyproject.toml").write_text(gpu_gate, encoding="utf-8")
     if torch.cuda.is_available():
         pytest.skip("this machine has a CUDA device")
     result = check_perf(Context(load_config(root)))

@@ -5,52 +5,45 @@ compared, and one worker per model and framework serving every batch size."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.projects import perf_adopter
 
 from mlrelease.cli import main
 
-HERE = Path(__file__).parent
-
-PYPROJECT = """\
-[project]
-name = "adopter"
-version = "1.0.0"
-
-[tool.mlrelease.perf.profiles.tiny]
-models = ["tiny_models:BATCH_MIXING"]
-frameworks = ["pytorch", "onnxruntime_cpu"]
-batch-sizes = [1, 4]
-opset = 20
-threads = 1
-clock = "cpu"
-rounds = 4
-iters = 5
-warmup-iters = 2
-warmup-s = 0.0
-
-[tool.mlrelease.perf.profiles.bf16]
-models = ["tiny_models:TINY"]
-frameworks = ["pytorch", "onnxruntime_cpu"]
-batch-sizes = [1]
-precision = "bf16"
-opset = 20
-iters = 5
-warmup-iters = 2
-warmup-s = 0.0
-"""
+PROFILES = {
+    "tiny": {
+        "models": ["tiny_models:BATCH_MIXING"],
+        "frameworks": ["pytorch", "onnxruntime_cpu"],
+        "batch-sizes": [1, 4],
+        "opset": 20,
+        "threads": 1,
+        "clock": "cpu",
+        "rounds": 4,
+        "iters": 5,
+        "warmup-iters": 2,
+        "warmup-s": 0.0,
+    },
+    "bf16": {
+        "models": ["tiny_models:TINY"],
+        "frameworks": ["pytorch", "onnxruntime_cpu"],
+        "batch-sizes": [1],
+        "precision": "bf16",
+        "opset": 20,
+        "iters": 5,
+        "warmup-iters": 2,
+        "warmup-s": 0.0,
+    },
+}
+"""``tiny``: a model whose rows mix across batch sizes; ``bf16``: the numeric policy's
+precision."""
 
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("policy")
-    (root / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
-    for name in ("tiny_models.py", "tiny_builders.py"):
-        shutil.copy(HERE / name, root / name)
-    return root
+    return perf_adopter.write(tmp_path_factory.mktemp("policy"), PROFILES)
 
 
 def _run(project: Path, profile: str) -> dict[str, Any]:

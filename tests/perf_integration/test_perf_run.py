@@ -4,38 +4,29 @@ project, with a model whose export fails, and the baseline rule applied to it.""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
+from helpers.projects import perf_adopter
 
 from mlrelease.cli import main
 
-HERE = Path(__file__).parent
-
-PYPROJECT = """\
-[project]
-name = "adopter"
-version = "1.0.0"
-
-[tool.mlrelease.perf.profiles.tiny]
-models = ["tiny_models:TINY", "tiny_models:UNEXPORTABLE"]
-frameworks = ["pytorch", "onnxruntime_cpu", "onnxruntime_cuda"]
-batch-sizes = [1, 4]
-opset = 20
-iters = 5
-warmup-iters = 2
-warmup-s = 0.0
-"""
+TINY = {
+    "models": ["tiny_models:TINY", "tiny_models:UNEXPORTABLE"],
+    "frameworks": ["pytorch", "onnxruntime_cpu", "onnxruntime_cuda"],
+    "batch-sizes": [1, 4],
+    "opset": 20,
+    "iters": 5,
+    "warmup-iters": 2,
+    "warmup-s": 0.0,
+}
+"""The profile ``tiny``: a model that exports and one that does not, a framework this machine
+lacks."""
 
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("adopter")
-    (root / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
-    for name in ("tiny_models.py", "tiny_builders.py"):
-        shutil.copy(HERE / name, root / name)
-    return root
+    return perf_adopter.write(tmp_path_factory.mktemp("adopter"), {"tiny": TINY})
 
 
 @pytest.fixture(scope="module")

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import shutil
 from pathlib import Path
 
 import pytest
+from helpers.projects import perf_adopter
 from helpers.repo import commit_all, git
 
 from mlrelease.cli import main
@@ -17,38 +17,23 @@ from mlrelease.perf.config import PerfConfig
 from mlrelease.perf.worker import INJECT_ENV
 from mlrelease.registry import load_config
 
-HERE = Path(__file__).parent
-
-PYPROJECT = """\
-[project]
-name = "adopter"
-version = "1.0.0"
-
-[tool.mlrelease]
-gates = ["perf"]
-
-[tool.mlrelease.perf]
-gate-profile = "tiny"
-
-[tool.mlrelease.perf.profiles.tiny]
-models = ["tiny_models:TINY", "tiny_models:UNEXPORTABLE"]
-frameworks = ["pytorch", "onnxruntime_cpu"]
-batch-sizes = [1, 4]
-opset = 20
-threads = 1
-clock = "cpu"
-iters = 200
-warmup-iters = 20
-warmup-s = 0.0
-"""
+TINY = {
+    "models": ["tiny_models:TINY", "tiny_models:UNEXPORTABLE"],
+    "frameworks": ["pytorch", "onnxruntime_cpu"],
+    "batch-sizes": [1, 4],
+    "opset": 20,
+    "threads": 1,
+    "clock": "cpu",
+    "iters": 200,
+    "warmup-iters": 20,
+    "warmup-s": 0.0,
+}
+"""The gate's profile ``tiny``: a model that exports and one that does not."""
 
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    (tmp_path / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
-    for name in ("tiny_models.py", "tiny_builders.py"):
-        shutil.copy(HERE / name, tmp_path / name)
-    return tmp_path
+    return perf_adopter.write(tmp_path, {"tiny": TINY}, gate_profile="tiny")
 
 
 def _report(root: Path) -> dict[str, object]:

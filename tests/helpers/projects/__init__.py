@@ -63,6 +63,21 @@ def committed(root: Path, files: Mapping[str, str], *, tags: Sequence[str] = ())
     return root
 
 
+def configure(root: Path, table: str, keys: Mapping[str, Value]) -> None:
+    """Add ``keys`` to the table ``table`` of ``root``'s ``pyproject.toml`` (its dotted name as
+    TOML spells it: ``"tool.mlrelease.gate-options.tests"``): first under the table's header
+    when the file has it, or as a new table at the end, after a blank line."""
+    path = root / "pyproject.toml"
+    text = path.read_text(encoding="utf-8")
+    header = f"[{table}]\n"
+    lines = "".join(f"{toml_key(k)} = {toml_value(v)}\n" for k, v in keys.items())
+    if header in text:
+        text = text.replace(header, header + lines, 1)
+    else:
+        text += "\n" + header + lines
+    path.write_text(text, encoding="utf-8")
+
+
 def toml_strings(items: Iterable[str]) -> str:
     """``["a", "b"]``: a TOML array of the strings ``items``."""
     return "[" + ", ".join(f'"{item}"' for item in items) + "]"

@@ -25,6 +25,33 @@ PLANTED = {
 }
 """The backend class ``Planted`` of ``backends/planted.py`` in the project, as ``planted``."""
 
+PLANTED_REP = """
+import numpy as np
+import onnxruntime.backend as ort
+from onnx.backend.base import Backend, BackendRep
+
+
+class Rep(BackendRep):
+    def __init__(self, rep, ops):
+        self.rep, self.ops = rep, ops
+"""
+"""The head of ``backends/planted.py``: its imports, and ``Rep``, a prepared onnxruntime model
+that keeps the model's op types (``ops``) for the ``run`` that follows to plant defects by."""
+
+PLANTED_CLASS = """
+
+class Planted(Backend):
+    @classmethod
+    def supports_device(cls, device):
+        return device == "CPU"
+
+    @classmethod
+    def prepare(cls, model, device="CPU", **kwargs):
+        return Rep(ort.prepare(model, device), {n.op_type for n in model.graph.node})
+"""
+"""The backend class :data:`PLANTED` names: onnxruntime's CPU backend, each model prepared as a
+``Rep`` of :data:`PLANTED_REP`."""
+
 
 def pyproject(
     gates: Sequence[str] | None,

@@ -11,6 +11,7 @@ import json
 import subprocess
 from pathlib import Path
 
+from helpers.projects import configure
 from helpers.release import Repo
 from helpers.replayed import adopt, follow_repair, proposal, push_tf2onnx
 from helpers.repo import mlrelease
@@ -118,12 +119,7 @@ def test_a_hand_set_rc_under_tag_rcs_names_the_model_that_keeps_it(tmp_path: Pat
     assert 'rc-model = "bump" and rc-tagged = true' in said and "v1.17.0rc1" in said, said
     assert "release prepare" not in said, said
     assert repo.origin_git("tag", "--list", "v1.17.0*") == ""
-    path = repo.path / "pyproject.toml"
-    text = path.read_text(encoding="utf-8")
-    table = "[tool.mlrelease.release]\n"
-    path.write_text(
-        text.replace(table, table + 'rc-model = "bump"\nrc-tagged = true\n'), encoding="utf-8"
-    )
+    configure(repo.path, "tool.mlrelease.release", {"rc-model": "bump", "rc-tagged": True})
     repo.git("commit", "-q", "-am", "chore: version-bump RCs, tagged")
     repo.git("push", "-q", "origin", "main")
     said = _ok(repo, "release", "rc", "--execute", "--push")

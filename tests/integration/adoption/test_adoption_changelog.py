@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from helpers.projects import configure
 from helpers.repo import git
 
 from mlrelease.cli import main
@@ -45,12 +46,7 @@ def test_other_changes_are_kept_and_a_dry_run_never_touches_the_file(
 
 def test_other_changes_can_be_left_out(make_repo: MakeRepo) -> None:
     root = make_repo()
-    pyproject = root / "pyproject.toml"
-    pyproject.write_text(
-        pyproject.read_text().replace(
-            "[tool.mlrelease]\n", "[tool.mlrelease]\nchangelog-other-changes = false\n", 1
-        )
-    )
+    configure(root, "tool.mlrelease", {"changelog-other-changes": False})
     git(root, "commit", "-q", "-am", "chore: configure")
     history(root)
     assert main(["--root", str(root), "changelog", "--bump", "1.4.0", "--execute"]) == 0
@@ -61,16 +57,9 @@ def test_other_changes_can_be_left_out(make_repo: MakeRepo) -> None:
 @pytest.mark.parametrize("prefix", ["", "v"])
 def test_links_use_the_configured_tag_scheme(make_repo: MakeRepo, prefix: str) -> None:
     root = make_repo()
-    pyproject = root / "pyproject.toml"
-    pyproject.write_text(
-        pyproject.read_text().replace(
-            "[tool.mlrelease]\n",
-            '[project.urls]\nSource = "https://github.com/example/demo"\n\n[tool.mlrelease]\n',
-            1,
-        )
-        + f'\n[tool.mlrelease.release]\ntag = "{prefix}{{major}}.{{minor}}.{{patch}}"\n'
-        f'rc-tag = "{prefix}{{major}}.{{minor}}.{{patch}}rc{{rc}}"\n'
-    )
+    configure(root, "project.urls", {"Source": "https://github.com/example/demo"})
+    scheme = prefix + "{major}.{minor}.{patch}"
+    configure(root, "tool.mlrelease.release", {"tag": scheme, "rc-tag": scheme + "rc{rc}"})
     git(root, "commit", "-q", "-am", "chore: tag scheme")
     git(root, "tag", f"{prefix}1.3.0")
     git(root, "commit", "-q", "--allow-empty", "-m", "fix: a bug")

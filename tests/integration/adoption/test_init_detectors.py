@@ -25,14 +25,20 @@ def make(tmp_path: Path, files: dict[str, str], *, tags: tuple[str, ...] = ()) -
     return committed(tmp_path / "project", files, tags=tags)
 
 
-def init(root: Path, *args: str) -> tuple[int, str, str]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "mlrelease", "--root", str(root), "init", *args],
+def bare_mlrelease(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``mlrelease --root ROOT ARGS`` in a child process whose environment is bare (``PATH``
+    /usr/bin:/bin, ``HOME`` the folder holding ``root``, 200 columns): a user's, not ours."""
+    return subprocess.run(
+        [sys.executable, "-m", "mlrelease", "--root", str(root), *args],
         capture_output=True,
         text=True,
         check=False,
         env={"COLUMNS": "200", "PATH": "/usr/bin:/bin", "HOME": str(root.parent)},
     )
+
+
+def init(root: Path, *args: str) -> tuple[int, str, str]:
+    proc = bare_mlrelease(root, "init", *args)
     return proc.returncode, proc.stdout, proc.stderr
 
 
@@ -335,13 +341,7 @@ def test_execute_writes_only_pyproject_then_verify_passes(tmp_path: Path) -> Non
     assert code == 0 and "already has [tool.mlrelease]" in err
     assert (root / "pyproject.toml").read_text() == after
     git(root, "commit", "-q", "-am", "chore: adopt mlrelease")
-    verify = subprocess.run(
-        [sys.executable, "-m", "mlrelease", "--root", str(root), "verify"],
-        capture_output=True,
-        text=True,
-        check=False,
-        env={"COLUMNS": "200", "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
-    )
+    verify = bare_mlrelease(root, "verify")
     assert verify.returncode == 0, verify.stderr
     for gate in ("git_state", "versions", "changelog", "wheels", "tests"):
         assert f"pass  {gate}" in verify.stderr
@@ -377,12 +377,6 @@ def test_a_setup_py_only_project_gets_a_new_pyproject_and_verifies(tmp_path: Pat
     assert git(root, "status", "--porcelain") == "?? pyproject.toml"
     git(root, "add", "pyproject.toml")
     git(root, "commit", "-q", "-m", "chore: adopt mlrelease")
-    verify = subprocess.run(
-        [sys.executable, "-m", "mlrelease", "--root", str(root), "verify"],
-        capture_output=True,
-        text=True,
-        check=False,
-        env={"COLUMNS": "200", "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
-    )
+    verify = bare_mlrelease(root, "verify")
     assert verify.returncode == 0, verify.stderr
     assert "pass  wheels" in verify.stderr

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from helpers.defects import text, verify
-from helpers.projects import single_gate, write
+from helpers.projects import configure, single_gate, write
 from helpers.repo import commit_all, git
 
 
@@ -47,11 +47,7 @@ def test_a_clean_build_is_reused_until_the_tree_or_the_tags_change(tmp_path: Pat
 
     # Opting out always builds.
     index.write_text("Demo\n====\n\nThe demo documentation.\n", encoding="utf-8")
-    pyproject = root / "pyproject.toml"
-    pyproject.write_text(
-        pyproject.read_text() + "\n[tool.mlrelease.gate-options.docs]\nreuse = false\n",
-        encoding="utf-8",
-    )
+    configure(root, "tool.mlrelease.gate-options.docs", {"reuse": False})
     commit_all(root, "build: never reuse")
     for _ in range(2):
         assert "(reused:" not in verify(root, "docs")["summary"]

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import onnx
 import pytest
-from helpers.models import OPSET, add_model, make_model, tensor_info
+from helpers.models import OPSET, add_model, endless_loop_model, make_model, tensor_info
 from onnx import TensorProto, helper, numpy_helper
 
 from mlrelease.models import sandbox
@@ -39,6 +39,23 @@ def outside_target(folder: Path) -> Path:
     return target
 
 
+def saved(folder: Path, model: onnx.ModelProto) -> Path:
+    """``model`` saved as ``model.onnx`` in ``folder``; its path."""
+    path = folder / "model.onnx"
+    onnx.save(model, path)
+    return path
+
+
+def plus_w(w: TensorProto) -> onnx.ModelProto:
+    """y = x + w, x of shape [2, 3], ``w`` an initializer."""
+    return make_model(
+        [helper.make_node("Add", ["x", "w"], ["y"])],
+        [tensor_info("x", [2, 3])],
+        [tensor_info("y", [2, 3])],
+        initializers=[w],
+    )
+
+
 def external_model(folder: Path, location: str, *, length: int = 24, offset: int = 0) -> Path:
     """y = x + w, w (2x3 float) stored as external data at ``location``."""
     w = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[2, 3])
@@ -46,15 +63,7 @@ def external_model(folder: Path, location: str, *, length: int = 24, offset: int
     for key, value in (("location", location), ("offset", str(offset)), ("length", str(length))):
         entry = w.external_data.add()
         entry.key, entry.value = key, value
-    model = make_model(
-        [helper.make_node("Add", ["x", "w"], ["y"])],
-        [tensor_info("x", [2, 3])],
-        [tensor_info("y", [2, 3])],
-        initializers=[w],
-    )
-    path = folder / "model.onnx"
-    onnx.save(model, path)
-    return path
+    return saved(folder, plus_w(w))
 
 
 def case_traversal(folder: Path) -> Path:
@@ -118,15 +127,7 @@ def case_empty(folder: Path) -> Path:
 
 def case_raw_data_length(folder: Path) -> Path:
     w = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[2, 3], raw_data=b"\0" * 7)
-    model = make_model(
-        [helper.make_node("Add", ["x", "w"], ["y"])],
-        [tensor_info("x", [2, 3])],
-        [tensor_info("y", [2, 3])],
-        initializers=[w],
-    )
-    path = folder / "model.onnx"
-    onnx.save(model, path)
-    return path
+    return saved(folder, plus_w(w))
 
 
 def case_huge_initializer(folder: Path) -> Path:
@@ -137,9 +138,7 @@ def case_huge_initializer(folder: Path) -> Path:
         [tensor_info("y", [2**20, 2**20])],
         initializers=[w],
     )
-    path = folder / "model.onnx"
-    onnx.save(model, path)
-    return path
+    return saved(folder, model)
 
 
 def case_huge_input(folder: Path) -> Path:
@@ -148,9 +147,7 @@ def case_huge_input(folder: Path) -> Path:
         [tensor_info("x", [2**20, 2**20])],
         [tensor_info("y", [2**20, 2**20])],
     )
-    path = folder / "model.onnx"
-    onnx.save(model, path)
-    return path
+    return saved(folder, model)
 
 
 def case_recursive_functions(folder: Path) -> Path:
@@ -168,17 +165,13 @@ def case_recursive_functions(folder: Path) -> Path:
         opsets={"": OPSET, "local": 1},
         functions=[f, g],
     )
-    path = folder / "model.onnx"
-    onnx.save(model, path)
-    return path
+    return saved(folder, model)
 
 
 def case_mixed_opsets(folder: Path) -> Path:
     model = add_model()
     model.opset_import.append(helper.make_opsetid("", 13))
-    path = folder / "model.onnx"
-    onnx.save(model, path)
-    return path
+    return saved(folder, model)
 
 
 def case_domain_not_imported(folder: Path) -> Path:
@@ -187,9 +180,7 @@ def case_domain_not_imported(folder: Path) -> Path:
         [tensor_info("x", [1])],
         [tensor_info("y", [1])],
     )
-    path = folder / "model.onnx"
-    onnx.save(model, path)
-    return path
+    return saved(folder, model)
 
 
 def case_feature_needs_newer_ir(folder: Path) -> Path:
@@ -205,9 +196,7 @@ def case_feature_needs_newer_ir(folder: Path) -> Path:
         ir_version=8,
     )
     model.graph.value_info.append(tensor_info("c", [2, 3], TensorProto.FLOAT8E4M3FN))
-    path = folder / "model.onnx"
-    onnx.save(model, path)
-    return path
+    return saved(folder, model)
 
 
 def case_checksum_mismatch(folder: Path) -> Path:
@@ -224,30 +213,7 @@ def case_fifo_model(folder: Path) -> Path:
 
 def case_hang(folder: Path) -> Path:
     """A Loop that never ends: trip count 2^62, condition always true."""
-    body = helper.make_graph(
-        [
-            helper.make_node("Identity", ["cond_in"], ["cond_out"]),
-            helper.make_node("Identity", ["v_in"], ["v_out"]),
-        ],
-        "body",
-        [
-            tensor_info("i", [], TensorProto.INT64),
-            tensor_info("cond_in", [], TensorProto.BOOL),
-            tensor_info("v_in", [1]),
-        ],
-        [tensor_info("cond_out", [], TensorProto.BOOL), tensor_info("v_out", [1])],
-    )
-    trip = numpy_helper.from_array(np.array(2**62, np.int64), "trip")
-    cond = numpy_helper.from_array(np.array(True), "cond")
-    model = make_model(
-        [helper.make_node("Loop", ["trip", "cond", "x"], ["y"], body=body)],
-        [tensor_info("x", [1])],
-        [tensor_info("y", [1])],
-        initializers=[trip, cond],
-    )
-    path = folder / "model.onnx"
-    onnx.save(model, path)
-    return path
+    return saved(folder, endless_loop_model([1]))
 
 
 def case_memory_bomb(folder: Path) -> Path:
@@ -268,9 +234,7 @@ def case_memory_bomb(folder: Path) -> Path:
         initializers=[shape],
     )
     model.graph.node.insert(0, helper.make_node("Identity", ["x"], ["unused"]))
-    path = folder / "model.onnx"
-    onnx.save(model, path)
-    return path
+    return saved(folder, model)
 
 
 @dataclass(frozen=True)

@@ -8,35 +8,16 @@ from pathlib import Path
 import numpy as np
 import onnx
 import pytest
+from helpers.defects import ZOO_README, zoo_submission
 from helpers.models import add_model, make_model, tensor_info, write_test_data
 from onnx import helper
 
 from mlrelease.cli import main
 from mlrelease.models import readme, zoo
 
-README = """\
-# TinyAdd
 
-## Description
-Adds two to every element; a stand-in for an image classifier.
-
-## Dataset
-Synthetic: ones of shape 2x3 (test_data_set_0).
-
-## Accuracy
-Exact: output equals input + 2 (max abs error 0).
-
-## License
-Apache-2.0
-"""
-
-
-def submission(folder: Path, *, readme: str = README, manifest: str | None = None) -> Path:
-    folder.mkdir(parents=True)
-    (folder / "README.md").write_text(readme, encoding="utf-8")
-    onnx.save(add_model(2.0), folder / "model.onnx")
-    x = np.ones((2, 3), np.float32)
-    write_test_data(folder, [x], [x + 2.0])
+def submission(folder: Path, *, readme: str = ZOO_README, manifest: str | None = None) -> Path:
+    zoo_submission(folder, readme=readme)
     (folder / "preprocess.py").write_text("def preprocess(image):\n    return image / 255.0\n")
     (folder / "model.toml").write_text(
         textwrap.dedent(

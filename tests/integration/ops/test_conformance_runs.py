@@ -26,20 +26,14 @@ from mlrelease.registry import load_config
 
 REPO = REPO_ROOT
 
-PLANTED = '''
+PLANTED = (
+    '''
 """Backends with planted defects (onnxruntime underneath)."""
 import os
 import time
-
-import numpy as np
-import onnxruntime.backend as ort
-from onnx.backend.base import Backend, BackendRep
-
-
-class Rep(BackendRep):
-    def __init__(self, rep, ops):
-        self.rep, self.ops = rep, ops
-
+'''
+    + single_gate.PLANTED_REP
+    + """
     def run(self, inputs, **kwargs):
         planted = os.environ.get("PLANTED", "").split(",")
         if "Neg" in self.ops and "abort-neg" in planted:
@@ -50,17 +44,9 @@ class Rep(BackendRep):
         if "Relu" in self.ops and "wrong-relu" in planted:  # a wrong kernel: off by one
             outputs = [o + np.ones_like(o) for o in outputs]
         return outputs
-
-
-class Planted(Backend):
-    @classmethod
-    def supports_device(cls, device):
-        return device == "CPU"
-
-    @classmethod
-    def prepare(cls, model, device="CPU", **kwargs):
-        return Rep(ort.prepare(model, device), {n.op_type for n in model.graph.node})
-
+"""
+    + single_gate.PLANTED_CLASS
+    + '''
 
 class OldRuntime(Backend):
     """Loads IR 7 at most, like an old runtime."""
@@ -76,6 +62,7 @@ class OldRuntime(Backend):
                                "max supported IR version: 7")
         return ort.prepare(model, device)
 '''
+)
 
 
 def project(

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from helpers import REPO_ROOT
+from helpers.projects import configure
 from helpers.repo import commit_all, git
 
 from mlrelease.cli import main
@@ -112,14 +113,7 @@ def test_changelog_generated_from_angular_commits(
 
 def test_changelog_links_point_at_the_declared_repository(make_repo: MakeRepo) -> None:
     root = make_repo()
-    pyproject = root / "pyproject.toml"
-    pyproject.write_text(
-        pyproject.read_text().replace(
-            "[tool.mlrelease]",
-            '[project.urls]\nSource = "https://github.com/example/demo"\n\n[tool.mlrelease]',
-            1,
-        )
-    )
+    configure(root, "project.urls", {"Source": "https://github.com/example/demo"})
     commit_all(root, "feat: declare the repository")
     assert main(["--root", str(root), "changelog", "--execute"]) == 0
     text = (root / "CHANGELOG.md").read_text()

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from helpers.projects import configure
 from helpers.repo import commit_all
 
 from mlrelease.cli import main
@@ -52,13 +53,7 @@ def test_a_passing_run_is_reused_until_anything_changes(
 
     # Opting out always runs.
     commit_all(root, "test: simpler")
-    pyproject = root / "pyproject.toml"
-    pyproject.write_text(
-        pyproject.read_text().replace(
-            "[tool.mlrelease.gate-options.tests]\n",
-            "[tool.mlrelease.gate-options.tests]\nreuse = false\n",
-        )
-    )
+    configure(root, "tool.mlrelease.gate-options.tests", {"reuse": False})
     commit_all(root, "build: never reuse")
     _tests_gate(root)
     _tests_gate(root)
@@ -113,13 +108,7 @@ def test_tests_run_keys_on_programs_and_locale(
     runs = tmp_path / "runs.txt"
     monkeypatch.setenv("RUNS_FILE", str(runs))
     (root / "checks" / "test_counted.py").write_text(COUNTING_TEST, encoding="utf-8")
-    pyproject = root / "pyproject.toml"
-    pyproject.write_text(
-        pyproject.read_text().replace(
-            "[tool.mlrelease.gate-options.tests]\n",
-            '[tool.mlrelease.gate-options.tests]\nprograms = ["fakebrowser"]\n',
-        )
-    )
+    configure(root, "tool.mlrelease.gate-options.tests", {"programs": ["fakebrowser"]})
     commit_all(root, "test: count the runs with a browser")
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()

@@ -10,6 +10,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
+from helpers.projects import configure
 from helpers.projects.tag_model import FILES, TENSORRT
 from helpers.release import GIT_ENV, Repo, run_mlrelease
 from helpers.repo import Run, in_process
@@ -167,13 +168,9 @@ def _hand_picked(repo: Repo, run: Run) -> dict[str, str]:
     return fixes
 
 
-def _configure(repo: Repo, line: str) -> None:
-    """``line`` added to [tool.mlrelease.release] on the branch, committed."""
-    path = repo.path / "pyproject.toml"
-    text = path.read_text(encoding="utf-8")
-    head = "[tool.mlrelease.release]\n"
-    text = text.replace(head, head + line + "\n") if head in text else f"{text}\n{head}{line}\n"
-    path.write_text(text, encoding="utf-8")
+def _configure(repo: Repo, picks: str) -> None:
+    """``picks = PICKS`` added to [tool.mlrelease.release] on the branch, committed."""
+    configure(repo.path, "tool.mlrelease.release", {"picks": picks})
     repo.git("commit", "-q", "-am", "chore: configure the picks")
 
 
@@ -190,7 +187,7 @@ def test_hand_picks_are_found_by_pull_request_patch_and_reverts(family: Repo, ru
     assert "- not wanted" in _row(out, fixes["fix: a broken cast (#4303)"])
     assert "no `Release-Target: 2.13`" in _row(out, fixes["fix: a broken cast (#4303)"])
     assert 'picks = "fixes"' in said, said  # the way to say how this project picks
-    _configure(family, 'picks = "fixes"')
+    _configure(family, "fixes")
     code, out, err = run(family.path, "release", "cherry-picks")
     assert code == 0, err
     rows = {s: _row(out, c) for s, c in fixes.items() if "feat" not in s}
@@ -220,7 +217,7 @@ def test_hand_picks_are_found_by_pull_request_patch_and_reverts(family: Repo, ru
 
 def test_a_milestone_file_says_which_fixes_are_wanted(family: Repo, run: Run) -> None:
     fixes = _hand_picked(family, run)
-    _configure(family, 'picks = "milestone"')
+    _configure(family, "milestone")
     code, _, err = run(family.path, "release", "cherry-picks")
     assert code != 0 and "release-picks-2.13.txt" in err and "#1234" in err, err
     (family.path / "release-picks-2.13.txt").write_text("# the 2.13 milestone\n#4301\n4305\n")

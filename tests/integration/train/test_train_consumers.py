@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from helpers.projects import configure
 from helpers.train_rig import (
     UPSTREAM,
     VISION,
@@ -103,12 +104,9 @@ def _refused(train: Rig, message: str) -> str:
 
 
 def test_a_member_whose_tests_did_not_run_is_refused(train: Rig, indexes: Indexes) -> None:
-    pyproject = train.work(VISION) / "pyproject.toml"
-    pyproject.write_text(
-        pyproject.read_text(encoding="utf-8")
-        + f'\n[tool.mlrelease.train.tests]\nindex-url = "{indexes.staging}simple/"\n',
-        encoding="utf-8",
-    )  # an index without pytest: the tests' environment cannot be made
+    tests = {"index-url": f"{indexes.staging}simple/"}
+    configure(train.work(VISION), "tool.mlrelease.train.tests", tests)
+    # an index without pytest: the tests' environment cannot be made
     out = _refused(train, "ci: the tests' dependencies from the staging index")
     assert "visionlet's tests did not run against torchlet 2.5.0 (v2.5.0-rc1)" in out
     assert f"file {WHEEL} (sha256 {_staged_sha256(indexes)})" in out

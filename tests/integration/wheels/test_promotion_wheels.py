@@ -4,15 +4,11 @@ final version. It uploads nothing: publishing is `release publish`'s, the one pu
 from __future__ import annotations
 
 import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers.index import serve
 from helpers.wheels import FINAL, RC, Built
 
 from mlrelease import cli
@@ -106,43 +102,8 @@ def test_rc_named_artifact_is_refused(
 def index(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """pypiserver on 127.0.0.1 (no authentication): the upload target of the tests."""
     packages = tmp_path / "index"
-    packages.mkdir()
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "pypiserver",
-            "run",
-            "-i",
-            "127.0.0.1",
-            "-p",
-            str(port),
-            "-a",
-            ".",
-            "-P",
-            ".",
-            str(packages),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}/"
-    try:
-        for _ in range(100):  # at most ~20 s for the server to answer
-            try:
-                urllib.request.urlopen(url, timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.2)
-        else:
-            pytest.fail("pypiserver did not start on 127.0.0.1")
+    with serve(packages) as url:
         yield url, packages
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
 
 
 @pytest.mark.slow

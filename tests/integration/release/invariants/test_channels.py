@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers import projects
 from helpers.index import serve
 from helpers.invariants import RC, hashes
 from helpers.release import Repo
@@ -23,13 +24,7 @@ def rc_index(tmp_path: Path) -> Iterator[tuple[str, Path]]:
 def configure(repo: Repo, index: str, rc_index: str) -> None:
     """The project's pyproject.toml names both channels' indexes (uncommitted: read by the
     command, and no part of the RC's files)."""
-    path = repo.path / "pyproject.toml"
-    text = path.read_text(encoding="utf-8")
-    table = "[tool.mlrelease.release]\n"
-    path.write_text(
-        text.replace(table, f'{table}index = "{index}"\nrc-index = "{rc_index}"\n', 1),
-        encoding="utf-8",
-    )
+    projects.configure(repo.path, "tool.mlrelease.release", {"index": index, "rc-index": rc_index})
 
 
 def test_the_rc_channel_never_uploads_to_the_release_index(
