@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from helpers import adopted
+from helpers.adopted import Copied
 from helpers.replayed import (
     PYPI_ON_V_TAGS,
     History,
@@ -52,9 +54,8 @@ def test_init_says_why_no_rc_model_can_keep_a_final_version_off_the_index(
     assert "every push to main" in said and "no RC model" in said, said
 
 
-def test_rc_refuses_a_tag_the_projects_workflow_publishes_as_final(tmp_path: Path) -> None:
-    repo = push_tf2onnx(tmp_path)
-    adopt(repo, drop='rc-model = "bump"\nrc-tagged = true\n')
+def test_rc_refuses_a_tag_the_projects_workflow_publishes_as_final(copied: Copied) -> None:
+    repo = copied(adopted.tf2onnx_tag_rcs)
     prepare = mlrelease(repo.path, "release", "prepare", "--version", "1.17.0", "--execute")
     assert prepare.returncode == 0, prepare.stdout + prepare.stderr
     rc = mlrelease(repo.path, "release", "rc", "--execute")
