@@ -14,10 +14,6 @@ from helpers.replayed import adopt, push_tf2onnx, push_vision
 Copied = Callable[..., Repo]
 """The ``copied`` fixture: ``copied(build, where="project")``, a copy of ``build``'s template."""
 
-TAG_RCS = 'rc-model = "bump"\nrc-tagged = true\n'
-"""The keys ``init`` proposes for tensorflow-onnx's tagged bumps: dropped, the project keeps
-tag RCs (the maintainers' hand-set candidates)."""
-
 
 def tf2onnx(base: Path) -> Repo:
     """tensorflow-onnx (:func:`helpers.replayed.push_tf2onnx`), adopted as ``init`` proposes
@@ -27,10 +23,12 @@ def tf2onnx(base: Path) -> Repo:
     return repo
 
 
-def tf2onnx_tag_rcs(base: Path) -> Repo:
-    """tensorflow-onnx adopted without :data:`TAG_RCS`: tag RCs."""
-    repo = push_tf2onnx(base)
-    adopt(repo, drop=TAG_RCS)
+def tf2onnx_building(base: Path) -> Repo:
+    """tensorflow-onnx whose release workflow only builds (``publishing=False``: as it was
+    until its publish job landed with 1.17.0rc1), adopted as ``init`` proposes (tag RCs),
+    committed and pushed."""
+    repo = push_tf2onnx(base, publishing=False)
+    adopt(repo)
     return repo
 
 

@@ -108,7 +108,7 @@ def test_a_hand_set_rc_under_tag_rcs_names_the_model_that_keeps_it(copied: Copie
     """tensorflow-onnx and onnxmltools under tag RCs: the maintainers set 1.17.0rc1 by hand;
     after the repair of current_version that rc names, rc names the model that tags the
     version as the files carry it, never a command that sets 1.17.0 back over their edit."""
-    repo = copied(adopted.tf2onnx_tag_rcs)
+    repo = copied(adopted.tf2onnx_building)  # release.yml builds
     _ok(repo, "release", "prepare", "--version", "1.17.0", "--execute", "--push")
     repo.commit_file("VERSION_NUMBER", "1.17.0rc1\n", "Update VERSION_NUMBER, use rc")
     stale = mlrelease(repo.path, "release", "rc", "--execute", "--push")
@@ -135,7 +135,7 @@ def test_a_hand_set_rc_refusal_carries_each_repair_in_its_json(copied: Copied) -
     each of rc's refusals carries its repair in its ``--json`` output (stdout one object:
     ``error`` and ``repair``), first the command that syncs current_version, then the keys of
     [tool.mlrelease.release] that keep the candidate; followed as given, rc tags v1.17.0rc1."""
-    repo = copied(adopted.tf2onnx_tag_rcs)
+    repo = copied(adopted.tf2onnx_building)  # release.yml builds
     _ok(repo, "release", "prepare", "--version", "1.17.0", "--execute", "--push")
     repo.commit_file("VERSION_NUMBER", "1.17.0rc1\n", "Update VERSION_NUMBER, use rc")
     repo.git("push", "-q", "origin", "main")
