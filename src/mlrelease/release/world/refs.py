@@ -8,6 +8,9 @@ what a push reaches.
 
 from __future__ import annotations
 
+import contextlib
+import shutil
+import tempfile
 from pathlib import Path
 
 from mlrelease.edges import git
@@ -182,8 +185,34 @@ def read_url(store: Path, url: str, prefixes: tuple[str, ...] = _LISTED) -> Refs
 
 def store_for(folder: Path) -> Path:
     """A bare repository at ``folder`` (made on first use) holding other repositories'
-    objects, fetched shallow: the tags and bindings of a train member's upstream."""
-    if not (folder / "HEAD").is_file():
-        folder.mkdir(parents=True, exist_ok=True)
-        git.run(folder, "init", "-q", "--bare")
+    objects, fetched shallow: the tags and bindings of a train member's upstream.
+
+    Made whole or not at all, so that commands sharing a cache may start together (two CI jobs
+    on one machine): the repository is made in a new folder beside ``folder`` and renamed onto
+    it, and a process that loses the race uses the winner's. ``git init`` run by several
+    processes in the same folder fails ("cannot copy ... File exists")."""
+    if (folder / "HEAD").is_file():
+        return folder
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    made = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
+    try:
+        git.run(made, "init", "-q", "--bare", "--template=")
+        _settle(made, folder)
+    finally:
+        shutil.rmtree(made, ignore_errors=True)  # gone when renamed; else the loser's
     return folder
+
+
+def _settle(made: Path, folder: Path) -> None:
+    """Rename the repository ``made`` onto ``folder``, unless another process's is there."""
+    with contextlib.suppress(OSError):
+        folder.rmdir()  # an empty folder left by an older mlrelease (it made the folder first)
+    try:
+        made.rename(folder)
+    except OSError as exc:
+        if not (folder / "HEAD").is_file():
+            raise PreconditionError(
+                f"{folder} exists and is not a git repository ({exc.strerror}): the train's "
+                "object store is made there. Remove the folder, or set "
+                "[tool.mlrelease.train] cache-dir to another one."
+            ) from exc
