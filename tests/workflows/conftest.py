@@ -2,9 +2,10 @@
 one HOME shared by every act run; every run's per-job account is printed at the end.
 
 ``nox -s workflows`` runs the modules on pytest-xdist workers (``--dist loadscope``: a module
-and its act runs on one worker). The modules share nothing but the HOME, whose caches (pip,
-uv, nox) take concurrent writers, as the jobs of one act run already are; each has its own
-clone, origin, act cache, artifacts and index server (port 0)."""
+and its act runs on one worker). The modules share only the HOME, whose caches (uv, nox)
+take concurrent writers, as the jobs of one act run already are, and the session's mlrelease
+cache (tests/conftest.py ``run_cache``); each has its own clone, origin, act cache, artifacts
+and index server (port 0)."""
 
 from __future__ import annotations
 
