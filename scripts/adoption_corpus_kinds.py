@@ -6,13 +6,15 @@ version commits and the RC tags there)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from typing import Any
 
 from adoption_corpus_key import text_at, version_in, version_of
-from adoption_corpus_shared import Corpus, refusal
+from adoption_corpus_shared import REPAIR_SUBJECT, Corpus, refusal
 from case_study_history import Commit
 from case_study_lib import git
-from case_study_replay import Step, follow_main, rev
+from case_study_replay import Step, follow_main, land, rev
 
 
 def _added(repo: Path, a: str, b: str, text: str) -> set[str]:
@@ -162,30 +164,84 @@ class TrunkReplay(Corpus):
             if c.sha == h.final_commit:
                 self.final_step()
 
+    def land_first(self, c: Commit) -> None:
+        """The maintainers' version commit ``c`` as a user of mlrelease makes it: their own
+        edits first, landed as a commit of theirs, then the command that sets the version
+        (:meth:`version_step`), then the rest of their change. Held back to land after the
+        command: the files where their change adds the version they set, the version file,
+        the changelog and ``pyproject.toml`` (mlrelease's configuration, and
+        bump-my-version's). tensorflow-onnx's 2e4f0716f (one commit of its own, e188879f)
+        adds the job that publishes every ``v*`` tag and sets 1.17.0rc1: the command runs on
+        the tree with the workflow the release will run."""
+        theirs = version_in(text_at(self.mirror, c.sha, self.project.shape.version_file))
+        changed = set(
+            git(self.work, "diff", "--name-only", "--no-renames", self.based, c.sha).split()
+        )
+        held = _added(self.mirror, self.based, c.sha, theirs) if theirs else set()
+        held |= {self.project.shape.version_file, "pyproject.toml", "CHANGELOG.md"}
+        held |= set(re.findall(r'^filename = "([^"]+)"', self.adoption, re.M))
+        if not changed - held:
+            return
+        whole: list[str] = []
+        land(
+            self.work,
+            self.mirror,
+            c.sha,
+            self.adoption,
+            self.fixes,
+            self.based,
+            whole,
+            frozenset(held & changed),
+        )
+        if whole:
+            self.whole.setdefault(c.sha, []).extend(whole)
+
     def version_step(self, c: Commit) -> None:
-        """The command that sets the version the maintainers' commit ``c`` sets, before it."""
+        """The command that sets the version the maintainers' commit ``c`` sets, before it
+        (their own edits of that commit landed first: :meth:`land_first`). Where a refusal's
+        repair made release candidates version bumps and they set a candidate's version, the
+        command that sets it under that model, ``release rc``, runs next, as the checklist has
+        it."""
         h, file = self.h, self.project.shape.version_file
         theirs = version_in(text_at(self.mirror, c.sha, file))
         wanted = version_of(theirs)
         if wanted is None or version_of(wanted.base_version) != h.version:
             return  # another release's version
-        bump = self.table().get("rc-model") == "bump" and wanted.is_prerelease
-        verb = ["rc"] if bump else ["prepare", "--version", str(h.version)]
+        self.land_first(c)
+        bumped = self.table().get("rc-model") == "bump"
+        verb = (
+            ["rc"] if bumped and wanted.is_prerelease else ["prepare", "--version", str(h.version)]
+        )
         args = ("release", *verb, "--execute", "--push", "--json")
         before = git(self.work, "rev-parse", "HEAD")
         said = self.command(*args)
+        did = self._outcome(said, before)
+        command = "mlrelease " + " ".join(args)
+        repaired = not bumped and self.table().get("rc-model") == "bump"
+        if said.code == 0 and repaired and wanted.is_prerelease:
+            then = ("release", "rc", "--execute", "--push", "--json")
+            at = git(self.work, "rev-parse", "HEAD")
+            said = self.command(*then)
+            command += "; then mlrelease " + " ".join(then)
+            did += "; then, release candidates being version bumps now, `mlrelease "
+            did += f"{' '.join(then)}`: {self._outcome(said, at)}"
         ours = version_in(text_at(self.work, "HEAD", file))
         mine = _added(self.work, before, "HEAD", ours or theirs) - {"CHANGELOG.md"}
         parent = git(self.mirror, "rev-parse", f"{c.sha}^")
         done = _added(self.mirror, parent, c.sha, theirs) - {"CHANGELOG.md"}
-        if said.code:
-            did = f"refused: {refusal(said.message)}"
-        elif git(self.work, "rev-parse", "HEAD") == before:
-            did = f"nothing to do: {file} says {ours}"
-        else:
-            did = f"{file} says {ours}; the version written in {', '.join(sorted(mine)) or '-'}"
         same = said.code == 0 and version_of(ours) == wanted and mine == done
         history = f"{c.subject} ({c.sha[:9]}): {file} -> {theirs} in {', '.join(sorted(done))}"
-        command = "mlrelease " + " ".join(args)
         self.steps.append(Step("version", history, command, did, same, id=f"version:{c.sha[:9]}"))
         self.refresh()
+
+    def _outcome(self, said: Any, before: str) -> str:
+        """What a version command did since ``before``, as the step says it."""
+        file = self.project.shape.version_file
+        ours = version_in(text_at(self.work, "HEAD", file))
+        if said.code:
+            return f"refused: {refusal(said.message)}"
+        made = git(self.work, "log", "--format=%s", f"{before}..HEAD").splitlines()
+        if all(REPAIR_SUBJECT in subject for subject in made):  # the repairs' commits only
+            return f"nothing to do: {file} says {ours}"
+        mine = _added(self.work, before, "HEAD", ours) - {"CHANGELOG.md"} if ours else set()
+        return f"{file} says {ours}; the version written in {', '.join(sorted(mine)) or '-'}"

@@ -29,6 +29,8 @@ else:  # pragma: no cover - exercised on 3.10 only
 
 ADAPTED = "chore: leave the tests gate out (adoption corpus: the project's suite is not run)"
 MODELLED = "chore: the release model the project uses (adoption corpus)"
+REPAIR_SUBJECT = "(the repair a refusal named; replay)"
+"""The end of the subject of a repair's commit (:meth:`Corpus.command`)."""
 UNBOUND = "no artifact manifest is bound"
 """promote's refusal when no files were bound: the corpus builds none (not a verdict)."""
 
@@ -90,7 +92,7 @@ class Corpus(Replay):
             told += "committed, and again: "
             said = super().command(*args)
         if told:
-            self.steps.repaired = told
+            self.steps.repaired += told
         return said
 
     def _repair(self, repair: dict[str, Any]) -> str | None:
@@ -99,7 +101,7 @@ class Corpus(Replay):
         if named is None:
             return None
         branch = git(self.work, "branch", "--show-current")
-        subject = f"chore: {named.strip('`')} (the repair a refusal named; replay)"
+        subject = f"chore: {named.strip('`')} {REPAIR_SUBJECT}"
         git(self.work, "commit", "-q", "-am", subject, env=IDENTITY)
         git(self.work, "push", "-q", "origin", f"HEAD:refs/heads/{branch}")
         self.refresh()
@@ -165,7 +167,7 @@ class Corpus(Replay):
         whole: list[str] = []
         made = land(self.work, self.mirror, c.sha, self.adoption, self.fixes, self.based, whole)
         if whole:
-            self.whole[c.sha] = whole
+            self.whole.setdefault(c.sha, []).extend(whole)
         self.ours[c.sha] = made or git(self.work, "rev-parse", "HEAD")
         self.based = c.sha
         return made

@@ -73,13 +73,17 @@ def merged(work: Path, base: Entry, ours: Entry, theirs: Entry) -> tuple[bool, E
     return True, (mode, blob(work, done.stdout))
 
 
-def land_change(work: Path, base: str, sha: str, env: dict[str, str]) -> list[str]:
+def land_change(
+    work: Path, base: str, sha: str, env: dict[str, str], held: frozenset[str] = frozenset()
+) -> list[str]:
     """The index ``env`` names set to the branch's tree (HEAD) with the project's change from
-    ``base`` to ``sha`` merged in, file by file; returns the files landed whole instead (their
-    change did not merge)."""
+    ``base`` to ``sha`` merged in, file by file (but the files ``held`` back, which keep the
+    branch's); returns the files landed whole instead (their change did not merge)."""
     subprocess.run(["git", "read-tree", "HEAD"], cwd=work, env=env, check=True)
     whole: list[str] = []
     for name in git(work, "diff", "--name-only", "--no-renames", base, sha).splitlines():
+        if name in held:
+            continue
         base_at, ours = entry(work, base, name), entry(work, "HEAD", name)
         clean, at = merged(work, base_at, ours, entry(work, sha, name))
         if not clean:

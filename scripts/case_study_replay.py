@@ -245,6 +245,7 @@ def land(
     fixes: list[tuple[str, str, str]],
     keep_from: str = "",
     whole: list[str] | None = None,
+    held: frozenset[str] = frozenset(),
 ) -> str | None:
     """The project's branch commit ``sha`` made on the branch (its message, its author and
     date), the adoption kept in ``pyproject.toml`` and the replay's ``fixes`` (file, text,
@@ -254,11 +255,12 @@ def land(
     change: the project's diff from ``keep_from`` to ``sha`` merged file by file into the
     branch (:func:`case_study_change.land_change`), so that lines it leaves alone keep what the
     commands made of them; the files whose change did not merge, landed whole instead, are
-    added to ``whole``."""
+    added to ``whole``. The files ``held`` back (with ``keep_from`` only) keep the branch's: the
+    change lands in two commits, the rest of it first."""
     env = {**os.environ, "GIT_INDEX_FILE": str(work / ".git" / "replay-index")}
     fell: list[str] = []
     if keep_from:
-        fell = land_change(work, keep_from, sha, env)
+        fell = land_change(work, keep_from, sha, env, held)
         (whole if whole is not None else []).extend(fell)
     else:
         subprocess.run(["git", "read-tree", sha], cwd=work, env=env, check=True)
@@ -278,12 +280,14 @@ def land(
             listed = listed or ["100644"]
         data = (theirs if name == "pyproject.toml" else theirs + "\n").encode()
         index(work, env, name, (listed[0], blob(work, data)))
-    return _commit_index(work, mirror, sha, env)
+    return _commit_index(work, mirror, sha, env, held)
 
 
-def _commit_index(work: Path, mirror: Path, sha: str, env: dict[str, str]) -> str | None:
-    """The index ``env`` names committed on HEAD with ``sha``'s message, author and dates,
-    and pushed; None when its tree is HEAD's."""
+def _commit_index(
+    work: Path, mirror: Path, sha: str, env: dict[str, str], held: frozenset[str] = frozenset()
+) -> str | None:
+    """The index ``env`` names committed on HEAD with ``sha``'s message (saying which files
+    were ``held`` back), author and dates, and pushed; None when its tree is HEAD's."""
     tree = subprocess.run(
         ["git", "write-tree", "--missing-ok"],
         cwd=work,
@@ -306,6 +310,8 @@ def _commit_index(work: Path, mirror: Path, sha: str, env: dict[str, str]) -> st
         "GIT_COMMITTER_EMAIL": ce,
         "GIT_COMMITTER_DATE": cd,
     }
+    if held:
+        message += f"\n\n(replay: this change but {', '.join(sorted(held))}, which land after)"
     made = git(work, "commit-tree", tree, "-p", "HEAD", "-m", message, env=who)
     git(work, "reset", "-q", "--hard", made)
     git(work, "push", "-q", "origin", "HEAD")

@@ -32,6 +32,7 @@ def main_world(**changes: object) -> World:
         commits={"refs/heads/main": M, "main": M},
         versions={"main": "1.4.0.dev0", M: "1.4.0.dev0"},
         version_files={"main": FILES},
+        listings={("main", WORKFLOWS): ()},
     )
     return dataclasses.replace(snap, **changes)  # type: ignore[arg-type]
 
@@ -60,6 +61,7 @@ def branch_world(**changes: object) -> World:
         versions={"release/1.4": "1.4.0.dev0"},
         files={("release/1.4", "CHANGELOG.md"): LOG},
         version_files={"release/1.4": FILES},
+        listings={("release/1.4", WORKFLOWS): ()},
     )
     return dataclasses.replace(snap, **changes)  # type: ignore[arg-type]
 

@@ -174,10 +174,11 @@ jobs:
 """tensorflow-onnx's release workflow: every ``v*`` tag pushed publishes what it builds."""
 
 
-def push_tf2onnx(base: Path, onnx: str = "1.16.1") -> Repo:
+def push_tf2onnx(base: Path, onnx: str = "1.16.1", publishing: bool = True) -> Repo:
     """tensorflow-onnx at 1.16.1 on main: ``VERSION_NUMBER`` (read by setup.py), four CI
     workflows testing ``onnx_version: '1.16.1'`` (``onnx``), a release workflow publishing to
-    PyPI on every ``v*`` tag; ``v1.16.0`` and ``v1.16.1`` tagged on main."""
+    PyPI on every ``v*`` tag (without ``publishing``: building only, as it did until its
+    publish job landed with 1.17.0rc1); ``v1.16.0`` and ``v1.16.1`` tagged on main."""
     history = History(base)
     files = {
         "pyproject.toml": '[build-system]\nrequires = ["setuptools>=64"]\n'
@@ -186,7 +187,9 @@ def push_tf2onnx(base: Path, onnx: str = "1.16.1") -> Repo:
         "VERSION_NUMBER": "1.16.0\n",
         "tf2onnx/__init__.py": '"""tf2onnx."""\n',
         ".gitignore": "build/\ndist/\n*.egg-info/\n__pycache__/\n",
-        ".github/workflows/release.yml": PYPI_ON_V_TAGS,
+        ".github/workflows/release.yml": PYPI_ON_V_TAGS
+        if publishing
+        else PYPI_ON_V_TAGS.split("  publish:")[0],
     }
     history.commit(files, "Initial tf2onnx")
     history.git("tag", "-a", "v1.16.0", "-m", "1.16.0")

@@ -65,6 +65,7 @@ class Prepare:
             g.version(branch)
             g.file(branch, g.config.changelog)
             g.hand_edit(branch)
+            g.edited(branch, publishers.WORKFLOWS)  # what the release's RC tags would publish
         g.current([branch])
 
 

@@ -11,7 +11,7 @@ from mlrelease.config import Config
 from mlrelease.errors import PreconditionError
 from mlrelease.project import changelog
 from mlrelease.release import edits as editing
-from mlrelease.release import rules
+from mlrelease.release import own_publishing, rules
 from mlrelease.release.config import (
     ReleaseConfig,
     next_series,
@@ -58,6 +58,8 @@ def plan_prepare(world: World, config: Config, version: str, push: bool = False)
             "exists); prepare the "
             f"next patch version, e.g. --version {rules.next_release(world, names, target)}."
         )
+    if not rules.released(world, names, target):  # every RC tag of it would ship it final
+        own_publishing.refuse_release(world, config, branch, target)
     if log_text is None and gated:
         raise PreconditionError(
             f"prepare: {config.changelog} does not exist on {branch} "

@@ -11,9 +11,11 @@ import json
 import subprocess
 from pathlib import Path
 
+from helpers import adopted
+from helpers.adopted import Copied
 from helpers.projects import configure
 from helpers.release import Repo
-from helpers.replayed import adopt, follow_repair, proposal, push_tf2onnx
+from helpers.replayed import follow_repair, proposal, push_tf2onnx
 from helpers.repo import mlrelease
 
 
@@ -47,9 +49,10 @@ def test_init_proposes_tagged_bumps_where_the_workflow_publishes_tags(tmp_path: 
     assert "each tagged on a commit that says it" in said, said
 
 
-def test_rc_tags_the_candidate_the_files_carry_then_bumps_the_next(tmp_path: Path) -> None:
-    repo = push_tf2onnx(tmp_path / "project")
-    adopt(repo)
+def test_rc_tags_the_candidate_the_files_carry_then_bumps_the_next(
+    copied: Copied, tmp_path: Path
+) -> None:
+    repo = copied(adopted.tf2onnx)
     page = " ".join(mlrelease(repo.path, "release", "checklist-doc").stdout.split())
     assert "Tag the release candidate X.Y.ZrcN the version files carry" in page, page
     colleague = _colleague(repo, tmp_path)
@@ -81,11 +84,12 @@ def test_rc_tags_the_candidate_the_files_carry_then_bumps_the_next(tmp_path: Pat
     assert _origin_tag(repo, "v1.17.0rc2") == (bumped, "1.17.0rc2")
 
 
-def test_rc_refuses_a_candidate_numbered_below_the_newest_tag(tmp_path: Path) -> None:
+def test_rc_refuses_a_candidate_numbered_below_the_newest_tag(
+    copied: Copied, tmp_path: Path
+) -> None:
     """A colleague tagged rc2 by hand while the files still say rc1: rc says so and changes
     nothing (no bump back to an rc2 that exists, no tag of rc1 after rc2)."""
-    repo = push_tf2onnx(tmp_path / "project")
-    adopt(repo)
+    repo = copied(adopted.tf2onnx)
     _ok(repo, "release", "prepare", "--version", "1.17.0", "--execute", "--push")
     _ok(repo, "release", "rc", "--execute", "--push")
     head = repo.git("rev-parse", "HEAD")
@@ -100,12 +104,11 @@ def test_rc_refuses_a_candidate_numbered_below_the_newest_tag(tmp_path: Path) ->
     assert repo.origin_git("tag", "--list", "v1.17.0*") == "v1.17.0rc2"
 
 
-def test_a_hand_set_rc_under_tag_rcs_names_the_model_that_keeps_it(tmp_path: Path) -> None:
+def test_a_hand_set_rc_under_tag_rcs_names_the_model_that_keeps_it(copied: Copied) -> None:
     """tensorflow-onnx and onnxmltools under tag RCs: the maintainers set 1.17.0rc1 by hand;
     after the repair of current_version that rc names, rc names the model that tags the
     version as the files carry it, never a command that sets 1.17.0 back over their edit."""
-    repo = push_tf2onnx(tmp_path / "project")
-    adopt(repo, drop='rc-model = "bump"\nrc-tagged = true\n')
+    repo = copied(adopted.tf2onnx_building)  # release.yml builds
     _ok(repo, "release", "prepare", "--version", "1.17.0", "--execute", "--push")
     repo.commit_file("VERSION_NUMBER", "1.17.0rc1\n", "Update VERSION_NUMBER, use rc")
     stale = mlrelease(repo.path, "release", "rc", "--execute", "--push")
@@ -127,13 +130,12 @@ def test_a_hand_set_rc_under_tag_rcs_names_the_model_that_keeps_it(tmp_path: Pat
     assert _origin_tag(repo, "v1.17.0rc1") == (head, "1.17.0rc1"), said
 
 
-def test_a_hand_set_rc_refusal_carries_each_repair_in_its_json(tmp_path: Path) -> None:
+def test_a_hand_set_rc_refusal_carries_each_repair_in_its_json(copied: Copied) -> None:
     """onnxmltools and tensorflow-onnx under tag RCs, the maintainers' 1.17.0rc1 set by hand:
     each of rc's refusals carries its repair in its ``--json`` output (stdout one object:
     ``error`` and ``repair``), first the command that syncs current_version, then the keys of
     [tool.mlrelease.release] that keep the candidate; followed as given, rc tags v1.17.0rc1."""
-    repo = push_tf2onnx(tmp_path / "project")
-    adopt(repo, drop='rc-model = "bump"\nrc-tagged = true\n')
+    repo = copied(adopted.tf2onnx_building)  # release.yml builds
     _ok(repo, "release", "prepare", "--version", "1.17.0", "--execute", "--push")
     repo.commit_file("VERSION_NUMBER", "1.17.0rc1\n", "Update VERSION_NUMBER, use rc")
     repo.git("push", "-q", "origin", "main")
@@ -170,11 +172,10 @@ def test_a_hand_set_rc_refusal_carries_each_repair_in_its_json(tmp_path: Path) -
     assert _origin_tag(repo, "v1.17.0rc1") == (head, "1.17.0rc1")
 
 
-def test_a_refusal_without_a_program_repair_leaves_json_stdout_empty(tmp_path: Path) -> None:
+def test_a_refusal_without_a_program_repair_leaves_json_stdout_empty(copied: Copied) -> None:
     """A refusal whose repair is a judgement (here: a tag of a newer candidate exists) prints
     no JSON object: stdout stays empty, as before, and the message goes to stderr."""
-    repo = push_tf2onnx(tmp_path / "project")
-    adopt(repo)
+    repo = copied(adopted.tf2onnx)
     _ok(repo, "release", "prepare", "--version", "1.17.0", "--execute", "--push")
     _ok(repo, "release", "rc", "--execute", "--push")
     repo.git("tag", "-a", "v1.17.0rc2", "-m", "by hand", "HEAD")
@@ -185,13 +186,12 @@ def test_a_refusal_without_a_program_repair_leaves_json_stdout_empty(tmp_path: P
 
 
 def test_a_tag_made_but_not_pushed_is_pushed_by_the_next_run_and_a_hand_made_one_refused(
-    tmp_path: Path,
+    copied: Copied,
 ) -> None:
     """Invariant (l) for bumped candidates: a run without --push (or killed before it) leaves
     its tag, which the next run pushes rather than bumping past it; a tag of that name that
     this clone has but did not make is refused and never pushed."""
-    repo = push_tf2onnx(tmp_path / "project")
-    adopt(repo)
+    repo = copied(adopted.tf2onnx)
     _ok(repo, "release", "prepare", "--version", "1.17.0", "--execute", "--push")
     _ok(repo, "release", "rc", "--execute", "--push")
     head = repo.git("rev-parse", "HEAD")

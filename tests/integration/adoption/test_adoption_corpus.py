@@ -123,9 +123,68 @@ def test_a_release_on_main_is_replayed_and_scored(tmp_path: Path, corpus: Any) -
     assert final["match"] and final["did"] == f"v1.1.0 on {last[:9]}", final
 
 
-def _push_trunk(base: Path) -> Repo:
+BUILD_ONLY = """\
+name: Release
+on:
+  push:
+    tags: ['v*']
+jobs:
+  build:
+    runs-on: ubuntu-latest
+    steps:
+      - run: python -m build
+"""
+PUBLISH = """\
+  publish:
+    needs: build
+    runs-on: ubuntu-latest
+    if: startsWith(github.ref, 'refs/tags/v')
+    steps:
+      - uses: pypa/gh-action-pypi-publish@release/v1
+"""
+
+
+@pytest.mark.slow
+def test_a_version_commit_lands_its_own_edits_before_the_command(
+    tmp_path: Path, corpus: Any
+) -> None:
+    """tensorflow-onnx 1.17.0's shape: main set to 1.1.0 while release.yml only builds, then one
+    commit adds the job that publishes every ``v*`` tag to PyPI and sets 1.1.0rc1 (its
+    2e4f0716f). The commit's own edits land first, as a user makes them before the command:
+    prepare reads the workflow, refuses under tag RCs with the repair (version bumps, each
+    tagged), the replay makes it, and under that model the candidate's version is rc's to
+    set: 1.1.0rc1, in VERSION_NUMBER, as the maintainers set it; rc then tags it."""
+    repo = _push_trunk(tmp_path, BUILD_ONLY)
+    start = repo.git("rev-parse", "main~3")
+    project = corpus.Project(
+        name="converter",
+        family="onnx",
+        repository="https://github.com/example/converter",
+        snapshot="example/converter",
+        version="1.1.0",
+        model="trunk",
+        shape=corpus.Shape(
+            tags=r"v(\d+\.\d+\.\d+)(?:rc(\d+))?", version_file="VERSION_NUMBER", start=start
+        ),
+        about="A converter whose publish job landed with its first RC.",
+    )
+    found = corpus.replay(project, repo.origin)
+    steps = {s["id"]: s for s in found["steps"]}
+    rc1 = repo.git("rev-parse", "v1.1.0rc1^{commit}")[:9]
+    step = steps[f"version:{rc1}"]
+    assert step["did"].startswith("refused: error: prepare: .github/workflows/release.yml"), step
+    assert 'Then `rc-model = "bump", rc-tagged = true`' in step["did"], step
+    assert step["did"].endswith(
+        "VERSION_NUMBER says 1.1.0rc1; the version written in VERSION_NUMBER"
+    ), step
+    assert step["match"], step
+    assert steps["rc:v1.1.0rc1"]["match"], steps["rc:v1.1.0rc1"]
+
+
+def _push_trunk(base: Path, workflow: str = "") -> Repo:
     """A converter released on main: 1.0.0 tagged, then 1.1.0rc1 set and tagged v1.1.0rc1, a
-    fix, and 1.1.0 set and tagged v1.1.0."""
+    fix, and 1.1.0 set and tagged v1.1.0. With ``workflow`` (a release workflow that builds):
+    1.1.0 set with it first, and the 1.1.0rc1 commit adds its job that publishes to PyPI."""
     work, origin = base / "work", base / "origin.git"
     work.mkdir()
     run = Repo(work, origin).git
@@ -142,8 +201,16 @@ def _push_trunk(base: Path) -> Repo:
     run("add", ".")
     run("commit", "-q", "-m", "feat: the converter")
     run("tag", "-a", "v1.0.0", "-m", "1.0.0")
+    if workflow:
+        (work / ".github" / "workflows").mkdir(parents=True)
+        (work / ".github/workflows/release.yml").write_text(workflow, encoding="utf-8")
+        (work / "VERSION_NUMBER").write_text("1.1.0\n", encoding="utf-8")
+        run("add", ".")
+        run("commit", "-q", "-m", "ci: build on tags; the next version")
     for version, tag, extra in (("1.1.0rc1", "v1.1.0rc1", True), ("1.1.0", "v1.1.0", False)):
         (work / "VERSION_NUMBER").write_text(version + "\n", encoding="utf-8")
+        if workflow and extra:
+            (work / ".github/workflows/release.yml").write_text(workflow + PUBLISH, "utf-8")
         run("commit", "-q", "-am", f"Update VERSION_NUMBER to {version}")
         run("tag", "-a", tag, "-m", version)
         if extra:

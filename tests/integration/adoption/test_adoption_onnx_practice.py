@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from helpers.adopted import Copied
 from helpers.projects import bump_model, write
 from helpers.repo import git, mlrelease
 from packaging.version import Version
@@ -19,10 +20,10 @@ def commit_version(root: Path, version: str, subject: str) -> None:
     git(root, "commit", "-q", "-am", subject)
 
 
-def onnx_shaped(tmp_path: Path) -> Path:
+def onnx_shaped(base: Path) -> Path:
     """1.3.0 released as onnx does it (rel-1.3.0, rc1 and rc2 bumps, a cherry-pick, v1.3.0);
-    main carries 1.4.0; everything pushed to a bare origin."""
-    base = tmp_path / "project"
+    main carries 1.4.0; everything pushed to a bare origin (``base/work``,
+    ``base/origin.git``)."""
     root = base / "work"
     write(root, bump_model.onnx_files("1.3.0"))
     git(base, "init", "-q", "--bare", "-b", "main", "origin.git")
@@ -57,7 +58,7 @@ def onnx_shaped(tmp_path: Path) -> Path:
 
 
 def test_init_describes_the_practice_and_touches_only_pyproject(tmp_path: Path) -> None:
-    root = onnx_shaped(tmp_path)
+    root = onnx_shaped(tmp_path / "project")
     proc = mlrelease(root, "init", "--execute")
     assert proc.returncode == 0, proc.stderr + proc.stdout
     assert git(root, "status", "--porcelain").strip() == "M pyproject.toml"
@@ -72,16 +73,18 @@ def test_init_describes_the_practice_and_touches_only_pyproject(tmp_path: Path) 
     assert "VERSION_NUMBER file (read by scikit-build-core" in shown
 
 
-def adopted(tmp_path: Path) -> Path:
-    root = onnx_shaped(tmp_path)
+def adopted(base: Path) -> Path:
+    """:func:`onnx_shaped`, adopted by ``init --execute``, committed and pushed (a template:
+    the tests take a copy, ``copied(adopted)``)."""
+    root = onnx_shaped(base)
     assert mlrelease(root, "init", "--execute").returncode == 0
     git(root, "commit", "-q", "-am", "chore: adopt mlrelease")
     git(root, "push", "-q", "origin", "main")
     return root
 
 
-def test_cut_rc_bumps_and_no_rc_tags(tmp_path: Path) -> None:
-    root = adopted(tmp_path)
+def test_cut_rc_bumps_and_no_rc_tags(copied: Copied) -> None:
+    root = copied(adopted).path
     cut = mlrelease(root, "release", "cut", "--version", "1.4", "--execute")
     assert cut.returncode == 0, cut.stderr + cut.stdout
     assert git(root, "show", "rel-1.4.0:VERSION_NUMBER").strip() == "1.4.0"
@@ -104,8 +107,8 @@ def test_cut_rc_bumps_and_no_rc_tags(tmp_path: Path) -> None:
     assert git(root, "tag").split() == tags_before  # release candidates are never tagged
 
 
-def test_promote_sets_the_final_version_and_tags_it(tmp_path: Path) -> None:
-    root = adopted(tmp_path)
+def test_promote_sets_the_final_version_and_tags_it(copied: Copied) -> None:
+    root = copied(adopted).path
     assert mlrelease(root, "release", "cut", "--version", "1.4", "--execute").returncode == 0
     git(root, "switch", "-q", "rel-1.4.0")
     early = mlrelease(root, "release", "promote", "--version", "1.4.0")
@@ -125,8 +128,8 @@ def test_promote_sets_the_final_version_and_tags_it(tmp_path: Path) -> None:
     assert wrong.returncode != 0 and "omit --rc" in wrong.stderr
 
 
-def test_rc_on_a_released_branch_is_refused_with_the_way_on(tmp_path: Path) -> None:
-    root = adopted(tmp_path)
+def test_rc_on_a_released_branch_is_refused_with_the_way_on(copied: Copied) -> None:
+    root = copied(adopted).path
     git(root, "switch", "-q", "rel-1.3.0")
     git(root, "cherry-pick", "main")  # the adoption, carried to the released branch
     path = root / "pyproject.toml"
@@ -139,8 +142,8 @@ def test_rc_on_a_released_branch_is_refused_with_the_way_on(tmp_path: Path) -> N
     assert "Traceback" not in proc.stderr
 
 
-def test_replay_of_the_fixture_release_matches_every_step(tmp_path: Path) -> None:
-    root = adopted(tmp_path)
+def test_replay_of_the_fixture_release_matches_every_step(copied: Copied) -> None:
+    root = copied(adopted).path
     config = load_config(root)
     names = config.names
     history = replay.read_history(
@@ -168,10 +171,10 @@ def test_replay_of_the_fixture_release_matches_every_step(tmp_path: Path) -> Non
     assert steps[-1].actual.startswith("v1.3.0 on ") and "the branch head" in steps[-1].actual
 
 
-def test_rc_and_the_final_bump_refuse_a_nightly_pin(tmp_path: Path) -> None:
+def test_rc_and_the_final_bump_refuse_a_nightly_pin(copied: Copied) -> None:
     """Under rc-model = "bump" too, neither a candidate nor the final version depends on a
     nightly: each bump is a new commit of the branch, read as committed."""
-    root = adopted(tmp_path)
+    root = copied(adopted).path
     assert mlrelease(root, "release", "cut", "--version", "1.4", "--execute").returncode == 0
     git(root, "switch", "-q", "rel-1.4.0")
     nightly = "numpy>=1.26\nonnxruntime==1.24.0.dev20261101\n"

@@ -56,7 +56,11 @@ def test_rc_refuses_a_tag_the_projects_workflow_publishes_as_final(tmp_path: Pat
     repo = push_tf2onnx(tmp_path)
     adopt(repo, drop='rc-model = "bump"\nrc-tagged = true\n')
     prepare = mlrelease(repo.path, "release", "prepare", "--version", "1.17.0", "--execute")
-    assert prepare.returncode == 0, prepare.stdout + prepare.stderr
+    assert prepare.returncode == 1, prepare.stdout + prepare.stderr  # the same rule, first
+    assert "publish 1.17.0" in " ".join(prepare.stderr.split()), prepare.stderr
+    bump = mlrelease(repo.path, "bump", "--to", "1.17.0", "--execute")  # the final, by hand
+    assert bump.returncode == 0, bump.stdout + bump.stderr
+    repo.git("commit", "-q", "-am", "Update VERSION_NUMBER")
     rc = mlrelease(repo.path, "release", "rc", "--execute")
     said = " ".join(rc.stderr.split())
     assert rc.returncode == 1, rc.stdout + said
@@ -105,6 +109,64 @@ def test_a_publish_workflow_added_after_adoption_names_the_tagged_bump_model(
     assert repo.origin_git("tag", "--list", "v1.17.0*") == "v1.17.0rc1", rc.stdout
     tagged = repo.origin_git("rev-parse", "refs/tags/v1.17.0rc1^{commit}")
     assert repo.origin_git("show", f"{tagged}:VERSION_NUMBER") == "1.17.0rc1"
+
+
+def test_prepare_refuses_a_release_whose_rc_tags_the_workflow_would_publish_as_final(
+    tmp_path: Path,
+) -> None:
+    """tensorflow-onnx 1.17.0: adopted under tag RCs while release.yml only built, main set to
+    1.17.0 (76f54662d); then the publish job (PyPI on every ``v*`` tag) landed with the first RC
+    (2e4f0716f: VERSION_NUMBER 1.17.0rc1). prepare, the release's first step, reads the workflow
+    at the release's branch and refuses, before it changes anything, with rc's rule and repair
+    (under tag RCs every candidate tag would ship 1.17.0 final); followed, prepare has nothing
+    to do and rc makes the candidate the maintainers made: 1.17.0rc1, tagged v1.17.0rc1."""
+    repo = push_tf2onnx(tmp_path)
+    workflow = repo.path / ".github/workflows/release.yml"
+    workflow.write_text(PYPI_ON_V_TAGS.split("  publish:")[0], encoding="utf-8")
+    repo.git("commit", "-q", "-am", "ci: build the distribution (no publishing yet)")
+    repo.git("push", "-q", "origin", "main")
+    adopt(repo)
+    assert "rc-model" not in (repo.path / "pyproject.toml").read_text(encoding="utf-8")  # tag
+    args = ("release", "prepare", "--version", "1.17.0", "--execute", "--push", "--json")
+    assert mlrelease(repo.path, *args).returncode == 0
+    workflow.write_text(PYPI_ON_V_TAGS, encoding="utf-8")
+    repo.git("commit", "-q", "-am", "ci: publish to PyPI on v* tags")
+    repo.git("push", "-q", "origin", "main")
+    before = repo.origin_git("rev-parse", "main")
+    prepare = mlrelease(repo.path, *args)
+    assert prepare.returncode == 1, prepare.stdout + prepare.stderr
+    refused = json.loads(prepare.stdout)
+    said = " ".join(refused["error"].split())
+    assert said.startswith("prepare: .github/workflows/release.yml publishes to PyPI"), said
+    assert "pushing v1.17.0rc1 would publish 1.17.0 as a final release" in said, said
+    assert refused["repair"]["set"] == {"rc-model": "bump", "rc-tagged": True}, refused
+    assert repo.origin_git("rev-parse", "main") == before  # nothing changed
+    assert repo.git("status", "--porcelain") == ""
+    follow_repair(repo, refused["repair"])
+    prepare = mlrelease(repo.path, *args)
+    assert prepare.returncode == 0, prepare.stdout + prepare.stderr
+    rc = mlrelease(repo.path, "release", "rc", "--execute", "--push")
+    assert rc.returncode == 0, rc.stdout + rc.stderr
+    assert repo.origin_git("show", "main:VERSION_NUMBER") == "1.17.0rc1"
+    rc = mlrelease(repo.path, "release", "rc", "--execute", "--push")
+    assert rc.returncode == 0, rc.stdout + rc.stderr
+    tagged = repo.origin_git("rev-parse", "refs/tags/v1.17.0rc1^{commit}")
+    assert repo.origin_git("show", f"{tagged}:VERSION_NUMBER") == "1.17.0rc1"
+
+
+def test_prepare_goes_on_where_the_workflow_publishes_no_rc_tag(tmp_path: Path) -> None:
+    """The same project with a workflow that publishes final tags only: prepare sets 1.17.0
+    under tag RCs, as before."""
+    repo = push_tf2onnx(tmp_path)
+    workflow = repo.path / ".github/workflows/release.yml"
+    workflow.write_text(PYPI_ON_V_TAGS.replace("'v*'", "'v[0-9]+.[0-9]+.[0-9]+'"), encoding="utf-8")
+    repo.git("commit", "-q", "-am", "ci: publish final tags only")
+    repo.git("push", "-q", "origin", "main")
+    adopt(repo)
+    assert "rc-model" not in (repo.path / "pyproject.toml").read_text(encoding="utf-8")
+    prepare = mlrelease(repo.path, "release", "prepare", "--version", "1.17.0", "--execute")
+    assert prepare.returncode == 0, prepare.stdout + prepare.stderr
+    assert (repo.path / "VERSION_NUMBER").read_text(encoding="utf-8") == "1.17.0\n"
 
 
 def test_the_checklist_never_publishes_where_the_projects_workflow_does(tmp_path: Path) -> None:

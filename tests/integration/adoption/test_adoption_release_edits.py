@@ -12,6 +12,8 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+from helpers import adopted
+from helpers.adopted import Copied
 from helpers.release import Repo
 from helpers.replayed import BUILD_LINUX, History, adopt, pinned, proposal, push_audio, push_vision
 from helpers.repo import mlrelease
@@ -146,11 +148,10 @@ def _maintainers_cut(repo: Repo) -> None:
     repo.git("push", "-q", "origin", "release/0.18")
 
 
-def test_an_edit_whose_file_the_branch_deleted_stops_nothing(tmp_path: Path) -> None:
+def test_an_edit_whose_file_the_branch_deleted_stops_nothing(copied: Copied) -> None:
     """The maintainers' release commit deleted a file an edit names: the edit belongs to the
     series that had the file; status and rc judge the branch by the edits it can have."""
-    repo = push_vision(tmp_path)
-    adopt(repo)
+    repo = copied(adopted.vision)
     _maintainers_cut(repo)
     status = mlrelease(repo.path, "release", "status", "--version", "0.18.0", "--json")
     assert status.returncode == 0, status.stdout + status.stderr
@@ -162,11 +163,10 @@ def test_an_edit_whose_file_the_branch_deleted_stops_nothing(tmp_path: Path) -> 
     assert rc.returncode == 1 and "lint.yml" not in said, said
 
 
-def test_no_advice_reverts_a_maintainers_newer_edit(tmp_path: Path) -> None:
+def test_no_advice_reverts_a_maintainers_newer_edit(copied: Copied) -> None:
     """The branch lacks one edit: rc's advice re-runs the cut with the PyTorch series the
     branch already says (2.3), never the one the configuration was adopted from (2.2)."""
-    repo = push_vision(tmp_path)
-    adopt(repo)
+    repo = copied(adopted.vision)
     _maintainers_cut(repo)
     rc = mlrelease(repo.path, "release", "rc")
     said = " ".join(rc.stderr.split())

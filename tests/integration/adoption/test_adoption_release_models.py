@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from helpers.adopted import Copied
 from helpers.repo import git, mlrelease
 
 
-def adopted(tmp_path: Path, *, branch: str | None = None) -> Path:
-    """A pure project released as v1.4.0 on main, adopted with `mlrelease init --execute`."""
-    base = tmp_path / "project"
+def adopted(base: Path, *, branch: str | None = None) -> Path:
+    """A pure project released as v1.4.0 on main, adopted with `mlrelease init --execute`
+    (``base/work``, its origin ``base/origin.git``; the tests take a copy of it,
+    ``copied(adopted)``)."""
     root = base / "work"
     files = {
         "pyproject.toml": '[project]\nname = "pkg"\ndynamic = ["version"]\n\n'
@@ -37,8 +39,8 @@ def adopted(tmp_path: Path, *, branch: str | None = None) -> Path:
     return root
 
 
-def test_trunk_checklist_names_only_what_the_project_has(tmp_path: Path) -> None:
-    root = adopted(tmp_path)
+def test_trunk_checklist_names_only_what_the_project_has(copied: Copied) -> None:
+    root = copied(adopted).path
     proc = mlrelease(root, "release", "checklist", "--version", "1.4.1")
     assert proc.returncode == 0, proc.stderr
     shown = proc.stderr
@@ -57,15 +59,15 @@ def test_trunk_checklist_names_only_what_the_project_has(tmp_path: Path) -> None
 def test_branch_model_keeps_the_cut(tmp_path: Path) -> None:
     # A branch of the newest release's series (1.4.0); an older one alone, beside releases
     # tagged on main, is history and proposes trunk (onnxmltools' r1.7 beside 1.14.0).
-    root = adopted(tmp_path, branch="release/1.4")
+    root = adopted(tmp_path / "project", branch="release/1.4")
     data = (root / "pyproject.toml").read_text()
     assert 'model = "branch"' in data
     proc = mlrelease(root, "release", "checklist", "--version", "1.5.0")
     assert proc.returncode == 0 and "cut:" in proc.stderr
 
 
-def test_extra_steps_and_unknown_placeholders(tmp_path: Path) -> None:
-    root = adopted(tmp_path)
+def test_extra_steps_and_unknown_placeholders(copied: Copied) -> None:
+    root = copied(adopted).path
     pyproject = root / "pyproject.toml"
     extra = (
         '\n[[tool.mlrelease.release.checklist-extra]]\nid = "conda"\n'
@@ -87,8 +89,8 @@ def test_extra_steps_and_unknown_placeholders(tmp_path: Path) -> None:
         assert "{rc_tagg}" in message
 
 
-def test_trunk_prepare_and_rc_happen_on_main(tmp_path: Path) -> None:
-    root = adopted(tmp_path)
+def test_trunk_prepare_and_rc_happen_on_main(copied: Copied) -> None:
+    root = copied(adopted).path
     git(root, "commit", "-q", "--allow-empty", "-m", "fix: a bug")
     proc = mlrelease(root, "release", "prepare", "--version", "1.4.1", "--execute")
     assert proc.returncode == 0, proc.stderr
@@ -101,12 +103,12 @@ def test_trunk_prepare_and_rc_happen_on_main(tmp_path: Path) -> None:
     assert verify.returncode == 0, verify.stderr
 
 
-def test_every_derived_step_runs_a_real_command(tmp_path: Path) -> None:
+def test_every_derived_step_runs_a_real_command(copied: Copied) -> None:
     from mlrelease.cli import build_parser
     from mlrelease.registry import load_config
     from mlrelease.release.checklist.fitting import steps_for
 
-    root = adopted(tmp_path)
+    root = copied(adopted).path
     values = {
         "version": "1.4.1", "series": "1.4", "rc_tag": "v1.4.1rc1", "artifacts": "dist",
         "index": "https://upload.pypi.org/legacy/",

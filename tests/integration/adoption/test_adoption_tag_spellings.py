@@ -8,22 +8,28 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers.adopted import Copied
 from helpers.release import Repo
 from helpers.replayed import push_skl2onnx
 from helpers.repo import mlrelease
 
 
-@pytest.fixture
-def adopted(tmp_path: Path) -> Repo:
+def _adopted(base: Path) -> Repo:
     """sklearn-onnx adopted on main, which still carries 1.19.1 (shipped as ``v1.19.1``); init
     proposes the spelling of most of its newest tags, ``{major}.{minor}.{patch}``."""
-    repo = push_skl2onnx(tmp_path)
+    repo = push_skl2onnx(base)
     proc = mlrelease(repo.path, "init", "--execute")
     assert proc.returncode == 0, proc.stderr
     assert 'tag = "{major}.{minor}.{patch}"' in (repo.path / "pyproject.toml").read_text()
     repo.git("commit", "-q", "-am", "chore: adopt mlrelease")
     repo.git("push", "-q", "origin", "main")
     return repo
+
+
+@pytest.fixture
+def adopted(copied: Copied) -> Repo:
+    """This test's copy of :func:`_adopted`'s repository (made once per process)."""
+    return copied(_adopted)
 
 
 def test_status_knows_a_release_shipped_under_another_spelling(adopted: Repo) -> None:

@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import adopted
+from helpers.adopted import Copied
 from helpers.replayed import TF2ONNX_SETUP, adopt, proposal, push_tf2onnx, push_vision
 from helpers.repo import mlrelease
 
@@ -85,12 +87,11 @@ def test_a_sphinx_conf_saying_the_version_is_proposed_and_bumped(tmp_path: Path)
 REPAIR = "mlrelease bump --sync --execute"
 
 
-def test_a_hand_edit_of_the_version_is_named_with_its_repair(tmp_path: Path) -> None:
+def test_a_hand_edit_of_the_version_is_named_with_its_repair(copied: Copied) -> None:
     """The maintainers set VERSION_NUMBER to 1.17.0rc1 by hand; [tool.bumpversion]
     current_version stayed 1.16.1. The files are the truth: verify, rc and bump each name
     the stale key and the command that repairs it, which makes every command work again."""
-    repo = push_tf2onnx(tmp_path)
-    adopt(repo)
+    repo = copied(adopted.tf2onnx)
     repo.commit_file("VERSION_NUMBER", "1.17.0rc1\n", "Prepare updates for release 1.17.0rc1.")
     for command in (
         ("verify", "--only", "versions"),
@@ -114,15 +115,14 @@ def test_a_hand_edit_of_the_version_is_named_with_its_repair(tmp_path: Path) -> 
 
 @pytest.mark.parametrize("prepared_first", [True, False], ids=["key-at-release", "key-behind"])
 def test_prepare_starts_from_the_version_files_after_a_hand_edit(
-    tmp_path: Path, prepared_first: bool
+    copied: Copied, prepared_first: bool
 ) -> None:
     """tensorflow-onnx: the maintainers set VERSION_NUMBER to 1.17.0rc1 by hand, and
     current_version stayed (1.17.0 after an earlier prepare, or 1.16.1). `release prepare
     --version 1.17.0` compared with current_version: it said there was nothing to do, or
     bump-my-version found no 1.16.1 to rewrite. The files are the truth: prepare names the
     hand edit and sets the files and current_version to 1.17.0."""
-    repo = push_tf2onnx(tmp_path)
-    adopt(repo)
+    repo = copied(adopted.tf2onnx)
     if prepared_first:
         first = mlrelease(repo.path, "release", "prepare", "--version", "1.17.0", "--execute")
         assert first.returncode == 0, _said(first)

@@ -119,6 +119,26 @@ def _at_rc2_template(_template: Path, tmp_path_factory: pytest.TempPathFactory) 
     return _made(_template, tmp_path_factory.mktemp("release-at-rc2") / "r", tag_rc2)
 
 
+@pytest.fixture(scope="session")
+def _cut_template(_template: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """release/1.4 cut (not pushed) once per process, on a copy of the template: ``cut``
+    copies it."""
+
+    def cut(repo: Repo, mlr: Mlr) -> None:
+        code, _, err = mlr("release", "cut", "--version", "1.4", "--execute")
+        assert code == 0, err
+
+    return _made(_template, tmp_path_factory.mktemp("release-cut") / "r", cut)
+
+
+@pytest.fixture
+def cut(repo: Repo, _cut_template: Path) -> Repo:
+    """release/1.4 cut and checked out, not pushed: a fresh copy of ``_cut_template`` in
+    place of ``repo``'s work tree and origin."""
+    shutil.rmtree(repo.path.parent)
+    return copy_repo(_cut_template, repo.path.parent)
+
+
 @pytest.fixture
 def candidate(repo: Repo, _candidate_template: Path) -> Repo:
     """release/1.4 prepared and pushed, v1.4.0-rc1 tagged and pushed, its files built into

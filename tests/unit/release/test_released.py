@@ -25,6 +25,7 @@ from mlrelease.release.candidates import plan_rc
 from mlrelease.release.cut import plan_cut
 from mlrelease.release.prepare import plan_prepare
 from mlrelease.release.promotion.final import plan_promote
+from mlrelease.release.publishers import WORKFLOWS
 from mlrelease.release.world.snapshot import (
     RC_MARKER,
     PromoteFacts,
@@ -67,6 +68,7 @@ def branch_world(tags: dict[str, Tag] | None = None, **changes: object) -> World
         files={("release/1.4", "CHANGELOG.md"): LOG},
         version_files={"main": FILES, "release/1.4": FILES},
         worktree=WorkTree("1.4.0", (), LOG),
+        listings={("release/1.4", WORKFLOWS): ()},
     )
     return dataclasses.replace(snap, **changes)  # type: ignore[arg-type]
 
