@@ -42,6 +42,11 @@ PYTEST_PARALLEL = ["-n", "auto", "--dist", "loadgroup"]
 """pytest-xdist: one worker per CPU, the tests of one expensive fixture on one worker
 (tests/conftest.py `SHARED_BUILDS`); `-- -n 0` runs in one process."""
 
+WORKFLOWS_PARALLEL = ["-n", "auto", "--dist", "loadscope", "--no-loadscope-reorder"]
+"""The rehearsal's modules on a worker per CPU, each module (its clone and act runs) on one, in
+the order tests/workflows/conftest.py gives them (the longest first); `-- -n 0` runs in one
+process."""
+
 TEST_LANES = ["tests/unit", "tests/integration", "tests/defects"]
 """What `nox -s tests` runs (the perf-integration lane is `nox -s tests_perf`)."""
 PYTEST_REPORT = ["-p", "no:cacheprovider", "--durations", "20"]
@@ -177,7 +182,7 @@ def workflows(session: nox.Session) -> None:
     session.install(*nox.project.dependency_groups(PROJECT, "workflows"))  # act, not mlrelease
     tmp = Path(session.create_tmp()) / "pytest"  # its own: pytest prunes the shared one's runs
     args = session.posargs or ["tests/workflows"]
-    session.run("pytest", "-p", "no:cacheprovider", f"--basetemp={tmp}", *args)
+    session.run("pytest", "-p", "no:cacheprovider", *WORKFLOWS_PARALLEL, f"--basetemp={tmp}", *args)
 
 
 @nox.session(tags=["release"], default=False)

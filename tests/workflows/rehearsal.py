@@ -63,6 +63,9 @@ GIT_ENV = {
     "GIT_CONFIG_GLOBAL": "/dev/null",
     "GIT_CONFIG_NOSYSTEM": "1",
 }
+OUTER_VARIABLES = ("NOX", "VIRTUAL_ENV", "PYTHONPATH", "PYTEST_XDIST")
+"""Variables of the rehearsal's own session (nox's, its environment's, its xdist worker's)
+that a runner does not have: no job or maintainer's command of the rehearsal sees them."""
 
 
 class RehearsalError(Exception):
@@ -103,11 +106,7 @@ class World:
         home = self.home or self.root / "home"
         home.mkdir(exist_ok=True)
         return {
-            **{
-                k: v
-                for k, v in os.environ.items()
-                if not k.startswith(("NOX", "VIRTUAL_ENV", "PYTHONPATH"))
-            },
+            **{k: v for k, v in os.environ.items() if not k.startswith(OUTER_VARIABLES)},
             **GIT_ENV,
             "HOME": str(home),
             # gh (preinstalled on GitHub's runners) and the nox narrowing, for every job
@@ -378,6 +377,13 @@ def pull_request(world: World, branch: str = "feature") -> dict[str, object]:
     sha = git(world.clone, "rev-parse", "HEAD")
     pr = {"number": 7, "head": {"ref": branch, "sha": sha}, "base": {"ref": "main"}}
     return {"number": 7, "pull_request": pr}
+
+
+def main_push(world: World) -> dict[str, object]:
+    """Put the clone on main and return the push event of its head."""
+    git(world.clone, "checkout", "-q", "main")
+    sha = git(world.clone, "rev-parse", "HEAD")
+    return {"ref": "refs/heads/main", "after": sha, "head_commit": {"id": sha}}
 
 
 Rehearse = Callable[..., Run]

@@ -15,7 +15,7 @@ def nox(world: World, session: str, *args: str) -> str:
     """Run a nox session of the clone as its maintainer does (``nox -s mlrelease -- release rc``);
     its output, or an error with it."""
     env = {**os.environ, **GIT_ENV, "HOME": world.env(world.root / "maintainer")["HOME"]}
-    env = {k: v for k, v in env.items() if not k.startswith("NOX")}
+    env = {k: v for k, v in env.items() if not k.startswith(("NOX", "PYTEST_XDIST"))}
     command = [sys.executable, "-m", "nox", "-s", session, "--", *args]
     done = subprocess.run(command, cwd=world.clone, env=env, capture_output=True, text=True)
     if done.returncode:

@@ -76,8 +76,8 @@ def not_rehearsed(folder: Path) -> str:
 REHEARSED = {
     ("ci.yml", "pull_request"): "test_ci_events.py",
     ("ci.yml", "branch"): "test_ci_events.py (a push to main)",
-    ("docs.yml", "pull_request"): "test_ci_events.py",
-    ("docs.yml", "branch"): "test_ci_events.py (a push to main)",
+    ("docs.yml", "pull_request"): "test_docs_events.py",
+    ("docs.yml", "branch"): "test_docs_events.py (a push to main)",
     ("release.yml", "rc-tag"): "test_release.py",
     ("release.yml", "final-tag"): "test_release.py",
     ("perf-gpu.yml", "final-tag"): "test_perf_gpu.py",
