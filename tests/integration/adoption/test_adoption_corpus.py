@@ -77,13 +77,10 @@ def test_a_release_branch_is_replayed_and_scored(tmp_path: Path, corpus: Any) ->
 
 
 @pytest.mark.slow
-def test_a_release_on_main_is_replayed_and_scored(tmp_path: Path, corpus: Any) -> None:
-    """ONNX's converters' shape: the version file set on main to ``X.Y.ZrcN`` and tagged
-    ``vX.Y.ZrcN``, then to ``X.Y.Z`` and tagged: each version commit gets the command that
-    sets the version before it lands, each tag ``release rc`` or the promote dry run."""
-    repo = _push_trunk(tmp_path)
-    start = repo.git("rev-parse", "main~3")
-    project = corpus.Project(
+def _converter(corpus: Any, start: str, about: str) -> Any:
+    """The corpus entry of an ONNX converter made on main (``_push_trunk``): 1.1.0, its version
+    in VERSION_NUMBER, tagged ``vX.Y.Z`` / ``vX.Y.ZrcN``, replayed from ``start``."""
+    return corpus.Project(
         name="converter",
         family="onnx",
         repository="https://github.com/example/converter",
@@ -93,8 +90,17 @@ def test_a_release_on_main_is_replayed_and_scored(tmp_path: Path, corpus: Any) -
         shape=corpus.Shape(
             tags=r"v(\d+\.\d+\.\d+)(?:rc(\d+))?", version_file="VERSION_NUMBER", start=start
         ),
-        about="A converter's shape.",
+        about=about,
     )
+
+
+def test_a_release_on_main_is_replayed_and_scored(tmp_path: Path, corpus: Any) -> None:
+    """ONNX's converters' shape: the version file set on main to ``X.Y.ZrcN`` and tagged
+    ``vX.Y.ZrcN``, then to ``X.Y.Z`` and tagged: each version commit gets the command that
+    sets the version before it lands, each tag ``release rc`` or the promote dry run."""
+    repo = _push_trunk(tmp_path)
+    start = repo.git("rev-parse", "main~3")
+    project = _converter(corpus, start, "A converter's shape.")
     found = corpus.replay(project, repo.origin)
     ids = [s["id"] for s in found["steps"]]
     bumps = repo.git("log", "--reverse", "--format=%h", "-2", "--", "VERSION_NUMBER").split()
@@ -156,18 +162,7 @@ def test_a_version_commit_lands_its_own_edits_before_the_command(
     set: 1.1.0rc1, in VERSION_NUMBER, as the maintainers set it; rc then tags it."""
     repo = _push_trunk(tmp_path, BUILD_ONLY)
     start = repo.git("rev-parse", "main~3")
-    project = corpus.Project(
-        name="converter",
-        family="onnx",
-        repository="https://github.com/example/converter",
-        snapshot="example/converter",
-        version="1.1.0",
-        model="trunk",
-        shape=corpus.Shape(
-            tags=r"v(\d+\.\d+\.\d+)(?:rc(\d+))?", version_file="VERSION_NUMBER", start=start
-        ),
-        about="A converter whose publish job landed with its first RC.",
-    )
+    project = _converter(corpus, start, "A converter whose publish job landed with its first RC.")
     found = corpus.replay(project, repo.origin)
     steps = {s["id"]: s for s in found["steps"]}
     rc1 = repo.git("rev-parse", "v1.1.0rc1^{commit}")[:9]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from helpers.release import Repo
 from helpers.replayed import (
     PYPI_ON_V_TAGS,
     History,
@@ -19,6 +20,19 @@ from helpers.replayed import (
     push_tf2onnx,
 )
 from helpers.repo import mlrelease
+
+
+def _adopted_while_building(tmp_path: Path) -> tuple[Repo, Path]:
+    """tensorflow-onnx at 76f54662d, adopted: release.yml builds the distribution and publishes
+    nothing yet, so init proposes tag RCs. Returns the repository and its release.yml."""
+    repo = push_tf2onnx(tmp_path)
+    workflow = repo.path / ".github/workflows/release.yml"
+    workflow.write_text(PYPI_ON_V_TAGS.split("  publish:")[0], encoding="utf-8")
+    repo.git("commit", "-q", "-am", "ci: build the distribution (no publishing yet)")
+    repo.git("push", "-q", "origin", "main")
+    adopt(repo)
+    assert "rc-model" not in (repo.path / "pyproject.toml").read_text(encoding="utf-8")  # tag
+    return repo, workflow
 
 
 def test_init_reads_the_release_workflow_and_proposes_version_bump_rcs(tmp_path: Path) -> None:
@@ -84,13 +98,7 @@ def test_a_publish_workflow_added_after_adoption_names_the_tagged_bump_model(
     candidate as the pre-release 1.17.0rc1 (version bumps, each tagged), never an untagged
     bump the workflow would not build. Followed as given, rc sets 1.17.0rc1, then tags
     v1.17.0rc1 on the commit that says it."""
-    repo = push_tf2onnx(tmp_path)
-    workflow = repo.path / ".github/workflows/release.yml"
-    workflow.write_text(PYPI_ON_V_TAGS.split("  publish:")[0], encoding="utf-8")
-    repo.git("commit", "-q", "-am", "ci: build the distribution (no publishing yet)")
-    repo.git("push", "-q", "origin", "main")
-    adopt(repo)
-    assert "rc-model" not in (repo.path / "pyproject.toml").read_text(encoding="utf-8")  # tag
+    repo, workflow = _adopted_while_building(tmp_path)
     prepare = mlrelease(repo.path, "release", "prepare", "--version", "1.17.0", "--execute")
     assert prepare.returncode == 0, prepare.stdout + prepare.stderr
     workflow.write_text(PYPI_ON_V_TAGS, encoding="utf-8")
@@ -120,13 +128,7 @@ def test_prepare_refuses_a_release_whose_rc_tags_the_workflow_would_publish_as_f
     at the release's branch and refuses, before it changes anything, with rc's rule and repair
     (under tag RCs every candidate tag would ship 1.17.0 final); followed, prepare has nothing
     to do and rc makes the candidate the maintainers made: 1.17.0rc1, tagged v1.17.0rc1."""
-    repo = push_tf2onnx(tmp_path)
-    workflow = repo.path / ".github/workflows/release.yml"
-    workflow.write_text(PYPI_ON_V_TAGS.split("  publish:")[0], encoding="utf-8")
-    repo.git("commit", "-q", "-am", "ci: build the distribution (no publishing yet)")
-    repo.git("push", "-q", "origin", "main")
-    adopt(repo)
-    assert "rc-model" not in (repo.path / "pyproject.toml").read_text(encoding="utf-8")  # tag
+    repo, workflow = _adopted_while_building(tmp_path)
     args = ("release", "prepare", "--version", "1.17.0", "--execute", "--push", "--json")
     assert mlrelease(repo.path, *args).returncode == 0
     workflow.write_text(PYPI_ON_V_TAGS, encoding="utf-8")
