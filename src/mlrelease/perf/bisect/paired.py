@@ -165,9 +165,10 @@ class StepDesign:
 
     def statement(self) -> str:
         return (
-            f"each step: paired interleaved rounds, looks at {self.schedule()} pairs, each "
-            f"bound one-sided at {self.tail:.2g} (Bonferroni over {self.looks} look(s) and "
-            f"{self.steps} step(s)): P(any step decided wrongly) <= {1 - self.confidence:.2g}"
+            f"each step: the subject against both sides in interleaved rounds, looks at "
+            f"{self.schedule()} rounds, each bound one-sided at {self.tail:.2g} (Bonferroni over "
+            f"{self.looks} look(s) and {self.steps} step(s)): P(any step decided wrongly) <= "
+            f"{1 - self.confidence:.2g}"
         )
 
 
