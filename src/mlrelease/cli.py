@@ -1,11 +1,17 @@
 """The ``mlrelease`` command line. Every nox session and invoke task calls into it.
 
 It owns the commands that know every gate (``verify``, ``report merge``, ``gates``); features
-add their own sub-commands: each module in :data:`COMMANDS` (a feature's ``cli.py``, from
+add their own sub-commands: each feature's ``cli.py`` (named in its entry of
 :data:`mlrelease.registry.FEATURES`) has ``register(subparsers)``, which adds parsers whose
-``func`` default takes the parsed arguments and returns an exit code. A command reads the
-configuration with :func:`mlrelease.config.of_command`, which calls the loader this module hands
-down as ``args.load_config`` (:func:`mlrelease.registry.load_config`).
+``func`` default takes the parsed arguments and returns an exit code. :func:`main` builds the
+parser for the words it is given: with the command word plainly there, only the feature that
+adds that command is imported and registered (:func:`needed`), so one command's process does
+not import every feature's services (nor this module's own commands' modules: ``verify``,
+``report merge``, ``gates doc`` and ``doctor`` import theirs when they run); ``--help``, an
+unknown word or anything unusual before the command word registers every feature, as
+:func:`build_parser` does without words. A command reads the configuration with
+:func:`mlrelease.config.of_command`, which calls the loader this module hands down as
+``args.load_config`` (:func:`mlrelease.registry.load_config`).
 """
 
 from __future__ import annotations
@@ -13,27 +19,26 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from rich.markup import escape
 
-from mlrelease import __version__, doctor, registry, report, requirements, terminal, verify
+from mlrelease import __version__, registry, requirements, terminal
 from mlrelease.config import of_command
 from mlrelease.edges import files, installed
+from mlrelease.entries import Commands
 from mlrelease.errors import UserError
 from mlrelease.gates import parse_shard
-from mlrelease.project import service
 from mlrelease.registry import load_gates, select
 from mlrelease.terminal import make_console
-
-COMMANDS: tuple[registry.Commands, ...] = registry.commands()
-"""The modules that add sub-commands, in the order ``mlrelease --help`` lists them."""
 
 console = make_console()
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    from mlrelease import verify  # imported when the command runs (see above)
+
     try:
         shard = parse_shard(args.shard) if args.shard else None
     except ValueError as exc:
@@ -50,6 +55,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_report_merge(args: argparse.Namespace) -> int:
+    from mlrelease import report, verify
+
     merged = report.merge([report.read(Path(p)) for p in args.reports])
     paths = report.write(merged, args.output)
     console.print(verify.summary_table(merged))
@@ -75,12 +82,16 @@ def _say(text: str) -> None:
 
 
 def cmd_gates_doc(args: argparse.Namespace) -> int:
+    from mlrelease.project import service
+
     config = of_command(args)
     page = service.exit_criteria_page(config, select(config))
     return files.run(args, [page], command="mlrelease gates doc", say=_say)
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
+    from mlrelease import doctor
+
     root = doctor.project_root(args.root)
     return doctor.run(registry.load_config(root) if root else None, console)
 
@@ -119,7 +130,41 @@ def _add_verify(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.set_defaults(func=cmd_verify)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def command_word(argv: Sequence[str]) -> str | None:
+    """The COMMAND word of ``argv`` when argparse will plainly take it as such: the first word
+    after ``--root ROOT``, ``--root=ROOT`` and ``--version`` (which prints and exits whatever
+    follows); ``""`` when there is none. None when another option comes first (``-h``, an
+    abbreviated ``--ro``, a misspelt one), whose help or error may list every command."""
+    words = iter(argv)
+    for word in words:
+        if word == "--root":
+            next(words, None)
+        elif word.startswith("--root=") or word == "--version":
+            continue
+        elif word.startswith("-"):
+            return None
+        else:
+            return word
+    return ""
+
+
+def needed(argv: Sequence[str] | None, built_in: Collection[str]) -> tuple[Commands, ...]:
+    """The features' sub-commands parsing ``argv`` needs, in :data:`mlrelease.registry.FEATURES`
+    order: the feature's that adds its command word; none for a command ``built_in`` or no
+    command word; every feature's without ``argv`` or for anything else (``--help``, a word no
+    command has: argparse lists every command then)."""
+    every = registry.commands()
+    word = None if argv is None else command_word(argv)
+    if word is None:
+        return every
+    if word == "" or word in built_in:
+        return ()
+    return tuple(c for c in every if word in c.names) or every
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser of ``mlrelease``: every command's, or, given the words ``argv`` it is to
+    parse, the built-in commands' and those of the feature :func:`needed` names."""
     parser = argparse.ArgumentParser(
         prog="mlrelease",
         description="Release engineering for ML libraries: run the release exit criteria (gates), "
@@ -177,7 +222,7 @@ def build_parser() -> argparse.ArgumentParser:
         "cannot run.",
     ).set_defaults(func=cmd_doctor)
 
-    for commands in COMMANDS:
+    for commands in needed(argv, built_in=tuple(sub.choices)):
         commands.register(sub)
     return parser
 
@@ -200,8 +245,8 @@ def _fail(exc: UserError, *, as_json: bool = False) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser(words).parse_args(words)
     terminal.quiet_third_party()
     try:
         return int(args.func(args))

@@ -28,7 +28,7 @@ class Layer:
 FEATURES = "features"
 """The layer of the feature packages. Its members are not listed here: they are the features of
 :data:`mlrelease.registry.FEATURES` (:func:`with_features`), each with the features it may
-import (:attr:`mlrelease.registry.Feature.uses`)."""
+import (:attr:`mlrelease.entries.Feature.uses`)."""
 
 LAYERS: tuple[Layer, ...] = (
     Layer(
@@ -46,11 +46,13 @@ LAYERS: tuple[Layer, ...] = (
             "version_files",
             "naming",
             "gates",
+            "entries",
             "report",
             "requirements",
         ),
         "the configuration (read from pyproject.toml, parsed with the tables it is given), "
-        "versions, tag and branch names, the gate contract, reports, what each feature needs "
+        "versions, tag and branch names, the gate contract, the shape of a registry entry, "
+        "reports, what each feature needs "
         "installed (the extras) and the missing-dependency error; no process, no git, no URL "
         "(the edges' own), and files only where a module says so: config reads pyproject.toml, "
         "version_files the files listed for bump-my-version, report writes the reports",

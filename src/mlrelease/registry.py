@@ -1,142 +1,104 @@
 """The composition root: the one list of mlrelease's features, and what is built from it.
 
 Each entry of :data:`FEATURES` is a :class:`Feature`: the ``[tool.mlrelease.<key>]`` tables it
-owns, its gates and its sub-commands, taken from the feature's ``config.py``, ``gate.py`` and
-``cli.py``. Nothing below this module imports it: the configuration, the gates and the commands
-get what they need from here, as arguments (:func:`load_config` is the one way a command reads
-the configuration). Adding a feature is one package plus one line in :data:`FEATURES`; an
-adopter's own gates come from ``[tool.mlrelease] gate-plugins`` (:func:`load_gates`).
+owns, from the feature's ``config.py`` (imported here: every configuration check needs every
+table), and its gates and sub-commands, named by their modules (its ``gate.py`` and ``cli.py``)
+and the names those define (:mod:`mlrelease.entries`), so that a process imports the modules
+of the gates it runs and the command it runs, not every feature's. Nothing below this module
+imports it: the configuration, the gates and the commands get what they need from here, as
+arguments (:func:`load_config` is the one way a command reads the configuration). Adding a
+feature is one package plus one entry in :data:`FEATURES`; an adopter's own gates come from
+``[tool.mlrelease] gate-plugins`` (:func:`plugin_gates`).
 """
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import difflib
 import importlib
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from mlrelease import config as config_mod
 from mlrelease import layers, toml_tables
-from mlrelease.conda import cli as conda_cli
 from mlrelease.conda import config as conda_config
-from mlrelease.conda import gate as conda_gate
 from mlrelease.config import Config
-from mlrelease.docs import cli as docs_cli
 from mlrelease.docs import config as docs_config
-from mlrelease.docs import gate as docs_gate
-from mlrelease.downstream import cli as downstream_cli
 from mlrelease.downstream import config as downstream_config
-from mlrelease.downstream import gate as downstream_gate
+from mlrelease.entries import Commands, Feature, Gates
 from mlrelease.errors import ConfigError, UserError
 from mlrelease.gates import Gate
-from mlrelease.init import cli as init_cli
-from mlrelease.models import cli as models_cli
 from mlrelease.models import config as models_config
-from mlrelease.models import gate as models_gate
-from mlrelease.ops import cli as ops_cli
 from mlrelease.ops import config as ops_config
-from mlrelease.ops import gate as ops_gate
-from mlrelease.opsets import cli as opsets_cli
 from mlrelease.opsets import config as opsets_config
-from mlrelease.opsets import gate as opsets_gate
-from mlrelease.perf import cli as perf_cli
 from mlrelease.perf import config as perf_config
-from mlrelease.perf import gate as perf_gate
-from mlrelease.project import cli as project_cli
 from mlrelease.project import config as project_config
-from mlrelease.project import gate as project_gate
-from mlrelease.release import cli as release_cli
 from mlrelease.release import config as release_config
-from mlrelease.release import gate as release_gate
-from mlrelease.train import cli as train_cli
 from mlrelease.train import config as train_config
-from mlrelease.train import gate as train_gate
-from mlrelease.wheels import cli as wheels_cli
 from mlrelease.wheels import config as wheels_config
-from mlrelease.wheels import gate as wheels_gate
-
-
-class Commands(Protocol):
-    """A module that adds sub-commands (a feature's ``cli.py``)."""
-
-    def register(self, sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None: ...
-
-
-Check = Callable[[Config], None]
-"""A check of a loaded configuration that one table cannot make alone; raises ConfigError."""
-
-
-@dataclass(frozen=True)
-class Feature:
-    """Everything a feature adds, declared in this one place: its tables, gates, sub-commands,
-    the extra they need, its configuration checks and the features it may import."""
-
-    name: str
-    """The feature's package, ``mlrelease.<name>``."""
-    tables: Mapping[str, type] = field(default_factory=dict)
-    """``[tool.mlrelease.<key>]`` -> the frozen dataclass that parses that table."""
-    gates: Sequence[Gate] = ()
-    """The feature's gates, in the order ``mlrelease gates list --all`` shows them; each names
-    the extra it needs (:attr:`mlrelease.gates.Gate.extra`)."""
-    commands: Commands | None = None
-    """Its ``cli.py`` (``register(subparsers)``); None when it adds no sub-command."""
-    extra: str | None = None
-    """The extra of the ``mlrelease`` package its commands need (None: the package alone)."""
-    action_extras: Mapping[str, str | None] = field(default_factory=dict)
-    """Commands that need another extra than :attr:`extra`: ``"release bind": "wheels"``."""
-    checks: Sequence[Check] = ()
-    """Checks of the loaded configuration, run by :func:`load_config`."""
-    uses: tuple[str, ...] = ()
-    """The features it may import (an arrow couples two features for good: agree it first)."""
-
 
 FEATURES: tuple[Feature, ...] = (
     Feature(
         "project",
         project_config.TABLES,
-        project_gate.GATES,
-        project_cli,
+        Gates("mlrelease.project.gate", ("versions", "changelog", "exit_criteria_doc", "tests")),
+        Commands("mlrelease.project.cli", ("changelog", "bump", "version", "tests")),
         action_extras={"changelog": "release", "bump": "release"},
     ),
     Feature(
         "wheels",
         wheels_config.TABLES,
-        wheels_gate.GATES,
-        wheels_cli,
+        Gates("mlrelease.wheels.gate", ("wheels",)),
+        Commands("mlrelease.wheels.cli", ("wheels",)),
         extra="wheels",
         uses=("project",),  # a build restamps a copy of the tree with the project's bump
     ),
     Feature(
         "release",
         release_config.TABLES,
-        release_gate.GATES,
-        release_cli,
+        Gates("mlrelease.release.gate", ("git_state",)),
+        Commands("mlrelease.release.cli", ("release",)),
         extra="release",
         action_extras={f"release {a}": "wheels" for a in ("bind", "publish", "promote")},
         checks=release_config.CHECKS,
         uses=("project", "wheels", "docs"),  # bumps, changelog, the RC's artifacts, frozen docs
     ),
-    Feature("docs", docs_config.TABLES, docs_gate.GATES, docs_cli, extra="docs"),
-    Feature("models", models_config.TABLES, models_gate.GATES, models_cli, extra="models"),
+    Feature(
+        "docs",
+        docs_config.TABLES,
+        Gates("mlrelease.docs.gate", ("docs",)),
+        Commands("mlrelease.docs.cli", ("docs",)),
+        extra="docs",
+    ),
+    Feature(
+        "models",
+        models_config.TABLES,
+        Gates("mlrelease.models.gate", ("compat", "models")),
+        Commands("mlrelease.models.cli", ("models", "compat")),
+        extra="models",
+    ),
     Feature(
         "opsets",
         opsets_config.TABLES,
-        opsets_gate.GATES,
-        opsets_cli,
+        Gates("mlrelease.opsets.gate", ("opset_rules",)),
+        Commands("mlrelease.opsets.cli", ("opset",)),
         extra="opsets",
         uses=("models",),  # the opset rules read the models' ONNX settings
     ),
-    Feature("ops", ops_config.TABLES, ops_gate.GATES, ops_cli, extra="ops"),
+    Feature(
+        "ops",
+        ops_config.TABLES,
+        Gates("mlrelease.ops.gate", ("ops_index",)),
+        Commands("mlrelease.ops.cli", ("ops",)),
+        extra="ops",
+    ),
     Feature(
         "perf",
         perf_config.TABLES,
-        perf_gate.GATES,
-        perf_cli,
+        Gates("mlrelease.perf.gate", ("perf",)),
+        Commands("mlrelease.perf.cli", ("perf",)),
         extra="perf",
         action_extras={"perf merge": "perf-report", "perf history": "perf-report"},
         uses=("wheels",),  # a bisect builds each commit with the reference build
@@ -144,16 +106,16 @@ FEATURES: tuple[Feature, ...] = (
     Feature(
         "downstream",
         downstream_config.TABLES,
-        downstream_gate.GATES,
-        downstream_cli,
+        Gates("mlrelease.downstream.gate", ("downstream",)),
+        Commands("mlrelease.downstream.cli", ("downstream",)),
         extra="downstream",
         checks=downstream_config.CHECKS,
     ),
     Feature(
         "train",
         train_config.TABLES,
-        train_gate.GATES,
-        train_cli,
+        Gates("mlrelease.train.gate", ("train",)),
+        Commands("mlrelease.train.cli", ("train",)),
         extra="release",
         action_extras={f"train {a}": "wheels" for a in ("bind", "promote")},
         checks=train_config.CHECKS,
@@ -164,15 +126,15 @@ FEATURES: tuple[Feature, ...] = (
     Feature(
         "conda",
         conda_config.TABLES,
-        conda_gate.GATES,
-        conda_cli,
+        Gates("mlrelease.conda.gate", ("conda",)),
+        Commands("mlrelease.conda.cli", ("conda",)),
         extra="conda",
         checks=conda_config.CHECKS,
         uses=("release",),  # the bound release: manifest, store, the candidate a tag promoted
     ),
     Feature(
         "init",
-        commands=init_cli,
+        commands=Commands("mlrelease.init.cli", ("init",)),
         uses=("release", "wheels", "downstream"),  # init proposes what those features read
     ),
 )
@@ -190,29 +152,37 @@ def tables() -> dict[str, type]:
     return found
 
 
-def gates() -> dict[str, Gate]:
-    """Every gate the features register, by name; a name registered twice is a bug."""
-    found: dict[str, Gate] = {}
-    for feature in FEATURES:
-        for g in feature.gates:
-            if g.name in found and found[g.name] is not g:
-                raise ValueError(f"gate {g.name!r} is registered twice")
-            found[g.name] = g
+def gate_names() -> dict[str, Gates]:
+    """Every gate the features register, by name, with its feature's gate module, read from
+    the entries without importing one; a name registered twice is a bug."""
+    found: dict[str, Gates] = {}
+    for gates_of in (f.gates for f in FEATURES if f.gates is not None):
+        for name in gates_of.names:
+            if name in found:
+                raise ValueError(f"gate {name!r} is registered twice")
+            found[name] = gates_of
     return found
 
 
+def gate(name: str) -> Gate:
+    """The registered gate ``name``, importing its feature's gate module alone (KeyError if no
+    feature registers it)."""
+    return next(g for g in gate_names()[name].load() if g.name == name)
+
+
+def gates() -> dict[str, Gate]:
+    """Every gate the features register, by name, importing every gate module."""
+    return {name: gate(name) for name in gate_names()}
+
+
 def commands() -> tuple[Commands, ...]:
-    """The features' sub-command modules, in :data:`FEATURES` order."""
+    """The features' sub-commands, in :data:`FEATURES` order (none imported)."""
     return tuple(f.commands for f in FEATURES if f.commands is not None)
 
 
 def command_names(feature: Feature) -> tuple[str, ...]:
-    """The top-level commands ``feature`` adds, read from the parsers it registers."""
-    if feature.commands is None:
-        return ()
-    sub = argparse.ArgumentParser().add_subparsers()
-    feature.commands.register(sub)
-    return tuple(sub.choices)
+    """The top-level commands ``feature`` adds, as its entry names them."""
+    return feature.commands.names if feature.commands else ()
 
 
 def command_extras() -> dict[str, str | None]:
@@ -239,10 +209,8 @@ def gate_extras(names: Iterable[str], *, cibuildwheel: bool = True) -> list[str]
     """The extras the gates ``names`` need (unknown names need none). ``cibuildwheel`` False:
     the project is pure and has no ``[tool.cibuildwheel]``, so its ``wheels`` gate asks
     cibuildwheel nothing."""
-    registered = gates()
-    needed = {
-        registered[n].extra for n in names if n in registered and (cibuildwheel or n != "wheels")
-    }
+    registered = gate_names()
+    needed = {gate(n).extra for n in names if n in registered and (cibuildwheel or n != "wheels")}
     return sorted(e for e in needed if e)
 
 
@@ -271,12 +239,21 @@ def load_config(
 
 
 def load_gates(config: Config) -> dict[str, Gate]:
-    """The built-in gates (:data:`FEATURES`) and the adopter's, by name.
+    """The built-in gates (:data:`FEATURES`, every gate module imported) and the adopter's
+    (:func:`plugin_gates`), by name."""
+    return {**gates(), **plugin_gates(config)}
+
+
+def plugin_gates(config: Config) -> dict[str, Gate]:
+    """The adopter's gates, by name: every gate at the top level of the modules of
+    ``[tool.mlrelease] gate-plugins``. A built-in gate's name is refused unless the module
+    holds that very gate (it imported it).
 
     Plug-in modules are looked up on ``sys.path`` and in the project root, so an adopter can
     keep its gates in the repository (``gate-plugins = ["ci.release_gates"]``).
     """
-    found = gates()
+    found: dict[str, Gate] = {}
+    builtin = gate_names()
     root = str(config.root)
     if config.gate_plugins and root not in sys.path:
         sys.path.append(root)
@@ -293,7 +270,10 @@ def load_gates(config: Config) -> dict[str, Gate]:
             ) from None
         for value in vars(plugin).values():
             if isinstance(value, Gate):
-                if value.name in found and found[value.name] is not value:
+                taken = found.get(value.name) or (
+                    gate(value.name) if value.name in builtin else None
+                )
+                if taken is not None and taken is not value:
                     raise ConfigError(
                         "tool.mlrelease.gate-plugins",
                         "modules whose gates have names of their own",
@@ -303,6 +283,16 @@ def load_gates(config: Config) -> dict[str, Gate]:
                     )
                 found[value.name] = value
     return found
+
+
+def _known(plugins: Mapping[str, Gate]) -> list[str]:
+    """The names of the built-in gates and the plug-ins' ``plugins``."""
+    return list(dict.fromkeys([*gate_names(), *plugins]))
+
+
+def _gate(name: str, plugins: Mapping[str, Gate]) -> Gate:
+    """The gate ``name``, a plug-in's or a built-in one (only its feature's module imported)."""
+    return plugins[name] if name in plugins else gate(name)
 
 
 def check_config(config: Config) -> None:
@@ -319,18 +309,19 @@ def check_config(config: Config) -> None:
             hint="List the gates `mlrelease verify` runs (`mlrelease gates list --all` shows "
             "them), or remove the key for the defaults.",
         )
-    registry = load_gates(config)
-    _check_gate_names(config, registry)
+    plugins = plugin_gates(config)
+    known = _known(plugins)
+    _check_gate_names(config, known)
     for name, table in config.gate_options.items():
-        if name not in registry:
+        if name not in known:
             raise ConfigError(
                 f"tool.mlrelease.gate-options.{name}",
                 "options of a registered gate",
                 f"options for {name!r}, which is no gate",
                 source=source,
-                hint=suggest(name, registry),
+                hint=suggest(name, known),
             )
-        cls = registry[name].options
+        cls = _gate(name, plugins).options
         if cls is not None:
             toml_tables.parse_section(
                 cls, table, prefix=f"tool.mlrelease.gate-options.{name}", source=source
@@ -351,15 +342,15 @@ def check_config(config: Config) -> None:
         )
 
 
-def _check_gate_names(config: Config, registry: Mapping[str, Gate]) -> None:
+def _check_gate_names(config: Config, known: Sequence[str]) -> None:
     for i, name in enumerate(config.gates):
-        if name not in registry:
+        if name not in known:
             raise ConfigError(
                 f"tool.mlrelease.gates[{i}]",
                 "the name of a registered gate",
                 repr(name),
                 source=str(config.pyproject_path),
-                hint=suggest(name, registry),
+                hint=suggest(name, known),
             )
 
 
@@ -368,10 +359,11 @@ def select(
     only: Iterable[str] = (),
     skip: Iterable[str] = (),
 ) -> list[Gate]:
-    """The configured gates, in configured order, filtered by ``--only`` / ``--skip``."""
-    registry = load_gates(config)
+    """The configured gates, in configured order, filtered by ``--only`` / ``--skip`` (only
+    their features' gate modules imported)."""
+    plugins = plugin_gates(config)
     only, skip = list(only), list(skip)
-    _check_gate_names(config, registry)
+    _check_gate_names(config, _known(plugins))
     for option, names in (("--only", only), ("--skip", skip)):
         for name in names:
             if name not in config.gates:
@@ -380,7 +372,9 @@ def select(
                     f"{', '.join(config.gates)}. {suggest(name, config.gates)}".rstrip()
                 )
     return [
-        registry[name] for name in config.gates if (not only or name in only) and name not in skip
+        _gate(name, plugins)
+        for name in config.gates
+        if (not only or name in only) and name not in skip
     ]
 
 

@@ -67,7 +67,7 @@ def pyproject(root: Path = Path()) -> dict[str, Any]:
 def gate_extras(data: dict[str, Any]) -> list[str]:
     """The extras the project's configured gates need (``[tool.mlrelease] gates``)."""
     tool = data.get("tool", {})
-    from mlrelease import registry  # every feature: imported when a session runs, not at --list
+    from mlrelease import registry  # every feature's tables: when a session runs, not at --list
 
     gates = tool.get("mlrelease", {}).get("gates", Config().gates)
     kind = tool.get("mlrelease", {}).get("wheels", {}).get("kind", "pure")

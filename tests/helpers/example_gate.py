@@ -1,9 +1,9 @@
 """A worked example, for tests only: a new gate with its own table, in one file.
 
 Registering it is one line in :data:`mlrelease.registry.FEATURES`, a
-:class:`~mlrelease.registry.Feature` of its tables and gates (the test does that line
-with ``monkeypatch``): see ``test_a_new_gate_is_one_file_and_one_line`` in
-tests/unit/test_registry_shape.py.
+:class:`~mlrelease.entries.Feature` of its tables and gates (this module and its gates' names:
+``Gates("helpers.example_gate", ("license",))``; the test does that line with ``monkeypatch``):
+see ``test_a_new_gate_is_one_file_and_one_line`` in tests/unit/test_registry_shape.py.
 """
 
 from __future__ import annotations

@@ -1,10 +1,11 @@
 """A new feature is one package plus one entry in :data:`mlrelease.registry.FEATURES`.
 
 The test copies the package, adds a toy feature the way the architecture page says (its package,
-then its imports and its one ``Feature`` entry in ``registry.py``, nothing else), and runs the
-copy as users do, in a child process: the command line, ``gates list``, ``verify``, ``doctor``,
-the configuration check, the extras, the layers and the architecture page's module map all know
-the feature. Were any of them to keep a list of its own, the toy would be missing from it.
+then the import of its tables and its one ``Feature`` entry in ``registry.py``, which names its
+gate and command modules, nothing else), and runs the copy as users do, in a child process: the
+command line, ``gates list``, ``verify``, ``doctor``, the configuration check, the extras, the
+layers and the architecture page's module map all know the feature. Were any of them to keep a
+list of its own, the toy would be missing from it.
 """
 
 from __future__ import annotations
@@ -114,26 +115,23 @@ TOY = {
     ''',
 }
 
-IMPORTS = (
-    "from mlrelease.toy import cli as toy_cli\n"
-    "from mlrelease.toy import config as toy_config\n"
-    "from mlrelease.toy import gate as toy_gate\n"
-)
+IMPORTS = "from mlrelease.toy import config as toy_config\n"
 ENTRY = (
-    '    Feature("toy", toy_config.TABLES, toy_gate.GATES, toy_cli, extra="docs",\n'
+    '    Feature("toy", toy_config.TABLES, Gates("mlrelease.toy.gate", ("toy_level",)),\n'
+    '            Commands("mlrelease.toy.cli", ("toy",)), extra="docs",\n'
     "            checks=toy_config.CHECKS, uses=('docs',)),\n"
 )
 
 
 def _add_toy(src: Path) -> None:
-    """The package, then the registry's one edit: its imports and its entry."""
+    """The package, then the registry's one edit: the import of its tables and its entry."""
     package = src / "mlrelease" / "toy"
     package.mkdir()
     for name, text in TOY.items():
         (package / name).write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
     registry = src / "mlrelease" / "registry.py"
     text = registry.read_text(encoding="utf-8")
-    anchor = "from mlrelease.wheels import cli as wheels_cli\n"
+    anchor = "from mlrelease.wheels import config as wheels_config\n"
     last_entry = '    Feature(\n        "init",'
     assert anchor in text and last_entry in text, "the registry changed shape: update this test"
     text = text.replace(anchor, IMPORTS + anchor).replace(last_entry, ENTRY + last_entry)

@@ -1,8 +1,9 @@
 """Imports go down the layers of :mod:`mlrelease.layers` only, and none goes round in a circle.
 
 Every import counts, at module level or inside a function alike: an import deferred into a
-function still couples the two modules, and a circle of them is still a circle. Imports under
-``if TYPE_CHECKING:`` do not count (they never run).
+function still couples the two modules, and a circle of them is still a circle; so does a module
+a registry entry names, imported on demand (``Gates("mlrelease.docs.gate", ...)``). Imports
+under ``if TYPE_CHECKING:`` do not count (they never run).
 """
 
 from __future__ import annotations
@@ -71,19 +72,47 @@ def _targets(name: str, path: Path, node: ast.Import | ast.ImportFrom) -> list[s
     return [base, *(f"{base}.{alias.name}" for alias in node.names)]
 
 
+ON_DEMAND = ("Gates", "Commands")
+"""The parts of a registry entry that name a module imported on demand
+(:mod:`mlrelease.entries`): ``Gates("mlrelease.docs.gate", ...)`` is an import of that module."""
+
+
+def _on_demand(tree: ast.AST) -> Iterator[tuple[str, int]]:
+    """The modules named by ``Gates("module", ...)`` and ``Commands("module", ...)`` calls."""
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in ON_DEMAND
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            yield node.args[0].value, node.lineno
+
+
+def _targets_of(name: str, path: Path) -> Iterator[tuple[str, int]]:
+    """Every module ``name`` imports, with the line: its import statements and the modules its
+    registry entries name (imported on demand, they couple the modules all the same)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    for node in _imports(tree):
+        for target in _targets(name, path, node):
+            yield target, node.lineno
+    yield from _on_demand(tree)
+
+
 def edges_of(modules: Mapping[str, Path]) -> list[Edge]:
     """Every import between two modules of the package (importing ``a.b.c`` runs ``a`` and
     ``a.b`` first, so those count too), but a module's imports of its own parent packages."""
     found = set()
     for name, path in modules.items():
-        for node in _imports(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
-            for target in _targets(name, path, node):
-                parts = target.split(".")
-                for i in range(1, len(parts) + 1):
-                    dotted = ".".join(parts[:i])
-                    own = name == dotted or name.startswith(dotted + ".")
-                    if dotted in modules and not own:
-                        found.add(Edge(name, dotted, node.lineno))
+        for target, line in _targets_of(name, path):
+            parts = target.split(".")
+            for i in range(1, len(parts) + 1):
+                dotted = ".".join(parts[:i])
+                own = name == dotted or name.startswith(dotted + ".")
+                if dotted in modules and not own:
+                    found.add(Edge(name, dotted, line))
     return sorted(found, key=lambda e: (e.source, e.target, e.line))
 
 
@@ -274,11 +303,23 @@ def test_the_checker_allows_declared_feature_arrows_only(tmp_path: Path) -> None
     assert undeclared(modules, ORDER[:1]) == ["a", "b"]
 
 
+def test_a_module_a_registry_entry_names_counts_as_imported(tmp_path: Path) -> None:
+    root = 'Gates("pkg.a.gate", ("one",))\nCommands("pkg.a.cli", ("a",))\n'
+    empty = dict.fromkeys(("a/__init__.py", "a/gate.py", "a/cli.py"), "")
+    modules = _package(tmp_path, {"root.py": root, **empty})
+    assert {(e.source, e.target, e.line) for e in edges_of(modules)} == {
+        ("pkg.root", "pkg.a", 1),
+        ("pkg.root", "pkg.a.gate", 1),
+        ("pkg.root", "pkg.a", 2),
+        ("pkg.root", "pkg.a.cli", 2),
+    }
+
+
 TAG_WALK = (
     ("mlrelease.cli", "mlrelease.registry"),  # the command line asks the composition root
     ("mlrelease.registry", "mlrelease.config"),  # to load pyproject.toml with every table
     ("mlrelease.config", "mlrelease.naming"),  # which parses `tag` into Names, checked at load
-    ("mlrelease.registry", "mlrelease.release.cli"),  # `release promote` is registered there
+    ("mlrelease.registry", "mlrelease.release.cli"),  # `release promote`, named by its entry
     ("mlrelease.release.cli", "mlrelease.release.service"),
     ("mlrelease.release.service", "mlrelease.release.promotion.final"),  # the promote planner
     ("mlrelease.release.promotion.final", "mlrelease.naming"),  # the final tag's name, formatted

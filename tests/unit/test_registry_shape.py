@@ -3,6 +3,7 @@ every feature package, and a new gate that costs one file plus one registry line
 
 from __future__ import annotations
 
+import argparse
 import warnings
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from helpers import example_gate
 import mlrelease
 from mlrelease import cli, layers, registry
 from mlrelease.config import ConfigError
+from mlrelease.entries import Commands, Gates
 from mlrelease.gates import Context, Status
 from mlrelease.perf.config import PerfConfig
 from mlrelease.registry import Feature, load_config, load_gates, select
@@ -21,6 +23,8 @@ COMMAND_ROOMS = ("cli.py", "service.py")
 """Every feature: its sub-commands, and what they (and its gates) call."""
 GATE_ROOMS = ("config.py", "gate.py")
 """A feature with tables or gates: its tables (and gate options), its gates."""
+BUILT_IN = ["verify", "report", "gates", "doctor"]
+"""The commands :mod:`mlrelease.cli` adds itself, before the features'."""
 PENDING: dict[str, str] = {}
 """Rooms another branch adds: warned about until it lands, then removed from here."""
 
@@ -49,13 +53,53 @@ def test_every_feature_package_is_registered_and_has_the_same_rooms() -> None:
     assert not [p for p in PENDING if (SRC / p).is_file()], "landed: remove it from PENDING"
 
 
+def _commands(parser: argparse.ArgumentParser) -> list[str]:
+    (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return list(sub.choices)
+
+
 def test_the_command_line_lists_the_registered_features_commands() -> None:
-    assert tuple(f.commands for f in registry.FEATURES if f.commands) == cli.COMMANDS
-    assert registry.commands() == cli.COMMANDS
+    # Building every command's parser registers each feature's cli, which raises if it adds
+    # other commands than its entry names.
+    declared = [name for f in registry.FEATURES for name in registry.command_names(f)]
+    assert _commands(cli.build_parser()) == [*BUILT_IN, *declared]
+    assert tuple(f.commands for f in registry.FEATURES if f.commands) == registry.commands()
+
+
+@pytest.mark.parametrize(
+    ("argv", "registered"),
+    [
+        (["release", "status", "--help"], ["release"]),
+        (["--root", "x", "--version", "models", "verify"], ["models", "compat"]),
+        (["--root=x", "compat"], ["models", "compat"]),
+        (["--version"], []),
+        (["verify", "--only", "train"], []),
+        ([], []),
+    ],
+)
+def test_a_command_line_registers_only_its_commands_feature(
+    argv: list[str], registered: list[str]
+) -> None:
+    assert _commands(cli.build_parser(argv)) == [*BUILT_IN, *registered]
+
+
+@pytest.mark.parametrize(
+    "argv", [["--help"], ["-h", "release"], ["--ro", "x", "release"], ["relase"]]
+)
+def test_help_and_errors_see_every_command(argv: list[str]) -> None:
+    assert _commands(cli.build_parser(argv)) == _commands(cli.build_parser())
+
+
+def test_an_entry_that_names_other_gates_or_commands_than_its_module_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"mlrelease\.release\.gate defines the gates"):
+        Gates("mlrelease.release.gate", ("git_state", "extra")).load()
+    sub = argparse.ArgumentParser().add_subparsers()
+    with pytest.raises(ValueError, match=r"mlrelease\.models\.cli defines the commands"):
+        Commands("mlrelease.models.cli", ("models",)).register(sub)
 
 
 def test_tables_and_gates_are_registered_once() -> None:
-    assert len(registry.gates()) == sum(len(f.gates) for f in registry.FEATURES)
+    assert len(registry.gates()) == sum(len(f.gates.names) for f in registry.FEATURES if f.gates)
     assert len(registry.tables()) == sum(len(f.tables) for f in registry.FEATURES)
 
 
@@ -79,7 +123,8 @@ def test_a_new_gate_is_one_file_and_one_line(
     with pytest.raises(ConfigError, match=r"tool\.mlrelease\.license: expected a known"):
         load_config(tmp_path)  # not registered yet: its table is an unknown key
 
-    line = Feature("license", example_gate.TABLES, example_gate.GATES)
+    gates = Gates("helpers.example_gate", ("license",))
+    line = Feature("license", example_gate.TABLES, gates)
     monkeypatch.setattr(registry, "FEATURES", (*registry.FEATURES, line))  # the line
 
     loaded = load_config(tmp_path)

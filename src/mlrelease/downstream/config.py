@@ -241,4 +241,4 @@ def check_loaded(config: Config) -> None:
 
 
 CHECKS = (check_loaded,)
-"""Run on every loaded configuration (:attr:`mlrelease.registry.Feature.checks`)."""
+"""Run on every loaded configuration (:attr:`mlrelease.entries.Feature.checks`)."""

@@ -235,7 +235,7 @@ def check_loaded(config: Config) -> None:
 
 
 CHECKS = (check_loaded,)
-"""Run on every loaded configuration (:attr:`mlrelease.registry.Feature.checks`)."""
+"""Run on every loaded configuration (:attr:`mlrelease.entries.Feature.checks`)."""
 
 
 def series(version: Version) -> tuple[int, int]:

@@ -4,7 +4,7 @@ Pure data: import name -> the distribution that provides it (``bumpversion`` com
 bump-my-version, ``PIL`` from Pillow) and the distributions that install the same import name as
 another tool (``bumpversion`` 0.6, ``bump2version``). The extra of the ``mlrelease`` package
 a gate or command needs is declared with it (:attr:`mlrelease.gates.Gate.extra`,
-:class:`mlrelease.registry.Feature`). Version ranges live only in
+:class:`mlrelease.entries.Feature`). Version ranges live only in
 ``[project.optional-dependencies]`` (tests/unit/test_extras.py keeps this table in step).
 :class:`MissingDependency` is raised where a module is missing or wrong; the CLI and the gate
 runner render it for the :class:`Environment` read by :mod:`mlrelease.edges.installed`, so its

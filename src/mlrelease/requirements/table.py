@@ -1,7 +1,7 @@
 """The table: import name -> distribution (and the distributions that shadow it), and the
 extras left out of ``all`` (pure data). Which extra a gate or a command needs is declared with
 the gate (:attr:`mlrelease.gates.Gate.extra`) and the feature
-(:class:`mlrelease.registry.Feature`)."""
+(:class:`mlrelease.entries.Feature`)."""
 
 from __future__ import annotations
 

@@ -93,4 +93,4 @@ def _fail(key: str, expected: str, found: str, source: str, hint: str = "") -> C
 
 
 CHECKS = (check_loaded,)
-"""Run on every loaded configuration (:attr:`mlrelease.registry.Feature.checks`)."""
+"""Run on every loaded configuration (:attr:`mlrelease.entries.Feature.checks`)."""
