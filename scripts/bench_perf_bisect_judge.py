@@ -68,15 +68,31 @@ def judge(
         "budget": answer["build_budget"],
         "steps": len(answer["steps"]),
         "pairs": sum(step["pairs"] or 0 for step in answer["steps"]),
+        "workers": sum(_workers(step) for step in answer["steps"]),
         "seconds": round(seconds, 1),
         "reason": answer["reason"],
         "commits": answer["commits"],
         "regression": answer["regression"],
         "trail": [
-            [s["axis"], s["verdict"], s["ratio"], s["low"], s["high"], s["pairs"], s["label"]]
+            [
+                s["axis"],
+                s["verdict"],
+                s["ratio"],
+                s["low"],
+                s["high"],
+                s["pairs"],
+                s["label"],
+                s.get("bad_over_subject"),
+            ]
             for s in answer["steps"]
         ],
     }
+
+
+def _workers(step: dict[str, Any]) -> int:
+    """Worker processes a step's rounds ran: two a round for the endpoints (and a step timed
+    against the good side alone), three for a step timed against both sides."""
+    return (step["pairs"] or 0) * (3 if step.get("bad_over_subject") else 2)
 
 
 def version_range(span: dict[str, Any]) -> dict[str, str] | None:
@@ -135,14 +151,16 @@ def summary(entries: list[dict[str, Any]]) -> dict[str, Any]:
 
 def table(entries: list[dict[str, Any]]) -> list[str]:
     lines = [
-        "| scenario | planted at | answer | exact | builds / budget | steps | pairs | seconds |",
-        "|---|---:|---|:-:|---:|---:|---:|---:|",
+        "| scenario | planted at | answer | exact | builds / budget | steps | pairs | workers "
+        "| seconds |",
+        "|---|---:|---|:-:|---:|---:|---:|---:|---:|",
     ]
     for e in entries:
         lines.append(
             f"| {e['scenario']} | {e['truth']} of {e['commits']} | {shown(e)} | "
             f"{'yes' if e['exact'] else 'WRONG' if e['wrong'] else 'no'} | "
-            f"{e['builds']} / {e['budget']} | {e['steps']} | {e['pairs']} | {e['seconds']:.0f} |"
+            f"{e['builds']} / {e['budget']} | {e['steps']} | {e['pairs']} | "
+            f"{e.get('workers', '')} | {e['seconds']:.0f} |"
         )
     return lines
 
@@ -164,17 +182,26 @@ def steps_table(entries: list[dict[str, Any]]) -> list[str]:
 
 
 def _step_cell(step: list[Any], endpoints: bool) -> str:
-    """``[axis, verdict, ratio, low, high, pairs, label]`` (runs before the label was kept
-    have six) as ``DIFFERENT x1.106 [1.065, 1.151] (24)``."""
+    """``[axis, verdict, ratio, low, high, pairs, label, bad_over_subject]`` (runs before the
+    label was kept have six, before three-way steps seven) as ``DIFFERENT x1.106 [1.065,
+    1.151] (24)``, with ``bad x1.002 [0.97, 1.03]`` (the bad side over the subject) when the
+    step was timed against both sides."""
     axis, verdict, ratio, low, high, pairs = step[:6]
     label = step[6] if len(step) > 6 else ""
+    behind = step[7] if len(step) > 7 else None
     if ratio is None:
         return str(verdict)
-    interval = f"x{ratio:.3f} [{0 if low is None else low:.3f}, "
-    interval += "inf]" if high is None else f"{high:.3f}]"
+    interval = _interval(ratio, low, high)
     if endpoints:
         return interval
     subject = {"commit": "", "environment": "environment "}.get(axis)
     if subject is None:  # a package or a version: what it installed
         subject = (label.replace("==", " ") if label else axis) + " "
+    if behind:
+        interval += ", bad " + _interval(behind["ratio"], behind["low"], behind["high"])
     return f"{subject}{verdict} {interval} ({pairs})"
+
+
+def _interval(ratio: float, low: float | None, high: float | None) -> str:
+    shown = f"x{ratio:.3f} [{0 if low is None else low:.3f}, "
+    return shown + ("inf]" if high is None else f"{high:.3f}]")

@@ -74,12 +74,15 @@ class World:
             found = EndpointRow(ROW, self.verdict, "", tests, {"cpu": good}, {"cpu": bad})
             self.facts.endpoints = EndpointFacts((found,), "1 row")
         elif isinstance(step, Measure):
-            pair = (step.reference.key, step.subject.key)
-            base, other = self.facts.rounds.get(pair, ([], []))
-            more = step.pairs - len(base)
-            base = base + [self._round(step.reference) for _ in range(more)]
-            other = other + [self._round(step.subject) for _ in range(more)]
-            self.facts.rounds[pair] = (base, other)
+            trio = (step.reference.key, step.subject.key, step.bad.key)
+            sides = (step.reference, step.subject, step.bad)
+            have = self.facts.rounds.get(trio, ([], [], []))
+            more = step.pairs - len(have[0])
+            good, other, bad = (
+                series + [self._round(side) for _ in range(more)]
+                for series, side in zip(have, sides, strict=True)
+            )
+            self.facts.rounds[trio] = (good, other, bad)
 
 
 def history(

@@ -41,14 +41,14 @@ rounds = 4
 """
 
 PLANTED = 15.0
-"""The culprit multiplies the row's work by ``1 + PLANTED`` (16x). A step's boundary is halfway
-on the log scale (``sqrt(16)``: 4x), and at its first look (5 pairs, the bounds the extreme
-pairs) it decides only when every pair is on one side of it: one pair's ratio of rounds' medians
-would have to be off by 4x for a step to need a second look (the resume test asserts none does),
-and most pairs by more for a step to be decided wrongly. At 2x (1.41x halfway) the pairs of a
-noisy CI machine came within reach of the boundary: its endpoints measured x3.26 for a true 2x
-(the median of the Walsh averages: clean pairs, not only the planted 5x one, were far from x2).
-The extra work is cheap: a fraction of a second a round.
+"""The culprit multiplies the row's work by ``1 + PLANTED`` (16x). A step times its subject
+against both sides in the same rounds and decides when the ratio to the side it does not run
+like has its lower bound above 1: at its first look (5 rounds, the bound the extreme pair) it
+decides unless one round's ratio of medians is off by 16x the other way (the resume test asserts
+no step needs a second look). At 2x the pairs of a noisy CI machine came within reach of the
+boundaries of the earlier, halfway rule: its endpoints measured x3.26 for a true 2x (the median
+of the Walsh averages: clean pairs, not only the planted 5x one, were far from x2). The extra
+work is cheap: a fraction of a second a round.
 """
 
 SCHEMA = json.loads(
@@ -179,3 +179,16 @@ def test_a_killed_bisect_resumes_from_its_journal(tmp_path: Path) -> None:
     again = bisect(made, "--json")  # finished: the same answer from the journal, nothing timed
     assert answer_of(again)["culprit"] == made.commit(3)
     assert "rounds 1 to" not in again.stderr
+    # The same journal as a bisect from before steps were three-way wrote it (rounds against
+    # the good side alone): resumed with its builds and endpoints, its steps timed again.
+    journal.write_text(
+        "".join(
+            json.dumps({k: v for k, v in e.items() if k not in ("bad_side", "bad")}) + "\n"
+            for e in after
+        )
+    )
+    old = bisect(made, "--json")
+    assert old.returncode == 0, old.stderr
+    assert "timed against the good side alone" in old.stderr
+    assert "endpoints:" not in old.stderr and "rounds 1 to 5 (good, subject, bad)" in old.stderr
+    assert answer_of(old)["culprit"] == made.commit(3)

@@ -91,6 +91,8 @@ class RunContext:
     started: float
     """``time.perf_counter()`` when the timed work began: an adaptive run adds rounds while
     ``profile.budget_s`` lasts."""
+    first_round: int = 0
+    """Rounds run before this run (it adds to them): the builds' order goes on from there."""
 
     @property
     def names(self) -> list[str]:

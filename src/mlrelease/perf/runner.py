@@ -1,5 +1,6 @@
 """Run a profile: probe, export once per model and shape, then every combination in its own
-subprocess; with two builds, rounds interleave (A B B A ...) so drift hits both alike.
+subprocess; with several builds, rounds interleave (A B, B A, ...; with three or more, every
+rotation of the builds and its reverse in turn) so drift hits them alike.
 
 Workers start through :mod:`.launch` (the edge) and answer with typed replies (:mod:`.replies`);
 one round of a framework's rows is :func:`.rounds.play`. What stays the same during a run is one
@@ -37,9 +38,11 @@ def execute(
     builds: Sequence[Build] = (Build("current"),),
     progress: ProfileProgress | None = None,
     keep_work: bool = False,
+    first_round: int = 0,
 ) -> dict[str, Results]:
     """Run ``profile`` for every build; one :class:`Results` per build name. ``progress`` is
-    told what the run does (nobody, when None)."""
+    told what the run does (nobody, when None). ``first_round``: rounds the caller already ran
+    (a run that adds rounds to earlier ones), so the builds' order goes on where it stopped."""
     started = time.perf_counter()
     watcher = progress or UnwatchedRun()
     workers = {
@@ -60,7 +63,9 @@ def execute(
         )
         for name in workers
     }
-    run = RunContext(profile_name, profile, workers, probes, plans, watcher, time.perf_counter())
+    run = RunContext(
+        profile_name, profile, workers, probes, plans, watcher, time.perf_counter(), first_round
+    )
     rows = _run_all(run, keep_work=keep_work)
     duration = time.perf_counter() - started
     return {name: _results(run, name, rows[name], duration) for name in workers}
@@ -176,8 +181,7 @@ def _run_group(
                 settled |= {k for k in keys if _conclusive(run, k, rows)}
                 if len(settled) == len(keys) or run.budget_spent():
                     break
-            # A B, then B A: the order alternates so a drifting machine favours neither build.
-            for name in names if round_index % 2 == 0 else names[::-1]:
+            for name in round_order(names, run.first_round + round_index):
                 batch = [
                     rows[name][p.combination.key]
                     for p in mine[name]
@@ -191,6 +195,19 @@ def _run_group(
                 rounds.play(run, name, group, batch, prepared.get(name), round_index)
                 run.progress.advance(len(batch))
     return rows
+
+
+def round_order(names: Sequence[str], index: int) -> list[str]:
+    """The builds' order in round ``index``. Two: A B, then B A, so a drifting machine favours
+    neither. Three or more: rotation ``index // 2`` of the builds, reversed in odd rounds (for
+    three: A B C, C B A, B C A, A C B, C A B, B A C): every build runs first as often as any,
+    and each two run in each order equally often, so within-round drift cancels and each pair's
+    difference stays symmetric."""
+    if len(names) < 3:
+        return list(names) if index % 2 == 0 else list(names)[::-1]
+    turn = (index // 2) % len(names)
+    rotated = [*names[turn:], *names[:turn]]
+    return rotated if index % 2 == 0 else rotated[::-1]
 
 
 def _fresh(planned: catalog.Planned) -> Row:

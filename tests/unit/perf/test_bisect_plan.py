@@ -5,18 +5,20 @@ first), each with its answer."""
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable
 
 from helpers.bisect_sim import World, history, slowed_from
 
-from mlrelease.perf.bisect import plan
+from mlrelease.perf.bisect import facts, plan
 from mlrelease.perf.bisect.state import (
     CULPRIT,
     RANGE,
     UNBUILDABLE,
     UNKNOWN_VERDICT,
     BisectHistory,
+    BisectSnapshot,
     Measure,
     Side,
 )
@@ -164,3 +166,68 @@ def test_a_removed_package_is_named() -> None:
     answer = World(h, lambda s: 1.0 if "fast" in dict(s.pins) else 1.2).run()
     assert answer.dependency == {"name": "fast", "version": "(removed)", "previous": "1.0"}
     assert answer.culprit == h.commits[1]
+
+
+def test_every_step_is_timed_against_both_sides() -> None:
+    """A commit step's rounds hold the good commit (in the bad side's environment), the subject
+    and the bad side; the answer shows both ratios of each step."""
+    h = history(8, LOCKS, VERSIONS)
+    world = World(h, slowed_from(h, 6))
+    answer = world.run()
+    measures = [s for s in world.steps if isinstance(s, Measure)]
+    assert measures and all(m.bad.commit == h.bad for m in measures)
+    assert all(m.bad.pins == (("slowlib", "1.3"),) for m in measures)
+    steps = [s for s in answer.steps if s.axis in ("environment", "commit")]
+    assert steps and all(s.versus_bad is not None for s in steps)
+    assert all(s.to_dict()["bad_over_subject"] is not None for s in steps)
+
+
+def test_the_environment_between_the_sides_is_said_so() -> None:
+    """The lock's slowlib 1.3 slows the row 5% and a commit 5% more: the good commit in the bad
+    side's environment runs unlike both sides, so the answer says the regression has more than
+    one cause rather than blaming either axis."""
+    h = history(8, LOCKS, VERSIONS)
+    order = {sha: i for i, sha in enumerate((h.good, *h.commits))}
+
+    def ratio(side: Side) -> float:
+        slow_env = 1.05 if dict(side.pins).get("slowlib") == "1.3" else 1.0
+        return slow_env * (1.05 if order[side.commit] >= 6 else 1.0)
+
+    answer = World(h, ratio).run()
+    assert answer.verdict == UNKNOWN_VERDICT, answer.reason
+    assert "accounts for part of the regression" in answer.reason
+    assert answer.steps[1].axis == "environment" and answer.steps[1].beyond
+
+
+def test_a_journal_from_before_three_way_steps_is_used_and_its_steps_timed_again() -> None:
+    """A journal written when a step timed its subject against the good side alone (rounds
+    entries without ``bad_side``): its builds, installs and endpoints are used, its rounds are
+    counted and not used, and the next step is three-way from the first look."""
+    h = history(4)
+    world = World(h, slowed_from(h, 2))
+    world.run()
+    good, bad = Side.of(h.good, {}), Side.of(h.bad, {})
+    assert world.facts.endpoints is not None
+    subject = Side(h.commits[1])
+    entries = [
+        {"kind": facts.BUILD, "commit": h.good, "error": ""},
+        {"kind": facts.PREPARED, "side": good.key, "error": ""},
+        {"kind": facts.BUILD, "commit": h.bad, "error": ""},
+        {"kind": facts.PREPARED, "side": bad.key, "error": ""},
+        facts.endpoints_entry(world.facts.endpoints),
+        {"kind": facts.BUILD, "commit": subject.commit, "error": ""},
+        {"kind": facts.PREPARED, "side": subject.key, "error": ""},
+        {
+            "kind": facts.ROUNDS,
+            "reference": good.key,
+            "subject": subject.key,
+            "good": [1.0] * 6,
+            "other": [1.1] * 6,
+        },
+    ]
+    old = facts.replay(json.loads(json.dumps(entries)))
+    assert old.two_way == 6 and not old.rounds
+    design = plan.design_for(h, 0.95, 24, 3)
+    step = plan.next_step(BisectSnapshot(h, old, design))
+    assert isinstance(step, Measure)
+    assert (step.subject, step.bad, step.pairs) == (subject, bad, design.first)

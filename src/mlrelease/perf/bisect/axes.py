@@ -5,6 +5,7 @@ from collections.abc import Callable, Sequence
 
 from mlrelease.perf.bisect import lock
 from mlrelease.perf.bisect.judging import (
+    Ends,
     RowPick,
     answer,
     budget_of,
@@ -14,7 +15,7 @@ from mlrelease.perf.bisect.judging import (
     skip,
 )
 from mlrelease.perf.bisect.lock import PinChange
-from mlrelease.perf.bisect.paired import DIFFERENT, SAME
+from mlrelease.perf.bisect.paired import BETWEEN, DIFFERENT, SAME
 from mlrelease.perf.bisect.search import FoundSpan, JudgedPoint, bisect
 from mlrelease.perf.bisect.state import (
     COMMIT_AXIS,
@@ -34,36 +35,49 @@ from mlrelease.perf.bisect.state import (
 def environment(
     snap: BisectSnapshot, pick: RowPick, good: Side, bad: Side, records: list[BisectStep]
 ) -> Step | BisectAnswer | None:
-    """The environment axis: None when the environment is not the cause."""
+    """The environment axis: None when the environment is not the cause. The good commit in
+    the bad side's environment, timed against both sides."""
     history = snap.history
     label = "the good commit in the bad side's environment"
-    outcome = judge(
-        snap, pick, good, Side.of(history.good, history.locks[-1]), "environment", label
-    )
+    moved = Side.of(history.good, history.locks[-1])
+    outcome = judge(snap, pick, Ends(good, bad), moved, "environment", label)
     if not isinstance(outcome, JudgedPoint):
         return outcome
     records.append(outcome.record)
     if outcome.word == SAME:
         return None
     if outcome.word != DIFFERENT:
-        why = outcome.record.error or f"{outcome.interval.text() if outcome.interval else ''}"
+        why = outcome.record.error or _shown(outcome.record)
+        share = (
+            "the environment accounts for part of the regression and the commits for the rest"
+            if outcome.record.beyond == BETWEEN
+            else "the environment's share of the regression is undecided"
+        )
         return answer(
             snap,
             pick,
             records,
             BisectAnswer(
                 UNKNOWN_VERDICT,
-                f"the environment's share of the regression is undecided ({outcome.word}: {why}); "
-                "the commits were not bisected",
+                f"{share} ({outcome.word}: {why}); the commits were not bisected",
             ),
         )
-    return _dependency(snap, pick, good, records)
+    return _dependency(snap, pick, Ends(good, moved), records)
+
+
+def _shown(step: BisectStep) -> str:
+    """A step's two ratios: the subject against the good side, the bad side against it."""
+    ahead = f"subject / good {step.interval.text()}" if step.interval else ""
+    behind = f", bad / subject {step.versus_bad.text()}" if step.versus_bad else ""
+    return ahead + behind
 
 
 def _dependency(
-    snap: BisectSnapshot, pick: RowPick, good: Side, records: list[BisectStep]
+    snap: BisectSnapshot, pick: RowPick, ends: Ends, records: list[BisectStep]
 ) -> Step | BisectAnswer:
-    """Which changed package, then which of its versions, first runs like the bad side."""
+    """Which changed package, then which of its versions, first runs like the bad side: each
+    the good commit with some of the lock's changes, timed against the good side and the good
+    commit with all of them (``ends.bad``: it ran like the bad side)."""
     history = snap.history
     base = history.locks[0]
     changes = lock.changes(base, history.locks[-1])
@@ -71,7 +85,7 @@ def _dependency(
     def package(position: int) -> Step | JudgedPoint:
         pins = lock.applied(base, changes[:position])
         label = f"the good commit with {', '.join(c.text() for c in changes[:position])}"
-        return judge(snap, pick, good, Side.of(history.good, pins), "package", label)
+        return judge(snap, pick, ends, Side.of(history.good, pins), "package", label)
 
     found = _capped(len(changes), recorded(records, package))
     if not isinstance(found, FoundSpan):
@@ -87,10 +101,13 @@ def _dependency(
     if not versions:  # the bad side no longer pins it: no version to walk
         return _dependency_culprit(snap, pick, records, guilty, ["(removed)"], 1)
 
+    # The versions' bad end: the changes up to the guilty one's (it ran like the bad side).
+    slow = Ends(ends.good, Side.of(history.good, lock.applied(base, changes[: found.hi])))
+
     def version(position: int) -> Step | JudgedPoint:
         pins = lock.applied(base, before, (guilty.name, versions[position - 1]))
         label = f"{guilty.name}=={versions[position - 1]}"
-        return judge(snap, pick, good, Side.of(history.good, pins), "version", label)
+        return judge(snap, pick, slow, Side.of(history.good, pins), "version", label)
 
     found = _capped(len(versions), recorded(records, version))
     if not isinstance(found, FoundSpan):
@@ -174,16 +191,17 @@ def _dependency_range(
 def commits(
     snap: BisectSnapshot, pick: RowPick, bad: Side, records: list[BisectStep]
 ) -> Step | BisectAnswer:
-    """The project's own commits, in the bad side's environment."""
+    """The project's own commits, in the bad side's environment, each timed against the good
+    commit in that environment and the bad side."""
     history = snap.history
-    reference = Side.of(history.good, history.locks[-1])
+    ends = Ends(Side.of(history.good, history.locks[-1]), bad)
     count = len(history.commits)
     budget = snap.budget or budget_of(history)
 
     def commit(position: int) -> Step | JudgedPoint:
         sha = history.commits[position - 1]
         label = f"commit {sha[:12]} ({position} of {count}): {history.titles.get(sha, '')}"
-        return judge(snap, pick, reference, Side(sha, bad.pins), COMMIT_AXIS, label.rstrip(": "))
+        return judge(snap, pick, ends, Side(sha, bad.pins), COMMIT_AXIS, label.rstrip(": "))
 
     def may_build(position: int) -> bool:
         built = snap.facts.built

@@ -6,6 +6,12 @@ the two commits, the profile, the row and the design), written through
 :func:`mlrelease.edges.journal.append_entry`: a killed bisect loses at most the step it was in,
 and running the same command again resumes from the last finished one. A finished bisect's
 journal stays, so running it again answers at once from the same facts.
+
+A rounds entry holds the three sides of a step (``reference``, ``subject``, ``bad_side`` and
+their rounds' medians ``good``, ``other``, ``bad``). A journal written before steps were
+three-way has rounds entries without ``bad_side``: its builds, installs and endpoints are used
+as they are, and those rounds are counted (:attr:`~.state.Facts.two_way`) and not used: their
+steps are timed again, three-way.
 """
 
 from __future__ import annotations
@@ -29,10 +35,16 @@ def replay(entries: Iterable[Mapping[str, Any]]) -> Facts:
             facts.prepared[entry["side"]] = entry.get("error", "")
         elif kind == ENDPOINTS:
             facts.endpoints = endpoints_of(entry)
+        elif kind == ROUNDS and "bad_side" not in entry:  # before the three-way steps
+            facts.two_way += len(entry.get("good", []))
         elif kind == ROUNDS:
-            pair = (entry["reference"], entry["subject"])
-            base, other = facts.rounds.get(pair, ([], []))
-            facts.rounds[pair] = ([*base, *entry["good"]], [*other, *entry["other"]])
+            trio = (entry["reference"], entry["subject"], entry["bad_side"])
+            good, other, bad = facts.rounds.get(trio, ([], [], []))
+            facts.rounds[trio] = (
+                [*good, *entry["good"]],
+                [*other, *entry["other"]],
+                [*bad, *entry["bad"]],
+            )
         elif kind == FAILED:
             facts.failed[(entry["reference"], entry["subject"])] = entry.get("error", "")
     return facts

@@ -44,29 +44,46 @@ class RowPick:
     diffs: list[float]
 
 
+@dataclass(frozen=True)
+class Ends:
+    """The two sides a step times its subject against, in the same rounds: ``good`` (runs like
+    the good side) and ``bad`` (like the bad side)."""
+
+    good: Side
+    bad: Side
+
+
 def judge(
-    snap: BisectSnapshot, pick: RowPick, reference: Side, subject: Side, axis: str, label: str
+    snap: BisectSnapshot, pick: RowPick, ends: Ends, subject: Side, axis: str, label: str
 ) -> Step | JudgedPoint:
-    """What the facts say of ``subject`` against ``reference``, or the step that says it."""
+    """What the facts say of ``subject`` against both ``ends``, or the step that says it."""
     facts = snap.facts
-    for side in (reference, subject):
+    reference = ends.good
+    for side in (reference, subject, ends.bad):
         if side.key not in facts.prepared:
-            return PrepareSide(side)
-    good = dict(snap.history.locks[0])
-    moved = {n: v for n, v in subject.pins if good.get(n) != v}
+            return PrepareSide(side)  # the bad end was prepared for an earlier step
+    base = dict(snap.history.locks[0])
+    moved = {n: v for n, v in subject.pins if base.get(n) != v}
     shown = BisectStep(axis, label, UNKNOWN, commit=subject.commit, pins=moved)
     broken = facts.prepared[subject.key] or facts.prepared[reference.key]
+    broken = broken or facts.prepared[ends.bad.key]
     pair = (reference.key, subject.key)
     if broken or pair in facts.failed:
         error = broken or facts.failed[pair]
         return JudgedPoint(dataclasses.replace(shown, word=UNBUILDABLE, error=error))
-    base, other = facts.rounds.get(pair, ([], []))
-    decision = decide(log_ratios(base, other), pick.regression, snap.design)
+    good, other, bad = facts.rounds.get((*pair, ends.bad.key), ([], [], []))
+    decision = decide(
+        log_ratios(good, other), log_ratios(other, bad), snap.design, pick.regression.estimate
+    )
     if decision.more:
-        return Measure(reference, subject, decision.more, label)
+        return Measure(reference, subject, decision.more, label, ends.bad)
     return JudgedPoint(
         dataclasses.replace(
-            shown, word=decision.word, interval=decision.interval, beyond=decision.beyond
+            shown,
+            word=decision.word,
+            interval=decision.interval,
+            versus_bad=decision.versus_bad,
+            beyond=decision.beyond,
         )
     )
 
@@ -88,9 +105,11 @@ def skip(name: str, judged: JudgedPoint) -> Skipped:
     if record.word == UNBUILDABLE:
         return Skipped(name, record.error)
     shown = judged.interval.text() if judged.interval else "no interval"
-    return Skipped(
-        name, f"{UNKNOWN} after {judged.interval.pairs if judged.interval else 0} pairs: {shown}"
-    )
+    if record.versus_bad is not None:
+        shown = f"subject / good {shown}, bad / subject {record.versus_bad.text()}"
+    beyond = f" ({record.beyond}: more than one change)" if record.beyond else ""
+    pairs = judged.interval.pairs if judged.interval else 0
+    return Skipped(name, f"{UNKNOWN} after {pairs} rounds: {shown}{beyond}")
 
 
 def answer(

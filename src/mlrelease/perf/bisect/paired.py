@@ -1,37 +1,51 @@
-"""The statistics of one bisect step: paired, interleaved rounds and what they decide (pure).
+"""The statistics of one bisect step: three-way interleaved rounds and what they decide (pure).
 
-A step times a subject (a commit, an environment) against the good side in rounds that
-interleave (good, subject, then subject, good, ...): round ``i`` of each side ran back to back,
-so each pair's log-ratio ``d_i = log(subject_i / good_i)`` of the rounds' medians carries the
-machine's drift on both sides and cancels it. The pairs are summarised by the Wilcoxon
-signed-rank statistic: the Hodges-Lehmann estimate (the median of the Walsh averages
-``(d_i + d_j) / 2``) and its exact distribution-free one-sided bounds (the k-th smallest and
-largest Walsh averages, k from the exact null distribution of the statistic).
+A step times a subject (a commit, an environment) against BOTH sides of the range in the same
+rounds, as Chromium's Pinpoint does: each round runs one worker of the good side, one of the
+subject and one of the bad side back to back, the order changing round to round (every rotation
+of the three, and its reverse: no side always runs first, and each of the three pairs runs in
+each order equally often, so linear drift within a round cancels and leaves each pair's
+difference symmetric). Round ``i`` gives two log-ratios of the rounds' medians from the same
+minutes of the machine: ``log(subject_i / good_i)`` and ``log(bad_i / subject_i)``. Each series
+is summarised by the Wilcoxon signed-rank statistic: the Hodges-Lehmann estimate (the median of
+the Walsh averages ``(d_i + d_j) / 2``) and its exact distribution-free one-sided bounds (the
+k-th smallest and largest Walsh averages, k from the exact null distribution of the statistic).
 
-A step decides between two hypotheses that the endpoints fixed: the subject runs like the good
-side (ratio 1) or like the bad side (ratio ``r``, the regression). The boundary is halfway,
-``sqrt(r)`` (on the log scale):
+The decision is against 1, the ratio of two sides that run alike, not against a boundary set
+by the endpoints' measured regression:
 
-* ``DIFFERENT``: the lower bound is above the halfway point;
-* ``SAME``: the upper bound is below it;
-* at the last look, when the interval still holds the halfway point, the side it excludes:
-  ``DIFFERENT`` when its lower bound is above 1 and its upper bound is not below the bad side's
-  lower bound (the endpoints' interval: ``r`` is measured, and a bisect only starts when the
-  endpoints differed, so ``r`` tends to be measured high and ``sqrt(r)`` to sit above a bad
-  subject's ratio); ``SAME`` in the mirror case;
-* ``UNKNOWN``: otherwise after the last look (the interval excludes both sides, or neither),
-  and before it: more pairs.
+* ``DIFFERENT`` (runs like the bad side): the lower bound of subject / good is above 1, and the
+  lower bound of bad / subject is not;
+* ``SAME`` (runs like the good side): the lower bound of bad / subject is above 1, and the lower
+  bound of subject / good is not;
+* both lower bounds above 1: the subject is slower than the good side and faster than the bad
+  one, so more than one change lies in the range: ``UNKNOWN``, flagged ``beyond`` ("between the
+  two sides"), at once (more rounds cannot make a single change of it);
+* neither: more rounds at the next look; ``UNKNOWN`` after the last.
 
-A subject whose true ratio is 1 is called ``DIFFERENT`` only when its lower bound exceeds 1
-(``sqrt(r) > 1`` before the last look), which has probability at most the bound's tail; a
-subject whose true ratio is the bad side's is called ``SAME`` only when its upper bound is below
-that ratio, or below the endpoints' lower bound for it, at most the tail (plus that bound's
-own). The
-looks (pair counts at which a step decides) split the step's error evenly (Bonferroni), and the
-bisect splits its own error over its steps (:class:`StepDesign`). One noisy pair cannot decide a
-half: a bound is the k-th Walsh average from the end and a step never decides below
-:data:`MIN_PAIRS`; an outlying pair moves the bound on its own side only, so it can delay a
-decision, never flip it.
+Why each wrong call has probability at most a bound's tail. A bisect assumes one change between
+the sides, so every subject runs either like the good side or like the bad side. A subject like
+the good side has a true subject / good ratio of 1: it is called ``DIFFERENT`` only if that
+ratio's lower bound is above its true value, an event of probability at most the tail (the
+bound's exact coverage under the null of a symmetric difference, which the balanced order gives
+two sides that run alike); the extra condition on bad / subject only makes it rarer. A subject
+like the bad side has a true bad / subject ratio of 1 and is called ``SAME`` only when that
+ratio's lower bound is above 1: at most the tail again. Neither call uses the endpoints'
+measured regression, so its error (the old halfway rule's weak point: ``r`` is measured high
+when a bisect starts) no longer enters. A step looks at a few planned counts (:attr:`StepDesign
+.schedule`) and may be wrong at each, so its error is at most ``looks x tail``; the bisect takes
+at most :attr:`StepDesign.steps` steps on any path, so with ``tail = (1 - confidence) / (steps x
+looks)`` (Bonferroni) P(any step decided wrongly) <= 1 - confidence. The halfway point and the
+last look's rule of the earlier two-way design are gone: the bad side measured in the same rounds
+does what they approximated from the endpoints.
+
+What it costs and buys: three workers a round instead of two, but each call needs its lower bound
+to clear 1 by the whole regression (a subject unlike a side differs from it by ``r``), where the
+halfway rule needed both bounds within half of it; at the same noise that is about a quarter of
+the pairs (:func:`sensitivity` projects it). One noisy round cannot decide a half: a bound is the
+k-th Walsh average from its end and no step decides below :data:`MIN_PAIRS` rounds; an outlying
+round moves each series' bound on its own side only (a slow subject round raises subject / good
+and lowers bad / subject), so it can delay a decision, never flip it.
 """
 
 from __future__ import annotations
@@ -151,69 +165,68 @@ class StepDesign:
 
     def statement(self) -> str:
         return (
-            f"each step: paired interleaved rounds, looks at {self.schedule()} pairs, each "
-            f"bound one-sided at {self.tail:.2g} (Bonferroni over {self.looks} look(s) and "
-            f"{self.steps} step(s)): P(any step decided wrongly) <= {1 - self.confidence:.2g}"
+            f"each step: the subject against both sides in interleaved rounds, looks at "
+            f"{self.schedule()} rounds, each bound one-sided at {self.tail:.2g} (Bonferroni over "
+            f"{self.looks} look(s) and {self.steps} step(s)): P(any step decided wrongly) <= "
+            f"{1 - self.confidence:.2g}"
         )
 
 
 @dataclass(frozen=True)
 class Decision:
-    """What the pairs measured so far say: a word, or the pair count to reach first."""
+    """What the rounds measured so far say: a word, or the pair count to reach first."""
 
     word: str
     interval: Interval | None
+    """subject / good: how much slower the subject runs than the good side."""
+    versus_bad: Interval | None = None
+    """bad / subject, from the same rounds: how much slower the bad side runs than the subject."""
     more: int = 0
     """Pairs to have before looking again (0: decided)."""
     beyond: str = ""
-    """Set when the subject is off both hypotheses: slower than the bad side, or faster than
-    the good side, by more than half the regression (more than one change in the range)."""
+    """Set when the subject is off both hypotheses: between the two sides (unlike both), slower
+    than the bad side or faster than the good side by more than half the regression (more than
+    one change in the range)."""
 
 
-def decide(diffs: Sequence[float], regression: float | Interval, design: StepDesign) -> Decision:
-    """The step's decision at the last look its pairs reach (``regression``: the endpoints'
-    ratio, as measured with its bounds, or a ratio known exactly)."""
+BETWEEN = "between the two sides"
+
+
+def decide(
+    subject_good: Sequence[float],
+    bad_subject: Sequence[float],
+    design: StepDesign,
+    regression: float = 1.0,
+) -> Decision:
+    """The step's decision at the last look its rounds reach, from the log-ratios of the same
+    rounds ``log(subject / good)`` and ``log(bad / subject)`` (``regression``: the endpoints'
+    ratio, for :attr:`Decision.beyond` only)."""
     looks = design.schedule()
-    reached = [n for n in looks if n <= len(diffs)]
+    n = min(len(subject_good), len(bad_subject))
+    reached = [m for m in looks if m <= n]
     if not reached:
         return Decision(UNKNOWN, None, more=looks[0])
     n = reached[-1]
-    interval = walsh_interval(diffs[:n], design.tail)
-    if isinstance(regression, Interval):
-        ratio, bad_low = regression.estimate, regression.low
-    else:
-        ratio = bad_low = regression
-    half = math.sqrt(ratio)
-    word = UNKNOWN
-    if interval.low is not None and interval.low > half:
+    ahead = walsh_interval(subject_good[:n], design.tail)
+    behind = walsh_interval(bad_subject[:n], design.tail)
+    unlike_good = ahead.low is not None and ahead.low > 1
+    unlike_bad = behind.low is not None and behind.low > 1
+    half = math.sqrt(max(regression, 1.0))
+    word, beyond = UNKNOWN, ""
+    if unlike_good and unlike_bad:
+        beyond = BETWEEN
+    elif unlike_good:
         word = DIFFERENT
-    elif interval.high is not None and interval.high < half:
+        if behind.high is not None and behind.high < 1 / half:
+            beyond = "slower than the bad side"
+    elif unlike_bad:
         word = SAME
-    elif n == looks[-1]:
-        word = _one_side_excluded(interval, bad_low)
-    beyond = ""
-    if interval.low is not None and interval.low > ratio * half:
-        beyond = "slower than the bad side"
-    elif interval.high is not None and interval.high < 1 / half:
-        beyond = "faster than the good side"
+        if ahead.high is not None and ahead.high < 1 / half:
+            beyond = "faster than the good side"
     later = [m for m in looks if m > n]
-    if word == UNKNOWN and later:
-        return Decision(UNKNOWN, interval, more=later[0], beyond=beyond)
-    return Decision(word, interval, beyond=beyond)
-
-
-def _one_side_excluded(interval: Interval, bad_low: float | None) -> str:
-    """At the last look, a subject whose interval holds the halfway point: ``DIFFERENT`` when
-    its lower bound is above 1 (it does not run like the good side) and its upper bound is not
-    below the bad side's lower bound ``bad_low`` (it may run like the bad side); ``SAME`` in the
-    mirror case; ``UNKNOWN`` when it excludes both sides (between them) or neither."""
-    unlike_good = interval.low is not None and interval.low > 1
-    unlike_bad = interval.high is not None and bad_low is not None and interval.high < bad_low
-    if unlike_good and not unlike_bad:
-        return DIFFERENT
-    if unlike_bad and not unlike_good:
-        return SAME
-    return UNKNOWN
+    if word == UNKNOWN and not beyond and later:
+        return Decision(UNKNOWN, ahead, behind, more=later[0])
+    return Decision(word, ahead, behind, beyond=beyond)
 
 
 @dataclass(frozen=True)
@@ -223,8 +236,8 @@ class Sensitivity:
     spread: float
     """Standard deviation of the endpoints' paired log-ratios."""
     mde: float
-    """The smallest regression a step can place at ``max_pairs`` (0.05: 5%): both bounds
-    must fit between 1 and the halfway point."""
+    """The smallest regression a step can place at ``max_pairs`` (0.05: 5%): the lower bound
+    of the ratio a subject shows against the side it does not run like must clear 1."""
     regression: float
     pairs_needed: int | None
     """Pairs per step that would place this regression (None: no spread measured)."""
@@ -244,5 +257,5 @@ def sensitivity(endpoint_diffs: Sequence[float], ratio: float, design: StepDesig
     z = NormalDist().inv_cdf(1 - design.tail)
     width = z * spread * math.sqrt(HL_VARIANCE)
     half = width / math.sqrt(design.max_pairs)
-    needed = math.ceil((2 * width / math.log(ratio)) ** 2) if spread > 0 else design.first
-    return Sensitivity(spread, math.exp(2 * half) - 1, regression, max(needed, design.first))
+    needed = math.ceil((width / math.log(ratio)) ** 2) if spread > 0 else design.first
+    return Sensitivity(spread, math.exp(half) - 1, regression, max(needed, design.first))

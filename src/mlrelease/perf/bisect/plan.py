@@ -8,11 +8,13 @@ The order is fixed:
    certain one). A row whose noise cannot place its regression is refused here
    (:func:`mlrelease.perf.bisect.paired.sensitivity`), before any bisect step;
 3. the environment axis, when the two locks differ: the good commit in the bad side's
-   environment. ``SAME``: the environment is not the cause, on to the commits; ``DIFFERENT``:
-   which package (when several changed, by applying their changes in order) and which version
-   of it (every version the index holds between the two pins, prebuilt wheels only);
+   environment, timed against both sides. ``SAME``: the environment is not the cause, on to the
+   commits; ``DIFFERENT``: which package (when several changed, by applying their changes in
+   order) and which version of it (every version the index holds between the two pins,
+   prebuilt wheels only);
 4. the project's own commits, each installed in the bad side's environment and timed against
-   the good commit in that same environment, at most ``ceil(log2 N) + 3`` builds in all.
+   the good commit in that same environment and the bad side, in the same rounds, at most
+   ``ceil(log2 N) + 3`` builds in all.
 """
 
 from __future__ import annotations

@@ -26,6 +26,7 @@ def header(
     design: StepDesign,
     resumed: int,
     journal: Path,
+    two_way: int = 0,
 ) -> None:
     console.print(
         escape(
@@ -35,6 +36,14 @@ def header(
     )
     if resumed:
         console.print(escape(f"resumed: {resumed} journal entries from {journal}"))
+    if two_way:
+        console.print(
+            escape(
+                f"the journal holds {two_way} round(s) timed against the good side alone (a "
+                "bisect from before steps were timed against both sides): its builds and "
+                "endpoints are used, those steps are timed again against both sides"
+            )
+        )
 
 
 def reproduce(answer: BisectAnswer, history: BisectHistory, profile: str) -> str | None:
@@ -133,8 +142,14 @@ def _step_text(step: dict[str, Any]) -> str:
     low = "0" if step["low"] is None else f"{step['low']:.3f}"
     high = "inf" if step["high"] is None else f"{step['high']:.3f}"
     beyond = f", {step['beyond']}" if step["beyond"] else ""
+    behind = step.get("bad_over_subject")
+    if behind:
+        b_low = "0" if behind["low"] is None else f"{behind['low']:.3f}"
+        b_high = "inf" if behind["high"] is None else f"{behind['high']:.3f}"
+        beyond = f"; bad x{behind['ratio']:.3f} [{b_low}, {b_high}] of it{beyond}"
     return (
-        f"{step['verdict']} x{step['ratio']:.3f} [{low}, {high}] over {step['pairs']} pairs{beyond}"
+        f"{step['verdict']} x{step['ratio']:.3f} [{low}, {high}] over {step['pairs']} "
+        f"rounds{beyond}"
     )
 
 

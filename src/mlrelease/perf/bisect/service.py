@@ -2,10 +2,11 @@
 
 Each turn reads the journal into the facts (:mod:`~mlrelease.perf.bisect.facts`), asks the planner
 (:mod:`~mlrelease.perf.bisect.plan`) for the next step, carries it out and journals what it found: a
-build and an install (:mod:`~mlrelease.perf.bisect.envs`), the endpoints' comparison, or more paired
-rounds of one row, timed by the perf runner with the two sides interleaved
-(:func:`mlrelease.perf.runner.execute`). A killed run resumes from its journal; the answer is
-written as ``bisect.json`` and ``bisect.md`` under the perf results folder."""
+build and an install (:mod:`~mlrelease.perf.bisect.envs`), the endpoints' comparison, or more
+rounds of one row, timed by the perf runner with the sides interleaved (a step's subject between
+the good and the bad side: :func:`mlrelease.perf.runner.execute`). A killed run resumes from its
+journal; the answer is written as ``bisect.json`` and ``bisect.md`` under the perf results
+folder."""
 
 from __future__ import annotations
 
@@ -118,8 +119,9 @@ def run(config: Config, request: BisectRequest, *, console: Console) -> BisectOu
     )  # a malformed --row, or one naming no model of the profile, is refused here
     if request.restart:
         journal.unlink(missing_ok=True)
-    resumed = len(read_entries(journal))
-    render.header(console, history, request.profile, design, resumed, journal)
+    entries = read_entries(journal)
+    two_way = replay(entries).two_way
+    render.header(console, history, request.profile, design, len(entries), journal, two_way)
     while True:
         snap = BisectSnapshot(history, replay(read_entries(journal)), design, row=request.row)
         step = plan.next_step(snap)
@@ -130,7 +132,7 @@ def run(config: Config, request: BisectRequest, *, console: Console) -> BisectOu
     document = render.document(step, history, request.profile, design, settings)
     folder = config.path(config.table(PerfConfig).results_dir) / "bisect"
     paths = render.write(document, folder / f"{history.good[:12]}-{history.bad[:12]}")
-    return BisectOutcome(step, document, paths, resumed, time.monotonic() - started)
+    return BisectOutcome(step, document, paths, len(entries), time.monotonic() - started)
 
 
 def _key(

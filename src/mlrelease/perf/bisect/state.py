@@ -60,12 +60,14 @@ class Endpoints:
 
 @dataclass(frozen=True)
 class Measure:
-    """Time ``subject`` against ``reference`` on the row until ``pairs`` pairs are measured."""
+    """Time ``subject`` against ``reference`` (the good side) and ``bad`` in the same rounds on
+    the row until ``pairs`` rounds are measured."""
 
     reference: Side
     subject: Side
     pairs: int
     label: str
+    bad: Side
 
 
 Step = PrepareSide | Endpoints | Measure
@@ -109,10 +111,16 @@ class Facts:
     built: dict[str, str] = field(default_factory=dict)
     """Commit -> "" or the build's error: every commit a build was attempted for."""
     endpoints: EndpointFacts | None = None
-    rounds: dict[tuple[str, str], tuple[list[float], list[float]]] = field(default_factory=dict)
-    """(reference key, subject key) -> the rounds' medians of each, paired by position."""
+    rounds: dict[tuple[str, str, str], tuple[list[float], list[float], list[float]]] = field(
+        default_factory=dict
+    )
+    """(reference key, subject key, bad key) -> the rounds' medians of each of the three (good
+    side, subject, bad side), by position: round ``i`` of each ran back to back."""
     failed: dict[tuple[str, str], str] = field(default_factory=dict)
     """(reference key, subject key) -> why the row did not run on one of them."""
+    two_way: int = 0
+    """Rounds of a journal written before the three-way steps (a subject against the good side
+    alone): kept in the journal, not used (their steps are timed again, three-way)."""
 
 
 @dataclass(frozen=True)
@@ -149,14 +157,17 @@ class BisectStep:
     label: str
     word: str
     interval: Interval | None = None
+    """subject / good."""
     error: str = ""
     beyond: str = ""
     commit: str = ""
     pins: Mapping[str, str] = field(default_factory=dict)
     """The subject's pins that differ from the good side's."""
+    versus_bad: Interval | None = None
+    """bad / subject, from the same rounds (None: the endpoints, or no rounds)."""
 
     def to_dict(self) -> dict[str, Any]:
-        shown = self.interval
+        shown, behind = self.interval, self.versus_bad
         return {
             "axis": self.axis,
             "label": self.label,
@@ -167,9 +178,18 @@ class BisectStep:
             "low": None if shown is None or shown.low is None else round(shown.low, 6),
             "high": None if shown is None or shown.high is None else round(shown.high, 6),
             "pairs": None if shown is None else shown.pairs,
+            "bad_over_subject": None if behind is None else _rounded(behind),
             "error": self.error or None,
             "beyond": self.beyond or None,
         }
+
+
+def _rounded(shown: Interval) -> dict[str, float | None]:
+    return {
+        "ratio": round(shown.estimate, 6),
+        "low": None if shown.low is None else round(shown.low, 6),
+        "high": None if shown.high is None else round(shown.high, 6),
+    }
 
 
 @dataclass(frozen=True)

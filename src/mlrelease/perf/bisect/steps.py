@@ -120,8 +120,9 @@ class Executor:
         rounds = max(chosen.rounds, self.design.first)
         # Rounds are added, up to a step's most pairs, while a row is inconclusive: a 5%
         # regression on a busy machine needs more than the first look's rounds to be called,
-        # and the more pairs, the nearer its measured ratio (the steps' halfway point) to the
-        # truth. The comparison splits its error over the looks, as `perf compare` does.
+        # and the more pairs, the nearer its measured ratio (which the blind check projects
+        # from) to the truth. The comparison splits its error over the looks, as `perf
+        # compare` does.
         last = max(rounds, self.design.max_pairs)
         profile = dataclasses.replace(chosen, rounds=rounds, max_rounds=last)
         self._say(
@@ -164,34 +165,47 @@ class Executor:
         self._say(f"endpoints: {found.summary}")
 
     def measure(self, step: Measure, snap: BisectSnapshot) -> None:
-        """Add paired rounds of the bisected row until ``step.pairs`` pairs are measured."""
+        """Add three-way rounds of the bisected row (good side, subject, bad side, the order
+        changing round to round) until ``step.pairs`` rounds are measured."""
         pick = plan.pick_row(snap)
         assert isinstance(pick, RowPick)
-        pair = (step.reference.key, step.subject.key)
-        have = len(snap.facts.rounds.get(pair, ([], []))[0])
+        trio = (step.reference.key, step.subject.key, step.bad.key)
+        have = len(snap.facts.rounds.get(trio, ([], [], []))[0])
         profile = dataclasses.replace(
             self.one_row(pick.row), rounds=step.pairs - have, max_rounds=None
         )
-        self._say(f"  {step.label}: rounds {have + 1} to {step.pairs}")
-        both = self._time(
+        self._say(f"  {step.label}: rounds {have + 1} to {step.pairs} (good, subject, bad)")
+        sides = {"good": step.reference, "subject": step.subject, "bad": step.bad}
+        timed = self._time(
             profile,
             "step",
-            [self._build_of("good", step.reference), self._build_of("subject", step.subject)],
+            [self._build_of(name, side) for name, side in sides.items()],
+            first_round=have,
         )
-        base, other = both["good"].row(pick.row), both["subject"].row(pick.row)
-        entry = {"reference": pair[0], "subject": pair[1]}
-        if base is None or other is None or base.status not in RUNS or other.status not in RUNS:
-            broken = other if other is not None and other.status not in RUNS else base
-            why = f"{broken.status}: {broken.error}" if broken else "the row did not run"
+        rows = {name: timed[name].row(pick.row) for name in sides}
+        entry = {"reference": trio[0], "subject": trio[1]}
+        broken = [r for r in rows.values() if r is None or r.status not in RUNS]
+        if broken:
+            row = next((r for r in broken if r is not None), None)
+            why = f"{row.status}: {row.error}" if row else "the row did not run"
             append_entry(self.journal, {**entry, "kind": facts.FAILED, "error": why})
             return
-        good = _medians(base, self.profile.clock).get(pick.clock, [])
-        bad = _medians(other, self.profile.clock).get(pick.clock, [])
-        if not good or not bad:
-            why = f"no {pick.clock} clock timings of `{pick.row}` on both sides"
+        medians = {n: _medians(r, self.profile.clock).get(pick.clock, []) for n, r in rows.items()}
+        if not all(medians.values()):
+            why = f"no {pick.clock} clock timings of `{pick.row}` on all three sides"
             append_entry(self.journal, {**entry, "kind": facts.FAILED, "error": why})
             return
-        append_entry(self.journal, {**entry, "kind": facts.ROUNDS, "good": good, "other": bad})
+        append_entry(
+            self.journal,
+            {
+                **entry,
+                "bad_side": trio[2],
+                "kind": facts.ROUNDS,
+                "good": medians["good"],
+                "other": medians["subject"],
+                "bad": medians["bad"],
+            },
+        )
 
     def one_row(self, key: str) -> Profile:
         """The profile cut to the one row ``key`` (``model/shape/bN/framework``)."""
@@ -219,7 +233,9 @@ class Executor:
             f"perf bisect: row `{key}`: no model `{model}` in profile `{self.profile_name}`."
         )
 
-    def _time(self, profile: Profile, label: str, builds: list[runner.Build]) -> dict[str, Results]:
+    def _time(
+        self, profile: Profile, label: str, builds: list[runner.Build], first_round: int = 0
+    ) -> dict[str, Results]:
         work = self.cache / "work" / label
         try:
             return runner.execute(
@@ -229,6 +245,7 @@ class Executor:
                 work=work,
                 builds=builds,
                 progress=ProfileBar(self.console),
+                first_round=first_round,
             )
         finally:
             shutil.rmtree(work, ignore_errors=True)
