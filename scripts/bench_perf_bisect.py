@@ -138,6 +138,13 @@ def measure_noise(rounds: int, path: Path, console: Console) -> dict[str, Any]:
         centre = sorted(medians)[len(medians) // 2]
         rows[row.key] = [round(m / 1e6, 4) for m in medians]
         factors += [m / centre for m in medians]
+    if not factors:  # a benchmark with no measured noise would claim what it did not test
+        failed = [f"{row.key}: {row.error or row.status}" for row in out["A"].rows]
+        raise SystemExit(
+            "the noise measurement timed no row, so the machine's noise is unknown: "
+            + ("; ".join(failed) or "the profile has no rows")
+            + " (install the perf group: `pip install -e . --group test-perf`)"
+        )
     logs = [math.log(f) for f in factors]
     spread = (sum(x * x for x in logs) / max(len(logs) - 1, 1)) ** 0.5
     data = {"factors": factors, "rows_ms": rows, "rounds": rounds, "spread": spread}
@@ -283,6 +290,8 @@ def _noise(args: argparse.Namespace, console: Console) -> dict[str, Any]:
         if args.noise.is_file()
         else measure_noise(args.noise_rounds, args.noise, console)
     )
+    if not noise["factors"]:
+        raise SystemExit(f"{args.noise}: no measured rounds; delete it to measure them again")
     os.environ["BISECTEE_NOISE"] = str(args.noise.resolve())
     console.print(f"noise: {len(noise['factors'])} real rounds, spread {noise['spread']:.3f}")
     return noise
