@@ -5,6 +5,7 @@ quotes."""
 from __future__ import annotations
 
 import dataclasses
+import statistics
 import sys
 from pathlib import Path
 from typing import Any
@@ -144,7 +145,7 @@ def summary(entries: list[dict[str, Any]]) -> dict[str, Any]:
         "wrong_culprits": sum(e["wrong"] for e in entries),
         "over_budget": sum(e["builds"] > e["budget"] for e in entries),
         "axis_right": [sum(e["axis_right"] for e in entries), len(entries)],
-        "median_seconds": seconds[len(seconds) // 2] if seconds else None,
+        "median_seconds": round(statistics.median(seconds), 1) if seconds else None,
         "max_seconds": seconds[-1] if seconds else None,
     }
 

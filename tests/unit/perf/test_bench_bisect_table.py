@@ -117,3 +117,11 @@ def test_a_bisect_that_found_no_regression_says_so_in_the_steps_table() -> None:
     assert entry["verdict"] == "unknown" and entry["trail"] == []
     row = _script().steps_table([entry])[2]
     assert row.startswith("| case | not regressed: nothing bisected |")
+
+
+def test_the_summary_medians_an_even_count_of_bisects_between_the_middle_two() -> None:
+    entry = {"exact": True, "wrong": False, "builds": 5, "budget": 6, "axis_right": True}
+    entries = [{**entry, "scenario": f"c10-{i}", "seconds": s} for i, s in ((4, 428), (5, 474))]
+    figures = _script().summary(entries)
+    assert figures["median_seconds"] == 451.0
+    assert figures["max_seconds"] == 474
