@@ -41,28 +41,35 @@ rounds = 4
 """
 
 PLANTED = 15.0
-"""The culprit multiplies the row's work by ``1 + PLANTED`` (16x). A step times its subject
-against both sides in the same rounds and decides when the ratio to the side it does not run
-like has its lower bound above 1: at its first look (5 rounds, the bound the extreme pair) it
-decides unless one round's ratio of medians is off by 16x the other way (the resume test asserts
-no step needs a second look). At 2x the pairs of a noisy CI machine came within reach of the
-boundaries of the earlier, halfway rule: its endpoints measured x3.26 for a true 2x (the median
-of the Walsh averages: clean pairs, not only the planted 5x one, were far from x2). The extra
-work is cheap: a fraction of a second a round.
+"""The culprit multiplies the row's work by ``1 + PLANTED`` (16x). A step times its subject against
+both sides in the same rounds and decides when the ratio to the side it does not run like has
+its lower bound above 1: at its one look (9 rounds, the bound the extreme pair) it decides
+unless one round's ratio of medians is off by 16x the other way. At 2x the pairs of a noisy CI
+machine came within reach of the boundaries of the earlier, halfway rule: its endpoints measured
+x3.26 for a true 2x (the median of the Walsh averages: clean pairs, not only the planted 5x one,
+were far from x2). The extra work is cheap: a fraction of a second a round.
 """
 
 SCHEMA = json.loads(
     (Path(mlrelease.__file__).parent / "schemas" / "perf-bisect.schema.json").read_text()
 )
-QUICK = ["--profile", "bench", "--build", "pip", "--confidence", "0.8", "--looks", "2"]
-"""Three steps at most for 4 commits, each looking at 5 then 8 pairs: P(any wrong step) <= 0.2."""
+QUICK = ["--profile", "bench", "--build", "pip", "--confidence", "0.99", "--looks", "1"]
+"""Three steps at most for 4 commits, each one look at 9 pairs (``--max-pairs 9``), each bound
+one-sided at 0.0033: a bound exists only as the most extreme of the 9 pairs (1/512 = 0.002).
+
+Every step makes one comparison the planted 16x does not decide: the innocent side's. Its lower
+bound clears 1 by chance when all of its pairs fall on one side, and the step is then "between
+the two sides" (UNKNOWN), and the answer a range. At 5 pairs and 0.033 (confidence 0.8 over 2
+looks) that chance was 1/32 a step: about 25% for the 9 or so steps of this module, and a CI run
+under load failed on it (`test_unbuildable_commits_make_a_range`: commit 1, x1.022 [1.001,
+1.044] against the good side). At 9 pairs it is 1/512 a step, under 2% for the module."""
 
 
 def bisect(
     made: histories.Generated, *args: str, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "mlrelease", "--root", str(made.root), "perf", "bisect"]
-    command += ["--good", made.good, "--bad", made.bad, *QUICK, "--max-pairs", "8", *args]
+    command += ["--good", made.good, "--bad", made.bad, *QUICK, "--max-pairs", "9", *args]
     return subprocess.run(
         command,
         capture_output=True,
@@ -162,7 +169,7 @@ def test_a_killed_bisect_resumes_from_its_journal(tmp_path: Path) -> None:
     )
     killed = bisect(made, env={FAULT_ENV: "bisect:after:measure"})
     assert killed.returncode == -9, killed.stderr
-    assert killed.stderr.count("rounds 1 to 5") == 1
+    assert killed.stderr.count("rounds 1 to 9") == 1
     journal = next((made.root / ".git/mlrelease/bisect").glob("*.jsonl"))
     before = [json.loads(line) for line in journal.read_text().splitlines()]
     assert [e["kind"] for e in before].count("endpoints") == 1
@@ -190,5 +197,5 @@ def test_a_killed_bisect_resumes_from_its_journal(tmp_path: Path) -> None:
     old = bisect(made, "--json")
     assert old.returncode == 0, old.stderr
     assert "timed against the good side alone" in old.stderr
-    assert "endpoints:" not in old.stderr and "rounds 1 to 5 (good, subject, bad)" in old.stderr
+    assert "endpoints:" not in old.stderr and "rounds 1 to 9 (good, subject, bad)" in old.stderr
     assert answer_of(old)["culprit"] == made.commit(3)
