@@ -72,9 +72,7 @@ def judge(
         error = broken or facts.failed[pair]
         return JudgedPoint(dataclasses.replace(shown, word=UNBUILDABLE, error=error))
     good, other, bad = facts.rounds.get((*pair, ends.bad.key), ([], [], []))
-    decision = decide(
-        log_ratios(good, other), log_ratios(other, bad), snap.design, pick.regression.estimate
-    )
+    decision = decide(log_ratios(good, other), log_ratios(other, bad), snap.design)
     if decision.more:
         return Measure(reference, subject, decision.more, label, ends.bad)
     return JudgedPoint(

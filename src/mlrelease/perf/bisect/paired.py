@@ -23,6 +23,14 @@ by the endpoints' measured regression:
   two sides"), at once (more rounds cannot make a single change of it);
 * neither: more rounds at the next look; ``UNKNOWN`` after the last.
 
+A decided subject can still run like neither side: ``DIFFERENT`` with the upper bound of bad /
+subject below 1 (slower than the bad side), ``SAME`` with the upper bound of subject / good below
+1 (faster than the good side). The step keeps its word, flagged ``beyond``, and a flagged commit
+is never named the culprit: a commit that adds more than the regression, later undone, is not
+the change between the sides. (Checked against 1, as the decision's own bounds are. Checked
+against the halfway point of the endpoints' ratio, as the earlier rule did, a commit 1.183x the
+good side with the bad side x0.923 [0.882, 0.962] of it went unflagged and was named.)
+
 Why each wrong call has probability at most a bound's tail. A bisect assumes one change between
 the sides, so every subject runs either like the good side or like the bad side. A subject like
 the good side has a true subject / good ratio of 1: it is called ``DIFFERENT`` only if that
@@ -184,23 +192,19 @@ class Decision:
     more: int = 0
     """Pairs to have before looking again (0: decided)."""
     beyond: str = ""
-    """Set when the subject is off both hypotheses: between the two sides (unlike both), slower
-    than the bad side or faster than the good side by more than half the regression (more than
-    one change in the range)."""
+    """Set when the subject runs like neither side (more than one change in the range): between
+    the two sides, slower than the bad side or faster than the good side, each bound against 1
+    as the decision's own are. A flagged commit is never named the culprit."""
 
 
 BETWEEN = "between the two sides"
 
 
 def decide(
-    subject_good: Sequence[float],
-    bad_subject: Sequence[float],
-    design: StepDesign,
-    regression: float = 1.0,
+    subject_good: Sequence[float], bad_subject: Sequence[float], design: StepDesign
 ) -> Decision:
     """The step's decision at the last look its rounds reach, from the log-ratios of the same
-    rounds ``log(subject / good)`` and ``log(bad / subject)`` (``regression``: the endpoints'
-    ratio, for :attr:`Decision.beyond` only)."""
+    rounds ``log(subject / good)`` and ``log(bad / subject)``."""
     looks = design.schedule()
     n = min(len(subject_good), len(bad_subject))
     reached = [m for m in looks if m <= n]
@@ -211,17 +215,16 @@ def decide(
     behind = walsh_interval(bad_subject[:n], design.tail)
     unlike_good = ahead.low is not None and ahead.low > 1
     unlike_bad = behind.low is not None and behind.low > 1
-    half = math.sqrt(max(regression, 1.0))
     word, beyond = UNKNOWN, ""
     if unlike_good and unlike_bad:
         beyond = BETWEEN
     elif unlike_good:
         word = DIFFERENT
-        if behind.high is not None and behind.high < 1 / half:
+        if behind.high is not None and behind.high < 1:
             beyond = "slower than the bad side"
     elif unlike_bad:
         word = SAME
-        if ahead.high is not None and ahead.high < 1 / half:
+        if ahead.high is not None and ahead.high < 1:
             beyond = "faster than the good side"
     later = [m for m in looks if m > n]
     if word == UNKNOWN and not beyond and later:
