@@ -40,12 +40,14 @@ def environment(
     history = snap.history
     label = "the good commit in the bad side's environment"
     moved = Side.of(history.good, history.locks[-1])
-    outcome = judge(snap, pick, Ends(good, bad), moved, "environment", label)
+    outcome = judge(snap, pick, Ends(good, bad), moved, "environment", label, named=True)
     if not isinstance(outcome, JudgedPoint):
         return outcome
     records.append(outcome.record)
     if outcome.word == SAME:
         return None
+    if outcome.word == DIFFERENT and outcome.record.beyond:
+        return _unlike_both(snap, pick, records, "the environment", outcome, "environment")
     if outcome.word != DIFFERENT:
         why = outcome.record.error or _shown(outcome.record)
         share = (
@@ -82,20 +84,26 @@ def _dependency(
     base = history.locks[0]
     changes = lock.changes(base, history.locks[-1])
 
-    def package(position: int) -> Step | JudgedPoint:
+    def package(position: int, *, named: bool = False) -> Step | JudgedPoint:
         pins = lock.applied(base, changes[:position])
         label = f"the good commit with {', '.join(c.text() for c in changes[:position])}"
-        return judge(snap, pick, ends, Side.of(history.good, pins), "package", label)
+        subject = Side.of(history.good, pins)
+        return judge(snap, pick, ends, subject, "package", label, named=named)
 
     found = _capped(len(changes), recorded(records, package))
     if not isinstance(found, FoundSpan):
         return found
+
+    def applied(p: int) -> str:
+        return changes[p - 1].text() if p else "the good side's pins"
+
     if not found.exact or found.untested:
-
-        def applied(p: int) -> str:
-            return changes[p - 1].text() if p else "the good side's pins"
-
         return _dependency_range(snap, pick, records, applied, found, "package")
+    named = _timed_on(found, len(changes), package)
+    if isinstance(named, JudgedPoint):
+        return _unlike_both(snap, pick, records, applied(found.hi), named, DEPENDENCY_AXIS)
+    if named is not None:
+        return named
     guilty, before = changes[found.hi - 1], changes[: found.hi - 1]
     versions = lock.between(guilty, history.versions.get(guilty.name, ()))
     if not versions:  # the bad side no longer pins it: no version to walk
@@ -104,10 +112,11 @@ def _dependency(
     # The versions' bad end: the changes up to the guilty one's (it ran like the bad side).
     slow = Ends(ends.good, Side.of(history.good, lock.applied(base, changes[: found.hi])))
 
-    def version(position: int) -> Step | JudgedPoint:
+    def version(position: int, *, named: bool = False) -> Step | JudgedPoint:
         pins = lock.applied(base, before, (guilty.name, versions[position - 1]))
         label = f"{guilty.name}=={versions[position - 1]}"
-        return judge(snap, pick, slow, Side.of(history.good, pins), "version", label)
+        subject = Side.of(history.good, pins)
+        return judge(snap, pick, slow, subject, "version", label, named=named)
 
     found = _capped(len(versions), recorded(records, version))
     if not isinstance(found, FoundSpan):
@@ -115,7 +124,26 @@ def _dependency(
     names = [f"{guilty.name}=={guilty.old}", *(f"{guilty.name}=={v}" for v in versions)]
     if not found.exact or found.untested:
         return _dependency_range(snap, pick, records, names.__getitem__, found, "version")
+    named = _timed_on(found, len(versions), version)
+    if isinstance(named, JudgedPoint):
+        return _unlike_both(snap, pick, records, names[found.hi], named, DEPENDENCY_AXIS)
+    if named is not None:
+        return named
     return _dependency_culprit(snap, pick, records, guilty, versions, found.hi)
+
+
+def _timed_on(
+    found: FoundSpan, count: int, probe: Callable[..., Step | JudgedPoint]
+) -> Step | JudgedPoint | None:
+    """Before the first position like the bad side is named: the step that times it on to the
+    last look, its point when it then runs like neither side, or None when it may be named.
+    Position ``count`` is the bad end itself, like the bad side by construction."""
+    if found.hi >= count:
+        return None
+    named = probe(found.hi, named=True)
+    if isinstance(named, JudgedPoint) and not named.record.beyond:
+        return None
+    return named
 
 
 def _capped(count: int, probe: Callable[[int], Step | JudgedPoint]) -> Step | FoundSpan:
@@ -198,10 +226,11 @@ def commits(
     count = len(history.commits)
     budget = snap.budget or budget_of(history)
 
-    def commit(position: int) -> Step | JudgedPoint:
+    def commit(position: int, *, named: bool = False) -> Step | JudgedPoint:
         sha = history.commits[position - 1]
         label = f"commit {sha[:12]} ({position} of {count}): {history.titles.get(sha, '')}"
-        return judge(snap, pick, ends, Side(sha, bad.pins), COMMIT_AXIS, label.rstrip(": "))
+        subject = Side(sha, bad.pins)
+        return judge(snap, pick, ends, subject, COMMIT_AXIS, label.rstrip(": "), named=named)
 
     def may_build(position: int) -> bool:
         built = snap.facts.built
@@ -215,33 +244,13 @@ def commits(
         return history.good if position == 0 else history.commits[position - 1]
 
     if found.exact:
-        culprit = name(found.hi)
-        judged = found.judged.get(found.hi)
-        if judged is not None and judged.record.beyond:
-            return answer(
-                snap,
-                pick,
-                records,
-                BisectAnswer(
-                    UNKNOWN_VERDICT,
-                    f"the first commit that runs slower, {culprit}, is {judged.record.beyond} "
-                    f"({judged.interval.text() if judged.interval else ''} against the regression "
-                    f"{pick.regression.text()}): more than one change lies between the two sides",
-                    axis=COMMIT_AXIS,
-                ),
-            )
-        return answer(
-            snap,
-            pick,
-            records,
-            BisectAnswer(
-                CULPRIT,
-                f"commit {culprit} is the first that runs like the bad side; {name(found.lo)} runs "
-                "like the good side",
-                axis=COMMIT_AXIS,
-                culprit=culprit,
-            ),
-        )
+        named = _timed_on(found, count, commit)
+        if isinstance(named, JudgedPoint):
+            what = f"commit {name(found.hi)}"
+            return _unlike_both(snap, pick, records, what, named, COMMIT_AXIS)
+        if named is not None:
+            return named
+        return _commit_culprit(snap, pick, records, name(found.lo), name(found.hi))
     skipped = [skip(name(p), found.judged[p]) for p in found.skipped()]
     skipped += [Skipped(name(p), "not tested: the build budget is spent") for p in found.untested]
     return answer(
@@ -256,5 +265,47 @@ def commits(
             after=name(found.lo),
             through=name(found.hi),
             skipped=tuple(skipped),
+        ),
+    )
+
+
+def _commit_culprit(
+    snap: BisectSnapshot, pick: RowPick, records: list[BisectStep], before: str, culprit: str
+) -> BisectAnswer:
+    return answer(
+        snap,
+        pick,
+        records,
+        BisectAnswer(
+            CULPRIT,
+            f"commit {culprit} is the first that runs like the bad side; {before} runs like the "
+            "good side",
+            axis=COMMIT_AXIS,
+            culprit=culprit,
+        ),
+    )
+
+
+def _unlike_both(
+    snap: BisectSnapshot,
+    pick: RowPick,
+    records: list[BisectStep],
+    what: str,
+    judged: JudgedPoint,
+    axis: str,
+) -> BisectAnswer:
+    """No culprit: the first subject that runs slower runs like neither side, timed to the
+    last look (slower than the bad side, or between the two), so more than one change lies
+    between the sides."""
+    return answer(
+        snap,
+        pick,
+        records,
+        BisectAnswer(
+            UNKNOWN_VERDICT,
+            f"the first that runs slower, {what}, is {judged.record.beyond} "
+            f"({_shown(judged.record)}, against the regression {pick.regression.text()}): more "
+            "than one change lies between the two sides",
+            axis=axis,
         ),
     )

@@ -8,7 +8,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from mlrelease.perf.bisect.paired import UNKNOWN, Interval, decide, log_ratios
+from mlrelease.perf.bisect.paired import DIFFERENT, UNKNOWN, Interval, decide, log_ratios
 from mlrelease.perf.bisect.search import JudgedPoint
 from mlrelease.perf.bisect.state import (
     UNBUILDABLE,
@@ -54,9 +54,22 @@ class Ends:
 
 
 def judge(
-    snap: BisectSnapshot, pick: RowPick, ends: Ends, subject: Side, axis: str, label: str
+    snap: BisectSnapshot,
+    pick: RowPick,
+    ends: Ends,
+    subject: Side,
+    axis: str,
+    label: str,
+    *,
+    named: bool = False,
 ) -> Step | JudgedPoint:
-    """What the facts say of ``subject`` against both ``ends``, or the step that says it."""
+    """What the facts say of ``subject`` against both ``ends``, or the step that says it.
+
+    ``named``: the subject is about to be named the culprit, so a ``DIFFERENT`` decided at an
+    early look is timed on to the last one first. An early look stops as soon as the subject is
+    shown unlike the good side, before the rounds can show whether it runs like the bad side or
+    slower still (a commit that adds more than the regression, later undone); the last look is
+    the one whose bounds the row's minimum detectable effect was checked against."""
     facts = snap.facts
     reference = ends.good
     for side in (reference, subject, ends.bad):
@@ -75,6 +88,10 @@ def judge(
     decision = decide(log_ratios(good, other), log_ratios(other, bad), snap.design)
     if decision.more:
         return Measure(reference, subject, decision.more, label, ends.bad)
+    last = snap.design.schedule()[-1]
+    early = decision.interval is not None and decision.interval.pairs < last
+    if named and decision.word == DIFFERENT and not decision.beyond and early:
+        return Measure(reference, subject, last, label, ends.bad)
     return JudgedPoint(
         dataclasses.replace(
             shown,

@@ -29,7 +29,12 @@ subject below 1 (slower than the bad side), ``SAME`` with the upper bound of sub
 is never named the culprit: a commit that adds more than the regression, later undone, is not
 the change between the sides. (Checked against 1, as the decision's own bounds are. Checked
 against the halfway point of the endpoints' ratio, as the earlier rule did, a commit 1.183x the
-good side with the bad side x0.923 [0.882, 0.962] of it went unflagged and was named.)
+good side with the bad side x0.923 [0.882, 0.962] of it went unflagged and was named.) A step
+decided ``DIFFERENT`` at an early look has not had the rounds to show the flag: such a commit
+clears 1 against the good side by more than the regression, so it is decided early. The subject
+about to be named is therefore timed on to the last look first, the look whose bounds the row's
+minimum detectable effect was checked against (:func:`mlrelease.perf.bisect.judging.judge`,
+``named``).
 
 Why each wrong call has probability at most a bound's tail. A bisect assumes one change between
 the sides, so every subject runs either like the good side or like the bad side. A subject like
