@@ -5,7 +5,8 @@ repositories (a bare origin, the maintainer's clone, a colleague's clone) and a 
 Rules play three actors. The maintainer runs mlrelease (cut, prepare, rc, build, bind, verify,
 publish, promote, cherry-picks, the whole checklist), each possibly killed at a fault point.
 A colleague pushes an RC tag by hand, force-pushes the release branch, pushes or moves a final
-tag, replaces a binding, uploads a foreign file, picks a fix by hand or reverts it. The
+tag (also in the middle of the maintainer's command, after it read origin and before it pushes),
+replaces a binding, uploads a foreign file, picks a fix by hand or reverts it. The
 environment rebuilds or swaps ``dist/``, changes the index's hash algorithm, and the user edits
 a file. After every step, every invariant is checked (:mod:`helpers.release_oracle`): what
 mlrelease did in a maintainer's step must keep them.
@@ -363,6 +364,9 @@ class ReleaseMachine(RuleBasedStateMachine):
         index_entry_url,
         index_states,
     )
+
+    # --- the push gatekeeper: a colleague moves origin inside a command (helpers.release_races)
+    from helpers.release_races import maintainer_raced
 
     # --- #48: what bind compares (helpers.release_reference_rules): doctored dist/, the
     # clone's configuration, writes to the reference cache ---

@@ -18,7 +18,7 @@ from packaging.version import Version
 from mlrelease import version_files
 from mlrelease.config import Config
 from mlrelease.errors import PreconditionError, UserError
-from mlrelease.release import candidates, pins, rules
+from mlrelease.release import candidates, pins, pushes, rules
 from mlrelease.release import edits as editing
 from mlrelease.release.config import TABLE, ReleaseConfig, parse_release
 from mlrelease.release.plan import Plan, git_action
@@ -155,7 +155,7 @@ def plan_rc_bump(world: World, config: Config, tag: str | None = None, push: boo
         _bump(world, plan, branch, carried, target, "mlrelease release rc --execute")
     if push:
         refs = [branch, f"refs/tags/{name}"] if name else [branch]
-        action = rules.push_action(world, rel.remote, refs, changed)
+        action = pushes.push_action(world, rel.remote, refs, changed, config.names)
         if action:
             plan.actions.append(action)
     return plan
@@ -255,8 +255,12 @@ def plan_final(
             )
         )
     if push:
-        action = rules.push_action(
-            world, config.table(ReleaseConfig).remote, [branch, f"refs/tags/{final}"], changed
+        action = pushes.push_action(
+            world,
+            config.table(ReleaseConfig).remote,
+            [branch, f"refs/tags/{final}"],
+            changed,
+            config.names,
         )
         if action:
             plan.actions.append(action)

@@ -10,7 +10,7 @@ from mlrelease.config import Config
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.naming import Names
 from mlrelease.project import changelog
-from mlrelease.release import branch_edits, own_publishing, pins, rules
+from mlrelease.release import branch_edits, own_publishing, pins, pushes, rules
 from mlrelease.release.config import (
     KEEP_BUMPED,
     TABLE,
@@ -258,7 +258,9 @@ def plan_rc(
         name = _new_tag(world, config, (version, branch, head), rcs, (asked, tag, rebuild), plan)
         changed.add(f"refs/tags/{name}")
     if push:
-        action = rules.push_action(world, rel.remote, [branch, f"refs/tags/{name}"], changed)
+        action = pushes.push_action(
+            world, rel.remote, [branch, f"refs/tags/{name}"], changed, names
+        )
         if action:
             plan.actions.append(action)
     return plan

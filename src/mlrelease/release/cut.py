@@ -11,7 +11,7 @@ from packaging.version import Version
 from mlrelease import versions
 from mlrelease.config import Config
 from mlrelease.errors import PreconditionError
-from mlrelease.release import branch_edits, rules
+from mlrelease.release import branch_edits, pushes, rules
 from mlrelease.release import edits as editing
 from mlrelease.release.config import (
     TABLE,
@@ -244,7 +244,7 @@ def plan_cut(
         plan.notes.append(f"the release-only edits are on {branch}.")
     _order(world, plan, rel, branch, (main_version, next_dev), needed, values, version, restored)
     if push:
-        _push(world, plan, rel, branch, wanted, next_dev is not None)
+        _push(world, plan, config, branch, wanted, next_dev is not None)
     return plan
 
 
@@ -289,8 +289,9 @@ def _order(
 
 
 def _push(
-    world: World, plan: Plan, rel: ReleaseConfig, branch: str, wanted: tuple[int, int], bumped: bool
+    world: World, plan: Plan, config: Config, branch: str, wanted: tuple[int, int], bumped: bool
 ) -> None:
+    rel = config.table(ReleaseConfig)
     main = rel.main_branch
     remote = rules.require_remote(world, "cut", rel.remote)
     theirs = remote.heads.get(main)
@@ -310,6 +311,6 @@ def _push(
         or series(parse_version(world.version_at(theirs), f"{remote.name}/{main}")) <= wanted
     ):
         refs.append(main)
-    action = rules.push_action(world, rel.remote, refs, changed)
+    action = pushes.push_action(world, rel.remote, refs, changed, config.names)
     if action:
         plan.actions.append(action)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from mlrelease.config import Config
 from mlrelease.errors import PreconditionError, UserError
-from mlrelease.release import rules, wanted
+from mlrelease.release import pushes, rules, wanted
 from mlrelease.release.commit_subjects import named_prs, normalised, pr_number
 from mlrelease.release.config import TABLE, ReleaseConfig, series_text
 from mlrelease.release.plan import Plan, git_action
@@ -260,7 +260,7 @@ def plan_picks(
     listed = rel.milestone.replace("{series}", text)
     result = CherryPicks(branch, rel.main_branch, text, rel.trailer, rel.picks, listed)
     result.picks = _fixes(facts, result)
-    result.plan = _plan(world, rel, result, branch, push, (mark or [], reason))
+    result.plan = _plan(world, config, result, branch, push, (mark or [], reason))
     return result
 
 
@@ -288,12 +288,13 @@ def _fixes(facts: PickFacts, result: CherryPicks) -> list[Pick]:
 
 def _plan(
     world: World,
-    rel: ReleaseConfig,
+    config: Config,
     result: CherryPicks,
     branch: str,
     push: bool,
     marking: tuple[list[str], str],
 ) -> Plan:
+    rel = config.table(ReleaseConfig)
     plan = Plan("cherry-picks", world.root)
     rules.preflight(world, "cherry-picks")
     changed: set[str] = set()
@@ -356,7 +357,7 @@ def _plan(
             '(every fix since the fork) or "milestone" (the pull requests a file lists).'
         )
     if push:
-        action = rules.push_action(world, rel.remote, [branch], changed)
+        action = pushes.push_action(world, rel.remote, [branch], changed, config.names)
         if action:
             plan.actions.append(action)
     return plan

@@ -11,7 +11,7 @@ from mlrelease.config import Config
 from mlrelease.errors import PreconditionError
 from mlrelease.project import changelog
 from mlrelease.release import edits as editing
-from mlrelease.release import own_publishing, rules
+from mlrelease.release import own_publishing, pushes, rules
 from mlrelease.release.config import (
     ReleaseConfig,
     next_series,
@@ -96,7 +96,7 @@ def plan_prepare(world: World, config: Config, version: str, push: bool = False)
         _edit(world, plan, config, branch, version, (carried, target, bump_to, need_log), hand)
         changed.add(branch)
     if push:
-        action = rules.push_action(world, rel.remote, [branch], changed)
+        action = pushes.push_action(world, rel.remote, [branch], changed, config.names)
         if action:
             plan.actions.append(action)
     return plan

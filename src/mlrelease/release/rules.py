@@ -283,38 +283,6 @@ def rc_tags(world: World, names: Names, version: Version) -> dict[int, tuple[str
     return found
 
 
-def push_action(
-    world: World, remote_name: str, refs: list[str], changed: set[str]
-) -> Action | None:
-    """``git push --atomic REMOTE refs...`` for the refs the remote lacks or will lack.
-
-    Decided while planning, so before the first change: origin is not ahead of a branch to
-    push, and a tag to push is absent on origin or the very same tag object."""
-    remote = require_remote(world, "push", remote_name)
-    needed: list[str] = []
-    for ref in refs:
-        if ref.startswith("refs/tags/"):
-            name = ref[len("refs/tags/") :]
-            theirs = remote.tag_objects.get(name)
-            mine_tag = world.local.tags.get(name)
-            mine = mine_tag.tag_object if mine_tag else None
-            if theirs and ref in changed:
-                raise PreconditionError(
-                    f"push: {remote.name} already has a tag {name} "
-                    f"({short(remote.tags.get(name))}) that this command would create; "
-                    f"fetch it (`git fetch {remote.name} tag {name}`) and re-run."
-                )
-            if ref in changed or theirs != mine:
-                needed.append(ref)
-            continue
-        require_current(world, "push", [ref])
-        if ref in changed or remote.heads.get(ref) != world.local.heads.get(ref):
-            needed.append(ref)
-    if not needed:
-        return None
-    return git_action("push", "push", "--atomic", remote.name, *map(refspec, needed))
-
-
 def require_clean(
     world: World, name: str, ignore: AbstractSet[str] = frozenset(), why: str = ""
 ) -> None:

@@ -84,6 +84,34 @@ def test_the_machine_catches_a_broken_gatekeeper(harness: Harness, monkeypatch) 
         machine.teardown()
 
 
+@pytest.mark.parametrize("act", ["final", "rc3", "rewind"])
+def test_the_machine_sees_a_push_on_a_moved_origin(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch, act: str
+) -> None:
+    """The race is not vacuous: with the push gatekeeper off, the colleague's act in the middle
+    of ``rc`` (a final tag, a newer RC) or ``prepare`` (a rewind) is followed by a push that
+    breaks (i), the numbering or (h); with it on, nothing is pushed and nothing is broken."""
+    from mlrelease.release import pushes
+
+    for broken in (True, False):
+        with monkeypatch.context() as patch:
+            if broken:
+                patch.setattr(pushes, "before_push", lambda *a, **k: None)
+            ReleaseMachine.harness = harness
+            machine = ReleaseMachine()
+            machine.fresh_world()
+            try:
+                machine.cut(kill=None)
+                if act != "rewind":
+                    machine.prepare(kill=None)
+                machine.maintainer_raced(act)
+                said = [v for v in machine.found if "raced by" in v]
+                assert bool(said) == broken, (broken, machine.found, harness.log[-1:])
+                assert broken or machine.found == [], machine.found
+            finally:
+                machine.teardown()
+
+
 # --- #48: the index as installers read it, a fork's tags (helpers.release_installers) ------
 
 
@@ -124,10 +152,14 @@ def test_the_machine_sees_a_forks_tag_pushed_or_advised(
     harness: Harness, monkeypatch: pytest.MonkeyPatch, own_commit: bool
 ) -> None:
     """With "made here" read from the annotation again, a fork's RC tag fetched here is
-    pushed (at HEAD) or its push advised (on the fork's commit): both are violations."""
+    pushed (at HEAD) or its push advised (on the fork's commit): both are violations. The push
+    gatekeeper reads the record of the tags made here on its own, and would refuse that push
+    at the last moment: it is switched off too, so the planner's mistake reaches origin."""
+    from mlrelease.release import pushes
     from mlrelease.release.world.snapshot import World
 
     monkeypatch.setattr(World, "made_here", lambda self, name, marker: True)
+    monkeypatch.setattr(pushes, "before_push", lambda *a, **k: None)
     ReleaseMachine.harness = harness
     machine = ReleaseMachine()
     machine.fresh_world()

@@ -6,6 +6,9 @@ irreversible act on the exact bytes that are sent (pure: facts and bytes in, a r
 - :func:`before_tag_push`: the final tag; (b), (d), T3, and (a) on the index promote read.
 - :func:`before_manifest_push`: a binding; (c), (d), T3.
 
+The fourth act, the push of a branch or an RC tag, has its gatekeeper where every such push is
+planned: :func:`mlrelease.release.pushes.before_push`.
+
 T3 (the train's "no member bound to a wrong upstream") is :func:`upstream_problem`: a train
 member's manifest records the upstream candidate it was built against, which must be current
 (:mod:`.upstream`); with the train's other invariants it is checked by
