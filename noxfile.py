@@ -151,7 +151,11 @@ def tests_perf(session: nox.Session) -> None:
     """Run the perf-integration lane: real profile runs with CPU torch and the ONNX exporter."""
     _install_cpu_torch(session)
     _install(session, "test-perf")
-    session.run("pytest", "tests/perf_integration", *session.posargs)
+    # One xdist worker per core: each test times one single-threaded perf worker at a time, so
+    # two tests share a 2-core machine as a loaded CI machine shares it (the lane's tests are
+    # made for that); a module's shared profile runs stay on one worker (its xdist_group).
+    workers = ("-n", "auto", "--dist", "loadgroup")
+    session.run("pytest", *workers, "tests/perf_integration", *session.posargs)
 
 
 @nox.session(tags=["lint"])

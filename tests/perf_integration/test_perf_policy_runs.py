@@ -13,6 +13,10 @@ from helpers.projects import perf_adopter
 
 from mlrelease.cli import main
 
+pytestmark = pytest.mark.xdist_group("perf-policy")
+"""The module's profile runs are made once (module-scoped fixtures): its tests share one
+xdist worker (``nox -s tests_perf`` runs the lane under ``--dist loadgroup``)."""
+
 PROFILES = {
     "tiny": {
         "models": ["tiny_models:BATCH_MIXING"],

@@ -11,6 +11,10 @@ from helpers.projects import perf_adopter
 
 from mlrelease.cli import main
 
+pytestmark = pytest.mark.xdist_group("perf-run")
+"""The module's profile runs are made once (module-scoped fixtures): its tests share one
+xdist worker (``nox -s tests_perf`` runs the lane under ``--dist loadgroup``)."""
+
 TINY = {
     "models": ["tiny_models:TINY", "tiny_models:UNEXPORTABLE"],
     "frameworks": ["pytorch", "onnxruntime_cpu", "onnxruntime_cuda"],
