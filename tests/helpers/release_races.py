@@ -1,13 +1,14 @@
 """The release machine's race (:mod:`helpers.release_machine`): a colleague moves origin while
 the maintainer's command runs, after it read origin and before it pushes.
 
-The colleague acts right after the maintainer's ``git tag`` (``release rc``) or ``git commit``
-(``cut``, ``prepare``); only that moment is arranged (``mlrelease.edges.git.run`` wrapped for
-the one in-process command), the acts and the pushes are real. Origin is read at that moment,
-and what mlrelease pushed after it is judged against it (docs/release/invariants.md, "One
+The colleague acts right after the maintainer's ``git tag`` (``release rc``, ``release promote``)
+or ``git commit`` (``cut``, ``prepare``); only that moment is arranged (``mlrelease.edges.git.run``
+wrapped for the one in-process command), the acts and the pushes are real. Origin is read at that
+moment, and what mlrelease pushed after it is judged against it (docs/release/invariants.md, "One
 gatekeeper before each irreversible act"):
 
-- (i): no RC tag pushed while origin held a final tag of its version, in any spelling;
+- (i): no RC tag pushed while origin held a final tag of its version, in any spelling, and no
+  final tag pushed beside another spelling of it;
 - numbering: no RC tag pushed below an RC of its version origin already held;
 - (h): a branch the colleague rewound is not pushed forward again over the rewind.
 """
@@ -26,11 +27,12 @@ from helpers import release_oracle as oracle
 from helpers.release_adversary import RARE, _fresh, _sh
 from mlrelease.edges import git
 
-TRIGGER = {"rc": "tag", "cut": "commit", "prepare": "commit"}
+TRIGGER = {"rc": "tag", "cut": "commit", "prepare": "commit", "promote": "tag"}
 ARGS = {
     "cut": ("release", "cut", "--version", "1.4", "--execute", "--push"),
     "prepare": ("release", "prepare", "--version", "1.4.0", "--execute", "--push"),
     "rc": ("release", "rc", "--execute", "--push"),
+    "promote": ("release", "promote", "--version", "1.4.0", "--execute", "--push"),
 }
 RC = re.compile(r"refs/tags/v1\.4\.0-rc(\d+)$")
 FINALS = ("refs/tags/v1.4.0", "refs/tags/1.4.0")
@@ -53,8 +55,8 @@ def colleague_acts(self: Any, act: str) -> None:
 
 @rule(act=st.sampled_from(["final", "rc3", "rewind"]), rare=RARE)
 def maintainer_raced(self: Any, act: str, rare: int = 0) -> None:
-    """The release's next step (cut, prepare or rc), with the colleague's ``act`` in the middle
-    of it; what it pushed after the act is judged against origin as the act left it."""
+    """The release's next step (cut, prepare, rc or promote), with the colleague's ``act`` in
+    the middle of it; what it pushed after the act is judged against origin as the act left it."""
     verb = self.next_verb()
     if rare or verb not in TRIGGER:
         return
@@ -67,8 +69,9 @@ def maintainer_raced(self: Any, act: str, rare: int = 0) -> None:
             seen.update(oracle.refs(Path(self.origin)))
         return out
 
+    args = ARGS[verb] + (("--repository-url", self.index_url()) if verb == "promote" else ())
     with mock.patch.object(git, "run", run):
-        self.maintainer(*ARGS[verb])
+        self.maintainer(*args)
     if seen:
         after = oracle.refs(Path(self.origin))
         found = judged(Path(self.origin), (start, seen, after))
@@ -87,6 +90,9 @@ def judged(origin: Path, moments: tuple[dict[str, str], ...]) -> list[str]:
         m = RC.match(ref)
         if m and finals:
             out.append(f"(i) {ref} was pushed while origin held {finals[0]}")
+        others = [f for f in finals if f != ref]
+        if ref in FINALS and others:
+            out.append(f"(i) {ref} was pushed while origin held {others[0]}")
         if m and held and int(m[1]) < max(held):
             out.append(f"{ref} was pushed below origin's v1.4.0-rc{max(held)}")
     branch = "refs/heads/release/1.4"

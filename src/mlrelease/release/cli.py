@@ -160,7 +160,9 @@ def _act(p: argparse.ArgumentParser, push: bool = True) -> None:
         p.add_argument(
             "--push",
             action="store_true",
-            help="push what it creates to the remote ([tool.mlrelease.release] remote)",
+            help="push what it creates to the remote ([tool.mlrelease.release] remote); origin "
+            "is read again right before the push, and nothing is pushed when a branch it pushes "
+            "or a release tag moved since the command read it (re-run to plan on the new state)",
         )
 
 

@@ -17,8 +17,9 @@ Other refs (feature branches, CI's own tags) do not stop a push. Each tag being 
 from this clone and must be the very object this clone's record says a release command made
 (invariant (l)); a tag moved or re-made here since is not sent.
 
-:func:`before_push` is pure (refs in, a refusal out); :func:`push_action` reads what it
-compares, through :mod:`.world.refs` and :mod:`.world.made`.
+:func:`before_push` is pure (refs in, a refusal out); :func:`recheck` reads what it compares,
+through :mod:`.world.refs` and :mod:`.world.made`, for :func:`push_action`'s pushes and for the
+final tag ``release promote`` pushes (after :func:`~.promotion.gatekeeper.before_tag_push`).
 """
 
 from __future__ import annotations
@@ -80,17 +81,23 @@ def push_action(
             needed.append(ref)
     if not needed:
         return None
-    planned, root = remote.refs, world.root
-
-    def check() -> None:
-        listed, _ = refs.ls_remote(root, remote.name, (_HEADS, _TAGS))
-        sent = [r[len(_TAGS) :] for r in needed if r.startswith(_TAGS)]
-        local = refs.read_local(root).tags if sent else {}
-        records = made.read(git.common_dir(root)) if sent else {}
-        before_push(remote.name, planned, listed, needed, names, (local, records))
-
     args = ("push", "--atomic", remote.name, *map(rules.refspec, needed))
-    return git_action("push", *args, check=check)
+    return git_action("push", *args, check=lambda: recheck(world, needed, names))
+
+
+def recheck(world: World, pushed: Sequence[str], names: Names) -> None:
+    """:func:`before_push` on origin's refs listed now, against ``world``'s (read when the
+    command planned), with this clone's tags and its record of the tags it made: the ``check``
+    of every push, right before ``git push`` (:func:`push_action`'s, and ``release promote``'s
+    final tag after its own gatekeeper)."""
+    remote, root = world.origin(), world.root
+    if remote is None:  # no remote: nothing is pushed (require_remote refused the plan)
+        raise PushRefused("push: no remote was read for this command; nothing was pushed.")
+    listed, _ = refs.ls_remote(root, remote.name, (_HEADS, _TAGS))
+    sent = [r for r in pushed if r.startswith(_TAGS)]
+    local = refs.read_local(root).tags if sent else {}
+    records = made.read(git.common_dir(root)) if sent else {}
+    before_push(remote.name, remote.refs, listed, pushed, names, (local, records))
 
 
 def before_push(

@@ -84,13 +84,14 @@ def test_the_machine_catches_a_broken_gatekeeper(harness: Harness, monkeypatch) 
         machine.teardown()
 
 
-@pytest.mark.parametrize("act", ["final", "rc3", "rewind"])
+@pytest.mark.parametrize("act", ["final", "rc3", "rewind", "promote"])
 def test_the_machine_sees_a_push_on_a_moved_origin(
     harness: Harness, monkeypatch: pytest.MonkeyPatch, act: str
 ) -> None:
     """The race is not vacuous: with the push gatekeeper off, the colleague's act in the middle
-    of ``rc`` (a final tag, a newer RC) or ``prepare`` (a rewind) is followed by a push that
-    breaks (i), the numbering or (h); with it on, nothing is pushed and nothing is broken."""
+    of ``rc`` (a final tag, a newer RC), ``prepare`` (a rewind) or ``promote`` (a final tag in
+    another spelling) is followed by a push that breaks (i), the numbering or (h); with it on,
+    nothing is pushed and nothing is broken."""
     from mlrelease.release import pushes
 
     for broken in (True, False):
@@ -104,7 +105,13 @@ def test_the_machine_sees_a_push_on_a_moved_origin(
                 machine.cut(kill=None)
                 if act != "rewind":
                     machine.prepare(kill=None)
-                machine.maintainer_raced(act)
+                if act == "promote":  # the colleague's final tag inside promote
+                    machine.rc(kill=None)
+                    machine.build()
+                    machine.bind(kill=None)
+                    machine.verify()
+                    machine.publish(kill=None)
+                machine.maintainer_raced("final" if act == "promote" else act)
                 said = [v for v in machine.found if "raced by" in v]
                 assert bool(said) == broken, (broken, machine.found, harness.log[-1:])
                 assert broken or machine.found == [], machine.found

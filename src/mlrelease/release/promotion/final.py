@@ -20,7 +20,7 @@ from mlrelease.config import Config
 from mlrelease.edges import git
 from mlrelease.errors import PreconditionError, UserError
 from mlrelease.naming import Names
-from mlrelease.release import rules
+from mlrelease.release import pushes, rules
 from mlrelease.release.config import TABLE, ReleaseConfig, version_model
 from mlrelease.release.plan import Action, Plan, git_action
 from mlrelease.release.promotion import gatekeeper, index
@@ -90,6 +90,12 @@ def _candidate(world: World, config: Config, names: Names) -> tuple[Target, Tag]
         if reason is None:
             raise
         raise PreconditionError(f"promote: {reason}") from None
+    other = rules.released_tag(world, names, target.version)
+    if other is not None and other != target.final:  # invariant (i): released in another spelling
+        raise PreconditionError(
+            f"promote: {rules.released_reason(world, config, target.version)} Its final tag in "
+            f"the configured spelling, {target.final}, would release it a second time."
+        )
     return target, tag
 
 
@@ -213,6 +219,7 @@ def _push(
             names = {e.name for e in manifest.files}
             held = index.read(repository_url, project, version, download=names)
         gatekeeper.before_tag_push(world, manifest, text, held)
+        pushes.recheck(world, [f"refs/tags/{final}"], config.names)
 
     return git_action(
         "push", "push", "--atomic", remote, rules.refspec(f"refs/tags/{final}"), check=check

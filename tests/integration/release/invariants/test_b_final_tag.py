@@ -79,3 +79,18 @@ def test_a_report_made_with_an_uncommitted_config_is_refused(
     )
     assert code == 1 and "pyproject.toml" in err
     assert colleague.git("ls-remote", "--tags", "origin", "v1.4.0") == ""
+
+
+def test_a_release_in_another_spelling_is_not_made_again(
+    candidate: Repo, colleague: Repo, mlr
+) -> None:  # type: ignore[no-untyped-def]
+    """Invariant (i): origin has ``1.4.0`` (the spelling without ``v``, on another commit).
+    promote planned ``v1.4.0`` and pushed it: a second release of 1.4.0."""
+    colleague.git("tag", "1.4.0", "origin/main")
+    colleague.git("push", "-q", "origin", "refs/tags/1.4.0")
+    code, _, err = mlr(
+        "release", "promote", "--rc", RC, "--published-elsewhere", "--execute", "--push"
+    )
+    assert code == 1 and "1.4.0 is already released (1.4.0)" in err, err
+    assert "would release it a second time" in err
+    assert colleague.git("ls-remote", "--tags", "origin", "v1.4.0") == ""

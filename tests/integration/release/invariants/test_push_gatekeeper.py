@@ -120,3 +120,25 @@ def test_refs_that_decide_nothing_do_not_stop_a_push(  # type: ignore[no-untyped
         code, _, err = mlr("release", "rc", "--execute", "--push")
     assert code == 0, err
     assert repo.origin_git("tag", "--list", "v1.4.0-rc1") == "v1.4.0-rc1"
+
+
+def test_a_final_tag_is_not_pushed_beside_another_spelling_of_it(  # type: ignore[no-untyped-def]
+    candidate: Repo, colleague: Repo, mlr: Mlr, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``promote`` tags v1.4.0; meanwhile the colleague pushes ``1.4.0`` (the spelling without
+    ``v``) on another commit. Before, both went out: two releases of 1.4.0. Now promote's final
+    push is rechecked too, and the re-run says 1.4.0 is released."""
+
+    def other_final() -> None:
+        colleague.git("fetch", "-q", "origin")
+        colleague.git("tag", "1.4.0", "origin/main")
+        colleague.git("push", "-q", "origin", "refs/tags/1.4.0")
+
+    args = ("release", "promote", "--rc", "v1.4.0-rc1", "--published-elsewhere", "--execute")
+    with colleague_after(monkeypatch, "tag", other_final):
+        code, _, err = mlr(*args, "--push")
+    assert code == 1 and "tag 1.4.0: absent" in err and "nothing was pushed" in err, err
+    assert candidate.origin_git("tag", "--list", "v1.4.0") == ""
+    code, _, err = mlr(*args, "--push")
+    assert code == 1 and "1.4.0" in err, err
+    assert candidate.origin_git("tag", "--list", "v1.4.0") == ""
