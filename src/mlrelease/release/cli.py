@@ -21,8 +21,8 @@ from mlrelease.terminal import message_console
 console = message_console()
 
 SAFETY = (
-    "Dry run unless --execute: prints the exact git commands it would run. Pushes only "
-    "with --push. Checks its preconditions first; a second run finds nothing to do."
+    "Dry run unless --execute: prints the exact git commands it would run. Pushes only with "
+    "--push, if origin has not moved. Checks preconditions first; a second run finds nothing to do."
 )
 
 
@@ -160,9 +160,7 @@ def _act(p: argparse.ArgumentParser, push: bool = True) -> None:
         p.add_argument(
             "--push",
             action="store_true",
-            help="push what it creates to the remote ([tool.mlrelease.release] remote); origin "
-            "is read again right before the push, and nothing is pushed when a branch it pushes "
-            "or a release tag moved since the command read it (re-run to plan on the new state)",
+            help="push what it creates to the remote ([tool.mlrelease.release] remote)",
         )
 
 
