@@ -16,6 +16,8 @@ gatekeeper before each irreversible act"):
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from unittest import mock
@@ -36,6 +38,25 @@ ARGS = {
 }
 RC = re.compile(r"refs/tags/v1\.4\.0-rc(\d+)$")
 FINALS = ("refs/tags/v1.4.0", "refs/tags/1.4.0")
+
+
+@contextmanager
+def acting_after(verb: str, act: Callable[[], None]) -> Iterator[list[str]]:
+    """Let ``act`` run once, right after the next ``git VERB`` that mlrelease runs in this
+    process succeeds (after the command planned, before it pushes); yields the list that says
+    whether it ran."""
+    real = git.run
+    acted: list[str] = []
+
+    def run(root: Path, *args: str, **kwargs: Any) -> Any:
+        out = real(root, *args, **kwargs)
+        if args and args[0] == verb and not acted:
+            acted.append(verb)
+            act()
+        return out
+
+    with mock.patch.object(git, "run", run):
+        yield acted
 
 
 def colleague_acts(self: Any, act: str) -> None:
@@ -60,17 +81,14 @@ def maintainer_raced(self: Any, act: str, rare: int = 0) -> None:
     verb = self.next_verb()
     if rare or verb not in TRIGGER:
         return
-    real, start, seen = git.run, oracle.refs(Path(self.origin)), {}
+    start, seen = oracle.refs(Path(self.origin)), {}
 
-    def run(root: Path, *args: str, **kwargs: Any) -> Any:
-        out = real(root, *args, **kwargs)
-        if args and args[0] == TRIGGER[verb] and not seen:
-            colleague_acts(self, act)
-            seen.update(oracle.refs(Path(self.origin)))
-        return out
+    def acts() -> None:
+        colleague_acts(self, act)
+        seen.update(oracle.refs(Path(self.origin)))
 
     args = ARGS[verb] + (("--repository-url", self.index_url()) if verb == "promote" else ())
-    with mock.patch.object(git, "run", run):
+    with acting_after(TRIGGER[verb], acts):
         self.maintainer(*args)
     if seen:
         after = oracle.refs(Path(self.origin))
@@ -111,4 +129,4 @@ def judged(origin: Path, moments: tuple[dict[str, str], ...]) -> list[str]:
 
 
 def _contains(origin: Path, tip: str, commit: str) -> bool:
-    return _sh(origin, "merge-base", "--is-ancestor", commit, tip).returncode == 0
+    return bool(_sh(origin, "merge-base", "--is-ancestor", commit, tip).returncode == 0)

@@ -12,12 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
 
 import pytest
 from helpers.release import Repo
-
-from mlrelease.edges import git
+from helpers.release_races import acting_after
 
 Mlr = Callable[..., tuple[int, str, str]]
 
@@ -27,17 +25,7 @@ def colleague_after(
     monkeypatch: pytest.MonkeyPatch, verb: str, act: Callable[[], None]
 ) -> Iterator[None]:
     """Let ``act`` run once, right after the maintainer's next ``git VERB`` succeeds."""
-    real, acted = git.run, []
-
-    def run(root: Any, *args: str, **kwargs: Any) -> Any:
-        out = real(root, *args, **kwargs)
-        if args and args[0] == verb and not acted:
-            acted.append(verb)
-            act()
-        return out
-
-    with monkeypatch.context() as patch:
-        patch.setattr(git, "run", run)
+    with acting_after(verb, act) as acted:
         yield
     assert acted, f"the maintainer's command never ran git {verb}"
 
@@ -64,7 +52,7 @@ def _push_tag(colleague: Repo, name: str) -> None:
         ("v1.4.0-rc2", "a newer candidate, tagged by hand: rc1 would come after rc2"),
     ],
 )
-def test_an_rc_tag_is_not_pushed_when_origin_moved_after_planning(  # type: ignore[no-untyped-def]
+def test_an_rc_tag_is_not_pushed_when_origin_moved_after_planning(
     repo: Repo, colleague: Repo, mlr: Mlr, monkeypatch: pytest.MonkeyPatch, tag: str, why: str
 ) -> None:
     """Before, the push went through: git refuses only a tag that exists, and v1.4.0-rc1
@@ -83,7 +71,7 @@ def test_an_rc_tag_is_not_pushed_when_origin_moved_after_planning(  # type: igno
         assert repo.origin_git("tag", "--list", "v1.4.0-rc1") == ""
 
 
-def test_a_branch_rewound_on_origin_is_not_pushed_back(  # type: ignore[no-untyped-def]
+def test_a_branch_rewound_on_origin_is_not_pushed_back(
     repo: Repo, colleague: Repo, mlr: Mlr, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The colleague force-pushes release/1.4 back while ``prepare`` commits. Before, the
@@ -104,7 +92,7 @@ def test_a_branch_rewound_on_origin_is_not_pushed_back(  # type: ignore[no-untyp
     assert repo.origin_git("rev-parse", "release/1.4") == rewound
 
 
-def test_refs_that_decide_nothing_do_not_stop_a_push(  # type: ignore[no-untyped-def]
+def test_refs_that_decide_nothing_do_not_stop_a_push(
     repo: Repo, colleague: Repo, mlr: Mlr, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A feature branch and a CI tag (PyTorch's ``ciflow/trunk/N``) pushed meanwhile: the RC
@@ -122,7 +110,7 @@ def test_refs_that_decide_nothing_do_not_stop_a_push(  # type: ignore[no-untyped
     assert repo.origin_git("tag", "--list", "v1.4.0-rc1") == "v1.4.0-rc1"
 
 
-def test_a_final_tag_is_not_pushed_beside_another_spelling_of_it(  # type: ignore[no-untyped-def]
+def test_a_final_tag_is_not_pushed_beside_another_spelling_of_it(
     candidate: Repo, colleague: Repo, mlr: Mlr, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``promote`` tags v1.4.0; meanwhile the colleague pushes ``1.4.0`` (the spelling without
