@@ -211,7 +211,7 @@ def _push(
     final, version, manifest = chosen.target.final, chosen.target.version, chosen.manifest
     project = config.project_name
 
-    def check() -> None:
+    def check() -> tuple[str, ...]:
         sha = git.run(world.root, "rev-parse", "--verify", f"refs/tags/{final}")
         text = git.run(world.root, "cat-file", "tag", sha, strip=False)
         held = None
@@ -219,8 +219,21 @@ def _push(
             names = {e.name for e in manifest.files}
             held = index.read(repository_url, project, version, download=names)
         gatekeeper.before_tag_push(world, manifest, text, held)
-        pushes.recheck(world, [f"refs/tags/{final}"], config.names)
+        args = pushes.recheck(world, [f"refs/tags/{final}"], config.names)
+        if f"{sha}:refs/tags/{final}" not in args:  # re-made here while it was checked
+            raise pushes.PushRefused(
+                f"push: {final} in this clone moved while it was checked; nothing was pushed. "
+                "Re-run the command."
+            )
+        return args
 
+    pushed = [f"refs/tags/{final}"]
     return git_action(
-        "push", "push", "--atomic", remote, rules.refspec(f"refs/tags/{final}"), check=check
+        "push",
+        "push",
+        "--atomic",
+        remote,
+        rules.refspec(pushed[0]),
+        check=check,
+        after=lambda: pushes.after_push(world, pushed, config.names),
     )
