@@ -84,13 +84,14 @@ def require_current(world: World, verb: str, branches: list[str]) -> None:
             )
     if stale:
         pulls = " && ".join(
-            f"git switch {b} && git pull --ff-only {remote.name} {b}"
+            f"git switch {b} && git pull --rebase {remote.name} {b}"
             for b in branches
             if any(f"local {b} (" in s for s in stale)
         )
         raise PreconditionError(
             f"{verb}: {'; '.join(stale)}; nothing was changed. Bring them in first "
-            f"(`{pulls}`), then re-run."
+            f"(`{pulls}`: a fast-forward, or this clone's unpushed commits replayed on top), "
+            "then re-run."
         )
 
 

@@ -10,6 +10,8 @@ repositories, the clones and every push are real.
 
 from __future__ import annotations
 
+import re
+import subprocess
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -271,3 +273,23 @@ def test_a_final_tag_pushed_in_the_last_moment_is_named_at_once(
     assert code == 1, err
     assert "refs/tags/v1.4.0-rc1 went out to origin" in err and "tag 1.4.0: absent ->" in err
     assert "both now stand there" in err, err
+
+
+def test_the_advice_after_main_moved_under_an_unpushed_cut_works(
+    repo: Repo, colleague: Repo, mlr: Mlr
+) -> None:
+    """cut ran without --push (main holds its bump commit), then a colleague pushed to main.
+    The refusal's command brings origin's commits in and the re-run pushes (before: it advised
+    ``git pull --ff-only``, which cannot fast-forward a main with the cut's commit on it)."""
+    code, _, err = mlr("release", "cut", "--version", "1.4", "--execute")
+    assert code == 0, err
+    colleague.git("commit", "-q", "--allow-empty", "-m", "feat: colleague")
+    colleague.git("push", "-q", "origin", "HEAD:main")
+    code, _, err = mlr("release", "cut", "--version", "1.4", "--execute", "--push")
+    assert code == 1, err
+    advice = re.search(r"run `(git switch main && git pull [^`]+)`", err)
+    assert advice, err
+    subprocess.run(advice[1], shell=True, cwd=repo.path, check=True, capture_output=True)
+    code, _, err = mlr("release", "cut", "--version", "1.4", "--execute", "--push")
+    assert code == 0, err
+    assert repo.origin_git("rev-parse", "main~1") == colleague.git("rev-parse", "HEAD")
