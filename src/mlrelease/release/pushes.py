@@ -17,6 +17,11 @@ Other refs (feature branches, CI's own tags) do not stop a push. Each tag being 
 from this clone and must be the very object this clone's record says a release command made
 (invariant (l)); a tag moved or re-made here since is not sent.
 
+The push then sends what the gatekeeper read (:func:`sent`): each object by its SHA, a branch
+with a lease on the commit origin had when the command planned, so git refuses a branch moved on
+origin after the last listing. A release tag another push makes in that last moment cannot stop
+a push that does not send it; :func:`after_push` lists origin once more and names it at once.
+
 :func:`before_push` is pure (refs in, a refusal out); :func:`recheck` reads what it compares,
 through :mod:`.world.refs` and :mod:`.world.made`, for :func:`push_action`'s pushes and for the
 final tag ``release promote`` pushes (after :func:`~.promotion.gatekeeper.before_tag_push`).
