@@ -135,6 +135,18 @@ def released_tag(world: World, names: Names, version: Version) -> str | None:
     return names.release_tag(version, tags)
 
 
+def released_twice(world: World, names: Names, version: Version) -> str | None:
+    """Invariant (b): the final tags of ``version`` on origin, in every spelling the project has
+    used, when they name more than one commit (``v1.4.0`` on C, ``1.4.0`` on D), as a phrase;
+    None when at most one commit was released as ``version``."""
+    remote = world.remote
+    tags = remote.refs.tags if remote is not None else world.local.tags
+    finals = sorted(n for n in tags if names.read_tag(n) == (version, None))
+    if len({tags[n].commit for n in finals}) < 2:
+        return None
+    return ", ".join(f"{n} on {short(tags[n].commit)}" for n in finals)
+
+
 def released(world: World, names: Names, version: Version) -> str | None:
     """Invariant (i): where the final tag of ``version`` is (``on origin``), or None.
 

@@ -96,6 +96,13 @@ def _candidate(world: World, config: Config, names: Names) -> tuple[Target, Tag]
             f"promote: {rules.released_reason(world, config, target.version)} Its final tag in "
             f"the configured spelling, {target.final}, would release it a second time."
         )
+    twice = rules.released_twice(world, names, target.version)
+    if twice is not None:
+        raise PreconditionError(
+            f"promote: {target.version} has final tags on more than one commit on origin "
+            f"({twice}): it was released twice. Nothing was done. Which one is the release is "
+            "a person's call (who installed what); mlrelease moves and deletes no final tag."
+        )
     return target, tag
 
 
