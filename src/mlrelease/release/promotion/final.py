@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from packaging.version import Version
+
 from mlrelease.config import Config
 from mlrelease.edges import git
 from mlrelease.errors import PreconditionError, UserError
@@ -34,6 +36,7 @@ from mlrelease.release.world.snapshot import (
     Target,
     World,
     parse_version,
+    short,
 )
 
 
@@ -96,7 +99,7 @@ def _candidate(world: World, config: Config, names: Names) -> tuple[Target, Tag]
             f"promote: {rules.released_reason(world, config, target.version)} Its final tag in "
             f"the configured spelling, {target.final}, would release it a second time."
         )
-    twice = rules.released_twice(world, names, target.version)
+    twice = _released_twice(world, names, target.version)
     if twice is not None:
         raise PreconditionError(
             f"promote: {target.version} has final tags on more than one commit on origin "
@@ -104,6 +107,18 @@ def _candidate(world: World, config: Config, names: Names) -> tuple[Target, Tag]
             "a person's call (who installed what); mlrelease moves and deletes no final tag."
         )
     return target, tag
+
+
+def _released_twice(world: World, names: Names, version: Version) -> str | None:
+    """Invariant (b): the final tags of ``version`` on origin, in every spelling the project has
+    used, when they name more than one commit (``v1.4.0`` on C, ``1.4.0`` on D), as a phrase;
+    None when at most one commit was released as ``version``."""
+    remote = world.remote
+    tags = remote.refs.tags if remote is not None else world.local.tags
+    finals = sorted(n for n in tags if names.read_tag(n) == (version, None))
+    if len({tags[n].commit for n in finals}) < 2:
+        return None
+    return ", ".join(f"{n} on {short(tags[n].commit)}" for n in finals)
 
 
 def plan_promote(
