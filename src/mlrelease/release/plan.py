@@ -155,13 +155,13 @@ class Plan:
     def execute(self, echo: Callable[[str], None] | None = None) -> None:
         """Run the actions in order, echoing each line (to stdout unless ``echo`` says where)."""
         done: list[str] = []
+        say = echo or (lambda line: print(line, flush=True))
         for action in self.actions:
-            if echo is None:
-                print(action.line, flush=True)
-            else:
-                echo(action.line)
+            say(action.line)
             try:
                 checked = action.check() if action.check is not None else None
+                if checked and checked != action.git_args:  # the objects the check read
+                    say("  sent as: " + shlex.join(git.shown(checked)))
                 if action.git_args is not None:
                     if action.intent is not None:
                         action.intent()

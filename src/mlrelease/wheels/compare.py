@@ -14,8 +14,8 @@ reference's; not compared: the read and write bits (the builder's umask).
 
 What is not compared: the archives' own headers (timestamps, order, compression), and RECORD's
 bytes, which are checked by meaning and form instead (every member listed once with its true
-hash and size, no other row, three fields a row, sha256 or better, line endings as the
-reference's): the order of its rows and their CSV quoting are not compared.
+hash and size, no other row, three fields a row, sha256 or better): the order of its rows,
+their CSV quoting and their line endings (auditwheel writes CRLF) are not compared.
 """
 
 from __future__ import annotations
@@ -177,12 +177,12 @@ def record_rows(
     """RECORD's rows, and what is wrong with their form: a row of other than
     three fields (a fourth column is text installers print), a hash by an algorithm not in
     :data:`HASHES`, a size that is not the member's (none for RECORD itself and its
-    signatures, which carry neither hash nor size). Not compared: the order of the rows and
-    their CSV quoting, which change no row."""
+    signatures, which carry neither hash nor size). Not compared: the order of the rows, their
+    CSV quoting, blank lines and line endings (auditwheel writes CRLF), which change no row."""
     rows = list(csv.reader(io.StringIO(_text(data), newline="")))
     problems: list[str] = []
     for number, row in enumerate(rows, 1):
-        if not row:  # a blank line: :func:`record_lines` holds it to the reference's
+        if not row:  # a blank line changes no row
             continue
         if len(row) != 3:
             problems.append(f"{file}: {name} line {number} has {len(row)} fields, not 3: {row!r}")
@@ -204,24 +204,6 @@ def record_rows(
                 f"{file}: {name} gives {path} size {size!r}, its bytes are {len(held)} long"
             )
     return [r for r in rows if len(r) == 3], problems
-
-
-def record_lines(file: str, name: str, ours: bytes, ref: bytes) -> list[str]:
-    """RECORD's line endings and blank lines as the reference's RECORD has them (a CRLF, or
-    an empty line, that the reference build does not write is a byte it did not make)."""
-    form = [
-        (what, count(ours), count(ref))
-        for what, count in (
-            ("CRLF line endings", lambda d: d.count(b"\r\n")),
-            ("carriage returns", lambda d: d.count(b"\r")),
-            ("blank lines", lambda d: len(re.findall(rb"(?m)^\r?$\n", d))),
-        )
-    ]
-    return [
-        f"{file}: {name} has {mine} {what}, the reference wheel's RECORD {theirs}"
-        for what, mine, theirs in form
-        if (mine == 0) != (theirs == 0)
-    ]
 
 
 def _text(data: bytes) -> str:
@@ -281,7 +263,6 @@ def wheel(
     for name in sorted((set(mine) | set(theirs)) - code):
         a, b = mine.get(name), theirs.get(name)
         if name in both_records:  # the RECORDs: `record` above checks ours against our members
-            verdict.problems += record_lines(file, name, mine[name].data, theirs[name].data)
             continue
         if _folder_alike(a, b, name in implied):
             continue

@@ -145,15 +145,6 @@ def test_a_record_with_true_hashes_but_false_form_is_refused() -> None:
     )
 
 
-def test_record_line_endings_and_blank_lines_are_the_references() -> None:
-    ref = b"a,sha256=x,1\nd-1.0.dist-info/RECORD,,\n"
-    assert compare.record_lines("w", "R", ref, ref) == []
-    crlf = ref.replace(b"\n", b"\r\n")
-    assert any("CRLF" in p for p in compare.record_lines("w", "R", crlf, ref))
-    assert compare.record_lines("w", "R", crlf, crlf) == []  # a backend that writes CRLF
-    assert any("blank lines" in p for p in compare.record_lines("w", "R", ref + b"\n", ref))
-
-
 def _zip(path: Path, modes: dict[str, int]) -> Path:
     with zipfile.ZipFile(path, "w") as archive:
         for name, mode in modes.items():
