@@ -83,7 +83,8 @@ class Pattern:
 
 RELEASE_TAG = re.compile(
     r"^(?P<prefix>[A-Za-z_/-]*?)(?P<base>\d+\.\d+\.\d+)"
-    r"(?:(?P<sep>-rc|rc|\.rc|-rc\.|-RC)(?P<rc>\d+))?$"
+    r"(?:(?P<sep>-rc|rc|\.rc|-rc\.|-RC)(?P<rc>\d+))?$",
+    re.ASCII,  # \d is 0-9 only: a tag spelt in Arabic-Indic or fullwidth digits is no release
 )
 """Every release tag spelling ``mlrelease init`` reads and may propose: a prefix (``v``, none,
 ``release-``), ``X.Y.Z``, and an RC separator (``-rc``, ``rc``, ``.rc``, ``-rc.``, ``-RC``)."""

@@ -266,8 +266,10 @@ def read(path: Path) -> Report:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise UserError(f"{path}: no such report; run `mlrelease verify` first.") from None
-    except json.JSONDecodeError as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise UserError(f"{path}: not a JSON report ({exc}).") from None
+    except OSError as exc:  # a folder, a file it may not read
+        raise UserError(f"{path}: cannot read this report ({exc.strerror or exc}).") from None
     if not isinstance(data, dict):
         raise UserError(f"{path}: expected a JSON object, found {type(data).__name__}.")
     return Report.from_dict(data, source=str(path))

@@ -50,7 +50,7 @@ _UPLOAD_TO_SIMPLE = {
 def simple_url(repository_url: str) -> str:
     """The simple index of an upload URL (PyPI's, TestPyPI's, or ``URL/simple/`` for a
     pypiserver-style index that takes uploads at its root)."""
-    host = urlparse(repository_url).hostname or ""
+    host = urlparse(web.checked(repository_url)).hostname or ""
     if host in _UPLOAD_TO_SIMPLE:
         return _UPLOAD_TO_SIMPLE[host]
     return repository_url.rstrip("/") + "/simple/"

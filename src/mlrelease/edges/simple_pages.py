@@ -160,9 +160,12 @@ def _other_hashes(full: str, fragment: str, stated: _Stated) -> tuple[tuple[str,
 def _entry(base: str, href: str, stated: _Stated) -> IndexFile:
     """An entry as installers read it: ``href`` resolved against ``base``, its name from the
     URL's path (percent-decoded, as pip does), every hash stated for it."""
-    full = urljoin(base, href)
-    url, _, fragment = full.partition("#")
-    name = unquote(urlparse(url).path.rstrip("/").rsplit("/", 1)[-1])
+    try:
+        full = urljoin(base, href)
+        url, _, fragment = full.partition("#")
+        name = unquote(urlparse(url).path.rstrip("/").rsplit("/", 1)[-1])
+    except ValueError as exc:  # an address no installer can open (http://[::1/...)
+        raise not_index(base, f"a link that is not a URL ({href!r}: {exc})") from None
     claims = tuple(dict.fromkeys([*stated.sha256, *(c.lower() for c in _SHA256.findall(full))]))
     return IndexFile(
         name,

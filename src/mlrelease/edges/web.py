@@ -9,8 +9,10 @@ naming the URL, never a traceback.
 
 from __future__ import annotations
 
+import http.client
 import shutil
 import urllib.error
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 from typing import BinaryIO
@@ -41,15 +43,45 @@ class Answer:
         return self.body.decode("utf-8", errors="replace")
 
 
-def _scheme(url: str) -> None:
-    if not url.startswith(("http://", "https://")):
-        raise UserError(f"{url}: expected an http:// or https:// address.")
+def checked(url: str) -> str:
+    """``url``, when it is an address this module opens: ``http://`` or ``https://``, a host,
+    a numeric port if any, no whitespace or control character, and no ``user:password@``
+    (an index is read as an anonymous installer reads it, and a secret is never printed);
+    otherwise a :class:`~.UserError` naming it (its credentials hidden) and what was expected."""
+    shown = _hidden(url)
+    if any(c.isspace() or ord(c) < 32 or ord(c) == 127 for c in url):
+        raise UserError(f"{shown!r}: a URL holds no whitespace or control character.")
+    try:
+        parts = urllib.parse.urlsplit(url)
+        parts.port  # noqa: B018  (a port that is not a number raises here)
+    except ValueError as exc:
+        raise UserError(
+            f"{shown!r} is not a URL ({exc}); expected http(s)://HOST[:PORT]/..."
+        ) from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UserError(f"{shown!r}: expected an http:// or https:// address with a host.")
+    if parts.username is not None or parts.password is not None:
+        raise UserError(
+            f"{shown!r}: credentials in a URL are not used (mlrelease reads an index as an "
+            "anonymous installer does, and prints the URLs it reads). Give the URL without "
+            "user:password@; uploads take TWINE_USERNAME and TWINE_PASSWORD."
+        )
+    return url
+
+
+def _hidden(url: str) -> str:
+    """``url`` with whatever stands before an ``@`` of its host part replaced by ``***``."""
+    scheme, sep, rest = url.partition("://")
+    host, slash, path = rest.partition("/")
+    if sep and "@" in host:
+        host = "***@" + host.rsplit("@", 1)[1]
+    return f"{scheme}{sep}{host}{slash}{path}" if sep else url
 
 
 def get(url: str, *, accept: str = "", timeout: float = TIMEOUT_S) -> Answer:
     """The answer to ``GET url`` (``Accept: accept`` when given); a 404 is returned as such,
     other HTTP errors and network failures raise a :class:`~.UserError` naming the URL."""
-    _scheme(url)
+    checked(url)
     headers = {"Accept": accept} if accept else {}
     request = urllib.request.Request(url, headers=headers)
     try:
@@ -65,7 +97,7 @@ def get(url: str, *, accept: str = "", timeout: float = TIMEOUT_S) -> Answer:
         raise UserError(
             f"cannot read {url} (HTTP {exc.code} {exc.reason}); check the URL."
         ) from None
-    except (urllib.error.URLError, OSError) as exc:
+    except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as exc:
         reason = getattr(exc, "reason", exc)
         raise UserError(f"cannot read {url} ({reason}); check the URL and the network.") from None
 
@@ -73,12 +105,12 @@ def get(url: str, *, accept: str = "", timeout: float = TIMEOUT_S) -> Answer:
 def copy(url: str, out: BinaryIO, *, timeout: float = TIMEOUT_S) -> None:
     """Stream the body of ``GET url`` into ``out``; any failure (a 404 included) raises a
     :class:`~.UserError` naming the URL."""
-    _scheme(url)
+    checked(url)
     try:
         with urllib.request.urlopen(url, timeout=timeout) as response:
             shutil.copyfileobj(response, out)
     except urllib.error.HTTPError as exc:
         raise UserError(f"cannot download {url} (HTTP {exc.code} {exc.reason}).") from None
-    except (urllib.error.URLError, OSError) as exc:
+    except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as exc:
         reason = getattr(exc, "reason", exc)
         raise UserError(f"cannot download {url} ({reason}).") from None

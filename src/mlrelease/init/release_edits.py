@@ -28,7 +28,7 @@ from mlrelease.init.version_source import is_version
 _BOUNDARY = " \t\"'=,()[]{}<>"
 _BARE = re.compile(r"[\w.-]+")
 """One word: as a search, it matches unrelated text of the file."""
-_RELEASE_BRANCH = re.compile(r"(?<![\w.])release/(\d+\.\d+)(?![\w]|\.\d)")
+_RELEASE_BRANCH = re.compile(r"(?<![\w.])release/(\d+\.\d+)(?![\w]|\.\d)", re.ASCII)
 UPSTREAM = "{upstream_series}"
 """The placeholder of the upstream project's series in a proposed edit's ``replace``."""
 PICKED = "(cherry picked from commit"

@@ -228,7 +228,7 @@ def texts_containing(root: Path, files: list[str], *needles: str) -> dict[str, s
 TAGS_READ = 8
 """How many of the newest release-like tags :func:`take` reads version files at."""
 
-_RELEASE_TAG = re.compile(r"\d+\.\d+\.\d+")
+_RELEASE_TAG = re.compile(r"\d+\.\d+\.\d+", re.ASCII)
 _VERSION_NAMES = {
     "VERSION",
     "VERSION_NUMBER",

@@ -228,7 +228,7 @@ def _read_by_setup(snap: Snapshot) -> tuple[VersionFile, str] | None:
     return None
 
 
-_TAGGED = re.compile(r"(?P<base>\d+\.\d+\.\d+)(?:[-.]?(?P<pre>a|b|rc)(?P<n>\d+))?$")
+_TAGGED = re.compile(r"(?P<base>\d+\.\d+\.\d+)(?:[-.]?(?P<pre>a|b|rc)(?P<n>\d+))?$", re.ASCII)
 
 
 def _tags_elsewhere(snap: Snapshot, vf: VersionFile) -> str | None:

@@ -21,8 +21,8 @@ from mlrelease.terminal import message_console
 console = message_console()
 
 SAFETY = (
-    "Dry run unless --execute: prints the exact git commands it would run. Pushes only with "
-    "--push, if origin has not moved. Checks preconditions first; a second run finds nothing to do."
+    "Dry run unless --execute: prints the exact git commands. Pushes (--push) the objects checked, "
+    "if origin has not moved. Checks preconditions first; a second run finds nothing to do."
 )
 
 

@@ -298,7 +298,9 @@ def _push(
     if theirs and not world.is_ancestor(theirs, world.local.heads[main]):
         raise PreconditionError(
             f"cut --push: {remote.name}/{main} has commits that local {main} lacks; run "
-            f"`git switch {main} && git pull --ff-only` and re-run."
+            f"`git switch {main} && git pull --rebase {remote.name} {main}` (a fast-forward, "
+            "or this clone's unpushed commits, the cut's bump among them, replayed on top) "
+            "and re-run."
         )
     changed = {main} if bumped else set()
     if "branch" in {a.key for a in plan.actions}:

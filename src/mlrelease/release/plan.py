@@ -43,13 +43,20 @@ class Action:
     call: Callable[[], None] | None = None
     undo: tuple[str, ...] | None = None
     """git arguments that clean up after this git command fails (``cherry-pick --abort``)."""
-    check: Callable[[], None] | None = None
-    """Run right before the git command (the gatekeeper before a push); it refuses by raising."""
+    check: Callable[[], tuple[str, ...] | None] | None = None
+    """Run right before the git command (the gatekeeper before a push); it refuses by raising.
+    When it returns arguments, they are the git command run instead of ``git_args``: a push of
+    the very objects the gatekeeper checked (``<object>:<ref>``), not of what the names hold a
+    moment later."""
     intent: Callable[[], None] | None = None
     """Run after ``check``, right before the git command: records what it is about to make."""
     made: Callable[[], None] | None = None
     """Run right after the git command succeeded, before the fault point: records what it
     made (:mod:`mlrelease.release.world.made`)."""
+    after: Callable[[], None] | None = None
+    """Run once the git command succeeded and ``made`` recorded it: a look at what the act
+    left (origin listed again after a push). Its refusal is raised as it is: the act is done,
+    and the message says so."""
 
     @property
     def is_git(self) -> bool:
@@ -60,12 +67,22 @@ def git_action(
     key: str,
     *args: str,
     undo: tuple[str, ...] | None = None,
-    check: Callable[[], None] | None = None,
+    check: Callable[[], tuple[str, ...] | None] | None = None,
     intent: Callable[[], None] | None = None,
     made: Callable[[], None] | None = None,
+    after: Callable[[], None] | None = None,
 ) -> Action:
     line = "$ " + shlex.join(git.shown(args))
-    return Action(key, line, git_args=tuple(args), undo=undo, check=check, intent=intent, made=made)
+    return Action(
+        key,
+        line,
+        git_args=tuple(args),
+        undo=undo,
+        check=check,
+        intent=intent,
+        made=made,
+        after=after,
+    )
 
 
 def call_action(key: str, line: str, call: Callable[[], None]) -> Action:
@@ -138,18 +155,17 @@ class Plan:
     def execute(self, echo: Callable[[str], None] | None = None) -> None:
         """Run the actions in order, echoing each line (to stdout unless ``echo`` says where)."""
         done: list[str] = []
+        say = echo or (lambda line: print(line, flush=True))
         for action in self.actions:
-            if echo is None:
-                print(action.line, flush=True)
-            else:
-                echo(action.line)
+            say(action.line)
             try:
-                if action.check is not None:
-                    action.check()
+                checked = action.check() if action.check is not None else None
+                if checked and checked != action.git_args:  # the objects the check read
+                    say("  sent as: " + shlex.join(git.shown(checked)))
                 if action.git_args is not None:
                     if action.intent is not None:
                         action.intent()
-                    git.run(self.root, *action.git_args)
+                    git.run(self.root, *(checked or action.git_args))
                     if action.made is not None:
                         action.made()
                 elif action.call is not None:
@@ -168,6 +184,8 @@ class Plan:
                     "cause and re-run; finished steps are not repeated."
                 ) from None
             done.append(action.line[2:])
+            if action.after is not None:
+                action.after()
             fault_point(f"{self.name}:after:{action.key}")
 
 

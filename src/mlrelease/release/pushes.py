@@ -17,6 +17,11 @@ Other refs (feature branches, CI's own tags) do not stop a push. Each tag being 
 from this clone and must be the very object this clone's record says a release command made
 (invariant (l)); a tag moved or re-made here since is not sent.
 
+The push then sends what the gatekeeper read (:func:`sent`): each object by its SHA, a branch
+with a lease on the commit origin had when the command planned, so git refuses a branch moved on
+origin after the last listing. A release tag another push makes in that last moment cannot stop
+a push that does not send it; :func:`after_push` lists origin once more and names it at once.
+
 :func:`before_push` is pure (refs in, a refusal out); :func:`recheck` reads what it compares,
 through :mod:`.world.refs` and :mod:`.world.made`, for :func:`push_action`'s pushes and for the
 final tag ``release promote`` pushes (after :func:`~.promotion.gatekeeper.before_tag_push`).
@@ -24,14 +29,14 @@ final tag ``release promote`` pushes (after :func:`~.promotion.gatekeeper.before
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from mlrelease.edges import git
 from mlrelease.errors import PreconditionError
 from mlrelease.naming import Names
 from mlrelease.release import rules
 from mlrelease.release.plan import Action, git_action
-from mlrelease.release.world import made, refs
+from mlrelease.release.world import made, queries, refs
 from mlrelease.release.world.snapshot import (
     FINAL_MARKER,
     RC_MARKER,
@@ -73,7 +78,8 @@ def push_action(
                     f"({short(remote.tags.get(name))}) that this command would create; "
                     f"fetch it (`git fetch {remote.name} tag {name}`) and re-run."
                 )
-            if ref in changed or theirs != mine:
+            # A tag this clone lacks and does not make is origin's to keep: nothing to send.
+            if ref in changed or (mine is not None and theirs != mine):
                 needed.append(ref)
             continue
         rules.require_current(world, "push", [ref])
@@ -82,22 +88,92 @@ def push_action(
     if not needed:
         return None
     args = ("push", "--atomic", remote.name, *map(rules.refspec, needed))
-    return git_action("push", *args, check=lambda: recheck(world, needed, names))
+    return git_action(
+        "push",
+        *args,
+        check=lambda: recheck(world, needed, names),
+        after=lambda: after_push(world, needed, names),
+    )
 
 
-def recheck(world: World, pushed: Sequence[str], names: Names) -> None:
+def recheck(world: World, pushed: Sequence[str], names: Names) -> tuple[str, ...]:
     """:func:`before_push` on origin's refs listed now, against ``world``'s (read when the
-    command planned), with this clone's tags and its record of the tags it made: the ``check``
+    command planned), with this clone's refs and its record of the tags it made: the ``check``
     of every push, right before ``git push`` (:func:`push_action`'s, and ``release promote``'s
-    final tag after its own gatekeeper)."""
+    final tag after its own gatekeeper). Returns the push to run: :func:`sent`'s, of the very
+    objects checked here."""
     remote, root = world.origin(), world.root
     if remote is None:  # no remote: nothing is pushed (require_remote refused the plan)
         raise PushRefused("push: no remote was read for this command; nothing was pushed.")
     listed, _ = refs.ls_remote(root, remote.name, (_HEADS, _TAGS))
-    sent = [r for r in pushed if r.startswith(_TAGS)]
-    local = refs.read_local(root).tags if sent else {}
-    records = made.read(git.common_dir(root)) if sent else {}
-    before_push(remote.name, remote.refs, listed, pushed, names, (local, records))
+    local = refs.read_local(root)
+    tags = any(r.startswith(_TAGS) for r in pushed)
+    records = made.read(git.common_dir(root)) if tags else {}
+    before_push(remote.name, remote.refs, listed, pushed, names, (local.tags, records))
+    return sent(
+        remote.name, remote.refs, pushed, local, lambda a, b: queries.is_ancestor(root, a, b)
+    )
+
+
+def sent(
+    remote: str,
+    planned: Refs,
+    pushed: Sequence[str],
+    local: Refs,
+    ancestor: Callable[[str, str], bool],
+) -> tuple[str, ...]:
+    """``git push`` arguments that send the objects in ``local`` (read by the gatekeeper), not
+    whatever the names hold a moment later: ``<tag object>:refs/tags/T`` for a tag (git itself
+    refuses to overwrite a tag origin has); ``<commit>:refs/heads/B`` for a branch, with a
+    lease on the commit origin had when the command planned (absent: the branch must still be
+    absent), so a branch moved on origin after the gatekeeper listed it is refused by git, and
+    nothing is sent (``--atomic``). A branch is only ever pushed forward from that commit."""
+    leases: list[str] = []
+    specs: list[str] = []
+    for ref in pushed:
+        if ref.startswith(_TAGS):
+            specs.append(f"{local.tags[ref[len(_TAGS) :]].tag_object}:{ref}")
+            continue
+        name = ref[len(_HEADS) :] if ref.startswith(_HEADS) else ref
+        mine, was = local.heads.get(name), planned.heads.get(name)
+        if mine is None or (was is not None and not ancestor(was, mine)):
+            raise PushRefused(
+                f"push: branch {name} in this clone ({_shown(mine)}) does not build on "
+                f"{remote}'s {_shown(was)}, which this command planned on; nothing was pushed. "
+                "Re-run the command."
+            )
+        leases.append(f"--force-with-lease={_HEADS}{name}:{was or ''}")
+        specs.append(f"{mine}:{_HEADS}{name}")
+    return ("push", "--atomic", *leases, remote, *specs)
+
+
+class OriginRaced(PreconditionError):
+    """A push went out, and origin changed around it: another push landed in the moment between
+    the gatekeeper's last listing and this one."""
+
+
+def after_push(world: World, pushed: Sequence[str], names: Names) -> None:
+    """Origin listed once more, right after the push: a release tag that another push made or
+    moved since the command planned (in the milliseconds after :func:`recheck` listed origin,
+    which no push can guard: ``git push`` is conditional only on the refs it sends) is named
+    at once, with what now stands on origin, instead of being found at the next step."""
+    remote = world.origin()
+    if remote is None:
+        return
+    listed, _ = refs.ls_remote(world.root, remote.name, (_TAGS,))
+    moved = [m for m in _moved(remote.refs, listed, (), names) if not _ours(m, pushed)]
+    if moved:
+        raise OriginRaced(
+            f"push: {', '.join(pushed)} went out to {remote.name}, and {remote.name} changed "
+            f"around that push ({'; '.join(moved)}): another push landed in the moment after "
+            "this command's last look at origin, and both now stand there. Nothing more was "
+            f"done. Look at them (`git ls-remote --tags {remote.name}`) and decide which stays "
+            "before the next step: `mlrelease release status` shows the release as origin has it."
+        )
+
+
+def _ours(phrase: str, pushed: Sequence[str]) -> bool:
+    return any(phrase.startswith(f"tag {ref[len(_TAGS) :]}:") for ref in pushed)
 
 
 def before_push(

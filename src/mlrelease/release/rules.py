@@ -6,6 +6,7 @@ Each either returns what is still to do or raises the refusal (a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 
 from packaging.version import Version
@@ -84,29 +85,48 @@ def require_current(world: World, verb: str, branches: list[str]) -> None:
             )
     if stale:
         pulls = " && ".join(
-            f"git switch {b} && git pull --ff-only {remote.name} {b}"
+            f"git switch {b} && git pull --rebase {remote.name} {b}"
             for b in branches
             if any(f"local {b} (" in s for s in stale)
         )
         raise PreconditionError(
             f"{verb}: {'; '.join(stale)}; nothing was changed. Bring them in first "
-            f"(`{pulls}`), then re-run."
+            f"(`{pulls}`: a fast-forward, or this clone's unpushed commits replayed on top), "
+            "then re-run."
         )
 
 
-def tag_conflicts(local: Refs, remote: Remote | None, names: set[str]) -> list[str]:
-    """Tags in ``names`` that exist on both sides with different objects, as sentences."""
+def tag_conflicts(
+    local: Refs,
+    remote: Remote | None,
+    names: set[str],
+    made_here: Callable[[str], bool] = lambda name: False,
+) -> list[str]:
+    """Tags in ``names`` that exist on both sides with different objects, as sentences. Origin
+    is the truth, and the advice is to take its tag, unless this clone's is the one a release
+    command made here (``made_here``, its record): then origin's was moved, which no release
+    tag ever is, and the advice never deletes the one that was made (invariant (d))."""
     if remote is None:
         return []
     found = []
     for name in sorted(names):
         mine, theirs = local.tags.get(name), remote.refs.tags.get(name)
-        if mine and theirs and mine.tag_object != theirs.tag_object:
+        if not (mine and theirs and mine.tag_object != theirs.tag_object):
+            continue
+        said = f"tag {name} is {short(mine.commit)} here but {short(theirs.commit)} on "
+        said += remote.name
+        if made_here(name):
             found.append(
-                f"tag {name} is {short(mine.commit)} here but {short(theirs.commit)} on "
-                f"{remote.name} ({remote.name} is the truth: `git tag -d {name} && git fetch "
-                f"{remote.name} tag {name}`)"
+                f"{said}: this clone's is the one a release command made here (its record), so "
+                f"{remote.name}'s was moved, and a release tag is never moved. Keep this "
+                f"clone's; who moved {remote.name}'s, and whether to put it back (`git push "
+                f"--force {remote.name} refs/tags/{name}`), is a person's call"
             )
+            continue
+        found.append(
+            f"{said} ({remote.name} is the truth: `git tag -d {name} && git fetch "
+            f"{remote.name} tag {name}`)"
+        )
     return found
 
 
@@ -118,7 +138,12 @@ def check_tags(world: World, names: Names, verb: str, version: Version) -> None:
         for n in {*world.local.tags, *(remote.refs.tags if remote else {})}
         if (parsed := names.read_tag(n)) and parsed[0] == version
     }
-    conflicts = tag_conflicts(world.local, remote, found)
+    conflicts = tag_conflicts(
+        world.local,
+        remote,
+        found,
+        lambda n: world.made_here(n, RC_MARKER) or world.made_here(n, FINAL_MARKER),
+    )
     if conflicts:
         raise PreconditionError(f"{verb}: {'; '.join(conflicts)}.")
 

@@ -274,8 +274,8 @@ def _tags_line(tags: dict[str, Any], remote: str) -> str:
     shown = ", ".join(rcs + ([tags["final"]] if tags["final"] else [])) or "none"
     if tags.get("local_only"):
         shown += (
-            f"; only in this clone, not on {remote} (they decide nothing: push them through "
-            f"mlrelease or delete them): {', '.join(tags['local_only'])}"
+            f"; in this clone and not on {remote} as this clone has them (absent there, or "
+            f"another object; they decide nothing): {', '.join(tags['local_only'])}"
         )
     return shown
 

@@ -9,9 +9,13 @@ makes a folder the reference's entries do not); METADATA, WHEEL and
 as :mod:`mlrelease.wheels.compiled` says. Anything that is not equal is refused, unless it
 falls in a class of :mod:`mlrelease.wheels.differences` the project accepts.
 
+Permission bits: setuid, setgid and sticky, and whether a file is executable, as the
+reference's; not compared: the read and write bits (the builder's umask).
+
 What is not compared: the archives' own headers (timestamps, order, compression), and RECORD's
-bytes, which are checked by meaning instead (every member listed with its true hash, no other
-row).
+bytes, which are checked by meaning and form instead (every member listed once with its true
+hash and size, no other row, three fields a row, sha256 or better): the order of its rows,
+their CSV quoting and their line endings (auditwheel writes CRLF) are not compared.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import csv
 import hashlib
 import io
 import re
+import stat
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -45,12 +50,23 @@ class Acceptance:
     evidence: Evidence = field(default_factory=Evidence)
 
 
+SPECIAL = stat.S_ISUID | stat.S_ISGID | stat.S_ISVTX
+"""setuid, setgid and sticky: no build makes them, and an installer may keep them."""
+EXECUTABLE = 0o111
+
+
 def structure(file: str, archive: Archive) -> list[str]:
-    """Names that occur twice (an installer takes one of them, unread here)."""
+    """Names that occur twice (an installer takes one of them, unread here), and entries with
+    setuid, setgid or sticky bits (:data:`SPECIAL`), which no build makes, whatever the path
+    that judges the rest."""
     return [
         f"{file}: {name} occurs more than once in the archive (which one installs is the "
         "installer's choice)"
         for name in archive.duplicates
+    ] + [
+        f"{file}: {name} has mode {entry.mode:o} (setuid, setgid or sticky); no build makes one"
+        for name, entry in sorted(archive.members.items())
+        if entry.mode & SPECIAL
     ]
 
 
@@ -73,6 +89,17 @@ def _kinds(file: str, name: str, ours: ArchiveEntry, ref: ArchiveEntry) -> str |
             f"{file}: {name} links to {ours.data.decode(errors='replace')!r}, in the reference "
             f"build to {ref.data.decode(errors='replace')!r}"
         )
+    return _modes(file, name, ours, ref)
+
+
+def _modes(file: str, name: str, ours: ArchiveEntry, ref: ArchiveEntry) -> str | None:
+    """Whether a file is executable, against the reference's, where both archives record modes
+    (:func:`structure` refuses setuid, setgid and sticky bits anywhere). Not compared: the read
+    and write bits, which follow the builder's umask."""
+    runs = [bool(e.mode & EXECUTABLE) for e in (ours, ref)]
+    if ours.kind == "file" and ours.mode and ref.mode and runs[0] != runs[1]:
+        said = "executable" if runs[0] else "not executable"
+        return f"{file}: {name} is {said} (mode {ours.mode:o}), in the reference build {ref.mode:o}"
     return None
 
 
@@ -100,21 +127,26 @@ def sdist(file: str, ours: Archive, ref: Archive) -> ReferenceVerdict:
     return verdict
 
 
+HASHES = ("sha256", "sha384", "sha512")
+"""RECORD's hash algorithms: sha256 or better (the wheel specification forbids md5 and sha1)."""
+
+
 def record(file: str, ours: Archive) -> list[str]:
-    """The wheel's RECORD against its own members: each file listed once with a true hash,
-    no row for anything else."""
+    """The wheel's RECORD against its own members: each row exactly a path, a hash and a size
+    (:func:`record_rows`), each file listed once with its true hash and size, no row for
+    anything else."""
     names = records(ours)
     if len(names) != 1:
         return [f"{file}: {len(names)} .dist-info/RECORD files (a wheel has one)"]
-    rows = [r for r in csv.reader(io.StringIO(_text(ours.members[names[0]].data))) if r]
-    listed = {r[0]: r[1] if len(r) > 1 else "" for r in rows}
+    files = ours.files()
+    rows, problems = record_rows(file, names[0], ours.members[names[0]].data, files)
+    listed = {r[0]: r[1] for r in rows}
     counted = Counter(r[0] for r in rows)
-    problems = [
+    problems += [
         f"{file}: {names[0]} lists {name} more than once"
         for name, count in sorted(counted.items())
         if count > 1
     ]
-    files = ours.files()
     problems += [
         f"{file}: {names[0]} lists {name}, which the wheel does not hold"
         for name in sorted(set(listed) - set(files))
@@ -137,6 +169,41 @@ def record(file: str, ours: Archive) -> list[str]:
                 f"hash to {algo}={got}"
             )
     return problems
+
+
+def record_rows(
+    file: str, name: str, data: bytes, files: Mapping[str, bytes]
+) -> tuple[list[list[str]], list[str]]:
+    """RECORD's rows, and what is wrong with their form: a row of other than
+    three fields (a fourth column is text installers print), a hash by an algorithm not in
+    :data:`HASHES`, a size that is not the member's (none for RECORD itself and its
+    signatures, which carry neither hash nor size). Not compared: the order of the rows, their
+    CSV quoting, blank lines and line endings (auditwheel writes CRLF), which change no row."""
+    rows = list(csv.reader(io.StringIO(_text(data), newline="")))
+    problems: list[str] = []
+    for number, row in enumerate(rows, 1):
+        if not row:  # a blank line changes no row
+            continue
+        if len(row) != 3:
+            problems.append(f"{file}: {name} line {number} has {len(row)} fields, not 3: {row!r}")
+            continue
+        path, digest, size = row
+        if path == name or path.endswith(SIGNATURES):
+            if digest or size:
+                problems.append(f"{file}: {name} gives {path} a hash or size; it has neither")
+            continue
+        algo = digest.partition("=")[0]
+        if algo not in HASHES:
+            problems.append(
+                f"{file}: {name} hashes {path} with {algo or 'nothing'!r}, not one of "
+                f"{', '.join(HASHES)}"
+            )
+        held = files.get(path)
+        if held is not None and size != str(len(held)):
+            problems.append(
+                f"{file}: {name} gives {path} size {size!r}, its bytes are {len(held)} long"
+            )
+    return [r for r in rows if len(r) == 3], problems
 
 
 def _text(data: bytes) -> str:

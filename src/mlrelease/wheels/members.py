@@ -54,6 +54,9 @@ class ArchiveEntry:
 
     kind: str
     data: bytes = b""
+    mode: int = 0
+    """Its permission bits (``mode & 0o7777``; 0 where the archive records none: a zip made
+    on Windows): an installer sets them on the file it writes."""
 
 
 @dataclass(frozen=True)
@@ -91,22 +94,24 @@ def read(name: str, path: Path) -> Archive:
         with zipfile.ZipFile(path) as archive:
             for info in archive.infolist():
                 mode = info.external_attr >> 16
+                bits = stat.S_IMODE(mode)
                 if info.is_dir():  # compared like any entry: uv creates the folder
-                    put(info.filename, ArchiveEntry("dir"))
+                    put(info.filename, ArchiveEntry("dir", mode=bits))
                 elif stat.S_ISLNK(mode):
-                    put(info.filename, ArchiveEntry("link", archive.read(info)))
+                    put(info.filename, ArchiveEntry("link", archive.read(info), bits))
                 else:
-                    put(info.filename, ArchiveEntry("file", archive.read(info)))
+                    put(info.filename, ArchiveEntry("file", archive.read(info), bits))
         return Archive(found, tuple(sorted(set(twice))))
     with tarfile.open(path) as tar:
         for entry in tar.getmembers():
+            bits = stat.S_IMODE(entry.mode)
             if entry.isfile():
                 handle = tar.extractfile(entry)
-                put(entry.name, ArchiveEntry("file", handle.read() if handle else b""))
+                put(entry.name, ArchiveEntry("file", handle.read() if handle else b"", bits))
             elif entry.isdir():
-                put(entry.name, ArchiveEntry("dir"))
+                put(entry.name, ArchiveEntry("dir", mode=bits))
             elif entry.issym() or entry.islnk():
-                put(entry.name, ArchiveEntry("link", entry.linkname.encode()))
+                put(entry.name, ArchiveEntry("link", entry.linkname.encode(), bits))
             else:
                 put(entry.name, ArchiveEntry("other"))
     return Archive(found, tuple(sorted(set(twice))))

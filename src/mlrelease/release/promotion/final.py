@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from packaging.version import Version
+
 from mlrelease.config import Config
 from mlrelease.edges import git
 from mlrelease.errors import PreconditionError, UserError
@@ -34,6 +36,7 @@ from mlrelease.release.world.snapshot import (
     Target,
     World,
     parse_version,
+    short,
 )
 
 
@@ -96,7 +99,26 @@ def _candidate(world: World, config: Config, names: Names) -> tuple[Target, Tag]
             f"promote: {rules.released_reason(world, config, target.version)} Its final tag in "
             f"the configured spelling, {target.final}, would release it a second time."
         )
+    twice = _released_twice(world, names, target.version)
+    if twice is not None:
+        raise PreconditionError(
+            f"promote: {target.version} has final tags on more than one commit on origin "
+            f"({twice}): it was released twice. Nothing was done. Which one is the release is "
+            "a person's call (who installed what); mlrelease moves and deletes no final tag."
+        )
     return target, tag
+
+
+def _released_twice(world: World, names: Names, version: Version) -> str | None:
+    """Invariant (b): the final tags of ``version`` on origin, in every spelling the project has
+    used, when they name more than one commit (``v1.4.0`` on C, ``1.4.0`` on D), as a phrase;
+    None when at most one commit was released as ``version``."""
+    remote = world.remote
+    tags = remote.refs.tags if remote is not None else world.local.tags
+    finals = sorted(n for n in tags if names.read_tag(n) == (version, None))
+    if len({tags[n].commit for n in finals}) < 2:
+        return None
+    return ", ".join(f"{n} on {short(tags[n].commit)}" for n in finals)
 
 
 def plan_promote(
@@ -211,7 +233,7 @@ def _push(
     final, version, manifest = chosen.target.final, chosen.target.version, chosen.manifest
     project = config.project_name
 
-    def check() -> None:
+    def check() -> tuple[str, ...]:
         sha = git.run(world.root, "rev-parse", "--verify", f"refs/tags/{final}")
         text = git.run(world.root, "cat-file", "tag", sha, strip=False)
         held = None
@@ -219,8 +241,21 @@ def _push(
             names = {e.name for e in manifest.files}
             held = index.read(repository_url, project, version, download=names)
         gatekeeper.before_tag_push(world, manifest, text, held)
-        pushes.recheck(world, [f"refs/tags/{final}"], config.names)
+        args = pushes.recheck(world, [f"refs/tags/{final}"], config.names)
+        if f"{sha}:refs/tags/{final}" not in args:  # re-made here while it was checked
+            raise pushes.PushRefused(
+                f"push: {final} in this clone moved while it was checked; nothing was pushed. "
+                "Re-run the command."
+            )
+        return args
 
+    pushed = [f"refs/tags/{final}"]
     return git_action(
-        "push", "push", "--atomic", remote, rules.refspec(f"refs/tags/{final}"), check=check
+        "push",
+        "push",
+        "--atomic",
+        remote,
+        rules.refspec(pushed[0]),
+        check=check,
+        after=lambda: pushes.after_push(world, pushed, config.names),
     )

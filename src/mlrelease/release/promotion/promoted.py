@@ -61,9 +61,17 @@ def candidate_promoted_by(world: World, names: Names, final: str, *, bump: bool 
     rc = bound[0]
     rc_tag = remote.refs.tags.get(rc)
     if rc_tag is None or rc_tag.commit != tag.commit:
-        where = f"at {short(rc_tag.commit)}" if rc_tag else "missing"
+        if rc_tag is None:
+            raise PreconditionError(
+                f"{final} (at {short(tag.commit)}) promoted {rc}, but origin has no {rc}: an RC "
+                "tag is never deleted. Restore it as `release rc` made it."
+            )
+        blob = remote.refs.bindings[rc][digest]
         raise PreconditionError(
-            f"{final} (at {short(tag.commit)}) promoted {rc}, but origin's {rc} is {where}: "
-            "an RC tag is never moved or deleted. Restore it as `release rc` made it."
+            f"{final} (at {short(tag.commit)}) promoted {rc}, but origin's {rc} is at "
+            f"{short(rc_tag.commit)}: one of the two tags was moved, and a release tag never "
+            f"is. The manifest bound to {rc} names the commit its files were built from (`git "
+            f"cat-file -p {blob}`): the tag that is not on that commit is the one moved. Put it "
+            "back as the release command made it."
         )
     return rc

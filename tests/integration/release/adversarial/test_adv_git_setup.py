@@ -170,7 +170,7 @@ def test_a_final_tag_only_this_clone_has_is_not_a_release(repo: Repo, mlr) -> No
     assert "v1.4.0-rc2" in out and "released" not in err
     code, out, err = mlr("release", "status")
     assert code == 0, err
-    assert "only in this clone" in out and "v1.4.0-rc7" in out and "v1.4.0-rc2" in out
+    assert "in this clone and not on origin" in out and "v1.4.0-rc7" in out and "v1.4.0-rc2" in out
 
 
 def test_bind_in_a_linked_worktree_keeps_the_store_when_the_worktree_goes(

@@ -94,3 +94,20 @@ def test_a_release_in_another_spelling_is_not_made_again(
     assert code == 1 and "1.4.0 is already released (1.4.0)" in err, err
     assert "would release it a second time" in err
     assert colleague.git("ls-remote", "--tags", "origin", "v1.4.0") == ""
+
+
+def test_a_release_made_twice_is_named_not_nothing_to_do(
+    candidate: Repo, colleague: Repo, mlr
+) -> None:  # type: ignore[no-untyped-def]
+    """Invariant (b): ``v1.4.0`` went out on the RC's commit, and ``1.4.0`` landed on another
+    commit in the moment no push can guard. The re-run said "nothing to do" (and
+    ``promoted-rc`` passed); now it names both and does nothing."""
+    args = ("release", "promote", "--rc", RC, "--published-elsewhere", "--execute", "--push")
+    code, _, err = mlr(*args)
+    assert code == 0, err
+    colleague.git("fetch", "-q", "origin")
+    colleague.git("tag", "1.4.0", "origin/main")
+    colleague.git("push", "-q", "origin", "refs/tags/1.4.0")
+    code, _, err = mlr(*args)
+    assert code == 1 and "it was released twice" in err, err
+    assert "1.4.0 on" in err and "v1.4.0 on" in err

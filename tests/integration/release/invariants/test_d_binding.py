@@ -52,3 +52,21 @@ def test_a_forced_update_of_the_binding_is_noticed_everywhere(
     code, _, err = mlr("release", "promote", "--rc", RC, "--publish", "--repository-url", url)
     assert code == 1 and RC in err and "update-ref -d" not in err
     assert candidate.git("for-each-ref", "refs/mlrelease") != ""
+
+
+def test_an_rc_tag_moved_on_origin_is_not_deleted_here_on_advice(
+    candidate: Repo, colleague: Repo, mlr
+) -> None:  # type: ignore[no-untyped-def]
+    """A colleague force-moves origin's v1.4.0-rc1 to a commit of theirs, keeping the
+    ``Made-by`` line. The clone whose record says it made the tag was told "origin is the
+    truth: git tag -d ..." (an adversary given the docs): the advice deleted the tag that was
+    made. Now it says origin's was moved and keeps this clone's."""
+    colleague.git("fetch", "-q", "origin")
+    message = colleague.git("tag", "-l", "--format=%(contents)", RC)
+    colleague.git("commit", "-q", "--allow-empty", "-m", "theirs")
+    colleague.git("tag", "-f", "-a", "-m", message, RC, "HEAD")
+    colleague.git("push", "-q", "--force", "origin", f"refs/tags/{RC}")
+    made = candidate.git("rev-parse", f"refs/tags/{RC}")
+    code, _, err = mlr("release", "promote", "--rc", RC, "--published-elsewhere", "--execute")
+    assert code == 1 and "was moved" in err and "git tag -d" not in err, err
+    assert candidate.git("rev-parse", f"refs/tags/{RC}") == made

@@ -87,3 +87,18 @@ def test_a_second_binding_of_the_manifest_or_a_moved_rc_is_refused(
     colleague.git("push", "-q", "--force", "origin", f"HEAD:refs/tags/{RC}")
     code, out, err = mlr("release", "promoted-rc", "v1.4.0")
     assert code == 1 and out == "" and f"promoted {RC}, but origin's {RC} is at" in err, err
+
+
+def test_a_moved_final_tag_is_not_blamed_on_the_rc(candidate: Repo, colleague: Repo, mlr) -> None:  # type: ignore[no-untyped-def]
+    """The colleague moves v1.4.0 (promote's annotation copied) to a commit of theirs; the RC
+    tag stands. The refusal named the RC as moved and asked to restore it (an adversary given
+    the docs); now it says one of the two moved, and how to tell which."""
+    promote(mlr)
+    colleague.git("fetch", "-q", "origin")
+    message = colleague.git("tag", "-l", "--format=%(contents)", "v1.4.0")
+    colleague.git("commit", "-q", "--allow-empty", "-m", "theirs")
+    colleague.git("tag", "-f", "-a", "-m", message, "v1.4.0", "HEAD")
+    colleague.git("push", "-q", "--force", "origin", "refs/tags/v1.4.0")
+    code, out, err = mlr("release", "promoted-rc", "v1.4.0")
+    assert code == 1 and out == "" and "one of the two tags was moved" in err, err
+    assert "git cat-file -p" in err and "Restore it as" not in err

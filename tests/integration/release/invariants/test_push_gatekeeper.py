@@ -10,12 +10,18 @@ repositories, the clones and every push are real.
 
 from __future__ import annotations
 
+import re
+import subprocess
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import pytest
 from helpers.release import Repo
 from helpers.release_races import acting_after
+
+from mlrelease.cli import main
+from mlrelease.release import pushes
 
 Mlr = Callable[..., tuple[int, str, str]]
 
@@ -130,3 +136,160 @@ def test_a_final_tag_is_not_pushed_beside_another_spelling_of_it(
     code, _, err = mlr(*args, "--push")
     assert code == 1 and "1.4.0" in err, err
     assert candidate.origin_git("tag", "--list", "v1.4.0") == ""
+
+
+# --- after the gatekeeper: what the push sends --------------------------------------------------
+# The colleague (or a second process in the maintainer's clone) acts right after
+# ``pushes.before_push`` passed: the gatekeeper has listed origin and read this clone, and
+# ``git push`` has not run. Before, the push named refs (``refs/tags/T:refs/tags/T``), so it sent
+# whatever they held then, and a branch went out with no lease on what origin held.
+
+
+@contextmanager
+def after_the_gatekeeper(
+    monkeypatch: pytest.MonkeyPatch, act: Callable[[], None]
+) -> Iterator[None]:
+    real = pushes.before_push
+    acted: list[bool] = []
+
+    def gate(*args: Any, **kwargs: Any) -> None:
+        real(*args, **kwargs)
+        if not acted:
+            acted.append(True)
+            act()
+
+    monkeypatch.setattr(pushes, "before_push", gate)
+    yield
+    assert acted, "the gatekeeper never passed"
+
+
+def test_a_branch_rewound_after_the_gatekeeper_listed_origin_is_not_pushed_back(
+    repo: Repo, colleague: Repo, mlr: Mlr, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rewind lands after origin's last listing: git refuses the push by its lease on the
+    commit the command planned on (before: prepare said done, over the rewind)."""
+    code, _, err = mlr("release", "cut", "--version", "1.4", "--execute", "--push")
+    assert code == 0, err
+
+    def rewind() -> None:
+        colleague.git("fetch", "-q", "origin")
+        colleague.git(
+            "push", "-q", "--force", "origin", "origin/release/1.4~1:refs/heads/release/1.4"
+        )
+
+    rewound = repo.origin_git("rev-parse", "release/1.4~1")
+    with after_the_gatekeeper(monkeypatch, rewind):
+        code, _, err = mlr("release", "prepare", "--version", "1.4.0", "--execute", "--push")
+    assert code == 1 and "stale info" in err, err
+    assert repo.origin_git("rev-parse", "release/1.4") == rewound
+
+
+def test_a_tag_remade_here_after_the_gatekeeper_read_it_is_not_what_is_sent(
+    repo: Repo, mlr: Mlr, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another process re-makes v1.4.0-rc1 on release/1.4~1 (still 1.4.0.dev0) in the
+    maintainer's clone: the push sends the tag object the gatekeeper checked against the
+    record, not the new one (before: origin's rc1 peeled to the dev commit)."""
+    _prepared(mlr)
+    checked: list[str] = []
+
+    def remake() -> None:
+        checked.append(repo.git("rev-parse", "refs/tags/v1.4.0-rc1"))
+        repo.git("tag", "-f", "-a", "-m", "not this", "v1.4.0-rc1", "release/1.4~1")
+
+    with after_the_gatekeeper(monkeypatch, remake):
+        code, _, err = mlr("release", "rc", "--execute", "--push")
+    assert code == 0, err
+    assert repo.origin_git("rev-parse", "refs/tags/v1.4.0-rc1") == checked[0]
+    assert repo.origin_git("rev-parse", "v1.4.0-rc1^{commit}") == repo.git(
+        "rev-parse", "release/1.4"
+    )
+
+
+def test_a_final_tag_remade_here_after_the_gatekeeper_read_it_is_not_what_is_sent(
+    candidate: Repo, mlr: Mlr, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same for promote's final tag, read and checked right before the push."""
+    checked: list[str] = []
+
+    def remake() -> None:
+        checked.append(candidate.git("rev-parse", "refs/tags/v1.4.0"))
+        candidate.git("tag", "-f", "-a", "-m", "not this", "v1.4.0", "release/1.4~1")
+
+    args = ("release", "promote", "--rc", "v1.4.0-rc1", "--published-elsewhere", "--execute")
+    with after_the_gatekeeper(monkeypatch, remake):
+        code, _, err = mlr(*args, "--push")
+    assert code == 0, err
+    assert candidate.origin_git("rev-parse", "refs/tags/v1.4.0") == checked[0]
+    assert candidate.origin_git("rev-parse", "v1.4.0^{commit}") == candidate.origin_git(
+        "rev-parse", "v1.4.0-rc1^{commit}"
+    )
+
+
+def test_an_rc_a_colleague_pushed_is_not_pushed_again_from_a_clone_without_it(
+    repo: Repo, colleague: Repo, mlr: Mlr
+) -> None:
+    """The colleague tagged and pushed v1.4.0-rc1 on the branch's tip; this clone never
+    fetched the tag. rc finds HEAD already tagged on origin and has nothing to send (before:
+    it planned to push a tag this clone lacks, and refused, advising to delete it)."""
+    _prepared(mlr)
+    colleague.git("fetch", "-q", "origin")
+    colleague.git("switch", "-q", "release/1.4")
+    colleague.git("reset", "-q", "--hard", "origin/release/1.4")
+    code = main(["--root", str(colleague.path), "release", "rc", "--execute", "--push"])
+    assert code == 0
+    made = repo.origin_git("rev-parse", "refs/tags/v1.4.0-rc1")
+    code, out, err = mlr("release", "rc", "--execute", "--push")
+    assert code == 0, err
+    assert "git tag -d" not in err + out
+    assert repo.origin_git("rev-parse", "refs/tags/v1.4.0-rc1") == made
+
+
+def test_a_tag_in_other_digits_on_origin_gets_a_verdict_not_a_traceback(
+    repo: Repo, colleague: Repo, mlr: Mlr
+) -> None:
+    """``v1.4.0`` spelt in Arabic-Indic digits, pushed by anyone: no release (before, every
+    command that read the tags ended in packaging's InvalidVersion)."""
+    _prepared(mlr)
+    colleague.git("fetch", "-q", "origin")
+    colleague.git("tag", "v\u0661.\u0664.\u0660", "origin/release/1.4")
+    colleague.git("push", "-q", "origin", "--tags")
+    code, _, err = mlr("release", "status")
+    assert code == 0 and "Traceback" not in err, err
+    code, _, err = mlr("release", "rc", "--execute", "--push")
+    assert code == 0, err
+    assert repo.origin_git("tag", "--list", "v1.4.0-rc1") == "v1.4.0-rc1"
+
+
+def test_a_final_tag_pushed_in_the_last_moment_is_named_at_once(
+    repo: Repo, colleague: Repo, mlr: Mlr, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The one window no push can close: ``1.4.0`` lands after the gatekeeper's last listing
+    (a push is conditional only on the refs it sends). The RC goes out, and the command says
+    at once that origin now holds both, exits 1 and does nothing more (before: "rc: done.")."""
+    _prepared(mlr)
+    with after_the_gatekeeper(monkeypatch, lambda: _push_tag(colleague, "1.4.0")):
+        code, _, err = mlr("release", "rc", "--execute", "--push")
+    assert code == 1, err
+    assert "refs/tags/v1.4.0-rc1 went out to origin" in err and "tag 1.4.0: absent ->" in err
+    assert "both now stand there" in err, err
+
+
+def test_the_advice_after_main_moved_under_an_unpushed_cut_works(
+    repo: Repo, colleague: Repo, mlr: Mlr
+) -> None:
+    """cut ran without --push (main holds its bump commit), then a colleague pushed to main.
+    The refusal's command brings origin's commits in and the re-run pushes (before: it advised
+    ``git pull --ff-only``, which cannot fast-forward a main with the cut's commit on it)."""
+    code, _, err = mlr("release", "cut", "--version", "1.4", "--execute")
+    assert code == 0, err
+    colleague.git("commit", "-q", "--allow-empty", "-m", "feat: colleague")
+    colleague.git("push", "-q", "origin", "HEAD:main")
+    code, _, err = mlr("release", "cut", "--version", "1.4", "--execute", "--push")
+    assert code == 1, err
+    advice = re.search(r"run `(git switch main && git pull [^`]+)`", err)
+    assert advice, err
+    subprocess.run(advice[1], shell=True, cwd=repo.path, check=True, capture_output=True)
+    code, _, err = mlr("release", "cut", "--version", "1.4", "--execute", "--push")
+    assert code == 0, err
+    assert repo.origin_git("rev-parse", "main~1") == colleague.git("rev-parse", "HEAD")
