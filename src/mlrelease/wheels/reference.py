@@ -149,6 +149,15 @@ def environment(root: Path, commit: str) -> dict[str, str]:
     return env
 
 
+OUTSIDE_IGNORES = (".gitignore", ".hgignore")
+"""Files a build backend reads from the folders above the project: hatchling walks up to the
+nearest ``.hgignore`` (stopping only at a folder holding ``.hg``) and, from an unpacked sdist,
+which holds no ``.git``, to the nearest ``.gitignore``. An adversary's ``/tmp/.hgignore`` made
+the candidate and the reference both leave a committed module out, and they matched. So the
+reference builds under a folder holding an empty one of each, found first, and pypa/build
+unpacks the sdist there too (``TMPDIR``): no file outside the commit decides what it holds."""
+
+
 def _make(
     root: Path, commit: str, work: Path, out: Path, stamp: Callable[[Path], None] | None
 ) -> dict[str, Any]:
@@ -159,6 +168,10 @@ def _make(
     if stamp is not None:
         stamp(tree)
     env = environment(root, commit)
+    env["TMPDIR"] = str(work / "tmp")  # pypa/build unpacks the sdist here, under `work`
+    (work / "tmp").mkdir()
+    for name in OUTSIDE_IGNORES:  # found first by a backend walking up: none outside counts
+        (work / name).write_text("", encoding="utf-8")
     out.mkdir()
     try:
         pypa_build(tree, "--sdist", "--outdir", str(out), cwd=work, env=env)
