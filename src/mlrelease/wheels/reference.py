@@ -149,13 +149,14 @@ def environment(root: Path, commit: str) -> dict[str, str]:
     return env
 
 
-OUTSIDE_IGNORES = (".gitignore", ".hgignore")
-"""Files a build backend reads from the folders above the project: hatchling walks up to the
-nearest ``.hgignore`` (stopping only at a folder holding ``.hg``) and, from an unpacked sdist,
-which holds no ``.git``, to the nearest ``.gitignore``. An adversary's ``/tmp/.hgignore`` made
-the candidate and the reference both leave a committed module out, and they matched. So the
-reference builds under a folder holding an empty one of each, found first, and pypa/build
-unpacks the sdist there too (``TMPDIR``): no file outside the commit decides what it holds."""
+WALK_STOPS = (".git", ".hg")
+"""Where a build backend stops looking upward for files outside the project: hatchling walks up
+to the nearest ``.hgignore`` until a folder holding ``.hg``, and to the nearest ``.gitignore``
+until a folder holding ``.git`` (an unpacked sdist holds none), and includes the file it found
+in the sdist. An adversary's ``/tmp/.hgignore`` made the candidate and the reference both leave
+a committed module out, and they matched. So the reference builds in a folder holding an empty
+``.git`` and ``.hg`` (no repository: git and hg look past them), and pypa/build unpacks the sdist
+there too (``TMPDIR``): no file outside the commit decides what the reference holds."""
 
 
 def _make(
@@ -170,8 +171,8 @@ def _make(
     env = environment(root, commit)
     env["TMPDIR"] = str(work / "tmp")  # pypa/build unpacks the sdist here, under `work`
     (work / "tmp").mkdir()
-    for name in OUTSIDE_IGNORES:  # found first by a backend walking up: none outside counts
-        (work / name).write_text("", encoding="utf-8")
+    for boundary in WALK_STOPS:  # a backend walking up stops here: nothing outside counts
+        (work / boundary).mkdir()
     out.mkdir()
     try:
         pypa_build(tree, "--sdist", "--outdir", str(out), cwd=work, env=env)
