@@ -69,12 +69,21 @@ def _checkout(source: Source, commit: str, into: Path, tags: list[str], where: s
             "update --init --recursive`; a partial or shallow clone lacks objects), then re-run."
         )
     for path, name, sha in _submodules(into):
+        if name is None:
+            raise PreconditionError(
+                f"{commit[:12]} records the submodule {where}{path} at {sha[:12]}, and its "
+                ".gitmodules has no entry for that path: CI's recursive checkout fails there too "
+                "(no URL to fetch it from). Add the entry (`git submodule add URL PATH`) or remove "
+                "the link (`git rm --cached PATH`), commit, and tag a new candidate."
+            )
         module = source.modules / name
         if not (module / "objects").is_dir():
             raise PreconditionError(
                 f"{commit[:12]} records the submodule {where}{path} ({name}) at {sha[:12]}, and "
-                f"this clone has no {module}: run `git submodule update --init --recursive`, "
-                "then re-run (the reference builds what CI's recursive checkout builds)."
+                f"this clone has no {module}: run `git submodule update --init --recursive` (a "
+                "submodule whose git folder sits in the work tree: `git submodule "
+                "absorbgitdirs`), then re-run (the reference builds what CI's recursive checkout "
+                "builds)."
             )
         inner = Source(module / "objects", module / "modules")
         _checkout(inner, sha, into / path, [], f"{where}{path}/")
@@ -86,8 +95,9 @@ def _present(into: Path, objects: list[str]) -> set[str]:
     return {line.split(" ", 1)[0] for line in listed.splitlines() if " missing" not in line}
 
 
-def _submodules(into: Path) -> list[tuple[str, str, str]]:
-    """(path, name, commit) of each submodule the checked-out tree records."""
+def _submodules(into: Path) -> list[tuple[str, str | None, str]]:
+    """(path, name, commit) of each submodule the checked-out tree records; the name is None
+    where ``.gitmodules`` has no entry for the path."""
     staged = git.run_bare(into, "ls-files", "--stage", "-z")
     links = {}
     for entry in staged.split("\0"):
@@ -106,7 +116,7 @@ def _submodules(into: Path) -> list[tuple[str, str, str]]:
         for line in listed.splitlines():
             key, _, path = line.partition(" ")
             names[path] = key[len("submodule.") : -len(".path")]
-    return [(path, names.get(path, path), sha) for path, sha in sorted(links.items())]
+    return [(path, names.get(path), sha) for path, sha in sorted(links.items())]
 
 
 def digest(into: Path) -> str:

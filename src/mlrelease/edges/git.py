@@ -54,6 +54,7 @@ FIXED: tuple[tuple[str, str], ...] = (
     ("trailer.separators", ":"),
     ("column.ui", "never"),
     ("gc.auto", "0"),
+    ("advice.graftFileDeprecated", "false"),  # GIT_GRAFT_FILE is set, no grafts file is read
 )
 """Settings fixed on every command, whatever the system, global or repository configuration."""
 

@@ -227,10 +227,29 @@ def check_version_model(config: Config) -> None:
         )
 
 
+BRANCH = re.compile(r"(?!-)(?!.*(?:[\s~^:?*\[\\]|\.\.|@\{|//|\.lock$|/\.|^\.|/$))[^\x00-\x1f\x7f]+")
+"""A branch name git accepts (``git check-ref-format --branch``), written in the config."""
+
+
+def check_main_branch(config: Config) -> None:
+    """Refuse a ``main-branch`` that names no branch (empty, or not a valid branch name): every
+    command would go on with "origin's " and a blank, or with a name git refuses."""
+    name = config.table(ReleaseConfig).main_branch
+    if not BRANCH.fullmatch(name):
+        raise ConfigError(
+            f"{TABLE}.main-branch",
+            "the name of the branch releases are cut from (main, master)",
+            repr(name),
+            source=str(config.pyproject_path),
+            hint="Set it to your development branch, or remove it for main.",
+        )
+
+
 def check_loaded(config: Config) -> None:
-    """The release table's checks on a loaded configuration: checklist placeholders, and the
-    version model."""
+    """The release table's checks on a loaded configuration: checklist placeholders, the main
+    branch's name, and the version model."""
     check_placeholders(config.table(ReleaseConfig), str(config.pyproject_path))
+    check_main_branch(config)
     check_version_model(config)
 
 

@@ -149,6 +149,16 @@ def environment(root: Path, commit: str) -> dict[str, str]:
     return env
 
 
+WALK_STOPS = (".git", ".hg")
+"""Where a build backend stops looking upward for files outside the project: hatchling walks up
+to the nearest ``.hgignore`` until a folder holding ``.hg``, and to the nearest ``.gitignore``
+until a folder holding ``.git`` (an unpacked sdist holds none), and includes the file it found
+in the sdist. An adversary's ``/tmp/.hgignore`` made the candidate and the reference both leave
+a committed module out, and they matched. So the reference builds in a folder holding an empty
+``.git`` and ``.hg`` (no repository: git and hg look past them), and pypa/build unpacks the sdist
+there too (``TMPDIR``): no file outside the commit decides what the reference holds."""
+
+
 def _make(
     root: Path, commit: str, work: Path, out: Path, stamp: Callable[[Path], None] | None
 ) -> dict[str, Any]:
@@ -159,6 +169,10 @@ def _make(
     if stamp is not None:
         stamp(tree)
     env = environment(root, commit)
+    env["TMPDIR"] = str(work / "tmp")  # pypa/build unpacks the sdist here, under `work`
+    (work / "tmp").mkdir()
+    for boundary in WALK_STOPS:  # a backend walking up stops here: nothing outside counts
+        (work / boundary).mkdir()
     out.mkdir()
     try:
         pypa_build(tree, "--sdist", "--outdir", str(out), cwd=work, env=env)

@@ -110,6 +110,21 @@ def test_a_package_vendored_through_a_submodule_binds(demo: Repo, tmp_path: Path
     assert WHEEL in {f["name"] for f in manifest["files"]}  # type: ignore[union-attr, index]
 
 
+def test_a_submodule_with_no_gitmodules_entry_is_named_as_such(demo: Repo) -> None:
+    """The commit records a submodule (a gitlink) and no ``.gitmodules`` entry for it. bind
+    advised `git submodule update --init --recursive`, which fails ("No url found for submodule
+    path", an adversary given the docs); now it names the missing entry."""
+    head = demo.git("rev-parse", "HEAD")
+    demo.git("update-index", "--add", "--cacheinfo", f"160000,{head},src/demo/_vendor")
+    demo.git("commit", "-q", "-m", "feat: vendor by a bare link")
+    (demo.path / "src/demo/_vendor").mkdir()  # an uninitialised submodule, as a clone has it
+    demo.git("push", "-q", "origin", "main")
+    to_rc(demo)
+    build_dist(demo.path, demo.path / "dist")
+    out = refused(demo, "src/demo/_vendor", ".gitmodules has no entry for that path")
+    assert "submodule update --init" not in out, out
+
+
 def _torch_pattern(root: Path) -> None:
     """torch's and torchvision's setup.py: the commit's hash, from ``git rev-parse HEAD``, is
     written into ``version.py`` (git-ignored) by every build."""

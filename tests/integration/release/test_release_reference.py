@@ -189,3 +189,31 @@ def test_an_sdist_that_does_not_build_a_wheel_is_refused(
     assert code == 1, out
     assert "does not build a wheel, while its tree does" in out and SDIST in out, out
     assert repo.origin_git("for-each-ref", "refs/mlrelease") == ""
+
+
+@pytest.mark.parametrize("ignore", [".hgignore", ".gitignore"])
+def test_an_ignore_file_above_the_build_does_not_decide_the_reference(
+    repo: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ignore: str
+) -> None:
+    """An adversary given the docs wrote ``syntax: glob / guard.py`` into a ``.hgignore`` in a
+    folder above the temporary folder: hatchling walks up to it, so the reference build left out
+    the committed ``src/demo/guard.py``, like the maintainer's build beside it, and the two
+    matched. The ``.gitignore`` case passes on the code before too (the demo's sdist carries its
+    own, found first); it guards the unpacked sdist of a project that has none."""
+    import tempfile
+    import zipfile
+
+    from mlrelease.wheels import reference
+
+    repo.commit_file("src/demo/guard.py", "GUARD = True\n", "feat: a guard")
+    above = tmp_path / "above"
+    (above / "tmp").mkdir(parents=True)
+    (above / ignore).write_text(
+        "syntax: glob\nguard.py\n" if ignore == ".hgignore" else "guard.py\n"
+    )
+    monkeypatch.setenv("TMPDIR", str(above / "tmp"))
+    monkeypatch.setattr(tempfile, "tempdir", str(above / "tmp"))
+    built = reference.build(repo.path, repo.git("rev-parse", "HEAD"))
+    assert built.wheel is not None, built.broken
+    names = zipfile.ZipFile(built.wheel).namelist()
+    assert "demo/guard.py" in names, names
