@@ -45,6 +45,12 @@ def _prepared(mlr: Mlr) -> None:
         assert code == 0, err
 
 
+def _rewind(colleague: Repo) -> None:
+    """The colleague force-pushes release/1.4 back one commit."""
+    colleague.git("fetch", "-q", "origin")
+    colleague.git("push", "-q", "--force", "origin", "origin/release/1.4~1:refs/heads/release/1.4")
+
+
 def _push_tag(colleague: Repo, name: str) -> None:
     colleague.git("fetch", "-q", "origin")
     colleague.git("tag", "-a", "-m", "by hand", name, "origin/release/1.4")
@@ -85,14 +91,8 @@ def test_a_branch_rewound_on_origin_is_not_pushed_back(
     code, _, err = mlr("release", "cut", "--version", "1.4", "--execute", "--push")
     assert code == 0, err
 
-    def rewind() -> None:
-        colleague.git("fetch", "-q", "origin")
-        colleague.git(
-            "push", "-q", "--force", "origin", "origin/release/1.4~1:refs/heads/release/1.4"
-        )
-
     rewound = repo.origin_git("rev-parse", "release/1.4~1")
-    with colleague_after(monkeypatch, "commit", rewind):
+    with colleague_after(monkeypatch, "commit", lambda: _rewind(colleague)):
         code, _, err = mlr("release", "prepare", "--version", "1.4.0", "--execute", "--push")
     assert code == 1 and "branch release/1.4:" in err and "nothing was pushed" in err, err
     assert repo.origin_git("rev-parse", "release/1.4") == rewound
@@ -171,14 +171,8 @@ def test_a_branch_rewound_after_the_gatekeeper_listed_origin_is_not_pushed_back(
     code, _, err = mlr("release", "cut", "--version", "1.4", "--execute", "--push")
     assert code == 0, err
 
-    def rewind() -> None:
-        colleague.git("fetch", "-q", "origin")
-        colleague.git(
-            "push", "-q", "--force", "origin", "origin/release/1.4~1:refs/heads/release/1.4"
-        )
-
     rewound = repo.origin_git("rev-parse", "release/1.4~1")
-    with after_the_gatekeeper(monkeypatch, rewind):
+    with after_the_gatekeeper(monkeypatch, lambda: _rewind(colleague)):
         code, _, err = mlr("release", "prepare", "--version", "1.4.0", "--execute", "--push")
     assert code == 1 and "stale info" in err, err
     assert repo.origin_git("rev-parse", "release/1.4") == rewound
