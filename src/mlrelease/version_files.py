@@ -121,6 +121,7 @@ def scan(
             source=source,
             hint="Fix current_version or the parse pattern.",
         )
+    _whole(config, current, source)
     found: list[Occurrence] = []
     problems: list[Problem] = []
     static = pyproject.get("project", {}).get("version")
@@ -172,6 +173,33 @@ def scan(
             else:
                 found.append(Occurrence(rel, _line(text, m.start()), value))
     return found, problems
+
+
+def _whole(config: Any, current: Any, source: str) -> None:
+    """Refuse a ``parse``/``serialize`` that do not give back ``current_version`` whole.
+
+    bump-my-version searches every file for the serialised current version, and rewrites
+    that: with its default ``X.Y.Z`` parse, ``0.1.0.dev0`` is read as ``0.1.0``, so a bump
+    to ``0.1.0`` would find ``0.1.0`` inside ``0.1.0.dev0`` and make ``0.1.0.dev0`` of it
+    again, or a wrong version. Such a table is refused here, before any gate or bump reads a
+    file with it.
+    """
+    from bumpversion.context import get_context
+
+    given = config.current_version
+    read = config.version_config.serialize(current, get_context(config, current))
+    if read == given:
+        return
+    raise ConfigError(
+        "tool.bumpversion.current_version",
+        "a version that tool.bumpversion.parse reads whole and serialize writes back",
+        f"{given!r} (read and written back as {read!r})",
+        source=source,
+        hint=(
+            "Give [tool.bumpversion] a parse and serialize that cover the whole version (for "
+            "PEP 440 versions, the ones `mlrelease init` proposes: docs/configuration.md)."
+        ),
+    )
 
 
 _SENTINEL = "MLRELEASE0SENTINEL0"

@@ -9,7 +9,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mlrelease.downstream import propose as downstream
+from mlrelease.init import kept_table
 from mlrelease.init.detect import Detection
+from mlrelease.init.version_source import VersionFile
 
 PEP440_PARSE = r"""(?x)
     (?P<major>\d+)\.(?P<minor>\d+)\.(?P<patch>\d+)
@@ -122,11 +124,13 @@ def propose(
     pyproject: Mapping[str, Any],
     *,
     required_platforms: list[str] | None = None,
+    text: str = "",
 ) -> Proposal:
     """The ``[tool.mlrelease]`` and ``[tool.bumpversion]`` tables describing the repository.
 
-    ``pyproject`` is the parsed current file: a ``[tool.bumpversion]`` table already there is
-    kept (the project's own truth), not proposed again.
+    ``pyproject`` is the parsed current file and ``text`` its text: a ``[tool.bumpversion]``
+    table already there is kept (the project's own truth), not proposed again; the version
+    files it does not name are added to it, or named (:mod:`.kept_table`).
     """
     gates, notes = gates_for(d)
     new_files: list[str] = []
@@ -168,10 +172,11 @@ def propose(
     if d.test_command:
         parts.append(section("[tool.mlrelease.gate-options.tests]", {"command": d.test_command}))
     parts += _downstream(d.name or "", notes)
-    if pyproject.get("tool", {}).get("bumpversion") is None:
+    table = pyproject.get("tool", {}).get("bumpversion")
+    if table is None:
         parts += _bumpversion(d)
     else:
-        notes.append("[tool.bumpversion] already exists: kept as it is.")
+        parts += _kept_bumpversion(d, table, text, notes)
     notes += [f"version left as it is: {place}" for place in d.version.left]
     if d.version.kind == "unknown":
         notes.append(
@@ -248,6 +253,48 @@ def _multiline(command: list[str]) -> str:
     return "[" + ", ".join([*(_value(h) for h in head), fence + script + fence]) + "]"
 
 
+def _kept_bumpversion(
+    d: Detection, table: Mapping[str, Any], text: str, notes: list[str]
+) -> list[str]:
+    """The entries of the version files the project's own table does not name, and a note for
+    each gap in it."""
+    notes.append("[tool.bumpversion] already exists: kept as it is.")
+    partial = kept_table.partial_parse(table)
+    if partial:
+        notes.append(
+            f"tool.bumpversion.current_version is {table['current_version']!r}, and {partial}: "
+            "a bump would look for and rewrite only that, so the `versions` gate and every bump "
+            "refuse it. Give [tool.bumpversion] a parse and serialize that read it whole (for "
+            "PEP 440 versions, the ones `mlrelease init` proposes to a project without the "
+            "table: docs/configuration.md)."
+        )
+    missing = kept_table.unlisted(d.version.files, table)
+    if not missing:
+        return []
+    named = ", ".join(vf.filename for vf in missing)
+    entries = [section("[[tool.bumpversion.files]]", _file_entry(vf)) for vf in missing]
+    if kept_table.files_can_grow(table, text):
+        notes.append(
+            f"{named}: carries the version, and no [[tool.bumpversion.files]] entry names it: "
+            "its entry is added, so that a bump rewrites it too."
+        )
+        return entries
+    notes.append(
+        f"{named}: carries the version, and tool.bumpversion.files (an inline array, which "
+        "cannot be added to from the end of the file) does not name it: a bump would leave it. "
+        "Add to that array: " + "; ".join(json.dumps(_file_entry(vf)) for vf in missing)
+    )
+    return []
+
+
+def _file_entry(vf: VersionFile) -> dict[str, Any]:
+    """The ``[[tool.bumpversion.files]]`` entry of a version file: its exact search."""
+    entry: dict[str, Any] = {"filename": vf.filename, "search": vf.search, "replace": vf.replace}
+    if vf.regex:
+        entry["regex"] = True
+    return entry
+
+
 def _bumpversion(d: Detection) -> list[str]:
     parts = [
         section(
@@ -264,12 +311,5 @@ def _bumpversion(d: Detection) -> list[str]:
         *(section(f"[tool.bumpversion.parts.{k}]", v) for k, v in PEP440_PARTS.items()),
     ]
     for vf in d.version.files:
-        entry: dict[str, Any] = {
-            "filename": vf.filename,
-            "search": vf.search,
-            "replace": vf.replace,
-        }
-        if vf.regex:
-            entry["regex"] = True
-        parts.append(section("[[tool.bumpversion.files]]", entry))
+        parts.append(section("[[tool.bumpversion.files]]", _file_entry(vf)))
     return parts

@@ -225,7 +225,8 @@ def run(
     required, platform_note = (None, "")
     if found.build.kind == "native" and found.build.builder == "cibuildwheel":
         required, platform_note = _native_platforms(root, current)
-    proposal = propose.propose(found, current, required_platforms=required)
+    text = (before or b"").decode("utf-8")
+    proposal = propose.propose(found, current, required_platforms=required, text=text)
     if platform_note:
         proposal.notes.append(platform_note)
     if found.docs:
@@ -256,7 +257,6 @@ def run(
     if not execute:
         console.print("Dry run: nothing written. Re-run with --execute to write pyproject.toml.")
         return 0
-    text = (before or b"").decode("utf-8")
     if text and not text.endswith("\n"):
         text += "\n"
     path.write_text(text + ("\n" if text else "") + proposal.text, encoding="utf-8")

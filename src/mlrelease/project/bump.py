@@ -42,7 +42,15 @@ def _tool() -> list[str]:
     return processes.python_module("bumpversion")
 
 
-def _bmv(root: Path, *args: str) -> processes.CompletedProcess[str]:
+def _bmv(root: Path, verb: str, *args: str) -> processes.CompletedProcess[str]:
+    """bump-my-version's ``verb`` in ``root``, on ``pyproject.toml``'s ``[tool.bumpversion]``.
+
+    Left to itself, bump-my-version reads the first of ``.bumpversion.toml``,
+    ``.bumpversion.cfg``, ``setup.cfg`` and ``pyproject.toml`` that configures it. Every check
+    of mlrelease reads pyproject.toml's table (:func:`version_files.bumpversion_config`), so
+    the write is held to that same table: another file's files and version are never written.
+    """
+    args = (verb, "--config-file", "pyproject.toml", *args)
     if faults.active():  # the kill harness: fault points inside bump-my-version's writes
         tool = processes.python_module("mlrelease.project.bump_faults")
         return processes.call([*tool, *args], cwd=root, env=faults.fault_env())

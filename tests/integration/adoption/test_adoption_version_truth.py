@@ -84,6 +84,72 @@ def test_a_sphinx_conf_saying_the_version_is_proposed_and_bumped(tmp_path: Path)
     assert 'release = "1.17.0"' in repo.git("show", "HEAD:docs/conf.py")
 
 
+_OWN_TABLE = {
+    "tables": '[[tool.bumpversion.files]]\nfilename = "VERSION_NUMBER"\n',
+    "inline": 'files = [{filename = "VERSION_NUMBER"}]\n',
+}
+
+
+def _with_own_table(tmp_path: Path, files: str, version: str = "1.16.1") -> Any:
+    """tensorflow-onnx with its own ``[tool.bumpversion]`` (bump-my-version's default parse,
+    ``files`` as given), and a Sphinx docs/conf.py that says the version."""
+    repo = push_tf2onnx(tmp_path)
+    pyproject = repo.path.joinpath("pyproject.toml").read_text(encoding="utf-8")
+    table = f'\n[tool.bumpversion]\ncurrent_version = "{version}"\n' + files
+    repo.commit_file("pyproject.toml", pyproject + table, "chore: bump-my-version")
+    if version != "1.16.1":
+        repo.commit_file("VERSION_NUMBER", version + "\n", "Prepare updates")
+    repo.commit_file("docs/conf.py", f'project = "tf2onnx"\nrelease = "{version}"\n', "docs")
+    repo.commit_file("docs/index.rst", "tf2onnx\n=======\n", "docs: an index")
+    repo.git("push", "-q", "origin", "main")
+    return repo
+
+
+def test_a_version_file_the_projects_own_table_misses_is_added_and_bumped(
+    tmp_path: Path,
+) -> None:
+    """A project with its own [tool.bumpversion]: init kept it as it is, so the docs/conf.py
+    it had found carrying the version (its findings said so) was never bumped, and the
+    release's docs site said the old version. Its entry is appended to the table's files."""
+    repo = _with_own_table(tmp_path, _OWN_TABLE["tables"])
+    tool, said = proposal(repo)
+    assert [f["filename"] for f in tool["bumpversion"]["files"]] == ["docs/conf.py"], said
+    assert "docs/conf.py: carries the version, and no [[tool.bumpversion.files]]" in said, said
+    adopt(repo)
+    prepare = mlrelease(repo.path, "release", "prepare", "--version", "1.17.0", "--execute")
+    assert prepare.returncode == 0, _said(prepare)
+    assert 'release = "1.17.0"' in repo.git("show", "HEAD:docs/conf.py")
+    assert repo.git("show", "HEAD:VERSION_NUMBER") == "1.17.0"
+
+
+def test_an_inline_files_array_gets_the_entry_named_not_a_broken_file(tmp_path: Path) -> None:
+    """``files = [...]`` cannot grow from the end of pyproject.toml (TOML refuses a second
+    definition): the entry to add is named, and what init writes still parses."""
+    repo = _with_own_table(tmp_path, _OWN_TABLE["inline"])
+    tool, said = proposal(repo)
+    assert "bumpversion" not in tool, tool
+    assert "tool.bumpversion.files (an inline array" in said, said
+    assert '{"filename": "docs/conf.py", "search": "release = \\"{current_version}\\""' in said
+    adopt(repo)
+    verify = mlrelease(repo.path, "verify", "--only", "versions")
+    assert verify.returncode == 0, _said(verify)
+
+
+def test_a_parse_that_reads_part_of_the_version_is_named_and_refused(tmp_path: Path) -> None:
+    """bump-my-version's default parse reads ``1.17.0`` of ``1.17.0.dev0``: the `versions`
+    gate passed, and `release prepare --version 1.17.0` failed saying VERSION_NUMBER carries
+    1.17.0, not 1.17.0.dev0. init names the parse, and the gate refuses it with the fix."""
+    repo = _with_own_table(tmp_path, _OWN_TABLE["tables"], version="1.17.0.dev0")
+    _, said = proposal(repo)
+    assert "bump-my-version's default parse reads only '1.17.0' of it" in said, said
+    adopt(repo)
+    verify = mlrelease(repo.path, "verify", "--only", "versions")
+    said = _said(verify)
+    assert verify.returncode != 0, said
+    assert "tool.bumpversion.current_version" in said and "reads whole" in said, said
+    assert "read and written back as '1.17.0'" in said, said
+
+
 REPAIR = "mlrelease bump --sync --execute"
 
 

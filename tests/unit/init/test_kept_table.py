@@ -1,0 +1,60 @@
+"""What a project's own ``[tool.bumpversion]`` lacks (:mod:`mlrelease.init.kept_table`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from mlrelease.init import kept_table
+from mlrelease.init.propose import PEP440_PARSE
+from mlrelease.init.version_source import VersionFile
+
+CONF = VersionFile("docs/conf.py", 'release = "{current_version}"', 'release = "{new_version}"')
+INIT = VersionFile("src/demo/__init__.py", "{current_version}", "{new_version}")
+
+
+@pytest.mark.parametrize(
+    ("files", "missing"),
+    [
+        (None, ["docs/conf.py", "src/demo/__init__.py"]),
+        ([{"filename": "src/demo/__init__.py"}], ["docs/conf.py"]),
+        ([{"filename": "./docs/conf.py"}, {"glob": "src/*/__init__.py"}], []),
+        ([{"glob": "docs/*.rst"}, "not a table"], ["docs/conf.py", "src/demo/__init__.py"]),
+    ],
+)
+def test_unlisted_names_the_files_no_entry_names(files: object, missing: list[str]) -> None:
+    table = {"current_version": "1.0.0"} if files is None else {"files": files}
+    assert [vf.filename for vf in kept_table.unlisted([CONF, INIT], table)] == missing
+
+
+@pytest.mark.parametrize(
+    ("table", "text", "grows"),
+    [
+        ({}, "[tool.bumpversion]\n", True),
+        ({"files": [{}]}, "[tool.bumpversion]\n\n[[ tool.bumpversion.files ]]\n", True),
+        ({"files": [{}]}, "[tool.bumpversion]\nfiles = [{filename = 'a'}]\n", False),
+    ],
+)
+def test_files_grow_only_as_an_array_of_tables(table: dict, text: str, grows: bool) -> None:
+    assert kept_table.files_can_grow(table, text) is grows
+
+
+@pytest.mark.parametrize(
+    ("table", "said"),
+    [
+        ({"current_version": "1.4.0"}, None),
+        (
+            {"current_version": "0.1.0.dev0"},
+            "bump-my-version's default parse reads only '0.1.0' of it",
+        ),
+        ({"current_version": "0.1.0.dev0", "parse": PEP440_PARSE}, None),
+        (
+            {"current_version": "2024.1", "parse": r"\d+\.\d+\.\d+"},
+            "tool.bumpversion.parse does not match it",
+        ),
+        ({"current_version": "1.0.0", "parse": "("}, None),
+    ],
+)
+def test_partial_parse_names_a_parse_that_reads_part_of_the_version(
+    table: dict, said: str | None
+) -> None:
+    assert kept_table.partial_parse(table) == said
