@@ -29,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -140,13 +141,50 @@ def source_digest(root: Path, rev: str) -> tuple[str, str]:
         return commit, checkout.digest(Path(tmp) / "tree")
 
 
+PASSED = re.compile(
+    r"PATH|HOME|USER|LOGNAME|USERNAME|PYENV_ROOT"
+    r"|SYSTEMROOT|SYSTEMDRIVE|COMSPEC|PATHEXT|WINDIR|APPDATA|LOCALAPPDATA|PROGRAMDATA"
+    r"|PIP_(INDEX_URL|EXTRA_INDEX_URL|FIND_LINKS|TRUSTED_HOST|CERT|CLIENT_CERT|DEFAULT_TIMEOUT"
+    r"|RETRIES|PROXY|DISABLE_PIP_VERSION_CHECK|NO_INPUT|NO_COLOR|PROGRESS_BAR)"
+    r"|UV_(INDEX_URL|EXTRA_INDEX_URL|DEFAULT_INDEX|INDEX|FIND_LINKS|NATIVE_TLS|CACHE_DIR"
+    r"|HTTP_TIMEOUT|INSECURE_HOST)"
+    r"|SSL_CERT_FILE|SSL_CERT_DIR|REQUESTS_CA_BUNDLE|CURL_CA_BUNDLE"
+    r"|(https?|all|no)_proxy|(HTTPS?|ALL|NO)_PROXY",
+    re.IGNORECASE if os.name == "nt" else 0,
+)
+"""The only variables of this process the reference's builds see: how to find programs and
+Python, the home folder, the operating system's own (Windows), and the administrator's package
+sources (indexes, a wheelhouse, certificates, proxies), which a fresh CI machine has too. Any
+other variable can change what a build makes without a file of the commit saying so
+(``HATCH_BUILD_HOOKS_ENABLE=1`` runs a hook the project left off, ``SETUPTOOLS_SCM_PRETEND_VERSION``
+sets the version, ``CFLAGS`` the compiled code, ``PIP_CONSTRAINT`` the backend): the
+reference is what the commit builds on a machine without them. The package sources are the
+one trust taken from this machine: a backend they serve builds the reference as it builds CI's
+(docs/release/reference-build.md says what that leaves open)."""
+
+BUILD_SWITCHES = re.compile(
+    r"(HATCH|HATCHLING|SETUPTOOLS|SETUPTOOLS_SCM|PDM|FLIT|POETRY|MATURIN|SKBUILD|CMAKE|MESON"
+    r"|CIBW|PIP|UV|DISTUTILS|PYTHON|CUDA|TORCH|NVCC)_\w*"
+    r"|_PYTHON_\w+|CC|CXX|CPP|LD|AR|CFLAGS|CXXFLAGS|CPPFLAGS|LDFLAGS|LDSHARED|ARCHFLAGS"
+    r"|MACOSX_DEPLOYMENT_TARGET|PKG_CONFIG_PATH|MAX_JOBS|SOURCE_DATE_EPOCH"
+)
+"""Variables left out of the reference's builds that build tools read: named when a refusal
+could come from them, since this clone's own build saw them."""
+
+
 def environment(root: Path, commit: str) -> dict[str, str]:
-    """What the reference's builds run with: no git variable or configuration from this
-    process (the build's own git calls see the checked-out tree's repository alone), and
-    ``SOURCE_DATE_EPOCH`` at the commit's time (``__DATE__``, archive timestamps)."""
-    env = git.bare_environment()
+    """What the reference's builds run with: only the :data:`PASSED` variables of this
+    process, no git variable or configuration (the build's own git calls see the checked-out
+    tree's repository alone), and ``SOURCE_DATE_EPOCH`` at the commit's time (``__DATE__``,
+    archive timestamps)."""
+    env = git.bare_environment({k: v for k, v in os.environ.items() if PASSED.fullmatch(k)})
     env["SOURCE_DATE_EPOCH"] = git.run(root, "show", "-s", "--format=%ct", commit)
     return env
+
+
+def left_out() -> list[str]:
+    """The build tools' variables of this process that the reference's builds do not see."""
+    return sorted(k for k in os.environ if BUILD_SWITCHES.fullmatch(k) and not PASSED.fullmatch(k))
 
 
 WALK_STOPS = (".git", ".hg")
@@ -169,7 +207,8 @@ def _make(
     if stamp is not None:
         stamp(tree)
     env = environment(root, commit)
-    env["TMPDIR"] = str(work / "tmp")  # pypa/build unpacks the sdist here, under `work`
+    for temp in ("TMPDIR", "TEMP", "TMP"):  # pypa/build unpacks the sdist here, under `work`
+        env[temp] = str(work / "tmp")
     (work / "tmp").mkdir()
     for boundary in WALK_STOPS:  # a backend walking up stops here: nothing outside counts
         (work / boundary).mkdir()

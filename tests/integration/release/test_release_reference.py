@@ -217,3 +217,47 @@ def test_an_ignore_file_above_the_build_does_not_decide_the_reference(
     assert built.wheel is not None, built.broken
     names = zipfile.ZipFile(built.wheel).namelist()
     assert "demo/guard.py" in names, names
+
+
+HOOK = """\
+import os
+import tempfile
+
+from hatchling.builders.hooks.plugin.interface import BuildHookInterface
+
+
+class CustomBuildHook(BuildHookInterface):
+    def initialize(self, version, build_data):
+        if self.target_name == "wheel":
+            hook = os.path.join(tempfile.mkdtemp(), "demo_dev.pth")
+            with open(hook, "w") as f:
+                f.write("import demo\\n")
+            build_data["force_include"][hook] = "demo_dev.pth"
+"""
+
+
+def test_a_build_switch_of_this_shell_does_not_reach_the_reference(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An adversary given the docs: an opt-in hatch hook (``enable-by-default = false``) adds an
+    import hook, and ``HATCH_BUILD_HOOKS_ENABLE=1`` in the maintainer's shell turned it on in
+    their build and in the reference build alike, so the two matched and the ``.pth`` was
+    bound, published and promoted. The reference builds as a fresh CI machine does, without
+    the build tools' variables of this shell, and a refusal names the ones it left out."""
+    import zipfile
+
+    from mlrelease.wheels import reference
+
+    pyproject = (repo.path / "pyproject.toml").read_text(encoding="utf-8")
+    opt_in = "\n[tool.hatch.build.hooks.custom]\nenable-by-default = false\n"
+    repo.commit_file("hatch_build.py", HOOK, "build: a development import hook")
+    repo.commit_file("pyproject.toml", pyproject + opt_in, "build: the hook, off by default")
+    monkeypatch.setenv("HATCH_BUILD_HOOKS_ENABLE", "1")
+    repo.build("build/mine")
+    (mine,) = (repo.path / "build/mine").glob("*.whl")
+    assert "demo_dev.pth" in zipfile.ZipFile(mine).namelist()  # this shell's build has it
+    built = reference.build(repo.path, repo.git("rev-parse", "HEAD"))
+    assert built.wheel is not None, built.broken
+    for wheel in built.wheels:
+        assert "demo_dev.pth" not in zipfile.ZipFile(wheel).namelist(), wheel.name
+    assert "HATCH_BUILD_HOOKS_ENABLE" in reference.left_out()

@@ -153,6 +153,13 @@ def findings(
     accept = project.wheels.accept
     verdict = built_from(ref, files, Acceptance(accept, offered))
     verdict.reference = ref.digest
+    unseen = reference.left_out()
+    if verdict.problems and unseen:
+        verdict.problems.append(
+            "the reference build does not see these variables of this shell, as a fresh CI "
+            f"machine has none of them: {', '.join(unseen)}; a file or byte that a build makes "
+            "only with them is refused: build the release files without them, or in CI"
+        )
     return verdict
 
 
