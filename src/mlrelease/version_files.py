@@ -79,6 +79,22 @@ def other_config(root: Path) -> str | None:
     return None
 
 
+def _other_config(root: Path) -> list[Problem]:
+    """A problem when a file bump-my-version reads first configures it too (deny by default:
+    two configurations of one version disagree as soon as one of them moves it)."""
+    other = other_config(root)
+    if other is None:
+        return []
+    gone = "its [bumpversion] sections" if other == "setup.cfg" else "it"
+    why = (
+        "configures bump-my-version too, which reads it before pyproject.toml: anyone who runs "
+        "bump-my-version moves its files and version, not the table's. Move what it lists into "
+        "[tool.bumpversion] (`mlrelease init` on a project without the table carries it), then "
+        f"delete {gone}"
+    )
+    return [Problem(other, why)]
+
+
 def bumpversion_table(pyproject: Mapping[str, Any], source: str) -> Mapping[str, Any]:
     table = pyproject.get("tool", {}).get("bumpversion")
     if not isinstance(table, Mapping) or "current_version" not in table:
@@ -139,19 +155,7 @@ def scan(
         )
     _whole(config, current, source)
     found: list[Occurrence] = []
-    problems: list[Problem] = []
-    other = other_config(root)
-    if other is not None:
-        gone = "its [bumpversion] sections" if other == "setup.cfg" else "it"
-        problems.append(
-            Problem(
-                other,
-                "configures bump-my-version too, which reads it before pyproject.toml: anyone "
-                "who runs bump-my-version moves its files and version, not the table's. Move "
-                f"what it lists into [tool.bumpversion] (`mlrelease init` on a project without "
-                f"the table carries it), then delete {gone}",
-            )
-        )
+    problems: list[Problem] = _other_config(root)
     static = pyproject.get("project", {}).get("version")
     if isinstance(static, str):
         text = (root / "pyproject.toml").read_text(encoding="utf-8")
