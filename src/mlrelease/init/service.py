@@ -238,9 +238,9 @@ def run(
     required, platform_note = (None, "")
     if found.build.kind == "native" and found.build.builder == "cibuildwheel":
         required, platform_note = _native_platforms(root, current)
-    text = (before or b"").decode("utf-8")
+    original = (before or b"").decode("utf-8")
     proposal = propose.propose(
-        found, current, required_platforms=required, text=text, other=_other_config(root)
+        found, current, required_platforms=required, text=original, other=_other_config(root)
     )
     if platform_note:
         proposal.notes.append(platform_note)
@@ -272,9 +272,9 @@ def run(
     if not execute:
         console.print("Dry run: nothing written. Re-run with --execute to write pyproject.toml.")
         return 0
-    if text and not text.endswith("\n"):
-        text += "\n"
-    path.write_text(text + ("\n" if text else "") + proposal.text, encoding="utf-8")
+    if original and not original.endswith("\n"):
+        original += "\n"
+    path.write_text(original + ("\n" if original else "") + proposal.text, encoding="utf-8")
     try:
         load_config(root)
     except UserError:
