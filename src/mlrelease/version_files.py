@@ -63,6 +63,38 @@ def stale_current(current: str, carried: str) -> str:
     )
 
 
+OTHER_CONFIGS = (".bumpversion.cfg", ".bumpversion.toml", "setup.cfg")
+"""Where bump-my-version looks for its configuration before ``pyproject.toml``, in its order."""
+
+
+def other_config(root: Path) -> str | None:
+    """The first file of :data:`OTHER_CONFIGS` in ``root`` that configures bump-my-version."""
+    for name in OTHER_CONFIGS:
+        path = root / name
+        if not path.is_file():
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if name != "setup.cfg" or re.search(r"^\[bumpversion\]", text, re.M):
+            return name
+    return None
+
+
+def _other_config(root: Path) -> list[Problem]:
+    """A problem when a file bump-my-version reads first configures it too (deny by default:
+    two configurations of one version disagree as soon as one of them moves it)."""
+    other = other_config(root)
+    if other is None:
+        return []
+    gone = "its [bumpversion] sections" if other == "setup.cfg" else "it"
+    why = (
+        "configures bump-my-version too, which reads it before pyproject.toml: anyone who runs "
+        "bump-my-version moves its files and version, not the table's. Move what it lists into "
+        "[tool.bumpversion] (`mlrelease init` on a project without the table carries it), then "
+        f"delete {gone}"
+    )
+    return [Problem(other, why)]
+
+
 def bumpversion_table(pyproject: Mapping[str, Any], source: str) -> Mapping[str, Any]:
     table = pyproject.get("tool", {}).get("bumpversion")
     if not isinstance(table, Mapping) or "current_version" not in table:
@@ -123,7 +155,7 @@ def scan(
         )
     _whole(config, current, source)
     found: list[Occurrence] = []
-    problems: list[Problem] = []
+    problems: list[Problem] = _other_config(root)
     static = pyproject.get("project", {}).get("version")
     if isinstance(static, str):
         text = (root / "pyproject.toml").read_text(encoding="utf-8")

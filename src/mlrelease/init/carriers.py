@@ -71,9 +71,25 @@ def _says_so(path: str, before: str, names: Set[str]) -> str | None:
     return f"{key} names another project ({owner})"
 
 
+_VENDORED = re.compile(
+    r"(^|/)(_?vendor(ed)?|third[-_]?party|_?extern(al)?s?|node_modules|site-packages)/", re.I
+)
+"""A folder holding copies of other projects (pip's ``_vendor``, ``third_party``, ``extern``)."""
+
+_BUMPVERSION_CONFIGS = (".bumpversion.cfg", ".bumpversion.toml")
+
+
 def _file_left(path: str) -> str | None:
     """Why no version in the file ``path`` is the project's own to bump, or None."""
     name = path.rsplit("/", 1)[-1]
+    vendored = _VENDORED.search(path)
+    if vendored:
+        return (
+            f"a copy of another project (under {vendored[2]}/): its version is that project's, "
+            "whatever number it shares"
+        )
+    if name in _BUMPVERSION_CONFIGS:
+        return "bump-my-version's own configuration: its entries are carried into the table"
     if _HISTORY.match(name):
         return "changelog history: released versions stay as written"
     if name.lower().endswith(_DOCS):
@@ -90,6 +106,8 @@ def _why_left(path: str, before: str, names: Set[str]) -> str | None:
         return found
     if _PIN.search(before):
         return "a pin of another package that happens to share the number"
+    if re.search(r"(^|[^\w])current_version\s*=\s*['\"]?$", before):
+        return "bump-my-version's current_version: its own configuration, which it moves itself"
     return _says_so(path, before, names)
 
 

@@ -13,16 +13,29 @@ text of ``pyproject.toml``:
   ``X.Y.Z`` against ``0.1.0.dev0``). A bump then looks for, and rewrites, the part it read.
   The ``versions`` gate refuses such a table (:func:`mlrelease.version_files.scan`); init
   names it before anything is written.
+
+A project configured by another file (``.bumpversion.cfg``, ``.bumpversion.toml``, ``setup.cfg``'s
+``[bumpversion]``) gets a table in pyproject.toml that carries that file's entries
+(:func:`other_entries`): mlrelease writes by pyproject.toml's table alone, and the ``versions``
+gate refuses the other file until it is gone (:func:`mlrelease.version_files.scan`).
 """
 
 from __future__ import annotations
 
+import configparser
 import fnmatch
 import re
+import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from mlrelease import version_files
 from mlrelease.init.version_source import VersionFile
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
 
 DEFAULT_PARSE = r"(?P<major>\d+)\.(?P<minor>\d+)\.(?P<patch>\d+)"
 """bump-my-version's ``parse`` where the table gives none."""
@@ -69,3 +82,37 @@ def partial_parse(table: Mapping[str, Any]) -> str | None:
     read = f"reads only {found.group(0)!r} of it" if found else "does not match it"
     given = "tool.bumpversion.parse" if "parse" in table else "bump-my-version's default parse"
     return f"{given} {read}"
+
+
+OTHER_CONFIGS = version_files.OTHER_CONFIGS
+
+
+def other_entries(name: str, text: str) -> list[dict[str, Any]] | None:
+    """The ``[[tool.bumpversion.files]]`` entries that another bump-my-version configuration
+    file lists (``filename`` or ``glob``, with its ``search`` and ``replace``), or None when
+    the file does not configure bump-my-version."""
+    if name.endswith(".toml"):
+        try:
+            table = tomllib.loads(text).get("tool", {}).get("bumpversion")
+        except tomllib.TOMLDecodeError:
+            return None
+        files = table.get("files", []) if isinstance(table, Mapping) else None
+        return [dict(f) for f in files if isinstance(f, Mapping)] if files is not None else None
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return None
+    if not parser.has_section("bumpversion"):
+        return None
+    entries = []
+    for section in parser.sections():
+        kind, _, where = section.partition(":")[2].partition(":")
+        if not section.startswith("bumpversion:") or kind not in ("file", "glob") or not where:
+            continue
+        entry: dict[str, Any] = {"filename" if kind == "file" else "glob": where.strip()}
+        for key in ("search", "replace"):
+            if parser.has_option(section, key):
+                entry[key] = parser.get(section, key)
+        entries.append(entry)
+    return entries

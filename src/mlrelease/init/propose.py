@@ -125,12 +125,15 @@ def propose(
     *,
     required_platforms: list[str] | None = None,
     text: str = "",
+    other: tuple[str, str] | None = None,
 ) -> Proposal:
     """The ``[tool.mlrelease]`` and ``[tool.bumpversion]`` tables describing the repository.
 
     ``pyproject`` is the parsed current file and ``text`` its text: a ``[tool.bumpversion]``
     table already there is kept (the project's own truth), not proposed again; the version
-    files it does not name are added to it, or named (:mod:`.kept_table`).
+    files it does not name are added to it, or named (:mod:`.kept_table`). ``other``: the name
+    and text of another file that configures bump-my-version, whose entries the proposed
+    table carries.
     """
     gates, notes = gates_for(d)
     new_files: list[str] = []
@@ -173,11 +176,17 @@ def propose(
         parts.append(section("[tool.mlrelease.gate-options.tests]", {"command": d.test_command}))
     parts += _downstream(d.name or "", notes)
     table = pyproject.get("tool", {}).get("bumpversion")
+    carried = _carried(other, notes) if table is None else []
     if table is None:
-        parts += _bumpversion(d)
+        parts += _bumpversion(d, carried)
     else:
         parts += _kept_bumpversion(d, table, text, notes)
-    notes += [f"version left as it is: {place}" for place in d.version.left]
+    moved = {e.get("filename") for e in carried}  # the project's own entry moves these
+    notes += [
+        f"version left as it is: {place}"
+        for place in d.version.left
+        if place.split(":", 1)[0] not in moved
+    ]
     if d.version.kind == "unknown":
         notes.append(
             "No version was found: set tool.bumpversion.current_version and list the files "
@@ -295,7 +304,24 @@ def _file_entry(vf: VersionFile) -> dict[str, Any]:
     return entry
 
 
-def _bumpversion(d: Detection) -> list[str]:
+def _carried(other: tuple[str, str] | None, notes: list[str]) -> list[dict[str, Any]]:
+    """The entries of the project's other bump-my-version configuration, with a note."""
+    entries = kept_table.other_entries(*other) if other else None
+    if other is None or entries is None:
+        return []
+    name = other[0]
+    gone = "its [bumpversion] sections" if name == "setup.cfg" else "it"
+    notes.append(
+        f"{name} configures bump-my-version: its {len(entries)} file entries are carried into "
+        "[tool.bumpversion] below (its parse and serialize are not: the table has PEP 440 ones). "
+        f"mlrelease reads and writes the version by pyproject.toml's table alone, and the "
+        f"`versions` gate refuses {name} while it configures bump-my-version: delete {gone} "
+        "once the table is committed."
+    )
+    return entries
+
+
+def _bumpversion(d: Detection, carried: list[dict[str, Any]]) -> list[str]:
     parts = [
         section(
             "[tool.bumpversion]",
@@ -310,6 +336,9 @@ def _bumpversion(d: Detection) -> list[str]:
         ),
         *(section(f"[tool.bumpversion.parts.{k}]", v) for k, v in PEP440_PARTS.items()),
     ]
+    named = {e.get("filename") for e in carried}
     for vf in d.version.files:
-        parts.append(section("[[tool.bumpversion.files]]", _file_entry(vf)))
+        if vf.filename not in named:  # the project's own entry of the file comes first
+            parts.append(section("[[tool.bumpversion.files]]", _file_entry(vf)))
+    parts += [section("[[tool.bumpversion.files]]", entry) for entry in carried]
     return parts

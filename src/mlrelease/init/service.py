@@ -22,6 +22,7 @@ from mlrelease.init import (
     branch_history,
     carriers,
     detect,
+    kept_table,
     propose,
     release_edits,
     shape,
@@ -197,6 +198,18 @@ def _edit_notes(edits: release_edits.Found, model: shape.Model, upstream: str) -
     return notes
 
 
+def _other_config(root: Path) -> tuple[str, str] | None:
+    """The first file that bump-my-version reads before pyproject.toml and that configures it:
+    its name and text."""
+    for name in kept_table.OTHER_CONFIGS:
+        path = root / name
+        if path.is_file():
+            text = path.read_text(encoding="utf-8", errors="replace")
+            if kept_table.other_entries(name, text) is not None:
+                return name, text
+    return None
+
+
 def run(
     root: Path,
     *,
@@ -225,8 +238,10 @@ def run(
     required, platform_note = (None, "")
     if found.build.kind == "native" and found.build.builder == "cibuildwheel":
         required, platform_note = _native_platforms(root, current)
-    text = (before or b"").decode("utf-8")
-    proposal = propose.propose(found, current, required_platforms=required, text=text)
+    original = (before or b"").decode("utf-8")
+    proposal = propose.propose(
+        found, current, required_platforms=required, text=original, other=_other_config(root)
+    )
     if platform_note:
         proposal.notes.append(platform_note)
     if found.docs:
@@ -257,9 +272,9 @@ def run(
     if not execute:
         console.print("Dry run: nothing written. Re-run with --execute to write pyproject.toml.")
         return 0
-    if text and not text.endswith("\n"):
-        text += "\n"
-    path.write_text(text + ("\n" if text else "") + proposal.text, encoding="utf-8")
+    if original and not original.endswith("\n"):
+        original += "\n"
+    path.write_text(original + ("\n" if original else "") + proposal.text, encoding="utf-8")
     try:
         load_config(root)
     except UserError:

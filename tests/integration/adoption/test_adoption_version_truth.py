@@ -150,6 +150,63 @@ def test_a_parse_that_reads_part_of_the_version_is_named_and_refused(tmp_path: P
     assert "read and written back as '1.17.0'" in said, said
 
 
+def test_a_vendored_copy_of_another_project_is_no_version_file(tmp_path: Path) -> None:
+    """An adversary given the docs: a vendored ``tinylib`` (pip's ``_vendor/`` layout) whose
+    ``__version__`` happened to equal the project's was proposed, and every bump rewrote the
+    vendored library's version."""
+    repo = push_tf2onnx(tmp_path)
+    vendored = '"""tinylib: a vendored copy."""\n__version__ = "1.16.1"\n'
+    repo.commit_file("tf2onnx/_vendor/tinylib/__init__.py", vendored, "vendor tinylib")
+    repo.git("push", "-q", "origin", "main")
+    tool, said = proposal(repo)
+    assert [f["filename"] for f in tool["bumpversion"]["files"]] == ["VERSION_NUMBER"], said
+    assert (
+        "tf2onnx/_vendor/tinylib/__init__.py:2: a copy of another project (under _vendor/)" in said
+    )
+
+
+BUMPVERSION_CFG = """\
+[bumpversion]
+current_version = 1.16.1
+
+[bumpversion:file:VERSION_NUMBER]
+
+[bumpversion:file:README.md]
+search = tf2onnx=={current_version}
+replace = tf2onnx=={new_version}
+"""
+
+
+def test_another_bumpversion_config_is_carried_then_refused_until_it_is_gone(
+    tmp_path: Path,
+) -> None:
+    """An adversary given the docs: the project's own .bumpversion.cfg moved README.md's
+    install pin. init proposed the .cfg itself as a version file and dropped what it listed:
+    `bump` said the version was 0.4.0 and left the pin, and the .cfg, now ahead of README.md,
+    broke the project's own bump-my-version. init carries its entries; the `versions` gate
+    refuses the .cfg while it configures bump-my-version; without it, the pin moves."""
+    repo = push_tf2onnx(tmp_path)
+    repo.commit_file("README.md", "pip install tf2onnx==1.16.1\n", "docs: install")
+    repo.commit_file(".bumpversion.cfg", BUMPVERSION_CFG, "chore: bump-my-version")
+    repo.git("push", "-q", "origin", "main")
+    tool, said = proposal(repo)
+    files = tool["bumpversion"]["files"]
+    assert [f.get("filename") for f in files] == ["VERSION_NUMBER", "README.md"], said
+    assert files[1]["search"] == "tf2onnx=={current_version}"
+    assert ".bumpversion.cfg configures bump-my-version: its 2 file entries are carried" in said
+    adopt(repo)
+    verify = mlrelease(repo.path, "verify", "--only", "versions")
+    said = _said(verify)
+    assert verify.returncode != 0 and "`.bumpversion.cfg`: configures bump-my-version" in said
+    repo.git("rm", "-q", ".bumpversion.cfg")
+    repo.git("commit", "-q", "-m", "chore: the version by pyproject.toml alone")
+    repo.git("push", "-q", "origin", "main")
+    prepare = mlrelease(repo.path, "release", "prepare", "--version", "1.17.0", "--execute")
+    assert prepare.returncode == 0, _said(prepare)
+    assert repo.git("show", "HEAD:README.md") == "pip install tf2onnx==1.17.0"
+    assert repo.git("show", "HEAD:VERSION_NUMBER") == "1.17.0"
+
+
 REPAIR = "mlrelease bump --sync --execute"
 
 

@@ -60,12 +60,13 @@ def test_bump_parts(make_repo: MakeRepo, part: str, expected: str) -> None:
 
 
 @pytest.mark.parametrize("verb", [("--to", "1.5.0"), ("--sync",)], ids=["to", "sync"])
-def test_bump_writes_by_pyprojects_table_beside_another_bumpversion_config(
-    make_repo: MakeRepo, verb: tuple[str, ...]
+def test_bump_refuses_another_bumpversion_config_and_writes_nothing(
+    make_repo: MakeRepo, verb: tuple[str, ...], capsys: pytest.CaptureFixture[str]
 ) -> None:
     """bump-my-version reads a ``.bumpversion.cfg`` before pyproject.toml: the bump wrote
     that file's files and version, then said every file was restored while README.md and
-    .bumpversion.cfg stayed changed. mlrelease checks pyproject.toml's table, and writes by it."""
+    .bumpversion.cfg stayed changed. Two configurations of one version are refused before
+    anything is written, naming the file; without it, the bump goes by the table."""
     root = make_repo()
     (root / ".bumpversion.cfg").write_text(
         "[bumpversion]\ncurrent_version = 1.4.0\n\n[bumpversion:file:README.md]\n"
@@ -73,16 +74,18 @@ def test_bump_writes_by_pyprojects_table_beside_another_bumpversion_config(
     (root / "README.md").write_text("demo 1.4.0\n")
     if verb == ("--sync",):
         (root / "src/demo/__init__.py").write_text('"""Demo."""\n\n__version__ = "1.4.0rc1"\n')
-        text = (
-            (root / "pyproject.toml")
-            .read_text()
-            .replace('version = "1.4.0.dev0"', 'version = "1.4.0rc1"', 1)
-        )
+        text = (root / "pyproject.toml").read_text()
+        text = text.replace('version = "1.4.0.dev0"', 'version = "1.4.0rc1"', 1)
         (root / "pyproject.toml").write_text(text)
     commit_all(root, "chore: an old bumpversion config")
+    capsys.readouterr()
+    assert main(["--root", str(root), "bump", *verb, "--execute"]) != 0
+    assert ".bumpversion.cfg: configures bump-my-version too" in capsys.readouterr().err
+    assert git(root, "status", "--porcelain") == ""
+    git(root, "rm", "-q", ".bumpversion.cfg")
+    commit_all(root, "chore: the version by pyproject.toml alone")
     assert main(["--root", str(root), "bump", *verb, "--execute"]) == 0
     assert (root / "README.md").read_text() == "demo 1.4.0\n"
-    assert "current_version = 1.4.0\n" in (root / ".bumpversion.cfg").read_text()
     assert main(["--root", str(root), "verify", "--only", "versions"]) == 0
 
 

@@ -101,3 +101,23 @@ def test_a_file_git_does_not_track_names_the_build_file_that_writes_it() -> None
         "torchvision/version.py: never a version file: git ignores it, and setup.py writes it "
         "(the version comes from what setup.py reads)",
     ]
+
+
+def test_copies_of_other_projects_and_bumpversions_own_key_are_left() -> None:
+    """A vendored package's ``__version__``, bump-my-version's ``current_version``: the same
+    number, another owner (an adversary's cases)."""
+    texts = {
+        "src/demo/_vendor/tinylib/__init__.py": '__version__ = "0.3.0"\n',
+        "third_party/zlib/VERSION.py": 'VERSION = "0.3.0"\n',
+        ".bumpversion.cfg": "[bumpversion]\ncurrent_version = 0.3.0\n",
+        "setup.cfg": "[bumpversion]\ncurrent_version = 0.3.0\n",
+        "src/demo/version.py": '__version__ = "0.3.0"\n',
+    }
+    found = carriers.carriers(texts, "0.3.0", set(), {"demo"})
+    assert [f.filename for f in found.files] == ["src/demo/version.py"]
+    assert [line.split(": ", 1)[1].split(" (")[0].split(":")[0] for line in found.left] == [
+        "bump-my-version's own configuration",
+        "bump-my-version's current_version",
+        "a copy of another project",
+        "a copy of another project",
+    ]

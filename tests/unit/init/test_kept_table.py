@@ -58,3 +58,54 @@ def test_partial_parse_names_a_parse_that_reads_part_of_the_version(
     table: dict, said: str | None
 ) -> None:
     assert kept_table.partial_parse(table) == said
+
+
+CFG = """\
+[bumpversion]
+current_version = 1.2.0
+parse = (?P<major>\\d+)\\.(?P<minor>\\d+)\\.(?P<patch>\\d+)
+
+[bumpversion:file:src/demo/__init__.py]
+
+[bumpversion:file:README.md]
+search = demo=={current_version}
+replace = demo=={new_version}
+
+[bumpversion:glob:docs/*.md]
+
+[bumpversion:part:release]
+values = a
+"""
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "entries"),
+    [
+        (
+            ".bumpversion.cfg",
+            CFG,
+            [
+                {"filename": "src/demo/__init__.py"},
+                {
+                    "filename": "README.md",
+                    "search": "demo=={current_version}",
+                    "replace": "demo=={new_version}",
+                },
+                {"glob": "docs/*.md"},
+            ],
+        ),
+        ("setup.cfg", "[metadata]\nname = demo\n", None),
+        ("setup.cfg", "[bumpversion\nbroken", None),
+        (
+            ".bumpversion.toml",
+            '[tool.bumpversion]\ncurrent_version = "1.2.0"\n'
+            '[[tool.bumpversion.files]]\nfilename = "VERSION"\n',
+            [{"filename": "VERSION"}],
+        ),
+        (".bumpversion.toml", "not = [toml", None),
+    ],
+)
+def test_other_entries_reads_another_bumpversion_configuration(
+    name: str, text: str, entries: list[dict[str, str]] | None
+) -> None:
+    assert kept_table.other_entries(name, text) == entries
