@@ -140,3 +140,28 @@ def digest(into: Path) -> str:
             rel = path.relative_to(into).as_posix()
             lines.append(f"{rel}\0{kind}\0{hashlib.sha256(data).hexdigest()}\n")
     return "sha256:" + hashlib.sha256("".join(sorted(lines)).encode()).hexdigest()
+
+
+def unlike_worktree(root: Path, commit: str) -> list[str]:
+    """The files of the clone's working tree at ``root`` whose bytes are not what a fresh
+    checkout of ``commit`` writes, though ``git status`` may be clean: git compares content
+    cleaned by the attributes (``ident``, ``eol``, a filter, ``core.autocrlf``), so a file
+    written before a committed ``.gitattributes`` applied to it stays as it was. A build of
+    this working tree then cannot match the reference, wherever it writes its files."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="mlrelease-worktree-") as tmp:
+        fresh = Path(tmp) / "tree"
+        export(root, commit, fresh)
+        unlike = []
+        for folder, dirs, files in os.walk(fresh):
+            dirs[:] = [d for d in dirs if d != ".git"]
+            for name in files:
+                path = Path(folder) / name
+                rel = path.relative_to(fresh).as_posix()
+                mine = root / rel
+                if path.is_symlink() or name == ".git":
+                    continue
+                if not mine.is_file() or mine.read_bytes() != path.read_bytes():
+                    unlike.append(rel)
+        return sorted(unlike)

@@ -91,6 +91,32 @@ def test_a_clone_with_autocrlf_binds_a_correct_release(demo_at_rc: Repo, tmp_pat
     bound(demo)
 
 
+def _ident_after_the_files(root: Path) -> None:
+    """A ``.gitattributes`` committed with the files it applies to: the working tree keeps what
+    was written before (``$Id$``), a checkout writes ``$Id: <blob> $``; git status is clean."""
+    write(root / "src/demo/core.py", "# $Id$\ndef answer() -> int:\n    return 42\n")
+    write(root / ".gitattributes", "src/demo/core.py ident\n")
+
+
+def test_a_working_tree_no_checkout_writes_is_named_with_a_repair_that_works(
+    demo: Repo, tmp_path: Path
+) -> None:
+    """An adversary given the docs: a committed ``ident`` attribute newer than the maintainer's
+    working tree. bind refused rightly, and advised building into an empty folder, which
+    refused again, forever. It now names the files a checkout writes otherwise, and the
+    repair it advises binds."""
+    to_rc(demo, _ident_after_the_files)
+    assert demo.status() == ""
+    build_dist(demo.path, demo.path / "dist")
+    refused(demo, f"{RC} writes: src/demo/core.py differ from a fresh checkout", "reset --hard")
+    shutil.rmtree(demo.path / "dist")
+    demo.git("rm", "--cached", "-r", "-q", ".")
+    demo.git("reset", "-q", "--hard", RC)
+    assert "$Id: " in (demo.path / "src/demo/core.py").read_text()
+    build_dist(demo.path, demo.path / "dist")
+    bound(demo)
+
+
 def test_a_package_vendored_through_a_submodule_binds(demo: Repo, tmp_path: Path) -> None:
     """``src/demo/_vendor/tiny`` is a git submodule: the clone has it checked out, the build
     ships it, and the reference exports it at the commit the RC records."""

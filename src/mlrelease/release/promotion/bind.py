@@ -47,8 +47,8 @@ def plan_bind(
         shown = "; ".join(facts.findings) or "no wheel or sdist"
         raise PreconditionError(
             f"bind: {facts.folder} does not hold {rc}'s files, built from its commit ({shown}). "
-            f"Build the candidate's artifacts from {rc} into an empty folder (the project's own "
-            "build, e.g. `python -m build --outdir DIR`) and re-run; nothing was bound."
+            + _rebuild_advice(rc, facts.unlike)
+            + " Nothing was bound."
         )
     made = Manifest(rc, commit, facts.found, upstream, facts.accepted, facts.reference)
     problem = gatekeeper.upstream_problem(world, made, final=False)
@@ -75,6 +75,26 @@ def plan_bind(
         if digest not in remote.refs.bindings.get(rc, {}):
             plan.actions.append(_push(world, made, blob, ref, remote.name))
     return plan
+
+
+def _rebuild_advice(rc: str, unlike: tuple[str, ...]) -> str:
+    """How to build files that bind: into an empty folder, and from a working tree that is
+    what a checkout of the commit writes (a clean ``git status`` does not say so)."""
+    empty = (
+        f"Build the candidate's artifacts from {rc} into an empty folder (the project's own "
+        "build, e.g. `python -m build --outdir DIR`) and re-run."
+    )
+    if not unlike:
+        return empty
+    shown = ", ".join(unlike[:5]) + (f" and {len(unlike) - 5} more" if len(unlike) > 5 else "")
+    return (
+        f"This working tree is not what a checkout of {rc} writes: {shown} differ from a fresh "
+        "checkout, though `git status` is clean (git attributes such as `ident` or `eol`, "
+        "`core.autocrlf` or a filter applied after these files were written), so no build of "
+        "it can match. Check the files out again (`git rm --cached -r -q . && git reset --hard "
+        f"{rc}`) or build in a fresh clone (`git clone --branch {rc} ORIGIN DIR`), then build "
+        "into an empty folder and re-run."
+    )
 
 
 def _bound_once(world: World, made: Manifest, rc: str, where: str) -> None:

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from mlrelease import report
 from mlrelease.config import Config
-from mlrelease.edges import git
+from mlrelease.edges import checkout, git
 from mlrelease.edges.digests import sha256
 from mlrelease.errors import UserError
 from mlrelease.release.config import TABLE, ReleaseConfig
@@ -78,11 +78,22 @@ def read(
         findings=tuple(verdict.problems),
         accepted=tuple(verdict.accepted),
         reference=verdict.reference,
+        unlike=unlike_worktree(root, world, commit, found and verdict.problems),
         stored=store.objects(home),
         index=held,
         published=published,
         upstreams=upstreams(root, home, [*ask.upstream, *recorded(bound)]),
     )
+
+
+def unlike_worktree(
+    root: Path, world: World, commit: str | None, refused: object
+) -> tuple[str, ...]:
+    """The working tree's files that a fresh checkout of ``commit`` writes otherwise, when files
+    built here were refused and HEAD is at the commit (why no build of it can match)."""
+    if not refused or commit is None or world.head != commit:
+        return ()
+    return tuple(checkout.unlike_worktree(root, commit))
 
 
 def which_index(config: Config, published: dict[str, str], ask: Asked) -> tuple[str, str]:

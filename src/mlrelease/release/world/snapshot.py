@@ -244,6 +244,9 @@ class PromoteFacts:
     """Members differing from the reference build by a class the project accepts."""
     reference: str = ""
     """The digest of the reference build the files were compared with."""
+    unlike: tuple[str, ...] = ()
+    """Files of the working tree, at the RC's commit, that a fresh checkout writes otherwise
+    (read only when files were refused: :func:`mlrelease.edges.checkout.unlike_worktree`)."""
     stored: Mapping[str, int] = field(default_factory=dict)
     """SHA-256 -> size of the objects in this clone's content-addressed store."""
     index: Index | None = None
