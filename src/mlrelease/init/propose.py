@@ -181,6 +181,13 @@ def propose(
         parts += _bumpversion(d, carried)
     else:
         parts += _kept_bumpversion(d, table, text, notes)
+        if other is not None:
+            notes.append(
+                f"{other[0]} configures bump-my-version too, and bump-my-version reads it before "
+                "pyproject.toml: the `versions` gate, and every bump, refuse it. Move what it "
+                "lists into [tool.bumpversion], then delete it"
+                + (" (its [bumpversion] sections)." if other[0] == "setup.cfg" else ".")
+            )
     moved = {e.get("filename") for e in carried}  # the project's own entry moves these
     notes += [
         f"version left as it is: {place}"

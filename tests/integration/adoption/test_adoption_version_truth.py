@@ -189,6 +189,12 @@ def test_another_bumpversion_config_is_carried_then_refused_until_it_is_gone(
     repo.commit_file("README.md", "pip install tf2onnx==1.16.1\n", "docs: install")
     repo.commit_file(".bumpversion.cfg", BUMPVERSION_CFG, "chore: bump-my-version")
     repo.git("push", "-q", "origin", "main")
+    beside = repo.path / "pyproject.toml"
+    table = '\n[tool.bumpversion]\ncurrent_version = "1.16.1"\n'
+    beside.write_text(beside.read_text(encoding="utf-8") + table, encoding="utf-8")
+    _, said = proposal(repo)  # both: the table is kept, and the .cfg named
+    assert ".bumpversion.cfg configures bump-my-version too" in said, said
+    repo.git("checkout", "--", "pyproject.toml")
     tool, said = proposal(repo)
     files = tool["bumpversion"]["files"]
     assert [f.get("filename") for f in files] == ["VERSION_NUMBER", "README.md"], said
