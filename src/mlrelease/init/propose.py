@@ -175,25 +175,7 @@ def propose(
     if d.test_command:
         parts.append(section("[tool.mlrelease.gate-options.tests]", {"command": d.test_command}))
     parts += _downstream(d.name or "", notes)
-    table = pyproject.get("tool", {}).get("bumpversion")
-    carried = _carried(other, notes) if table is None else []
-    if table is None:
-        parts += _bumpversion(d, carried)
-    else:
-        parts += _kept_bumpversion(d, table, text, notes)
-        if other is not None:
-            notes.append(
-                f"{other[0]} configures bump-my-version too, and bump-my-version reads it before "
-                "pyproject.toml: the `versions` gate, and every bump, refuse it. Move what it "
-                "lists into [tool.bumpversion], then delete it"
-                + (" (its [bumpversion] sections)." if other[0] == "setup.cfg" else ".")
-            )
-    moved = {e.get("filename") for e in carried}  # the project's own entry moves these
-    notes += [
-        f"version left as it is: {place}"
-        for place in d.version.left
-        if place.split(":", 1)[0] not in moved
-    ]
+    parts += _version_tables(d, pyproject, text, other, notes)
     if d.version.kind == "unknown":
         notes.append(
             "No version was found: set tool.bumpversion.current_version and list the files "
@@ -267,6 +249,38 @@ def _multiline(command: list[str]) -> str:
     *head, script = command
     fence = "'" * 3
     return "[" + ", ".join([*(_value(h) for h in head), fence + script + fence]) + "]"
+
+
+def _version_tables(
+    d: Detection,
+    pyproject: Mapping[str, Any],
+    text: str,
+    other: tuple[str, str] | None,
+    notes: list[str],
+) -> list[str]:
+    """``[tool.bumpversion]`` and its files: proposed (carrying ``other``'s entries), or the
+    project's own kept and completed; a note for each version place left as it is."""
+    parts: list[str] = []
+    table = pyproject.get("tool", {}).get("bumpversion")
+    carried = _carried(other, notes) if table is None else []
+    if table is None:
+        parts += _bumpversion(d, carried)
+    else:
+        parts += _kept_bumpversion(d, table, text, notes)
+        if other is not None:
+            notes.append(
+                f"{other[0]} configures bump-my-version too, and bump-my-version reads it before "
+                "pyproject.toml: the `versions` gate, and every bump, refuse it. Move what it "
+                "lists into [tool.bumpversion], then delete it"
+                + (" (its [bumpversion] sections)." if other[0] == "setup.cfg" else ".")
+            )
+    moved = {e.get("filename") for e in carried}  # the project's own entry moves these
+    notes += [
+        f"version left as it is: {place}"
+        for place in d.version.left
+        if place.split(":", 1)[0] not in moved
+    ]
+    return parts
 
 
 def _kept_bumpversion(
