@@ -142,8 +142,8 @@ def source_digest(root: Path, rev: str) -> tuple[str, str]:
 
 
 PASSED = re.compile(
-    r"PATH|HOME|USER|LOGNAME|USERNAME|PYENV_ROOT"
-    r"|SYSTEMROOT|SYSTEMDRIVE|COMSPEC|PATHEXT|WINDIR|APPDATA|LOCALAPPDATA|PROGRAMDATA"
+    r"PATH|USER|LOGNAME|USERNAME|PYENV_ROOT"
+    r"|SYSTEMROOT|SYSTEMDRIVE|COMSPEC|PATHEXT|WINDIR|PROGRAMDATA"
     r"|PIP_(INDEX_URL|EXTRA_INDEX_URL|FIND_LINKS|TRUSTED_HOST|CERT|CLIENT_CERT|DEFAULT_TIMEOUT"
     r"|RETRIES|PROXY|DISABLE_PIP_VERSION_CHECK|NO_INPUT|NO_COLOR|PROGRESS_BAR)"
     r"|UV_(INDEX_URL|EXTRA_INDEX_URL|DEFAULT_INDEX|INDEX|FIND_LINKS|NATIVE_TLS|CACHE_DIR"
@@ -153,8 +153,8 @@ PASSED = re.compile(
     re.IGNORECASE if os.name == "nt" else 0,
 )
 """The only variables of this process the reference's builds see: how to find programs and
-Python, the home folder, the operating system's own (Windows), and the administrator's package
-sources (indexes, a wheelhouse, certificates, proxies), which a fresh CI machine has too. Any
+Python, the operating system's own (Windows), and the administrator's package sources (indexes,
+a wheelhouse, certificates, proxies), which a fresh CI machine has too. Any
 other variable can change what a build makes without a file of the commit saying so
 (``HATCH_BUILD_HOOKS_ENABLE=1`` runs a hook the project left off, ``SETUPTOOLS_SCM_PRETEND_VERSION``
 sets the version, ``CFLAGS`` the compiled code, ``PIP_CONSTRAINT`` the backend): the
@@ -172,13 +172,28 @@ BUILD_SWITCHES = re.compile(
 could come from them, since this clone's own build saw them."""
 
 
-def environment(root: Path, commit: str) -> dict[str, str]:
+def environment(root: Path, commit: str, home: Path) -> dict[str, str]:
     """What the reference's builds run with: only the :data:`PASSED` variables of this
     process, no git variable or configuration (the build's own git calls see the checked-out
-    tree's repository alone), and ``SOURCE_DATE_EPOCH`` at the commit's time (``__DATE__``,
-    archive timestamps)."""
+    tree's repository alone), ``SOURCE_DATE_EPOCH`` at the commit's time (``__DATE__``,
+    archive timestamps), and ``home``, an empty folder, for a home.
+
+    A home holds configuration that build tools read and no file of the commit says: an
+    adversary's ``~/.pydistutils.cfg`` added a dependency to setuptools' metadata, and a
+    ``~/.gitconfig`` whose ``core.attributesFile`` said ``export-ignore`` made setuptools-scm's
+    file finder (which runs git without ``GIT_`` variables) leave a committed file out, in the
+    maintainer's build and the reference alike. Only the package installers' caches are kept
+    (content they fetched, not configuration), so a build need not fetch its backend again."""
     env = git.bare_environment({k: v for k, v in os.environ.items() if PASSED.fullmatch(k)})
     env["SOURCE_DATE_EPOCH"] = git.run(root, "show", "-s", "--format=%ct", commit)
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    env["UV_CACHE_DIR"] = os.environ.get("UV_CACHE_DIR") or str(cache / "uv")
+    env["PIP_CACHE_DIR"] = os.environ.get("PIP_CACHE_DIR") or str(cache / "pip")
+    home.mkdir(parents=True, exist_ok=True)
+    for name in ("HOME", "USERPROFILE"):
+        env[name] = str(home)
+    env["APPDATA"] = str(home / "AppData" / "Roaming")
+    env["LOCALAPPDATA"] = str(home / "AppData" / "Local")
     return env
 
 
@@ -206,7 +221,7 @@ def _make(
     state: dict[str, Any] = {"source": checkout.digest(tree)}
     if stamp is not None:
         stamp(tree)
-    env = environment(root, commit)
+    env = environment(root, commit, work / "home")
     for temp in ("TMPDIR", "TEMP", "TMP"):  # pypa/build unpacks the sdist here, under `work`
         env[temp] = str(work / "tmp")
     (work / "tmp").mkdir()

@@ -261,3 +261,49 @@ def test_a_build_switch_of_this_shell_does_not_reach_the_reference(
     for wheel in built.wheels:
         assert "demo_dev.pth" not in zipfile.ZipFile(wheel).namelist(), wheel.name
     assert "HATCH_BUILD_HOOKS_ENABLE" in reference.left_out()
+
+
+HOME_HOOK = """\
+import os
+import tempfile
+
+from hatchling.builders.hooks.plugin.interface import BuildHookInterface
+
+
+class CustomBuildHook(BuildHookInterface):
+    def initialize(self, version, build_data):
+        if self.target_name == "wheel" and os.path.exists(os.path.expanduser("~/.demo-dev")):
+            hook = os.path.join(tempfile.mkdtemp(), "demo_dev.pth")
+            with open(hook, "w") as f:
+                f.write("import demo\\n")
+            build_data["force_include"][hook] = "demo_dev.pth"
+"""
+
+
+def test_configuration_in_the_home_folder_does_not_reach_the_reference(
+    repo: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An adversary given the docs: ``~/.pydistutils.cfg`` added a dependency to setuptools'
+    metadata, and a ``~/.gitconfig`` attributes file left a committed file out, in the
+    maintainer's build and the reference alike (the reference kept HOME). A build that reads
+    its home is modelled by a hook that adds an import hook when ``~/.demo-dev`` exists: the
+    reference builds with an empty home, as a fresh CI machine does."""
+    import zipfile
+
+    from mlrelease.wheels import reference
+
+    pyproject = (repo.path / "pyproject.toml").read_text(encoding="utf-8")
+    hooked = "\n[tool.hatch.build.hooks.custom]\n"
+    repo.commit_file("hatch_build.py", HOME_HOOK, "build: a hook that reads the home folder")
+    repo.commit_file("pyproject.toml", pyproject + hooked, "build: the hook")
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".demo-dev").write_text("")
+    monkeypatch.setenv("HOME", str(home))
+    repo.build("build/mine")
+    (mine,) = (repo.path / "build/mine").glob("*.whl")
+    assert "demo_dev.pth" in zipfile.ZipFile(mine).namelist()  # this home's build has it
+    built = reference.build(repo.path, repo.git("rev-parse", "HEAD"))
+    assert built.wheel is not None, built.broken
+    for wheel in built.wheels:
+        assert "demo_dev.pth" not in zipfile.ZipFile(wheel).namelist(), wheel.name
