@@ -142,9 +142,11 @@ class VersionModel:
 
     def release_of(self, files: Version, released: Iterable[Version]) -> Version:
         """The version an RC tagged on ``files`` releases: ``files``' own under ``files``; under
-        ``tag`` the first of the series not yet ``released`` (2.13.0, then 2.13.1, ...)."""
+        ``tag`` the first of the series not yet ``released`` (2.13.0, then 2.13.1, ...), and
+        under ``scm`` too, where ``files`` is only the newest tag's version (a commit after
+        ``v1.1.0`` makes ``1.1.1``, as setuptools-scm's next-version guess does)."""
         version = Version(files.base_version)
-        if not self.from_tag:
+        if self.files_carry and not self.from_tag:
             return version
         taken = set(released)
         while version in taken:

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from packaging.version import InvalidVersion, Version
 
 from mlrelease.downstream import propose as downstream
 from mlrelease.init import kept_table
@@ -265,6 +268,15 @@ def _version_tables(
     carried = _carried(other, notes) if table is None else []
     if table is None:
         parts += _bumpversion(d, carried)
+        current = d.version.current
+        if current and not re.fullmatch(PEP440_PARSE, current):
+            notes.append(
+                f"the version {current} is not X.Y.Z with a PEP 440 marker, which the proposed "
+                "tool.bumpversion.parse reads (and release branches and tags name three "
+                "release numbers): the `versions` gate and every bump refuse it until the "
+                f"version files and current_version say it with three numbers (for {current}: "
+                f"{_three(current)}), by hand."
+            )
     else:
         parts += _kept_bumpversion(d, table, text, notes)
         if other is not None:
@@ -312,9 +324,24 @@ def _kept_bumpversion(
     notes.append(
         f"{named}: carries the version, and tool.bumpversion.files (an inline array, which "
         "cannot be added to from the end of the file) does not name it: a bump would leave it. "
-        "Add to that array: " + "; ".join(json.dumps(_file_entry(vf)) for vf in missing)
+        "Add to that array: " + ", ".join(_inline(_file_entry(vf)) for vf in missing)
     )
     return []
+
+
+def _three(version: str) -> str:
+    """``version`` with three release numbers (``1.2`` -> ``1.2.0``), where it is PEP 440."""
+    try:
+        parsed = Version(version)
+    except InvalidVersion:
+        return "X.Y.Z"
+    numbers = ".".join(str(n) for n in (*parsed.release, 0, 0)[:3])
+    return numbers + version[len(".".join(map(str, parsed.release))) :]
+
+
+def _inline(entry: Mapping[str, Any]) -> str:
+    """``entry`` as a TOML inline table, to paste into an inline array."""
+    return "{" + ", ".join(f"{k} = {_value(v)}" for k, v in entry.items()) + "}"
 
 
 def _file_entry(vf: VersionFile) -> dict[str, Any]:
@@ -357,9 +384,9 @@ def _bumpversion(d: Detection, carried: list[dict[str, Any]]) -> list[str]:
         ),
         *(section(f"[tool.bumpversion.parts.{k}]", v) for k, v in PEP440_PARTS.items()),
     ]
-    named = {e.get("filename") for e in carried}
-    for vf in d.version.files:
-        if vf.filename not in named:  # the project's own entry of the file comes first
-            parts.append(section("[[tool.bumpversion.files]]", _file_entry(vf)))
+    # The project's own entry of a file, by its name or a glob, comes first: bump-my-version
+    # rewrites a file twice listed once, then finds no old version in it and fails.
+    for vf in kept_table.unlisted(d.version.files, {"files": carried}):
+        parts.append(section("[[tool.bumpversion.files]]", _file_entry(vf)))
     parts += [section("[[tool.bumpversion.files]]", entry) for entry in carried]
     return parts

@@ -26,20 +26,31 @@ from mlrelease.release.world.snapshot import RC_MARKER, NotGathered, World, pars
 # --- rc -------------------------------------------------------------------------------------
 
 
+TAG_HELP = (
+    "the expected tag name: the next number, or any number above the newest RC (the numbers "
+    "skipped are named); with --rebuild, a run whose tag exists finds nothing to do; under "
+    'version-source = "scm", where no file carries a version, it names the version too '
+    "(default: the next patch of the newest release)"
+)
+"""``release rc --tag``'s help: what the tag asked for decides."""
+
+
 def _branch_version(
-    world: World, config: Config, names: Names, name: str
+    world: World, config: Config, names: Names, name: str, tag: str | None = None
 ) -> tuple[str, tuple[int, int], Version]:
     """On a release branch with consistent version files that the version model releases
-    from: (branch, series, the version the RC is of)."""
+    from: (branch, series, the version the RC is of). ``tag``: the RC tag asked for, which
+    names the version under ``scm``, where no file carries one."""
     rel = config.table(ReleaseConfig)
     branch = world.branch
     wanted = names.series_of_branch(branch)
     tree = world.worktree
     if tree is None:
         raise NotGathered("the snapshot holds no work tree")
+    named = _scm_version(config, names, tag)
     if wanted is None and branch == rel.main_branch and rel.model == "trunk":
         # Trunk model: main carries the release; its series is the version's.
-        wanted = series(parse_version(tree.current, "pyproject.toml"))
+        wanted = series(named or parse_version(tree.current, "pyproject.toml"))
     if branch is None or wanted is None:
         where = f"on {branch}" if branch else "on a detached HEAD"
         example = names.branch.template.format(major="X", minor="Y", patch="Z")
@@ -60,6 +71,13 @@ def _branch_version(
             f"{name}: the version files disagree (current_version {tree.current}): "
             f"{'; '.join(tree.stale)}. Fix them (`mlrelease verify --only versions` shows each)."
         )
+    if named is not None:
+        if series(named) != wanted:
+            raise PreconditionError(
+                f"{name} --tag {tag}: {named} is not of the {series_text(wanted)} series "
+                f"{branch} releases."
+            )
+        return branch, wanted, named
     carried = parse_version(tree.current, "pyproject.toml")
     model = version_model(config)
     pre = carried.pre
@@ -83,6 +101,15 @@ def _branch_version(
         )
     released = [v for v, rc in filter(None, map(names.read_tag, world.tags())) if rc is None]
     return branch, wanted, model.release_of(carried, released)
+
+
+def _scm_version(config: Config, names: Names, tag: str | None) -> Version | None:
+    """The version ``--tag`` names under ``version-source = "scm"``, where the tags are the
+    version and no file says the next one (None otherwise: the files say it)."""
+    if tag is None or version_model(config).files_carry:
+        return None
+    parsed = names.parse_tag(tag)
+    return parsed[0] if parsed is not None and parsed[1] is not None else None
 
 
 def _check_changelog(world: World, config: Config, version: Version, notes: list[str]) -> None:
@@ -217,7 +244,7 @@ def plan_rc(
     names = config.names
     plan = Plan("rc", root)
     rules.preflight(world, "rc")
-    branch, wanted, version = _branch_version(world, config, names, "rc")
+    branch, wanted, version = _branch_version(world, config, names, "rc", tag)
     head = str(world.head)
     rcs = rules.rc_tags(world, names, version)
     at_head = _at_head(world, rcs, head)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from mlrelease.config import Config, of_command
-from mlrelease.release import bump_model, picks, promoted_cli, service
+from mlrelease.release import bump_model, candidates, picks, promoted_cli, service
 from mlrelease.release import status as release_status
 from mlrelease.release.checklist import cli as checklist_cli
 from mlrelease.release.plan import Plan
@@ -238,8 +238,7 @@ def _rc(sub: Any) -> None:
     )
     s.add_argument(
         "--tag",
-        help="the expected tag name: the next number, or any number above the newest RC (the "
-        "numbers skipped are named); with --rebuild, a run whose tag exists finds nothing to do",
+        help=candidates.TAG_HELP,
     )
     s.add_argument(
         "--rebuild",

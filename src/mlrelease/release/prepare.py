@@ -83,7 +83,7 @@ def plan_prepare(world: World, config: Config, version: str, push: bool = False)
     if need_bump and not ahead and not agrees:
         _check_from(world, config, branch, carried, target)
     else:
-        plan.notes.append(f"{branch} carries {target}.")
+        plan.notes.append(_carries(config, branch, target))
     if log_text is not None and not need_log:
         plan.notes.append(f"{config.changelog} has a {target} section.")
     changed: set[str] = set()
@@ -158,3 +158,15 @@ def _edit(
         ),
         edit.end(),
     ]
+
+
+def _carries(config: Config, branch: str, target: Version) -> str:
+    """What ``branch`` carries when prepare has no version to set: ``target``, or, under
+    ``version-source = "scm"``, nothing: the candidate's tag names the version."""
+    if version_model(config).files_carry:
+        return f"{branch} carries {target}."
+    first = config.names.rc_tag_for(target, config.table(ReleaseConfig).rc_first)
+    return (
+        f"version-source = scm: no file of {branch} carries a version; the release candidate's "
+        f"tag names {target} (`mlrelease release rc --tag {first}`)."
+    )

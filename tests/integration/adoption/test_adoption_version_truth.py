@@ -5,6 +5,7 @@ with the command that repairs ``current_version``, by every command that refuses
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -124,15 +125,25 @@ def test_a_version_file_the_projects_own_table_misses_is_added_and_bumped(
 
 def test_an_inline_files_array_gets_the_entry_named_not_a_broken_file(tmp_path: Path) -> None:
     """``files = [...]`` cannot grow from the end of pyproject.toml (TOML refuses a second
-    definition): the entry to add is named, and what init writes still parses."""
+    definition): the entry to add is named, as a TOML inline table that, pasted into the
+    array as the note says, makes the release bump docs/conf.py (an adversary pasted the
+    JSON it first printed, and pyproject.toml no longer parsed)."""
     repo = _with_own_table(tmp_path, _OWN_TABLE["inline"])
     tool, said = proposal(repo)
     assert "bumpversion" not in tool, tool
     assert "tool.bumpversion.files (an inline array" in said, said
-    assert '{"filename": "docs/conf.py", "search": "release = \\"{current_version}\\""' in said
+    entry = re.search(r'Add to that array: (\{.*?"\})', said)
+    assert entry is not None, said
     adopt(repo)
     verify = mlrelease(repo.path, "verify", "--only", "versions")
     assert verify.returncode == 0, _said(verify)
+    path = repo.path / "pyproject.toml"
+    inline = _OWN_TABLE["inline"].rstrip("]\n")
+    path.write_text(path.read_text().replace(inline, f"{inline}, {entry[1]}"), encoding="utf-8")
+    repo.git("commit", "-q", "-am", "chore: docs/conf.py carries the version")
+    prepare = mlrelease(repo.path, "release", "prepare", "--version", "1.17.0", "--execute")
+    assert prepare.returncode == 0, _said(prepare)
+    assert 'release = "1.17.0"' in repo.git("show", "HEAD:docs/conf.py")
 
 
 def test_a_parse_that_reads_part_of_the_version_is_named_and_refused(tmp_path: Path) -> None:
@@ -211,6 +222,37 @@ def test_another_bumpversion_config_is_carried_then_refused_until_it_is_gone(
     assert prepare.returncode == 0, _said(prepare)
     assert repo.git("show", "HEAD:README.md") == "pip install tf2onnx==1.17.0"
     assert repo.git("show", "HEAD:VERSION_NUMBER") == "1.17.0"
+
+
+def test_a_file_another_config_names_by_a_glob_is_listed_once(tmp_path: Path) -> None:
+    """An adversary given the docs: a ``.bumpversion.cfg`` glob section was carried, and each
+    file it matched was listed again by name, so bump-my-version rewrote it twice, found no
+    old version the second time and failed every bump and cut."""
+    repo = push_tf2onnx(tmp_path)
+    cfg = "[bumpversion]\ncurrent_version = 1.16.1\n\n[bumpversion:glob:VERSION_*]\n"
+    repo.commit_file(".bumpversion.cfg", cfg, "chore: bump-my-version")
+    repo.git("push", "-q", "origin", "main")
+    tool, said = proposal(repo)
+    assert tool["bumpversion"]["files"] == [{"glob": "VERSION_*"}], said
+    adopt(repo)
+    repo.git("rm", "-q", ".bumpversion.cfg")
+    repo.git("commit", "-q", "-m", "chore: the version by pyproject.toml alone")
+    repo.git("push", "-q", "origin", "main")
+    prepare = mlrelease(repo.path, "release", "prepare", "--version", "1.17.0", "--execute")
+    assert prepare.returncode == 0, _said(prepare)
+    assert repo.git("show", "HEAD:VERSION_NUMBER") == "1.17.0"
+
+
+def test_a_two_number_version_is_named_with_its_three_number_spelling(tmp_path: Path) -> None:
+    """An adversary given the docs: ``current_version = 1.2`` (``serialize = {major}.{minor}``)
+    was proposed with a parse of X.Y.Z and no word of it; every gate and bump then refused
+    the table init had written. init names the version and the spelling to set."""
+    repo = push_tf2onnx(tmp_path)
+    repo.commit_file("VERSION_NUMBER", "1.17\n", "Prepare updates for release 1.17.")
+    repo.git("push", "-q", "origin", "main")
+    tool, said = proposal(repo)
+    assert tool["bumpversion"]["current_version"] == "1.17", said
+    assert "the version 1.17 is not X.Y.Z" in said and "(for 1.17: 1.17.0)" in said, said
 
 
 REPAIR = "mlrelease bump --sync --execute"

@@ -54,6 +54,37 @@ def files_of(tool: dict[str, Any]) -> list[tuple[str, str]]:
     return [(f["filename"], f["search"]) for f in tool["bumpversion"].get("files", [])]
 
 
+SCM = (
+    '[build-system]\nrequires = ["setuptools>=64", "setuptools-scm>=8"]\n'
+    'build-backend = "setuptools.build_meta"\n[project]\nname = "pkg"\n'
+    'dynamic = ["version"]\n[tool.setuptools_scm]\n'
+)
+
+
+def test_a_tag_derived_version_gets_its_release_candidates(tmp_path: Path) -> None:
+    """An adversary given the docs: a setuptools-scm project adopted as init proposes (trunk,
+    ``version-source = "scm"``) could never tag an RC. rc said 1.1.0 was released and to run
+    `prepare --version 1.1.1`; prepare said main carried 1.1.1 and had nothing to do; rc
+    refused again, word for word. The next patch is the RC's version, and --tag names
+    another, since no file can."""
+    root = make(tmp_path, {"pyproject.toml": SCM, "pkg/__init__.py": ""}, tags=("v1.1.0",))
+    git(root, "commit", "-q", "--allow-empty", "-m", "fix: after the release")
+    git(root, "config", "user.name", "Release Tester")  # the bare environment has none
+    git(root, "config", "user.email", "release@example.com")
+    assert init(root, "--execute")[0] == 0
+    git(root, "commit", "-q", "-am", "chore: adopt mlrelease")
+    rc = bare_mlrelease(root, "release", "rc", "--execute")
+    assert rc.returncode == 0, rc.stdout + rc.stderr
+    assert git(root, "tag", "--points-at", "HEAD") == "v1.1.1rc1"
+    prepare = bare_mlrelease(root, "release", "prepare", "--version", "1.2.0")
+    said = " ".join((prepare.stdout + prepare.stderr).split())
+    assert prepare.returncode == 0 and "rc --tag v1.2.0rc1" in said, said
+    git(root, "commit", "-q", "--allow-empty", "-m", "feat: for 1.2")
+    rc = bare_mlrelease(root, "release", "rc", "--tag", "v1.2.0rc1", "--execute")
+    assert rc.returncode == 0, rc.stdout + rc.stderr
+    assert git(root, "tag", "--points-at", "HEAD") == "v1.2.0rc1"
+
+
 def test_static_project_version_and_a_matching_dunder_version(tmp_path: Path) -> None:
     root = make(
         tmp_path,
