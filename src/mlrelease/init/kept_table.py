@@ -116,3 +116,23 @@ def other_entries(name: str, text: str) -> list[dict[str, Any]] | None:
                 entry[key] = parser.get(section, key)
         entries.append(entry)
     return entries
+
+
+def globbed_copies(left: Sequence[str], table: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(path, glob) for each copy of another project that init left (``left``: its ``path:line:
+    why`` notes) and a ``glob`` entry of the table still matches: a bump rewrites it."""
+    entries = table.get("files")
+    globs = [
+        e["glob"]
+        for e in (entries if isinstance(entries, list) else [])
+        if isinstance(e, Mapping) and isinstance(e.get("glob"), str)
+    ]
+    found = []
+    for place in left:
+        path, _, why = place.partition(":")
+        if "a copy of another project" not in why:
+            continue
+        pattern = next((g for g in globs if fnmatch.fnmatch(path, g.removeprefix("./"))), None)
+        if pattern is not None and (path, pattern) not in found:
+            found.append((path, pattern))
+    return found

@@ -310,6 +310,12 @@ def _kept_bumpversion(
             "PEP 440 versions, the ones `mlrelease init` proposes to a project without the "
             "table: docs/configuration.md)."
         )
+    for path, pattern in kept_table.globbed_copies(d.version.left, table):
+        notes.append(
+            f"{path} is a copy of another project, and tool.bumpversion's glob {pattern!r} "
+            "matches it: every bump rewrites that project's version. Narrow the glob, or name "
+            "this project's files one by one."
+        )
     missing = kept_table.unlisted(d.version.files, table)
     if not missing:
         return []

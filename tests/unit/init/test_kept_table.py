@@ -109,3 +109,18 @@ def test_other_entries_reads_another_bumpversion_configuration(
     name: str, text: str, entries: list[dict[str, str]] | None
 ) -> None:
     assert kept_table.other_entries(name, text) == entries
+
+
+def test_globbed_copies_names_a_copy_of_another_project_that_a_glob_matches() -> None:
+    """An adversary given the docs: init left the vendored ``__version__`` as another project's,
+    kept the project's ``glob = "src/**/__init__.py"``, and every bump rewrote the copy."""
+    left = [
+        "src/demo/_vendor/other/__init__.py:1: a copy of another project (under _vendor/): x",
+        "README.md:3: documentation: it names versions as history or instructions",
+        "third_party/z/VERSION:1: a copy of another project (under third_party/): x",
+    ]
+    table = {"files": [{"glob": "src/**/__init__.py"}, {"filename": "third_party/z/VERSION"}]}
+    assert kept_table.globbed_copies(left, table) == [
+        ("src/demo/_vendor/other/__init__.py", "src/**/__init__.py")
+    ]
+    assert kept_table.globbed_copies(left, {"files": "inline?"}) == []
