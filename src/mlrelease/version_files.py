@@ -142,18 +142,7 @@ def scan(
     from bumpversion.context import get_context
     from bumpversion.files import resolve_file_config
 
-    bumpversion_table(pyproject, source)
-    config = bumpversion_config(root, source)
-    current = config.version_config.parse(config.current_version)
-    if current is None:
-        raise ConfigError(
-            "tool.bumpversion.current_version",
-            "a version that tool.bumpversion.parse matches",
-            repr(config.current_version),
-            source=source,
-            hint="Fix current_version or the parse pattern.",
-        )
-    _whole(config, current, source)
+    config, current = readable(root, pyproject, source)
     found: list[Occurrence] = []
     problems: list[Problem] = _other_config(root)
     static = pyproject.get("project", {}).get("version")
@@ -205,6 +194,26 @@ def scan(
             else:
                 found.append(Occurrence(rel, _line(text, m.start()), value))
     return found, problems
+
+
+def readable(root: Path, pyproject: Mapping[str, Any], source: str) -> tuple[Any, Any]:
+    """bump-my-version's configuration of the project and its parsed current version, or a
+    :class:`ConfigError` naming the key: no table, a ``parse`` that does not match
+    ``current_version``, or one that reads only part of it. Commands that bump check it before
+    their first change (``release cut`` makes a branch before it bumps)."""
+    bumpversion_table(pyproject, source)
+    config = bumpversion_config(root, source)
+    current = config.version_config.parse(config.current_version)
+    if current is None:
+        raise ConfigError(
+            "tool.bumpversion.current_version",
+            "a version that tool.bumpversion.parse matches",
+            repr(config.current_version),
+            source=source,
+            hint="Fix current_version or the parse pattern.",
+        )
+    _whole(config, current, source)
+    return config, current
 
 
 def _whole(config: Any, current: Any, source: str) -> None:

@@ -14,12 +14,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from mlrelease import version_files
 from mlrelease.config import PYPROJECT, TABLE, Config, Loader, find_root
-from mlrelease.edges import git
+from mlrelease.edges import git, installed
 from mlrelease.edges.journal import read_journal
 from mlrelease.errors import UserError
 from mlrelease.release import asks, bump_model, candidates, cut, picks, prepare
-from mlrelease.release.config import ReleaseConfig, series_text
+from mlrelease.release.config import ReleaseConfig, series_text, version_model
 from mlrelease.release.plan import Plan
 from mlrelease.release.promotion import bind, channels, final, promoted, publish
 from mlrelease.release.promotion.manifest import Upstream
@@ -66,6 +67,15 @@ def bumped(config: Config) -> bool:
     return config.table(ReleaseConfig).rc_model == "bump"
 
 
+def _bumpable(config: Config) -> None:
+    """Before any plan of a command that bumps: the version table is one bump-my-version reads
+    whole, or the refusal names the key (a branch made, then a failed bump, is a change left)."""
+    if not version_model(config).files_carry or not installed.has("bumpversion"):
+        return  # nothing to bump, or the bump names the missing extra itself
+    if "bumpversion" in config.pyproject.get("tool", {}):
+        version_files.readable(config.root, config.pyproject, str(config.pyproject_path))
+
+
 def cut_plan(
     config: Config,
     version: str,
@@ -77,11 +87,13 @@ def cut_plan(
     """``release cut``; ``params`` fill the release-only edits' other placeholders (a train's
     series parameters: ``mlrelease train cut``), ``upstream`` the ``{upstream_series}``
     (``--upstream``)."""
+    _bumpable(config)
     world = reader.read(config, asks.Cut(version, from_ref))
     return cut.plan_cut(world, config, version, from_ref, push, params, upstream=upstream)
 
 
 def prepare_plan(config: Config, version: str, push: bool) -> Plan:
+    _bumpable(config)
     world = reader.read(config, asks.Prepare(version))
     return prepare.plan_prepare(world, config, version, push)
 

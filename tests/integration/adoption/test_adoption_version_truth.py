@@ -161,6 +161,19 @@ def test_a_parse_that_reads_part_of_the_version_is_named_and_refused(tmp_path: P
     assert "read and written back as '1.17.0'" in said, said
 
 
+def test_cut_refuses_a_table_it_cannot_bump_before_it_makes_the_branch(tmp_path: Path) -> None:
+    """An adversary given the docs: `release cut` planned without a refusal, made the release
+    branch, then failed in the bump of a table whose parse does not read current_version:
+    a change left behind. The table is checked before the first change."""
+    repo = _with_own_table(tmp_path, _OWN_TABLE["tables"], version="1.17.0.dev0")
+    adopt(repo)
+    cut = mlrelease(repo.path, "release", "cut", "--version", "1.17", "--execute")
+    said = _said(cut)
+    assert cut.returncode != 0 and "reads whole" in said, said
+    assert repo.git("branch", "--list", "release/*") == "", said
+    assert repo.git("status", "--porcelain") == ""
+
+
 def test_a_vendored_copy_of_another_project_is_no_version_file(tmp_path: Path) -> None:
     """An adversary given the docs: a vendored ``tinylib`` (pip's ``_vendor/`` layout) whose
     ``__version__`` happened to equal the project's was proposed, and every bump rewrote the
