@@ -72,6 +72,9 @@ def _bumpable(config: Config) -> None:
     whole, or the refusal names the key (a branch made, then a failed bump, is a change left)."""
     if not version_model(config).files_carry or not installed.has("bumpversion"):
         return  # nothing to bump, or the bump names the missing extra itself
+    folders = git.folders(config.root)
+    if folders and read_journal(config.root, folders.git_dir):
+        return  # an interrupted run: its recovery reads the files it started with, not these
     if "bumpversion" in config.pyproject.get("tool", {}):
         version_files.readable(config.root, config.pyproject, str(config.pyproject_path))
 
