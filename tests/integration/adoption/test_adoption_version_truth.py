@@ -201,6 +201,15 @@ replace = tf2onnx=={new_version}
 """
 
 
+def _prepared_without_the_cfg(repo: Any) -> None:
+    """``.bumpversion.cfg`` deleted, committed and pushed, then 1.17.0 prepared by the table."""
+    repo.git("rm", "-q", ".bumpversion.cfg")
+    repo.git("commit", "-q", "-m", "chore: the version by pyproject.toml alone")
+    repo.git("push", "-q", "origin", "main")
+    prepare = mlrelease(repo.path, "release", "prepare", "--version", "1.17.0", "--execute")
+    assert prepare.returncode == 0, _said(prepare)
+
+
 def test_another_bumpversion_config_is_carried_then_refused_until_it_is_gone(
     tmp_path: Path,
 ) -> None:
@@ -228,11 +237,7 @@ def test_another_bumpversion_config_is_carried_then_refused_until_it_is_gone(
     verify = mlrelease(repo.path, "verify", "--only", "versions")
     said = _said(verify)
     assert verify.returncode != 0 and "`.bumpversion.cfg`: configures bump-my-version" in said
-    repo.git("rm", "-q", ".bumpversion.cfg")
-    repo.git("commit", "-q", "-m", "chore: the version by pyproject.toml alone")
-    repo.git("push", "-q", "origin", "main")
-    prepare = mlrelease(repo.path, "release", "prepare", "--version", "1.17.0", "--execute")
-    assert prepare.returncode == 0, _said(prepare)
+    _prepared_without_the_cfg(repo)
     assert repo.git("show", "HEAD:README.md") == "pip install tf2onnx==1.17.0"
     assert repo.git("show", "HEAD:VERSION_NUMBER") == "1.17.0"
 
@@ -248,11 +253,7 @@ def test_a_file_another_config_names_by_a_glob_is_listed_once(tmp_path: Path) ->
     tool, said = proposal(repo)
     assert tool["bumpversion"]["files"] == [{"glob": "VERSION_*"}], said
     adopt(repo)
-    repo.git("rm", "-q", ".bumpversion.cfg")
-    repo.git("commit", "-q", "-m", "chore: the version by pyproject.toml alone")
-    repo.git("push", "-q", "origin", "main")
-    prepare = mlrelease(repo.path, "release", "prepare", "--version", "1.17.0", "--execute")
-    assert prepare.returncode == 0, _said(prepare)
+    _prepared_without_the_cfg(repo)
     assert repo.git("show", "HEAD:VERSION_NUMBER") == "1.17.0"
 
 

@@ -236,6 +236,22 @@ class CustomBuildHook(BuildHookInterface):
 """
 
 
+def _only_this_build_has_the_hook(repo: Repo) -> None:
+    """This clone's own build has ``demo_dev.pth`` (the test is not vacuous); no wheel of the
+    commit's reference build does."""
+    import zipfile
+
+    from mlrelease.wheels import reference
+
+    repo.build("build/mine")
+    (mine,) = (repo.path / "build/mine").glob("*.whl")
+    assert "demo_dev.pth" in zipfile.ZipFile(mine).namelist()
+    built = reference.build(repo.path, repo.git("rev-parse", "HEAD"))
+    assert built.wheel is not None, built.broken
+    for wheel in built.wheels:
+        assert "demo_dev.pth" not in zipfile.ZipFile(wheel).namelist(), wheel.name
+
+
 def test_a_build_switch_of_this_shell_does_not_reach_the_reference(
     repo: Repo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -244,7 +260,6 @@ def test_a_build_switch_of_this_shell_does_not_reach_the_reference(
     their build and in the reference build alike, so the two matched and the ``.pth`` was
     bound, published and promoted. The reference builds as a fresh CI machine does, without
     the build tools' variables of this shell, and a refusal names the ones it left out."""
-    import zipfile
 
     from mlrelease.wheels import reference
 
@@ -253,13 +268,7 @@ def test_a_build_switch_of_this_shell_does_not_reach_the_reference(
     repo.commit_file("hatch_build.py", HOOK, "build: a development import hook")
     repo.commit_file("pyproject.toml", pyproject + opt_in, "build: the hook, off by default")
     monkeypatch.setenv("HATCH_BUILD_HOOKS_ENABLE", "1")
-    repo.build("build/mine")
-    (mine,) = (repo.path / "build/mine").glob("*.whl")
-    assert "demo_dev.pth" in zipfile.ZipFile(mine).namelist()  # this shell's build has it
-    built = reference.build(repo.path, repo.git("rev-parse", "HEAD"))
-    assert built.wheel is not None, built.broken
-    for wheel in built.wheels:
-        assert "demo_dev.pth" not in zipfile.ZipFile(wheel).namelist(), wheel.name
+    _only_this_build_has_the_hook(repo)
     assert "HATCH_BUILD_HOOKS_ENABLE" in reference.left_out()
 
 
@@ -288,9 +297,6 @@ def test_configuration_in_the_home_folder_does_not_reach_the_reference(
     maintainer's build and the reference alike (the reference kept HOME). A build that reads
     its home is modelled by a hook that adds an import hook when ``~/.demo-dev`` exists: the
     reference builds with an empty home, as a fresh CI machine does."""
-    import zipfile
-
-    from mlrelease.wheels import reference
 
     pyproject = (repo.path / "pyproject.toml").read_text(encoding="utf-8")
     hooked = "\n[tool.hatch.build.hooks.custom]\n"
@@ -300,10 +306,4 @@ def test_configuration_in_the_home_folder_does_not_reach_the_reference(
     home.mkdir()
     (home / ".demo-dev").write_text("")
     monkeypatch.setenv("HOME", str(home))
-    repo.build("build/mine")
-    (mine,) = (repo.path / "build/mine").glob("*.whl")
-    assert "demo_dev.pth" in zipfile.ZipFile(mine).namelist()  # this home's build has it
-    built = reference.build(repo.path, repo.git("rev-parse", "HEAD"))
-    assert built.wheel is not None, built.broken
-    for wheel in built.wheels:
-        assert "demo_dev.pth" not in zipfile.ZipFile(wheel).namelist(), wheel.name
+    _only_this_build_has_the_hook(repo)
