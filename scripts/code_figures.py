@@ -139,16 +139,37 @@ def _writes_toml(path: Path) -> bool:
     )
 
 
+PROJECTS = Path("helpers/projects")
+"""The named test projects, under ``tests/``: where a project's tables are written, once."""
+
+
 def inline_toml() -> dict[str, Any]:
-    """The files under ``tests/`` that write ``[tool.mlrelease]`` tables inline."""
-    files = [_shown(p) for p in _modules(TESTS) if _writes_toml(p)]
-    return {"files": len(files), "paths": files}
+    """The files under ``tests/`` that write ``[tool.mlrelease]`` tables inline, but for the
+    named test projects themselves (``projects``: those of them that do)."""
+    files = [p for p in _modules(TESTS) if _writes_toml(p)]
+    named = [_shown(p) for p in files if p.relative_to(TESTS).is_relative_to(PROJECTS)]
+    paths = [_shown(p) for p in files if not p.relative_to(TESTS).is_relative_to(PROJECTS)]
+    return {"files": len(paths), "paths": paths, "projects": named}
 
 
-def _significant(path: Path) -> list[tuple[int, str]]:
-    """(line number, text with its whitespace normalised) of each line a copy counts."""
+def _import_lines(path: Path) -> set[int]:
+    """The lines of ``path``'s import statements, wherever they stand."""
+    kinds = (ast.Import, ast.ImportFrom)
+    return {
+        number
+        for node in ast.walk(ast.parse(_read(path)))
+        if isinstance(node, kinds)
+        for number in range(node.lineno, (node.end_lineno or node.lineno) + 1)
+    }
+
+
+def _significant(path: Path, *, imports: bool = False) -> list[tuple[int, str]]:
+    """(line number, text with its whitespace normalised) of each line a copy counts: not import
+    statements (two tests that import the same names share no code, as pylint's similarity
+    check says with ``ignore-imports``), unless ``imports``."""
+    skipped = set() if imports else _import_lines(path)
     lines = enumerate(_read(path).splitlines(), 1)
-    normal = ((number, " ".join(line.split())) for number, line in lines)
+    normal = ((number, " ".join(line.split())) for number, line in lines if number not in skipped)
     return [(number, text) for number, text in normal if not THIN.match(text)]
 
 
@@ -182,8 +203,17 @@ def _runs(starts: set[int]) -> list[tuple[int, int]]:
 
 def copies(top: int) -> dict[str, Any]:
     """Runs of :data:`COPY_LINES` or more identical lines that stand in two places or more under
-    ``tests/``, one group per distinct run, longest and most repeated first."""
-    lines = {_shown(p): _significant(p) for p in _modules(TESTS)}
+    ``tests/``, one group per distinct run, longest and most repeated first; import statements
+    are not counted (``with_imports``: the groups and places when they are, as before
+    2026-11-30)."""
+    found = _copies(top, imports=False)
+    counted = _copies(0, imports=True)
+    found["with_imports"] = {"groups": counted["groups"], "places": counted["places"]}
+    return found
+
+
+def _copies(top: int, *, imports: bool) -> dict[str, Any]:
+    lines = {_shown(p): _significant(p, imports=imports) for p in _modules(TESTS)}
     texts = {name: [t for _, t in found] for name, found in lines.items()}
     groups: dict[tuple[str, ...], set[tuple[str, int, int]]] = defaultdict(set)
     for (a, b, offset), starts in _diagonals(texts).items():
@@ -238,13 +268,18 @@ def _say_signatures(found: dict[str, Any]) -> None:
 
 
 def _say_toml(found: dict[str, Any]) -> None:
-    print(f"test files writing [tool.mlrelease] TOML inline: {found['files']}")
+    print(
+        f"test files writing [tool.mlrelease] TOML inline: {found['files']}"
+        f" (and {len(found['projects'])} of the named test projects, {PROJECTS.as_posix()}/)"
+    )
 
 
 def _say_copies(found: dict[str, Any]) -> None:
     print(
         f"exact copies in tests/ ({COPY_LINES}+ identical lines): {found['groups']} groups "
-        f"in {found['places']} places"
+        f"in {found['places']} places, import statements not counted"
+        f" ({found['with_imports']['groups']} groups in {found['with_imports']['places']} places"
+        " counting them)"
     )
     for group in found["top"]:
         print(f"  {group['lines']} lines: {', '.join(group['places'])}")

@@ -37,6 +37,17 @@ def git_env(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.delenv("MLRELEASE_FAULT", raising=False)
 
 
+def smudge_from_environment(monkeypatch, command: str) -> None:  # type: ignore[no-untyped-def]
+    """A smudge filter ``fix`` running ``command``, set as CI passes credentials: through
+    ``GIT_CONFIG_COUNT`` and its numbered keys, which the git edge keeps."""
+    for key, value in {
+        "GIT_CONFIG_COUNT": "1",
+        "GIT_CONFIG_KEY_0": "filter.fix.smudge",
+        "GIT_CONFIG_VALUE_0": command,
+    }.items():
+        monkeypatch.setenv(key, value)
+
+
 def project(base: Path, *changes: Callable[[dict[str, str]], None]) -> Repo:
     """The demo project changed by ``changes`` (its files by path), pushed to a bare origin."""
     files = dict(FILES)

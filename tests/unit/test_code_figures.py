@@ -43,6 +43,10 @@ def test_the_figures_are_the_packages(
     assert out[8] == "  private ones: _helper"
 
 
+IMPORTS = "import os\nimport sys\nfrom pathlib import (\n    Path,\n    PurePath,\n)\nimport json\n"
+"""Seven lines, four import statements (one over three lines)."""
+
+
 def _tree(tmp_path: Path) -> tuple[Path, Path]:
     """A package with a ``release/`` of 4 modules in 2 subpackages, and a test folder."""
     pkg, tests = tmp_path / "pkg", tmp_path / "tests"
@@ -68,6 +72,10 @@ def _tree(tmp_path: Path) -> tuple[Path, Path]:
         tests / "test_c.py": copied + "other = 1\n" + copied[: -len(copied) // 7],
         tests / "test_same.py": "x = 1\n" * 8,  # overlaps itself only: no copy
         tests / "test_short.py": copied[: -2 * len(copied) // 7] + "\n",
+        # the same 7 import lines in two files (and a named project's TOML): no copy
+        tests / "test_imports_a.py": IMPORTS + "A = 1\n",
+        tests / "test_imports_b.py": "B = 2\n" + IMPORTS,
+        tests / "helpers" / "projects" / "named.py": 'T = """\n[tool.mlrelease]\n"""\n',
     }
     for path, text in files.items():
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -102,10 +110,15 @@ def test_the_static_figures_are_the_trees(
         ["release/world/deep/refs.py:read", 6],  # self not counted
     ]
     assert ["release/world/deep/refs.py:of", 1] in found["signatures"]["largest"]
-    assert found["toml"] == {"files": 2, "paths": ["tests/test_inline.py", "tests/test_tables.py"]}
+    assert found["toml"] == {
+        "files": 2,
+        "paths": ["tests/test_inline.py", "tests/test_tables.py"],
+        "projects": ["tests/helpers/projects/named.py"],
+    }
     # the 7 lines stand in 3 files (blank, indented, bracket lines between them in test_b);
     # their first 6 stand once more in test_c, after the 7; test_short's 5 lines are no copy
     assert (found["copies"]["groups"], found["copies"]["places"]) == (2, 7)
+    assert found["copies"]["with_imports"] == {"groups": 3, "places": 9}  # the import lines
     assert found["copies"]["top"] == [
         {
             "lines": 6,
@@ -139,8 +152,14 @@ def test_the_text_says_each_figure(
         out[0] == "inner rooms of release/: 4 modules, 2 subpackages (world, world/deep), 5 lines"
     )
     assert out[1] == "largest signature: other.py:wide 7 parameters"
-    assert out[3] == "test files writing [tool.mlrelease] TOML inline: 2"
-    assert out[4] == "exact copies in tests/ (6+ identical lines): 2 groups in 7 places"
+    assert out[3] == (
+        "test files writing [tool.mlrelease] TOML inline: 2"
+        " (and 1 of the named test projects, helpers/projects/)"
+    )
+    assert out[4] == (
+        "exact copies in tests/ (6+ identical lines): 2 groups in 7 places,"
+        " import statements not counted (3 groups in 9 places counting them)"
+    )
     assert out[5].startswith("  6 lines: tests/test_c.py:1-6, tests/test_c.py:9-14, ")
 
 

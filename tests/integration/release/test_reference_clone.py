@@ -24,6 +24,7 @@ from helpers.reference_builds import (
     git_env,
     refused,
     run,
+    smudge_from_environment,
     to_rc,
     write,
 )
@@ -58,12 +59,7 @@ def test_a_smudge_filter_from_the_environment_does_not_make_the_reference(
     demo = demo_at_rc
     _tampered(demo)
     write(demo.path / ".git/info/attributes", "src/demo/core.py filter=fix\n")
-    for key, value in {
-        "GIT_CONFIG_COUNT": "1",
-        "GIT_CONFIG_KEY_0": "filter.fix.smudge",
-        "GIT_CONFIG_VALUE_0": "sed s/42/7/",
-    }.items():
-        monkeypatch.setenv(key, value)
+    smudge_from_environment(monkeypatch, "sed s/42/7/")
     refused(demo, "demo/core.py", "differs from the reference build")
 
 

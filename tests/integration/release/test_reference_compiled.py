@@ -27,6 +27,7 @@ from helpers.reference_builds import (
     project,
     refused,
     run,
+    smudge_from_environment,
     to_rc,
     write,
 )
@@ -230,12 +231,7 @@ def _hostile(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
         repo.path / ".git/info/attributes",
         "src/demo/core.py filter=fix\ncsrc/impl.c export-ignore\n",
     )
-    for key, value in {
-        "GIT_CONFIG_COUNT": "1",
-        "GIT_CONFIG_KEY_0": "filter.fix.smudge",
-        "GIT_CONFIG_VALUE_0": "sed s/42/7/",
-    }.items():
-        monkeypatch.setenv(key, value)
+    smudge_from_environment(monkeypatch, "sed s/42/7/")
     shutil.rmtree(repo.path / ".git/mlrelease/reference")
 
 

@@ -5,39 +5,15 @@ then re-run, finishes the release with no duplicate tag, no half-edited file, a 
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
-import sys
 
 import pytest
-from helpers.release import CHECKLIST_KILL_POINTS, Repo
+from helpers.release import CHECKLIST_KILL_POINTS, Repo, run_mlrelease
 
 
 def checklist(repo: Repo, *args: str, fault: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "MLRELEASE_FAULT"}
-    if fault:
-        env["MLRELEASE_FAULT"] = fault
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "mlrelease",
-            "--root",
-            str(repo.path),
-            "release",
-            "checklist",
-            "--version",
-            "1.4.0",
-            *args,
-        ],
-        cwd=repo.path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    return run_mlrelease(repo, "release", "checklist", "--version", "1.4.0", *args, fault=fault)
 
 
 def ledger(repo: Repo) -> dict:  # type: ignore[type-arg]

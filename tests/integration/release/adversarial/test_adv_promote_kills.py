@@ -7,31 +7,18 @@ re-run), the final tag on the RC's commit, here and on origin."""
 from __future__ import annotations
 
 import hashlib
-import os
 import signal
 import subprocess
-import sys
 
 import pytest
-from helpers.release import PROMOTE_KILL_POINTS, Repo
+from helpers.release import PROMOTE_KILL_POINTS, Repo, run_mlrelease
 
 POINTS = PROMOTE_KILL_POINTS
 
 
 def promote(repo: Repo, url: str, fault: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "MLRELEASE_FAULT"}
-    if fault:
-        env["MLRELEASE_FAULT"] = fault
     argv = ["release", "promote", "--rc", "v1.4.0-rc1", "--publish", "--repository-url", url]
-    return subprocess.run(
-        [sys.executable, "-m", "mlrelease", "--root", str(repo.path), *argv, "--execute", "--push"],
-        cwd=repo.path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    return run_mlrelease(repo, *argv, "--execute", "--push", fault=fault)
 
 
 def assert_promoted(repo: Repo, packages) -> None:  # type: ignore[no-untyped-def]
