@@ -107,7 +107,31 @@ def run(config: Config, options: VerifyOptions, console: Console | None = None) 
     console.print(summary_table(outcome))
     console.print(timings_table(outcome))
     console.print(f"Reports: {', '.join(str(p) for p in paths.values())}", highlight=False)
+    unignored = not_ignored(config.root, folder)
+    if unignored:
+        console.print(
+            f"note: {unignored}/ is not ignored by git: these reports leave the working tree "
+            "with untracked files, and the release commands (cut, prepare, rc, bind) refuse "
+            f"such a tree. Add {unignored}/ (or build/) to .gitignore, or set [tool.mlrelease] "
+            "report-dir to a folder outside the repository.",
+            highlight=False,
+        )
     return outcome
+
+
+def not_ignored(root: Path, folder: Path) -> str | None:
+    """``folder`` relative to ``root`` (POSIX) when it lies in the git work tree at ``root``
+    and git does not ignore the reports written there; None otherwise (ignored, outside the
+    work tree, or no repository)."""
+    try:
+        inside = folder.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return None
+    if inside == "." or not git.is_repo(root):
+        return None
+    # --no-index: the ignore rules alone, tracked or not (a committed report is as dirtying)
+    ignored = git.run(root, "check-ignore", "--no-index", f"{inside}/report.json", check=False)
+    return None if ignored else inside
 
 
 def summary_table(outcome: report.Report) -> Table:

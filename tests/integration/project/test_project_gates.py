@@ -184,3 +184,29 @@ def test_clean_tree_is_left_clean(make_repo: MakeRepo) -> None:
     root = make_repo()
     verify(root)
     assert git(root, "status", "--porcelain") == ""
+
+
+def test_verify_says_when_git_does_not_ignore_its_reports(
+    make_repo: MakeRepo, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`mlrelease init` says "Next: mlrelease verify"; in a project whose .gitignore lacks
+    build/, the reports then left the tree with untracked files, and `release cut` refused it
+    with "commit or stash them". verify now names the folder and the fix when it writes there."""
+    root = make_repo()
+    (root / ".gitignore").write_text("__pycache__/\n", encoding="utf-8")
+    git(root, "commit", "-q", "-am", "chore: ignore caches only")
+    note = "note: build/release-verify/ is not ignored by git"
+    assert main(["--root", str(root), "verify", "--only", "versions"]) == 0
+    said = " ".join("".join(capsys.readouterr()).split())
+    assert note in said and "Add build/release-verify/ (or build/) to .gitignore" in said
+    assert git(root, "status", "--porcelain") == "?? build/"  # what cut then refused
+    outside = tmp_path / "reports"
+    assert (
+        main(["--root", str(root), "verify", "--only", "versions", "--report-dir", str(outside)])
+        == 0
+    )
+    assert "is not ignored by git" not in "".join(capsys.readouterr())  # not in the work tree
+    (root / ".gitignore").write_text("__pycache__/\nbuild/\n", encoding="utf-8")
+    git(root, "commit", "-q", "-am", "chore: ignore build output")
+    assert main(["--root", str(root), "verify", "--only", "versions"]) == 0
+    assert "is not ignored by git" not in "".join(capsys.readouterr())
