@@ -146,9 +146,10 @@ PROJECTS = Path("helpers/projects")
 def inline_toml() -> dict[str, Any]:
     """The files under ``tests/`` that write ``[tool.mlrelease]`` tables inline, but for the
     named test projects themselves (``projects``: those of them that do)."""
-    files = [p for p in _modules(TESTS) if _writes_toml(p)]
-    named = [_shown(p) for p in files if p.relative_to(TESTS).is_relative_to(PROJECTS)]
-    paths = [_shown(p) for p in files if not p.relative_to(TESTS).is_relative_to(PROJECTS)]
+    named: list[str] = []
+    paths: list[str] = []
+    for path in (p for p in _modules(TESTS) if _writes_toml(p)):
+        (named if path.relative_to(TESTS).is_relative_to(PROJECTS) else paths).append(_shown(path))
     return {"files": len(paths), "paths": paths, "projects": named}
 
 

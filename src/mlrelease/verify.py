@@ -112,11 +112,18 @@ def run(config: Config, options: VerifyOptions, console: Console | None = None) 
         console.print(
             f"note: {unignored}/ is not ignored by git: these reports leave the working tree "
             "with untracked files, and the release commands (cut, prepare, rc, bind) refuse "
-            f"such a tree. Add {unignored}/ (or build/) to .gitignore, or set [tool.mlrelease] "
+            f"such a tree. Add {_ignore_line(unignored)} to .gitignore, or set [tool.mlrelease] "
             "report-dir to a folder outside the repository.",
             highlight=False,
+            markup=False,  # "[tool.mlrelease]" is text, not rich markup
         )
     return outcome
+
+
+def _ignore_line(folder: str) -> str:
+    """What to add to .gitignore for the reports in ``folder``: the folder itself, or also
+    ``build/`` when the folder is in it (build output most projects ignore whole)."""
+    return f"{folder}/ (or build/)" if folder.startswith("build/") else f"{folder}/"
 
 
 def not_ignored(root: Path, folder: Path) -> str | None:

@@ -199,6 +199,7 @@ def test_verify_says_when_git_does_not_ignore_its_reports(
     assert main(["--root", str(root), "verify", "--only", "versions"]) == 0
     said = " ".join("".join(capsys.readouterr()).split())
     assert note in said and "Add build/release-verify/ (or build/) to .gitignore" in said
+    assert "set [tool.mlrelease] report-dir to a folder outside" in said  # not read as markup
     assert git(root, "status", "--porcelain") == "?? build/"  # what cut then refused
     outside = tmp_path / "reports"
     assert (
@@ -206,6 +207,10 @@ def test_verify_says_when_git_does_not_ignore_its_reports(
         == 0
     )
     assert "is not ignored by git" not in "".join(capsys.readouterr())  # not in the work tree
+    elsewhere = ["verify", "--only", "versions", "--report-dir", str(root / "reports" / "v")]
+    assert main(["--root", str(root), *elsewhere]) == 0
+    said = " ".join("".join(capsys.readouterr()).split())  # not build/: its own folder alone
+    assert "Add reports/v/ to .gitignore" in said and "build/" not in said.split("note:")[1]
     (root / ".gitignore").write_text("__pycache__/\nbuild/\n", encoding="utf-8")
     git(root, "commit", "-q", "-am", "chore: ignore build output")
     assert main(["--root", str(root), "verify", "--only", "versions"]) == 0
